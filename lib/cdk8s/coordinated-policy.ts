@@ -1,0 +1,43 @@
+import { Construct } from 'constructs';
+import { CoordinatedPolicy as RbgCoordinatedPolicy } from '../../imports/rbg-workloads.x-k8s.io';
+import { CoordinationRule, validateCoordinatedPolicy } from '../spec/rbg';
+import type { RoleBasedGroup } from './rolebasedgroup';
+import { ValidatedObject } from './validated-object';
+
+/** Props of a `CoordinatedPolicy`. */
+export interface CoordinatedPolicyProps {
+  /** The group the policy applies to; the policy takes its name and namespace. */
+  readonly group: RoleBasedGroup;
+  /** Rules. @default the group's rolling-update and scaling rules (AffinityScheduling rendered into batch roles) */
+  readonly rules?: readonly CoordinationRule[];
+}
+
+/** The wire `strategy` of a rule: its rolling-update and scaling parts. */
+export function toWireStrategy(rule: CoordinationRule): Record<string, unknown> {
+  return {
+    ...(rule.rollingUpdate ? { rollingUpdate: rule.rollingUpdate } : {}),
+    ...(rule.scaling ? { scaling: rule.scaling } : {}),
+  };
+}
+
+/**
+ * A v1alpha2 CoordinatedPolicy. It is always named after its RoleBasedGroup in the group's
+ * namespace, because upstream RBG binds a policy to the group of the same name and nothing else
+ * (its own examples use different names and silently do nothing).
+ */
+export class CoordinatedPolicy extends ValidatedObject {
+  constructor(scope: Construct, id: string, props: CoordinatedPolicyProps) {
+    const group = props.group;
+    super(scope, id, {
+      ...RbgCoordinatedPolicy.GVK,
+      metadata: {
+        name: group.name,
+        ...(group.apiObject.metadata.namespace !== undefined ? { namespace: group.apiObject.metadata.namespace } : {}),
+      },
+      spec: () => ({
+        policies: (props.rules ?? group.rendered().rules).map((r) => ({ name: r.name, roles: r.roles, strategy: toWireStrategy(r) })),
+      }),
+      validate: (manifest) => validateCoordinatedPolicy(manifest, group.apiObject.toJson()),
+    });
+  }
+}

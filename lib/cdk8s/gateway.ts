@@ -1,0 +1,72 @@
+import { ApiObjectMetadata } from 'cdk8s';
+import { Construct } from 'constructs';
+import { Gateway as GatewayApiGateway, GatewayClass as GatewayApiGatewayClass } from '../../imports/gateway-gateway.networking.k8s.io';
+import { GatewayListener, validateGateway } from '../spec/gateway';
+import { dns1123SubdomainProblem } from '../spec/names';
+import { ProblemList } from '../spec/problem';
+import { asObject } from '../spec/read';
+import { ValidatedObject } from './validated-object';
+
+/** Props of a `GatewayClass`. */
+export interface GatewayClassProps {
+  /** Object metadata. @default a generated name */
+  readonly metadata?: ApiObjectMetadata;
+  /** The implementation's controller name, e.g. `traefik.io/gateway-controller`. */
+  readonly controllerName: string;
+  /** Human-readable description. @default none */
+  readonly description?: string;
+}
+
+/** A cluster-scoped GatewayClass naming the data plane implementation. */
+export class GatewayClass extends ValidatedObject {
+  constructor(scope: Construct, id: string, props: GatewayClassProps) {
+    super(scope, id, {
+      ...GatewayApiGatewayClass.GVK,
+      metadata: props.metadata,
+      spec: () => ({
+        controllerName: props.controllerName,
+        ...(props.description !== undefined ? { description: props.description } : {}),
+      }),
+      validate: (manifest) => {
+        const problems = new ProblemList();
+        const spec = asObject(asObject(manifest).spec);
+        const controller = String(spec.controllerName ?? '');
+        const [domain, ...path] = controller.split('/');
+        if (path.length === 0 || path.join('/').length === 0 || dns1123SubdomainProblem(domain)) {
+          problems.error('spec.controllerName', `must be "domain/path" such as "traefik.io/gateway-controller"; got ${JSON.stringify(controller)}`);
+        }
+        return problems.result();
+      },
+    });
+  }
+}
+
+/** Props of a `Gateway`. */
+export interface GatewayProps {
+  /** Object metadata. @default a generated name */
+  readonly metadata?: ApiObjectMetadata;
+  /** The GatewayClass: a construct or its name. */
+  readonly gatewayClass: GatewayClass | string;
+  /** Listeners. @default one HTTP listener named "http" on port 80, as KubeRay creates */
+  readonly listeners?: readonly GatewayListener[];
+}
+
+/** A Gateway: a shared entry point whose routes split traffic between Ray clusters. */
+export class Gateway extends ValidatedObject {
+  /** The listeners. */
+  public readonly listeners: readonly GatewayListener[];
+
+  constructor(scope: Construct, id: string, props: GatewayProps) {
+    const listeners = props.listeners ?? [{ name: 'http', protocol: 'HTTP', port: 80 }];
+    super(scope, id, {
+      ...GatewayApiGateway.GVK,
+      metadata: props.metadata,
+      spec: () => ({
+        gatewayClassName: typeof props.gatewayClass === 'string' ? props.gatewayClass : props.gatewayClass.name,
+        listeners,
+      }),
+      validate: validateGateway,
+    });
+    this.listeners = listeners;
+  }
+}

@@ -1,0 +1,122 @@
+import { k8s } from 'cdk8s-plus-28';
+import { HeadGroupSpec, PodTemplateJson, RayClusterConfig, WorkerGroupSpec } from '../spec/raycluster';
+
+/** Resources of one Ray container. */
+export interface RayContainerResources {
+  /** CPU request and limit, e.g. `"4"` or `"500m"`. */
+  readonly cpu: string;
+  /** Memory request and limit, e.g. `"16Gi"`. */
+  readonly memory: string;
+  /** Accelerators per pod. @default 0 */
+  readonly accelerators?: number;
+  /** Extended resource name of the accelerator. @default "nvidia.com/gpu" */
+  readonly acceleratorResource?: string;
+}
+
+/** The head group. */
+export interface RayHeadProps {
+  /** Head resources. */
+  readonly resources: RayContainerResources;
+  /** `ray start` parameters. @default { "num-cpus": "0" } so the head runs no Serve replicas */
+  readonly rayStartParams?: Record<string, string>;
+  /** Extra pod settings (service account, volumes, node selectors, …) merged into the head pod spec. */
+  readonly podSpec?: Partial<k8s.PodSpec>;
+}
+
+/** One worker group. */
+export interface RayWorkerGroupProps {
+  /** Group name. */
+  readonly groupName: string;
+  /** Worker resources. */
+  readonly resources: RayContainerResources;
+  /** Starting workers. @default minReplicas */
+  readonly replicas?: number;
+  /** Autoscaler floor. @default 0 */
+  readonly minReplicas?: number;
+  /** Autoscaler ceiling. */
+  readonly maxReplicas: number;
+  /** `ray start` parameters. @default {} */
+  readonly rayStartParams?: Record<string, string>;
+  /** Extra pod settings merged into the worker pod spec. */
+  readonly podSpec?: Partial<k8s.PodSpec>;
+}
+
+/** Inputs of a `RayClusterSpecBuilder`. */
+export interface RayClusterSpecBuilderProps {
+  /** Container image of head and workers, e.g. `rayproject/ray:2.52.0-py311-gpu`. */
+  readonly image: string;
+  /** Ray version in the image. */
+  readonly rayVersion?: string;
+  /** The head group. */
+  readonly head: RayHeadProps;
+  /** The worker groups. @default none */
+  readonly workerGroups?: readonly RayWorkerGroupProps[];
+  /** Run the Ray autoscaler; forced on when an incremental upgrade needs it. @default false */
+  readonly enableAutoscaler?: boolean;
+  /** Autoscaler options. @default { upscalingMode: "Default", idleTimeoutSeconds: 60 } when the autoscaler runs */
+  readonly autoscalerOptions?: { readonly [key: string]: unknown };
+  /** Serve HTTP port of the head container (named `serve`). @default 8000 */
+  readonly servePort?: number;
+  /** Serve gRPC port of the head container (named `serve-grpc`); unset for HTTP-only apps. */
+  readonly serveGrpcPort?: number;
+}
+
+/**
+ * Builds a RayCluster spec for a RayService from a few inputs: one image, head and worker
+ * resources, and autoscaling. The `RayService` construct asks it for an autoscaling spec when
+ * its upgrade strategy is incremental, so the autoscaler is never forgotten.
+ */
+export class RayClusterSpecBuilder {
+  constructor(private readonly props: RayClusterSpecBuilderProps) {}
+
+  /** The RayCluster spec; `requireAutoscaler` turns the autoscaler on whatever the props say. */
+  public build(requireAutoscaler = false): RayClusterConfig {
+    const p = this.props;
+    const autoscale = requireAutoscaler || (p.enableAutoscaler ?? false);
+    const ports: { name: string; containerPort: number }[] = [
+      { name: 'gcs', containerPort: 6379 },
+      { name: 'dashboard', containerPort: 8265 },
+      { name: 'client', containerPort: 10001 },
+      { name: 'serve', containerPort: p.servePort ?? 8000 },
+    ];
+    if (p.serveGrpcPort !== undefined) ports.push({ name: 'serve-grpc', containerPort: p.serveGrpcPort });
+    const headGroupSpec: HeadGroupSpec = {
+      rayStartParams: p.head.rayStartParams ?? { 'num-cpus': '0' },
+      template: this.podTemplate('ray-head', p.head.resources, p.head.podSpec, ports),
+    };
+    const workerGroupSpecs: WorkerGroupSpec[] = (p.workerGroups ?? []).map((g) => ({
+      groupName: g.groupName,
+      replicas: g.replicas ?? g.minReplicas ?? 0,
+      minReplicas: g.minReplicas ?? 0,
+      maxReplicas: g.maxReplicas,
+      rayStartParams: g.rayStartParams ?? {},
+      template: this.podTemplate('ray-worker', g.resources, g.podSpec, []),
+    }));
+    return {
+      ...(p.rayVersion !== undefined ? { rayVersion: p.rayVersion } : {}),
+      enableInTreeAutoscaling: autoscale,
+      ...(autoscale ? { autoscalerOptions: p.autoscalerOptions ?? { upscalingMode: 'Default', idleTimeoutSeconds: 60 } } : {}),
+      headGroupSpec,
+      workerGroupSpecs,
+    };
+  }
+
+  private podTemplate(
+    containerName: string,
+    resources: RayContainerResources,
+    podSpec: Partial<k8s.PodSpec> | undefined,
+    ports: { name: string; containerPort: number }[],
+  ): PodTemplateJson {
+    const amounts: Record<string, string> = { cpu: resources.cpu, memory: resources.memory };
+    if ((resources.accelerators ?? 0) > 0) amounts[resources.acceleratorResource ?? 'nvidia.com/gpu'] = String(resources.accelerators);
+    const container = {
+      name: containerName,
+      image: this.props.image,
+      ...(ports.length > 0 ? { ports } : {}),
+      resources: { requests: amounts, limits: amounts },
+    };
+    const extra = podSpec ? (k8s.toJson_PodSpec({ containers: [], ...podSpec }) as Record<string, unknown>) : {};
+    delete extra.containers;
+    return { spec: { ...extra, containers: [container] } };
+  }
+}

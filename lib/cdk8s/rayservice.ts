@@ -1,0 +1,98 @@
+import { ApiObject, ApiObjectMetadata, Chart } from 'cdk8s';
+import { Construct, Node } from 'constructs';
+import { RayService as KubeRayService } from '../../imports/ray-ray.io';
+import { RayClusterConfig } from '../spec/raycluster';
+import {
+  RAYSHIFT_API_VERSION,
+  RayServiceSpec,
+  RayServiceUpgradeStrategy,
+  RayshiftExtensions,
+  validateRayService,
+} from '../spec/rayservice';
+import { ServeConfig, serializeServeConfig } from '../spec/serve-config';
+import { RayClusterSpecBuilder } from './raycluster-builder';
+import { ValidatedObject } from './validated-object';
+
+/**
+ * Who executes upgrades of a RayService: KubeRay itself (`ray.io/v1`), or the rayshift
+ * operator (`rayshift.dev/v1alpha1`, the same spec plus `rayshift` extensions).
+ */
+export type RayServiceExecutor = 'kuberay' | 'operator';
+
+/** Props of a `RayService`. */
+export interface RayServiceProps {
+  /** Object metadata. @default a name generated from the construct path */
+  readonly metadata?: ApiObjectMetadata;
+  /** Who runs upgrades. @default "kuberay" */
+  readonly executor?: RayServiceExecutor;
+  /** The cluster: a builder (which turns the autoscaler on for incremental upgrades) or a raw RayCluster spec. */
+  readonly rayClusterConfig: RayClusterSpecBuilder | RayClusterConfig;
+  /** The Serve applications, typed or as the `serveConfigV2` YAML string. */
+  readonly serveConfig: ServeConfig | string;
+  /** How cluster-spec changes roll out. @default KubeRay's default (NewCluster, blue/green) */
+  readonly upgradeStrategy?: RayServiceUpgradeStrategy;
+  /** Seconds an old cluster is kept after it stops serving. @default 60 */
+  readonly rayClusterDeletionDelaySeconds?: number;
+  /** Keep the head pod out of the serve Service. @default false */
+  readonly excludeHeadPodFromServeSvc?: boolean;
+  /** rayshift extensions (Gateway reference, progress deadline, pause, route kind); executor `operator` only. @default none */
+  readonly rayshift?: RayshiftExtensions;
+}
+
+/**
+ * A RayService whose upgrade options are validated before anything reaches a cluster.
+ *
+ * With executor `kuberay`, KubeRay creates `<name>-gateway` and `<name>-httproute` for an
+ * incremental upgrade itself; this construct synthesizes only the RayService and fails
+ * synthesis if the same chart defines objects with those names.
+ */
+export class RayService extends ValidatedObject {
+  /** The executor. */
+  public readonly executor: RayServiceExecutor;
+  /** The synthesized spec. */
+  public readonly spec: RayServiceSpec;
+
+  constructor(scope: Construct, id: string, props: RayServiceProps) {
+    const executor = props.executor ?? 'kuberay';
+    const incremental = props.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade';
+    const cluster =
+      props.rayClusterConfig instanceof RayClusterSpecBuilder ? props.rayClusterConfig.build(incremental) : props.rayClusterConfig;
+    const spec: RayServiceSpec = {
+      rayClusterConfig: cluster,
+      serveConfigV2: typeof props.serveConfig === 'string' ? props.serveConfig : serializeServeConfig(props.serveConfig),
+      ...(props.upgradeStrategy !== undefined ? { upgradeStrategy: props.upgradeStrategy } : {}),
+      ...(props.rayClusterDeletionDelaySeconds !== undefined ? { rayClusterDeletionDelaySeconds: props.rayClusterDeletionDelaySeconds } : {}),
+      ...(props.excludeHeadPodFromServeSvc !== undefined ? { excludeHeadPodFromServeSvc: props.excludeHeadPodFromServeSvc } : {}),
+      ...(props.rayshift !== undefined ? { rayshift: props.rayshift } : {}),
+    };
+    super(scope, id, {
+      apiVersion: executor === 'operator' ? RAYSHIFT_API_VERSION : KubeRayService.GVK.apiVersion,
+      kind: KubeRayService.GVK.kind,
+      metadata: props.metadata,
+      spec: () => spec,
+      validate: validateRayService,
+    });
+    this.executor = executor;
+    this.spec = spec;
+    if (executor === 'kuberay' && incremental) {
+      Node.of(this).addValidation({ validate: () => this.kubeRayNameCollisions() });
+    }
+  }
+
+  /** Objects of the chart that KubeRay would overwrite: it owns `<name>-gateway` and `<name>-httproute`. */
+  private kubeRayNameCollisions(): string[] {
+    const namespace = this.apiObject.metadata.namespace;
+    const reserved = new Map([
+      ['Gateway', `${this.name}-gateway`],
+      ['HTTPRoute', `${this.name}-httproute`],
+    ]);
+    return Chart.of(this)
+      .node.findAll()
+      .filter((c): c is ApiObject => c instanceof ApiObject)
+      .filter((o) => reserved.get(o.kind) === o.name && o.metadata.namespace === namespace)
+      .map(
+        (o) =>
+          `${this.describe()}: ${o.kind}/${o.name} collides with the ${o.kind} KubeRay creates for this incremental upgrade; rename it, or use executor "operator" with rayshift.gatewayRef`,
+      );
+  }
+}

@@ -1,0 +1,65 @@
+import { ApiObject, ApiObjectMetadata, Lazy } from 'cdk8s';
+import { Construct, Node } from 'constructs';
+import { ValidationResult, formatProblem } from '../spec/problem';
+
+/** Group, version and kind of a Kubernetes object. */
+export interface GroupVersionKind {
+  /** `group/version`, or `version` for the core group. */
+  readonly apiVersion: string;
+  /** Object kind. */
+  readonly kind: string;
+}
+
+/** What a `ValidatedObject` synthesizes and how it is checked. */
+export interface ValidatedObjectOptions extends GroupVersionKind {
+  /** Object metadata; the name defaults to one generated from the construct path. */
+  readonly metadata?: ApiObjectMetadata;
+  /** Produces the object's `spec` at synthesis time, after every mutation. */
+  readonly spec: () => unknown;
+  /** The model's validator for the whole manifest. */
+  readonly validate: (manifest: unknown) => ValidationResult;
+}
+
+/**
+ * Base of every rayshift construct: one `ApiObject` child named `Resource` (so `ApiObject.of()`
+ * and escape hatches work) whose manifest is checked by the model's validator at synthesis.
+ * Errors fail synthesis with every problem listed; warnings are printed to stderr.
+ */
+export abstract class ValidatedObject extends Construct {
+  /** The underlying object; use it for JSON-patch escape hatches. */
+  public readonly apiObject: ApiObject;
+  private readonly validator: (manifest: unknown) => ValidationResult;
+
+  protected constructor(scope: Construct, id: string, options: ValidatedObjectOptions) {
+    super(scope, id);
+    this.validator = options.validate;
+    this.apiObject = new ApiObject(this, 'Resource', {
+      apiVersion: options.apiVersion,
+      kind: options.kind,
+      metadata: options.metadata,
+      spec: Lazy.any({ produce: options.spec }),
+    });
+    Node.of(this).addValidation({
+      validate: () => {
+        const result = this.findings();
+        for (const w of result.warnings) process.stderr.write(`warning: ${this.describe()}: ${formatProblem(w)}\n`);
+        return result.errors.map((e) => `${this.describe()}: ${formatProblem(e)}`);
+      },
+    });
+  }
+
+  /** The object's name in the cluster. */
+  public get name(): string {
+    return this.apiObject.name;
+  }
+
+  /** The object's kind and name, as findings name it. */
+  public describe(): string {
+    return `${this.apiObject.kind}/${this.apiObject.name}`;
+  }
+
+  /** Every finding of the model's validator on the manifest as it would synthesize now. */
+  public findings(): ValidationResult {
+    return this.validator(this.apiObject.toJson());
+  }
+}

@@ -1,0 +1,69 @@
+import * as fs from 'node:fs';
+import * as https from 'node:https';
+import * as path from 'node:path';
+import { PinnedCrd, upstreamUrl } from './catalog';
+
+/** The repository root: the nearest folder above this file that holds `package.json`. */
+export function projectRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${__dirname}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+/** Where `../shared/crds` would be for this checkout; override with `RAYSHIFT_SHARED_CRDS`. */
+export function sharedCrdDir(): string {
+  return process.env.RAYSHIFT_SHARED_CRDS ?? path.join(projectRoot(), '..', 'shared', 'crds');
+}
+
+/** Where downloaded CRDs are cached (outside the source tree proper, ignored by git). */
+export function crdCacheDir(): string {
+  return process.env.RAYSHIFT_CRD_CACHE ?? path.join(projectRoot(), '.cache', 'crds');
+}
+
+/**
+ * Returns a local path holding the pinned CRD file: the shared copy when present, else the cached
+ * download, else a fresh download from the pinned upstream URL (written atomically to the cache).
+ */
+export async function resolveCrdFile(crd: PinnedCrd): Promise<string> {
+  const shared = path.join(sharedCrdDir(), crd.project, crd.version, crd.file);
+  if (fs.existsSync(shared)) return shared;
+  const cached = path.join(crdCacheDir(), crd.project, crd.version, crd.file);
+  if (fs.existsSync(cached)) return cached;
+  const body = await download(upstreamUrl(crd));
+  fs.mkdirSync(path.dirname(cached), { recursive: true });
+  const tmp = `${cached}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, body);
+  fs.renameSync(tmp, cached);
+  return cached;
+}
+
+function download(url: string, redirects = 3): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { timeout: 30_000 }, (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location && redirects > 0) {
+          res.resume();
+          resolve(download(new URL(res.headers.location, url).toString(), redirects - 1));
+          return;
+        }
+        if (status !== 200) {
+          res.resume();
+          reject(new Error(`downloading ${url}: HTTP ${status}`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', reject);
+      })
+      .on('timeout', function (this: { destroy(e: Error): void }) {
+        this.destroy(new Error(`downloading ${url}: timed out after 30 s`));
+      })
+      .on('error', reject);
+  });
+}

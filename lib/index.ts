@@ -1,0 +1,5 @@
+/** rayshift: typed infrastructure-as-code for serving models on Ray and RoleBasedGroup. */
+export * from './spec';
+export * from './cdk8s';
+export * from './crds/catalog';
+export * from './crds/rayshift-crd';

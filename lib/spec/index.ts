@@ -1,0 +1,9 @@
+/** The rayshift model: types, defaults and validation shared by every construct, component, executor and the CLI. */
+export * from './problem';
+export * from './names';
+export * from './percent';
+export * from './serve-config';
+export * from './raycluster';
+export * from './rayservice';
+export * from './rbg';
+export * from './gateway';

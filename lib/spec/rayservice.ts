@@ -1,0 +1,286 @@
+import { dns1035LabelProblem, dns1123SubdomainProblem } from './names';
+import { ProblemList, ValidationResult, show } from './problem';
+import { RayClusterConfig, acceleratorProfile, minimumSafeMaxSurgePercent, validateRayClusterConfig } from './raycluster';
+import { asObject, isInteger, isObject } from './read';
+import { validateServeConfig } from './serve-config';
+
+/** KubeRay's upgrade strategies: blue/green, incremental (stepwise), or none. */
+export type UpgradeStrategyType = 'NewCluster' | 'NewClusterWithIncrementalUpgrade' | 'None';
+
+/** Every upgrade strategy KubeRay accepts. */
+export const UPGRADE_STRATEGY_TYPES: readonly UpgradeStrategyType[] = ['NewCluster', 'NewClusterWithIncrementalUpgrade', 'None'];
+
+/** Options of the incremental upgrade (`spec.upgradeStrategy.clusterUpgradeOptions`). */
+export interface ClusterUpgradeOptions {
+  /** Serve `target_capacity` added to the new cluster (and removed from the old) per capacity step, 1–100. @default 100 */
+  readonly maxSurgePercent?: number;
+  /** Traffic moved to the new cluster per step, 1–`maxSurgePercent`. */
+  readonly stepSizePercent: number;
+  /** Seconds between traffic steps, ≥ 1. */
+  readonly intervalSeconds: number;
+  /** GatewayClass of the Gateway that splits traffic (a DNS subdomain). */
+  readonly gatewayClassName: string;
+}
+
+/** `spec.upgradeStrategy` of a RayService. */
+export interface RayServiceUpgradeStrategy {
+  /** The strategy. @default "NewCluster" (KubeRay's default when unset) */
+  readonly type?: UpgradeStrategyType;
+  /** Required for, and only used by, `NewClusterWithIncrementalUpgrade`. */
+  readonly clusterUpgradeOptions?: ClusterUpgradeOptions;
+}
+
+/** An existing Gateway the operator attaches its route to instead of creating `<name>-gateway`. */
+export interface GatewayReference {
+  /** Gateway name. */
+  readonly name: string;
+  /** Gateway namespace. @default the RayService's namespace */
+  readonly namespace?: string;
+  /** Listener to attach to. @default every listener that admits the route */
+  readonly sectionName?: string;
+}
+
+/** The kind of route the operator writes weights to. */
+export type RouteKind = 'HTTP' | 'GRPC';
+
+/** rayshift's extensions of the RayService spec (`spec.rayshift` of `rayshift.dev/v1alpha1`). */
+export interface RayshiftExtensions {
+  /** Attach to this Gateway instead of creating one. @default a Gateway `<name>-gateway` of class `gatewayClassName` */
+  readonly gatewayRef?: GatewayReference;
+  /** Roll back automatically when an upgrade makes no progress for this long, ≥ 1. @default 600 */
+  readonly progressDeadlineSeconds?: number;
+  /** Holds the upgrade at its current step. @default false */
+  readonly paused?: boolean;
+  /** Route kind: an HTTPRoute `<name>-httproute` or a GRPCRoute `<name>-grpcroute`. @default "HTTP" */
+  readonly routeKind?: RouteKind;
+}
+
+/** The spec of a RayService, `ray.io/v1` fields plus `rayshift` extensions for the rayshift operator. */
+export interface RayServiceSpec {
+  /** The RayCluster every (new) cluster is created from; its hash decides when an upgrade is needed. */
+  readonly rayClusterConfig: RayClusterConfig;
+  /** The Serve config as a YAML string (see `serializeServeConfig`). */
+  readonly serveConfigV2?: string;
+  /** How cluster-spec changes roll out. */
+  readonly upgradeStrategy?: RayServiceUpgradeStrategy;
+  /** Seconds an old cluster is kept after it stops serving, ≥ 0. @default 60 */
+  readonly rayClusterDeletionDelaySeconds?: number;
+  /** Keep the head pod out of the serve Service. @default false */
+  readonly excludeHeadPodFromServeSvc?: boolean;
+  /** rayshift extensions; only for the `rayshift.dev/v1alpha1` kind (executor `operator`). */
+  readonly rayshift?: RayshiftExtensions;
+}
+
+/** Defaults applied where a field is unset. */
+export const RAY_SERVICE_DEFAULTS = {
+  maxSurgePercent: 100,
+  rayClusterDeletionDelaySeconds: 60,
+  progressDeadlineSeconds: 600,
+  routeKind: 'HTTP' as RouteKind,
+} as const;
+
+/** Longest RayService name: KubeRay appends `-xxxxx` to name clusters, which must stay within 53 characters. */
+export const MAX_RAY_SERVICE_NAME_LENGTH = 47;
+
+/** API version of KubeRay's RayService. */
+export const RAY_IO_API_VERSION = 'ray.io/v1';
+/** API version of rayshift's RayService (executed by the rayshift operator). */
+export const RAYSHIFT_API_VERSION = 'rayshift.dev/v1alpha1';
+
+/**
+ * Validates a RayService manifest (`ray.io/v1` or `rayshift.dev/v1alpha1`) and returns every
+ * problem at once. It checks what KubeRay's `ValidateRayServiceSpec` and
+ * `ValidateClusterUpgradeOptions` check, with the same meaning, and more: zero surge or step
+ * (which stall KubeRay forever), the Gateway class name's syntax, Serve config syntax, and a
+ * surge too small for one accelerator pod. Never throws, whatever the input.
+ */
+export function validateRayService(manifest: unknown): ValidationResult {
+  const problems = new ProblemList();
+  const obj = asObject(manifest);
+  const name = asObject(obj.metadata).name;
+  if (typeof name !== 'string') {
+    problems.error('metadata.name', `is required; got ${show(name)}`);
+  } else {
+    const p = dns1035LabelProblem(name, MAX_RAY_SERVICE_NAME_LENGTH);
+    if (p) problems.error('metadata.name', p);
+  }
+  const spec = obj.spec;
+  if (!isObject(spec)) {
+    problems.error('spec', `is required; got ${show(spec)}`);
+    return problems.result();
+  }
+  const rayshiftKind = obj.apiVersion === RAYSHIFT_API_VERSION;
+  problems.addAll(validateRayClusterConfig(spec.rayClusterConfig), 'spec.rayClusterConfig');
+
+  const strategy = asObject(spec.upgradeStrategy);
+  const type = strategy.type;
+  if (spec.upgradeStrategy !== undefined && !isObject(spec.upgradeStrategy)) {
+    problems.error('spec.upgradeStrategy', `must be a mapping with "type"; got ${show(spec.upgradeStrategy)}`);
+  }
+  if (type !== undefined && !UPGRADE_STRATEGY_TYPES.includes(type as UpgradeStrategyType)) {
+    problems.error('spec.upgradeStrategy.type', `${show(type)} is not a strategy; allowed: ${UPGRADE_STRATEGY_TYPES.join(', ')}`);
+  }
+  const incremental = type === 'NewClusterWithIncrementalUpgrade';
+  const gatewayRef = asObject(spec.rayshift).gatewayRef;
+  if (incremental) {
+    checkIncremental(problems, spec, strategy.clusterUpgradeOptions, rayshiftKind && gatewayRef !== undefined);
+  } else if (strategy.clusterUpgradeOptions !== undefined) {
+    problems.warning(
+      'spec.upgradeStrategy.clusterUpgradeOptions',
+      `is only used by NewClusterWithIncrementalUpgrade and is ignored with type ${show(type ?? 'NewCluster')}`,
+    );
+  }
+
+  const delay = spec.rayClusterDeletionDelaySeconds;
+  if (delay !== undefined && (!isInteger(delay) || delay < 0)) {
+    problems.error('spec.rayClusterDeletionDelaySeconds', `must be an integer ≥ 0; got ${show(delay)}`);
+  }
+  if (spec.serveConfigV2 === undefined) {
+    problems.error('spec.serveConfigV2', 'is required: a RayService without Serve applications serves nothing');
+  } else if (typeof spec.serveConfigV2 !== 'string') {
+    problems.error('spec.serveConfigV2', `must be a YAML string; got ${show(spec.serveConfigV2)}`);
+  } else {
+    problems.addAll(validateServeConfig(spec.serveConfigV2, incremental), 'spec.serveConfigV2');
+  }
+  if (spec.rayshift !== undefined) {
+    if (!rayshiftKind) {
+      problems.error(
+        'spec.rayshift',
+        `rayshift extensions need apiVersion ${RAYSHIFT_API_VERSION} (executor "operator"); got apiVersion ${show(obj.apiVersion)}`,
+      );
+    } else {
+      checkExtensions(problems, spec.rayshift);
+    }
+  }
+  return problems.result();
+}
+
+function checkIncremental(problems: ProblemList, spec: Record<string, unknown>, options: unknown, hasGatewayRef: boolean): void {
+  const at = 'spec.upgradeStrategy.clusterUpgradeOptions';
+  const cluster = asObject(spec.rayClusterConfig);
+  if (cluster.enableInTreeAutoscaling !== true) {
+    problems.error(
+      'spec.rayClusterConfig.enableInTreeAutoscaling',
+      `must be true: the Ray autoscaler is required for NewClusterWithIncrementalUpgrade; got ${show(cluster.enableInTreeAutoscaling)}`,
+    );
+  }
+  if (!isObject(options)) {
+    problems.error(at, `are required for NewClusterWithIncrementalUpgrade; got ${show(options)}`);
+    return;
+  }
+  const surge = options.maxSurgePercent ?? RAY_SERVICE_DEFAULTS.maxSurgePercent;
+  const surgeOk = isInteger(surge) && surge >= 1 && surge <= 100;
+  if (!surgeOk) {
+    problems.error(
+      `${at}.maxSurgePercent`,
+      `must be an integer from 1 to 100; got ${show(surge)}${surge === 0 ? ' (0 never adds capacity, so the upgrade would stall forever)' : ''}`,
+    );
+  }
+  const step = options.stepSizePercent;
+  const stepOk = isInteger(step) && step >= 1 && step <= 100;
+  if (!stepOk) {
+    problems.error(
+      `${at}.stepSizePercent`,
+      `must be an integer from 1 to 100; got ${show(step)}${step === 0 ? ' (0 never moves traffic, so the upgrade would stall forever)' : ''}`,
+    );
+  }
+  if (surgeOk && stepOk) {
+    if ((step as number) > (surge as number)) {
+      problems.error(`${at}.stepSizePercent`, `${step} exceeds maxSurgePercent ${surge}; must be ≤ maxSurgePercent`);
+    } else if ((surge as number) % (step as number) !== 0) {
+      problems.warning(
+        `${at}.stepSizePercent`,
+        `${step} does not divide maxSurgePercent ${surge}: the last traffic step of each surge is cut to what is left (e.g. ${traffic(step as number, surge as number)})`,
+      );
+    }
+  }
+  const interval = options.intervalSeconds;
+  if (!isInteger(interval) || interval < 1) {
+    problems.error(`${at}.intervalSeconds`, `must be an integer ≥ 1; got ${show(interval)}`);
+  }
+  const className = options.gatewayClassName;
+  if (className === undefined || className === '') {
+    if (!hasGatewayRef) problems.error(`${at}.gatewayClassName`, `is required for NewClusterWithIncrementalUpgrade; got ${show(className)}`);
+  } else if (typeof className !== 'string') {
+    problems.error(`${at}.gatewayClassName`, `must be a string; got ${show(className)}`);
+  } else {
+    const p = dns1123SubdomainProblem(className);
+    if (p) problems.error(`${at}.gatewayClassName`, p);
+  }
+  if (surgeOk) {
+    const profile = acceleratorProfile(cluster);
+    const minimum = minimumSafeMaxSurgePercent(profile);
+    if (minimum !== undefined && (surge as number) < minimum) {
+      problems.warning(
+        `${at}.maxSurgePercent`,
+        `${surge} is below ${minimum}, the smallest surge that holds one worker pod (${profile.acceleratorsPerPod} of ${profile.totalAccelerators} accelerators): the new cluster may not start a replica per step`,
+      );
+    }
+  }
+}
+
+function traffic(step: number, surge: number): string {
+  const points: number[] = [];
+  for (let tc = surge, p = 0; points.length < 4; tc = Math.min(100, tc + surge)) {
+    while (p < tc && points.length < 4) {
+      p = Math.min(p + step, tc);
+      points.push(p);
+    }
+    if (tc === 100) break;
+  }
+  return `traffic ${points.join(', ')}, …`;
+}
+
+function checkExtensions(problems: ProblemList, ext: unknown): void {
+  const at = 'spec.rayshift';
+  if (!isObject(ext)) {
+    problems.error(at, `must be a mapping; got ${show(ext)}`);
+    return;
+  }
+  if (ext.gatewayRef !== undefined) {
+    const ref = asObject(ext.gatewayRef);
+    if (typeof ref.name !== 'string' || dns1123SubdomainProblem(ref.name)) {
+      problems.error(`${at}.gatewayRef.name`, `must name a Gateway (a DNS subdomain); got ${show(ref.name)}`);
+    }
+    if (ref.namespace !== undefined && (typeof ref.namespace !== 'string' || dns1123SubdomainProblem(ref.namespace))) {
+      problems.error(`${at}.gatewayRef.namespace`, `must be a namespace name; got ${show(ref.namespace)}`);
+    }
+  }
+  const deadline = ext.progressDeadlineSeconds;
+  if (deadline !== undefined && (!isInteger(deadline) || deadline < 1)) {
+    problems.error(`${at}.progressDeadlineSeconds`, `must be an integer ≥ 1; got ${show(deadline)}`);
+  }
+  if (ext.paused !== undefined && typeof ext.paused !== 'boolean') {
+    problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);
+  }
+  if (ext.routeKind !== undefined && ext.routeKind !== 'HTTP' && ext.routeKind !== 'GRPC') {
+    problems.error(`${at}.routeKind`, `${show(ext.routeKind)} is not a route kind; allowed: HTTP, GRPC`);
+  }
+}
+
+/** Incremental-upgrade options with every default applied, as the engine consumes them. */
+export interface ResolvedUpgradeOptions {
+  /** Capacity step in percent. */
+  readonly maxSurgePercent: number;
+  /** Traffic step in percent. */
+  readonly stepSizePercent: number;
+  /** Seconds between traffic steps. */
+  readonly intervalSeconds: number;
+  /** Seconds before an old cluster is deleted. */
+  readonly rayClusterDeletionDelaySeconds: number;
+  /** Seconds without progress before an automatic rollback. */
+  readonly progressDeadlineSeconds: number;
+}
+
+/** Applies the defaults to a RayService spec's upgrade options (call after `validateRayService` passed). */
+export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOptions {
+  const o = spec.upgradeStrategy?.clusterUpgradeOptions;
+  const surge = o?.maxSurgePercent ?? RAY_SERVICE_DEFAULTS.maxSurgePercent;
+  return {
+    maxSurgePercent: surge,
+    stepSizePercent: o?.stepSizePercent ?? surge,
+    intervalSeconds: o?.intervalSeconds ?? 1,
+    rayClusterDeletionDelaySeconds: spec.rayClusterDeletionDelaySeconds ?? RAY_SERVICE_DEFAULTS.rayClusterDeletionDelaySeconds,
+    progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
+  };
+}

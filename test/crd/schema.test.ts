@@ -1,0 +1,96 @@
+/**
+ * Every object the examples and the sample charts synthesize validates against the real CRD
+ * schema of every pinned version it claims to support. CRDs come from ../shared/crds or their
+ * pinned URLs; a CRD that cannot be resolved fails the test, it is never skipped.
+ */
+import * as fs from 'node:fs';
+import { parse } from 'yaml';
+import { SUPPORTED_VERSIONS, crdsOf } from '../../lib/crds/catalog';
+import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
+import { resolveCrdFile } from '../../lib/crds/resolve';
+import { SchemaSet, compileCrds, loadProjectSchemas, schemaErrors } from '../support/crd-schema';
+import { sampleManifests } from '../support/sample-charts';
+
+type Json = { [key: string]: unknown };
+
+/** Which schema sets (by label) must accept an object of this apiVersion. */
+function targetsOf(apiVersion: string): string[] {
+  if (apiVersion === 'ray.io/v1') return SUPPORTED_VERSIONS.kuberay.map((v) => `kuberay@${v}`);
+  if (apiVersion === 'rayshift.dev/v1alpha1') return SUPPORTED_VERSIONS.kuberay.map((v) => `rayshift-from-kuberay@${v}`);
+  if (apiVersion.startsWith('gateway.networking.k8s.io/')) return SUPPORTED_VERSIONS['gateway-api'].map((v) => `gateway-api@${v}`);
+  if (apiVersion === 'workloads.x-k8s.io/v1alpha1') return ['rbg@v0.6.0', 'rbg@v0.7.0'];
+  if (apiVersion === 'workloads.x-k8s.io/v1alpha2') return ['rbg@v0.7.0'];
+  throw new Error(`no supported versions known for ${apiVersion}`);
+}
+
+const schemas = new Map<string, SchemaSet>();
+
+beforeAll(async () => {
+  for (const project of ['kuberay', 'gateway-api', 'rbg'] as const) {
+    for (const version of SUPPORTED_VERSIONS[project]) schemas.set(`${project}@${version}`, await loadProjectSchemas(project, version));
+  }
+  for (const version of SUPPORTED_VERSIONS.kuberay) {
+    const file = await resolveCrdFile(crdsOf('kuberay', version).find((c) => c.file === 'ray.io_rayservices.yaml')!);
+    schemas.set(`rayshift-from-kuberay@${version}`, compileCrds([rayshiftRayServiceCrd(parse(fs.readFileSync(file, 'utf8')))]));
+  }
+});
+
+const manifests = sampleManifests();
+
+test('the sample app covers every kind rayshift synthesizes', () => {
+  const kinds = new Set(manifests.map((m) => `${m.apiVersion}/${m.kind}`));
+  expect([...kinds].sort()).toEqual(
+    [
+      'gateway.networking.k8s.io/v1/GRPCRoute',
+      'gateway.networking.k8s.io/v1/Gateway',
+      'gateway.networking.k8s.io/v1/GatewayClass',
+      'gateway.networking.k8s.io/v1/HTTPRoute',
+      'ray.io/v1/RayService',
+      'rayshift.dev/v1alpha1/RayService',
+      'workloads.x-k8s.io/v1alpha1/RoleBasedGroup',
+      'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy',
+      'workloads.x-k8s.io/v1alpha2/RoleBasedGroup',
+    ].sort(),
+  );
+});
+
+describe.each(manifests.map((m) => [`${m.kind}/${(m.metadata as Json).name}`, m] as const))('%s', (_label, manifest) => {
+  test.each(targetsOf(String(manifest.apiVersion)))('validates against %s', (target) => {
+    const set = schemas.get(target);
+    expect(set).toBeDefined();
+    expect(schemaErrors(set!, manifest)).toEqual([]);
+  });
+});
+
+describe('the schema check can fail', () => {
+  const route = manifests.find((m) => m.kind === 'HTTPRoute')!;
+  const service = manifests.find((m) => m.apiVersion === 'ray.io/v1')!;
+
+  test('an HTTPRoute weight above 1,000,000 is rejected by every Gateway API version', () => {
+    const bad = structuredClone(route) as Json;
+    ((((bad.spec as Json).rules as Json[])[0].backendRefs as Json[])[0] as Json).weight = 1_000_001;
+    for (const v of SUPPORTED_VERSIONS['gateway-api']) {
+      expect(schemaErrors(schemas.get(`gateway-api@${v}`)!, bad).join('\n')).toMatch(/weight.*must be <= 1000000/);
+    }
+  });
+
+  test('a misspelt upgrade option is rejected as an unknown field', () => {
+    const bad = structuredClone(service) as Json;
+    (bad.spec as Json).upgradeStrategy = { type: 'NewClusterWithIncrementalUpgrade', clusterUpgradeOption: {} };
+    expect(schemaErrors(schemas.get('kuberay@v1.7.0')!, bad).join('\n')).toMatch(/clusterUpgradeOption/);
+  });
+
+  test('rule names exist from Gateway API v1.4.0 on: v1.2.1 rejects them, newer versions accept them', () => {
+    const named = structuredClone(route) as Json;
+    (((named.spec as Json).rules as Json[])[0] as Json).name = 'fruit';
+    expect(schemaErrors(schemas.get('gateway-api@v1.2.1')!, named).join('\n')).toMatch(/additional properties \(name\)/);
+    expect(schemaErrors(schemas.get('gateway-api@v1.4.0')!, named)).toEqual([]);
+    expect(schemaErrors(schemas.get('gateway-api@v1.6.1')!, named)).toEqual([]);
+  });
+
+  test('rayshift extensions are not part of ray.io/v1', () => {
+    const bad = structuredClone(service) as Json;
+    (bad.spec as Json).rayshift = { paused: true };
+    expect(schemaErrors(schemas.get('kuberay@v1.7.0')!, bad).join('\n')).toMatch(/rayshift/);
+  });
+});
