@@ -70,7 +70,7 @@ export class RayService extends ValidatedObject {
       kind: KubeRayService.GVK.kind,
       metadata: props.metadata,
       spec: () => spec,
-      validate: validateRayService,
+      validate: (manifest) => validateRayService(manifest, typeof props.serveConfig === 'string' ? undefined : props.serveConfig),
     });
     this.executor = executor;
     this.spec = spec;

@@ -93,8 +93,11 @@ export const RAYSHIFT_API_VERSION = 'rayshift.dev/v1alpha1';
  * `ValidateClusterUpgradeOptions` check, with the same meaning, and more: zero surge or step
  * (which stall KubeRay forever), the Gateway class name's syntax, Serve config syntax, and a
  * surge too small for one accelerator pod. Never throws, whatever the input.
+ *
+ * `parsedServeConfig` is the already-parsed form of `spec.serveConfigV2`, when the caller has it
+ * (a construct given typed applications), to spare parsing the YAML it just wrote.
  */
-export function validateRayService(manifest: unknown): ValidationResult {
+export function validateRayService(manifest: unknown, parsedServeConfig?: unknown): ValidationResult {
   const problems = new ProblemList();
   const obj = asObject(manifest);
   const name = asObject(obj.metadata).name;
@@ -140,7 +143,7 @@ export function validateRayService(manifest: unknown): ValidationResult {
   } else if (typeof spec.serveConfigV2 !== 'string') {
     problems.error('spec.serveConfigV2', `must be a YAML string; got ${show(spec.serveConfigV2)}`);
   } else {
-    problems.addAll(validateServeConfig(spec.serveConfigV2, incremental), 'spec.serveConfigV2');
+    problems.addAll(validateServeConfig(parsedServeConfig ?? spec.serveConfigV2, incremental), 'spec.serveConfigV2');
   }
   if (spec.rayshift !== undefined) {
     if (!rayshiftKind) {
