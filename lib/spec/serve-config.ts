@@ -1,4 +1,5 @@
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
+import { toPlainYaml } from './plain-yaml';
 import { ProblemList, ValidationResult, show } from './problem';
 import { asArray, isObject } from './read';
 
@@ -53,7 +54,7 @@ export interface ServeConfig {
 
 /** Serializes a typed Serve config to the YAML string of `spec.serveConfigV2`. */
 export function serializeServeConfig(config: ServeConfig): string {
-  return stringify(config, { lineWidth: 0 });
+  return toPlainYaml(config as unknown as Record<string, unknown>);
 }
 
 /** Parses `serveConfigV2` YAML; returns the value or the parse error message. */

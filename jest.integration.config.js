@@ -1,0 +1,18 @@
+/**
+ * Integration tests: they start a real kube-apiserver + etcd (test/support/controlplane.ts), so they
+ * need `npm run controlplane:build` first. ts-jest only transpiles here (isolatedModules); type-check
+ * the tests with tsc. The compiler options are tsconfig.json's plus isolatedModules, passed inline so
+ * that ts-jest does not warn about its deprecated `isolatedModules` option.
+ */
+const { compilerOptions } = require('./tsconfig.json');
+
+module.exports = {
+  preset: 'ts-jest',
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test/integration'],
+  testMatch: ['**/*.test.ts'],
+  testTimeout: 120000,
+  transform: {
+    '^.+\\.tsx?$': ['ts-jest', { tsconfig: { ...compilerOptions, isolatedModules: true } }],
+  },
+};

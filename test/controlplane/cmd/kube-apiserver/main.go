@@ -1,0 +1,16 @@
+// Command kube-apiserver is upstream's kube-apiserver (k8s.io/kubernetes/cmd/kube-apiserver),
+// built from the Go module pinned in ../../go.mod; it mirrors upstream's cmd/kube-apiserver/apiserver.go.
+package main
+
+import (
+	"os"
+	_ "time/tzdata"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+)
+
+func main() { os.Exit(cli.Run(app.NewAPIServerCommand())) }
