@@ -30,7 +30,9 @@ export function renderAffinityBatches(
     const affinity = rule.affinityScheduling;
     if (!affinity) continue;
     const members = rule.roles.map((name) => roles.find((r) => r.name === name)).filter((r): r is RoleSpec => r !== undefined);
-    const batches = Math.min(...members.map((r) => Math.floor((r.replicas ?? 1) / (affinity.ratios[r.name] ?? 1))));
+    const smallest = Math.max(0, Math.min(...members.map((r) => Math.floor((r.replicas ?? 1) / (affinity.ratios[r.name] ?? 1)))));
+    // Ratios of 0 (or not numbers) are reported by validation; they must not make the loop below endless.
+    const batches = Number.isFinite(smallest) ? smallest : 0;
     const key = `${BATCH_LABEL_PREFIX}${rule.name}`;
     for (const role of members) {
       const ratio = affinity.ratios[role.name] ?? 1;

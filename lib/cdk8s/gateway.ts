@@ -1,10 +1,7 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Gateway as GatewayApiGateway, GatewayClass as GatewayApiGatewayClass } from '../../imports/gateway-gateway.networking.k8s.io';
-import { GatewayListener, validateGateway } from '../spec/gateway';
-import { dns1123SubdomainProblem } from '../spec/names';
-import { ProblemList } from '../spec/problem';
-import { asObject } from '../spec/read';
+import { GatewayListener, validateGateway, validateGatewayClass } from '../spec/gateway';
 import { ValidatedObject } from './validated-object';
 
 /** Props of a `GatewayClass`. */
@@ -27,16 +24,7 @@ export class GatewayClass extends ValidatedObject {
         controllerName: props.controllerName,
         ...(props.description !== undefined ? { description: props.description } : {}),
       }),
-      validate: (manifest) => {
-        const problems = new ProblemList();
-        const spec = asObject(asObject(manifest).spec);
-        const controller = String(spec.controllerName ?? '');
-        const [domain, ...path] = controller.split('/');
-        if (path.length === 0 || path.join('/').length === 0 || dns1123SubdomainProblem(domain)) {
-          problems.error('spec.controllerName', `must be "domain/path" such as "traefik.io/gateway-controller"; got ${JSON.stringify(controller)}`);
-        }
-        return problems.result();
-      },
+      validate: validateGatewayClass,
     });
   }
 }

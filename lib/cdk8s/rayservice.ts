@@ -1,5 +1,5 @@
-import { ApiObject, ApiObjectMetadata, Chart } from 'cdk8s';
-import { Construct, Node } from 'constructs';
+import { ApiObject, ApiObjectMetadata } from 'cdk8s';
+import { Construct, IConstruct, Node } from 'constructs';
 import { RayService as KubeRayService } from '../../imports/ray-ray.io';
 import { RayClusterConfig } from '../spec/raycluster';
 import {
@@ -12,6 +12,27 @@ import {
 import { ServeConfig, serializeServeConfig } from '../spec/serve-config';
 import { RayClusterSpecBuilder } from './raycluster-builder';
 import { ValidatedObject } from './validated-object';
+
+const indexes = new WeakMap<IConstruct, Set<string>>();
+
+/**
+ * `kind/namespace/name` of every ApiObject in the construct's app, indexed once per app (the
+ * collision checks run at synthesis, after every object exists), so the check stays linear.
+ */
+function appObjects(scope: IConstruct): Set<string> {
+  const root = Node.of(scope).root;
+  let index = indexes.get(root);
+  if (!index) {
+    index = new Set(
+      Node.of(root)
+        .findAll()
+        .filter((c): c is ApiObject => c instanceof ApiObject)
+        .map((o) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.name}`),
+    );
+    indexes.set(root, index);
+  }
+  return index;
+}
 
 /**
  * Who executes upgrades of a RayService: KubeRay itself (`ray.io/v1`), or the rayshift
@@ -44,7 +65,7 @@ export interface RayServiceProps {
  *
  * With executor `kuberay`, KubeRay creates `<name>-gateway` and `<name>-httproute` for an
  * incremental upgrade itself; this construct synthesizes only the RayService and fails
- * synthesis if the same chart defines objects with those names.
+ * synthesis if any chart of the app defines objects with those names in its namespace.
  */
 export class RayService extends ValidatedObject {
   /** The executor. */
@@ -79,20 +100,19 @@ export class RayService extends ValidatedObject {
     }
   }
 
-  /** Objects of the chart that KubeRay would overwrite: it owns `<name>-gateway` and `<name>-httproute`. */
+  /** Objects anywhere in the app that KubeRay would overwrite: it owns `<name>-gateway` and `<name>-httproute`. */
   private kubeRayNameCollisions(): string[] {
-    const namespace = this.apiObject.metadata.namespace;
-    const reserved = new Map([
+    const objects = appObjects(this);
+    const namespace = this.apiObject.metadata.namespace ?? '';
+    return [
       ['Gateway', `${this.name}-gateway`],
       ['HTTPRoute', `${this.name}-httproute`],
-    ]);
-    return Chart.of(this)
-      .node.findAll()
-      .filter((c): c is ApiObject => c instanceof ApiObject)
-      .filter((o) => reserved.get(o.kind) === o.name && o.metadata.namespace === namespace)
+    ]
+      .filter(([kind, name]) => objects.has(`${kind}/${namespace}/${name}`))
       .map(
-        (o) =>
-          `${this.describe()}: ${o.kind}/${o.name} collides with the ${o.kind} KubeRay creates for this incremental upgrade; rename it, or use executor "operator" with rayshift.gatewayRef`,
+        ([kind, name]) =>
+          `${this.describe()}: ${kind}/${name} collides with the ${kind} KubeRay creates for this incremental upgrade; rename it, or use executor "operator" with rayshift.gatewayRef`,
       );
   }
+
 }

@@ -1,7 +1,10 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { RoleBasedGroup as RbgV1Alpha1, RoleBasedGroupV1Alpha2 as RbgV1Alpha2 } from '../../imports/rbg-workloads.x-k8s.io';
+import { dns1123LabelProblem } from '../spec/names';
+import { ProblemList, ValidationResult, show } from '../spec/problem';
 import { CoordinationRule, RoleSpec, validateRoleBasedGroupModel } from '../spec/rbg';
+import { asObject } from '../spec/read';
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
 import { renderAffinityBatches } from './affinity-batches';
 import { ValidatedObject } from './validated-object';
@@ -47,7 +50,7 @@ export class RoleBasedGroup extends ValidatedObject {
       ...gvk,
       metadata: props.metadata,
       spec: () => this.renderSpec(),
-      validate: () => validateRoleBasedGroupModel(props.roles, coordination, version === 'v1alpha1'),
+      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1'),
     });
     this.version = version;
     this.roles = props.roles;
@@ -70,6 +73,16 @@ export class RoleBasedGroup extends ValidatedObject {
     }
     return { roles: wireRoles };
   }
+}
+
+/** The model's checks of roles and rules, plus the group name (a DNS label, as RBG's webhook requires). */
+function validateGroup(manifest: unknown, roles: readonly RoleSpec[], rules: readonly CoordinationRule[], v1alpha1: boolean): ValidationResult {
+  const problems = new ProblemList();
+  const name = asObject(asObject(manifest).metadata).name;
+  const p = typeof name === 'string' ? dns1123LabelProblem(name) : `is required; got ${show(name)}`;
+  if (p) problems.error('metadata.name', p);
+  problems.addAll(validateRoleBasedGroupModel(roles, rules, v1alpha1));
+  return problems.result();
 }
 
 function commonRoleFields(r: RoleSpec): Record<string, unknown> {

@@ -62,7 +62,8 @@ export abstract class ValidatedObject extends Construct {
 
   /**
    * Every finding of the model's validator on the manifest as it would synthesize now. The spec
-   * is taken from its producer directly (it is plain JSON), which spares a second cdk8s resolve.
+   * is taken from its producer directly (it is plain JSON), which spares a second cdk8s resolve;
+   * JSON patches added through `ApiObject.of(...)` are escape hatches and are not validated.
    */
   public findings(): ValidationResult {
     const o = this.apiObject;

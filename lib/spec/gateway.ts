@@ -48,6 +48,19 @@ export interface GatewayListener {
   readonly tls?: { readonly [key: string]: unknown };
 }
 
+/** Validates a GatewayClass manifest: its name and a `controllerName` of the form `domain/path`. */
+export function validateGatewayClass(manifest: unknown): ValidationResult {
+  const problems = new ProblemList();
+  const obj = asObject(manifest);
+  checkObjectName(problems, obj);
+  const controller = asObject(obj.spec).controllerName;
+  const [domain, ...path] = typeof controller === 'string' ? controller.split('/') : [''];
+  if (path.length === 0 || path.join('/').length === 0 || dns1123SubdomainProblem(domain)) {
+    problems.error('spec.controllerName', `must be "domain/path" such as "traefik.io/gateway-controller"; got ${show(controller)}`);
+  }
+  return problems.result();
+}
+
 /**
  * Validates a Gateway manifest: class name, and listeners with unique names and valid ports.
  * Returns every problem at once; never throws.
@@ -111,6 +124,7 @@ export function validateRoute(manifest: unknown): ValidationResult {
   asArray(rules).forEach((r, i) => {
     const backends = asArray(asObject(r).backendRefs);
     let total = 0;
+    let allWeightsValid = true;
     backends.forEach((b, j) => {
       const at = `spec.rules[${i}].backendRefs[${j}]`;
       const backend: JsonObject = isObject(b) ? b : {};
@@ -124,11 +138,12 @@ export function validateRoute(manifest: unknown): ValidationResult {
       const weight = backend.weight ?? 1;
       if (!isInteger(weight) || weight < 0 || weight > MAX_BACKEND_WEIGHT) {
         problems.error(`${at}.weight`, `must be an integer from 0 to ${MAX_BACKEND_WEIGHT}; got ${show(weight)}`);
+        allWeightsValid = false;
       } else {
         total += weight;
       }
     });
-    if (backends.length > 0 && total === 0) {
+    if (backends.length > 0 && allWeightsValid && total === 0) {
       problems.warning(`spec.rules[${i}].backendRefs`, 'all weights are 0: every request this rule matches is answered with an error');
     }
   });

@@ -4,11 +4,16 @@
 export type IntOrPercent = number | string;
 
 const PERCENT = /^(\d+(?:\.\d+)?)%$/;
+/**
+ * Digits and '%' only, without leading zeros: what Kubernetes' IntOrString percent parsing
+ * (`strconv.Atoi`) accepts ("5.0%" is not) and what RBG v1alpha1's CRD pattern admits ("05%" is not).
+ */
+const WHOLE_PERCENT = /^(0|[1-9]\d*)%$/;
 
 /** The number in a percent string (`"10%"` → 10), or undefined when `value` is not a percent string. */
 export function parsePercent(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
-  const m = PERCENT.exec(value.trim());
+  const m = PERCENT.exec(value);
   return m ? Number(m[1]) : undefined;
 }
 
@@ -23,7 +28,7 @@ export function intOrPercentProblem(value: unknown, allowInteger: boolean): stri
   }
   if (typeof value === 'string') {
     const p = parsePercent(value);
-    if (p === undefined || !Number.isInteger(p)) {
+    if (p === undefined || !WHOLE_PERCENT.test(value)) {
       return `must be ${allowInteger ? 'an integer ≥ 0 or ' : ''}a whole percent from "0%" to "100%"; got ${JSON.stringify(value)}`;
     }
     if (p > 100) return `${JSON.stringify(value)} is outside "0%"–"100%"`;

@@ -82,6 +82,9 @@ export const RAY_SERVICE_DEFAULTS = {
 /** Longest RayService name: KubeRay appends `-xxxxx` to name clusters, which must stay within 53 characters. */
 export const MAX_RAY_SERVICE_NAME_LENGTH = 47;
 
+/** Largest value of the int32 fields (`intervalSeconds`, `rayClusterDeletionDelaySeconds`, `progressDeadlineSeconds`). */
+const INT32_MAX = 2_147_483_647;
+
 /** API version of KubeRay's RayService. */
 export const RAY_IO_API_VERSION = 'ray.io/v1';
 /** API version of rayshift's RayService (executed by the rayshift operator). */
@@ -135,8 +138,8 @@ export function validateRayService(manifest: unknown, parsedServeConfig?: unknow
   }
 
   const delay = spec.rayClusterDeletionDelaySeconds;
-  if (delay !== undefined && (!isInteger(delay) || delay < 0)) {
-    problems.error('spec.rayClusterDeletionDelaySeconds', `must be an integer ≥ 0; got ${show(delay)}`);
+  if (delay !== undefined && (!isInteger(delay) || delay < 0 || delay > INT32_MAX)) {
+    problems.error('spec.rayClusterDeletionDelaySeconds', `must be an integer from 0 to ${INT32_MAX} (int32); got ${show(delay)}`);
   }
   if (spec.serveConfigV2 === undefined) {
     problems.error('spec.serveConfigV2', 'is required: a RayService without Serve applications serves nothing');
@@ -198,8 +201,8 @@ function checkIncremental(problems: ProblemList, spec: Record<string, unknown>, 
     }
   }
   const interval = options.intervalSeconds;
-  if (!isInteger(interval) || interval < 1) {
-    problems.error(`${at}.intervalSeconds`, `must be an integer ≥ 1; got ${show(interval)}`);
+  if (!isInteger(interval) || interval < 1 || interval > INT32_MAX) {
+    problems.error(`${at}.intervalSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(interval)}`);
   }
   const className = options.gatewayClassName;
   if (className === undefined || className === '') {
@@ -250,8 +253,8 @@ function checkExtensions(problems: ProblemList, ext: unknown): void {
     }
   }
   const deadline = ext.progressDeadlineSeconds;
-  if (deadline !== undefined && (!isInteger(deadline) || deadline < 1)) {
-    problems.error(`${at}.progressDeadlineSeconds`, `must be an integer ≥ 1; got ${show(deadline)}`);
+  if (deadline !== undefined && (!isInteger(deadline) || deadline < 1 || deadline > INT32_MAX)) {
+    problems.error(`${at}.progressDeadlineSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(deadline)}`);
   }
   if (ext.paused !== undefined && typeof ext.paused !== 'boolean') {
     problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);

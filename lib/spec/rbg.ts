@@ -100,7 +100,7 @@ export function validateRoleBasedGroup(manifest: unknown): ValidationResult {
     if (obj.apiVersion !== RBG_V1ALPHA1) {
       problems.error('spec.coordination', `inline coordination exists only in ${RBG_V1ALPHA1}; in ${show(obj.apiVersion)} use a CoordinatedPolicy named like the group`);
     } else {
-      checkRules(problems, 'spec.coordination', spec.coordination, roles, true);
+      checkRules(problems, 'spec.coordination', flattenWireRules(spec.coordination), roles, true, 'strategy.');
     }
   }
   return problems.result();
@@ -123,15 +123,18 @@ export function validateCoordinatedPolicy(manifest: unknown, group?: unknown): V
     if (gName !== name) {
       problems.error('metadata.name', `${show(name)} must equal the RoleBasedGroup's name ${show(gName)}: RBG applies a policy only to the group of the same name`);
     }
-    roles = new Map(asArray(asObject(g.spec).roles).map((r) => [String(asObject(r).name), asObject(r)]));
+    roles = new Map(
+      asArray(asObject(g.spec).roles)
+        .map(asObject)
+        .filter((r) => typeof r.name === 'string')
+        .map((r) => [r.name as string, r]),
+    );
   }
   const policies = spec.policies;
   if (!Array.isArray(policies) || policies.length === 0) {
     problems.error('spec.policies', `must list at least one rule; got ${show(policies)}`);
   }
-  // CoordinatedPolicy nests each rule's settings under `strategy`; flatten to the model's shape.
-  const rules = asArray(policies).map((p) => (isObject(p) ? { ...asObject(p.strategy), name: p.name, roles: p.roles } : p));
-  checkRules(problems, 'spec.policies', rules, roles, false, 'strategy.');
+  checkRules(problems, 'spec.policies', flattenWireRules(asArray(policies)), roles, false, 'strategy.');
   return problems.result();
 }
 
@@ -144,6 +147,15 @@ export function validateRoleBasedGroupModel(roles: readonly RoleSpec[], coordina
   const byName = checkRoles(problems, roles);
   checkRules(problems, 'spec.coordination', coordination, byName, v1alpha1);
   return problems.result();
+}
+
+/**
+ * Wire rules (v1alpha1 `spec.coordination[]`, CoordinatedPolicy `spec.policies[]`) nest their
+ * settings under `strategy`; flattens each rule to the model's shape. A non-list is returned as is.
+ */
+function flattenWireRules(value: unknown): unknown {
+  if (!Array.isArray(value)) return value;
+  return value.map((p) => (isObject(p) ? { ...asObject(p.strategy), name: p.name, roles: p.roles } : p));
 }
 
 function checkName(problems: ProblemList, obj: JsonObject): void {
@@ -183,7 +195,7 @@ function checkRoles(problems: ProblemList, rolesValue: unknown): Map<string, Jso
       if (ru.partition !== undefined && !intOrPercentProblem(ru.partition, true)) {
         const kept = resolvePartition(ru.partition as IntOrPercent, replicas);
         if (kept >= replicas) {
-          problems.error(`${ruAt}.partition`, `${show(ru.partition)} keeps ${kept} of ${replicas} replicas on the old revision; must be below replicas (${replicas})`);
+          problems.error(`${ruAt}.partition`, `${show(ru.partition)} ${partitionEffect(ru.partition, kept, replicas)}; must be below replicas (${replicas})`);
         }
       }
       if (isZero(ru.maxUnavailable ?? 1) && isZero(ru.maxSurge ?? 0)) {
@@ -197,6 +209,13 @@ function checkRoles(problems: ProblemList, rolesValue: unknown): Map<string, Jso
 /** The role's rolling-update settings, from the model (`rollingUpdate`) or the wire (`rolloutStrategy.rollingUpdate`). */
 function roleRollingUpdate(role: JsonObject): JsonObject {
   return asObject(role.rollingUpdate ?? asObject(role.rolloutStrategy).rollingUpdate);
+}
+
+/** Says what a partition does to a role of `replicas`: exceeds it, or keeps `kept` replicas on the old revision. */
+function partitionEffect(partition: unknown, kept: number, replicas: number): string {
+  return typeof partition === 'number' && partition > replicas
+    ? `exceeds the ${replicas} replicas`
+    : `keeps ${kept} of ${replicas} replicas on the old revision`;
 }
 
 function isZero(v: unknown): boolean {
@@ -242,11 +261,12 @@ function checkRules(
       if (roles && !roles.has(roleName)) {
         problems.error(rAt, `${show(roleName)} is not a role of this group; roles: ${[...roles.keys()].join(', ') || 'none'}`);
       }
+      const ruleKey = typeof name === 'string' ? name : show(name);
       const prev = owner.get(roleName);
-      if (prev !== undefined && prev !== String(name)) {
+      if (prev !== undefined && prev !== ruleKey) {
         problems.error(rAt, `${show(roleName)} is already coordinated by rule ${show(prev)}; a role may be in one rule only`);
       } else {
-        owner.set(roleName, String(name));
+        owner.set(roleName, ruleKey);
       }
     });
     const knownRoles = asArray(ruleRoles).filter((n): n is string => typeof n === 'string' && (!roles || roles.has(n)));
@@ -306,7 +326,7 @@ function checkRollingUpdate(
     if (ru.partition !== undefined && isInteger(replicas) && replicas > 0 && !intOrPercentProblem(ru.partition, !percentOnly)) {
       const kept = resolvePartition(ru.partition as IntOrPercent, replicas);
       if (kept >= replicas) {
-        problems.error(`${at}.partition`, `${show(ru.partition)} keeps ${kept} of role ${show(roleName)}'s ${replicas} replicas on the old revision; must be below replicas`);
+        problems.error(`${at}.partition`, `${show(ru.partition)} ${partitionEffect(ru.partition, kept, replicas)} of role ${show(roleName)}; must be below replicas (${replicas})`);
       }
     }
   }
@@ -363,7 +383,7 @@ function checkAffinity(problems: ProblemList, at: string, value: unknown, ruleRo
     }
   }
   for (const key of Object.keys(ratios)) {
-    if (!ruleRoles.includes(key)) problems.error(`${at}.ratios.${key}`, `${show(key)} is not one of the rule's roles (${ruleRoles.join(', ')})`);
+    if (!ruleRoles.includes(key)) problems.error(`${at}.ratios.${key}`, `${show(key)} is not one of the rule's roles (${ruleRoles.map((r) => (typeof r === 'string' ? r : show(r))).join(', ')})`);
   }
   const counts = new Set(batches.values());
   if (counts.size > 1) {

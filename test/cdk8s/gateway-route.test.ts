@@ -1,0 +1,167 @@
+import { ApiObject, Chart, Testing } from 'cdk8s';
+import { Gateway, GatewayClass, GrpcRoute, HttpRoute } from '../../lib/cdk8s';
+import { validateGateway, validateRoute } from '../../lib/spec';
+import { captureStderr, single, synthError } from './helpers';
+
+function chartIn(namespace?: string): Chart {
+  return new Chart(Testing.app(), 'test', namespace !== undefined ? { namespace } : {});
+}
+
+describe('GatewayClass and Gateway', () => {
+  test('Gateway defaults to one HTTP listener named "http" on port 80 and takes the class name from the construct', () => {
+    const chart = chartIn('gw');
+    const cls = new GatewayClass(chart, 'class', { metadata: { name: 'traefik' }, controllerName: 'traefik.io/gateway-controller' });
+    const gw = new Gateway(chart, 'gateway', { metadata: { name: 'inference' }, gatewayClass: cls });
+    expect(gw.listeners).toEqual([{ name: 'http', protocol: 'HTTP', port: 80 }]);
+    const manifests = Testing.synth(chart);
+    const g = single(manifests, 'Gateway');
+    expect(g.apiVersion).toBe('gateway.networking.k8s.io/v1');
+    expect(g.metadata).toEqual({ name: 'inference', namespace: 'gw' });
+    expect(g.spec).toEqual({ gatewayClassName: 'traefik', listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] });
+    expect(validateGateway(g)).toEqual({ errors: [], warnings: [] });
+    const c = single(manifests, 'GatewayClass');
+    expect(c.spec).toEqual({ controllerName: 'traefik.io/gateway-controller' });
+  });
+
+  test('explicit listeners and a class given by name are rendered as given', () => {
+    const chart = chartIn();
+    const listeners = [
+      { name: 'http', protocol: 'HTTP', port: 80 },
+      { name: 'grpc', protocol: 'HTTP', port: 9000, hostname: 'grpc.example.com' },
+    ];
+    new Gateway(chart, 'gateway', { metadata: { name: 'inference' }, gatewayClass: 'istio', listeners });
+    expect(single(Testing.synth(chart), 'Gateway').spec).toEqual({ gatewayClassName: 'istio', listeners });
+  });
+
+  test('bad listeners fail synthesis with every problem listed', () => {
+    const chart = chartIn();
+    new Gateway(chart, 'gateway', {
+      metadata: { name: 'inference' },
+      gatewayClass: 'istio',
+      listeners: [
+        { name: 'http', protocol: 'HTTP', port: 80 },
+        { name: 'http', protocol: 'HTTP', port: 70000 },
+      ],
+    });
+    const message = synthError(chart);
+    expect(message).toContain('Gateway/inference: spec.listeners[1].name: "http" is already used');
+    expect(message).toContain('Gateway/inference: spec.listeners[1].port: must be an integer from 1 to 65535; got 70000');
+  });
+
+  test('a GatewayClass controllerName without a path fails synthesis', () => {
+    const chart = chartIn();
+    new GatewayClass(chart, 'class', { metadata: { name: 'traefik' }, controllerName: 'traefik' });
+    expect(synthError(chart)).toContain('GatewayClass/traefik: spec.controllerName: must be "domain/path"');
+  });
+});
+
+describe('HttpRoute and GrpcRoute', () => {
+  test('HttpRoute renders parentRefs from a Gateway construct (name + namespace), matches, filters, hostnames and weights', () => {
+    const chart = chartIn('serving');
+    const gw = new Gateway(chart, 'gateway', { metadata: { name: 'inference', namespace: 'gateways' }, gatewayClass: 'istio' });
+    const filters = [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-model', value: 'qwen' }] } }];
+    const route = new HttpRoute(chart, 'route', {
+      metadata: { name: 'llm' },
+      parents: [gw, { name: 'other', namespace: 'edge', sectionName: 'https' }],
+      hostnames: ['llm.example.com'],
+      rules: [
+        {
+          name: 'chat',
+          matches: [{ path: { type: 'PathPrefix', value: '/v1' }, headers: [{ name: 'x-tenant', value: 'a' }], method: 'POST' }],
+          filters,
+          backendRefs: [
+            { name: 'llm-blue-serve-svc', port: 8000, weight: 90 },
+            { name: 'llm-green-serve-svc', port: 8000, weight: 10 },
+          ],
+        },
+        { backendRefs: [{ name: 'fallback', port: 8000 }] },
+      ],
+    });
+    const m = single(Testing.synth(chart), 'HTTPRoute');
+    expect(m.apiVersion).toBe('gateway.networking.k8s.io/v1');
+    expect(m.metadata).toEqual({ name: 'llm', namespace: 'serving' });
+    expect(m.spec.parentRefs).toEqual([
+      { name: 'inference', namespace: 'gateways' },
+      { name: 'other', namespace: 'edge', sectionName: 'https' },
+    ]);
+    expect(m.spec.hostnames).toEqual(['llm.example.com']);
+    expect(m.spec.rules).toEqual([
+      {
+        name: 'chat',
+        matches: [{ path: { type: 'PathPrefix', value: '/v1' }, headers: [{ name: 'x-tenant', value: 'a' }], method: 'POST' }],
+        filters,
+        backendRefs: [
+          { name: 'llm-blue-serve-svc', port: 8000, weight: 90 },
+          { name: 'llm-green-serve-svc', port: 8000, weight: 10 },
+        ],
+      },
+      { backendRefs: [{ name: 'fallback', port: 8000 }] },
+    ]);
+    expect(route.rules).toHaveLength(2);
+    expect(validateRoute(m)).toEqual({ errors: [], warnings: [] });
+  });
+
+  test('a Gateway in the chart namespace gives a parentRef with that namespace; no namespace gives none', () => {
+    const namespaced = chartIn('serving');
+    const gw = new Gateway(namespaced, 'gateway', { metadata: { name: 'inference' }, gatewayClass: 'istio' });
+    new HttpRoute(namespaced, 'route', { metadata: { name: 'r' }, parents: [gw], rules: [{ backendRefs: [{ name: 's', port: 80 }] }] });
+    expect(single(Testing.synth(namespaced), 'HTTPRoute').spec.parentRefs).toEqual([{ name: 'inference', namespace: 'serving' }]);
+
+    const plain = chartIn();
+    const gw2 = new Gateway(plain, 'gateway', { metadata: { name: 'inference' }, gatewayClass: 'istio' });
+    new HttpRoute(plain, 'route', { metadata: { name: 'r' }, parents: [gw2], rules: [{ backendRefs: [{ name: 's', port: 80 }] }] });
+    expect(single(Testing.synth(plain), 'HTTPRoute').spec.parentRefs).toEqual([{ name: 'inference' }]);
+  });
+
+  test('GrpcRoute renders kind GRPCRoute with method matches and weights', () => {
+    const chart = chartIn('serving');
+    const gw = new Gateway(chart, 'gateway', { metadata: { name: 'inference' }, gatewayClass: 'istio', listeners: [{ name: 'grpc', protocol: 'HTTP', port: 9000 }] });
+    new GrpcRoute(chart, 'route', {
+      metadata: { name: 'embedder' },
+      parents: [gw],
+      rules: [
+        {
+          matches: [{ method: { type: 'Exact', service: 'embedder.Embedder', method: 'Embed' } }],
+          backendRefs: [
+            { name: 'a-serve-svc', port: 9000, weight: 3 },
+            { name: 'b-serve-svc', port: 9000, weight: 1 },
+          ],
+        },
+      ],
+    });
+    const m = single(Testing.synth(chart), 'GRPCRoute');
+    expect(m.apiVersion).toBe('gateway.networking.k8s.io/v1');
+    expect(m.spec.parentRefs).toEqual([{ name: 'inference', namespace: 'serving' }]);
+    expect(m.spec.rules[0].matches).toEqual([{ method: { type: 'Exact', service: 'embedder.Embedder', method: 'Embed' } }]);
+    expect(m.spec.rules[0].backendRefs.map((b: any) => b.weight)).toEqual([3, 1]);
+  });
+
+  test('invalid weights and a missing port fail synthesis, listing each', () => {
+    const chart = chartIn();
+    new HttpRoute(chart, 'route', {
+      metadata: { name: 'llm' },
+      parents: [{ name: 'gw' }],
+      rules: [{ backendRefs: [{ name: 'a', port: 8000, weight: -1 }, { name: 'b', port: 8000, weight: 1_000_001 }, { name: 'c', port: undefined as unknown as number }] }],
+    });
+    const message = synthError(chart);
+    expect(message).toContain('HTTPRoute/llm: spec.rules[0].backendRefs[0].weight: must be an integer from 0 to 1000000; got -1');
+    expect(message).toContain('HTTPRoute/llm: spec.rules[0].backendRefs[1].weight: must be an integer from 0 to 1000000; got 1000001');
+    expect(message).toContain('HTTPRoute/llm: spec.rules[0].backendRefs[2].port');
+  });
+
+  test('all-zero weights are a warning on stderr; synthesis succeeds', () => {
+    const chart = chartIn();
+    new HttpRoute(chart, 'route', { metadata: { name: 'llm' }, parents: [{ name: 'gw' }], rules: [{ backendRefs: [{ name: 'a', port: 8000, weight: 0 }] }] });
+    const { result, stderr } = captureStderr(() => Testing.synth(chart));
+    expect(result).toHaveLength(1);
+    expect(stderr).toContain('warning: HTTPRoute/llm: spec.rules[0].backendRefs: all weights are 0');
+  });
+
+  test('ApiObject.of works on routes and gateways', () => {
+    const chart = chartIn();
+    const gw = new Gateway(chart, 'gateway', { metadata: { name: 'inference' }, gatewayClass: 'istio' });
+    const route = new HttpRoute(chart, 'route', { metadata: { name: 'r' }, parents: [gw], rules: [{ backendRefs: [{ name: 's', port: 80 }] }] });
+    expect(ApiObject.of(gw)).toBe(gw.apiObject);
+    expect(ApiObject.of(route).kind).toBe('HTTPRoute');
+  });
+});

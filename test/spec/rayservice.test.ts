@@ -1,0 +1,508 @@
+import {
+  MAX_RAY_SERVICE_NAME_LENGTH,
+  RAY_SERVICE_DEFAULTS,
+  acceleratorProfile,
+  acceleratorsOfPod,
+  minimumSafeMaxSurgePercent,
+  resolveUpgradeOptions,
+  validateRayClusterConfig,
+  validateRayService,
+} from '../../lib/spec';
+import { at, errorPaths, expectClean, expectErrorAt, expectOnlyError, podTemplate, rayService, rayshiftService } from './fixtures';
+
+const OPTS = 'spec.upgradeStrategy.clusterUpgradeOptions';
+
+/** The baseline with one clusterUpgradeOptions field replaced (or removed when `value` is undefined). */
+function withOption(field: string, value: unknown): unknown {
+  const m = rayService();
+  if (value === undefined) delete m.spec.upgradeStrategy.clusterUpgradeOptions[field];
+  else m.spec.upgradeStrategy.clusterUpgradeOptions[field] = value;
+  return m;
+}
+
+describe('validateRayService: baselines', () => {
+  test('a valid incremental ray.io/v1 service has no errors and no warnings', () => {
+    expectClean(validateRayService(rayService()));
+  });
+
+  test('a valid rayshift.dev/v1alpha1 service with every extension has no errors and no warnings', () => {
+    expectClean(validateRayService(rayshiftService()));
+  });
+
+  test('a blue/green service needs neither the autoscaler nor upgrade options', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy = { type: 'NewCluster' };
+    m.spec.rayClusterConfig.enableInTreeAutoscaling = false;
+    expectClean(validateRayService(m));
+  });
+
+  test('no upgradeStrategy at all (KubeRay default) is valid', () => {
+    const m = rayService();
+    delete m.spec.upgradeStrategy;
+    expectClean(validateRayService(m));
+  });
+
+  test('type None is valid and checks no upgrade options', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy = { type: 'None' };
+    m.spec.rayClusterConfig.enableInTreeAutoscaling = false;
+    expectClean(validateRayService(m));
+  });
+
+  test('options given with a non-incremental type are only a warning', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy.type = 'NewCluster';
+    const r = validateRayService(m);
+    expect(r.errors).toEqual([]);
+    expect(r.warnings.map((w) => w.path)).toEqual([OPTS]);
+    expect(r.warnings[0].message).toContain('ignored with type "NewCluster"');
+    expect(r.warnings[0].severity).toBe('warning');
+  });
+});
+
+describe('validateRayService: KubeRay ValidateClusterUpgradeOptions rules', () => {
+  test('1. the Ray autoscaler must be on', () => {
+    const m = rayService();
+    m.spec.rayClusterConfig.enableInTreeAutoscaling = false;
+    expectOnlyError(validateRayService(m), 'spec.rayClusterConfig.enableInTreeAutoscaling', 'must be true', 'autoscaler', 'NewClusterWithIncrementalUpgrade', 'got false');
+  });
+
+  test('1. the autoscaler left unset is the same error', () => {
+    const m = rayService();
+    delete m.spec.rayClusterConfig.enableInTreeAutoscaling;
+    expectOnlyError(validateRayService(m), 'spec.rayClusterConfig.enableInTreeAutoscaling', 'must be true', 'got unset');
+  });
+
+  test('2. clusterUpgradeOptions are required', () => {
+    const m = rayService();
+    delete m.spec.upgradeStrategy.clusterUpgradeOptions;
+    expectOnlyError(validateRayService(m), OPTS, 'required', 'NewClusterWithIncrementalUpgrade', 'unset');
+  });
+
+  test('2. clusterUpgradeOptions that are not a mapping are rejected', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy.clusterUpgradeOptions = 'fast';
+    expectOnlyError(validateRayService(m), OPTS, 'required', '"fast"');
+  });
+
+  test.each([101, -5, 1000])('3. maxSurgePercent %p is outside 1..100', (v) => {
+    expectOnlyError(validateRayService(withOption('maxSurgePercent', v)), `${OPTS}.maxSurgePercent`, 'from 1 to 100', `got ${v}`);
+  });
+
+  test.each([[50.5, 'got 50.5'], ['50', 'got "50"'], [true, 'got true']])('3. maxSurgePercent %p is not an integer', (v, shown) => {
+    expectOnlyError(validateRayService(withOption('maxSurgePercent', v)), `${OPTS}.maxSurgePercent`, 'integer from 1 to 100', shown);
+  });
+
+  test('3. maxSurgePercent unset defaults to 100 (the CRD default) and is valid', () => {
+    expect(RAY_SERVICE_DEFAULTS.maxSurgePercent).toBe(100);
+    expectClean(validateRayService(withOption('maxSurgePercent', undefined)));
+  });
+
+  test.each([1, 100])('3. maxSurgePercent %p is at the edge of the range and valid', (v) => {
+    const m = rayService();
+    m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = v;
+    m.spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent = 1;
+    expectClean(validateRayService(m));
+  });
+
+  test.each([101, -1])('4. stepSizePercent %p is outside 1..100', (v) => {
+    expectOnlyError(validateRayService(withOption('stepSizePercent', v)), `${OPTS}.stepSizePercent`, 'from 1 to 100', `got ${v}`);
+  });
+
+  test('4. stepSizePercent missing is rejected (KubeRay raises it for nil too)', () => {
+    expectOnlyError(validateRayService(withOption('stepSizePercent', undefined)), `${OPTS}.stepSizePercent`, 'from 1 to 100', 'got unset');
+  });
+
+  test('4. stepSizePercent 2.5 is not an integer', () => {
+    expectOnlyError(validateRayService(withOption('stepSizePercent', 2.5)), `${OPTS}.stepSizePercent`, 'integer', 'got 2.5');
+  });
+
+  test('5. stepSizePercent must not exceed maxSurgePercent', () => {
+    expectOnlyError(validateRayService(withOption('stepSizePercent', 25)), `${OPTS}.stepSizePercent`, '25 exceeds maxSurgePercent 20', '≤ maxSurgePercent');
+  });
+
+  test('5. stepSizePercent equal to maxSurgePercent is valid', () => {
+    expectClean(validateRayService(withOption('stepSizePercent', 20)));
+  });
+
+  test('5. step against the default surge of 100: 100 is valid', () => {
+    const m = rayService();
+    delete m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent;
+    m.spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent = 100;
+    expectClean(validateRayService(m));
+  });
+
+  test.each([0, -10])('6. intervalSeconds %p is not > 0', (v) => {
+    expectOnlyError(validateRayService(withOption('intervalSeconds', v)), `${OPTS}.intervalSeconds`, 'from 1 to 2147483647', `got ${v}`);
+  });
+
+  test('6. intervalSeconds above int32 (which KubeRay cannot decode) is rejected; 2147483647 is valid', () => {
+    expectOnlyError(validateRayService(withOption('intervalSeconds', 2 ** 31)), `${OPTS}.intervalSeconds`, 'from 1 to 2147483647', 'int32', 'got 2147483648');
+    expectClean(validateRayService(withOption('intervalSeconds', 2 ** 31 - 1)));
+  });
+
+  test('6. intervalSeconds missing is rejected', () => {
+    expectOnlyError(validateRayService(withOption('intervalSeconds', undefined)), `${OPTS}.intervalSeconds`, 'integer from 1 to 2147483647', 'got unset');
+  });
+
+  test('6. intervalSeconds 1.5 is not an integer', () => {
+    expectOnlyError(validateRayService(withOption('intervalSeconds', 1.5)), `${OPTS}.intervalSeconds`, 'integer from 1 to 2147483647', 'got 1.5');
+  });
+
+  test('6. intervalSeconds 1 is valid', () => {
+    expectClean(validateRayService(withOption('intervalSeconds', 1)));
+  });
+
+  test.each([undefined, ''])('7. gatewayClassName %p is required', (v) => {
+    expectOnlyError(validateRayService(withOption('gatewayClassName', v)), `${OPTS}.gatewayClassName`, 'required', 'NewClusterWithIncrementalUpgrade');
+  });
+
+  test('every KubeRay rule at once: all problems are reported together', () => {
+    const m = rayService();
+    m.spec.rayClusterConfig.enableInTreeAutoscaling = false;
+    m.spec.upgradeStrategy.clusterUpgradeOptions = { maxSurgePercent: 120, stepSizePercent: 0, intervalSeconds: 0 };
+    expect(errorPaths(validateRayService(m)).sort()).toEqual(
+      [
+        'spec.rayClusterConfig.enableInTreeAutoscaling',
+        `${OPTS}.maxSurgePercent`,
+        `${OPTS}.stepSizePercent`,
+        `${OPTS}.intervalSeconds`,
+        `${OPTS}.gatewayClassName`,
+      ].sort(),
+    );
+  });
+});
+
+describe('validateRayService: rules beyond KubeRay', () => {
+  test('maxSurgePercent 0 (which KubeRay accepts) is rejected with the stall explanation', () => {
+    expectOnlyError(validateRayService(withOption('maxSurgePercent', 0)), `${OPTS}.maxSurgePercent`, 'from 1 to 100', 'got 0', 'never adds capacity', 'stall forever');
+  });
+
+  test('stepSizePercent 0 (which KubeRay accepts) is rejected with the stall explanation', () => {
+    expectOnlyError(validateRayService(withOption('stepSizePercent', 0)), `${OPTS}.stepSizePercent`, 'from 1 to 100', 'got 0', 'never moves traffic', 'stall forever');
+  });
+
+  test('a step that does not divide the surge is a warning, not an error, and shows the cut traffic points', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = 25;
+    m.spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent = 10;
+    const r = validateRayService(m);
+    expect(r.errors).toEqual([]);
+    expect(r.warnings.map((w) => w.path)).toEqual([`${OPTS}.stepSizePercent`]);
+    expect(r.warnings[0].message).toContain('10 does not divide maxSurgePercent 25');
+    // KubeRay caps each step at the pending target capacity: 10, 20, 25, 35, …
+    expect(r.warnings[0].message).toContain('traffic 10, 20, 25, 35');
+  });
+
+  test('a dividing step gives no warning', () => {
+    expectClean(validateRayService(withOption('stepSizePercent', 10)));
+  });
+
+  test.each(['Istio_Class', 'istio.', 'Istio', '-istio'])('gatewayClassName %p is not a DNS subdomain', (v) => {
+    expectOnlyError(validateRayService(withOption('gatewayClassName', v)), `${OPTS}.gatewayClassName`, JSON.stringify(v), 'DNS-1123 subdomain');
+  });
+
+  test('gatewayClassName of 254 characters is too long', () => {
+    const v = ['a'.repeat(63), 'a'.repeat(63), 'a'.repeat(63), 'a'.repeat(62)].join('.');
+    expect(v.length).toBe(254);
+    expectOnlyError(validateRayService(withOption('gatewayClassName', v)), `${OPTS}.gatewayClassName`, '254 characters', 'at most 253');
+  });
+
+  test('gatewayClassName with dots is a valid subdomain', () => {
+    expectClean(validateRayService(withOption('gatewayClassName', 'gateway.example.com')));
+  });
+
+  test('gatewayClassName that is not a string is rejected', () => {
+    expectOnlyError(validateRayService(withOption('gatewayClassName', 42)), `${OPTS}.gatewayClassName`, 'must be a string', 'got 42');
+  });
+
+  test('the operator kind with a gatewayRef may leave gatewayClassName unset', () => {
+    const m = rayshiftService();
+    delete m.spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName;
+    expectClean(validateRayService(m));
+  });
+
+  test('the operator kind without a gatewayRef still needs gatewayClassName', () => {
+    const m = rayshiftService();
+    delete m.spec.rayshift.gatewayRef;
+    delete m.spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName;
+    expectOnlyError(validateRayService(m), `${OPTS}.gatewayClassName`, 'required');
+  });
+
+  test(`a name of ${MAX_RAY_SERVICE_NAME_LENGTH + 1} characters is too long; ${MAX_RAY_SERVICE_NAME_LENGTH} is fine`, () => {
+    expect(MAX_RAY_SERVICE_NAME_LENGTH).toBe(47);
+    const m = rayService();
+    m.metadata.name = 'a'.repeat(48);
+    expectOnlyError(validateRayService(m), 'metadata.name', '48 characters', 'at most 47');
+    m.metadata.name = 'a'.repeat(47);
+    expectClean(validateRayService(m));
+  });
+
+  test.each(['Llm', 'llm_service', '1llm', 'llm-', 'llm.svc'])('name %p is not a DNS-1035 label', (name) => {
+    const m = rayService();
+    m.metadata.name = name;
+    expectOnlyError(validateRayService(m), 'metadata.name', JSON.stringify(name), 'DNS-1035 label');
+  });
+
+  test('a missing name is rejected', () => {
+    const m = rayService();
+    delete m.metadata.name;
+    expectOnlyError(validateRayService(m), 'metadata.name', 'required', 'unset');
+  });
+
+  test('rayClusterDeletionDelaySeconds below 0 is rejected', () => {
+    const m = rayService();
+    m.spec.rayClusterDeletionDelaySeconds = -1;
+    expectOnlyError(validateRayService(m), 'spec.rayClusterDeletionDelaySeconds', 'integer from 0 to 2147483647', 'got -1');
+  });
+
+  test('rayClusterDeletionDelaySeconds above int32 is rejected', () => {
+    const m = rayService();
+    m.spec.rayClusterDeletionDelaySeconds = 1e10;
+    expectOnlyError(validateRayService(m), 'spec.rayClusterDeletionDelaySeconds', 'integer from 0 to 2147483647', 'got 10000000000');
+  });
+
+  test.each([[1.5, 'got 1.5'], ['60', 'got "60"']])('rayClusterDeletionDelaySeconds %p is not an integer', (v, shown) => {
+    const m = rayService();
+    m.spec.rayClusterDeletionDelaySeconds = v;
+    expectOnlyError(validateRayService(m), 'spec.rayClusterDeletionDelaySeconds', 'integer from 0 to 2147483647', shown);
+  });
+
+  test('rayClusterDeletionDelaySeconds 0 is valid (delete at once)', () => {
+    const m = rayService();
+    m.spec.rayClusterDeletionDelaySeconds = 0;
+    expectClean(validateRayService(m));
+  });
+
+  test('serveConfigV2 that is not YAML is rejected at spec.serveConfigV2', () => {
+    const m = rayService();
+    m.spec.serveConfigV2 = 'applications: [\n  - name: x';
+    expectOnlyError(validateRayService(m), 'spec.serveConfigV2', 'not valid YAML');
+  });
+
+  test('serveConfigV2 with no applications is rejected', () => {
+    const m = rayService();
+    m.spec.serveConfigV2 = 'applications: []\n';
+    expectOnlyError(validateRayService(m), 'spec.serveConfigV2.applications', 'at least one application', 'got []');
+  });
+
+  test('serveConfigV2 with duplicate application names is rejected', () => {
+    const m = rayService();
+    m.spec.serveConfigV2 = 'applications:\n  - {name: a, import_path: "m:app", route_prefix: /a}\n  - {name: a, import_path: "m:app", route_prefix: /b}\n';
+    expectOnlyError(validateRayService(m), 'spec.serveConfigV2.applications[1].name', '"a"', 'already used by applications[0]', 'unique');
+  });
+
+  test('serveConfigV2 with a bad import_path is rejected', () => {
+    const m = rayService();
+    m.spec.serveConfigV2 = 'applications:\n  - {name: a, import_path: "not a path"}\n';
+    expectOnlyError(validateRayService(m), 'spec.serveConfigV2.applications[0].import_path', 'Python import path', '"not a path"');
+  });
+
+  test('target_capacity set by hand under an incremental upgrade is rejected', () => {
+    const m = rayService();
+    m.spec.serveConfigV2 = `${m.spec.serveConfigV2}target_capacity: 50\n`;
+    expectOnlyError(validateRayService(m), 'spec.serveConfigV2.target_capacity', 'driven by the incremental upgrade', 'got 50');
+  });
+
+  test('target_capacity under a blue/green upgrade is allowed', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy = { type: 'NewCluster' };
+    m.spec.serveConfigV2 = `${m.spec.serveConfigV2}target_capacity: 50\n`;
+    expectClean(validateRayService(m));
+  });
+
+  test('serveConfigV2 missing or not a string is rejected', () => {
+    const m = rayService();
+    delete m.spec.serveConfigV2;
+    expectOnlyError(validateRayService(m), 'spec.serveConfigV2', 'required');
+    m.spec.serveConfigV2 = { applications: [] };
+    expectOnlyError(validateRayService(m), 'spec.serveConfigV2', 'must be a YAML string');
+  });
+
+  test('an unknown strategy type is rejected with the allowed values', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy = { type: 'BlueGreen' };
+    expectOnlyError(validateRayService(m), 'spec.upgradeStrategy.type', '"BlueGreen"', 'NewCluster, NewClusterWithIncrementalUpgrade, None');
+  });
+
+  test('an upgradeStrategy that is not a mapping is rejected', () => {
+    const m = rayService();
+    m.spec.upgradeStrategy = 'NewCluster';
+    expectOnlyError(validateRayService(m), 'spec.upgradeStrategy', 'must be a mapping', '"NewCluster"');
+  });
+
+  test('rayshift extensions on ray.io/v1 are rejected', () => {
+    const m = rayService();
+    m.spec.rayshift = { routeKind: 'HTTP' };
+    expectOnlyError(validateRayService(m), 'spec.rayshift', 'rayshift.dev/v1alpha1', '"ray.io/v1"');
+  });
+
+  test.each([0, -1, 1.5, '600', 2 ** 31])('progressDeadlineSeconds %p is rejected', (v) => {
+    const m = rayshiftService();
+    m.spec.rayshift.progressDeadlineSeconds = v;
+    expectOnlyError(validateRayService(m), 'spec.rayshift.progressDeadlineSeconds', 'integer from 1 to 2147483647', `got ${JSON.stringify(v)}`);
+  });
+
+  test('routeKind other than HTTP or GRPC is rejected', () => {
+    const m = rayshiftService();
+    m.spec.rayshift.routeKind = 'TCP';
+    expectOnlyError(validateRayService(m), 'spec.rayshift.routeKind', '"TCP"', 'HTTP, GRPC');
+    m.spec.rayshift.routeKind = 'GRPC';
+    expectClean(validateRayService(m));
+  });
+
+  test('gatewayRef with a bad name or namespace is rejected', () => {
+    const m = rayshiftService();
+    m.spec.rayshift.gatewayRef = { name: 'Shared_GW' };
+    expectOnlyError(validateRayService(m), 'spec.rayshift.gatewayRef.name', 'DNS subdomain', '"Shared_GW"');
+    m.spec.rayshift.gatewayRef = {};
+    expectOnlyError(validateRayService(m), 'spec.rayshift.gatewayRef.name', 'unset');
+    m.spec.rayshift.gatewayRef = { name: 'shared', namespace: 'Gate Ways' };
+    expectOnlyError(validateRayService(m), 'spec.rayshift.gatewayRef.namespace', 'namespace name', '"Gate Ways"');
+  });
+
+  test('paused that is not a boolean and extensions that are not a mapping are rejected', () => {
+    const m = rayshiftService();
+    m.spec.rayshift.paused = 'yes';
+    expectOnlyError(validateRayService(m), 'spec.rayshift.paused', 'true or false', '"yes"');
+    m.spec.rayshift = 'on';
+    expectOnlyError(validateRayService(m), 'spec.rayshift', 'must be a mapping', '"on"');
+  });
+
+  test('headService.metadata.name must not be set', () => {
+    const m = rayService();
+    m.spec.rayClusterConfig.headGroupSpec.headService = { metadata: { name: 'my-head' } };
+    expectOnlyError(validateRayService(m), 'spec.rayClusterConfig.headGroupSpec.headService.metadata.name', 'must not be set', '"my-head"');
+  });
+
+  test('a worker group with minReplicas above maxReplicas is rejected', () => {
+    const m = rayService();
+    Object.assign(m.spec.rayClusterConfig.workerGroupSpecs[0], { replicas: 3, minReplicas: 3, maxReplicas: 2 });
+    const r = validateRayService(m);
+    expectErrorAt(r, 'spec.rayClusterConfig.workerGroupSpecs[0].maxReplicas', '2 is below minReplicas 3');
+    // replicas 3 is then also above maxReplicas 2
+    expectErrorAt(r, 'spec.rayClusterConfig.workerGroupSpecs[0].replicas', '3 is outside [minReplicas 3, maxReplicas 2]');
+    expect(r.errors).toHaveLength(2);
+  });
+
+  test('worker replicas outside [min, max] are rejected', () => {
+    const m = rayService();
+    m.spec.rayClusterConfig.workerGroupSpecs[0].replicas = 5;
+    expectOnlyError(validateRayService(m), 'spec.rayClusterConfig.workerGroupSpecs[0].replicas', '5 is outside [minReplicas 1, maxReplicas 4]');
+  });
+
+  test('negative and non-integer replica counts are rejected', () => {
+    const m = rayService();
+    m.spec.rayClusterConfig.workerGroupSpecs[0] = { groupName: 'cpu', minReplicas: -1, template: podTemplate(0) };
+    expectOnlyError(validateRayService(m), 'spec.rayClusterConfig.workerGroupSpecs[0].minReplicas', 'integer ≥ 0', 'got -1');
+  });
+
+  test('duplicate worker group names and containerless templates are rejected', () => {
+    const m = rayService();
+    const g = m.spec.rayClusterConfig.workerGroupSpecs[0];
+    m.spec.rayClusterConfig.workerGroupSpecs.push({ ...g, template: { spec: { containers: [] } } });
+    const r = validateRayService(m);
+    expect(errorPaths(r).sort()).toEqual(
+      ['spec.rayClusterConfig.workerGroupSpecs[1].groupName', 'spec.rayClusterConfig.workerGroupSpecs[1].template.spec.containers'].sort(),
+    );
+    expectErrorAt(r, 'spec.rayClusterConfig.workerGroupSpecs[1].groupName', '"cpu" is already used by workerGroupSpecs[0]');
+  });
+
+  test('a missing rayClusterConfig, headGroupSpec or spec is rejected at the right path', () => {
+    const m = rayService();
+    delete m.spec.rayClusterConfig.headGroupSpec;
+    expectOnlyError(validateRayService(m), 'spec.rayClusterConfig.headGroupSpec', 'required');
+    delete m.spec.rayClusterConfig;
+    // The incremental autoscaler rule also fires, since there is no cluster to enable it in.
+    const r = validateRayService(m);
+    expectErrorAt(r, 'spec.rayClusterConfig', 'RayCluster spec');
+    delete m.spec;
+    expectOnlyError(validateRayService(m), 'spec', 'required');
+  });
+
+  test('non-object manifests give errors, not exceptions', () => {
+    for (const m of [null, undefined, 42, 'RayService', [], { metadata: 'x', spec: [] }]) {
+      const r = validateRayService(m);
+      expect(errorPaths(r)).toEqual(expect.arrayContaining(['metadata.name', 'spec']));
+    }
+  });
+});
+
+describe('accelerator profile and minimumSafeMaxSurgePercent', () => {
+  function gpuService(maxSurge: number, workers = 8, gpusPerPod = 1): any {
+    const m = rayService();
+    m.spec.rayClusterConfig.workerGroupSpecs = [{ groupName: 'gpu', minReplicas: 1, maxReplicas: workers, template: podTemplate(gpusPerPod) }];
+    m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = maxSurge;
+    m.spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent = 1;
+    return m;
+  }
+
+  test('8 workers × 1 GPU: 1 per pod, 8 in total, so the smallest safe surge is ceil(100/8) = 13', () => {
+    const profile = acceleratorProfile(gpuService(20).spec.rayClusterConfig);
+    expect(profile).toEqual({ acceleratorsPerPod: 1, totalAccelerators: 8 });
+    expect(minimumSafeMaxSurgePercent(profile)).toBe(13);
+  });
+
+  test('the profile takes the hungriest pod and sums groups (maxReplicas, else replicas)', () => {
+    const cluster = {
+      workerGroupSpecs: [
+        { groupName: 'a', maxReplicas: 4, template: podTemplate(2) },
+        { groupName: 'b', replicas: 3, template: podTemplate(1) },
+        { groupName: 'cpu', maxReplicas: 10, template: podTemplate(0) },
+      ],
+    };
+    expect(acceleratorProfile(cluster)).toEqual({ acceleratorsPerPod: 2, totalAccelerators: 11 });
+    expect(minimumSafeMaxSurgePercent({ acceleratorsPerPod: 2, totalAccelerators: 11 })).toBe(19);
+  });
+
+  test('requests count where no limit is set, and other accelerator vendors count', () => {
+    const t = { spec: { containers: [{ resources: { requests: { 'amd.com/gpu': '4' } } }, { resources: { limits: { 'google.com/tpu': 4 } } }] } };
+    expect(acceleratorsOfPod(t)).toBe(8);
+  });
+
+  test('no accelerators: no minimum; the minimum is clamped to 1..100', () => {
+    expect(minimumSafeMaxSurgePercent({ acceleratorsPerPod: 0, totalAccelerators: 0 })).toBeUndefined();
+    expect(minimumSafeMaxSurgePercent({ acceleratorsPerPod: 8, totalAccelerators: 8 })).toBe(100);
+    expect(minimumSafeMaxSurgePercent({ acceleratorsPerPod: 1, totalAccelerators: 1000 })).toBe(1);
+  });
+
+  test('validateRayService warns when maxSurgePercent is below the minimum, naming both and the accelerators', () => {
+    const r = validateRayService(gpuService(10));
+    expect(r.errors).toEqual([]);
+    const w = at(r.warnings, `${OPTS}.maxSurgePercent`);
+    expect(w).toHaveLength(1);
+    expect(w[0].message).toContain('10 is below 13');
+    expect(w[0].message).toContain('1 of 8 accelerators');
+  });
+
+  test('no warning at exactly the minimum', () => {
+    expectClean(validateRayService(gpuService(13)));
+  });
+
+  test('no warning for blue/green services, whatever the GPUs', () => {
+    const m = gpuService(10);
+    m.spec.upgradeStrategy.type = 'NewCluster';
+    delete m.spec.upgradeStrategy.clusterUpgradeOptions;
+    expectClean(validateRayService(m));
+  });
+});
+
+describe('validateRayClusterConfig and resolveUpgradeOptions', () => {
+  test('paths are relative to the cluster spec', () => {
+    const r = validateRayClusterConfig({ headGroupSpec: { template: { spec: { containers: [] } } }, enableInTreeAutoscaling: 'yes' });
+    expect(errorPaths(r).sort()).toEqual(['enableInTreeAutoscaling', 'headGroupSpec.template.spec.containers']);
+  });
+
+  test('defaults: surge 100, step = surge, deletion delay 60, deadline 600', () => {
+    const m = rayService();
+    delete m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent;
+    delete m.spec.rayClusterDeletionDelaySeconds;
+    expect(resolveUpgradeOptions(m.spec)).toEqual({
+      maxSurgePercent: 100,
+      stepSizePercent: 5,
+      intervalSeconds: 60,
+      rayClusterDeletionDelaySeconds: 60,
+      progressDeadlineSeconds: 600,
+    });
+  });
+});

@@ -1,0 +1,125 @@
+import { parse } from 'yaml';
+import { ServeConfig, parseServeConfig, serializeServeConfig, validateServeConfig } from '../../lib/spec';
+import { errorPaths, expectClean, expectOnlyError } from './fixtures';
+
+const TYPED: ServeConfig = {
+  proxy_location: 'EveryNode',
+  http_options: { port: 8000 },
+  applications: [
+    { name: 'chat', import_path: 'ray.serve.llm:build_openai_app', route_prefix: '/', args: { model: 'qwen' } },
+    {
+      name: 'embed',
+      import_path: 'embedder.app:app',
+      route_prefix: null,
+      deployments: [{ name: 'Embedder', num_replicas: 'auto', ray_actor_options: { num_gpus: 1 } }],
+    },
+  ],
+};
+
+describe('validateServeConfig: baselines', () => {
+  test('a typed config with two applications is valid', () => {
+    expectClean(validateServeConfig(TYPED));
+  });
+
+  test('its serialized YAML is valid and parses back to the same value', () => {
+    const yaml = serializeServeConfig(TYPED);
+    expect(typeof yaml).toBe('string');
+    expect(parse(yaml)).toEqual(TYPED);
+    expectClean(validateServeConfig(yaml));
+    expectClean(validateServeConfig(yaml, true));
+  });
+
+  test('a single application may omit its name (Serve calls it "default")', () => {
+    expectClean(validateServeConfig('applications:\n  - import_path: app.main:app\n'));
+  });
+
+  test('import paths with a colon or a final dot attribute are accepted', () => {
+    for (const p of ['m:app', 'pkg.mod:build_app', 'pkg.mod.app', '_private.mod:App2']) {
+      expectClean(validateServeConfig({ applications: [{ import_path: p }] }));
+    }
+  });
+});
+
+describe('validateServeConfig: rules', () => {
+  test('text that is not YAML is rejected at the config itself, with the parser message', () => {
+    const r = validateServeConfig('applications: [\n  - a: b');
+    const e = expectOnlyError(r, '', 'is not valid YAML: ');
+    expect(e.message.length).toBeGreaterThan('is not valid YAML: '.length);
+    expect(parseServeConfig('applications: [').error).toBeDefined();
+    expect(parseServeConfig('a: 1').value).toEqual({ a: 1 });
+  });
+
+  test.each([
+    ['"just a string"', '"just a string"'],
+    ['- a\n- b', '["a","b"]'],
+    ['', 'null'],
+  ])('YAML %p that is not a mapping is rejected', (yaml, shown) => {
+    expectOnlyError(validateServeConfig(yaml), '', 'must be a mapping', 'applications', `got ${shown}`);
+  });
+
+  test.each([
+    ['applications: []', 'got []'],
+    ['proxy_location: EveryNode', 'got unset'],
+    ['applications: {a: 1}', 'got {"a":1}'],
+  ])('%p has no applications', (yaml, shown) => {
+    expectOnlyError(validateServeConfig(yaml), 'applications', 'at least one application', shown);
+  });
+
+  test('duplicate application names are rejected at the second one', () => {
+    const r = validateServeConfig({
+      applications: [
+        { name: 'a', import_path: 'm:a', route_prefix: '/a' },
+        { name: 'b', import_path: 'm:b', route_prefix: '/b' },
+        { name: 'a', import_path: 'm:c', route_prefix: '/c' },
+      ],
+    });
+    expectOnlyError(r, 'applications[2].name', '"a" is already used by applications[0]', 'unique');
+  });
+
+  test('several applications each need a name', () => {
+    const r = validateServeConfig({ applications: [{ import_path: 'm:a', route_prefix: '/a' }, { name: 'b', import_path: 'm:b', route_prefix: '/b' }] });
+    expectOnlyError(r, 'applications[0].name', 'required when there are 2 applications', 'unset');
+  });
+
+  test.each(['module', 'mod:', ':app', 'my module:app', '1mod:app', 'mod:app()', 42])('import_path %p is rejected', (p) => {
+    expectOnlyError(validateServeConfig({ applications: [{ name: 'a', import_path: p }] }), 'applications[0].import_path', 'Python import path', `got ${JSON.stringify(p)}`);
+  });
+
+  test('a missing import_path is rejected', () => {
+    expectOnlyError(validateServeConfig({ applications: [{ name: 'a' }] }), 'applications[0].import_path', 'Python import path', 'got unset');
+  });
+
+  test('a route prefix must start with "/" and be unique; null is allowed for gRPC-only apps', () => {
+    expectOnlyError(validateServeConfig({ applications: [{ name: 'a', import_path: 'm:a', route_prefix: 'api' }] }), 'applications[0].route_prefix', 'start with "/"', '"api"');
+    const dup = validateServeConfig({ applications: [{ name: 'a', import_path: 'm:a' }, { name: 'b', import_path: 'm:b' }] });
+    // both default to "/"
+    expectOnlyError(dup, 'applications[1].route_prefix', '"/" is already used by applications[0]');
+    expectClean(validateServeConfig({ applications: [{ name: 'a', import_path: 'm:a', route_prefix: null }, { name: 'b', import_path: 'm:b', route_prefix: null }] }));
+  });
+
+  test('an application that is not a mapping is rejected', () => {
+    expectOnlyError(validateServeConfig({ applications: ['m:app'] }), 'applications[0]', 'must be a mapping', '"m:app"');
+  });
+
+  test('deployment overrides need a name', () => {
+    const r = validateServeConfig({ applications: [{ name: 'a', import_path: 'm:a', deployments: [{ name: 'D' }, { num_replicas: 2 }, 'x'] }] });
+    expect(errorPaths(r)).toEqual(['applications[0].deployments[1].name', 'applications[0].deployments[2].name']);
+    expect(r.errors[0].message).toContain('needs a name');
+  });
+
+  test('target_capacity is an error only when the capacity is managed by an incremental upgrade', () => {
+    const yaml = 'target_capacity: 40\napplications:\n  - {name: a, import_path: "m:a"}\n';
+    expectClean(validateServeConfig(yaml, false));
+    expectOnlyError(validateServeConfig(yaml, true), 'target_capacity', 'must not be set by hand', 'got 40');
+  });
+
+  test('every problem is reported at once', () => {
+    const r = validateServeConfig({
+      target_capacity: 10,
+      applications: [{ name: 'a', import_path: 'bad' }, { name: 'a', import_path: 'm:b', route_prefix: 'x' }],
+    }, true);
+    expect(errorPaths(r).sort()).toEqual(
+      ['applications[0].import_path', 'applications[1].name', 'applications[1].route_prefix', 'target_capacity'].sort(),
+    );
+  });
+});
