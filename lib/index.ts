@@ -3,3 +3,5 @@ export * from './spec';
 export * from './cdk8s';
 export * from './crds/catalog';
 export * from './crds/rayshift-crd';
+export * from './engine';
+export * from './engine/from-spec';

@@ -1,0 +1,72 @@
+/** The `rayshift` command line. */
+import { Command, CommanderError } from 'commander';
+import { EXIT, Output, planCommand, validateCommand } from './commands';
+import { styleFor } from './style';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot } from '../crds/resolve';
+
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** Builds the program; `io` receives all output and `exit` the exit code (injectable for tests). */
+export function buildProgram(io: Output, exit: (code: number) => void): Command {
+  const program = new Command('rayshift')
+    .description('Validate and plan stepwise upgrades of Ray Serve services and RoleBasedGroups on Kubernetes.')
+    .version(packageVersion())
+    .showHelpAfterError()
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .exitOverride();
+  program
+    .command('validate')
+    .description('Validate every RayService, Gateway, route, RoleBasedGroup and CoordinatedPolicy in YAML files')
+    .argument('<file...>', 'YAML files, each with one or more documents')
+    .option('--json', 'print {"problems":[…]} instead of one line per problem')
+    .addHelpText('after', '\nExit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on a usage error.')
+    .action((files: string[], opts: { json?: boolean }) => exit(validateCommand(files, Boolean(opts.json), io)));
+  program
+    .command('plan')
+    .description('Show the upgrade timeline of each RayService and the rounds of each RoleBasedGroup rollout')
+    .argument('<file...>', 'YAML files, each with one or more documents')
+    .option('--json', 'print {"plans":[…]} instead of tables and charts')
+    .addHelpText('after', '\nThe plan assumes every wait is satisfied at once: clusters ready, replicas up, routes programmed.\nExit status: 0 with a plan, 1 when the input is invalid (no plan), 2 on a usage error.')
+    .action((files: string[], opts: { json?: boolean }) => exit(planCommand(files, Boolean(opts.json), io)));
+  return program;
+}
+
+/** Runs the CLI with `argv` (without `node` and the script) and resolves to the exit code. */
+export async function run(argv: readonly string[], io: Output): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    throw err;
+  }
+  return code;
+}
+
+/** Entry point of the `rayshift` binary: real stdout/stderr, exit code in `process.exitCode`. */
+export function main(): void {
+  const io: Output = {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    outStyle: styleFor(process.stdout),
+    errStyle: styleFor(process.stderr),
+  };
+  run(process.argv.slice(2), io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: Error) => {
+      process.stderr.write(`rayshift: ${err.message}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

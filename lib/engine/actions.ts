@@ -1,0 +1,66 @@
+/**
+ * What the RayService engine asks an executor to do. Each action is one API call (or one
+ * idempotent group of calls on one object) and must be carried out now; the engine repeats an
+ * action on later runs for as long as the observation shows it has not taken effect.
+ */
+
+/** Which side of a migration a cluster is on. */
+export type ClusterSide = 'active' | 'pending';
+
+/**
+ * Create the RayCluster `name` from the goal spec (create-if-absent: `AlreadyExists` is success),
+ * annotated with `specHash`, plus its `<name>-serve-svc` when the route is managed.
+ */
+export interface CreatePendingClusterAction {
+  readonly type: 'createPendingCluster';
+  readonly name: string;
+  readonly specHash: string;
+  /** Leave `workerGroupSpecs[*].replicas` unset so the autoscaler follows `target_capacity` (incremental upgrades). */
+  readonly startFromMinReplicas: boolean;
+}
+
+/**
+ * `PUT /api/serve/applications/` on the cluster with the goal `serveConfigV2` and this
+ * `target_capacity`. Send 100 as an absent `target_capacity` (ray#62682 pins the autoscaling floor at 100).
+ */
+export interface SetTargetCapacityAction {
+  readonly type: 'setTargetCapacity';
+  readonly cluster: ClusterSide;
+  readonly clusterName: string;
+  readonly percent: number;
+}
+
+/**
+ * Write the route's backends: `activeCluster` at weight `active` and, when `pendingCluster` is
+ * set, `pendingCluster` at weight `pending`. The weights sum to 100.
+ */
+export interface SetTrafficWeightsAction {
+  readonly type: 'setTrafficWeights';
+  readonly activeCluster: string;
+  readonly active: number;
+  readonly pendingCluster?: string;
+  readonly pending: number;
+}
+
+/** Point `<rs>-head-svc` and `<rs>-serve-svc` at `cluster` (creating them if absent). */
+export interface PromoteAction {
+  readonly type: 'promote';
+  readonly cluster: string;
+  /** The cluster they selected before, if any. */
+  readonly previous?: string;
+}
+
+/** Delete the RayCluster `name`; `at` is when it became due (retired time + deletion delay). */
+export interface DeleteClusterAction {
+  readonly type: 'deleteCluster';
+  readonly name: string;
+  readonly at: number;
+}
+
+/** Any action of the RayService engine. */
+export type RayServiceAction =
+  | CreatePendingClusterAction
+  | SetTargetCapacityAction
+  | SetTrafficWeightsAction
+  | PromoteAction
+  | DeleteClusterAction;

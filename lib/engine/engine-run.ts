@@ -1,0 +1,85 @@
+/**
+ * One run of the RayService engine: the observation, a mutable draft of the next status, the
+ * actions emitted so far, the earliest wake-up time, and the helpers the lifecycle modules share.
+ */
+import type { RayServiceAction } from './actions';
+import type { ObservedCluster, RayServiceObservation } from './observation';
+import type { RayServiceEngineOptions } from './options';
+import type { RayServiceStatus } from './status';
+
+/** A status under construction. */
+export type DraftStatus = { -readonly [K in keyof RayServiceStatus]: RayServiceStatus[K] };
+
+/** State of one engine run. */
+export class EngineRun {
+  /** Actions emitted so far, in order. */
+  readonly actions: RayServiceAction[] = [];
+  /** Earliest time the engine must run again without a new observation (Infinity: none). */
+  wakeAt = Infinity;
+  /** A decision changed the intent in this run. */
+  decided = false;
+  /** Observed cluster named by the previous status' `activeClusterName`. */
+  readonly active: ObservedCluster | undefined;
+  /** Observed cluster named by the previous status' `pendingClusterName`. */
+  readonly pending: ObservedCluster | undefined;
+
+  constructor(
+    readonly obs: RayServiceObservation,
+    readonly opts: RayServiceEngineOptions,
+    readonly now: number,
+    /** The status being built (starts as a copy of the previous one). */
+    readonly s: DraftStatus,
+  ) {
+    this.active = this.cluster(s.activeClusterName);
+    this.pending = this.cluster(s.pendingClusterName);
+  }
+
+  /** The observed cluster called `name`. */
+  cluster(name: string | undefined): ObservedCluster | undefined {
+    if (name === undefined) return undefined;
+    const clusters = this.obs.clusters;
+    for (let i = 0; i < clusters.length; i++) if (clusters[i].name === name) return clusters[i];
+    return undefined;
+  }
+
+  /** Serve's acknowledged target capacity of `c`; a cluster without a deployed Serve config has none. */
+  acked(c: ObservedCluster): number {
+    return c.targetCapacity ?? 0;
+  }
+
+  /**
+   * `c` serves `percent` for real: the target capacity is acknowledged, every app is RUNNING and
+   * every target replica is ready. Traffic only ever moves onto such capacity.
+   */
+  ready(c: ObservedCluster, percent: number): boolean {
+    return c.headReady && c.appsRunning && (c.targetCapacity ?? 0) === percent && c.readyReplicas >= c.targetReplicas;
+  }
+
+  /** Records a decision: the intent changed, which counts as progress. */
+  decide(): void {
+    this.decided = true;
+    this.s.lastProgressTime = this.now;
+  }
+
+  /** Asks to run again at `t` (the earliest request wins). */
+  wake(t: number): void {
+    if (t < this.wakeAt) this.wakeAt = t;
+  }
+
+  /** Schedules the deletion of a cluster that no longer serves, after the deletion delay. */
+  retire(name: string): void {
+    if (this.s.deletions.some((d) => d.name === name)) return;
+    this.s.deletions = [...this.s.deletions, { name, at: this.now + this.opts.rayClusterDeletionDelaySeconds * 1000 }];
+  }
+
+  /** Time the progress deadline passes (Infinity when disabled). */
+  progressDeadline(): number {
+    const seconds = this.opts.progressDeadlineSeconds;
+    return seconds === 0 || this.s.lastProgressTime === undefined ? Infinity : this.s.lastProgressTime + seconds * 1000;
+  }
+
+  /** On the first run after a pause is lifted, restarts the progress clock so the pause never counts. */
+  resumeIfPaused(): void {
+    if (this.s.phase === 'Paused' && this.obs.controls?.paused !== true) this.s.lastProgressTime = this.now;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * Adapters from the user-facing model (`lib/spec`, validated) to the engine's normalized inputs.
+ * Call them only on objects the model's validators accepted.
+ */
+import { IntOrPercent, parsePercent, resolvePartition } from '../spec/percent';
+import { RAY_SERVICE_DEFAULTS, RayServiceSpec, resolveUpgradeOptions } from '../spec/rayservice';
+import { JsonObject, asArray, asObject } from '../spec/read';
+import type { RayServiceEngineOptions } from './options';
+import type { RbgPlanRole, RoleBasedGroupPlanInput } from './plan-rbg';
+
+/** Engine options of a RayService spec, defaults applied (KubeRay's default strategy is NewCluster). */
+export function rayServiceEngineOptions(spec: RayServiceSpec): RayServiceEngineOptions {
+  const resolved = resolveUpgradeOptions(spec);
+  return {
+    strategy: spec.upgradeStrategy?.type ?? 'NewCluster',
+    maxSurgePercent: resolved.maxSurgePercent,
+    stepSizePercent: resolved.stepSizePercent,
+    intervalSeconds: resolved.intervalSeconds,
+    rayClusterDeletionDelaySeconds: resolved.rayClusterDeletionDelaySeconds,
+    progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
+  };
+}
+
+/** Replicas a percent or count of `replicas` allows down at once: counts as given, percents rounded down, at least 1. */
+export function resolveMaxUnavailable(value: IntOrPercent | undefined, replicas: number): number {
+  if (value === undefined) return 1;
+  const p = parsePercent(value);
+  const n = p === undefined ? Number(value) : Math.floor((p * replicas) / 100);
+  return Math.max(1, Number.isFinite(n) ? n : 1);
+}
+
+/**
+ * Plan inputs of a RoleBasedGroup: one per rolling-update rule with a `maxSkew`, from the
+ * group's inline v1alpha1 `spec.coordination` or from its CoordinatedPolicy's `spec.policies`.
+ */
+export function rbgPlanInputs(group: JsonObject, policy?: JsonObject): (RoleBasedGroupPlanInput & { rule: string })[] {
+  const name = String(asObject(group.metadata).name ?? '');
+  const roles = new Map(asArray(asObject(group.spec).roles).map((r) => [String(asObject(r).name), asObject(r)]));
+  const rules = policy ? asArray(asObject(policy.spec).policies) : asArray(asObject(group.spec).coordination);
+  const out: (RoleBasedGroupPlanInput & { rule: string })[] = [];
+  for (const r of rules.map(asObject)) {
+    const ru = asObject(asObject(r.strategy).rollingUpdate);
+    if (Object.keys(ru).length === 0) continue;
+    const planRoles: RbgPlanRole[] = asArray(r.roles)
+      .map((n) => roles.get(String(n)))
+      .filter((role): role is JsonObject => role !== undefined)
+      .map((role) => {
+        const replicas = typeof role.replicas === 'number' ? role.replicas : 1;
+        return {
+          name: String(role.name),
+          replicas,
+          partition: ru.partition === undefined ? 0 : resolvePartition(ru.partition as IntOrPercent, replicas),
+          maxUnavailable: resolveMaxUnavailable(ru.maxUnavailable as IntOrPercent | undefined, replicas),
+        };
+      });
+    out.push({
+      kind: 'RoleBasedGroup',
+      name,
+      rule: String(r.name),
+      maxSkewPercent: parsePercent(ru.maxSkew) ?? 100,
+      roles: planRoles,
+      coordination: 'parallel',
+    });
+  }
+  return out;
+}

@@ -1,0 +1,198 @@
+/**
+ * `NewClusterWithIncrementalUpgrade` while both clusters exist: KubeRay's observable sequence
+ * (see `migration-steps.ts`) with these deliberate differences:
+ *
+ * - A traffic step is due exactly at `lastTrafficMigratedTime + intervalSeconds` in milliseconds
+ *   and never earlier (KubeRay stores 1 s timestamps and polls every 2 s). `lastTrafficMigratedTime`
+ *   is stamped when the new weights are first observed on a ready route, and one timestamp covers
+ *   both directions and successive upgrades, so any two weight changes are at least an interval apart.
+ * - Traffic only moves onto capacity that is ready: the receiving cluster's `target_capacity` is
+ *   acknowledged by Serve, its apps are RUNNING and its ready replicas reach the target replicas
+ *   (KubeRay moves traffic as soon as the apps are RUNNING).
+ * - Every decision waits until the previous one is observed in effect (route, target capacities).
+ * - Pause, promote-now and abort inputs, and a progress deadline that rolls back automatically.
+ * - A rollback whose pending head is not ready writes the pending capacity off (it serves nothing
+ *   and cannot take a `target_capacity`), so the rollback completes where KubeRay stalls with the
+ *   capacities summing over 100. Only in that state can the pending weight exceed its capacity.
+ */
+import type { EngineRun } from './engine-run';
+import { nextForwardMove, nextRollbackMove } from './migration-steps';
+import type { ObservedCluster } from './observation';
+import type { RollbackReason } from './status';
+import { routeConverged } from './route';
+
+/** Runs one step of an incremental upgrade; `r.active` is observed. */
+export function runIncrementalUpgrade(r: EngineRun): void {
+  const s = r.s;
+  const active = r.active!;
+  r.resumeIfPaused();
+  updateRollback(r, active);
+  const routeOk = routeConverged(r);
+  if (!s.trafficConfirmed && routeOk) {
+    s.trafficConfirmed = true;
+    s.lastTrafficMigratedTime = r.now;
+    s.lastProgressTime = r.now;
+  }
+  if (s.rollback === undefined) {
+    if (r.obs.controls?.paused === true) {
+      s.phase = 'Paused';
+      s.reason = 'Paused';
+      return;
+    }
+    if (r.now < r.progressDeadline()) {
+      s.phase = 'Upgrading';
+      forward(r, active, routeOk);
+      return;
+    }
+    startRollback(r, 'ProgressDeadlineExceeded');
+  }
+  rollBack(r, active, routeOk);
+}
+
+/** KubeRay's rollback trigger (goal hash vs cluster hashes) plus sticky abort and deadline rollbacks. */
+function updateRollback(r: EngineRun, active: ObservedCluster): void {
+  const s = r.s;
+  const sticky = s.rollback === 'Aborted' || s.rollback === 'ProgressDeadlineExceeded';
+  if (r.obs.controls?.abort === true && !sticky) {
+    if (s.rollback === undefined) startRollback(r, 'Aborted');
+    else s.rollback = 'Aborted';
+    return;
+  }
+  if (sticky) return;
+  const goal = r.obs.goalSpecHash;
+  if (goal === s.pendingSpecHash) {
+    if (s.rollback !== undefined) {
+      s.rollback = undefined;
+      s.lastProgressTime = r.now;
+    }
+    return;
+  }
+  const reason: RollbackReason = goal === active.specHash ? 'SpecReverted' : 'SpecChanged';
+  if (s.rollback === undefined) startRollback(r, reason);
+  else s.rollback = reason;
+}
+
+function startRollback(r: EngineRun, reason: RollbackReason): void {
+  r.s.rollback = reason;
+  r.s.lastProgressTime = r.now;
+}
+
+type Wait = 'CreatingCluster' | 'WaitingForRoute' | 'WaitingForHead' | 'WaitingForCapacity' | 'WaitingForInterval';
+
+function forward(r: EngineRun, active: ObservedCluster, routeOk: boolean): void {
+  const wait = forwardStep(r, active, routeOk);
+  if (wait !== undefined) r.s.reason = wait;
+}
+
+/** Takes the next forward step, or returns what it waits for. */
+function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): Wait | undefined {
+  const { s, opts } = r;
+  const pending = r.pending;
+  if (pending === undefined) return 'CreatingCluster';
+  if (!routeOk) return 'WaitingForRoute';
+  if (!pending.headReady) return 'WaitingForHead';
+  if (r.acked(active) !== s.activeTargetCapacity || r.acked(pending) !== s.pendingTargetCapacity) return 'WaitingForCapacity';
+  const promoteNow = r.obs.controls?.promoteNow === true;
+  const move = nextForwardMove(s, opts.maxSurgePercent, opts.stepSizePercent, promoteNow);
+  s.reason = 'Migrating';
+  switch (move.kind) {
+    case 'shift-traffic': {
+      const wait = trafficWait(r, pending, s.pendingTargetCapacity, promoteNow);
+      if (wait !== undefined) return wait;
+      s.pendingWeight = move.pendingWeight;
+      s.activeWeight = 100 - move.pendingWeight;
+      s.trafficConfirmed = false;
+      break;
+    }
+    case 'scale-active':
+      s.activeTargetCapacity = move.activeTargetCapacity;
+      break;
+    case 'scale-pending':
+      s.pendingTargetCapacity = move.pendingTargetCapacity;
+      break;
+    case 'promote':
+      r.retire(active.name);
+      s.activeClusterName = pending.name;
+      s.activeTargetCapacity = s.pendingTargetCapacity;
+      s.activeWeight = 100;
+      endUpgrade(r);
+      s.reason = 'Promoted';
+      break;
+  }
+  r.decide();
+  return undefined;
+}
+
+function rollBack(r: EngineRun, active: ObservedCluster, routeOk: boolean): void {
+  const s = r.s;
+  s.phase = 'RollingBack';
+  const reachable = r.pending !== undefined && r.pending.headReady;
+  if (!reachable && s.pendingTargetCapacity !== 0) {
+    s.pendingTargetCapacity = 0;
+    r.decide();
+  }
+  const wait = rollbackStep(r, active, routeOk, reachable);
+  if (wait !== undefined) s.reason = r.now >= r.progressDeadline() ? 'RollbackDeadlineExceeded' : wait;
+}
+
+/** Takes the next rollback step, or returns what it waits for. */
+function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, pendingReachable: boolean): Wait | undefined {
+  const { s, opts } = r;
+  if (!routeOk) return 'WaitingForRoute';
+  if (r.acked(active) !== s.activeTargetCapacity) return 'WaitingForCapacity';
+  if (pendingReachable && r.acked(r.pending!) !== s.pendingTargetCapacity) return 'WaitingForCapacity';
+  const move = nextRollbackMove(s, opts.maxSurgePercent, opts.stepSizePercent);
+  s.reason = 'Migrating';
+  switch (move.kind) {
+    case 'shift-traffic': {
+      const wait = trafficWait(r, active, s.activeTargetCapacity, false);
+      if (wait !== undefined) return wait;
+      s.activeWeight = move.activeWeight;
+      s.pendingWeight = 100 - move.activeWeight;
+      s.trafficConfirmed = false;
+      break;
+    }
+    case 'scale-active':
+      s.activeTargetCapacity = move.activeTargetCapacity;
+      break;
+    case 'scale-pending':
+      s.pendingTargetCapacity = move.pendingTargetCapacity;
+      break;
+    case 'complete': {
+      const rejected = s.rollback === 'Aborted' || s.rollback === 'ProgressDeadlineExceeded' ? s.rollback : undefined;
+      if (rejected !== undefined) s.rejectedSpecHash = s.pendingSpecHash;
+      if (s.pendingClusterName !== undefined) r.retire(s.pendingClusterName);
+      endUpgrade(r);
+      s.reason = rejected ?? 'RollbackComplete';
+      break;
+    }
+  }
+  r.decide();
+  return undefined;
+}
+
+/**
+ * What a traffic step onto `receiver` waits for: its capacity to be ready, then the interval since
+ * the last weight change of any upgrade (skipped by promote-now; the service's first step is immediate).
+ */
+function trafficWait(r: EngineRun, receiver: ObservedCluster, capacity: number, promoteNow: boolean): Wait | undefined {
+  if (!r.ready(receiver, capacity)) return 'WaitingForCapacity';
+  const last = r.s.lastTrafficMigratedTime;
+  if (promoteNow || last === undefined) return undefined;
+  const due = last + r.opts.intervalSeconds * 1000;
+  if (r.now >= due) return undefined;
+  r.wake(due);
+  return 'WaitingForInterval';
+}
+
+/** Clears the pending side after a promotion or a completed rollback. */
+function endUpgrade(r: EngineRun): void {
+  const s = r.s;
+  s.phase = 'Running';
+  s.pendingClusterName = undefined;
+  s.pendingSpecHash = undefined;
+  s.upgradeStrategy = undefined;
+  s.rollback = undefined;
+  s.pendingTargetCapacity = 0;
+  s.pendingWeight = 0;
+}

@@ -1,0 +1,70 @@
+/**
+ * What an executor observes and hands to the RayService engine. Every field maps to one thing an
+ * executor can read from the Kubernetes API or the Ray dashboard.
+ */
+import type { RayServiceStatus } from './status';
+
+/** One RayCluster owned by the RayService. */
+export interface ObservedCluster {
+  /** `metadata.name`. */
+  readonly name: string;
+  /** `clusterSpecHash()` of the spec the cluster was created from (stored as an annotation on it). */
+  readonly specHash: string;
+  /** The head Pod is ready, so the dashboard's Serve API answers. */
+  readonly headReady: boolean;
+  /**
+   * Serve's `target_capacity` from `GET /api/serve/applications/`: `null` (full capacity) is
+   * reported as 100; `undefined` means no Serve config is deployed yet (zero capacity).
+   */
+  readonly targetCapacity?: number;
+  /** At least one Serve application exists and all of them are `RUNNING`. */
+  readonly appsRunning: boolean;
+  /** Serve replicas in state `RUNNING`, summed over all deployments. */
+  readonly readyReplicas: number;
+  /** Serve's target replica count at the current `target_capacity` (sum of `target_num_replicas`). */
+  readonly targetReplicas: number;
+}
+
+/** One backend of the service's HTTPRoute (or GRPCRoute) rule. */
+export interface RouteBackend {
+  /** The RayCluster whose `<cluster>-serve-svc` the backend points at. */
+  readonly cluster: string;
+  /** Gateway API backend weight. */
+  readonly weight: number;
+}
+
+/** The route as read back from the API server. */
+export interface ObservedRoute {
+  /** `rules[0].backendRefs`, in order. */
+  readonly backends: readonly RouteBackend[];
+  /** Accepted and ResolvedRefs are True for the route's current generation on its Gateway. */
+  readonly ready: boolean;
+}
+
+/** Operator commands (CLI `pause`, `resume`, `promote`, `abort`), level-triggered. */
+export interface RolloutControls {
+  /** Hold the forward migration; rollbacks are never paused. The progress deadline does not run while paused. */
+  readonly paused?: boolean;
+  /** Finish the migration without waiting for intervals; readiness and capacity bounds still apply. */
+  readonly promoteNow?: boolean;
+  /** Roll the upgrade in flight back; its spec is not retried until the goal spec changes. Clear it afterwards. */
+  readonly abort?: boolean;
+}
+
+/** Everything the RayService engine needs for one run. */
+export interface RayServiceObservation {
+  /** RayService name; pending cluster names are derived from it. */
+  readonly name: string;
+  /** `clusterSpecHash()` of the goal `spec.rayClusterConfig`. */
+  readonly goalSpecHash: string;
+  /** Every RayCluster the service owns, in any state (including ones being deleted). */
+  readonly clusters: readonly ObservedCluster[];
+  /** The service's route; `undefined` when it does not exist. Only read under the incremental strategy. */
+  readonly route?: ObservedRoute;
+  /** The cluster that `<rs>-head-svc` and `<rs>-serve-svc` select; `undefined` when they do not exist. */
+  readonly servingCluster?: string;
+  /** Operator commands. */
+  readonly controls?: RolloutControls;
+  /** The status the engine returned last time, as persisted by the executor; `undefined` on the first run. */
+  readonly status?: RayServiceStatus;
+}

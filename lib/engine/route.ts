@@ -1,0 +1,33 @@
+/**
+ * The route the engine wants (incremental strategy only): the active cluster's backend plus, once
+ * the pending RayCluster exists, the pending one's, weighted by the status' intended weights.
+ */
+import type { EngineRun } from './engine-run';
+
+/** True when the service's route is the engine's to manage in this run. */
+export function routeManaged(r: EngineRun): boolean {
+  return r.opts.strategy === 'NewClusterWithIncrementalUpgrade' || r.s.upgradeStrategy === 'NewClusterWithIncrementalUpgrade';
+}
+
+/** Name of the pending cluster if it belongs on the route (it exists), else undefined. */
+export function pendingBackend(r: EngineRun): string | undefined {
+  const name = r.s.pendingClusterName;
+  return name !== undefined && r.cluster(name) !== undefined ? name : undefined;
+}
+
+/** The observed route carries exactly the intended backends and weights. */
+export function routeMatches(r: EngineRun): boolean {
+  const route = r.obs.route;
+  const s = r.s;
+  if (route === undefined || s.activeClusterName === undefined) return false;
+  const b = route.backends;
+  const pending = pendingBackend(r);
+  if (b.length !== (pending === undefined ? 1 : 2)) return false;
+  if (b[0].cluster !== s.activeClusterName || b[0].weight !== s.activeWeight) return false;
+  return pending === undefined || (b[1].cluster === pending && b[1].weight === s.pendingWeight);
+}
+
+/** The intended route is in place and its Gateway has accepted it. */
+export function routeConverged(r: EngineRun): boolean {
+  return routeMatches(r) && r.obs.route!.ready;
+}

@@ -1,0 +1,92 @@
+/**
+ * The RayService engine's status: its intent (names, capacities, weights) and its clock (times in
+ * epoch ms). Executors persist it verbatim (it is plain JSON) and pass it back on the next run.
+ */
+import type { UpgradeStrategy } from './options';
+
+/** Coarse lifecycle phase. */
+export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack';
+
+/** Why a rollback runs. */
+export type RollbackReason =
+  /** The goal spec went back to the active cluster's spec (KubeRay: "Goal state reverted…"). */
+  | 'SpecReverted'
+  /** The goal spec changed to a third spec; a new upgrade starts once the rollback completes. */
+  | 'SpecChanged'
+  /** `controls.abort` was set. */
+  | 'Aborted'
+  /** No progress for `progressDeadlineSeconds`. */
+  | 'ProgressDeadlineExceeded';
+
+/**
+ * Machine-readable reason for the current phase (a condition reason). After an aborted or
+ * timed-out upgrade, `Aborted` / `ProgressDeadlineExceeded` stays the reason while its spec is the goal.
+ */
+export type RayServiceReason =
+  | 'UpToDate'
+  | 'UpgradeDisabled'
+  | 'SpecRejected'
+  | 'CreatingCluster'
+  | 'WaitingForHead'
+  | 'WaitingForCapacity'
+  | 'WaitingForRoute'
+  | 'WaitingForInterval'
+  | 'Migrating'
+  | 'Paused'
+  | 'Promoted'
+  | 'UpgradeCancelled'
+  | 'RollbackComplete'
+  | 'RollbackDeadlineExceeded'
+  | RollbackReason;
+
+/** A retired cluster and the time (epoch ms) it is due for deletion. */
+export interface ScheduledDeletion {
+  readonly name: string;
+  readonly at: number;
+}
+
+/** Status of one RayService as the engine sees it. */
+export interface RayServiceStatus {
+  readonly phase: RayServicePhase;
+  readonly reason: RayServiceReason;
+  /** The serving cluster. */
+  readonly activeClusterName?: string;
+  /** The cluster being brought up (upgrade or first creation). */
+  readonly pendingClusterName?: string;
+  /** Spec hash the pending cluster is created from. */
+  readonly pendingSpecHash?: string;
+  /** Strategy of the upgrade in flight (fixed when it starts). */
+  readonly upgradeStrategy?: UpgradeStrategy;
+  /** Intended Serve `target_capacity` of the active cluster. */
+  readonly activeTargetCapacity: number;
+  /** Intended Serve `target_capacity` of the pending cluster. */
+  readonly pendingTargetCapacity: number;
+  /** Intended route weight of the active cluster. */
+  readonly activeWeight: number;
+  /** Intended route weight of the pending cluster; `activeWeight + pendingWeight = 100`. */
+  readonly pendingWeight: number;
+  /** False from a weight change until the route is observed carrying it. */
+  readonly trafficConfirmed: boolean;
+  /** When the last weight change was first observed applied (epoch ms). */
+  readonly lastTrafficMigratedTime?: number;
+  /** Last time the migration moved (a decision or a confirmation), epoch ms; the progress deadline counts from here. */
+  readonly lastProgressTime?: number;
+  /** When the upgrade in flight started, epoch ms. */
+  readonly upgradeStartedAt?: number;
+  /** Set while a rollback runs. */
+  readonly rollback?: RollbackReason;
+  /** A spec that was aborted or timed out; it is not retried while it stays the goal. */
+  readonly rejectedSpecHash?: string;
+  /** Retired clusters awaiting deletion. */
+  readonly deletions: readonly ScheduledDeletion[];
+  /** When the engine next needs to run without a new observation (epoch ms). */
+  readonly nextStepAt?: number;
+}
+
+/** One-line human summary of a status, for logs and the CLI. */
+export function describeStatus(s: RayServiceStatus): string {
+  const clusters = s.pendingClusterName === undefined
+    ? `${s.activeClusterName ?? '-'} @${s.activeTargetCapacity}%`
+    : `${s.activeClusterName ?? '-'} @${s.activeTargetCapacity}% w${s.activeWeight} -> ${s.pendingClusterName} @${s.pendingTargetCapacity}% w${s.pendingWeight}`;
+  return `${s.phase}/${s.reason}: ${clusters}`;
+}

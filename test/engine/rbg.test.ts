@@ -1,0 +1,248 @@
+/**
+ * RBG coordinated rolling update: RBG's own unit-test cases (rolebasedgroup_controller_test.go)
+ * against the exact port and against rayshift's parallel rounds, plus random role sets.
+ */
+import fc from 'fast-check';
+import {
+  affinityBatches,
+  coordinationUpdatedReplicasBound,
+  fastestAndSlowestRole,
+  goRound,
+  nextRbgRound,
+  plan,
+  upstreamPartition,
+  upstreamRollingTargets,
+  type RbgRoleState,
+} from '../../lib/engine';
+
+const role = (name: string, desired: number, updated = 0, extra: Partial<RbgRoleState> = {}): RbgRoleState => ({
+  name,
+  desired,
+  updatedReplicas: updated,
+  readyReplicas: desired,
+  maxUnavailable: 1,
+  partition: 0,
+  ...extra,
+});
+
+type Algorithm = 'upstream' | 'parallel';
+
+/** One round of either algorithm with every workload catching up at once; returns the new updated counts. */
+function step(algorithm: Algorithm, maxSkew: number, roles: RbgRoleState[]): RbgRoleState[] {
+  if (algorithm === 'parallel') {
+    const round = nextRbgRound(maxSkew, roles);
+    return roles.map((r, i) => ({ ...r, updatedReplicas: round.roles[i].target, currentPartition: round.roles[i].partition }));
+  }
+  const targets = upstreamRollingTargets(maxSkew, roles);
+  return roles.map((r) => ({ ...r, updatedReplicas: r.desired - upstreamPartition(r, targets?.get(r.name) ?? r.desired) }));
+}
+
+/**
+ * RBG's test check: ceil(1e4·(ρfast − ρslow)) ≤ maxSkew in basis points + max over roles of ceil(1e4/D).
+ * The 1e-9 absorbs float noise at exact equality (e.g. 2/50 − 0/25 computing to 0.04000000000000001).
+ */
+function skewSatisfied(maxSkew: number, roles: readonly RbgRoleState[]): boolean {
+  const bias = Math.max(...roles.map((r) => Math.ceil(10000 / r.desired)));
+  const progress = roles.map((r) => r.updatedReplicas / r.desired);
+  return Math.ceil(10000 * (Math.max(...progress) - Math.min(...progress)) - 1e-9) <= maxSkew * 100 + bias;
+}
+
+/** Rolls until done, checking the skew after every round as RBG's test does; returns the number of rounds. */
+function rollOut(algorithm: Algorithm, maxSkew: number, start: RbgRoleState[], checkSkew = true): number {
+  let roles: RbgRoleState[] = start.map((r) => ({ ...r, currentPartition: r.desired - r.updatedReplicas }));
+  for (let rounds = 1; rounds < 10_000; rounds++) {
+    const next = step(algorithm, maxSkew, roles);
+    if (checkSkew && !skewSatisfied(maxSkew, next)) throw new Error(`${algorithm}: skew out of bounds at ${next.map((r) => `${r.updatedReplicas}/${r.desired}`).join(',')}`);
+    if (next.every((r, i) => r.updatedReplicas === roles[i].updatedReplicas)) throw new Error(`${algorithm}: stalled at ${next.map((r) => r.updatedReplicas).join('/')}`);
+    roles = next;
+    if (roles.every((r) => r.updatedReplicas >= r.desired)) return rounds;
+  }
+  throw new Error('did not finish');
+}
+
+describe('calculateCoordinationUpdatedReplicasBound (exact port)', () => {
+  it.each([
+    [10, 50, 100, 100, 40, 60],
+    [1, 20, 200, 100, 9, 11],
+    [5, 50, 100, 200, 90, 110],
+    [10, 5, 0, 100, 0, 0],
+    [10, 1, 10, 10, 0, 2],
+    [50, 50, 100, 100, 0, 100],
+    [10, 100, 100, 100, 90, 110],
+    [10, 0, 100, 100, 0, 10],
+  ])('maxSkew %i%%, ref %i/%i, request %i → (%i, %i)', (s, a, b, d, lower, upper) => {
+    expect(coordinationUpdatedReplicasBound(s, a, b, d)).toEqual([lower, upper]);
+  });
+
+  it('rounds half away from zero like Go math.Round', () => {
+    expect([goRound(2.5), goRound(-2.5), goRound(0.5), goRound(-0.5), goRound(0.49999999999999994), goRound(1.4)]).toEqual([3, -3, 1, -1, 0, 1]);
+    // (10%, 1, 10, 10): upper = round(20/10 … ) and (1%, 3, 200, 100): lower = round(1.0) and upper = round(2.0); a half: (50%, 1, 4, 1) → upper = round(0.75)
+    expect(coordinationUpdatedReplicasBound(50, 1, 2, 1)).toEqual([0, 1]); // lower 0, upper round(1.0)
+    expect(coordinationUpdatedReplicasBound(0, 1, 2, 5)).toEqual([3, 3]); // 2.5 → 3, not 2 (banker's) nor floor
+  });
+});
+
+describe('getFastestAndSlowestRole', () => {
+  it('sorts by progress, ties put the larger role as slowest, fewer than two roles give none', () => {
+    expect(fastestAndSlowestRole([role('p', 10, 5), role('d', 5, 1)])).toMatchObject({ fastest: { name: 'p' }, slowest: { name: 'd' } });
+    expect(fastestAndSlowestRole([role('p', 10, 5), role('d', 20, 10)])).toMatchObject({ fastest: { name: 'p' }, slowest: { name: 'd' } });
+    expect(fastestAndSlowestRole([role('p', 10, 1), role('d', 10, 5), role('e', 10, 9)])).toMatchObject({ fastest: { name: 'e' }, slowest: { name: 'p' } });
+    expect(fastestAndSlowestRole([role('p', 10, 1)])).toBeUndefined();
+    expect(fastestAndSlowestRole([])).toBeUndefined();
+  });
+});
+
+describe('upstream traces (rbg.md §3.2)', () => {
+  const trace = (maxSkew: number, roles: RbgRoleState[]): string[] => {
+    const out = [roles.map((r) => r.updatedReplicas).join('/')];
+    while (!roles.every((r) => r.updatedReplicas >= r.desired)) {
+      roles = step('upstream', maxSkew, roles);
+      out.push(roles.map((r) => r.updatedReplicas).join('/'));
+    }
+    return out;
+  };
+  it('7p/3d at 1%', () => {
+    expect(trace(1, [role('prefill', 7), role('decode', 3)])).toEqual(['0/0', '1/0', '1/1', '2/1', '3/1', '3/2', '5/2', '5/3', '7/3']);
+  });
+  it('40p/20d at 10% (39 rounds)', () => {
+    const t = trace(10, [role('prefill', 40), role('decode', 20)]);
+    expect(t.slice(0, 6)).toEqual(['0/0', '2/0', '2/2', '4/2', '6/2', '6/3']);
+    expect(t.length - 1).toBe(39);
+  });
+  it('10p/2d at 10%', () => {
+    expect(trace(10, [role('prefill', 10), role('decode', 2)])).toEqual(['0/0', '1/0', '1/1', '5/1', '6/1', '6/2', '10/2']);
+  });
+  it('makes progress when no role is ready (1,1) at 10%', () => {
+    const roles = [role('p', 1, 0, { readyReplicas: 0 }), role('d', 1, 0, { readyReplicas: 0 })];
+    const targets = upstreamRollingTargets(10, roles)!;
+    expect([...targets.values()].some((v) => v > 0)).toBe(true);
+  });
+});
+
+describe.each(['upstream', 'parallel'] as const)('RBG Test_CalculateNextRollingTarget_WithNormalCases: %s', (algorithm) => {
+  it.each([
+    ['(200p,100d) 1% from 20/0', 1, [['p', 200, 20], ['d', 100, 0]]],
+    ['(200p,100d) 10% from 71/53', 10, [['p', 200, 71], ['d', 100, 53]]],
+    ['(3p,1d) 1% from 1/1', 1, [['p', 3, 1], ['d', 1, 1]]],
+    ['(7p,5d) 1% from 2/1', 1, [['p', 7, 2], ['d', 5, 1]]],
+    ['(1p,1d) 1%', 1, [['p', 1, 0], ['d', 1, 0]]],
+    ['(10p,10d) 1% from 2/0', 1, [['p', 10, 2], ['d', 10, 0]]],
+    ['(10p,10d,10e) 1% from 1/2/3', 1, [['p', 10, 1], ['d', 10, 2], ['e', 10, 3]]],
+    ['(7p,5d,3e) 1% from 3/1/1', 1, [['p', 7, 3], ['d', 5, 1], ['e', 3, 1]]],
+    ['(7p,5d,3e) 10% from 1/1/1', 10, [['p', 7, 1], ['d', 5, 1], ['e', 3, 1]]],
+    ['(10p,2d) 10%', 10, [['p', 10, 0], ['d', 2, 0]]],
+  ] as Array<[string, number, Array<[string, number, number]>]>)('%s', (_name, maxSkew, spec) => {
+    expect(rollOut(algorithm, maxSkew, spec.map(([n, d, u]) => role(n, d, u)))).toBeGreaterThan(0);
+  });
+
+  it('sweep: every (p, d) in 1..99 at 1% from 0/0', () => {
+    for (let p = 1; p < 100; p++) for (let d = 1; d < 100; d++) rollOut(algorithm, 1, [role('prefill', p), role('decode', d)]);
+  });
+
+  it('sweep: every (p, d) in 1..19 from every start 1..p / 1..d at 1%', () => {
+    for (let p = 1; p < 20; p++) {
+      for (let d = 1; d < 20; d++) {
+        for (let up = 1; up <= p; up++) for (let ud = 1; ud <= d; ud++) if (up < p || ud < d) rollOut(algorithm, 1, [role('prefill', p, up), role('decode', d, ud)]);
+      }
+    }
+  });
+});
+
+describe('parallel rounds', () => {
+  it('7p/3d at 1%: 5 rounds instead of 8, within 1 % plus one decode replica', () => {
+    const roles = [{ name: 'prefill', replicas: 7, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 3, partition: 0, maxUnavailable: 1 }];
+    const p = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 1, coordination: 'parallel', roles });
+    expect(p.rounds.map((r) => `${r.updated.prefill}/${r.updated.decode}`)).toEqual(['2/1', '4/1', '4/2', '7/2', '7/3']);
+    expect(p.rounds[0].partition).toEqual({ prefill: 5, decode: 2 });
+    expect(p.complete).toBe(true);
+    expect(p.maxSkewPercentObserved).toBeLessThanOrEqual(1 + 100 / 3 + 1e-9);
+    expect(plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 1, coordination: 'upstream', roles }).rounds).toHaveLength(8);
+  });
+
+  it('40p/20d at 10%: 7 rounds in lockstep instead of 39', () => {
+    const roles = [{ name: 'prefill', replicas: 40, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 20, partition: 0, maxUnavailable: 1 }];
+    const parallel = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 10, coordination: 'parallel', roles });
+    const upstream = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 10, coordination: 'upstream', roles });
+    expect(parallel.rounds.map((r) => `${r.updated.prefill}/${r.updated.decode}`)).toEqual(['6/3', '12/6', '18/9', '24/12', '30/15', '36/18', '40/20']);
+    expect(parallel.rounds[0]).toEqual({ updated: { prefill: 6, decode: 3 }, partition: { prefill: 34, decode: 17 } });
+    expect(parallel.maxSkewPercentObserved).toBe(0);
+    expect(upstream.rounds).toHaveLength(39);
+    expect(upstream.maxSkewPercentObserved).toBeCloseTo(5, 9);
+  });
+
+  it('single-replica roles (1,1) update together in one round', () => {
+    const round = nextRbgRound(10, [role('prefill', 1), role('decode', 1)]);
+    expect(round.roles.map((r) => [r.target, r.partition])).toEqual([[1, 0], [1, 0]]);
+    expect(rollOut('upstream', 10, [role('prefill', 1), role('decode', 1)])).toBe(2);
+    expect(rollOut('parallel', 10, [role('prefill', 1), role('decode', 1)])).toBe(1);
+  });
+
+  it('holds a role over its maxUnavailable and keeps the others within maxSkew of it', () => {
+    const roles = [role('prefill', 10, 5), role('decode', 10, 5, { readyReplicas: 7, maxUnavailable: 1 })];
+    const first = nextRbgRound(10, roles);
+    // prefill may lead decode by 10 % plus one replica (10 %): 7 of 10, and no further while decode is held.
+    expect(first.roles).toEqual([
+      { name: 'prefill', target: 7, partition: 3, held: false, complete: false },
+      { name: 'decode', target: 5, partition: 5, held: true, complete: false },
+    ]);
+    const again = nextRbgRound(10, [role('prefill', 10, 7), roles[1]]);
+    expect(again.advanced).toBe(false);
+    expect(again.roles[0].target).toBe(7);
+  });
+
+  it('never raises a partition already written, and respects the user partition', () => {
+    // decode lags behind its written partition (3 updated although partition 5 of 10 was written).
+    const state = [role('p', 10, 2, { currentPartition: 8 }), role('d', 10, 3, { currentPartition: 5 })];
+    expect(nextRbgRound(1, state).roles.map((r) => r.partition)).toEqual([6, 5]);
+    expect(nextRbgRound(1, state.map((r) => ({ ...r, currentPartition: undefined }))).roles.map((r) => r.partition)).toEqual([6, 7]);
+    const canary = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 10, coordination: 'parallel', roles: [{ name: 'p', replicas: 10, partition: 2, maxUnavailable: 1 }, { name: 'd', replicas: 10, partition: 0, maxUnavailable: 1 }] });
+    const last = canary.rounds[canary.rounds.length - 1];
+    expect(last.updated).toEqual({ p: 8, d: 10 });
+    expect(last.partition.p).toBe(2);
+    expect(canary.complete).toBe(true); // every role reached desired − its user partition
+  });
+
+  it('200 random role sets: skew within maxSkew + one replica, never more rounds than one role at a time', () => {
+    const roleSet = fc.record({
+      maxSkew: fc.integer({ min: 0, max: 50 }),
+      desired: fc.array(fc.integer({ min: 1, max: 60 }), { minLength: 2, maxLength: 4 }),
+    });
+    let fewer = 0;
+    fc.assert(
+      fc.property(roleSet, ({ maxSkew, desired }) => {
+        const roles = desired.map((d, i) => role(`r${i}`, d));
+        const parallel = rollOut('parallel', maxSkew, roles);
+        const upstream = rollOut('upstream', maxSkew, roles, false); // upstream can exceed the bound with 3+ roles (below)
+        expect(parallel).toBeLessThanOrEqual(upstream);
+        if (parallel < upstream) fewer++;
+      }),
+      { numRuns: 200 },
+    );
+    expect(fewer).toBeGreaterThan(150);
+  });
+});
+
+describe('upstream with three roles', () => {
+  it('can exceed its own bound (4/5/5 at 10%: 0/1/0 → 0/1/2 is 40 % > 10 % + 25 %); parallel rounds do not', () => {
+    const roles = [role('a', 4), role('b', 5), role('c', 5)];
+    expect(() => rollOut('upstream', 10, roles)).toThrow('upstream: skew out of bounds at 0/4,1/5,2/5');
+    expect(rollOut('parallel', 10, roles)).toBeGreaterThan(0);
+  });
+});
+
+describe('AffinityScheduling batches', () => {
+  it('makes min(replicas/ratio) batches of ratio pods per role, one wave each when Sequential', () => {
+    const roles = [{ name: 'prefill', replicas: 6, ratio: 2 }, { name: 'decode', replicas: 4, ratio: 1 }];
+    const seq = affinityBatches(roles, 'Sequential');
+    expect(seq.batches).toEqual([0, 1, 2].map((i) => ({ index: i, wave: i, pods: { prefill: 2, decode: 1 } })));
+    expect(seq.waves).toBe(3);
+    expect(seq.unbatched).toEqual({ prefill: 0, decode: 1 });
+    const par = affinityBatches(roles, 'Parallel');
+    expect(par.batches.map((b) => b.wave)).toEqual([0, 0, 0]);
+    expect(par.waves).toBe(1);
+  });
+
+  it('rejects a ratio that is not a positive integer', () => {
+    expect(() => affinityBatches([{ name: 'prefill', replicas: 6, ratio: 0 }], 'Parallel')).toThrow('ratios[prefill] is 0; allowed: an integer > 0');
+  });
+});
