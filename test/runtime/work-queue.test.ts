@@ -1,0 +1,113 @@
+import { WorkQueue } from '../../lib/runtime/work-queue';
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('WorkQueue', () => {
+  afterEach(() => jest.useRealTimers());
+
+  test('a key added several times while queued is reconciled once', async () => {
+    const seen: string[] = [];
+    const gate = deferred();
+    const q = new WorkQueue(async (k) => {
+      seen.push(k);
+      await gate.promise;
+    }, { concurrency: 1 });
+    q.add('a'); // starts at once and holds the only worker
+    q.add('b');
+    q.add('b');
+    q.add('b');
+    gate.resolve();
+    await q.idle();
+    expect(seen).toEqual(['a', 'b']);
+  });
+
+  test('a key added while it is being reconciled runs once more afterwards, never concurrently', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const gates = [deferred(), deferred()];
+    let calls = 0;
+    const q = new WorkQueue(async () => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      await gates[Math.min(calls++, 1)].promise;
+      running--;
+    }, { concurrency: 4 });
+    q.add('a');
+    await Promise.resolve();
+    q.add('a');
+    q.add('a');
+    gates[0].resolve();
+    gates[1].resolve();
+    await q.idle();
+    await q.idle();
+    expect(calls).toBe(2);
+    expect(maxRunning).toBe(1);
+  });
+
+  test('no more than `concurrency` keys run at once', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const q = new WorkQueue(async () => {
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      await new Promise((r) => setImmediate(r));
+      running--;
+    }, { concurrency: 3 });
+    for (let i = 0; i < 20; i++) q.add(`k${i}`);
+    await q.idle();
+    expect(maxRunning).toBe(3);
+  });
+
+  test('due keys wake in due-time order through one timer, and an earlier wake-up replaces a later one', async () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const seen: [string, number][] = [];
+    const q = new WorkQueue(async (k) => void seen.push([k, Date.now()]));
+    q.addAt('late', 1_000_300);
+    q.addAt('early', 1_000_100);
+    q.addAt('moved', 1_000_500);
+    q.addAt('moved', 1_000_200);
+    q.addAt('moved', 1_000_400); // later than the pending wake-up: ignored
+    expect(jest.getTimerCount()).toBe(1);
+    await jest.advanceTimersByTimeAsync(99);
+    expect(seen).toEqual([]);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(seen).toEqual([
+      ['early', 1_000_100],
+      ['moved', 1_000_200],
+      ['late', 1_000_300],
+    ]);
+    await q.stop();
+  });
+
+  test('a failing key is reported and retried with doubling backoff', async () => {
+    jest.useFakeTimers({ now: 0 });
+    const attempts: number[] = [];
+    const errors: number[] = [];
+    const q = new WorkQueue(
+      async () => {
+        attempts.push(Date.now());
+        if (attempts.length < 3) throw new Error('conflict');
+      },
+      { retryBaseMs: 100, onError: (_k, _e, attempt) => errors.push(attempt) },
+    );
+    q.add('a');
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(errors).toEqual([1, 2]);
+    expect(attempts).toEqual([0, 100, 300]);
+    await q.stop();
+  });
+
+  test('after stop() nothing new runs', async () => {
+    const seen: string[] = [];
+    const q = new WorkQueue(async (k) => void seen.push(k));
+    await q.stop();
+    q.add('a');
+    q.addAt('b', Date.now() + 1);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toEqual([]);
+  });
+});
