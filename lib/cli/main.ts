@@ -1,5 +1,6 @@
 /** The `rayshift` command line. */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { RunOperatorOptions } from '../../operator/run';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
 import { styleFor } from './style';
 import * as fs from 'node:fs';
@@ -32,7 +33,33 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
     .option('--json', 'print {"plans":[…]} instead of tables and charts')
     .addHelpText('after', '\nThe plan assumes every wait is satisfied at once: clusters ready, replicas up, routes programmed.\nExit status: 0 with a plan, 1 when the input is invalid (no plan), 2 on a usage error.')
     .action((files: string[], opts: { json?: boolean }) => exit(planCommand(files, Boolean(opts.json), io)));
+  program
+    .command('operator')
+    .description('Run the rayshift operator, which executes upgrades of rayshift.dev RayServices')
+    .option('--kubeconfig <path>', 'run outside the cluster with this kubeconfig (default: in-cluster ServiceAccount)')
+    .option('--dashboard-address-template <url>', 'reach Ray dashboards at this URL template with {namespace} and {cluster} (default: <cluster>-head-svc.<namespace>.svc:8265)')
+    .option('--http-port <port>', 'port of /healthz, /readyz and /metrics (default: $RAYSHIFT_HTTP_PORT or 8080)', (v) => parsePort(v))
+    .option('--leader-elect', 'campaign for a Lease before reconciling (for more than one replica)')
+    .option('--lease-namespace <ns>', 'namespace of the Lease (default: $POD_NAMESPACE)')
+    .option('--concurrency <n>', 'services reconciled at once (default 8)', (v) => parsePositive(v, '--concurrency'))
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action(async (opts: RunOperatorOptions) => {
+      const { runOperator } = await import('../../operator/run');
+      exit(await runOperator(opts));
+    });
   return program;
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`must be a port from 0 to 65535; got ${JSON.stringify(v)}`);
+  return n;
+}
+
+function parsePositive(v: string, flag: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be an integer ≥ 1; got ${JSON.stringify(v)}`);
+  return n;
 }
 
 /** Runs the CLI with `argv` (without `node` and the script) and resolves to the exit code. */

@@ -1,7 +1,202 @@
-import { RAYSHIFT_API_VERSION } from '../spec/rayservice';
+import { MAX_RAY_SERVICE_NAME_LENGTH, RAYSHIFT_API_VERSION, UPGRADE_STRATEGY_TYPES } from '../spec/rayservice';
 import { JsonObject, asArray, asObject } from '../spec/read';
 
-/** JSON schema of `spec.rayshift`, the extensions rayshift adds to the RayService spec. */
+/** Largest int32, the upper bound of the int32 fields. */
+const INT32_MAX = 2_147_483_647;
+const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+const INCREMENTAL = 'NewClusterWithIncrementalUpgrade';
+
+/** One CEL rule of the rayshift CRD (`x-kubernetes-validations` entry). */
+export interface CelRule {
+  /** The CEL expression; `self` is the schema node the rule sits on. */
+  readonly rule: string;
+  /** What is wrong, naming the field and the allowed range (the words of `lib/spec`). */
+  readonly message: string;
+  /** Field the error is reported at, relative to the node (e.g. `.upgradeStrategy.type`). */
+  readonly fieldPath?: string;
+  /** Error reason reported with the 422. */
+  readonly reason?: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden';
+}
+
+/** Guards an expression so it only applies when `self` (the `spec`) asks for an incremental upgrade. */
+const SPEC_INCREMENTAL = `has(self.upgradeStrategy) && has(self.upgradeStrategy.type) && self.upgradeStrategy.type == '${INCREMENTAL}'`;
+/** The same, on `spec.upgradeStrategy`, and only when options are given. */
+const STRATEGY_INCREMENTAL = `has(self.type) && self.type == '${INCREMENTAL}' && has(self.clusterUpgradeOptions)`;
+const OPTS = 'self.clusterUpgradeOptions';
+const OPTS_AT = 'spec.upgradeStrategy.clusterUpgradeOptions';
+
+/** CEL rules on the root (`metadata.name` is the only metadata CEL may read there). */
+const ROOT_RULES: readonly CelRule[] = [
+  {
+    rule: `size(self.metadata.name) <= ${MAX_RAY_SERVICE_NAME_LENGTH}`,
+    message: `metadata.name is too long; at most ${MAX_RAY_SERVICE_NAME_LENGTH} characters are allowed (each RayCluster is named <name>-xxxxx, which must stay within 53)`,
+  },
+  {
+    // The API server already admits only DNS-1123 subdomains as names; a DNS-1035 label differs in
+    // having no '.' and a letter first. Checked without a regex: metadata.name has no maxLength the
+    // schema may declare, so a regex over it exceeds the CEL cost budget.
+    rule: "!self.metadata.name.contains('.') && !['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'].exists(d, self.metadata.name.startsWith(d))",
+    message: "metadata.name is not a DNS-1035 label: use lowercase letters, digits and '-', start with a letter and end with a letter or digit",
+  },
+];
+
+/** CEL rules on `spec` (the rules that span several fields). */
+const SPEC_RULES: readonly CelRule[] = [
+  {
+    rule: 'has(self.serveConfigV2)',
+    message: 'spec.serveConfigV2 is required: a RayService without Serve applications serves nothing',
+    fieldPath: '.serveConfigV2',
+    reason: 'FieldValueRequired',
+  },
+  {
+    rule: `!(${SPEC_INCREMENTAL}) || has(self.upgradeStrategy.clusterUpgradeOptions)`,
+    message: `${OPTS_AT} are required for ${INCREMENTAL}`,
+    fieldPath: '.upgradeStrategy.clusterUpgradeOptions',
+    reason: 'FieldValueRequired',
+  },
+  {
+    rule: `!(${SPEC_INCREMENTAL}) || (has(self.rayClusterConfig.enableInTreeAutoscaling) && self.rayClusterConfig.enableInTreeAutoscaling)`,
+    message: `spec.rayClusterConfig.enableInTreeAutoscaling must be true: the Ray autoscaler is required for ${INCREMENTAL}`,
+    fieldPath: '.rayClusterConfig.enableInTreeAutoscaling',
+  },
+  {
+    rule:
+      `!(${SPEC_INCREMENTAL}) || !has(self.upgradeStrategy.clusterUpgradeOptions) || ` +
+      `(has(self.upgradeStrategy.clusterUpgradeOptions.gatewayClassName) && self.upgradeStrategy.clusterUpgradeOptions.gatewayClassName != '') || ` +
+      '(has(self.rayshift) && has(self.rayshift.gatewayRef))',
+    message: `${OPTS_AT}.gatewayClassName is required for ${INCREMENTAL} unless spec.rayshift.gatewayRef names an existing Gateway`,
+    fieldPath: '.upgradeStrategy.clusterUpgradeOptions.gatewayClassName',
+    reason: 'FieldValueRequired',
+  },
+];
+
+/** CEL rules on `spec.upgradeStrategy`; the option ranges apply only to the incremental strategy, as in `lib/spec`. */
+const STRATEGY_RULES: readonly CelRule[] = [
+  {
+    rule: `!has(self.type) || self.type in [${UPGRADE_STRATEGY_TYPES.map((t) => `'${t}'`).join(', ')}]`,
+    message: `spec.upgradeStrategy.type is not a strategy; allowed: ${UPGRADE_STRATEGY_TYPES.join(', ')}`,
+    fieldPath: '.type',
+  },
+  {
+    rule: `!(${STRATEGY_INCREMENTAL}) || !has(${OPTS}.maxSurgePercent) || (${OPTS}.maxSurgePercent >= 1 && ${OPTS}.maxSurgePercent <= 100)`,
+    message: `${OPTS_AT}.maxSurgePercent must be an integer from 1 to 100 (0 never adds capacity, so the upgrade would stall forever)`,
+    fieldPath: '.clusterUpgradeOptions.maxSurgePercent',
+  },
+  {
+    rule: `!(${STRATEGY_INCREMENTAL}) || !has(${OPTS}.stepSizePercent) || (${OPTS}.stepSizePercent >= 1 && ${OPTS}.stepSizePercent <= 100)`,
+    message: `${OPTS_AT}.stepSizePercent must be an integer from 1 to 100 (0 never moves traffic, so the upgrade would stall forever)`,
+    fieldPath: '.clusterUpgradeOptions.stepSizePercent',
+  },
+  {
+    // Only when both are in range (the rules above report the others), as lib/spec does.
+    rule:
+      `!(${STRATEGY_INCREMENTAL}) || !has(${OPTS}.stepSizePercent) || ${OPTS}.stepSizePercent < 1 || ${OPTS}.stepSizePercent > 100 || ` +
+      `(has(${OPTS}.maxSurgePercent) ? (${OPTS}.maxSurgePercent < 1 || ${OPTS}.maxSurgePercent > 100 || ${OPTS}.stepSizePercent <= ${OPTS}.maxSurgePercent) : true)`,
+    message: `${OPTS_AT}.stepSizePercent exceeds maxSurgePercent; must be ≤ maxSurgePercent`,
+    fieldPath: '.clusterUpgradeOptions.stepSizePercent',
+  },
+  {
+    rule: `!(${STRATEGY_INCREMENTAL}) || !has(${OPTS}.intervalSeconds) || (${OPTS}.intervalSeconds >= 1 && ${OPTS}.intervalSeconds <= ${INT32_MAX})`,
+    message: `${OPTS_AT}.intervalSeconds must be an integer from 1 to ${INT32_MAX} (int32)`,
+    fieldPath: '.clusterUpgradeOptions.intervalSeconds',
+  },
+  {
+    rule:
+      `!(${STRATEGY_INCREMENTAL}) || !has(${OPTS}.gatewayClassName) || ${OPTS}.gatewayClassName == '' || ` +
+      `(size(${OPTS}.gatewayClassName) <= 253 && ${OPTS}.gatewayClassName.matches('${DNS1123_SUBDOMAIN}'))`,
+    message: `${OPTS_AT}.gatewayClassName is not a DNS-1123 subdomain: use lowercase letters, digits, '-' and '.', start and end each part with a letter or digit, at most 253 characters`,
+    fieldPath: '.clusterUpgradeOptions.gatewayClassName',
+  },
+];
+
+const DELAY_RULES: readonly CelRule[] = [
+  {
+    rule: `self >= 0 && self <= ${INT32_MAX}`,
+    message: `spec.rayClusterDeletionDelaySeconds must be an integer from 0 to ${INT32_MAX} (int32)`,
+  },
+];
+
+const HEAD_GROUP_RULES: readonly CelRule[] = [
+  {
+    rule: '!has(self.headService) || !has(self.headService.metadata) || !has(self.headService.metadata.name)',
+    message: 'spec.rayClusterConfig.headGroupSpec.headService.metadata.name must not be set (KubeRay names the head Service itself)',
+    fieldPath: '.headService.metadata.name',
+    reason: 'FieldValueForbidden',
+  },
+];
+
+const WORKER_GROUP_RULES: readonly CelRule[] = [
+  {
+    rule: '!has(self.minReplicas) || self.minReplicas >= 0',
+    message: 'spec.rayClusterConfig.workerGroupSpecs[*].minReplicas must be an integer ≥ 0',
+    fieldPath: '.minReplicas',
+  },
+  {
+    rule: '!has(self.maxReplicas) || self.maxReplicas >= 0',
+    message: 'spec.rayClusterConfig.workerGroupSpecs[*].maxReplicas must be an integer ≥ 0',
+    fieldPath: '.maxReplicas',
+  },
+  {
+    rule: '!has(self.maxReplicas) || self.maxReplicas >= (has(self.minReplicas) ? self.minReplicas : 0)',
+    message: 'spec.rayClusterConfig.workerGroupSpecs[*].maxReplicas is below minReplicas; must be ≥ minReplicas',
+    fieldPath: '.maxReplicas',
+  },
+  {
+    rule: '!has(self.replicas) || self.replicas >= 0',
+    message: 'spec.rayClusterConfig.workerGroupSpecs[*].replicas must be an integer ≥ 0',
+    fieldPath: '.replicas',
+  },
+];
+
+const GATEWAY_REF_RULES: readonly CelRule[] = [
+  {
+    rule: `self.name.matches('${DNS1123_SUBDOMAIN}')`,
+    message: 'spec.rayshift.gatewayRef.name must name a Gateway (a DNS subdomain)',
+    fieldPath: '.name',
+  },
+  {
+    // `namespace` is a CEL reserved word: Kubernetes exposes the property as `__namespace__`.
+    rule: `!has(self.__namespace__) || self.__namespace__.matches('${DNS1123_SUBDOMAIN}')`,
+    message: 'spec.rayshift.gatewayRef.namespace must be a namespace name',
+    fieldPath: '.namespace',
+  },
+];
+
+const DEADLINE_RULES: readonly CelRule[] = [
+  {
+    rule: `self >= 1 && self <= ${INT32_MAX}`,
+    message: `spec.rayshift.progressDeadlineSeconds must be an integer from 1 to ${INT32_MAX} (int32)`,
+  },
+];
+
+const ROUTE_KIND_RULES: readonly CelRule[] = [
+  {
+    rule: "self in ['HTTP', 'GRPC']",
+    message: 'spec.rayshift.routeKind is not a route kind; allowed: HTTP, GRPC',
+  },
+];
+
+/**
+ * Every CEL rule of the rayshift CRD by the schema node it sits on (a dotted path from the root
+ * schema; `[*]` is a list item). Exported for documentation and tests.
+ */
+export const RAYSHIFT_CEL_RULES: Readonly<Record<string, readonly CelRule[]>> = {
+  '': ROOT_RULES,
+  spec: SPEC_RULES,
+  'spec.upgradeStrategy': STRATEGY_RULES,
+  'spec.rayClusterDeletionDelaySeconds': DELAY_RULES,
+  'spec.rayClusterConfig.headGroupSpec': HEAD_GROUP_RULES,
+  'spec.rayClusterConfig.workerGroupSpecs[*]': WORKER_GROUP_RULES,
+  'spec.rayshift.gatewayRef': GATEWAY_REF_RULES,
+  'spec.rayshift.progressDeadlineSeconds': DEADLINE_RULES,
+  'spec.rayshift.routeKind': ROUTE_KIND_RULES,
+};
+
+/**
+ * JSON schema of `spec.rayshift`, the extensions rayshift adds to the RayService spec. Ranges and
+ * enums are CEL rules (`RAYSHIFT_CEL_RULES`), so that every rejection carries rayshift's message;
+ * an OpenAPI `enum` would also stop the CEL rules from running at all.
+ */
 export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
   type: 'object',
   description: 'rayshift extensions, executed by the rayshift operator.',
@@ -19,26 +214,151 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
     progressDeadlineSeconds: {
       type: 'integer',
       format: 'int32',
-      minimum: 1,
-      description: 'Roll back when an upgrade makes no progress for this long. Default 600.',
+      description: 'Roll back when an upgrade makes no progress for this long, 1–2147483647. Default 600.',
     },
     paused: { type: 'boolean', description: 'Hold the upgrade at its current step.' },
-    routeKind: { type: 'string', enum: ['HTTP', 'GRPC'], description: 'Route to write weights to. Default HTTP.' },
+    routeKind: { type: 'string', maxLength: 8, description: 'Route to write weights to: HTTP (an HTTPRoute <name>-httproute) or GRPC (a GRPCRoute <name>-grpcroute). Default HTTP.' },
   },
 };
 
+const TIME: JsonObject = { type: 'string', format: 'date-time' };
+const PERCENT = (what: string): JsonObject => ({ type: 'integer', format: 'int32', minimum: 0, maximum: 100, description: what });
+
+/** Status of one side (active or pending) of a rayshift RayService, with KubeRay's field names. */
+function serviceStatusSchema(side: string, applicationStatuses: JsonObject | undefined): JsonObject {
+  return {
+    type: 'object',
+    description: `The ${side} cluster.`,
+    properties: {
+      rayClusterName: { type: 'string', maxLength: 253, description: `Name of the ${side} RayCluster.` },
+      targetCapacity: PERCENT('Serve target_capacity of the cluster, in percent.'),
+      trafficRoutedPercent: PERCENT('Route weight of the cluster, in percent.'),
+      lastTrafficMigratedTime: { ...TIME, description: 'When its route weight last changed.' },
+      ...(applicationStatuses !== undefined ? { applicationStatuses } : {}),
+    },
+  };
+}
+
 /**
- * Builds the `rayservices.rayshift.dev` CRD (version v1alpha1) from KubeRay's RayService CRD:
- * the `ray.io/v1` spec schema unchanged, plus `spec.rayshift`, a status of rayshift's own and
- * the status subresource. The upstream CRD is data resolved at build time, never committed.
+ * The structural `status` schema of a rayshift RayService: KubeRay's names where the meaning is the
+ * same (`activeServiceStatus` / `pendingServiceStatus` with `rayClusterName`, `targetCapacity`,
+ * `trafficRoutedPercent`, `lastTrafficMigratedTime`, `applicationStatuses`; `conditions`,
+ * `numServeEndpoints`, `lastUpdateTime`, `observedGeneration`), plus rayshift's `phase`, `reason`,
+ * `message`, `nextStepAt` and `engineState` (the engine's state, persisted verbatim). `conditions`
+ * and `applicationStatuses` reuse the upstream CRD's schemas when it has them.
+ */
+export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObject {
+  const props = asObject(upstreamStatus.properties);
+  const apps = asObject(asObject(asObject(props.activeServiceStatus).properties).applicationStatuses);
+  const applicationStatuses = Object.keys(apps).length > 0 ? structuredClone(apps) : undefined;
+  const conditions = Object.keys(asObject(props.conditions)).length > 0 ? structuredClone(asObject(props.conditions)) : CONDITIONS_SCHEMA;
+  return {
+    type: 'object',
+    description: "Observed state, written by the rayshift operator through the status subresource.",
+    properties: {
+      observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'metadata.generation this status describes.' },
+      phase: { type: 'string', maxLength: 64, description: 'Initializing, Running, Upgrading, Paused or RollingBack.' },
+      reason: { type: 'string', maxLength: 1024, description: 'Machine-readable reason for the phase (e.g. WaitingForInterval, ProgressDeadlineExceeded).' },
+      message: { type: 'string', maxLength: 32768, description: 'Human-readable detail of the reason.' },
+      nextStepAt: { ...TIME, description: 'When the next traffic or capacity step is due, if one is scheduled.' },
+      activeServiceStatus: serviceStatusSchema('active (serving)', applicationStatuses),
+      pendingServiceStatus: serviceStatusSchema('pending (upgrading to)', applicationStatuses),
+      numServeEndpoints: { type: 'integer', format: 'int32', minimum: 0, description: 'Ready serve endpoints of both clusters.' },
+      lastUpdateTime: { ...TIME, description: 'When the status last changed.' },
+      conditions,
+      engineState: {
+        type: 'object',
+        'x-kubernetes-preserve-unknown-fields': true,
+        description: "The operator's engine state, persisted verbatim between reconciles; not an API.",
+      },
+    },
+  };
+}
+
+/** metav1.Condition list, for upstream CRDs that lack one. */
+const CONDITIONS_SCHEMA: JsonObject = {
+  type: 'array',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+  items: {
+    type: 'object',
+    required: ['lastTransitionTime', 'message', 'reason', 'status', 'type'],
+    properties: {
+      lastTransitionTime: TIME,
+      message: { type: 'string', maxLength: 32768 },
+      observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
+      reason: { type: 'string', minLength: 1, maxLength: 1024 },
+      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
+      type: { type: 'string', maxLength: 316 },
+    },
+  },
+};
+
+/** `kubectl get` columns of a rayshift RayService: phase, both clusters, their weights and capacities, age. */
+export const RAYSHIFT_PRINTER_COLUMNS: readonly JsonObject[] = [
+  { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Lifecycle phase.' },
+  { name: 'Active', type: 'string', jsonPath: '.status.activeServiceStatus.rayClusterName', description: 'Serving RayCluster.' },
+  { name: 'Pending', type: 'string', jsonPath: '.status.pendingServiceStatus.rayClusterName', description: 'RayCluster being upgraded to.' },
+  { name: 'Active Weight', type: 'integer', jsonPath: '.status.activeServiceStatus.trafficRoutedPercent', description: 'Percent of traffic routed to the active cluster.' },
+  { name: 'Pending Weight', type: 'integer', jsonPath: '.status.pendingServiceStatus.trafficRoutedPercent', description: 'Percent of traffic routed to the pending cluster.' },
+  { name: 'Active Capacity', type: 'integer', jsonPath: '.status.activeServiceStatus.targetCapacity', description: 'Serve target_capacity of the active cluster.' },
+  { name: 'Pending Capacity', type: 'integer', jsonPath: '.status.pendingServiceStatus.targetCapacity', description: 'Serve target_capacity of the pending cluster.' },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+function celList(rules: readonly CelRule[]): JsonObject[] {
+  return rules.map((r) => ({ ...r }));
+}
+
+/** Appends CEL rules to the schema node at `path` (dotted, `[*]` for list items) under `root`. */
+function addRules(root: JsonObject, path: string, rules: readonly CelRule[]): void {
+  let node = root;
+  if (path !== '') {
+    for (const part of path.split('.')) {
+      const list = part.endsWith('[*]');
+      const key = list ? part.slice(0, -3) : part;
+      const next = asObject(node.properties)[key];
+      if (next === undefined) throw new Error(`the RayService schema has no ${path} (missing ${key})`);
+      node = list ? asObject(asObject(next).items) : asObject(next);
+    }
+  }
+  node['x-kubernetes-validations'] = [...asArray(node['x-kubernetes-validations']), ...celList(rules)];
+}
+
+/**
+ * Builds the `rayservices.rayshift.dev` CRD (version v1alpha1) from KubeRay's RayService CRD: the
+ * `ray.io/v1` spec schema unchanged except that `clusterUpgradeOptions.gatewayClassName` is no
+ * longer schema-required (rayshift admits `spec.rayshift.gatewayRef` instead; a CEL rule requires
+ * one of the two), plus `spec.rayshift`, CEL rules for every model rule CEL can express
+ * (`RAYSHIFT_CEL_RULES`, messages in `lib/spec`'s words), rayshift's structural status, the status
+ * subresource and printer columns. The upstream CRD is data resolved at build time, never committed.
  */
 export function rayshiftRayServiceCrd(kubeRayRayServiceCrd: unknown): JsonObject {
   const upstream = asObject(kubeRayRayServiceCrd);
   const v1 = asArray(asObject(upstream.spec).versions).map(asObject).find((v) => v.name === 'v1');
   if (!v1) throw new Error('the KubeRay RayService CRD has no v1 version');
-  const root = asObject(asObject(v1.schema).openAPIV3Schema);
-  const spec = structuredClone(asObject(asObject(root.properties).spec));
-  const specProperties = { ...asObject(spec.properties), rayshift: RAYSHIFT_EXTENSIONS_SCHEMA };
+  const upstreamRoot = asObject(asObject(v1.schema).openAPIV3Schema);
+  const spec = structuredClone(asObject(asObject(upstreamRoot.properties).spec));
+  spec.properties = { ...asObject(spec.properties), rayshift: structuredClone(RAYSHIFT_EXTENSIONS_SCHEMA) };
+  const options = asObject(asObject(asObject(asObject(spec.properties).upgradeStrategy).properties).clusterUpgradeOptions);
+  // A Gateway class name is a DNS subdomain (≤ 253); the bound also keeps its CEL regex within the cost budget.
+  const className = asObject(asObject(options.properties).gatewayClassName);
+  if (className.type === 'string' && className.maxLength === undefined) className.maxLength = 253;
+  if (Array.isArray(options.required)) {
+    options.required = options.required.filter((f) => f !== 'gatewayClassName');
+    if ((options.required as unknown[]).length === 0) delete options.required;
+  }
+  const root: JsonObject = {
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string' },
+      kind: { type: 'string' },
+      metadata: { type: 'object' },
+      spec,
+      status: rayshiftStatusSchema(asObject(asObject(upstreamRoot.properties).status)),
+    },
+  };
+  for (const [path, rules] of Object.entries(RAYSHIFT_CEL_RULES)) addRules(root, path, rules);
   const [group, version] = RAYSHIFT_API_VERSION.split('/');
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
@@ -46,7 +366,14 @@ export function rayshiftRayServiceCrd(kubeRayRayServiceCrd: unknown): JsonObject
     metadata: { name: `rayservices.${group}` },
     spec: {
       group,
-      names: { kind: 'RayService', listKind: 'RayServiceList', plural: 'rayservices', singular: 'rayservice', shortNames: ['rsrs'] },
+      names: {
+        kind: 'RayService',
+        listKind: 'RayServiceList',
+        plural: 'rayservices',
+        singular: 'rayservice',
+        shortNames: ['rsrs'],
+        categories: ['rayshift'],
+      },
       scope: 'Namespaced',
       versions: [
         {
@@ -54,18 +381,8 @@ export function rayshiftRayServiceCrd(kubeRayRayServiceCrd: unknown): JsonObject
           served: true,
           storage: true,
           subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                apiVersion: { type: 'string' },
-                kind: { type: 'string' },
-                metadata: { type: 'object' },
-                spec: { ...spec, properties: specProperties },
-                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
-          },
+          additionalPrinterColumns: RAYSHIFT_PRINTER_COLUMNS.map((c) => ({ ...c })),
+          schema: { openAPIV3Schema: root },
         },
       ],
     },

@@ -1,0 +1,377 @@
+/**
+ * The RayService reconciler: the one place that turns observed objects into engine input and
+ * engine actions into API and dashboard calls, for `rayshift.dev/v1alpha1` RayServices. The
+ * engine decides; this file only reads, writes and reports. Order of a pass: read everything,
+ * run the engine, persist its status (the intent) through the status subresource, then carry out
+ * its actions. A crash between any two calls is safe: every action is idempotent and the engine
+ * re-derives what is left from what it observes next time.
+ */
+import { clusterSpecHash } from '../../engine/cluster-hash';
+import { rayServiceEngineOptions } from '../../engine/from-spec';
+import { ObservedCluster, ObservedRoute, RayServiceObservation } from '../../engine/observation';
+import { RayServiceAction } from '../../engine/actions';
+import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
+import { RayServiceStatus } from '../../engine/status';
+import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
+import { asArray, asObject } from '../../spec/read';
+import { formatProblem } from '../../spec/problem';
+import { KubeClient } from '../kube/client';
+import { Condition, isConditionTrue } from '../kube/conditions';
+import { isNotFound, isStatus } from '../kube/errors';
+import { KubeObject } from '../kube/types';
+import { buildServiceRoute, clusterBackends } from '../route/build';
+import { managedRuleIndices } from '../route/plan';
+import { routeReadiness } from '../route/readiness';
+import { RouteClient, writeRouteWeights } from '../route/writer';
+import { ServeDashboardClient } from '../serve/client';
+import { observeServe } from '../serve/readiness';
+import {
+  ABORT_ANNOTATION,
+  FINALIZER,
+  GATEWAY,
+  GRPCROUTE,
+  HTTPROUTE,
+  PAUSE_ANNOTATION,
+  PROMOTE_ANNOTATION,
+  RAYCLUSTER,
+  RAYSHIFT_RAYSERVICE,
+  SERVICE,
+  SPEC_HASH_ANNOTATION,
+  ORIGINATED_FROM_NAME,
+  perClusterServeService,
+  stableServeService,
+} from './names';
+import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
+import { renderInvalidStatus, renderStatus } from './status';
+
+/** Structured logger (pino-compatible subset). */
+export interface ReconcileLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+/** What a pass did, for metrics and the caller's scheduling. */
+export interface ReconcileResult {
+  /** Run again at this time (epoch ms): the engine's due time, or sooner while waiting on Serve. */
+  readonly requeueAt?: number;
+  /** The engine's status after the pass (undefined when the service is gone or invalid). */
+  readonly status?: RayServiceStatus;
+  /** Actions carried out. */
+  readonly actions: readonly RayServiceAction[];
+  /** API writes made (status, objects, route patches; dashboard calls excluded). */
+  readonly writes: number;
+}
+
+/** Dependencies and settings of a `RayServiceReconciler`. */
+export interface RayServiceReconcilerOptions {
+  /** Kubernetes access. */
+  readonly client: KubeClient;
+  /** Ray dashboard access (its resolver decides the only addresses called). */
+  readonly serve: ServeDashboardClient;
+  /** The clock. @default Date.now */
+  readonly now?: () => number;
+  /** Poll period while waiting for Serve capacity, which cannot be watched, ms. @default 1000 */
+  readonly capacityPollMs?: number;
+  /** Logger. @default silent */
+  readonly log?: ReconcileLogger;
+}
+
+const SILENT: ReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+const WAITING_ON_SERVE = new Set(['CreatingCluster', 'WaitingForHead', 'WaitingForCapacity']);
+const SERVE_PUT_TIMEOUT_MS = 30_000;
+
+/** See the file comment. */
+export class RayServiceReconciler {
+  private readonly client: KubeClient;
+  private readonly serve: ServeDashboardClient;
+  private readonly now: () => number;
+  private readonly pollMs: number;
+  private readonly log: ReconcileLogger;
+
+  constructor(options: RayServiceReconcilerOptions) {
+    this.client = options.client;
+    this.serve = options.serve;
+    this.now = options.now ?? Date.now;
+    this.pollMs = options.capacityPollMs ?? 1000;
+    this.log = options.log ?? SILENT;
+  }
+
+  /** One pass over the RayService `namespace/name`. */
+  async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
+    const svc = await this.client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
+    if (!svc) return { actions: [], writes: 0 };
+    if (svc.metadata.deletionTimestamp) return this.finalize(svc);
+    let writes = 0;
+    if (!(svc.metadata.finalizers ?? []).includes(FINALIZER)) {
+      await this.client.patchJson(RAYSHIFT_RAYSERVICE, name, namespace, [
+        { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },
+        { op: 'add', path: '/metadata/finalizers', value: [...(svc.metadata.finalizers ?? []), FINALIZER] },
+      ]);
+      writes++;
+    }
+    const generation = svc.metadata.generation ?? 0;
+    const status = asObject(svc.status);
+    const conditions = asArray(status.conditions) as Condition[];
+    const validation = validateRayService(svc);
+    if (validation.errors.length > 0) {
+      const message = validation.errors.map(formatProblem).join('; ');
+      const body = renderInvalidStatus(message, generation, conditions, status.engineState, new Date(this.now()));
+      if (await this.writeStatus(svc, body)) writes++;
+      this.log.warn({ rayservice: `${namespace}/${name}`, message }, 'spec rejected');
+      return { actions: [], writes };
+    }
+    const spec = svc.spec as unknown as RayServiceSpec;
+    const options = rayServiceEngineOptions(spec);
+    const observation = await this.observe(svc, spec, options.strategy === 'NewClusterWithIncrementalUpgrade');
+    const now = this.now();
+    const decision = nextRayService(observation, options, now);
+    const body = renderStatus(decision.status, generation, conditions, new Date(now));
+    if (await this.writeStatus(svc, body)) writes++;
+    for (const action of decision.actions) writes += await this.execute(svc, spec, action, decision);
+    writes += await this.clearSpentSteering(svc, decision);
+    if (decision.actions.length > 0) {
+      this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
+    }
+    return { requeueAt: this.requeueAt(decision, now), status: decision.status, actions: decision.actions, writes };
+  }
+
+  private requeueAt(decision: RayServiceDecision, now: number): number | undefined {
+    if (decision.actions.length > 0) return now; // observe what the actions did
+    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : undefined;
+    const due = decision.nextStepAt;
+    if (due === undefined) return poll;
+    return poll === undefined ? due : Math.min(due, poll);
+  }
+
+  /** Everything the engine needs, read fresh from the API server and the clusters' dashboards. */
+  private async observe(svc: KubeObject, spec: RayServiceSpec, incremental: boolean): Promise<RayServiceObservation> {
+    const namespace = String(svc.metadata.namespace);
+    const name = String(svc.metadata.name);
+    const annotations = svc.metadata.annotations ?? {};
+    const owned = (await this.client.list(RAYCLUSTER, { namespace, labelSelector: { [ORIGINATED_FROM_NAME]: name } })).items.filter((c) =>
+      (c.metadata.ownerReferences ?? []).some((o) => o.uid === svc.metadata.uid && o.controller),
+    );
+    const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
+    const serving = await this.client.tryGet(SERVICE, stableServeService(name), namespace);
+    return {
+      name,
+      goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
+      clusters,
+      ...(incremental ? { route: await this.observeRoute(svc, spec, clusters.map((c) => c.name)) } : {}),
+      servingCluster: serving ? (asObject(asObject(serving.spec).selector)['ray.io/cluster'] as string | undefined) : undefined,
+      controls: {
+        paused: spec.rayshift?.paused === true || annotations[PAUSE_ANNOTATION] === 'true',
+        promoteNow: annotations[PROMOTE_ANNOTATION] === 'true',
+        abort: annotations[ABORT_ANNOTATION] === 'true',
+      },
+      status: asObject(svc.status).engineState as RayServiceStatus | undefined,
+    };
+  }
+
+  private async observeCluster(cluster: KubeObject): Promise<ObservedCluster> {
+    const name = String(cluster.metadata.name);
+    const base = {
+      name,
+      specHash: cluster.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '',
+      headReady: isConditionTrue(asArray(asObject(cluster.status).conditions) as Condition[], 'HeadPodReady'),
+    };
+    if (!base.headReady || cluster.metadata.deletionTimestamp) return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
+    try {
+      const details = await this.serve.getServeDetails({ namespace: String(cluster.metadata.namespace), name });
+      return { ...base, ...observeServe(details) };
+    } catch (err) {
+      this.log.debug({ cluster: name, err: (err as Error).message }, 'Serve API not answering');
+      return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
+    }
+  }
+
+  private routeType(spec: RayServiceSpec) {
+    return spec.rayshift?.routeKind === 'GRPC' ? GRPCROUTE : HTTPROUTE;
+  }
+
+  private routeName(svcName: string, spec: RayServiceSpec): string {
+    return `${svcName}-${spec.rayshift?.routeKind === 'GRPC' ? 'grpcroute' : 'httproute'}`;
+  }
+
+  private gatewayOf(svc: KubeObject, spec: RayServiceSpec): { name: string; namespace: string } {
+    const ref = spec.rayshift?.gatewayRef;
+    return ref ? { name: ref.name, namespace: ref.namespace ?? String(svc.metadata.namespace) } : { name: `${svc.metadata.name}-gateway`, namespace: String(svc.metadata.namespace) };
+  }
+
+  private async observeRoute(svc: KubeObject, spec: RayServiceSpec, clusterNames: string[]): Promise<ObservedRoute | undefined> {
+    const namespace = String(svc.metadata.namespace);
+    const route = await this.client.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), namespace);
+    if (!route) return undefined;
+    const byService = new Map(clusterNames.map((c) => [perClusterServeService(c), c]));
+    const rule = managedRuleIndices(route, clusterNames.map((c) => ({ name: perClusterServeService(c), namespace })), { owns: this.owns(svc) })[0];
+    const refs = rule === undefined ? [] : asArray(asObject(asArray(asObject(route.spec).rules)[rule]).backendRefs).map(asObject);
+    const backends = refs
+      .filter((b) => byService.has(String(b.name)) || this.owns(svc)({ name: String(b.name), namespace: b.namespace as string | undefined }))
+      .map((b) => ({ cluster: byService.get(String(b.name)) ?? String(b.name).replace(/-serve-svc$/, ''), weight: typeof b.weight === 'number' ? b.weight : 1 }));
+    const gw = this.gatewayOf(svc, spec);
+    const gateway = await this.client.tryGet(GATEWAY, gw.name, gw.namespace);
+    return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
+  }
+
+  /** Backends that are the per-cluster serve Services of this service's clusters (`<name>-xxxxx-serve-svc`). */
+  private owns(svc: KubeObject): (b: { name: string; namespace?: string }) => boolean {
+    const pattern = new RegExp(`^${String(svc.metadata.name)}-[0-9a-z]{5}-serve-svc$`);
+    return (b) => pattern.test(b.name) && (b.namespace === undefined || b.namespace === svc.metadata.namespace);
+  }
+
+  /** Carries out one action; returns the number of API writes it made. */
+  private async execute(svc: KubeObject, spec: RayServiceSpec, action: RayServiceAction, decision: RayServiceDecision): Promise<number> {
+    const namespace = String(svc.metadata.namespace);
+    switch (action.type) {
+      case 'createPendingCluster': {
+        const cluster = await this.createIfAbsent(buildRayCluster(svc, spec, action.name, action.specHash, action.startFromMinReplicas), RAYCLUSTER);
+        if (decision.status.upgradeStrategy === 'NewClusterWithIncrementalUpgrade' || spec.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade') {
+          const portName = spec.rayshift?.routeKind === 'GRPC' ? 'serve-grpc' : 'serve';
+          await this.createIfAbsent(buildPerClusterServeService(cluster, servePort(spec), portName), SERVICE);
+          return 2;
+        }
+        return 1;
+      }
+      case 'setTargetCapacity':
+        await this.serve.putServeConfig({ namespace, name: action.clusterName }, spec.serveConfigV2 ?? '', action.percent === 100 ? null : action.percent, {
+          timeoutMs: SERVE_PUT_TIMEOUT_MS,
+        });
+        return 0;
+      case 'setTrafficWeights':
+        return this.writeWeights(svc, spec, action.activeCluster, action.active, action.pendingCluster, action.pending);
+      case 'promote':
+        for (const s of buildStableServices(svc, spec, action.cluster)) await this.client.apply(s, { force: true });
+        return 2;
+      case 'deleteCluster':
+        await this.client.delete(RAYCLUSTER, action.name, namespace, { propagationPolicy: 'Background', ignoreNotFound: true });
+        await this.client.delete(SERVICE, perClusterServeService(action.name), namespace, { ignoreNotFound: true });
+        return 2;
+    }
+  }
+
+  private async createIfAbsent(obj: KubeObject, type: typeof RAYCLUSTER | typeof SERVICE): Promise<KubeObject> {
+    try {
+      return await this.client.create(obj);
+    } catch (err) {
+      if (isStatus(err, 409)) return this.client.get(type, String(obj.metadata.name), String(obj.metadata.namespace));
+      throw err;
+    }
+  }
+
+  private async writeWeights(svc: KubeObject, spec: RayServiceSpec, active: string, activeWeight: number, pending: string | undefined, pendingWeight: number): Promise<number> {
+    const namespace = String(svc.metadata.namespace);
+    const name = String(svc.metadata.name);
+    let writes = 0;
+    const gatewayRef = spec.rayshift?.gatewayRef;
+    if (!gatewayRef) {
+      const gw = this.gatewayOf(svc, spec);
+      if (!(await this.client.tryGet(GATEWAY, gw.name, gw.namespace))) {
+        await this.createIfAbsentAny(buildGateway(svc, spec.upgradeStrategy?.clusterUpgradeOptions?.gatewayClassName ?? ''));
+        writes++;
+      }
+    }
+    const backends = [{ cluster: active, weight: activeWeight }, ...(pending !== undefined ? [{ cluster: pending, weight: pendingWeight }] : [])];
+    const routeType = this.routeType(spec);
+    const routeName = this.routeName(name, spec);
+    const existing = await this.client.tryGet(routeType, routeName, namespace);
+    if (!existing) {
+      const route = buildServiceRoute({
+        rayServiceName: name,
+        namespace,
+        routeKind: spec.rayshift?.routeKind ?? 'HTTP',
+        ...(gatewayRef ? { gatewayRef } : {}),
+        backends,
+        port: servePort(spec),
+        ownerReferences: [{ apiVersion: svc.apiVersion, kind: svc.kind, name, uid: String(svc.metadata.uid), controller: true, blockOwnerDeletion: true }],
+      });
+      await this.createIfAbsentAny(route as KubeObject);
+      return writes + 1;
+    }
+    const routeClient: RouteClient = {
+      get: (path) => this.client.request('GET', path),
+      patch: (path, ops, contentType) => this.client.request('PATCH', path, { body: ops, contentType }),
+    };
+    const result = await writeRouteWeights(
+      routeClient,
+      { kind: routeType.kind, namespace, name: routeName },
+      clusterBackends(namespace, backends, servePort(spec)),
+      { owns: this.owns(svc), isConflict: (e) => isStatus(e, 409) || isStatus(e, 422) },
+    );
+    return writes + (result.ops.length > 0 ? 1 : 0);
+  }
+
+  private async createIfAbsentAny(obj: KubeObject): Promise<void> {
+    try {
+      await this.client.create(obj);
+    } catch (err) {
+      if (!isStatus(err, 409)) throw err;
+    }
+  }
+
+  /** Writes the status subresource when it differs from what is stored; true when it wrote. */
+  private async writeStatus(svc: KubeObject, status: Record<string, unknown>): Promise<boolean> {
+    const current = asObject(svc.status);
+    if (sameStatus(current, status)) return false;
+    try {
+      await this.client.applyStatus(
+        { apiVersion: svc.apiVersion, kind: svc.kind, metadata: { name: svc.metadata.name, namespace: svc.metadata.namespace }, status: { ...status, lastUpdateTime: new Date(this.now()).toISOString() } },
+        { force: true },
+      );
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+    return true;
+  }
+
+  /** Removes steering annotations once they took effect (abort: the rollback finished; promote: no upgrade left). */
+  private async clearSpentSteering(svc: KubeObject, decision: RayServiceDecision): Promise<number> {
+    const annotations = svc.metadata.annotations ?? {};
+    const done = decision.status.pendingClusterName === undefined;
+    const spent = [ABORT_ANNOTATION, PROMOTE_ANNOTATION].filter((a) => annotations[a] === 'true' && done);
+    if (spent.length === 0) return 0;
+    await this.client.patchJson(
+      RAYSHIFT_RAYSERVICE,
+      String(svc.metadata.name),
+      String(svc.metadata.namespace),
+      spent.map((a) => ({ op: 'remove' as const, path: `/metadata/annotations/${a.replace(/~/g, '~0').replace(/\//g, '~1')}` })),
+    );
+    return 1;
+  }
+
+  /** Deletion: put all traffic on the active cluster (the safe state), then release the finalizer. */
+  private async finalize(svc: KubeObject): Promise<ReconcileResult> {
+    if (!(svc.metadata.finalizers ?? []).includes(FINALIZER)) return { actions: [], writes: 0 };
+    let writes = 0;
+    const engine = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
+    const spec = svc.spec as unknown as RayServiceSpec;
+    if (engine.activeClusterName !== undefined && engine.pendingClusterName !== undefined) {
+      const route = await this.client.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), String(svc.metadata.namespace));
+      if (route) writes += await this.writeWeights(svc, spec, engine.activeClusterName, 100, undefined, 0);
+    }
+    const finalizers = (svc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+    await this.client.patchJson(RAYSHIFT_RAYSERVICE, String(svc.metadata.name), String(svc.metadata.namespace), [
+      { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },
+      { op: 'replace', path: '/metadata/finalizers', value: finalizers },
+    ]);
+    this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}` }, 'finalized: traffic on the active cluster');
+    return { actions: [], writes: writes + 1 };
+  }
+}
+
+/**
+ * Status equality as JSON, ignoring key order (the API server returns keys sorted) and
+ * `lastUpdateTime` (it changes on every write), so an unchanged status is never rewritten.
+ */
+function sameStatus(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return canonical({ ...a, lastUpdateTime: undefined }) === canonical({ ...b, lastUpdateTime: undefined });
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+}

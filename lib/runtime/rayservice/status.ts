@@ -1,0 +1,65 @@
+/** The rayshift RayService status written by the operator, from the engine's status (pure). */
+import { RayServiceStatus } from '../../engine/status';
+import { describeStatus } from '../../engine/status';
+import { Condition, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
+
+/** A timestamp as the API stores it, with millisecond precision kept. */
+export function isoTime(ms: number | undefined): string | undefined {
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+function sideStatus(name: string | undefined, capacity: number, weight: number, migrated: number | undefined): Record<string, unknown> {
+  return {
+    ...(name !== undefined ? { rayClusterName: name } : {}),
+    targetCapacity: capacity,
+    trafficRoutedPercent: weight,
+    ...(migrated !== undefined ? { lastTrafficMigratedTime: isoTime(migrated) } : {}),
+  };
+}
+
+/**
+ * The status subresource body: KubeRay's field names (`activeServiceStatus`, `pendingServiceStatus`
+ * with `targetCapacity`, `trafficRoutedPercent`, `lastTrafficMigratedTime`; conditions `Ready`,
+ * `UpgradeInProgress`, `RollbackInProgress`) plus rayshift's `phase`, `reason`, `message`,
+ * `nextStepAt`, and the engine's state persisted verbatim in `engineState`.
+ */
+export function renderStatus(engine: RayServiceStatus, generation: number, previous: readonly Condition[] | undefined, now: Date): Record<string, unknown> {
+  const upgrading = engine.pendingClusterName !== undefined && engine.activeClusterName !== undefined;
+  const updates: ConditionUpdate[] = [
+    engine.activeClusterName !== undefined && engine.phase !== 'Initializing'
+      ? { type: 'Ready', status: 'True', reason: 'Serving', message: `RayCluster ${engine.activeClusterName} serves`, observedGeneration: generation }
+      : { type: 'Ready', status: 'False', reason: 'Initializing', message: describeStatus(engine), observedGeneration: generation },
+    upgrading
+      ? { type: 'UpgradeInProgress', status: 'True', reason: 'BothActivePendingClustersExist', message: describeStatus(engine), observedGeneration: generation }
+      : { type: 'UpgradeInProgress', status: 'False', reason: 'NoPendingCluster', message: 'no pending RayCluster', observedGeneration: generation },
+  ];
+  let conditions = mergeConditions(previous, updates, now);
+  conditions = engine.rollback
+    ? mergeConditions(conditions, [{ type: 'RollbackInProgress', status: 'True', reason: engine.rollback, message: `rolling back: ${engine.rollback}`, observedGeneration: generation }], now)
+    : removeCondition(conditions, 'RollbackInProgress');
+  return {
+    observedGeneration: generation,
+    phase: engine.phase,
+    reason: engine.reason,
+    message: describeStatus(engine),
+    ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
+    activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime),
+    ...(engine.pendingClusterName !== undefined
+      ? { pendingServiceStatus: sideStatus(engine.pendingClusterName, engine.pendingTargetCapacity, engine.pendingWeight, engine.lastTrafficMigratedTime) }
+      : {}),
+    conditions,
+    engineState: engine,
+  };
+}
+
+/** The status of a RayService whose spec the model rejects: Ready=False naming the first problem; no engine run. */
+export function renderInvalidStatus(message: string, generation: number, previous: readonly Condition[] | undefined, engineState: unknown, now: Date): Record<string, unknown> {
+  return {
+    observedGeneration: generation,
+    phase: 'Invalid',
+    reason: 'ValidationFailed',
+    message,
+    conditions: mergeConditions(previous, [{ type: 'Ready', status: 'False', reason: 'ValidationFailed', message, observedGeneration: generation }], now),
+    ...(engineState !== undefined ? { engineState } : {}),
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * Weight patches that touch only what rayshift owns on a route it may share with others.
+ *
+ * HTTPRoute and GRPCRoute `spec.rules` and `rules[].backendRefs` are atomic lists, so a
+ * server-side apply or a PUT of the rules would take (or clobber) the whole list, including the
+ * rules, filters, matches and backends other writers own (Argo's Gateway API plugin #203/#217).
+ * These helpers instead emit a narrow RFC 6902 JSON Patch: one op per weight that changes, an
+ * append for a missing managed backend, a remove for a retired one, and `test` ops that make the
+ * API server refuse the patch if any index it touches no longer holds what was read.
+ *
+ * ## Which rule is "the managed rule"
+ * 1. With `opts.ruleName`: every rule whose Gateway API `name` equals it (an error if none does).
+ * 2. Otherwise: every rule that has at least one backend rayshift owns — a backend of `managed`,
+ *    of `opts.remove`, or one `opts.owns` accepts. KubeRay's shape (and `buildServiceRoute`) has
+ *    exactly one such rule; a user route that sends several rules to the service gets the same
+ *    weights in each of them.
+ * 3. A route with no such rule is an error (`RoutePlanError`): rayshift never guesses, because
+ *    adding backends to a rule it does not own would steal that rule's traffic.
+ * Rules without a rayshift backend, and every unmanaged backend inside a managed rule (including
+ * its weight), are never touched.
+ *
+ * A backend matches a key when it is a core Service (no `group`/`kind`, or `""`/`Service`), has
+ * the key's name, and its namespace (defaulting to the route's) equals the key's (same default).
+ */
+import { asArray, asObject, isInteger, isObject, JsonObject } from '../../spec/read';
+import { BackendKey, DEFAULT_SERVE_PORT, JsonPatchOp, ManagedBackend } from './types';
+
+/** How rules are chosen and which backends besides `managed` belong to rayshift. */
+export interface RuleSelection {
+  /** Manage the rules with this Gateway API rule `name` instead of finding them by their backends. */
+  readonly ruleName?: string;
+  /**
+   * Backends rayshift owned and must take out of the managed rules: the old active cluster's
+   * Service after promotion, the pending one's after a rollback.
+   */
+  readonly remove?: readonly BackendKey[];
+  /**
+   * Recognises further backends as rayshift's (e.g. every `<service>-xxxxx-serve-svc`): an owned
+   * backend of a managed rule that is not in `managed` is removed.
+   */
+  readonly owns?: (backend: BackendKey) => boolean;
+}
+
+/** Options of `planWeightPatch`. */
+export interface PlanOptions extends RuleSelection {
+  /** Port of a backend added without one. @default 8000 */
+  readonly defaultPort?: number;
+  /**
+   * Extra whole-object guard besides the per-index `test` ops: `generation` refuses the patch
+   * after any spec change, `resourceVersion` after any change at all (status included).
+   * @default "indices" (only the indices the patch touches are guarded)
+   */
+  readonly guard?: 'indices' | 'generation' | 'resourceVersion';
+}
+
+/** A route could not be planned for (no managed rule, invalid weight, malformed route). */
+export class RoutePlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RoutePlanError';
+  }
+}
+
+/** Largest weight the Gateway API admits. */
+const MAX_WEIGHT = 1_000_000;
+/** Weight of a backendRef without `weight` (Gateway API default). */
+const DEFAULT_WEIGHT = 1;
+
+/** `namespace/name` of a route, for messages. */
+export function describeRoute(route: unknown): string {
+  const r = asObject(route);
+  const m = asObject(r.metadata);
+  return `${typeof r.kind === 'string' ? r.kind : 'route'} ${String(m.namespace ?? '')}/${String(m.name ?? '')}`;
+}
+
+function routeNamespace(route: unknown): string | undefined {
+  const ns = asObject(asObject(route).metadata).namespace;
+  return typeof ns === 'string' ? ns : undefined;
+}
+
+function rulesOf(route: unknown): unknown[] {
+  return asArray(asObject(asObject(route).spec).rules);
+}
+
+/** True when backendRef `ref` is the Service `key` (namespaces defaulting to the route's). */
+export function backendMatches(ref: unknown, key: BackendKey, routeNs: string | undefined): boolean {
+  const r = asObject(ref);
+  if (r.group !== undefined && r.group !== '') return false;
+  if (r.kind !== undefined && r.kind !== 'Service') return false;
+  if (r.name !== key.name) return false;
+  const refNs = typeof r.namespace === 'string' ? r.namespace : routeNs;
+  return refNs === (key.namespace ?? routeNs);
+}
+
+function keyOf(ref: unknown): BackendKey | undefined {
+  const r = asObject(ref);
+  if ((r.group !== undefined && r.group !== '') || (r.kind !== undefined && r.kind !== 'Service')) return undefined;
+  if (typeof r.name !== 'string') return undefined;
+  return typeof r.namespace === 'string' ? { name: r.name, namespace: r.namespace } : { name: r.name };
+}
+
+function effectiveWeight(ref: unknown): number {
+  const w = asObject(ref).weight;
+  return isInteger(w) ? w : DEFAULT_WEIGHT;
+}
+
+/**
+ * Indices of the rules rayshift manages on `route` (see the module comment): by `sel.ruleName`,
+ * else every rule holding a backend of `keys`, `sel.remove` or `sel.owns`. Empty when none.
+ */
+export function managedRuleIndices(route: unknown, keys: readonly BackendKey[], sel: RuleSelection = {}): number[] {
+  const ns = routeNamespace(route);
+  const rules = rulesOf(route);
+  const out: number[] = [];
+  rules.forEach((rule, i) => {
+    const r = asObject(rule);
+    if (sel.ruleName !== undefined) {
+      if (r.name === sel.ruleName) out.push(i);
+      return;
+    }
+    const owned = asArray(r.backendRefs).some((ref) => isOwned(ref, keys, sel, ns));
+    if (owned) out.push(i);
+  });
+  return out;
+}
+
+function isOwned(ref: unknown, keys: readonly BackendKey[], sel: RuleSelection, ns: string | undefined): boolean {
+  if (keys.some((k) => backendMatches(ref, k, ns))) return true;
+  if ((sel.remove ?? []).some((k) => backendMatches(ref, k, ns))) return true;
+  const key = keyOf(ref);
+  return key !== undefined && sel.owns !== undefined && sel.owns(key);
+}
+
+function pointer(...parts: (string | number)[]): string {
+  return '/' + parts.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+}
+
+/**
+ * Plans the JSON Patch that gives the managed backends their weights on `route` (an HTTPRoute or
+ * GRPCRoute as read from the API server) and nothing else:
+ * - an existing managed backend whose weight differs gets one `replace` (or `add` when it had no
+ *   `weight`, i.e. the default 1) of its `weight` only — its port, filters and the rest stay;
+ * - a managed backend missing from a managed rule is appended to that rule's `backendRefs`
+ *   (`{name, namespace?, port, weight}`);
+ * - a backend of `opts.remove`, or one `opts.owns` accepts that is not managed, is removed;
+ * - every index touched is guarded by a `test` of the backend name at that index; a rule whose
+ *   list changes shape (append/remove) is guarded by a `test` of its whole `backendRefs` (so a
+ *   concurrent edit of that list makes the server refuse the patch rather than duplicate or drop
+ *   a backend); with `opts.ruleName` the rule's name is tested too.
+ * Returns `[]` when the route already carries the weights. Throws `RoutePlanError` when no rule is
+ * managed, a weight is out of range, or a managed backend is also listed for removal.
+ */
+export function planWeightPatch(route: unknown, managed: readonly ManagedBackend[], opts: PlanOptions = {}): JsonPatchOp[] {
+  const ns = routeNamespace(route);
+  const name = describeRoute(route);
+  for (const m of managed) {
+    if (typeof m.name !== 'string' || m.name === '') throw new RoutePlanError(`${name}: a managed backend needs a Service name; got ${JSON.stringify(m.name)}`);
+    if (!isInteger(m.weight) || m.weight < 0 || m.weight > MAX_WEIGHT) {
+      throw new RoutePlanError(`${name}: weight of backend ${m.name} must be an integer from 0 to ${MAX_WEIGHT}; got ${JSON.stringify(m.weight)}`);
+    }
+    if ((opts.remove ?? []).some((k) => sameKey(k, m, ns))) {
+      throw new RoutePlanError(`${name}: backend ${m.name} is both managed and listed for removal`);
+    }
+  }
+  const rules = rulesOf(route);
+  const indices = managedRuleIndices(route, managed, opts);
+  if (indices.length === 0) {
+    const wanted = opts.ruleName !== undefined ? `rule named ${JSON.stringify(opts.ruleName)}` : `rule with a backend rayshift owns (${managed.map((m) => m.name).join(', ') || 'none given'})`;
+    throw new RoutePlanError(`${name}: spec.rules has no ${wanted}; rayshift only writes to rules it owns (name the rule with ruleName to adopt one)`);
+  }
+
+  const tests: JsonPatchOp[] = [];
+  const writes: JsonPatchOp[] = [];
+  if (opts.guard === 'generation') {
+    tests.push({ op: 'test', path: '/metadata/generation', value: asObject(asObject(route).metadata).generation });
+  } else if (opts.guard === 'resourceVersion') {
+    tests.push({ op: 'test', path: '/metadata/resourceVersion', value: asObject(asObject(route).metadata).resourceVersion });
+  }
+
+  for (const i of indices) {
+    const rule = asObject(rules[i]);
+    const refs = asArray(rule.backendRefs);
+    const base = ['spec', 'rules', i, 'backendRefs'] as const;
+    const guarded = new Set<number>();
+    const replaces: JsonPatchOp[] = [];
+    const removes: number[] = [];
+    const adds: JsonPatchOp[] = [];
+
+    refs.forEach((ref, j) => {
+      const m = managed.find((k) => backendMatches(ref, k, ns));
+      if (m !== undefined) {
+        const w = asObject(ref).weight;
+        if (w === undefined ? m.weight !== DEFAULT_WEIGHT : w !== m.weight) {
+          replaces.push({ op: w === undefined ? 'add' : 'replace', path: pointer(...base, j, 'weight'), value: m.weight });
+          guarded.add(j);
+        }
+        return;
+      }
+      if (isOwned(ref, [], opts, ns)) {
+        removes.push(j);
+        guarded.add(j);
+      }
+    });
+    for (const m of managed) {
+      if (!refs.some((ref) => backendMatches(ref, m, ns))) {
+        adds.push({
+          op: 'add',
+          path: pointer(...base, '-'),
+          value: { name: m.name, ...(m.namespace !== undefined ? { namespace: m.namespace } : {}), port: m.port ?? opts.defaultPort ?? DEFAULT_SERVE_PORT, weight: m.weight },
+        });
+      }
+    }
+    if (replaces.length === 0 && removes.length === 0 && adds.length === 0) continue;
+
+    if (opts.ruleName !== undefined) tests.push({ op: 'test', path: pointer('spec', 'rules', i, 'name'), value: opts.ruleName });
+    if (removes.length > 0 || adds.length > 0) {
+      // The list changes shape: refuse the patch if anyone changed it since it was read.
+      tests.push(rule.backendRefs === undefined ? { op: 'test', path: pointer('spec', 'rules', i), value: rules[i] } : { op: 'test', path: pointer(...base), value: refs });
+    }
+    for (const j of [...guarded].sort((a, b) => a - b)) {
+      tests.push({ op: 'test', path: pointer(...base, j, 'name'), value: asObject(refs[j]).name });
+    }
+    writes.push(...replaces);
+    // Highest index first, so each removal leaves the indices still to remove in place.
+    for (const j of removes.sort((a, b) => b - a)) writes.push({ op: 'remove', path: pointer(...base, j) });
+    if (adds.length > 0 && rule.backendRefs === undefined) {
+      writes.push({ op: 'add', path: pointer(...base), value: adds.map((a) => (a as { value: unknown }).value) });
+    } else {
+      writes.push(...adds);
+    }
+  }
+  if (writes.length === 0) return [];
+  return [...tests, ...writes];
+}
+
+function sameKey(a: BackendKey, b: BackendKey, ns: string | undefined): boolean {
+  return a.name === b.name && (a.namespace ?? ns) === (b.namespace ?? ns);
+}
+
+/** The weight of one managed backend as the route carries it. */
+export interface ManagedWeight extends BackendKey {
+  /** Weight in the first managed rule that has the backend (a missing `weight` reads as 1); undefined when no managed rule has it. */
+  readonly weight: number | undefined;
+  /** Percent of the first managed rule's traffic the backend receives (its weight over the rule's total, unmanaged backends included); 0 when absent. */
+  readonly sharePercent: number;
+  /** False when the managed rules disagree (the backend is missing from some, or weighted differently). */
+  readonly consistent: boolean;
+}
+
+/**
+ * Reads the current weights of the managed backends, in the order given, from the rules
+ * `managedRuleIndices` picks (an empty selection reads every backend as absent).
+ */
+export function readWeights(route: unknown, managed: readonly BackendKey[], sel: RuleSelection = {}): ManagedWeight[] {
+  const ns = routeNamespace(route);
+  const rules = rulesOf(route);
+  const indices = managedRuleIndices(route, managed, sel);
+  return managed.map((key) => {
+    const perRule = indices.map((i) => {
+      const refs = asArray(asObject(rules[i]).backendRefs);
+      const ref = refs.find((r) => backendMatches(r, key, ns));
+      const total = refs.reduce<number>((sum, r) => sum + effectiveWeight(r), 0);
+      return ref === undefined ? undefined : { weight: effectiveWeight(ref), total };
+    });
+    const first = perRule.find((w) => w !== undefined);
+    const consistent = perRule.every((w) => w?.weight === first?.weight);
+    return {
+      name: key.name,
+      ...(key.namespace !== undefined ? { namespace: key.namespace } : {}),
+      weight: first?.weight,
+      sharePercent: first === undefined || first.total === 0 ? 0 : (100 * first.weight) / first.total,
+      consistent,
+    };
+  });
+}
+
+/** Applies a JSON patch of the ops rayshift emits to a copy of `doc` (for dry runs and tests); throws when a `test` fails. */
+export function applyJsonPatch<T>(doc: T, ops: readonly JsonPatchOp[]): T {
+  const out = structuredClone(doc) as unknown;
+  for (const op of ops) {
+    const parts = op.path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const last = parts.pop();
+    if (last === undefined) throw new Error(`unsupported patch path ${JSON.stringify(op.path)}`);
+    let parent: unknown = out;
+    for (const p of parts) {
+      parent = Array.isArray(parent) ? parent[Number(p)] : isObject(parent) ? parent[p] : undefined;
+      if (parent === undefined) throw new Error(`${op.op} ${op.path}: path not found`);
+    }
+    const container = parent as JsonObject | unknown[];
+    if (op.op === 'test') {
+      const actual = Array.isArray(container) ? container[Number(last)] : container[last];
+      if (!deepEqual(actual, op.value)) throw new Error(`test ${op.path} failed`);
+    } else if (op.op === 'remove') {
+      if (Array.isArray(container)) container.splice(Number(last), 1);
+      else delete container[last];
+    } else if (op.op === 'add' && Array.isArray(container)) {
+      if (last === '-') container.push(structuredClone(op.value));
+      else container.splice(Number(last), 0, structuredClone(op.value));
+    } else if (Array.isArray(container)) {
+      container[Number(last)] = structuredClone(op.value);
+    } else {
+      if (op.op === 'replace' && !(last in container)) throw new Error(`replace ${op.path}: path not found`);
+      container[last] = structuredClone(op.value);
+    }
+  }
+  return out as T;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a);
+    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
+  }
+  return false;
+}

@@ -1,0 +1,39 @@
+/**
+ * Shapes shared by the route helpers. Routes are read as untrusted JSON (whatever the API server
+ * returned), so these are the few fields the helpers look at, never a full Gateway API type.
+ */
+
+/** The two route kinds rayshift writes weights to. */
+export type RouteObjectKind = 'HTTPRoute' | 'GRPCRoute';
+
+/** Identifies a Service backend of a route: its name and, when not the route's, its namespace. */
+export interface BackendKey {
+  /** Service name. */
+  readonly name: string;
+  /** Service namespace. @default the route's namespace */
+  readonly namespace?: string;
+}
+
+/** A backend rayshift manages, with the weight it should carry. */
+export interface ManagedBackend extends BackendKey {
+  /** Service port, used only when the backend has to be added. @default `PlanOptions.defaultPort` (8000) */
+  readonly port?: number;
+  /** Gateway API weight, 0–1,000,000 (rayshift uses percentages that sum to 100). */
+  readonly weight: number;
+}
+
+/** One RFC 6902 JSON Patch operation (the subset rayshift emits). */
+export type JsonPatchOp =
+  | { readonly op: 'test'; readonly path: string; readonly value: unknown }
+  | { readonly op: 'replace'; readonly path: string; readonly value: unknown }
+  | { readonly op: 'add'; readonly path: string; readonly value: unknown }
+  | { readonly op: 'remove'; readonly path: string };
+
+/** Content-Type of an RFC 6902 JSON Patch request to the Kubernetes API. */
+export const JSON_PATCH_CONTENT_TYPE = 'application/json-patch+json';
+
+/** API group of the Gateway API. */
+export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
+
+/** Default Serve port of a per-cluster serve Service (KubeRay's `serve` port). */
+export const DEFAULT_SERVE_PORT = 8000;

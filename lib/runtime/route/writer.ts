@@ -1,0 +1,133 @@
+/**
+ * Writes managed weights to a live route through a minimal injected client: read, plan, JSON-patch,
+ * and when the server refuses the patch because a `test` op failed (someone moved the route between
+ * our read and our write), read again and plan again. Decoupled from any Kubernetes client library.
+ */
+import { asObject, isObject } from '../../spec/read';
+import { routePath } from './build';
+import { PlanOptions, planWeightPatch } from './plan';
+import { JSON_PATCH_CONTENT_TYPE, JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
+
+/**
+ * What the writer needs from a Kubernetes client. Paths are API paths
+ * (`/apis/gateway.networking.k8s.io/v1/namespaces/ns/httproutes/name`). Both reject on a non-2xx
+ * answer with an error carrying the HTTP status as `status`, `statusCode` or `code` and, when the
+ * server sent one, the `Status` object as `body` (or its `details` as `details`, as KubeApiError does).
+ */
+export interface RouteClient {
+  /** GET the object at `path`, parsed. */
+  get(path: string): Promise<unknown>;
+  /** PATCH the object at `path` with `ops` sent as `contentType`; resolves to the patched object. */
+  patch(path: string, ops: readonly JsonPatchOp[], contentType: string): Promise<unknown>;
+}
+
+/** Which route to write. */
+export interface RouteRef {
+  /** `HTTPRoute` or `GRPCRoute`. */
+  readonly kind: RouteObjectKind;
+  /** Route namespace. */
+  readonly namespace: string;
+  /** Route name. */
+  readonly name: string;
+}
+
+/** Options of `writeRouteWeights`. */
+export interface WriteOptions extends PlanOptions {
+  /** Attempts (read + patch) before giving up. @default 5 */
+  readonly maxAttempts?: number;
+  /** Milliseconds to wait before attempt `n` (2, 3, …). @default none */
+  readonly backoffMs?: (attempt: number) => number;
+  /** Classifies a patch rejection as "the route moved; re-read". @default `isPatchConflict` */
+  readonly isConflict?: (error: unknown) => boolean;
+}
+
+/** Outcome of `writeRouteWeights`. */
+export interface WriteResult {
+  /** The route after the write (as the server returned it), or as read when nothing had to change. */
+  readonly route: unknown;
+  /** The patch that was applied; empty when the route already carried the weights. */
+  readonly ops: readonly JsonPatchOp[];
+  /** Attempts used (1 when the first patch applied). */
+  readonly attempts: number;
+}
+
+/** Every attempt was refused because the route kept moving. */
+export class RouteWriteConflictError extends Error {
+  constructor(
+    message: string,
+    /** The last refusal. */
+    readonly lastError: unknown,
+  ) {
+    super(message);
+    this.name = 'RouteWriteConflictError';
+  }
+}
+
+/** HTTP status of a client error (`status`, `statusCode`, `code`, or `body.code`), if any. */
+export function errorStatus(error: unknown): number | undefined {
+  if (!isObject(error) && !(error instanceof Error)) return undefined;
+  const e = error as unknown as Record<string, unknown>;
+  for (const v of [e.status, e.statusCode, e.code, asObject(e.body).code, asObject(e.response).statusCode]) {
+    if (typeof v === 'number') return v;
+  }
+  return undefined;
+}
+
+/**
+ * True when the API server refused a JSON patch because it no longer applies to the stored object:
+ * 409 Conflict, or 422 without field causes — kube-apiserver answers a failed `test` op (or an op
+ * on a path that is gone) with 422 "the server rejected our request due to an error in our
+ * request" and no `details.causes`, whereas a schema violation of the patched object is a 422
+ * listing its causes (which re-reading would not fix).
+ */
+export function isPatchConflict(error: unknown): boolean {
+  const status = errorStatus(error);
+  if (status === 409) return true;
+  if (status !== 422) return false;
+  const e = asObject(error);
+  const hasCauses = [asObject(asObject(e.body).details).causes, asObject(e.details).causes].some((c) => Array.isArray(c) && c.length > 0);
+  return !hasCauses;
+}
+
+/**
+ * Gives the managed backends of a live route their weights (see `planWeightPatch` for exactly what
+ * is touched), retrying from a fresh read while the server refuses the patch as a conflict. A route
+ * that already carries the weights costs one GET and no PATCH.
+ */
+export async function writeRouteWeights(
+  client: RouteClient,
+  ref: RouteRef,
+  managed: readonly ManagedBackend[],
+  opts: WriteOptions = {},
+): Promise<WriteResult> {
+  const path = routePath(ref.kind, ref.namespace, ref.name);
+  const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
+  const isConflict = opts.isConflict ?? isPatchConflict;
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    if (attempt > 1 && opts.backoffMs) {
+      const ms = opts.backoffMs(attempt);
+      if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+    }
+    const route = await client.get(path);
+    const ops = planWeightPatch(route, managed, opts);
+    if (ops.length === 0) return { route, ops, attempts: attempt };
+    try {
+      const patched = await client.patch(path, ops, JSON_PATCH_CONTENT_TYPE);
+      return { route: patched, ops, attempts: attempt };
+    } catch (e) {
+      if (!isConflict(e)) throw e;
+      lastError = e;
+    }
+  }
+  throw new RouteWriteConflictError(
+    `${ref.kind} ${ref.namespace}/${ref.name}: the route changed under every one of ${maxAttempts} weight patches (each guarded by test ops); last refusal: ${describeError(lastError)}`,
+    lastError,
+  );
+}
+
+function describeError(e: unknown): string {
+  const body = asObject(asObject(e).body);
+  if (typeof body.message === 'string') return `HTTP ${errorStatus(e) ?? '?'} ${body.message}`;
+  return e instanceof Error ? e.message : String(e);
+}

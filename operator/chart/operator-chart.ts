@@ -1,0 +1,307 @@
+/**
+ * The rayshift operator's install chart: the `rayservices.rayshift.dev` CRD (built at synth time
+ * from KubeRay's RayService CRD), a ServiceAccount, least-privilege RBAC, and a hardened
+ * Deployment running `node bin/rayshift.js operator` with leader election.
+ */
+import { Chart, ChartProps } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { Construct, Node } from 'constructs';
+import { ValidatedObject } from '../../lib/cdk8s/validated-object';
+import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
+import { ProblemList, ValidationResult } from '../../lib/spec/problem';
+import { JsonObject, asArray, asObject } from '../../lib/spec/read';
+import { RAYSHIFT_API_VERSION } from '../../lib/spec/rayservice';
+
+/** Name shared by the ServiceAccount, RBAC objects and Deployment. */
+export const OPERATOR_NAME = 'rayshift-operator';
+/** Default namespace of the operator. */
+export const OPERATOR_NAMESPACE = 'rayshift-system';
+/** The Lease the operator replicas elect a leader with (in the operator's namespace). */
+export const OPERATOR_LEASE_NAME = 'rayshift-operator-leader';
+/** Port serving `/metrics`, `/healthz` (liveness) and `/readyz` (readiness). */
+export const OPERATOR_HTTP_PORT = 8080;
+/** UID/GID the operator runs as (`node` in the node:20-slim image). */
+export const OPERATOR_UID = 1000;
+
+/** An RBAC rule and why the operator needs it. */
+export interface JustifiedRule {
+  /** The rule. */
+  readonly rule: k8s.PolicyRule;
+  /** Why the operator needs exactly these verbs. */
+  readonly why: string;
+}
+
+/** Props of `OperatorChart`. */
+export interface OperatorChartProps extends ChartProps {
+  /** KubeRay's RayService CRD (parsed), from which the rayshift CRD is built (`rayshiftRayServiceCrd`). */
+  readonly kubeRayRayServiceCrd: unknown;
+  /** Namespace of the operator. @default "rayshift-system" */
+  readonly operatorNamespace?: string;
+  /** Emit the Namespace object too. @default true */
+  readonly createNamespace?: boolean;
+  /** Operator image. @default "ghcr.io/rayshift/rayshift:0.1.0" */
+  readonly image?: string;
+  /** Image pull policy. @default "IfNotPresent" */
+  readonly imagePullPolicy?: string;
+  /** Replicas; one leads, the others stand by. @default 2 */
+  readonly replicas?: number;
+  /** Grant `get` on Secrets, for RayClusters with Ray token auth (the dashboard token Secret). @default false */
+  readonly rayTokenAuth?: boolean;
+  /** Container resources. @default requests 100m / 128Mi, limits 500m / 256Mi */
+  readonly resources?: k8s.ResourceRequirements;
+  /** Arguments appended after `operator --leader-elect`. @default none */
+  readonly extraArgs?: readonly string[];
+}
+
+/**
+ * Cluster-wide rules: RayServices live in any namespace, and so do the RayClusters, Services,
+ * Gateways and routes the operator creates next to them. No wildcards, no `escalate`/`bind`, and
+ * nothing the migration does not touch.
+ */
+export function operatorClusterRules(opts: { rayTokenAuth?: boolean } = {}): JustifiedRule[] {
+  const [group] = RAYSHIFT_API_VERSION.split('/');
+  const rules: JustifiedRule[] = [
+    {
+      // Watch the RayServices it executes; `patch` adds/removes its finalizer (metadata only, guarded by resourceVersion). It never writes their spec, so no `update`/`create`/`delete`.
+      rule: { apiGroups: [group], resources: ['rayservices'], verbs: ['get', 'list', 'watch', 'patch'] },
+      why: 'watch the RayServices it executes; patch adds and removes its finalizer',
+    },
+    {
+      // Phase, weights, capacities and conditions go through the status subresource only.
+      rule: { apiGroups: [group], resources: ['rayservices/status'], verbs: ['get', 'patch', 'update'] },
+      why: 'write status (phase, weights, capacities, conditions) through the status subresource',
+    },
+    {
+      // OwnerReferencesPermissionEnforcement: setting blockOwnerDeletion on an ownerReference to a RayService needs `update` on its finalizers.
+      rule: { apiGroups: [group], resources: ['rayservices/finalizers'], verbs: ['update'] },
+      why: 'own RayClusters, Services, Gateways and routes with blockOwnerDeletion ownerReferences',
+    },
+    {
+      // It creates the pending cluster, patches nothing but what it owns, and deletes retired clusters after the deletion delay.
+      rule: { apiGroups: ['ray.io'], resources: ['rayclusters'], verbs: ['create', 'get', 'list', 'watch', 'update', 'patch', 'delete'] },
+      why: 'create the pending RayCluster, update it in place, delete retired clusters after rayClusterDeletionDelaySeconds',
+    },
+    {
+      // Per-cluster `<cluster>-serve-svc` backends, `<rs>-head-svc`/`<rs>-serve-svc` whose selectors move on promotion, deleted on suspend.
+      rule: { apiGroups: [''], resources: ['services'], verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'] },
+      why: 'create per-cluster serve Services (route backends), move head/serve Service selectors on promotion, delete them on suspend',
+    },
+    {
+      // `<rs>-gateway` when there is no gatewayRef, and the route whose weights it moves (JSON patch with test guards, never a PUT of the rules).
+      rule: {
+        apiGroups: ['gateway.networking.k8s.io'],
+        resources: ['gateways', 'httproutes', 'grpcroutes'],
+        verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'],
+      },
+      why: 'create the Gateway (without gatewayRef) and the route, JSON-patch the managed backend weights, delete them on suspend',
+    },
+    {
+      // Readiness before every step: route parents Accepted/ResolvedRefs and Gateway Accepted/Programmed. Read only.
+      rule: {
+        apiGroups: ['gateway.networking.k8s.io'],
+        resources: ['gateways/status', 'httproutes/status', 'grpcroutes/status'],
+        verbs: ['get'],
+      },
+      why: 'read Gateway and route conditions before each traffic step (never written)',
+    },
+    {
+      // Events on each step, as Flagger and Argo emit (core and events.k8s.io recorders).
+      rule: { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
+      why: 'record an Event for each step, rollback and failure',
+    },
+  ];
+  if (opts.rayTokenAuth) {
+    rules.push({
+      // Ray token auth: the dashboard token lives in Secret `<cluster>` (key auth_token); names are per cluster, so no resourceNames. Read only.
+      rule: { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
+      why: 'read the Ray dashboard token Secret of clusters with authOptions.mode token',
+    });
+  }
+  return rules;
+}
+
+/** Rules in the operator's own namespace: the leader-election Lease only. */
+export function operatorNamespaceRules(leaseName = OPERATOR_LEASE_NAME): JustifiedRule[] {
+  return [
+    {
+      // The first replica creates the Lease; `create` cannot be limited by name.
+      rule: { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      why: 'create the leader-election Lease the first time',
+    },
+    {
+      // Acquire and renew are resourceVersion-guarded replaces of this one Lease.
+      rule: { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] },
+      why: 'acquire, renew and release leadership of its own Lease',
+    },
+  ];
+}
+
+/** The rayshift CRD as a validated construct: checks at synth that the CRD carries what the operator relies on. */
+export class RayshiftCrd extends ValidatedObject {
+  /** The CRD as built. */
+  public readonly crd: JsonObject;
+
+  constructor(scope: Construct, id: string, kubeRayRayServiceCrd: unknown) {
+    const crd = rayshiftRayServiceCrd(kubeRayRayServiceCrd);
+    super(scope, id, {
+      apiVersion: String(crd.apiVersion),
+      kind: String(crd.kind),
+      metadata: { name: String(asObject(crd.metadata).name) },
+      spec: () => crd.spec,
+      validate: validateRayshiftCrd,
+    });
+    this.crd = crd;
+  }
+}
+
+/** Checks a rayshift CRD manifest: one served storage version with the status subresource, printer columns, a structural status and CEL rules. */
+export function validateRayshiftCrd(manifest: unknown): ValidationResult {
+  const problems = new ProblemList();
+  const spec = asObject(asObject(manifest).spec);
+  const [group, version] = RAYSHIFT_API_VERSION.split('/');
+  if (spec.group !== group) problems.error('spec.group', `must be ${group}; got ${JSON.stringify(spec.group)}`);
+  const versions = asArray(spec.versions).map(asObject);
+  if (versions.length !== 1 || versions[0].name !== version || versions[0].served !== true || versions[0].storage !== true) {
+    problems.error('spec.versions', `must be exactly ${version}, served and stored`);
+    return problems.result();
+  }
+  const v = versions[0];
+  if (asObject(v.subresources).status === undefined) problems.error('spec.versions[0].subresources.status', 'is required: the operator writes status through it');
+  if (asArray(v.additionalPrinterColumns).length === 0) problems.error('spec.versions[0].additionalPrinterColumns', 'must list the phase, cluster, weight and capacity columns');
+  const root = asObject(asObject(v.schema).openAPIV3Schema);
+  const status = asObject(asObject(root.properties).status);
+  if (status.type !== 'object' || status['x-kubernetes-preserve-unknown-fields'] === true) {
+    problems.error('spec.versions[0].schema.openAPIV3Schema.properties.status', 'must be a structural schema, not preserve-unknown-fields');
+  }
+  const specSchema = asObject(asObject(root.properties).spec);
+  if (asArray(specSchema['x-kubernetes-validations']).length === 0) problems.error('spec.versions[0].schema.openAPIV3Schema.properties.spec', 'must carry the CEL rules');
+  return problems.result();
+}
+
+/** The operator's install chart. */
+export class OperatorChart extends Chart {
+  /** The CRD construct. */
+  public readonly crd: RayshiftCrd;
+  /** The ServiceAccount. */
+  public readonly serviceAccount: k8s.KubeServiceAccount;
+  /** The ClusterRole. */
+  public readonly clusterRole: k8s.KubeClusterRole;
+  /** The leader-election Role. */
+  public readonly role: k8s.KubeRole;
+  /** The Deployment. */
+  public readonly deployment: k8s.KubeDeployment;
+
+  constructor(scope: Construct, id: string, props: OperatorChartProps) {
+    super(scope, id, { ...props, disableResourceNameHashes: props.disableResourceNameHashes ?? true });
+    const namespace = props.operatorNamespace ?? OPERATOR_NAMESPACE;
+    const labels = { 'app.kubernetes.io/name': OPERATOR_NAME, 'app.kubernetes.io/component': 'operator', 'app.kubernetes.io/part-of': 'rayshift' };
+
+    if (props.createNamespace ?? true) {
+      new k8s.KubeNamespace(this, 'Namespace', { metadata: { name: namespace, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } });
+    }
+    this.crd = new RayshiftCrd(this, 'Crd', props.kubeRayRayServiceCrd);
+
+    this.serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
+      metadata: { name: OPERATOR_NAME, namespace, labels },
+      automountServiceAccountToken: true,
+    });
+    const subject = { kind: 'ServiceAccount', name: OPERATOR_NAME, namespace };
+
+    const clusterRules = operatorClusterRules({ rayTokenAuth: props.rayTokenAuth });
+    this.clusterRole = new k8s.KubeClusterRole(this, 'ClusterRole', {
+      metadata: { name: OPERATOR_NAME, labels },
+      rules: clusterRules.map((r) => r.rule),
+    });
+    new k8s.KubeClusterRoleBinding(this, 'ClusterRoleBinding', {
+      metadata: { name: OPERATOR_NAME, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
+      subjects: [subject],
+    });
+    const nsRules = operatorNamespaceRules();
+    this.role = new k8s.KubeRole(this, 'LeaderElectionRole', {
+      metadata: { name: `${OPERATOR_NAME}-leader-election`, namespace, labels },
+      rules: nsRules.map((r) => r.rule),
+    });
+    new k8s.KubeRoleBinding(this, 'LeaderElectionRoleBinding', {
+      metadata: { name: `${OPERATOR_NAME}-leader-election`, namespace, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${OPERATOR_NAME}-leader-election` },
+      subjects: [subject],
+    });
+
+    const port = k8s.IntOrString.fromString('http');
+    this.deployment = new k8s.KubeDeployment(this, 'Deployment', {
+      metadata: { name: OPERATOR_NAME, namespace, labels },
+      spec: {
+        replicas: props.replicas ?? 2,
+        selector: { matchLabels: { 'app.kubernetes.io/name': OPERATOR_NAME } },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: OPERATOR_NAME,
+            automountServiceAccountToken: true,
+            terminationGracePeriodSeconds: 30,
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: OPERATOR_UID,
+              runAsGroup: OPERATOR_UID,
+              seccompProfile: { type: 'RuntimeDefault' },
+            },
+            affinity: {
+              podAntiAffinity: {
+                preferredDuringSchedulingIgnoredDuringExecution: [
+                  { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': OPERATOR_NAME } } } },
+                ],
+              },
+            },
+            containers: [
+              {
+                name: 'operator',
+                image: props.image ?? 'ghcr.io/rayshift/rayshift:0.1.0',
+                imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
+                args: ['operator', '--leader-elect', ...(props.extraArgs ?? [])],
+                env: [
+                  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+                  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                  { name: 'RAYSHIFT_LEASE_NAME', value: OPERATOR_LEASE_NAME },
+                  { name: 'RAYSHIFT_HTTP_PORT', value: String(OPERATOR_HTTP_PORT) },
+                  { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' },
+                ],
+                ports: [{ name: 'http', containerPort: OPERATOR_HTTP_PORT, protocol: 'TCP' }],
+                livenessProbe: { httpGet: { path: '/healthz', port }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
+                readinessProbe: { httpGet: { path: '/readyz', port }, initialDelaySeconds: 2, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
+                resources: props.resources ?? {
+                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+                  limits: { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('256Mi') },
+                },
+                securityContext: {
+                  runAsNonRoot: true,
+                  runAsUser: OPERATOR_UID,
+                  allowPrivilegeEscalation: false,
+                  privileged: false,
+                  readOnlyRootFilesystem: true,
+                  capabilities: { drop: ['ALL'] },
+                },
+                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+              },
+            ],
+            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
+          },
+        },
+      },
+    });
+
+    Node.of(this).addValidation({ validate: () => rbacProblems([...clusterRules, ...nsRules]) });
+  }
+}
+
+/** Wildcards, privilege-escalation verbs and unjustified rules, as synth errors. */
+export function rbacProblems(rules: readonly JustifiedRule[]): string[] {
+  const out: string[] = [];
+  rules.forEach(({ rule, why }, i) => {
+    const all = [...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...rule.verbs, ...(rule.resourceNames ?? [])];
+    if (all.some((s) => s.includes('*'))) out.push(`RBAC rule ${i} (${why}) uses a wildcard`);
+    if (rule.verbs.some((v) => ['escalate', 'bind', 'impersonate'].includes(v))) out.push(`RBAC rule ${i} (${why}) grants privilege escalation`);
+    if (!why) out.push(`RBAC rule ${i} has no justification`);
+  });
+  return out;
+}

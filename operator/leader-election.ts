@@ -1,0 +1,126 @@
+/**
+ * Leader election on a `coordination.k8s.io/v1` Lease, as client-go's leaderelection does:
+ * acquire when the lease is free or expired, renew every `renewMs`, and give up (calling
+ * `onLost`) when a renewal has not succeeded within the lease duration. Optimistic concurrency
+ * on the Lease's resourceVersion makes two candidates' writes exclusive.
+ */
+import { KubeClient } from '../lib/runtime/kube/client';
+import { isConflict, isNotFound } from '../lib/runtime/kube/errors';
+import { KubeObject } from '../lib/runtime/kube/types';
+
+const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
+
+/** Options of `LeaderElector`. */
+export interface LeaderElectionOptions {
+  /** Lease namespace. */
+  readonly namespace: string;
+  /** Lease name. @default "rayshift-operator" */
+  readonly name?: string;
+  /** This candidate's identity (pod name). */
+  readonly identity: string;
+  /** Lease duration, seconds. @default 15 */
+  readonly leaseDurationSeconds?: number;
+  /** Renewal period, ms. @default 5000 */
+  readonly renewMs?: number;
+  /** Retry period while not leading, ms. @default 2000 */
+  readonly retryMs?: number;
+}
+
+/** See the file comment. */
+export class LeaderElector {
+  private timer: NodeJS.Timeout | undefined;
+  private leading = false;
+  private lastRenew = 0;
+  private stopped = false;
+  private readonly name: string;
+  private readonly duration: number;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly options: LeaderElectionOptions,
+  ) {
+    this.name = options.name ?? 'rayshift-operator';
+    this.duration = options.leaseDurationSeconds ?? 15;
+  }
+
+  /** Whether this candidate holds the lease. */
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Campaigns until leading (resolves then); `onLost` is called if leadership is lost later. */
+  run(onLost: () => void): Promise<void> {
+    return new Promise((resolve) => {
+      const attempt = async () => {
+        if (this.stopped) return;
+        const ok = await this.tryAcquireOrRenew().catch(() => false);
+        const now = Date.now();
+        if (ok) {
+          this.lastRenew = now;
+          if (!this.leading) {
+            this.leading = true;
+            resolve();
+          }
+        } else if (this.leading && now - this.lastRenew > this.duration * 1000) {
+          this.leading = false;
+          onLost();
+          return;
+        }
+        this.timer = setTimeout(attempt, this.leading ? this.options.renewMs ?? 5000 : this.options.retryMs ?? 2000);
+      };
+      void attempt();
+    });
+  }
+
+  /** Stops campaigning and releases the lease if held, so a successor need not wait for expiry. */
+  async release(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (!this.leading) return;
+    this.leading = false;
+    const lease = await this.client.tryGet(LEASE, this.name, this.options.namespace);
+    if (lease && (lease.spec as { holderIdentity?: string }).holderIdentity === this.options.identity) {
+      await this.client.update({ ...lease, spec: { ...(lease.spec as object), holderIdentity: '', leaseDurationSeconds: 1 } }).catch(() => undefined);
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const now = new Date();
+    const micro = now.toISOString().replace('Z', '000Z');
+    let lease: KubeObject | undefined;
+    try {
+      lease = await this.client.tryGet(LEASE, this.name, this.options.namespace);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (!lease) {
+      await this.client.create({
+        apiVersion: LEASE.apiVersion,
+        kind: LEASE.kind,
+        metadata: { name: this.name, namespace: this.options.namespace },
+        spec: { holderIdentity: this.options.identity, leaseDurationSeconds: this.duration, acquireTime: micro, renewTime: micro, leaseTransitions: 0 },
+      });
+      return true;
+    }
+    const spec = lease.spec as { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number; leaseTransitions?: number; acquireTime?: string };
+    const mine = spec.holderIdentity === this.options.identity;
+    const expired = !spec.holderIdentity || !spec.renewTime || Date.parse(spec.renewTime) + (spec.leaseDurationSeconds ?? this.duration) * 1000 < now.getTime();
+    if (!mine && !expired) return false;
+    try {
+      await this.client.update({
+        ...lease,
+        spec: {
+          ...spec,
+          holderIdentity: this.options.identity,
+          leaseDurationSeconds: this.duration,
+          renewTime: micro,
+          ...(mine ? {} : { acquireTime: micro, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
+        },
+      });
+      return true;
+    } catch (err) {
+      if (isConflict(err)) return false;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+/** Prometheus metrics of the operator (prom-client), in their own registry. */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { RayServiceStatus } from '../lib/engine/status';
+
+/** The operator's metrics. */
+export class OperatorMetrics {
+  /** The registry `/metrics` serves. */
+  readonly registry = new Registry();
+  /** Route weight per service and side. */
+  readonly weight = new Gauge({ name: 'rayshift_traffic_weight_percent', help: 'Route weight of each cluster of a RayService', labelNames: ['namespace', 'name', 'side'], registers: [this.registry] });
+  /** Serve target_capacity per service and side. */
+  readonly capacity = new Gauge({ name: 'rayshift_target_capacity_percent', help: 'Serve target_capacity of each cluster of a RayService', labelNames: ['namespace', 'name', 'side'], registers: [this.registry] });
+  /** 1 for the current phase of each service. */
+  readonly phase = new Gauge({ name: 'rayshift_phase', help: 'Current phase of a RayService (1 = in this phase)', labelNames: ['namespace', 'name', 'phase'], registers: [this.registry] });
+  /** Reconcile durations. */
+  readonly reconcileSeconds = new Histogram({
+    name: 'rayshift_reconcile_duration_seconds',
+    help: 'Duration of one reconcile pass',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  /** How late each traffic step was written after its due time. */
+  readonly stepLateness = new Histogram({
+    name: 'rayshift_step_lateness_seconds',
+    help: 'Time from a traffic step being due to its route write',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+  /** Reconcile failures (each retried with backoff). */
+  readonly errors = new Counter({ name: 'rayshift_reconcile_errors_total', help: 'Failed reconcile passes', registers: [this.registry] });
+  /** API writes made. */
+  readonly writes = new Counter({ name: 'rayshift_api_writes_total', help: 'Kubernetes API writes made by reconciles', registers: [this.registry] });
+
+  /** Records a service's status after a pass. */
+  observe(namespace: string, name: string, s: RayServiceStatus): void {
+    this.weight.set({ namespace, name, side: 'active' }, s.activeWeight);
+    this.weight.set({ namespace, name, side: 'pending' }, s.pendingWeight);
+    this.capacity.set({ namespace, name, side: 'active' }, s.activeTargetCapacity);
+    this.capacity.set({ namespace, name, side: 'pending' }, s.pendingTargetCapacity);
+    for (const p of ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack']) this.phase.set({ namespace, name, phase: p }, p === s.phase ? 1 : 0);
+  }
+
+  /** Drops a deleted service's series. */
+  forget(namespace: string, name: string): void {
+    for (const side of ['active', 'pending']) {
+      this.weight.remove({ namespace, name, side });
+      this.capacity.remove({ namespace, name, side });
+    }
+    for (const p of ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack']) this.phase.remove({ namespace, name, phase: p });
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The rayshift operator: watches `rayshift.dev` RayServices and what they own, reconciles each
+ * service on a keyed work queue (one worker per service at a time), and wakes each service at
+ * the engine's exact due time. No `setInterval` drives steps: a restart resumes from the status
+ * each service carries.
+ */
+import { KubeClient } from '../lib/runtime/kube/client';
+import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
+import { KubeObject } from '../lib/runtime/kube/types';
+import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
+import { GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, RAYCLUSTER, RAYSHIFT_RAYSERVICE } from '../lib/runtime/rayservice/names';
+import { ServeDashboardClient } from '../lib/runtime/serve/client';
+import { DashboardResolver } from '../lib/runtime/serve/resolver';
+import { WorkQueue } from '../lib/runtime/work-queue';
+import { OperatorMetrics } from './metrics';
+
+/** Options of an `Operator`. */
+export interface OperatorOptions {
+  /** Kubernetes access (the operator's own identity). */
+  readonly client: KubeClient;
+  /** Where each cluster's dashboard is (the default is KubeRay's in-cluster head Service). */
+  readonly resolver: DashboardResolver;
+  /** Services reconciled at once. @default 8 */
+  readonly concurrency?: number;
+  /** Poll period while waiting for Serve capacity, ms. @default 1000 */
+  readonly capacityPollMs?: number;
+  /** Logger. */
+  readonly log: ReconcileLogger & { error(obj: object, msg: string): void };
+  /** Metrics. @default a fresh registry */
+  readonly metrics?: OperatorMetrics;
+}
+
+/** See the file comment. */
+export class Operator {
+  /** Metrics of this operator. */
+  readonly metrics: OperatorMetrics;
+  private readonly reconciler: RayServiceReconciler;
+  private readonly queue: WorkQueue;
+  private readonly informers: Informer[] = [];
+  private services!: Informer;
+
+  constructor(private readonly options: OperatorOptions) {
+    this.metrics = options.metrics ?? new OperatorMetrics();
+    this.reconciler = new RayServiceReconciler({
+      client: options.client,
+      serve: new ServeDashboardClient({ resolver: options.resolver }),
+      capacityPollMs: options.capacityPollMs,
+      log: options.log,
+    });
+    this.queue = new WorkQueue((key) => this.reconcile(key), {
+      concurrency: options.concurrency ?? 8,
+      onError: (key, err, attempt) => {
+        this.metrics.errors.inc();
+        options.log.warn({ rayservice: key, attempt, err: (err as Error).message }, 'reconcile failed; retrying');
+      },
+    });
+  }
+
+  /** Starts the watches and waits until their caches are synced. */
+  async start(): Promise<void> {
+    const c = this.options.client;
+    this.services = c.watch(RAYSHIFT_RAYSERVICE, '*', (e) => this.onService(e));
+    this.informers.push(
+      this.services,
+      c.watch(RAYCLUSTER, '*', (e) => this.onOwned(e), { labelSelector: { [ORIGINATED_FROM_CRD]: 'RayService' } }),
+      c.watch(HTTPROUTE, '*', (e) => this.onRoute(e, '-httproute')),
+      c.watch(GRPCROUTE, '*', (e) => this.onRoute(e, '-grpcroute')),
+      c.watch(GATEWAY, '*', (e) => this.onGateway(e)),
+    );
+    for (const i of this.informers) i.start();
+    await Promise.all(this.informers.map((i) => i.waitForSync()));
+  }
+
+  /** True once every watch has synced (readiness). */
+  ready(): boolean {
+    return this.informers.length > 0 && this.informers.every((i) => i.hasSynced());
+  }
+
+  /** Stops watching; reconciles in flight finish first. */
+  async stop(): Promise<void> {
+    for (const i of this.informers) i.stop();
+    await this.queue.stop();
+  }
+
+  /** Resolves when no reconcile is queued or running (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace, name] = key.split('/');
+    const end = this.metrics.reconcileSeconds.startTimer();
+    const before = this.services.get(name, namespace);
+    const prior = (before?.status as { engineState?: { lastTrafficMigratedTime?: number; pendingWeight?: number } } | undefined)?.engineState;
+    const startedAt = Date.now();
+    try {
+      const result = await this.reconciler.reconcile(namespace, name);
+      this.metrics.writes.inc(result.writes);
+      if (result.status) this.metrics.observe(namespace, name, result.status);
+      else if (!before) this.metrics.forget(namespace, name);
+      const interval = (before?.spec as { upgradeStrategy?: { clusterUpgradeOptions?: { intervalSeconds?: number } } } | undefined)?.upgradeStrategy?.clusterUpgradeOptions?.intervalSeconds;
+      const shift = result.actions.find((a) => a.type === 'setTrafficWeights');
+      if (shift && prior?.lastTrafficMigratedTime !== undefined && interval !== undefined && shift.pending !== prior.pendingWeight) {
+        this.metrics.stepLateness.observe(Math.max(0, startedAt - (prior.lastTrafficMigratedTime + interval * 1000)) / 1000);
+      }
+      if (result.requeueAt !== undefined) this.queue.addAt(key, result.requeueAt);
+    } finally {
+      end();
+    }
+  }
+
+  private keyOf(o: KubeObject): string {
+    return `${o.metadata.namespace}/${o.metadata.name}`;
+  }
+
+  private onService(e: InformerEvent): void {
+    const o = e.object;
+    if (e.type === 'update' && e.oldObject && !e.resync) {
+      const a = e.oldObject.metadata;
+      const b = o.metadata;
+      const specChanged = a.generation !== b.generation;
+      const metaChanged = JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {}) || a.deletionTimestamp !== b.deletionTimestamp || JSON.stringify(a.finalizers ?? []) !== JSON.stringify(b.finalizers ?? []);
+      if (!specChanged && !metaChanged) return; // our own status writes
+    }
+    if (e.type === 'delete') {
+      this.metrics.forget(String(o.metadata.namespace), String(o.metadata.name));
+      return;
+    }
+    this.queue.add(this.keyOf(o));
+  }
+
+  private onOwned(e: InformerEvent): void {
+    const owner = (e.object.metadata.ownerReferences ?? []).find((r) => r.controller && r.apiVersion === RAYSHIFT_RAYSERVICE.apiVersion && r.kind === RAYSHIFT_RAYSERVICE.kind);
+    if (owner) this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
+  }
+
+  private onRoute(e: InformerEvent, suffix: string): void {
+    const name = String(e.object.metadata.name);
+    if (!name.endsWith(suffix)) return;
+    const service = name.slice(0, -suffix.length);
+    if (this.services.get(service, e.object.metadata.namespace)) this.queue.add(`${e.object.metadata.namespace}/${service}`);
+  }
+
+  private onGateway(e: InformerEvent): void {
+    const ns = String(e.object.metadata.namespace);
+    const name = String(e.object.metadata.name);
+    for (const s of this.services.list()) {
+      const ref = (s.spec as { rayshift?: { gatewayRef?: { name: string; namespace?: string } } } | undefined)?.rayshift?.gatewayRef;
+      const uses = ref ? ref.name === name && (ref.namespace ?? s.metadata.namespace) === ns : `${s.metadata.name}-gateway` === name && s.metadata.namespace === ns;
+      if (uses) this.queue.add(this.keyOf(s));
+    }
+  }
+}

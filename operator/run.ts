@@ -1,0 +1,83 @@
+/**
+ * `rayshift operator`: runs the operator in a cluster (ServiceAccount) or outside one (kubeconfig).
+ * Serves `/healthz`, `/readyz` and `/metrics` on one port, campaigns for leadership on a Lease when
+ * asked, logs JSON lines (pino), and on SIGTERM/SIGINT stops watching, lets reconciles in flight
+ * finish and releases the Lease.
+ */
+import * as http from 'node:http';
+import * as os from 'node:os';
+import pino from 'pino';
+import { KubeClient } from '../lib/runtime/kube/client';
+import { defaultDashboardResolver, templateDashboardResolver } from '../lib/runtime/serve/resolver';
+import { LeaderElector } from './leader-election';
+import { OperatorMetrics } from './metrics';
+import { Operator } from './operator';
+
+/** Options of `rayshift operator` (flags, with environment fallbacks used by the install chart). */
+export interface RunOperatorOptions {
+  /** Kubeconfig path; unset: in-cluster ServiceAccount. */
+  readonly kubeconfig?: string;
+  /** Dashboard address template with `{namespace}` and `{cluster}`; unset: KubeRay's head Service DNS name. */
+  readonly dashboardAddressTemplate?: string;
+  /** Port of `/healthz`, `/readyz`, `/metrics`. @default $RAYSHIFT_HTTP_PORT or 8080 */
+  readonly httpPort?: number;
+  /** Campaign for a Lease before reconciling. @default false */
+  readonly leaderElect?: boolean;
+  /** Lease namespace. @default $POD_NAMESPACE or the kubeconfig namespace */
+  readonly leaseNamespace?: string;
+  /** Services reconciled at once. @default 8 */
+  readonly concurrency?: number;
+  /** Log level. @default "info" */
+  readonly logLevel?: string;
+}
+
+/** Runs until SIGTERM/SIGINT (or lost leadership); resolves with the exit code. */
+export async function runOperator(opts: RunOperatorOptions): Promise<number> {
+  const log = pino({ level: opts.logLevel ?? 'info', base: { component: 'rayshift-operator' } });
+  const client = opts.kubeconfig ? KubeClient.fromKubeconfig(opts.kubeconfig) : KubeClient.inCluster();
+  const metrics = new OperatorMetrics();
+  const resolver = opts.dashboardAddressTemplate ? templateDashboardResolver(opts.dashboardAddressTemplate) : defaultDashboardResolver();
+  const operator = new Operator({ client, resolver, log, metrics, concurrency: opts.concurrency });
+  let ready = false;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/healthz') res.writeHead(200).end('ok\n');
+    else if (req.url === '/readyz') res.writeHead(ready && operator.ready() ? 200 : 503).end(ready ? 'ready\n' : 'starting\n');
+    else if (req.url === '/metrics') {
+      void metrics.registry.metrics().then((body) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body));
+    } else res.writeHead(404).end();
+  });
+  const port = opts.httpPort ?? Number(process.env.RAYSHIFT_HTTP_PORT ?? 8080);
+  await new Promise<void>((resolve) => server.listen(port, resolve));
+  log.info({ port, server: client.server }, 'health and metrics listening');
+
+  let elector: LeaderElector | undefined;
+  let finish!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (finish = resolve));
+  const shutdown = async (code: number, why: string) => {
+    log.info({ why }, 'shutting down');
+    ready = false;
+    await operator.stop();
+    await elector?.release();
+    server.close();
+    client.close();
+    finish(code);
+  };
+  process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
+  process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
+
+  if (opts.leaderElect) {
+    const identity = process.env.POD_NAME ?? `${os.hostname()}-${process.pid}`;
+    elector = new LeaderElector(client, {
+      namespace: opts.leaseNamespace ?? process.env.POD_NAMESPACE ?? client.namespace,
+      name: process.env.RAYSHIFT_LEASE_NAME ?? 'rayshift-operator-leader',
+      identity,
+    });
+    log.info({ identity }, 'campaigning for leadership');
+    await elector.run(() => void shutdown(1, 'lost leadership'));
+    log.info({ identity }, 'leading');
+  }
+  await operator.start();
+  ready = true;
+  log.info({}, 'watches synced; reconciling');
+  return done;
+}

@@ -1,0 +1,199 @@
+/**
+ * The operator's install chart (operator/chart): the objects it synthesizes, a hardened Deployment,
+ * least-privilege RBAC without wildcards, and the rayshift CRD built at synth time. Applying it to a
+ * real API server (and exercising the RBAC as the ServiceAccount) is test/integration/rayshift-crd-chart.test.ts.
+ */
+import { Testing } from 'cdk8s';
+import * as fs from 'node:fs';
+import { parse } from 'yaml';
+import { crdsOf, newestVersion } from '../../lib/crds/catalog';
+import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
+import { resolveCrdFile } from '../../lib/crds/resolve';
+import {
+  OPERATOR_HTTP_PORT,
+  OPERATOR_LEASE_NAME,
+  OperatorChart,
+  OperatorChartProps,
+  operatorClusterRules,
+  rbacProblems,
+  validateRayshiftCrd,
+} from '../../operator/chart/operator-chart';
+import { compileCrds, schemaErrors } from '../support/crd-schema';
+import { rayshiftService } from '../spec/fixtures';
+
+let upstream: unknown;
+
+beforeAll(async () => {
+  const file = await resolveCrdFile(crdsOf('kuberay', newestVersion('kuberay')).find((c) => c.file === 'ray.io_rayservices.yaml')!);
+  upstream = parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 });
+});
+
+function synth(props: Partial<OperatorChartProps> = {}): any[] {
+  const chart = new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: upstream, ...props });
+  return Testing.synth(chart);
+}
+
+const of = (objs: any[], kind: string) => objs.filter((o) => o.kind === kind);
+const one = (objs: any[], kind: string) => {
+  const found = of(objs, kind);
+  expect(found).toHaveLength(1);
+  return found[0];
+};
+
+test('synthesizes the namespace, the CRD, a ServiceAccount, RBAC and the Deployment, in apply order', () => {
+  expect(synth().map((o) => `${o.apiVersion}/${o.kind}`)).toEqual([
+    'v1/Namespace',
+    'apiextensions.k8s.io/v1/CustomResourceDefinition',
+    'v1/ServiceAccount',
+    'rbac.authorization.k8s.io/v1/ClusterRole',
+    'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
+    'rbac.authorization.k8s.io/v1/Role',
+    'rbac.authorization.k8s.io/v1/RoleBinding',
+    'apps/v1/Deployment',
+  ]);
+  expect(synth({ createNamespace: false }).some((o) => o.kind === 'Namespace')).toBe(false);
+});
+
+test('the CRD is the one rayshiftRayServiceCrd builds from the upstream CRD, and it validates rayshift RayServices', () => {
+  const crd = one(synth(), 'CustomResourceDefinition');
+  expect(crd).toEqual(JSON.parse(JSON.stringify(rayshiftRayServiceCrd(upstream))));
+  expect(validateRayshiftCrd(crd).errors).toEqual([]);
+  expect(schemaErrors(compileCrds([crd]), rayshiftService())).toEqual([]);
+});
+
+test('the CRD check fails synthesis when the CRD lacks what the operator relies on', () => {
+  const crd: any = rayshiftRayServiceCrd(upstream);
+  delete crd.spec.versions[0].subresources;
+  crd.spec.versions[0].schema.openAPIV3Schema.properties.status = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  expect(validateRayshiftCrd(crd).errors.map((e) => e.path)).toEqual([
+    'spec.versions[0].subresources.status',
+    'spec.versions[0].schema.openAPIV3Schema.properties.status',
+  ]);
+});
+
+describe('Deployment', () => {
+  const dep = () => one(synth(), 'Deployment');
+  const container = () => dep().spec.template.spec.containers[0];
+
+  test('runs `operator` with leader election as the ServiceAccount, two replicas', () => {
+    const d = dep();
+    expect(d.metadata.namespace).toBe('rayshift-system');
+    expect(d.spec.replicas).toBe(2);
+    expect(d.spec.template.spec.serviceAccountName).toBe(one(synth(), 'ServiceAccount').metadata.name);
+    expect(container().args).toEqual(['operator', '--leader-elect']);
+    expect(container().env).toEqual(
+      expect.arrayContaining([
+        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+        { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+        { name: 'RAYSHIFT_LEASE_NAME', value: OPERATOR_LEASE_NAME },
+      ]),
+    );
+    expect(d.spec.selector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'rayshift-operator' });
+    expect(d.spec.template.metadata.labels).toMatchObject(d.spec.selector.matchLabels);
+  });
+
+  test('liveness /healthz and readiness /readyz on the declared metrics/health port', () => {
+    const c = container();
+    expect(c.ports).toEqual([{ name: 'http', containerPort: OPERATOR_HTTP_PORT, protocol: 'TCP' }]);
+    expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    expect(c.livenessProbe.failureThreshold * c.livenessProbe.periodSeconds).toBeGreaterThanOrEqual(30);
+  });
+
+  test('non-root, read-only root filesystem, no privilege escalation, no capabilities, RuntimeDefault seccomp', () => {
+    const pod = dep().spec.template.spec;
+    expect(pod.securityContext).toEqual({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container().securityContext).toEqual({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      allowPrivilegeEscalation: false,
+      privileged: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    // The only writable path is an emptyDir on /tmp.
+    expect(container().volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+    expect(pod.volumes).toEqual([{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }]);
+    expect(pod.hostNetwork ?? false).toBe(false);
+  });
+
+  test('requests and limits for CPU and memory', () => {
+    expect(container().resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
+  });
+
+  test('image, replicas, extra args and namespace are props', () => {
+    const d = one(synth({ image: 'registry.local/rayshift:dev', replicas: 1, extraArgs: ['--log-level=debug'], operatorNamespace: 'ops' }), 'Deployment');
+    expect(d.metadata.namespace).toBe('ops');
+    expect(d.spec.replicas).toBe(1);
+    expect(d.spec.template.spec.containers[0].image).toBe('registry.local/rayshift:dev');
+    expect(d.spec.template.spec.containers[0].args).toEqual(['operator', '--leader-elect', '--log-level=debug']);
+  });
+
+  test('the namespace enforces the restricted Pod Security Standard', () => {
+    expect(one(synth(), 'Namespace').metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+  });
+});
+
+describe('RBAC', () => {
+  const rules = (objs: any[]) => [...one(objs, 'ClusterRole').rules, ...one(objs, 'Role').rules];
+
+  test('no wildcards and no escalate/bind/impersonate anywhere', () => {
+    for (const r of rules(synth({ rayTokenAuth: true }))) {
+      const words = [...(r.apiGroups ?? []), ...r.resources, ...r.verbs, ...(r.resourceNames ?? [])];
+      expect(words.filter((w: string) => w.includes('*'))).toEqual([]);
+      expect(r.verbs.filter((v: string) => ['escalate', 'bind', 'impersonate'].includes(v))).toEqual([]);
+      expect(r.nonResourceURLs).toBeUndefined();
+    }
+  });
+
+  test('the ClusterRole grants exactly what incremental upgrades need', () => {
+    const granted = one(synth(), 'ClusterRole').rules.flatMap((r: any) => r.resources.flatMap((res: string) => r.apiGroups.map((g: string) => `${g || 'core'}/${res}: ${r.verbs.join(',')}`)));
+    expect(granted).toEqual([
+      'rayshift.dev/rayservices: get,list,watch,patch',
+      'rayshift.dev/rayservices/status: get,patch,update',
+      'rayshift.dev/rayservices/finalizers: update',
+      'ray.io/rayclusters: create,get,list,watch,update,patch,delete',
+      'core/services: create,get,list,watch,patch,delete',
+      'gateway.networking.k8s.io/gateways: create,get,list,watch,patch,delete',
+      'gateway.networking.k8s.io/httproutes: create,get,list,watch,patch,delete',
+      'gateway.networking.k8s.io/grpcroutes: create,get,list,watch,patch,delete',
+      'gateway.networking.k8s.io/gateways/status: get',
+      'gateway.networking.k8s.io/httproutes/status: get',
+      'gateway.networking.k8s.io/grpcroutes/status: get',
+      'core/events: create,patch',
+      'events.k8s.io/events: create,patch',
+    ]);
+  });
+
+  test('Secrets only with Ray token auth, and then get only', () => {
+    const noSecrets = one(synth(), 'ClusterRole').rules.filter((r: any) => r.resources.includes('secrets'));
+    expect(noSecrets).toEqual([]);
+    const withAuth = one(synth({ rayTokenAuth: true }), 'ClusterRole').rules.filter((r: any) => r.resources.includes('secrets'));
+    expect(withAuth).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+  });
+
+  test('leases only in the operator namespace, get/update only on its own Lease', () => {
+    const objs = synth();
+    const role = one(objs, 'Role');
+    expect(role.metadata.namespace).toBe('rayshift-system');
+    expect(role.rules).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [OPERATOR_LEASE_NAME], verbs: ['get', 'update'] },
+    ]);
+    expect(one(objs, 'ClusterRole').rules.some((r: any) => r.resources.includes('leases'))).toBe(false);
+  });
+
+  test('the bindings bind the ServiceAccount to the roles', () => {
+    const objs = synth();
+    const subject = { kind: 'ServiceAccount', name: 'rayshift-operator', namespace: 'rayshift-system' };
+    expect(one(objs, 'ClusterRoleBinding')).toMatchObject({ roleRef: { kind: 'ClusterRole', name: one(objs, 'ClusterRole').metadata.name }, subjects: [subject] });
+    expect(one(objs, 'RoleBinding')).toMatchObject({ metadata: { namespace: 'rayshift-system' }, roleRef: { kind: 'Role', name: one(objs, 'Role').metadata.name }, subjects: [subject] });
+  });
+
+  test('every rule is justified, and rbacProblems catches wildcards and escalation', () => {
+    for (const r of operatorClusterRules({ rayTokenAuth: true })) expect(r.why.length).toBeGreaterThan(20);
+    expect(rbacProblems(operatorClusterRules({ rayTokenAuth: true }))).toEqual([]);
+    expect(rbacProblems([{ rule: { apiGroups: ['*'], resources: ['pods'], verbs: ['get'] }, why: 'x' }])).toEqual(['RBAC rule 0 (x) uses a wildcard']);
+    expect(rbacProblems([{ rule: { apiGroups: [''], resources: ['roles'], verbs: ['bind'] }, why: 'y' }])).toEqual(['RBAC rule 0 (y) grants privilege escalation']);
+  });
+});

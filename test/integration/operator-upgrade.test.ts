@@ -1,0 +1,64 @@
+/**
+ * The operator on a real kube-apiserver, with TEST-ONLY simulated KubeRay RayCluster controller,
+ * Gateway controller and Serve dashboards (no kubelets here): a full incremental upgrade whose
+ * every route weight change, seen through a watch, follows the engine's plan.
+ */
+import pino from 'pino';
+import { plan } from '../../lib/engine/plan';
+import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
+import { Operator } from '../../operator/operator';
+import { OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+
+let env: OperatorEnv;
+let operator: Operator;
+
+beforeAll(async () => {
+  env = await startOperatorEnv();
+  operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
+  await operator.start();
+}, 300_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await env?.stop();
+});
+
+async function service(ns: string, name: string) {
+  return env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, ns);
+}
+
+test('a full incremental upgrade (maxSurge 50, step 25, interval 1 s): every watched weight change follows the plan, steps ≥ 1 s apart', async () => {
+  const ns = 'upgrade';
+  await createNamespace(env.admin, ns);
+  await env.admin.create(rayService(ns, 'fruit', { maxSurge: 50, step: 25, interval: 1 }));
+  await waitFor(async () => engineState(await service(ns, 'fruit')).phase === 'Running', 'the first cluster to serve');
+  const first = engineState(await service(ns, 'fruit')).activeClusterName as string;
+  const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
+  await waitFor(() => recorder.history.length > 0, 'the route to be watched');
+
+  const current = (await service(ns, 'fruit'))!;
+  await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: rayClusterConfig('2') } });
+  await waitFor(async () => {
+    const s = engineState(await service(ns, 'fruit'));
+    return s.phase === 'Running' && s.activeClusterName !== first && s.pendingClusterName === undefined;
+  }, 'the upgrade to complete', 60_000);
+  await waitFor(() => recorder.history[recorder.history.length - 1].weights.length === 1, 'the route to drop the old backend');
+  recorder.stop();
+
+  const second = engineState(await service(ns, 'fruit')).activeClusterName as string;
+  const expected = plan({ kind: 'RayService', name: 'fruit', options: { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } })
+    .steps.filter((s) => s.action === 'shift-traffic')
+    .map((s) => s.pendingWeight);
+  const two = recorder.history.filter((h) => h.weights.length === 2);
+  const pendingWeights = two.map((h) => h.weights.find((w) => w.name === `${second}-serve-svc`)!.weight);
+  expect(pendingWeights).toEqual([0, ...expected]);
+  for (const h of two) expect(h.weights.reduce((a, w) => a + w.weight, 0)).toBe(100);
+  expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
+  // consecutive traffic steps at least one interval apart (watch receipt times; never early by more than clock jitter)
+  const stepTimes = two.slice(1).map((h) => h.at);
+  for (let i = 1; i < stepTimes.length; i++) expect(stepTimes[i] - stepTimes[i - 1]).toBeGreaterThanOrEqual(950);
+  // the old cluster is deleted after the (zero) deletion delay
+  await waitFor(async () => (await env.admin.tryGet(RAYCLUSTER, first, ns)) === undefined, 'the old cluster to be deleted');
+  // the new cluster's Serve runs at full capacity
+  expect(env.fleet.dashboard(ns, second)!.targetCapacity()).toBeNull();
+}, 120_000);

@@ -1,0 +1,203 @@
+/**
+ * The operator's install chart on a real kube-apiserver: every object it synthesizes is accepted
+ * (the Deployment without a Pod Security warning in its `restricted` namespace), the CRD becomes
+ * Established, and the ServiceAccount can do exactly the operator's job — write route weights,
+ * RayService status and finalizers, RayClusters, its Lease — and nothing next to it (Secrets,
+ * RayService specs, other Leases, route status writes). Needs `npm run controlplane:build`.
+ */
+import { Testing } from 'cdk8s';
+import * as fs from 'node:fs';
+import { parse } from 'yaml';
+import { crdsOf, newestVersion } from '../../lib/crds/catalog';
+import { resolveCrdFile } from '../../lib/crds/resolve';
+import { JsonPatchOp, RouteClient, buildServiceRoute, clusterBackends, readWeights, writeRouteWeights } from '../../lib/runtime/route';
+import { OPERATOR_LEASE_NAME, OperatorChart } from '../../operator/chart/operator-chart';
+import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
+import { rayshiftService } from '../spec/fixtures';
+
+const OP_NS = 'rayshift-system';
+const NS = 'serving';
+const SA_USER = `system:serviceaccount:${OP_NS}:rayshift-operator`;
+
+let cp: ControlPlane;
+let objects: any[];
+let token: string;
+const warnings = new Map<string, string | undefined>();
+
+/** REST collection path of a synthesized object. */
+function collection(o: any): string {
+  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  const plural: Record<string, string> = {
+    Namespace: 'namespaces',
+    CustomResourceDefinition: 'customresourcedefinitions',
+    ServiceAccount: 'serviceaccounts',
+    ClusterRole: 'clusterroles',
+    ClusterRoleBinding: 'clusterrolebindings',
+    Role: 'roles',
+    RoleBinding: 'rolebindings',
+    Deployment: 'deployments',
+  };
+  const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : '';
+  return `${base}${ns}/${plural[o.kind]}`;
+}
+
+async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  const crds = (await upstreamCrdFiles()).filter((f) => /ray\.io_|gateway\.networking\.k8s\.io_/.test(f));
+  cp = await startControlPlane({ crds });
+  const file = await resolveCrdFile(crdsOf('kuberay', newestVersion('kuberay')).find((c) => c.file === 'ray.io_rayservices.yaml')!);
+  const chart = new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }) });
+  objects = Testing.synth(chart);
+  for (const o of objects) {
+    const r = await cp.request('POST', collection(o), o);
+    if (r.status !== 201) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status}: ${r.body?.message}`);
+    warnings.set(o.kind, r.headers.warning as string | undefined);
+  }
+  await eventually(
+    () => cp.request('GET', '/apis/rayshift.dev/v1alpha1/rayservices?limit=1'),
+    (r) => r.status === 200,
+  );
+  expect((await cp.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status).toBe(201);
+  token = await cp.serviceAccountToken(OP_NS, 'rayshift-operator');
+}, 300_000);
+
+afterAll(async () => {
+  await cp?.stop();
+});
+
+test('every object of the chart is accepted; the Deployment raises no Pod Security warning in its restricted namespace', async () => {
+  expect(objects.map((o) => o.kind)).toEqual(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment']);
+  expect(warnings.get('Deployment')).toBeUndefined();
+  // The check is live: a privileged Deployment in the same namespace is warned about.
+  const dep = structuredClone(objects.find((o) => o.kind === 'Deployment'));
+  dep.metadata.name = 'privileged';
+  dep.spec.template.spec.containers[0].securityContext = { privileged: true };
+  const r = await cp.request('POST', collection(dep), dep);
+  expect(r.status).toBe(201);
+  expect(String(r.headers.warning)).toMatch(/would violate PodSecurity .*restricted.*privileged/);
+  const crd = await cp.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayservices.rayshift.dev');
+  expect(crd.body.status.conditions.find((c: any) => c.type === 'Established').status).toBe('True');
+});
+
+/** What RBAC says the operator's ServiceAccount may do. */
+async function can(verb: string, resource: string, opts: { group?: string; namespace?: string; subresource?: string; name?: string } = {}): Promise<boolean> {
+  const review = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SubjectAccessReview',
+    spec: {
+      user: SA_USER,
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${OP_NS}`, 'system:authenticated'],
+      resourceAttributes: { verb, resource, group: opts.group ?? '', namespace: opts.namespace, subresource: opts.subresource, name: opts.name },
+    },
+  };
+  const r = await cp.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', review);
+  expect(r.status).toBe(201);
+  return r.body.status.allowed === true;
+}
+
+test('RBAC allows the operator\'s job and nothing next to it', async () => {
+  await eventually(() => can('patch', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS }), (v) => v);
+  const allowed: Array<[string, string, Parameters<typeof can>[2]]> = [
+    ['watch', 'rayservices', { group: 'rayshift.dev', namespace: NS }],
+    ['patch', 'rayservices', { group: 'rayshift.dev', namespace: NS, subresource: 'status' }],
+    ['update', 'rayservices', { group: 'rayshift.dev', namespace: NS, subresource: 'finalizers' }],
+    ['create', 'rayclusters', { group: 'ray.io', namespace: NS }],
+    ['delete', 'rayclusters', { group: 'ray.io', namespace: NS }],
+    ['patch', 'services', { namespace: NS }],
+    ['create', 'gateways', { group: 'gateway.networking.k8s.io', namespace: NS }],
+    ['patch', 'grpcroutes', { group: 'gateway.networking.k8s.io', namespace: NS }],
+    ['get', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS, subresource: 'status' }],
+    ['create', 'events', { namespace: NS }],
+    ['create', 'events', { group: 'events.k8s.io', namespace: NS }],
+    ['create', 'leases', { group: 'coordination.k8s.io', namespace: OP_NS }],
+    ['update', 'leases', { group: 'coordination.k8s.io', namespace: OP_NS, name: OPERATOR_LEASE_NAME }],
+  ];
+  const denied: typeof allowed = [
+    ['update', 'rayservices', { group: 'rayshift.dev', namespace: NS }],
+    ['delete', 'rayservices', { group: 'rayshift.dev', namespace: NS }],
+    ['create', 'rayservices', { group: 'rayshift.dev', namespace: NS }],
+    ['update', 'rayservices', { group: 'ray.io', namespace: NS }],
+    ['get', 'secrets', { namespace: NS }],
+    ['list', 'secrets', { namespace: OP_NS }],
+    ['create', 'pods', { namespace: NS }],
+    ['update', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS }],
+    ['patch', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS, subresource: 'status' }],
+    ['create', 'leases', { group: 'coordination.k8s.io', namespace: NS }],
+    ['update', 'leases', { group: 'coordination.k8s.io', namespace: OP_NS, name: 'someone-elses-lease' }],
+    ['delete', 'leases', { group: 'coordination.k8s.io', namespace: OP_NS, name: OPERATOR_LEASE_NAME }],
+    ['update', 'clusterroles', { group: 'rbac.authorization.k8s.io' }],
+    ['delete', 'customresourcedefinitions', { group: 'apiextensions.k8s.io' }],
+  ];
+  for (const [verb, resource, opts] of allowed) expect([verb, resource, opts, await can(verb, resource, opts)]).toEqual([verb, resource, opts, true]);
+  for (const [verb, resource, opts] of denied) expect([verb, resource, opts, await can(verb, resource, opts)]).toEqual([verb, resource, opts, false]);
+});
+
+/** A RouteClient that authenticates with the operator's ServiceAccount token. */
+function asOperator(): RouteClient {
+  return {
+    async get(path) {
+      const r = await cp.request('GET', path, undefined, { token });
+      if (r.status !== 200) throw Object.assign(new Error(`GET ${path}: ${r.status}`), { status: r.status, body: r.body });
+      return r.body;
+    },
+    async patch(path, ops: readonly JsonPatchOp[], contentType) {
+      const r = await cp.request('PATCH', path, ops, { contentType, token });
+      if (r.status >= 300) throw Object.assign(new Error(`PATCH ${path}: ${r.status} ${r.body?.message}`), { status: r.status, body: r.body });
+      return r.body;
+    },
+  };
+}
+
+test('as its ServiceAccount the operator writes route weights, status, finalizers, RayClusters and its Lease — and is refused a spec write and Secrets', async () => {
+  // Route weights (JSON patch with test guards) on a route the admin created.
+  const route = buildServiceRoute({ rayServiceName: 'llm', namespace: NS, backends: [{ cluster: 'llm-aaaaa', weight: 100 }] });
+  expect((await cp.request('POST', `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes`, route)).status).toBe(201);
+  const written = await writeRouteWeights(asOperator(), { kind: 'HTTPRoute', namespace: NS, name: 'llm-httproute' }, clusterBackends(NS, [{ cluster: 'llm-aaaaa', weight: 60 }, { cluster: 'llm-bbbbb', weight: 40 }]));
+  expect(readWeights(written.route, [{ name: 'llm-aaaaa-serve-svc' }, { name: 'llm-bbbbb-serve-svc' }]).map((w) => w.weight)).toEqual([60, 40]);
+
+  // A rayshift RayService: finalizer (metadata patch) and status yes, spec no.
+  const rs = rayshiftService();
+  rs.metadata = { name: 'llm', namespace: NS };
+  expect((await cp.request('POST', `/apis/rayshift.dev/v1alpha1/namespaces/${NS}/rayservices`, rs)).status).toBe(201);
+  const path = `/apis/rayshift.dev/v1alpha1/namespaces/${NS}/rayservices/llm`;
+  const json = { contentType: 'application/json-patch+json', token };
+  const merge = { contentType: 'application/merge-patch+json', token };
+  expect((await cp.request('PATCH', path, [{ op: 'add', path: '/metadata/finalizers', value: ['rayshift.dev/finalizer'] }], json)).status).toBe(200);
+  expect((await cp.request('PATCH', `${path}/status`, { status: { phase: 'Upgrading', activeServiceStatus: { rayClusterName: 'llm-aaaaa', trafficRoutedPercent: 60 } } }, merge)).status).toBe(200);
+  const got = await cp.request('GET', path, undefined, { token });
+  expect(got.body.status.phase).toBe('Upgrading');
+  // `patch` on rayservices would also let it patch the spec; RBAC cannot split metadata from spec, so
+  // the operator's own code never sends one. What RBAC does refuse is a full update.
+  expect((await cp.request('PUT', path, got.body, { token })).status).toBe(403);
+
+  // A RayCluster.
+  const cluster = {
+    apiVersion: 'ray.io/v1',
+    kind: 'RayCluster',
+    metadata: { name: 'llm-bbbbb', namespace: NS },
+    spec: { headGroupSpec: { template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.52.0' }] } } } },
+  };
+  expect((await cp.request('POST', `/apis/ray.io/v1/namespaces/${NS}/rayclusters`, cluster, { token })).status).toBe(201);
+
+  // Its Lease: create, then a resourceVersion-guarded update.
+  const leases = `/apis/coordination.k8s.io/v1/namespaces/${OP_NS}/leases`;
+  const lease = await cp.request('POST', leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: OPERATOR_LEASE_NAME }, spec: { holderIdentity: 'pod-a', leaseDurationSeconds: 15 } }, { token });
+  expect(lease.status).toBe(201);
+  const renewed = await cp.request('PUT', `${leases}/${OPERATOR_LEASE_NAME}`, { ...lease.body, spec: { ...lease.body.spec, holderIdentity: 'pod-b' } }, { token });
+  expect(renewed.status).toBe(200);
+  expect((await cp.request('PUT', `${leases}/${OPERATOR_LEASE_NAME}`, { ...lease.body, spec: { ...lease.body.spec, holderIdentity: 'pod-c' } }, { token })).status).toBe(409);
+
+  // Nothing else.
+  expect((await cp.request('GET', `/api/v1/namespaces/${NS}/secrets`, undefined, { token })).status).toBe(403);
+  expect((await cp.request('GET', `/api/v1/namespaces/${NS}/pods`, undefined, { token })).status).toBe(403);
+  expect((await cp.request('PATCH', `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes/llm-httproute/status`, { status: { parents: [] } }, merge)).status).toBe(403);
+});

@@ -1,0 +1,128 @@
+/**
+ * Shared setup of operator integration tests: a real kube-apiserver with the upstream CRDs and
+ * rayshift's, an admin client, the TEST-ONLY simulated KubeRay, Gateway controller and Serve
+ * fleet, and helpers to write services and record what the API server saw.
+ */
+import * as fs from 'node:fs';
+import { parse } from 'yaml';
+import { crdsOf } from '../../lib/crds/catalog';
+import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
+import { resolveCrdFile } from '../../lib/crds/resolve';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { ControlPlane, StartOptions, startControlPlane, upstreamCrdFiles } from './controlplane';
+import { SimulatedKubeRayOptions, SimulatedServeFleet, Simulator, simulateGatewayController, simulateKubeRayClusterController, startSimulatedServeFleet } from './simulated-controllers';
+import { SimulatedServeDashboardOptions } from './serve-simulator';
+
+/** The rayshift RayService CRD (built from KubeRay v1.7.0's), as an object to POST. */
+export async function rayshiftCrd(): Promise<KubeObject> {
+  const file = await resolveCrdFile(crdsOf('kuberay', 'v1.7.0').find((c) => c.file === 'ray.io_rayservices.yaml')!);
+  return rayshiftRayServiceCrd(parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 })) as unknown as KubeObject;
+}
+
+/** Everything an operator test needs. */
+export interface OperatorEnv {
+  readonly cp: ControlPlane;
+  readonly admin: KubeClient;
+  readonly fleet: SimulatedServeFleet;
+  stop(): Promise<void>;
+}
+
+/** Starts the control plane, installs every CRD and starts the test-only simulators. */
+export async function startOperatorEnv(options: { kuberay?: SimulatedKubeRayOptions; serve?: (ns: string, cluster: string) => SimulatedServeDashboardOptions; controlPlane?: StartOptions } = {}): Promise<OperatorEnv> {
+  const cp = await startControlPlane({ ...options.controlPlane, crds: await upstreamCrdFiles() });
+  const crd = await cp.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', await rayshiftCrd());
+  if (crd.status !== 201) throw new Error(`installing the rayshift CRD: HTTP ${crd.status} ${JSON.stringify(crd.body)}`);
+  const admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
+  await waitFor(async () => (await admin.tryGet({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false }, 'rayservices.rayshift.dev').then((c) => ((c?.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))), 'rayshift CRD Established', 30_000);
+  const simulators: Simulator[] = [simulateKubeRayClusterController(admin, options.kuberay), simulateGatewayController(admin)];
+  const fleet = await startSimulatedServeFleet(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
+  return {
+    cp,
+    admin,
+    fleet,
+    async stop() {
+      for (const s of simulators) await s.stop();
+      await fleet.close();
+      admin.close();
+      await cp.stop();
+    },
+  };
+}
+
+/** Polls `check` until it is true; fails naming `what` after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 60_000, everyMs = 50): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Creates a namespace. */
+export async function createNamespace(admin: KubeClient, name: string): Promise<void> {
+  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+}
+
+/** A worker-group spec whose CPU request distinguishes versions (`cpu` changes trigger upgrades). */
+export function rayClusterConfig(cpu: string): Record<string, unknown> {
+  return {
+    enableInTreeAutoscaling: true,
+    headGroupSpec: {
+      rayStartParams: { 'num-cpus': '0' },
+      template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.52.0', ports: [{ name: 'serve', containerPort: 8000 }, { name: 'dashboard', containerPort: 8265 }] }] } },
+    },
+    workerGroupSpecs: [
+      { groupName: 'small', replicas: 1, minReplicas: 1, maxReplicas: 4, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.52.0', resources: { requests: { cpu } } }] } } },
+    ],
+  };
+}
+
+/** Serve config of the simulated test app with `replicas` replicas. */
+export function serveConfig(replicas = 4, importPath = 'rayshift_testapp.app:build'): string {
+  return `applications:\n- name: app\n  import_path: ${importPath}\n  route_prefix: /\n  deployments:\n  - name: Version\n    num_replicas: ${replicas}\n`;
+}
+
+/** A rayshift.dev RayService with an incremental upgrade. */
+export function rayService(namespace: string, name: string, opts: { cpu?: string; maxSurge?: number; step?: number; interval?: number; strategy?: string; extensions?: Record<string, unknown>; serve?: string } = {}): KubeObject {
+  const strategy = opts.strategy ?? 'NewClusterWithIncrementalUpgrade';
+  return {
+    apiVersion: 'rayshift.dev/v1alpha1',
+    kind: 'RayService',
+    metadata: { name, namespace },
+    spec: {
+      rayClusterDeletionDelaySeconds: 0,
+      serveConfigV2: opts.serve ?? serveConfig(),
+      rayClusterConfig: rayClusterConfig(opts.cpu ?? '1'),
+      upgradeStrategy:
+        strategy === 'NewClusterWithIncrementalUpgrade'
+          ? { type: strategy, clusterUpgradeOptions: { maxSurgePercent: opts.maxSurge ?? 50, stepSizePercent: opts.step ?? 25, intervalSeconds: opts.interval ?? 1, gatewayClassName: 'simulated' } }
+          : { type: strategy },
+      ...(opts.extensions ? { rayshift: opts.extensions } : {}),
+    },
+  };
+}
+
+export const RAYSHIFT_RAYSERVICE = { apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', plural: 'rayservices', namespaced: true };
+export const HTTPROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
+export const RAYCLUSTER = { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural: 'rayclusters', namespaced: true };
+
+/** The engine state a service's status carries. */
+export function engineState(svc: KubeObject | undefined): Record<string, any> {
+  return ((svc?.status as { engineState?: Record<string, unknown> } | undefined)?.engineState ?? {}) as Record<string, any>;
+}
+
+/** Records every distinct weight vector of a route's managed rule as the API server's watch reports it. */
+export function recordRouteWeights(admin: KubeClient, namespace: string, name: string): { history: { at: number; weights: { name: string; weight: number }[] }[]; stop(): void } {
+  const history: { at: number; weights: { name: string; weight: number }[] }[] = [];
+  const informer = admin.watch(HTTPROUTE, namespace, (e) => {
+    if (e.object.metadata.name !== name || e.type === 'delete') return;
+    const rule = ((e.object.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
+    const weights = (rule?.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight ?? 1 }));
+    const last = history[history.length - 1];
+    if (!last || JSON.stringify(last.weights) !== JSON.stringify(weights)) history.push({ at: Date.now(), weights });
+  });
+  informer.start();
+  return { history, stop: () => informer.stop() };
+}

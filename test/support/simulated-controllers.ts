@@ -1,0 +1,154 @@
+/**
+ * TEST-ONLY stand-ins for what cannot run on this machine, each at the narrowest seam:
+ * - `simulateKubeRayClusterController`: KubeRay's RayCluster controller (no kubelets, so no Ray
+ *   pods): marks each RayCluster's head ready (`HeadPodReady=True`) some time after it appears.
+ * - `simulateGatewayController`: a Gateway API data plane's status writer: marks Gateways
+ *   Accepted/Programmed and each route parent Accepted/ResolvedRefs for the route's generation.
+ * - `startSimulatedServeFleet`: one loopback address in front of one simulated Serve dashboard
+ *   per RayCluster (`/{namespace}/{cluster}/api/serve/...`), reached by the operator through its
+ *   dashboard address template, the one injectable seam of the dashboard client.
+ */
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { Informer } from '../../lib/runtime/kube/informer';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { SimulatedServeDashboard, SimulatedServeDashboardOptions, startSimulatedServeDashboard } from './serve-simulator';
+
+const RAYCLUSTER = { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural: 'rayclusters', namespaced: true };
+const GATEWAY = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
+const HTTPROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
+const GRPCROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true };
+
+/** A running simulator; `stop()` ends its watches and timers. */
+export interface Simulator {
+  stop(): Promise<void>;
+}
+
+function condition(type: string, reason: string, generation?: number): Record<string, unknown> {
+  return { type, status: 'True', reason, message: 'simulated by rayshift tests', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+}
+
+/** Options of the simulated KubeRay RayCluster controller. */
+export interface SimulatedKubeRayOptions {
+  /** Delay from a RayCluster's creation to its head being ready, ms. @default 50 */
+  readonly headReadyDelayMs?: number;
+  /** Clusters whose head never becomes ready (by name). */
+  readonly neverReady?: (name: string) => boolean;
+}
+
+/** TEST-ONLY: plays KubeRay's RayCluster controller (see the file comment). */
+export function simulateKubeRayClusterController(client: KubeClient, options: SimulatedKubeRayOptions = {}): Simulator {
+  const timers = new Set<NodeJS.Timeout>();
+  const informer: Informer = client.watch(RAYCLUSTER, '*', (event) => {
+    const c = event.object;
+    if (event.type === 'delete' || c.metadata.deletionTimestamp) return;
+    const ready = ((c.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'HeadPodReady' && x.status === 'True');
+    if (ready || options.neverReady?.(String(c.metadata.name))) return;
+    const t = setTimeout(() => {
+      timers.delete(t);
+      client
+        .patchMerge(RAYCLUSTER, String(c.metadata.name), c.metadata.namespace, { status: { state: 'ready', conditions: [condition('HeadPodReady', 'HeadPodRunningAndReady')] } }, { subresource: 'status' })
+        .catch(() => undefined);
+    }, options.headReadyDelayMs ?? 50);
+    timers.add(t);
+  });
+  informer.start();
+  return {
+    async stop() {
+      for (const t of timers) clearTimeout(t);
+      informer.stop();
+    },
+  };
+}
+
+/** TEST-ONLY: writes the status a Gateway API implementation would (see the file comment). */
+export function simulateGatewayController(client: KubeClient, controllerName = 'rayshift.dev/simulated-gateway-controller'): Simulator {
+  const gateways = client.watch(GATEWAY, '*', async (event) => {
+    const g = event.object;
+    if (event.type === 'delete') return;
+    const gen = g.metadata.generation;
+    const conds = ((g.status as { conditions?: { type: string; observedGeneration?: number }[] } | undefined)?.conditions ?? []);
+    if (conds.some((c) => c.type === 'Programmed' && c.observedGeneration === gen)) return;
+    await client
+      .patchMerge(GATEWAY, String(g.metadata.name), g.metadata.namespace, { status: { conditions: [condition('Accepted', 'Accepted', gen), condition('Programmed', 'Programmed', gen)] } }, { subresource: 'status' })
+      .catch(() => undefined);
+  });
+  const routeHandler = (type: typeof HTTPROUTE) => async (event: { type: string; object: KubeObject }) => {
+    const r = event.object;
+    if (event.type === 'delete') return;
+    const gen = r.metadata.generation;
+    const parents = ((r.spec as { parentRefs?: Record<string, unknown>[] } | undefined)?.parentRefs ?? []);
+    const current = ((r.status as { parents?: { conditions?: { observedGeneration?: number }[] }[] } | undefined)?.parents ?? []);
+    if (current.length === parents.length && current.every((p) => (p.conditions ?? []).every((c) => c.observedGeneration === gen))) return;
+    const status = {
+      parents: parents.map((p) => ({
+        parentRef: p,
+        controllerName,
+        conditions: [condition('Accepted', 'Accepted', gen), condition('ResolvedRefs', 'ResolvedRefs', gen)],
+      })),
+    };
+    await client.patchMerge(type, String(r.metadata.name), r.metadata.namespace, { status }, { subresource: 'status' }).catch(() => undefined);
+  };
+  const http = client.watch(HTTPROUTE, '*', routeHandler(HTTPROUTE));
+  const grpc = client.watch(GRPCROUTE, '*', routeHandler(GRPCROUTE));
+  gateways.start();
+  http.start();
+  grpc.start();
+  return {
+    async stop() {
+      gateways.stop();
+      http.stop();
+      grpc.stop();
+    },
+  };
+}
+
+/** TEST-ONLY fleet of simulated Serve dashboards behind one loopback address. */
+export interface SimulatedServeFleet {
+  /** Dashboard address template for the operator: `http://127.0.0.1:PORT/{namespace}/{cluster}`. */
+  readonly template: string;
+  /** The simulated dashboard of a cluster (created on first request). */
+  dashboard(namespace: string, cluster: string): SimulatedServeDashboard | undefined;
+  close(): Promise<void>;
+}
+
+/** Starts the fleet; each cluster's dashboard is created with `options(namespace, cluster)`. */
+export async function startSimulatedServeFleet(options: (namespace: string, cluster: string) => SimulatedServeDashboardOptions = () => ({})): Promise<SimulatedServeFleet> {
+  const dashboards = new Map<string, Promise<SimulatedServeDashboard>>();
+  const settled = new Map<string, SimulatedServeDashboard>();
+  const server = http.createServer((req, res) => {
+    const m = /^\/([^/]+)\/([^/]+)(\/.*)$/.exec(req.url ?? '');
+    if (!m) {
+      res.writeHead(404).end();
+      return;
+    }
+    const [, ns, cluster, rest] = m;
+    const key = `${ns}/${cluster}`;
+    if (!dashboards.has(key)) {
+      const p = startSimulatedServeDashboard(options(ns, cluster));
+      dashboards.set(key, p);
+      void p.then((d) => settled.set(key, d));
+    }
+    void dashboards.get(key)!.then((d) => {
+      const upstream = http.request({ host: '127.0.0.1', port: d.port, path: rest, method: req.method, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    template: `http://127.0.0.1:${port}/{namespace}/{cluster}`,
+    dashboard: (namespace, cluster) => settled.get(`${namespace}/${cluster}`),
+    async close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await Promise.all([...dashboards.values()].map(async (p) => (await p).close()));
+    },
+  };
+}
