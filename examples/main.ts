@@ -1,5 +1,7 @@
 /** The examples app: `npm run synth` (or `npx cdk8s synth` after a build) writes each chart to dist/. */
 import { App } from 'cdk8s';
+import { loadKubeRayRayServiceCrd } from '../operator/chart/main';
+import { buildGitOpsExample } from './gitops';
 import { GrpcServiceChart } from './grpc-service';
 import { LlmServiceChart } from './llm-service';
 import { AffinityScheduledChart, PrefillDecodeChart } from './prefill-decode';
@@ -13,6 +15,16 @@ export function buildExamples(app: App): App {
   return app;
 }
 
+/** Synthesizes every example, the GitOps one included (its operator chart embeds the rayshift CRD). */
+async function main(): Promise<void> {
+  const app = buildExamples(new App());
+  buildGitOpsExample(app, await loadKubeRayRayServiceCrd());
+  app.synth();
+}
+
 if (require.main === module) {
-  buildExamples(new App()).synth();
+  main().catch((err: Error) => {
+    process.stderr.write(`synth failed: ${err.message}\n`);
+    process.exit(1);
+  });
 }

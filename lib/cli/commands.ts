@@ -2,7 +2,7 @@ import { plan } from '../engine/plan';
 import { rayServiceEngineOptions, rbgPlanInputs } from '../engine/from-spec';
 import { RayServiceSpec } from '../spec/rayservice';
 import { asObject } from '../spec/read';
-import { InputDocument, LocatedProblem, groupOfPolicy, identity, readDocuments, validateDocuments } from './documents';
+import { InputDocument, LocatedProblem, groupOfPolicy, identity, isForeign, readDocuments, validateDocuments } from './documents';
 import { renderRayServicePlan, renderRoleBasedGroupPlan } from './render-plan';
 import { Style } from './style';
 
@@ -34,10 +34,13 @@ function loadAndValidate(files: readonly string[]): { documents: InputDocument[]
   return { documents, problems: [...problems, ...validateDocuments(documents)] };
 }
 
-function summary(problems: readonly LocatedProblem[], documents: number): string {
+function summary(problems: readonly LocatedProblem[], documents: readonly InputDocument[]): string {
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.length - errors;
-  return `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'} in ${documents} document${documents === 1 ? '' : 's'}`;
+  const checked = documents.filter((d) => !isForeign(d)).length;
+  const skipped = documents.length - checked;
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(errors, 'error')}, ${plural(warnings, 'warning')} in ${plural(checked, 'document')}${skipped > 0 ? ` (${skipped} of other API groups skipped)` : ''}`;
 }
 
 /** `rayshift validate FILE...`: every problem of every document; exit 1 when any is an error. */
@@ -48,7 +51,7 @@ export function validateCommand(files: readonly string[], json: boolean, io: Out
     io.out(`${JSON.stringify({ problems: problems.map(({ file, document, kind, name, path, message, severity }) => ({ file, document, kind, name, path, message, severity })) }, null, 2)}\n`);
   } else {
     for (const p of problems) io.out(`${formatProblem(p, io.outStyle)}\n`);
-    io.err(`${failed ? io.errStyle.red('invalid') : 'valid'}: ${summary(problems, documents.length)}\n`);
+    io.err(`${failed ? io.errStyle.red('invalid') : 'valid'}: ${summary(problems, documents)}\n`);
   }
   return failed ? EXIT.invalid : EXIT.ok;
 }
@@ -62,7 +65,7 @@ export function planCommand(files: readonly string[], json: boolean, io: Output)
   const { documents, problems } = loadAndValidate(files);
   if (problems.some((p) => p.severity === 'error')) {
     for (const p of problems) io.err(`${formatProblem(p, io.errStyle)}\n`);
-    io.err(`${io.errStyle.red('invalid')}: ${summary(problems, documents.length)}; no plan\n`);
+    io.err(`${io.errStyle.red('invalid')}: ${summary(problems, documents)}; no plan\n`);
     return EXIT.invalid;
   }
   const plans: unknown[] = [];

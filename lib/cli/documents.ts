@@ -93,13 +93,23 @@ export function groupOfPolicy(policy: InputDocument, documents: readonly InputDo
   });
 }
 
+/** API groups rayshift owns or validates; an unknown kind or version in one of them is a typo. */
+export const KNOWN_GROUPS: readonly string[] = ['ray.io', 'rayshift.dev', 'gateway.networking.k8s.io', 'workloads.x-k8s.io'];
+
+/** Whether a document belongs to another API group (a Namespace, a Deployment, a CRD…), which rayshift leaves alone. */
+export function isForeign(doc: InputDocument): boolean {
+  const apiVersion = String(doc.manifest.apiVersion ?? '');
+  return apiVersion !== '' && !KNOWN_GROUPS.includes(apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+}
+
 /**
- * Validates every document with the model's validators. Kinds rayshift does not handle are
- * errors naming the kinds it does (a typo in `kind` must not pass silently).
+ * Validates every document of rayshift's API groups with the model's validators. An unknown kind
+ * or version in those groups, or a document without apiVersion, is an error naming the kinds
+ * rayshift knows (a typo must not pass silently); documents of other groups are skipped.
  */
 export function validateDocuments(documents: readonly InputDocument[]): LocatedProblem[] {
   const out: LocatedProblem[] = [];
-  for (const doc of documents) {
+  for (const doc of documents.filter((d) => !isForeign(d))) {
     const { kind, name } = identity(doc);
     const key = `${String(doc.manifest.apiVersion)}/${kind}`;
     let result: ValidationResult;

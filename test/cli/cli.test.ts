@@ -64,10 +64,17 @@ describe('rayshift validate', () => {
     expect(r.stdout).toMatch(/^test\/cli\/fixtures\/not-yaml\.yaml:1: is not valid YAML: .*line 3, column 1\n$/);
   });
 
-  test('an unknown kind is an error that lists the known kinds, exit 1', () => {
+  test('an unknown kind in one of rayshift\'s API groups (a typo) is an error that lists the known kinds, exit 1', () => {
     const r = rayshift('validate', fixture('unknown-kind.yaml'));
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain('unknown-kind.yaml:1 Deployment/web: kind: apps/v1/Deployment is not a kind rayshift validates; known: ray.io/v1/RayService');
+    expect(r.stdout).toContain('unknown-kind.yaml:1 RayServce/typo: kind: ray.io/v1/RayServce is not a kind rayshift validates; known: ray.io/v1/RayService');
+  });
+
+  test('documents of other API groups (Deployments, Namespaces…) are skipped and counted', () => {
+    const r = rayshift('validate', fixture('foreign-kinds.yaml'), fixture('good.yaml'));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('valid: 0 errors, 0 warnings in 3 documents (2 of other API groups skipped)\n');
   });
 
   test('warnings alone exit 0', () => {

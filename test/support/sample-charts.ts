@@ -1,6 +1,7 @@
 /** Charts that exercise every construct and option shape, shared by the schema and CLI tests. */
 import { App, Chart } from 'cdk8s';
 import { buildExamples } from '../../examples/main';
+import { GitOpsServiceChart } from '../../examples/gitops';
 import { Gateway, GatewayClass, HttpRoute, RayClusterSpecBuilder, RayService, RoleBasedGroup } from '../../lib';
 
 const cluster = () =>
@@ -14,6 +15,7 @@ const serve = { applications: [{ name: 'fruit', import_path: 'fruit.app:deployme
 /** The examples plus variants: every strategy and executor, both RBG versions, shared Gateway routes. */
 export function sampleApp(): App {
   const app = buildExamples(new App({ outdir: '/tmp/rayshift-sample-unused' }));
+  new GitOpsServiceChart(app, 'gitops-service', { namespace: 'chat' });
   const chart = new Chart(app, 'variants', { namespace: 'variants' });
   new RayService(chart, 'bluegreen', { metadata: { name: 'bluegreen' }, rayClusterConfig: cluster(), serveConfig: serve, upgradeStrategy: { type: 'NewCluster' }, rayClusterDeletionDelaySeconds: 0 });
   new RayService(chart, 'none', { metadata: { name: 'none' }, rayClusterConfig: cluster(), serveConfig: serve, upgradeStrategy: { type: 'None' }, excludeHeadPodFromServeSvc: true });

@@ -1,0 +1,38 @@
+import { App, Chart, ChartProps } from 'cdk8s';
+import { Construct } from 'constructs';
+import { RayClusterSpecBuilder, RayService } from '../lib';
+import { OperatorChart } from '../operator/chart/operator-chart';
+
+/**
+ * A service for GitOps: `cdk8s synth` into a repository that Argo CD or Flux applies. The
+ * rayshift operator (installed by `OperatorChart`) executes its incremental upgrades: traffic
+ * moves 10% per minute through a shared Gateway, and an upgrade that makes no progress for
+ * 15 minutes rolls back by itself.
+ */
+export class GitOpsServiceChart extends Chart {
+  constructor(scope: Construct, id: string, props: ChartProps = {}) {
+    super(scope, id, props);
+    new RayService(this, 'chat', {
+      metadata: { name: 'chat' },
+      executor: 'operator',
+      rayClusterConfig: new RayClusterSpecBuilder({
+        image: 'rayproject/ray-llm:2.52.0-py311-cu128',
+        head: { resources: { cpu: '4', memory: '16Gi' } },
+        workerGroups: [{ groupName: 'gpu', minReplicas: 2, maxReplicas: 10, resources: { cpu: '8', memory: '64Gi', accelerators: 1 } }],
+      }),
+      serveConfig: { applications: [{ name: 'chat', import_path: 'ray.serve.llm:build_openai_app' }] },
+      upgradeStrategy: {
+        type: 'NewClusterWithIncrementalUpgrade',
+        clusterUpgradeOptions: { maxSurgePercent: 20, stepSizePercent: 10, intervalSeconds: 60, gatewayClassName: 'traefik' },
+      },
+      rayshift: { gatewayRef: { name: 'inference', namespace: 'gateways' }, progressDeadlineSeconds: 900 },
+    });
+  }
+}
+
+/** Adds the operator's install chart and the GitOps service to `app`. */
+export function buildGitOpsExample(app: App, kubeRayRayServiceCrd: unknown): App {
+  new OperatorChart(app, 'gitops-operator', { kubeRayRayServiceCrd });
+  new GitOpsServiceChart(app, 'gitops-service', { namespace: 'chat' });
+  return app;
+}
