@@ -1,0 +1,68 @@
+/**
+ * Operator lifecycle on a real kube-apiserver (TEST-ONLY simulated KubeRay, Gateway controller and
+ * Serve dashboards): the finalizer puts all traffic back on the active cluster when a service is
+ * deleted mid-upgrade, and leader election hands the Lease over on release and on expiry.
+ */
+import pino from 'pino';
+import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
+import { LeaderElector } from '../../operator/leader-election';
+import { Operator } from '../../operator/operator';
+import { HTTPROUTE, OperatorEnv, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorEnv, waitFor } from '../support/operator-env';
+
+let env: OperatorEnv;
+let operator: Operator;
+
+beforeAll(async () => {
+  env = await startOperatorEnv();
+  operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
+  await operator.start();
+}, 300_000);
+
+afterAll(async () => {
+  await operator?.stop();
+  await env?.stop();
+});
+
+test('deleting a service mid-upgrade routes 100% to the active cluster, then releases the finalizer', async () => {
+  const ns = 'finalizer';
+  await createNamespace(env.admin, ns);
+  await env.admin.create(rayService(ns, 'svc', { maxSurge: 50, step: 25, interval: 2 }));
+  await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).phase === 'Running', 'the service to run');
+  const svc = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'svc', ns))!;
+  expect(svc.metadata.finalizers).toContain('rayshift.dev/finalizer');
+  const active = engineState(svc).activeClusterName as string;
+  await env.admin.update({ ...svc, spec: { ...(svc.spec as object), rayClusterConfig: rayClusterConfig('3') } });
+  await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).pendingWeight > 0, 'traffic on the pending cluster');
+
+  await env.admin.delete(RAYSHIFT_RAYSERVICE, 'svc', ns);
+  await waitFor(async () => (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)) === undefined, 'the service to be gone');
+  const route = await env.admin.get(HTTPROUTE, 'svc-httproute', ns);
+  const backends = ((route.spec as { rules: { backendRefs: { name: string; weight: number }[] }[] }).rules[0]).backendRefs;
+  expect(backends.map((b) => [b.name, b.weight])).toEqual([[`${active}-serve-svc`, 100]]);
+}, 120_000);
+
+test('leader election: one leader at a time; the Lease passes on release and on expiry', async () => {
+  const ns = 'leases';
+  await createNamespace(env.admin, ns);
+  const a = new LeaderElector(env.admin, { namespace: ns, identity: 'a', leaseDurationSeconds: 2, renewMs: 300, retryMs: 200 });
+  const b = new LeaderElector(env.admin, { namespace: ns, identity: 'b', leaseDurationSeconds: 2, renewMs: 300, retryMs: 200 });
+  const lost: string[] = [];
+  await a.run(() => lost.push('a'));
+  let bLeads = false;
+  const bRun = b.run(() => lost.push('b')).then(() => (bLeads = true));
+  await new Promise((r) => setTimeout(r, 1000));
+  expect(a.isLeader).toBe(true);
+  expect(bLeads).toBe(false);
+  await a.release();
+  await bRun;
+  expect(b.isLeader).toBe(true);
+
+  // A candidate that stops renewing (a crash) loses the Lease once it expires.
+  const c = new LeaderElector(env.admin, { namespace: ns, identity: 'c', leaseDurationSeconds: 2, renewMs: 300, retryMs: 200 });
+  const cRun = c.run(() => lost.push('c'));
+  (b as unknown as { stopped: boolean }).stopped = true; // b crashes: no release, no renewals
+  await cRun;
+  expect(c.isLeader).toBe(true);
+  await c.release();
+  expect(lost).toEqual([]);
+}, 60_000);
