@@ -7,6 +7,9 @@
  * Configuration and credentials come from `@kubernetes/client-node`'s `KubeConfig` (kubeconfig file,
  * in-cluster ServiceAccount, or the default lookup); see `transport.ts` for the wire.
  */
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as nodePath from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { loadClientNode } from './client-node';
 import { KubeApiError, UnknownKindError, isNotFound } from './errors';
@@ -147,11 +150,31 @@ export class KubeClient {
     return KubeClient.fromKubeConfig(kc, opts);
   }
 
-  /** A client from the pod's ServiceAccount (token file re-read as kubelet rotates it; CA and namespace from the mount). */
-  static inCluster(opts: KubeClientOptions = {}): KubeClient {
+  /**
+   * A client from the pod's ServiceAccount: server from `KUBERNETES_SERVICE_HOST`/`_PORT`, CA, token and
+   * namespace from the mounted folder (default `/var/run/secrets/kubernetes.io/serviceaccount`). The
+   * token file is re-read every minute, so kubelet's rotation is picked up.
+   */
+  static inCluster(opts: KubeClientOptions & { serviceAccountDir?: string } = {}): KubeClient {
+    const host = process.env.KUBERNETES_SERVICE_HOST;
+    const port = process.env.KUBERNETES_SERVICE_PORT;
+    if (!host || !port) throw new Error('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
+    const dir = opts.serviceAccountDir ?? '/var/run/secrets/kubernetes.io/serviceaccount';
+    let namespace: string | undefined;
+    try {
+      namespace = fs.readFileSync(nodePath.join(dir, 'namespace'), 'utf8').trim() || undefined;
+    } catch {
+      namespace = undefined;
+    }
     const { KubeConfig } = loadClientNode();
     const kc = new KubeConfig();
-    kc.loadFromCluster();
+    // What client-node's loadFromCluster() builds, with the folder and environment given here.
+    kc.loadFromOptions({
+      clusters: [{ name: 'inCluster', server: `https://${net.isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: nodePath.join(dir, 'ca.crt'), skipTLSVerify: false }],
+      users: [{ name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: nodePath.join(dir, 'token') } } }],
+      contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', namespace }],
+      currentContext: 'inClusterContext',
+    });
     return KubeClient.fromKubeConfig(kc, opts);
   }
 

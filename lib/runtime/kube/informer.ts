@@ -111,6 +111,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   #resyncTimer?: NodeJS.Timeout;
   #relistTimer?: NodeJS.Timeout;
   #relistDue = false;
+  #lastError: unknown;
 
   /** Prefer `KubeClient.watch`. */
   constructor(client: KubeClient, type: ResourceType, namespace: string, handler?: InformerHandler<T>, opts: InformerOptions = {}) {
@@ -206,8 +207,6 @@ export class Informer<T extends KubeObject = KubeObject> {
   get resourceVersion(): string | undefined {
     return this.#rv;
   }
-
-  #lastError: unknown;
 
   // --- the loop ----------------------------------------------------------------------------------
 
