@@ -3,24 +3,19 @@
  * Serve dashboards): the finalizer puts all traffic back on the active cluster when a service is
  * deleted mid-upgrade, and leader election hands the Lease over on release and on expiry.
  */
-import pino from 'pino';
-import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { LeaderElector } from '../../operator/leader-election';
-import { Operator } from '../../operator/operator';
-import { HTTPROUTE, OperatorEnv, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorEnv, waitFor } from '../support/operator-env';
+import { HTTPROUTE, OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
 
+let harness: OperatorHarness;
 let env: OperatorEnv;
-let operator: Operator;
 
 beforeAll(async () => {
-  env = await startOperatorEnv();
-  operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
-  await operator.start();
+  harness = await startOperatorHarness();
+  env = harness.env;
 }, 300_000);
 
 afterAll(async () => {
-  await operator?.stop();
-  await env?.stop();
+  await harness?.stop();
 });
 
 test('deleting a service mid-upgrade routes 100% to the active cluster, then releases the finalizer', async () => {

@@ -3,24 +3,19 @@
  * Gateway controller and Serve dashboards (no kubelets here): a full incremental upgrade whose
  * every route weight change, seen through a watch, follows the engine's plan.
  */
-import pino from 'pino';
 import { plan } from '../../lib/engine/plan';
-import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { Operator } from '../../operator/operator';
-import { OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorHarness, waitFor } from '../support/operator-env';
 
+let harness: OperatorHarness;
 let env: OperatorEnv;
-let operator: Operator;
 
 beforeAll(async () => {
-  env = await startOperatorEnv();
-  operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
-  await operator.start();
+  harness = await startOperatorHarness();
+  env = harness.env;
 }, 300_000);
 
 afterAll(async () => {
-  await operator?.stop();
-  await env?.stop();
+  await harness?.stop();
 });
 
 async function service(ns: string, name: string) {

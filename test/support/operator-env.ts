@@ -4,12 +4,15 @@
  * fleet, and helpers to write services and record what the API server saw.
  */
 import * as fs from 'node:fs';
+import pino from 'pino';
 import { parse } from 'yaml';
 import { crdsOf } from '../../lib/crds/catalog';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
+import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
+import { Operator } from '../../operator/operator';
 import { ControlPlane, StartOptions, startControlPlane, upstreamCrdFiles } from './controlplane';
 import { SimulatedKubeRayOptions, SimulatedServeFleet, Simulator, simulateGatewayController, simulateKubeRayClusterController, startSimulatedServeFleet } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
@@ -125,4 +128,26 @@ export function recordRouteWeights(admin: KubeClient, namespace: string, name: s
   });
   informer.start();
   return { history, stop: () => informer.stop() };
+}
+
+/** An operator environment with one in-process operator reconciling it. */
+export interface OperatorHarness {
+  readonly env: OperatorEnv;
+  readonly operator: Operator;
+  stop(): Promise<void>;
+}
+
+/** Starts `startOperatorEnv(options)` and an in-process operator on it (dashboards through the fleet). */
+export async function startOperatorHarness(options: Parameters<typeof startOperatorEnv>[0] = {}): Promise<OperatorHarness> {
+  const env = await startOperatorEnv(options);
+  const operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
+  await operator.start();
+  return {
+    env,
+    operator,
+    async stop() {
+      await operator.stop();
+      await env.stop();
+    },
+  };
 }
