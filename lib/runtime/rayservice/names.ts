@@ -21,6 +21,8 @@ export const ORIGINATED_FROM_CRD = 'ray.io/originated-from-crd';
 export const CLUSTER_LABEL = 'ray.io/cluster';
 /** Annotation holding the engine's spec hash of a cluster. */
 export const SPEC_HASH_ANNOTATION = 'rayshift.dev/cluster-spec-hash';
+/** Annotation holding the Serve config (YAML) last PUT to a cluster, so an old cluster keeps its own during an upgrade. */
+export const SERVE_CONFIG_ANNOTATION = 'rayshift.dev/serve-config';
 /** Finalizer that puts traffic in a safe state before a RayService goes away. */
 export const FINALIZER = 'rayshift.dev/finalizer';
 /** Steering annotation: `"true"` finishes the upgrade without waiting for intervals. */

@@ -16,11 +16,11 @@ import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
 import { asArray, asObject } from '../../spec/read';
 import { formatProblem } from '../../spec/problem';
 import { KubeClient } from '../kube/client';
-import { Condition, isConditionTrue } from '../kube/conditions';
+import { Condition, isConditionTrue, mergeConditions } from '../kube/conditions';
 import { isNotFound, isStatus } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { buildServiceRoute, clusterBackends } from '../route/build';
-import { managedRuleIndices } from '../route/plan';
+import { RoutePlanError, managedRuleIndices } from '../route/plan';
 import { routeReadiness } from '../route/readiness';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { ServeDashboardClient } from '../serve/client';
@@ -35,6 +35,7 @@ import {
   PROMOTE_ANNOTATION,
   RAYCLUSTER,
   RAYSHIFT_RAYSERVICE,
+  SERVE_CONFIG_ANNOTATION,
   SERVICE,
   SPEC_HASH_ANNOTATION,
   ORIGINATED_FROM_NAME,
@@ -128,7 +129,14 @@ export class RayServiceReconciler {
     const decision = nextRayService(observation, options, now);
     const body = renderStatus(decision.status, generation, conditions, new Date(now));
     if (await this.writeStatus(svc, body)) writes++;
-    for (const action of decision.actions) writes += await this.execute(svc, spec, action, decision);
+    const clusters = new Map(observation.owned.map((c) => [String(c.metadata.name), c]));
+    try {
+      for (const action of decision.actions) writes += await this.execute(svc, spec, action, decision, clusters);
+    } catch (err) {
+      if (err instanceof RoutePlanError) await this.reportRouteProblem(svc, body, err.message);
+      throw err;
+    }
+    writes += await this.applyServeConfigInPlace(svc, spec, decision, observation);
     writes += await this.clearSpentSteering(svc, decision);
     if (decision.actions.length > 0) {
       this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
@@ -145,7 +153,7 @@ export class RayServiceReconciler {
   }
 
   /** Everything the engine needs, read fresh from the API server and the clusters' dashboards. */
-  private async observe(svc: KubeObject, spec: RayServiceSpec, incremental: boolean): Promise<RayServiceObservation> {
+  private async observe(svc: KubeObject, spec: RayServiceSpec, incremental: boolean): Promise<RayServiceObservation & { owned: KubeObject[] }> {
     const namespace = String(svc.metadata.namespace);
     const name = String(svc.metadata.name);
     const annotations = svc.metadata.annotations ?? {};
@@ -155,6 +163,7 @@ export class RayServiceReconciler {
     const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
     const serving = await this.client.tryGet(SERVICE, stableServeService(name), namespace);
     return {
+      owned,
       name,
       goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
       clusters,
@@ -221,7 +230,7 @@ export class RayServiceReconciler {
   }
 
   /** Carries out one action; returns the number of API writes it made. */
-  private async execute(svc: KubeObject, spec: RayServiceSpec, action: RayServiceAction, decision: RayServiceDecision): Promise<number> {
+  private async execute(svc: KubeObject, spec: RayServiceSpec, action: RayServiceAction, decision: RayServiceDecision, clusters: Map<string, KubeObject>): Promise<number> {
     const namespace = String(svc.metadata.namespace);
     switch (action.type) {
       case 'createPendingCluster': {
@@ -233,11 +242,13 @@ export class RayServiceReconciler {
         }
         return 1;
       }
-      case 'setTargetCapacity':
-        await this.serve.putServeConfig({ namespace, name: action.clusterName }, spec.serveConfigV2 ?? '', action.percent === 100 ? null : action.percent, {
-          timeoutMs: SERVE_PUT_TIMEOUT_MS,
-        });
-        return 0;
+      case 'setTargetCapacity': {
+        // The active cluster keeps the Serve config it serves while another cluster takes over
+        // (KubeRay freezes it too); every other PUT carries the spec's config.
+        const cluster = clusters.get(action.clusterName);
+        const frozen = action.cluster === 'active' && decision.status.pendingClusterName !== undefined ? appliedServeConfig(cluster) : undefined;
+        return this.putServeConfig(svc, action.clusterName, cluster, frozen ?? spec.serveConfigV2 ?? '', action.percent);
+      }
       case 'setTrafficWeights':
         return this.writeWeights(svc, spec, action.activeCluster, action.active, action.pendingCluster, action.pending);
       case 'promote':
@@ -248,6 +259,39 @@ export class RayServiceReconciler {
         await this.client.delete(SERVICE, perClusterServeService(action.name), namespace, { ignoreNotFound: true });
         return 2;
     }
+  }
+
+  /** PUTs `config` at `percent` to a cluster's Serve and records it on the RayCluster; returns the API writes made. */
+  private async putServeConfig(svc: KubeObject, clusterName: string, cluster: KubeObject | undefined, config: string, percent: number): Promise<number> {
+    const namespace = String(svc.metadata.namespace);
+    await this.serve.putServeConfig({ namespace, name: clusterName }, config, percent === 100 ? null : percent, { timeoutMs: SERVE_PUT_TIMEOUT_MS });
+    if (!cluster || appliedServeConfig(cluster) === config) return 0;
+    await this.client.patchMerge(RAYCLUSTER, clusterName, namespace, { metadata: { annotations: { [SERVE_CONFIG_ANNOTATION]: config } } });
+    return 1;
+  }
+
+  /**
+   * A change of `serveConfigV2` alone needs no new cluster: with no upgrade in flight, the
+   * serving cluster gets the spec's config in place at its current capacity (as KubeRay does,
+   * for every strategy). Returns the API writes made.
+   */
+  private async applyServeConfigInPlace(svc: KubeObject, spec: RayServiceSpec, decision: RayServiceDecision, observation: { owned: KubeObject[]; clusters: readonly ObservedCluster[] }): Promise<number> {
+    const s = decision.status;
+    if (s.pendingClusterName !== undefined || s.activeClusterName === undefined || decision.actions.length > 0) return 0;
+    const cluster = observation.owned.find((c) => c.metadata.name === s.activeClusterName);
+    const observed = observation.clusters.find((c) => c.name === s.activeClusterName);
+    const config = spec.serveConfigV2 ?? '';
+    if (!cluster || !observed?.headReady || observed.targetCapacity === undefined || appliedServeConfig(cluster) === config) return 0;
+    this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}`, cluster: s.activeClusterName }, 'Serve config changed: applying in place');
+    return this.putServeConfig(svc, s.activeClusterName, cluster, config, s.activeTargetCapacity);
+  }
+
+  /** Makes a route rayshift cannot take over visible in status (Ready=False, RouteNotAdoptable) instead of only in logs. */
+  private async reportRouteProblem(svc: KubeObject, body: Record<string, unknown>, message: string): Promise<void> {
+    const conditions = mergeConditions(asArray(body.conditions) as Condition[], [
+      { type: 'Ready', status: 'False', reason: 'RouteNotAdoptable', message, observedGeneration: svc.metadata.generation },
+    ], new Date(this.now()));
+    await this.writeStatus(svc, { ...body, reason: 'RouteNotAdoptable', message, conditions });
   }
 
   private async createIfAbsent(obj: KubeObject, type: typeof RAYCLUSTER | typeof SERVICE): Promise<KubeObject> {
@@ -271,6 +315,9 @@ export class RayServiceReconciler {
         writes++;
       }
     }
+    // `createPendingCluster` is not emitted again once the RayCluster exists, so a crash between
+    // creating it and its `<cluster>-serve-svc` would leave the route pointing at no Service.
+    for (const cluster of pending !== undefined ? [active, pending] : [active]) writes += await this.ensurePerClusterService(svc, spec, cluster);
     const backends = [{ cluster: active, weight: activeWeight }, ...(pending !== undefined ? [{ cluster: pending, weight: pendingWeight }] : [])];
     const routeType = this.routeType(spec);
     const routeName = this.routeName(name, spec);
@@ -299,6 +346,16 @@ export class RayServiceReconciler {
       { owns: this.owns(svc), isConflict: (e) => isStatus(e, 409) || isStatus(e, 422) },
     );
     return writes + (result.ops.length > 0 ? 1 : 0);
+  }
+
+  /** Creates the route backend `<cluster>-serve-svc` when it is missing and its RayCluster exists; returns the writes made. */
+  private async ensurePerClusterService(svc: KubeObject, spec: RayServiceSpec, clusterName: string): Promise<number> {
+    const namespace = String(svc.metadata.namespace);
+    if (await this.client.tryGet(SERVICE, perClusterServeService(clusterName), namespace)) return 0;
+    const cluster = await this.client.tryGet(RAYCLUSTER, clusterName, namespace);
+    if (!cluster || cluster.metadata.deletionTimestamp) return 0;
+    await this.createIfAbsent(buildPerClusterServeService(cluster, servePort(spec), spec.rayshift?.routeKind === 'GRPC' ? 'serve-grpc' : 'serve'), SERVICE);
+    return 1;
   }
 
   private async createIfAbsentAny(obj: KubeObject): Promise<void> {
@@ -358,6 +415,11 @@ export class RayServiceReconciler {
     this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}` }, 'finalized: traffic on the active cluster');
     return { actions: [], writes: writes + 1 };
   }
+}
+
+/** The Serve config last PUT to a cluster, as recorded on it (undefined before the first PUT). */
+function appliedServeConfig(cluster: KubeObject | undefined): string | undefined {
+  return cluster?.metadata.annotations?.[SERVE_CONFIG_ANNOTATION];
 }
 
 /**
