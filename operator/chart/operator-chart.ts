@@ -82,6 +82,11 @@ export function operatorClusterRules(opts: { rayTokenAuth?: boolean } = {}): Jus
       why: 'create the pending RayCluster, update it in place, delete retired clusters after rayClusterDeletionDelaySeconds',
     },
     {
+      // OwnerReferencesPermissionEnforcement: each `<cluster>-serve-svc` is owned by its RayCluster with blockOwnerDeletion, which needs `update` on the cluster's finalizers.
+      rule: { apiGroups: ['ray.io'], resources: ['rayclusters/finalizers'], verbs: ['update'] },
+      why: 'own the per-cluster serve Services with blockOwnerDeletion ownerReferences to their RayClusters',
+    },
+    {
       // Per-cluster `<cluster>-serve-svc` backends, `<rs>-head-svc`/`<rs>-serve-svc` whose selectors move on promotion, deleted on suspend.
       rule: { apiGroups: [''], resources: ['services'], verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'] },
       why: 'create per-cluster serve Services (route backends), move head/serve Service selectors on promotion, delete them on suspend',

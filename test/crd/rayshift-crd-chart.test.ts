@@ -153,6 +153,7 @@ describe('RBAC', () => {
       'rayshift.dev/rayservices/status: get,patch,update',
       'rayshift.dev/rayservices/finalizers: update',
       'ray.io/rayclusters: create,get,list,watch,update,patch,delete',
+      'ray.io/rayclusters/finalizers: update',
       'core/services: create,get,list,watch,patch,delete',
       'gateway.networking.k8s.io/gateways: create,get,list,watch,patch,delete',
       'gateway.networking.k8s.io/httproutes: create,get,list,watch,patch,delete',

@@ -1,0 +1,196 @@
+/**
+ * The operator with exactly the install chart's RBAC, on a real kube-apiserver with the TEST-ONLY
+ * simulated KubeRay, Gateway controller and Serve fleet: the chart's non-CRD objects (Namespace,
+ * ServiceAccount, ClusterRole and binding, leader-election Role and binding, Deployment) are
+ * created, `node bin/rayshift.js operator --leader-elect` runs as a child process with a kubeconfig
+ * holding the ServiceAccount's token, and a full incremental upgrade succeeds — with
+ * OwnerReferencesPermissionEnforcement on, as on clusters that enforce who may set
+ * `blockOwnerDeletion`. The same token is then refused what the role does not grant.
+ *
+ * Needs `npm run controlplane:build` and `npm run build` (the child runs build/).
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { Testing } from 'cdk8s';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { crdsOf } from '../../lib/crds/catalog';
+import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
+import { plan } from '../../lib/engine/plan';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { isStatus } from '../../lib/runtime/kube/errors';
+import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
+import { OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+
+const ROOT = projectRoot();
+const NS = 'serving';
+const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
+
+let env: OperatorEnv;
+let objects: any[];
+let token: string;
+let kubeconfig: string;
+let child: ChildProcess | undefined;
+const lines: string[] = [];
+
+/** REST collection path of a synthesized object. */
+function collection(o: any): string {
+  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
+  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
+  const plural: Record<string, string> = {
+    Namespace: 'namespaces',
+    ServiceAccount: 'serviceaccounts',
+    ClusterRole: 'clusterroles',
+    ClusterRoleBinding: 'clusterrolebindings',
+    Role: 'roles',
+    RoleBinding: 'rolebindings',
+    Deployment: 'deployments',
+  };
+  if (!plural[o.kind]) throw new Error(`no collection for ${o.kind}`);
+  return `${base}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural[o.kind]}`;
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) throw new Error('build/ is missing: run `npm run build` first (the operator child runs bin/rayshift.js → build/)');
+  env = await startOperatorEnv({ controlPlane: { apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] } });
+  // The same KubeRay CRD the environment built the installed rayshift CRD from.
+  const file = await resolveCrdFile(crdsOf('kuberay', 'v1.7.0').find((c) => c.file === 'ray.io_rayservices.yaml')!);
+  objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }) }));
+  for (const o of objects.filter((x) => x.kind !== 'CustomResourceDefinition')) {
+    const r = await env.cp.request('POST', collection(o), o);
+    if (r.status !== 201) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status}: ${r.body?.message}`);
+  }
+  token = await env.cp.serviceAccountToken(OPERATOR_NAMESPACE, OPERATOR_NAME);
+  // The admin kubeconfig with the ServiceAccount's token instead of the admin's.
+  const kc = parse(fs.readFileSync(env.cp.kubeconfigPath, 'utf8'));
+  kc.users[0].user = { token };
+  kc.contexts[0].context.namespace = OPERATOR_NAMESPACE;
+  kubeconfig = path.join(env.cp.dir, 'operator-sa-kubeconfig');
+  fs.writeFileSync(kubeconfig, stringify(kc), { mode: 0o600 });
+  await createNamespace(env.admin, NS);
+}, 300_000);
+
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await env?.stop();
+});
+
+test('the chart creates the operator\'s identity and RBAC, with no Secrets and no apps/* rights', () => {
+  expect(objects.map((o) => o.kind)).toEqual(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment']);
+  const role = objects.find((o) => o.kind === 'ClusterRole');
+  expect(role.rules.some((r: any) => r.resources.includes('secrets'))).toBe(false);
+  expect(role.rules.some((r: any) => r.apiGroups.includes('apps'))).toBe(false);
+});
+
+test('as its ServiceAccount, with the chart\'s RBAC only, the operator (child process, leader-elected) runs a full incremental upgrade', async () => {
+  child = spawn(process.execPath, [path.join(ROOT, 'bin', 'rayshift.js'), 'operator', '--kubeconfig', kubeconfig, '--dashboard-address-template', env.fleet.template, '--http-port', '0', '--leader-elect', '--lease-namespace', OPERATOR_NAMESPACE], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
+  let buf = '';
+  const onData = (c: Buffer) => {
+    buf += c.toString('utf8');
+    const parts = buf.split('\n');
+    buf = parts.pop()!;
+    lines.push(...parts);
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  /** Runs a wait; on failure, adds the operator's last log lines to the error. */
+  const logged = async (wait: () => Promise<void>) => {
+    try {
+      await wait();
+    } catch (e) {
+      throw new Error(`${(e as Error).message}; operator log:\n${lines.slice(-30).join('\n')}`);
+    }
+  };
+  let recorder: ReturnType<typeof recordRouteWeights> | undefined;
+  try {
+    await logged(() => waitFor(() => lines.some((l) => l.includes('watches synced')), 'the operator to lead and sync', 60_000));
+    // It holds its Lease (created and renewed with the Role's create/get/update).
+    const lease = await env.admin.get(LEASE, OPERATOR_LEASE_NAME, OPERATOR_NAMESPACE);
+    expect((lease.spec as { holderIdentity?: string }).holderIdentity).toMatch(new RegExp(`-${child.pid}$`));
+
+    await env.admin.create(rayService(NS, 'fruit', { maxSurge: 50, step: 25, interval: 1 }));
+    const state = async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', NS));
+    await logged(() => waitFor(async () => (await state()).phase === 'Running', 'the first cluster to serve', 60_000, 100));
+    const first = (await state()).activeClusterName as string;
+    recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    const rec = recorder;
+    await logged(() => waitFor(() => rec.history.length > 0, 'the route to be watched'));
+    await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, 'fruit', NS, { spec: { rayClusterConfig: rayClusterConfig('2') } });
+    await logged(() => waitFor(async () => {
+      const s = await state();
+      return s.phase === 'Running' && s.activeClusterName !== first && s.pendingClusterName === undefined;
+    }, 'the upgrade to complete', 90_000, 100));
+    const second = (await state()).activeClusterName as string;
+    await waitFor(() => rec.history[rec.history.length - 1].weights.length === 1, 'the route to drop the old backend');
+    await waitFor(async () => (await env.admin.tryGet(RAYCLUSTER, first, NS)) === undefined, 'the old cluster to be deleted');
+    recorder.stop();
+
+    const expected = plan({ kind: 'RayService', name: 'fruit', options: { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } })
+      .steps.filter((s) => s.action === 'shift-traffic')
+      .map((s) => s.pendingWeight);
+    const pending = rec.history.filter((h) => h.weights.length === 2).map((h) => h.weights.find((w) => w.name === `${second}-serve-svc`)!.weight);
+    expect(pending).toEqual([0, ...expected]);
+    expect(rec.history[rec.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
+    // Everything it created exists: the per-cluster backend Service (owned by its RayCluster, which
+    // needs `update` on rayclusters/finalizers under OwnerReferencesPermissionEnforcement), the
+    // stable Services, the Gateway and route (owned by the RayService).
+    const svc = await env.admin.get({ apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true }, `${second}-serve-svc`, NS);
+    expect(svc.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'RayCluster', name: second, blockOwnerDeletion: true });
+    expect(await env.admin.tryGet({ apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true }, 'fruit-serve-svc', NS)).toBeDefined();
+    expect(await env.admin.tryGet({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true }, 'fruit-gateway', NS)).toBeDefined();
+    expect(env.fleet.dashboard(NS, second)!.targetCapacity()).toBeNull();
+    // Not one request was refused along the way.
+    expect(lines.filter((l) => /reconcile failed|forbidden|\b403\b/i.test(l))).toEqual([]);
+
+    // SIGTERM: it stops and hands its Lease back (an `update` of that one Lease).
+    child.kill('SIGTERM');
+    await exited;
+    expect(child.exitCode).toBe(0);
+    const released = await env.admin.get(LEASE, OPERATOR_LEASE_NAME, OPERATOR_NAMESPACE);
+    expect((released.spec as { holderIdentity?: string }).holderIdentity).toBe('');
+  } finally {
+    recorder?.stop();
+    child.kill('SIGKILL');
+  }
+}, 150_000);
+
+test('the same token is refused what the role does not grant (403)', async () => {
+  const as = { token };
+  // Secrets: not granted (rayTokenAuth is off).
+  expect((await env.cp.request('GET', `/api/v1/namespaces/${NS}/secrets`, undefined, as)).status).toBe(403);
+  expect((await env.cp.request('GET', `/api/v1/namespaces/${OPERATOR_NAMESPACE}/secrets`, undefined, as)).status).toBe(403);
+  // Its own Deployment: no apps/* rights at all.
+  const dep = await env.cp.request('GET', `/apis/apps/v1/namespaces/${OPERATOR_NAMESPACE}/deployments/${OPERATOR_NAME}`);
+  expect(dep.status).toBe(200);
+  const scaled = { ...dep.body, spec: { ...dep.body.spec, replicas: 5 } };
+  expect((await env.cp.request('PUT', `/apis/apps/v1/namespaces/${OPERATOR_NAMESPACE}/deployments/${OPERATOR_NAME}`, scaled, as)).status).toBe(403);
+  // A RayService's spec through PUT: it may read RayServices, not update them.
+  const rsPath = `/apis/rayshift.dev/v1alpha1/namespaces/${NS}/rayservices/fruit`;
+  const rs = await env.cp.request('GET', rsPath, undefined, as);
+  expect(rs.status).toBe(200);
+  const put = await env.cp.request('PUT', rsPath, { ...rs.body, spec: { ...rs.body.spec, rayClusterDeletionDelaySeconds: 60 } }, as);
+  expect(put.status).toBe(403);
+  expect(put.body.reason).toBe('Forbidden');
+  // Nor delete them, nor touch its RBAC.
+  expect((await env.cp.request('DELETE', rsPath, undefined, as)).status).toBe(403);
+  expect((await env.cp.request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${OPERATOR_NAME}`, undefined, as)).status).toBe(403);
+  // The same refusal through the operator's own client, from the same kubeconfig.
+  const client = KubeClient.fromKubeconfig(kubeconfig);
+  try {
+    const err = await client.list({ apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }, { namespace: NS }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isStatus(err, 403)).toBe(true);
+    // …while what it is granted still works with that client.
+    expect((await client.list(RAYSHIFT_RAYSERVICE, { namespace: NS })).items.map((o) => o.metadata.name)).toEqual(['fruit']);
+  } finally {
+    client.close();
+  }
+  // Unchanged by the refused writes.
+  expect((await env.admin.get(RAYSHIFT_RAYSERVICE, 'fruit', NS)).spec).toMatchObject({ rayClusterDeletionDelaySeconds: 0 });
+});

@@ -1,0 +1,470 @@
+/**
+ * The operator under failure, on a real kube-apiserver with the TEST-ONLY simulated KubeRay,
+ * Gateway controller and Serve fleet (see test/support/simulated-controllers.ts):
+ *
+ * - Crash and resume: `node bin/rayshift.js operator` as a child process, SIGKILLed at seeded
+ *   random points while nine services run 24 upgrades. Watches in this (never killed) test
+ *   process record every route and RayService change; every upgrade must complete, the pending
+ *   weights of each upgrade must be exactly the plan's traffic steps (none skipped or repeated), and
+ *   at every route change the status persisted before it (the engine writes its intent first) must
+ *   name that weight with a pending target capacity at least as large, as must the simulated Serve
+ *   dashboard of the pending cluster.
+ * - A crash between creating the pending RayCluster and its `<cluster>-serve-svc` (the route
+ *   backend), made deterministic by failing that one create.
+ * - Bad input: specs that pass CEL but fail the model get Ready=False/ValidationFailed naming the
+ *   field, and the operator process keeps reconciling other services.
+ * - kube-apiserver restarted mid-upgrade: the in-process operator's watches resume, the upgrade
+ *   completes, and a spec change made after the restart is picked up.
+ *
+ * Needs `npm run controlplane:build` and `npm run build` (the child runs build/).
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import pino from 'pino';
+import { projectRoot } from '../../lib/crds/resolve';
+import { plan } from '../../lib/engine/plan';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
+import { Operator } from '../../operator/operator';
+import { HTTPROUTE, OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+
+const ROOT = projectRoot();
+const CLI = path.join(ROOT, 'bin', 'rayshift.js');
+const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
+const SEED = Number(process.env.RAYSHIFT_CRASH_SEED ?? 20240611);
+
+let env: OperatorEnv;
+const children = new Set<ChildProcess>();
+/** Watches of this process, stopped even when a test fails (a running informer keeps jest alive). */
+const stoppers: (() => unknown)[] = [];
+
+beforeAll(async () => {
+  if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) throw new Error('build/ is missing: run `npm run build` first (the operator child runs bin/rayshift.js → build/)');
+  // Watches must not hold kube-apiserver's graceful shutdown for the harness's 30 s (then SIGKILL):
+  // with a watch drain grace period a restart takes seconds.
+  env = await startOperatorEnv({ controlPlane: { apiserverArgs: ['--shutdown-watch-termination-grace-period=2s'] } });
+}, 300_000);
+
+afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
+  for (const stop of stoppers) await stop();
+  await env?.stop();
+});
+
+// --- helpers -----------------------------------------------------------------------------------
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** mulberry32: a small seeded PRNG in [0, 1). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `rayshift operator` as a child process; its JSON log lines are kept. */
+interface ChildOperator {
+  readonly proc: ChildProcess;
+  readonly lines: string[];
+  /** Resolves when the process has exited. */
+  readonly exited: Promise<void>;
+  /** True once it logged that its watches synced. */
+  synced(): boolean;
+}
+
+function spawnOperator(kubeconfig: string, extraArgs: string[] = []): ChildOperator {
+  const proc = spawn(process.execPath, [CLI, 'operator', '--kubeconfig', kubeconfig, '--dashboard-address-template', env.fleet.template, '--http-port', '0', ...extraArgs], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(proc);
+  const lines: string[] = [];
+  let synced = false;
+  let buf = '';
+  const onData = (chunk: Buffer) => {
+    buf += chunk.toString('utf8');
+    let i: number;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i);
+      buf = buf.slice(i + 1);
+      lines.push(line);
+      if (line.includes('watches synced')) synced = true;
+    }
+  };
+  proc.stdout!.on('data', onData);
+  proc.stderr!.on('data', onData);
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => {
+    children.delete(proc);
+    resolve();
+  }));
+  return { proc, lines, exited, synced: () => synced };
+}
+
+/** Pending weights of the plan's traffic steps for (maxSurge, step). */
+function planned(maxSurge: number, step: number): number[] {
+  return plan({ kind: 'RayService', name: 'x', options: { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: maxSurge, stepSizePercent: step, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } })
+    .steps.filter((s) => s.action === 'shift-traffic')
+    .map((s) => s.pendingWeight);
+}
+
+/** resourceVersions are etcd revisions on this single-etcd control plane, so they order writes across kinds (clients must not rely on that in general). */
+const rvOf = (o: KubeObject) => Number(o.metadata.resourceVersion);
+
+/** Changes the worker CPU (a new cluster spec) with a merge patch (no resourceVersion race with status writes). */
+async function changeCpu(admin: KubeClient, ns: string, name: string, cpu: string): Promise<void> {
+  await admin.patchMerge(RAYSHIFT_RAYSERVICE, name, ns, { spec: { rayClusterConfig: rayClusterConfig(cpu) } });
+}
+
+async function state(ns: string, name: string): Promise<Record<string, any>> {
+  return engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, ns));
+}
+
+function backendsOf(route: KubeObject): { name: string; weight: number }[] {
+  const rule = ((route.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
+  return (rule?.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight ?? 1 }));
+}
+
+// --- 1. crash and resume -------------------------------------------------------------------------
+
+interface RouteChange {
+  readonly rv: number;
+  readonly weights: { name: string; weight: number }[];
+  /** The pending cluster's Serve target capacity when this process saw the change (100 = full; undefined = no config deployed). */
+  readonly serveCapacity?: number;
+}
+
+interface StatusEvent {
+  readonly rv: number;
+  readonly engine: Record<string, any>;
+  readonly pendingServiceStatus?: { rayClusterName?: string; targetCapacity?: number; trafficRoutedPercent?: number };
+}
+
+interface Upgrade {
+  readonly service: string;
+  readonly from: string;
+  readonly to: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+test('SIGKILLed at random points during 24 upgrades of 9 services, the operator resumes: every upgrade completes, no traffic step is skipped or repeated, no weight exceeds its capacity', async () => {
+  const ns = 'crash';
+  await createNamespace(env.admin, ns);
+  // 7 × 3 upgrades in 4 traffic steps of 25, 2 in steps of 20 cut at the capacity (20, 40, 50, 70, 90, 100), 1 in 10 steps of 10.
+  const services = [
+    ...['apple', 'banana', 'cherry', 'damson', 'elder', 'fig', 'grape'].map((name) => ({ name, maxSurge: 50, step: 25, rounds: 3 })),
+    { name: 'hazel', maxSurge: 50, step: 20, rounds: 2 },
+    { name: 'kiwi', maxSurge: 50, step: 10, rounds: 1 },
+  ];
+  const routes = new Map<string, RouteChange[]>(services.map((s) => [`${s.name}-httproute`, []]));
+  const statuses = new Map<string, StatusEvent[]>(services.map((s) => [s.name, []]));
+
+  // Recorders in this process, which is never killed.
+  const routeWatch = env.admin.watch(HTTPROUTE, ns, (e) => {
+    const list = routes.get(String(e.object.metadata.name));
+    if (!list || e.type === 'delete') return;
+    const weights = backendsOf(e.object);
+    const last = list[list.length - 1];
+    if (last && JSON.stringify(last.weights) === JSON.stringify(weights)) return;
+    let serveCapacity: number | undefined;
+    if (weights.length === 2) {
+      const d = env.fleet.dashboard(ns, weights[1].name.replace(/-serve-svc$/, ''));
+      serveCapacity = d?.config() === undefined ? undefined : d.targetCapacity() ?? 100;
+    }
+    list.push({ rv: rvOf(e.object), weights, serveCapacity });
+  });
+  const statusWatch = env.admin.watch(RAYSHIFT_RAYSERVICE, ns, (e) => {
+    const list = statuses.get(String(e.object.metadata.name));
+    if (!list || e.type === 'delete') return;
+    const status = (e.object.status ?? {}) as { pendingServiceStatus?: StatusEvent['pendingServiceStatus'] };
+    list.push({ rv: rvOf(e.object), engine: engineState(e.object), pendingServiceStatus: status.pendingServiceStatus });
+  });
+  stoppers.push(() => routeWatch.stop(), () => statusWatch.stop());
+  routeWatch.start();
+  statusWatch.start();
+  await Promise.all([routeWatch.waitForSync(), statusWatch.waitForSync()]);
+
+  // The killer: one operator at a time. Mostly SIGKILLed a seeded random 0–1 s after its watches
+  // synced (so that each life does some work however loaded the machine is), sometimes during
+  // startup; restarted at once or after a short pause.
+  const random = rng(SEED);
+  const kills: { at: number; synced: boolean }[] = [];
+  let finished = false;
+  let current = spawnOperator(env.cp.kubeconfigPath);
+  const waitUntil = async (done: () => boolean, deadline: number) => {
+    while (!finished && !done() && Date.now() < deadline) await sleep(20);
+  };
+  const killer = (async () => {
+    while (!finished) {
+      const op = current;
+      if (random() < 0.15) {
+        await waitUntil(() => false, Date.now() + 50 + random() * 600);
+      } else {
+        await waitUntil(() => op.synced(), Date.now() + 30_000);
+        await waitUntil(() => false, Date.now() + random() * 1000);
+      }
+      if (finished) break;
+      const synced = op.synced();
+      op.proc.kill('SIGKILL');
+      await op.exited;
+      kills.push({ at: Date.now(), synced });
+      await sleep(random() * 200);
+      current = spawnOperator(env.cp.kubeconfigPath);
+    }
+  })();
+
+  // The drivers: each service is created, then upgraded `rounds` times, one upgrade after the other.
+  const upgrades: Upgrade[] = [];
+  const drive = async (s: (typeof services)[number]) => {
+    await env.admin.create(rayService(ns, s.name, { maxSurge: s.maxSurge, step: s.step, interval: 1 }));
+    await waitFor(async () => (await state(ns, s.name)).phase === 'Running', `${s.name} to serve`, 90_000, 100);
+    for (let round = 1; round <= s.rounds; round++) {
+      const from = (await state(ns, s.name)).activeClusterName as string;
+      const start = Date.now();
+      await changeCpu(env.admin, ns, s.name, String(round + 1));
+      let to = '';
+      await waitFor(async () => {
+        const st = await state(ns, s.name);
+        if (st.phase !== 'Running' || st.activeClusterName === from || st.pendingClusterName !== undefined) return false;
+        to = st.activeClusterName;
+        const route = routes.get(`${s.name}-httproute`)!;
+        return JSON.stringify(route[route.length - 1]?.weights) === JSON.stringify([{ name: `${to}-serve-svc`, weight: 100 }]);
+      }, `upgrade ${round} of ${s.name} to complete`, 150_000, 100);
+      upgrades.push({ service: s.name, from, to, start, end: Date.now() });
+      // The route's only backend is a Service that exists, owned by its RayCluster.
+      const backend = await env.admin.tryGet(SERVICE, `${to}-serve-svc`, ns);
+      expect([s.name, round, backend?.metadata.ownerReferences?.[0]?.name]).toEqual([s.name, round, to]);
+    }
+  };
+  const t0 = Date.now();
+  try {
+    await Promise.all(services.map(drive));
+  } catch (e) {
+    const states = await Promise.all(services.map(async (s) => `${s.name}: ${JSON.stringify(await state(ns, s.name))}`));
+    throw new Error(`${(e as Error).message} (seed ${SEED}, ${kills.length} kills)\n${states.join('\n')}\nlast operator log:\n${current.lines.slice(-20).join('\n')}`);
+  } finally {
+    finished = true;
+    await killer;
+    // A failed run must not leave this operator running next to the other tests' operators.
+    if (upgrades.length < services.reduce((n, s) => n + s.rounds, 0)) {
+      current.proc.kill('SIGKILL');
+      await current.exited;
+    }
+  }
+  const elapsed = Date.now() - t0;
+  // A last, undisturbed operator finishes the deletions of retired clusters.
+  await waitFor(async () => (await env.admin.list(RAYCLUSTER, { namespace: ns })).items.length === services.length, 'retired clusters to be deleted', 60_000, 200);
+  current.proc.kill('SIGTERM');
+  await current.exited;
+  await sleep(300); // let the recorders drain
+  routeWatch.stop();
+  statusWatch.stop();
+
+  // The kills really landed inside every upgrade, on operators that were working (synced).
+  expect(upgrades).toHaveLength(services.reduce((n, s) => n + s.rounds, 0));
+  const hit = upgrades.filter((u) => kills.some((k) => k.synced && k.at > u.start && k.at < u.end));
+  expect(hit.map((u) => `${u.service}->${u.to}`)).toEqual(upgrades.map((u) => `${u.service}->${u.to}`));
+  expect(kills.length).toBeGreaterThanOrEqual(20);
+
+  for (const s of services) {
+    const expected = [0, ...planned(s.maxSurge, s.step)];
+    const history = routes.get(`${s.name}-httproute`)!;
+    const events = statuses.get(s.name)!;
+    for (const u of upgrades.filter((x) => x.service === s.name)) {
+      const P = `${u.to}-serve-svc`;
+      const during = history.filter((h) => h.weights.length === 2 && h.weights[1].name === P);
+      // Exactly the plan's traffic steps: none skipped, none repeated, the old cluster first, weights summing to 100.
+      const weights = during.map((h) => h.weights[1].weight);
+      expect({ service: s.name, to: u.to, weights }).toEqual({ service: s.name, to: u.to, weights: expected });
+      expect(new Set(weights).size).toBe(weights.length);
+      for (const h of during) {
+        expect(h.weights[0].name).toBe(`${u.from}-serve-svc`);
+        expect(h.weights[0].weight + h.weights[1].weight).toBe(100);
+      }
+      for (const h of during.filter((x) => x.weights[1].weight > 0)) {
+        const w = h.weights[1].weight;
+        // The status written last before this route write (the engine persists its intent first)
+        // names this very weight, on this pending cluster, with a target capacity that covers it.
+        const before = events.filter((e) => e.rv < h.rv).pop();
+        expect({ rv: h.rv, w, engine: before?.engine && { pending: before.engine.pendingClusterName, weight: before.engine.pendingWeight, capacityCovers: before.engine.pendingTargetCapacity >= w } })
+          .toEqual({ rv: h.rv, w, engine: { pending: u.to, weight: w, capacityCovers: true } });
+        expect(before!.pendingServiceStatus?.rayClusterName).toBe(u.to);
+        expect(before!.pendingServiceStatus!.targetCapacity!).toBeGreaterThanOrEqual(w);
+        // Serve on the pending cluster had acknowledged at least that capacity when the change was seen.
+        expect({ rv: h.rv, w, serveCapacity: h.serveCapacity !== undefined && h.serveCapacity >= w }).toEqual({ rv: h.rv, w, serveCapacity: true });
+      }
+    }
+    // Over the whole watched history: no rollback, and the intended pending weight never exceeds the intended pending capacity.
+    for (const e of events) {
+      expect(e.engine.rollback).toBeUndefined();
+      if (e.engine.pendingClusterName !== undefined) expect(e.engine.pendingWeight).toBeLessThanOrEqual(e.engine.pendingTargetCapacity);
+    }
+  }
+  // eslint-disable-next-line no-console
+  console.log(`crash test (seed ${SEED}): ${upgrades.length} upgrades in ${(elapsed / 1000).toFixed(1)} s, ${kills.length} SIGKILLs (${kills.filter((k) => k.synced).length} after sync), ${hit.length} upgrades hit; per service (s): ${services.map((s) => `${s.name} ${upgrades.filter((u) => u.service === s.name).map((u) => ((u.end - u.start) / 1000).toFixed(1)).join('/')}`).join(', ')}`);
+}, 240_000);
+
+// --- 1b. the crash window between a pending RayCluster and its serve Service ----------------------
+
+test('a crash right after creating the pending RayCluster (before its serve Service) still leaves the route backend Service in place', async () => {
+  const ns = 'window';
+  await createNamespace(env.admin, ns);
+  let injected = 0;
+  let armed = false;
+  // The admin client, except that while armed the first create of a `-serve-svc` Service fails as if
+  // the process had died right after the RayCluster create before it (the next pass sees what a
+  // restarted operator would).
+  const client = new Proxy(env.admin, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop, target);
+      if (prop === 'create') {
+        return async (obj: KubeObject, opts?: unknown) => {
+          if (armed && obj.kind === 'Service' && String(obj.metadata.name).endsWith('-serve-svc') && injected === 0) {
+            injected++;
+            throw new Error('injected crash before creating the per-cluster serve Service');
+          }
+          return (v as KubeClient['create']).call(target, obj, opts as never);
+        };
+      }
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const operator = new Operator({ client, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
+  await operator.start();
+  try {
+    await env.admin.create(rayService(ns, 'grape', { maxSurge: 50, step: 25, interval: 1 }));
+    await waitFor(async () => (await state(ns, 'grape')).phase === 'Running', 'grape to serve');
+    const from = (await state(ns, 'grape')).activeClusterName as string;
+    armed = true;
+    await changeCpu(env.admin, ns, 'grape', '2');
+    await waitFor(async () => {
+      const st = await state(ns, 'grape');
+      return st.phase === 'Running' && st.activeClusterName !== from && st.pendingClusterName === undefined;
+    }, 'the upgrade to complete', 60_000);
+    expect(injected).toBe(1);
+    const to = (await state(ns, 'grape')).activeClusterName as string;
+    // The route leaves the old cluster right after the promotion's status write.
+    await waitFor(async () => JSON.stringify(backendsOf(await env.admin.get(HTTPROUTE, 'grape-httproute', ns))) === JSON.stringify([{ name: `${to}-serve-svc`, weight: 100 }]), 'the route to carry only the new cluster', 30_000);
+    const backend = await env.admin.tryGet(SERVICE, `${to}-serve-svc`, ns);
+    expect(backend?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'RayCluster', name: to });
+  } finally {
+    await operator.stop();
+  }
+}, 120_000);
+
+// --- 4. bad input ---------------------------------------------------------------------------------
+
+test('specs that pass CEL but fail the model get Ready=False/ValidationFailed naming the field; the operator process keeps reconciling others', async () => {
+  const ns = 'badinput';
+  await createNamespace(env.admin, ns);
+  const op = spawnOperator(env.cp.kubeconfigPath);
+  try {
+    await waitFor(() => op.synced(), 'the operator to sync', 30_000);
+    const notYaml = rayService(ns, 'notyaml', { serve: 'applications: [ {name: app, import_path: "x.y:z"' });
+    const dup = rayService(ns, 'dupgroups');
+    const cfg = (dup.spec as { rayClusterConfig: { workerGroupSpecs: unknown[] } }).rayClusterConfig;
+    cfg.workerGroupSpecs = [cfg.workerGroupSpecs[0], cfg.workerGroupSpecs[0]];
+    // Both pass the API server (schema + CEL).
+    await env.admin.create(notYaml);
+    await env.admin.create(dup);
+    await env.admin.create(rayService(ns, 'healthy'));
+
+    const invalid = async (name: string) => ((await env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, ns))?.status ?? {}) as Record<string, any>;
+    await waitFor(async () => (await invalid('notyaml')).reason === 'ValidationFailed' && (await invalid('dupgroups')).reason === 'ValidationFailed', 'both to be rejected', 30_000, 100);
+    for (const [name, field] of [['notyaml', /spec\.serveConfigV2.*not valid YAML/], ['dupgroups', /spec\.rayClusterConfig\.workerGroupSpecs\[1\]\.groupName.*already used/]] as const) {
+      const st = await invalid(name);
+      const ready = (st.conditions as { type: string; status: string; reason: string; message: string }[]).find((c) => c.type === 'Ready')!;
+      expect({ name, status: ready.status, reason: ready.reason }).toEqual({ name, status: 'False', reason: 'ValidationFailed' });
+      expect(ready.message).toMatch(field);
+      expect(st.message).toMatch(field);
+      expect(st.phase).toBe('Invalid');
+      // Nothing was created for it.
+      expect((await env.admin.list(RAYCLUSTER, { namespace: ns, labelSelector: { 'ray.io/originated-from-cr-name': name } })).items).toHaveLength(0);
+    }
+    // The others reconcile: the healthy service serves and then upgrades.
+    await waitFor(async () => (await state(ns, 'healthy')).phase === 'Running', 'healthy to serve', 60_000, 100);
+    const from = (await state(ns, 'healthy')).activeClusterName as string;
+    await changeCpu(env.admin, ns, 'healthy', '2');
+    await waitFor(async () => {
+      const st = await state(ns, 'healthy');
+      return st.phase === 'Running' && st.activeClusterName !== from && st.pendingClusterName === undefined;
+    }, 'healthy to upgrade', 90_000, 100);
+
+    // No crash loop: the same process still runs, the rejections are not retried as errors, and the
+    // invalid services' status is not rewritten over and over.
+    const rv = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'notyaml', ns)).metadata.resourceVersion;
+    await sleep(1500);
+    expect((await env.admin.get(RAYSHIFT_RAYSERVICE, 'notyaml', ns)).metadata.resourceVersion).toBe(rv);
+    expect(op.proc.exitCode).toBeNull();
+    expect(op.proc.signalCode).toBeNull();
+    expect(op.lines.filter((l) => l.includes('reconcile failed'))).toEqual([]);
+    expect(op.lines.filter((l) => l.includes('spec rejected')).length).toBeGreaterThanOrEqual(2);
+
+    // Fixing the spec lets it through.
+    await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, 'notyaml', ns, { spec: { serveConfigV2: (rayService(ns, 'x').spec as { serveConfigV2: string }).serveConfigV2 } });
+    await waitFor(async () => (await state(ns, 'notyaml')).phase === 'Running', 'the fixed service to serve', 60_000, 100);
+    const fixed = await invalid('notyaml');
+    expect(fixed.conditions.find((c: { type: string }) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+  } finally {
+    op.proc.kill('SIGTERM');
+    await op.exited;
+  }
+}, 120_000);
+
+// --- 2. kube-apiserver restart mid-upgrade ------------------------------------------------------
+
+test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right end state and watches resume (a later spec change is picked up)', async () => {
+  const ns = 'restart';
+  await createNamespace(env.admin, ns);
+  const operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
+  await operator.start();
+  try {
+    await env.admin.create(rayService(ns, 'kiwi', { maxSurge: 50, step: 10, interval: 1 }));
+    await waitFor(async () => (await state(ns, 'kiwi')).phase === 'Running', 'kiwi to serve');
+    const first = (await state(ns, 'kiwi')).activeClusterName as string;
+    const recorder = recordRouteWeights(env.admin, ns, 'kiwi-httproute');
+    stoppers.push(() => recorder.stop());
+    await changeCpu(env.admin, ns, 'kiwi', '2');
+    await waitFor(async () => (await state(ns, 'kiwi')).pendingWeight >= 20, 'the migration to be under way', 60_000);
+    const mid = await state(ns, 'kiwi');
+    expect(mid.phase).toBe('Upgrading');
+    await env.cp.restart();
+    await waitFor(async () => {
+      const st = await state(ns, 'kiwi').catch(() => ({}) as Record<string, any>);
+      return st.phase === 'Running' && st.activeClusterName === mid.pendingClusterName && st.pendingClusterName === undefined;
+    }, 'the upgrade to complete after the restart', 90_000, 200);
+    const second = mid.pendingClusterName as string;
+    // End state (the promotion's status is written before its actions, so wait for them): route on the
+    // new cluster only, stable Service selects it, old cluster deleted, Serve at full capacity, Ready.
+    await waitFor(async () => {
+      const route = backendsOf(await env.admin.get(HTTPROUTE, 'kiwi-httproute', ns));
+      const selector = ((await env.admin.get(SERVICE, 'kiwi-serve-svc', ns)).spec as { selector: Record<string, string> }).selector['ray.io/cluster'];
+      return JSON.stringify(route) === JSON.stringify([{ name: `${second}-serve-svc`, weight: 100 }]) && selector === second && (await env.admin.tryGet(RAYCLUSTER, first, ns)) === undefined;
+    }, 'the route, the stable Service and the old cluster to reflect the promotion', 30_000, 100);
+    expect(env.fleet.dashboard(ns, second)!.targetCapacity()).toBeNull();
+    const status = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'kiwi', ns)).status as { conditions: { type: string; status: string }[] };
+    expect(status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+    // Weights seen (the recorder may miss some across the restart): increasing, a subsequence of the plan.
+    const pendingWeights = recorder.history.filter((h) => h.weights.length === 2 && h.weights[1].name === `${second}-serve-svc`).map((h) => h.weights[1].weight);
+    const expected = [0, ...planned(50, 10)];
+    expect(pendingWeights.every((w) => expected.includes(w))).toBe(true);
+    expect([...pendingWeights].sort((a, b) => a - b)).toEqual(pendingWeights);
+    recorder.stop();
+
+    // Only a watch tells the operator about a spec change (resync is 5 min away): a second upgrade after the restart completes.
+    await changeCpu(env.admin, ns, 'kiwi', '3');
+    await waitFor(async () => {
+      const st = await state(ns, 'kiwi');
+      return st.phase === 'Running' && st.activeClusterName !== second && st.pendingClusterName === undefined;
+    }, 'the upgrade started after the restart to complete', 60_000, 100);
+  } finally {
+    await operator.stop();
+  }
+}, 180_000);
