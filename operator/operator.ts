@@ -92,16 +92,16 @@ export class Operator {
     const end = this.metrics.reconcileSeconds.startTimer();
     const before = this.services.get(name, namespace);
     const prior = (before?.status as { engineState?: { lastTrafficMigratedTime?: number; pendingWeight?: number } } | undefined)?.engineState;
-    const startedAt = Date.now();
     try {
       const result = await this.reconciler.reconcile(namespace, name);
+      const writtenAt = Date.now(); // the pass's writes (status, then the route patch) have landed
       this.metrics.writes.inc(result.writes);
       if (result.status) this.metrics.observe(namespace, name, result.status);
       else if (!before) this.metrics.forget(namespace, name);
       const interval = (before?.spec as { upgradeStrategy?: { clusterUpgradeOptions?: { intervalSeconds?: number } } } | undefined)?.upgradeStrategy?.clusterUpgradeOptions?.intervalSeconds;
       const shift = result.actions.find((a) => a.type === 'setTrafficWeights');
       if (shift && prior?.lastTrafficMigratedTime !== undefined && interval !== undefined && shift.pending !== prior.pendingWeight) {
-        this.metrics.stepLateness.observe(Math.max(0, startedAt - (prior.lastTrafficMigratedTime + interval * 1000)) / 1000);
+        this.metrics.stepLateness.observe(Math.max(0, writtenAt - (prior.lastTrafficMigratedTime + interval * 1000)) / 1000);
       }
       if (result.requeueAt !== undefined) this.queue.addAt(key, result.requeueAt);
     } finally {
