@@ -8,40 +8,28 @@
  * against one environment and one in-process Operator.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { Operator } from '../../operator/operator';
-import { HTTPROUTE, OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, startOperatorEnv, waitFor } from '../support/operator-env';
+import { HTTPROUTE, OperatorEnv, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, startOperatorHarness, waitFor } from '../support/operator-env';
 
+let harness: OperatorHarness;
 let env: OperatorEnv;
-let operator: Operator;
 /** RayClusters whose head the simulated KubeRay never (again) reports ready. */
 const unhealthy = new Set<string>();
 /** Namespaces whose Serve dashboards created from now on hold new replicas in STARTING. */
 const heldNamespaces = new Set<string>();
 /** Reconcile failures the operator reported, per `namespace/name`. */
-const failures: { key: string; err: string }[] = [];
+const failures: ReportedFailure[] = [];
 
 beforeAll(async () => {
-  env = await startOperatorEnv({
+  harness = await startOperatorHarness({
     kuberay: { neverReady: (name) => unhealthy.has(name) },
     serve: (ns) => ({ replicaStartDelayMs: 20, manualReplicaStart: heldNamespaces.has(ns) }),
+    failures,
   });
-  const record = (o: object, msg: string) => {
-    const r = o as { rayservice?: string; err?: string };
-    if (r.rayservice !== undefined && r.err !== undefined) failures.push({ key: r.rayservice, err: `${msg}: ${r.err}` });
-  };
-  operator = new Operator({
-    client: env.admin,
-    resolver: templateDashboardResolver(env.fleet.template),
-    log: { info: () => undefined, debug: () => undefined, warn: record, error: record },
-    capacityPollMs: 50,
-  });
-  await operator.start();
+  env = harness.env;
 }, 300_000);
 
 afterAll(async () => {
-  await operator?.stop();
-  await env?.stop();
+  await harness?.stop();
 });
 
 const CPU = { A: '2', B: '500m', C: '600m' } as const;

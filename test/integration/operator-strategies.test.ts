@@ -10,34 +10,22 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { clusterSpecHash } from '../../lib/engine/cluster-hash';
 import { newClusterName } from '../../lib/engine/cluster-name';
 import { isStatus } from '../../lib/runtime/kube/errors';
-import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { Operator } from '../../operator/operator';
-import { HTTPROUTE, OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorEnv, waitFor } from '../support/operator-env';
+import { HTTPROUTE, OperatorEnv, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
 
 const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 const GATEWAY = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 const GRPCROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true };
 
+let harness: OperatorHarness;
 let env: OperatorEnv;
-let operator: Operator;
 /** Namespaces whose Serve dashboards created from now on hold new replicas in STARTING until released. */
 const heldNamespaces = new Set<string>();
 /** Reconcile failures the operator reported, per `namespace/name`. */
-const failures: { key: string; err: string }[] = [];
+const failures: ReportedFailure[] = [];
 
 beforeAll(async () => {
-  env = await startOperatorEnv({ serve: (ns) => ({ replicaStartDelayMs: 20, manualReplicaStart: heldNamespaces.has(ns) }) });
-  const record = (o: object, msg: string) => {
-    const r = o as { rayservice?: string; err?: string };
-    if (r.rayservice !== undefined && r.err !== undefined) failures.push({ key: r.rayservice, err: `${msg}: ${r.err}` });
-  };
-  operator = new Operator({
-    client: env.admin,
-    resolver: templateDashboardResolver(env.fleet.template),
-    log: { info: () => undefined, debug: () => undefined, warn: record, error: record },
-    capacityPollMs: 50,
-  });
-  await operator.start();
+  harness = await startOperatorHarness({ serve: (ns) => ({ replicaStartDelayMs: 20, manualReplicaStart: heldNamespaces.has(ns) }), failures });
+  env = harness.env;
 }, 300_000);
 
 /** Stops this test's watches and writers even when it fails (a live watch would keep jest from exiting). */
@@ -47,8 +35,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await operator?.stop();
-  await env?.stop();
+  await harness?.stop();
 });
 
 async function service(ns: string, name: string): Promise<KubeObject | undefined> {

@@ -137,10 +137,27 @@ export interface OperatorHarness {
   stop(): Promise<void>;
 }
 
-/** Starts `startOperatorEnv(options)` and an in-process operator on it (dashboards through the fleet). */
-export async function startOperatorHarness(options: Parameters<typeof startOperatorEnv>[0] = {}): Promise<OperatorHarness> {
+/** A reconcile failure the operator reported (it retries with backoff). */
+export interface ReportedFailure {
+  /** `namespace/name` of the RayService. */
+  readonly key: string;
+  /** The log message and error text. */
+  readonly err: string;
+}
+
+/**
+ * Starts `startOperatorEnv(options)` and an in-process operator on it (dashboards through the
+ * fleet). Reconcile failures the operator logs are collected in `failures` when given.
+ */
+export async function startOperatorHarness(options: Parameters<typeof startOperatorEnv>[0] & { failures?: ReportedFailure[] } = {}): Promise<OperatorHarness> {
   const env = await startOperatorEnv(options);
-  const operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
+  const failures = options.failures;
+  const record = (o: object, msg: string) => {
+    const r = o as { rayservice?: string; err?: string };
+    if (failures && r.rayservice !== undefined && r.err !== undefined) failures.push({ key: r.rayservice, err: `${msg}: ${r.err}` });
+  };
+  const log = failures ? { info: () => undefined, debug: () => undefined, warn: record, error: record } : pino({ level: 'silent' });
+  const operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log, capacityPollMs: 50 });
   await operator.start();
   return {
     env,
