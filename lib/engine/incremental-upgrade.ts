@@ -105,10 +105,8 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
       break;
     }
     case 'scale-active':
-      s.activeTargetCapacity = move.activeTargetCapacity;
-      break;
     case 'scale-pending':
-      s.pendingTargetCapacity = move.pendingTargetCapacity;
+      applyCapacityMove(s, move);
       break;
     case 'promote':
       r.retire(active.name);
@@ -121,6 +119,15 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
   }
   r.decide();
   return undefined;
+}
+
+/** Records a capacity move (either direction) as the new intended target capacity of its side. */
+function applyCapacityMove(
+  s: EngineRun['s'],
+  move: { readonly kind: 'scale-active'; readonly activeTargetCapacity: number } | { readonly kind: 'scale-pending'; readonly pendingTargetCapacity: number },
+): void {
+  if (move.kind === 'scale-active') s.activeTargetCapacity = move.activeTargetCapacity;
+  else s.pendingTargetCapacity = move.pendingTargetCapacity;
 }
 
 function rollBack(r: EngineRun, active: ObservedCluster, routeOk: boolean): void {
@@ -153,10 +160,8 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
       break;
     }
     case 'scale-active':
-      s.activeTargetCapacity = move.activeTargetCapacity;
-      break;
     case 'scale-pending':
-      s.pendingTargetCapacity = move.pendingTargetCapacity;
+      applyCapacityMove(s, move);
       break;
     case 'complete': {
       const rejected = s.rollback === 'Aborted' || s.rollback === 'ProgressDeadlineExceeded' ? s.rollback : undefined;
