@@ -21,6 +21,7 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { isStatus } from '../../lib/runtime/kube/errors';
 import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
 import { OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+import { collectionPath } from '../support/rest-paths';
 
 const ROOT = projectRoot();
 const NS = 'serving';
@@ -33,22 +34,6 @@ let kubeconfig: string;
 let child: ChildProcess | undefined;
 const lines: string[] = [];
 
-/** REST collection path of a synthesized object. */
-function collection(o: any): string {
-  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
-  const plural: Record<string, string> = {
-    Namespace: 'namespaces',
-    ServiceAccount: 'serviceaccounts',
-    ClusterRole: 'clusterroles',
-    ClusterRoleBinding: 'clusterrolebindings',
-    Role: 'roles',
-    RoleBinding: 'rolebindings',
-    Deployment: 'deployments',
-  };
-  if (!plural[o.kind]) throw new Error(`no collection for ${o.kind}`);
-  return `${base}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural[o.kind]}`;
-}
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) throw new Error('build/ is missing: run `npm run build` first (the operator child runs bin/rayshift.js → build/)');
@@ -57,7 +42,7 @@ beforeAll(async () => {
   const file = await resolveCrdFile(crdsOf('kuberay', 'v1.7.0').find((c) => c.file === 'ray.io_rayservices.yaml')!);
   objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }) }));
   for (const o of objects.filter((x) => x.kind !== 'CustomResourceDefinition')) {
-    const r = await env.cp.request('POST', collection(o), o);
+    const r = await env.cp.request('POST', collectionPath(o), o);
     if (r.status !== 201) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status}: ${r.body?.message}`);
   }
   token = await env.cp.serviceAccountToken(OPERATOR_NAMESPACE, OPERATOR_NAME);

@@ -14,6 +14,7 @@ import { JsonPatchOp, RouteClient, buildServiceRoute, clusterBackends, readWeigh
 import { OPERATOR_LEASE_NAME, OperatorChart } from '../../operator/chart/operator-chart';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 import { rayshiftService } from '../spec/fixtures';
+import { collectionPath } from '../support/rest-paths';
 
 const OP_NS = 'rayshift-system';
 const NS = 'serving';
@@ -24,23 +25,6 @@ let objects: any[];
 let token: string;
 const warnings = new Map<string, string | undefined>();
 
-/** REST collection path of a synthesized object. */
-function collection(o: any): string {
-  const [group, version] = o.apiVersion.includes('/') ? o.apiVersion.split('/') : ['', o.apiVersion];
-  const base = group ? `/apis/${group}/${version}` : `/api/${version}`;
-  const plural: Record<string, string> = {
-    Namespace: 'namespaces',
-    CustomResourceDefinition: 'customresourcedefinitions',
-    ServiceAccount: 'serviceaccounts',
-    ClusterRole: 'clusterroles',
-    ClusterRoleBinding: 'clusterrolebindings',
-    Role: 'roles',
-    RoleBinding: 'rolebindings',
-    Deployment: 'deployments',
-  };
-  const ns = o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : '';
-  return `${base}${ns}/${plural[o.kind]}`;
-}
 
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -58,7 +42,7 @@ beforeAll(async () => {
   const chart = new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }) });
   objects = Testing.synth(chart);
   for (const o of objects) {
-    const r = await cp.request('POST', collection(o), o);
+    const r = await cp.request('POST', collectionPath(o), o);
     if (r.status !== 201) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status}: ${r.body?.message}`);
     warnings.set(o.kind, r.headers.warning as string | undefined);
   }
@@ -81,7 +65,7 @@ test('every object of the chart is accepted; the Deployment raises no Pod Securi
   const dep = structuredClone(objects.find((o) => o.kind === 'Deployment'));
   dep.metadata.name = 'privileged';
   dep.spec.template.spec.containers[0].securityContext = { privileged: true };
-  const r = await cp.request('POST', collection(dep), dep);
+  const r = await cp.request('POST', collectionPath(dep), dep);
   expect(r.status).toBe(201);
   expect(String(r.headers.warning)).toMatch(/would violate PodSecurity .*restricted.*privileged/);
   const crd = await cp.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayservices.rayshift.dev');
