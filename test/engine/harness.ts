@@ -19,6 +19,9 @@ import {
   type RolloutControls,
   type RouteBackend,
 } from '../../lib/engine';
+import { prng } from '../support/prng';
+
+export { prng };
 
 /** Delays of the simulated world, in ms. */
 export interface WorldTiming {
@@ -74,17 +77,6 @@ export function serveReplicas(full: number, percent: number): number {
   return Math.max(1, Math.floor((full * percent) / 100 + 0.5));
 }
 
-/** Deterministic PRNG (mulberry32) for reproducible random delays. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The simulated executor + world. */
 export class Simulation {

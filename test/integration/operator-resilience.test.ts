@@ -29,6 +29,7 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { HTTPROUTE, OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+import { prng } from '../support/prng';
 
 const ROOT = projectRoot();
 const CLI = path.join(ROOT, 'bin', 'rayshift.js');
@@ -57,17 +58,6 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** mulberry32: a small seeded PRNG in [0, 1). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** `rayshift operator` as a child process; its JSON log lines are kept. */
 interface ChildOperator {
@@ -194,7 +184,7 @@ test('SIGKILLed at random points during 24 upgrades of 9 services, the operator 
   // The killer: one operator at a time. Mostly SIGKILLed a seeded random 0–1 s after its watches
   // synced (so that each life does some work however loaded the machine is), sometimes during
   // startup; restarted at once or after a short pause.
-  const random = rng(SEED);
+  const random = prng(SEED);
   const kills: { at: number; synced: boolean }[] = [];
   let finished = false;
   let current = spawnOperator(env.cp.kubeconfigPath);
