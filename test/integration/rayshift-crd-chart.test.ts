@@ -50,6 +50,12 @@ beforeAll(async () => {
     () => cp.request('GET', '/apis/rayshift.dev/v1alpha1/rayservices?limit=1'),
     (r) => r.status === 200,
   );
+  // The list is served before the establishing controller flips Established; wait for it so the
+  // assertion below tests the CRD, not a race with that controller.
+  await eventually(
+    () => cp.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayservices.rayshift.dev'),
+    (r) => establishedOf(r.body) === 'True',
+  );
   expect((await cp.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status).toBe(201);
   token = await cp.serviceAccountToken(OP_NS, 'rayshift-operator');
 }, 300_000);
@@ -69,8 +75,13 @@ test('every object of the chart is accepted; the Deployment raises no Pod Securi
   expect(r.status).toBe(201);
   expect(String(r.headers.warning)).toMatch(/would violate PodSecurity .*restricted.*privileged/);
   const crd = await cp.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/rayservices.rayshift.dev');
-  expect(crd.body.status.conditions.find((c: any) => c.type === 'Established').status).toBe('True');
+  expect(establishedOf(crd.body)).toBe('True');
 });
+
+/** The status of a CRD's Established condition, if any. */
+function establishedOf(crd: any): string | undefined {
+  return crd?.status?.conditions?.find((c: any) => c.type === 'Established')?.status;
+}
 
 /** What RBAC says the operator's ServiceAccount may do. */
 async function can(verb: string, resource: string, opts: { group?: string; namespace?: string; subresource?: string; name?: string } = {}): Promise<boolean> {
