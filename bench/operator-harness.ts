@@ -10,9 +10,7 @@
  * capacity or the route and are reported separately (they are never allowed to be early either).
  */
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient, ListOptions } from '../lib/runtime/kube/client';
-import { ResourceType } from '../lib/runtime/kube/types';
-import { GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, RAYCLUSTER } from '../lib/runtime/rayservice/names';
+import { KubeClient } from '../lib/runtime/kube/client';
 import { Informer } from '../lib/runtime/kube/informer';
 import { HttpRequest, HttpResponse, KubeConfigTransport, StreamHandle, Transport } from '../lib/runtime/kube/transport';
 
@@ -319,48 +317,4 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, f: (ite
 /** Seconds since `t0`, for progress lines. */
 export function since(t0: number): string {
   return `${((Date.now() - t0) / 1000).toFixed(1)}s`;
-}
-
-/**
- * WHAT-IF EXPERIMENT (bench only; the operator does not do this today): a client whose reads of
- * HTTPRoutes, GRPCRoutes, Gateways and RayClusters (get and the reconciler's labelled list) are
- * answered from informer caches; RayServices, Services and every write still go to the API server,
- * and so does the route writer's own guarded read (`request('GET', …)`). Caches only lag, so a
- * stale read can delay a confirmation or repeat an idempotent create/delete, never advance a step.
- */
-export function cachedReadsClient(base: KubeClient): { client: KubeClient; start(): Promise<void>; stop(): Promise<void>; hits: { n: number } } {
-  const hits = { n: 0 };
-  const informers = new Map<string, Informer>();
-  for (const t of [HTTPROUTE, GRPCROUTE, GATEWAY]) informers.set(`${t.apiVersion}/${t.kind}`, base.watch(t, '*', undefined, { resyncIntervalMs: 0 }));
-  const clusters = base.watch(RAYCLUSTER, '*', undefined, { labelSelector: { [ORIGINATED_FROM_CRD]: 'RayService' }, resyncIntervalMs: 0 });
-  informers.set(`${RAYCLUSTER.apiVersion}/${RAYCLUSTER.kind}`, clusters);
-  const client = new Proxy(base, {
-    get(target, prop) {
-      if (prop === 'tryGet') {
-        return async (type: ResourceType, name: string, namespace?: string) => {
-          const inf = informers.get(`${type.apiVersion}/${type.kind}`);
-          if (!inf) return target.tryGet(type, name, namespace);
-          hits.n++;
-          return inf.get(name, namespace);
-        };
-      }
-      if (prop === 'list') {
-        return async (type: ResourceType, opts: ListOptions = {}) => {
-          const sel = opts.labelSelector;
-          if (type.kind !== RAYCLUSTER.kind || type.apiVersion !== RAYCLUSTER.apiVersion || typeof sel !== 'object' || opts.fieldSelector || opts.limit) return target.list(type, opts);
-          hits.n++;
-          const items = clusters.list(opts.namespace).filter((o) => Object.entries(sel).every(([k, v]) => o.metadata.labels?.[k] === v));
-          return { items, resourceVersion: clusters.resourceVersion ?? '' };
-        };
-      }
-      const v = Reflect.get(target, prop, target) as unknown;
-      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
-    },
-  });
-  return {
-    client,
-    hits,
-    start: async () => void (await Promise.all([...informers.values()].map((i) => i.waitForSync()))),
-    stop: async () => void (await Promise.all([...informers.values()].map((i) => i.stop()))),
-  };
 }

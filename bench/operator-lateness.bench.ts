@@ -7,7 +7,7 @@
  * upgraded at once (≥ 100 interval-bound traffic steps per executor). Lateness = the bench's route
  * watch seeing the new weight − (previous step's lastTrafficMigratedTime + interval).
  *
- *   npx tsx bench/operator-lateness.bench.ts [--steps 4,5,4,5,4,5] [--no-poll] [--cached-reads]
+ *   npx tsx bench/operator-lateness.bench.ts [--steps 4,5,4,5,4,5] [--no-poll]
  */
 import pino from 'pino';
 import { RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
@@ -15,7 +15,7 @@ import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { templateDashboardResolver } from '../lib/runtime/serve/resolver';
 import { Operator } from '../operator/operator';
 import { RAYSHIFT_RAYSERVICE, createNamespace, rayClusterConfig, rayService, startOperatorEnv } from '../test/support/operator-env';
-import { LatenessStats, StepRecorder, cachedReadsClient, countingClient, fmt, histogramCountSum, histogramQuantile, latenessStats, printTable, since, summarizeCounts } from './operator-harness';
+import { LatenessStats, StepRecorder, countingClient, fmt, histogramCountSum, histogramQuantile, latenessStats, printTable, since, summarizeCounts } from './operator-harness';
 
 const GOAL_P99_MS = 50;
 /** Step size of each service, one service per entry (25 or 20 traffic steps each); `--steps 1` runs one 100-step upgrade. */
@@ -25,8 +25,6 @@ const POLL = !process.argv.includes('--no-poll');
 const INTERVAL_S = 1;
 const POLL_MS = 2000;
 const OP_NS = 'lat-op';
-/** WHAT-IF experiment: route/gateway/RayCluster reads of the operator from informer caches (see `cachedReadsClient`). */
-const CACHED_READS = process.argv.includes('--cached-reads');
 const POLL_NS = 'lat-poll';
 
 function argValue(name: string): string | undefined {
@@ -42,9 +40,7 @@ async function main(): Promise<void> {
   console.log(`  control plane up (${since(t0)})`);
   const resolver = templateDashboardResolver(env.fleet.template);
   const opClient = countingClient(env.cp.kubeconfigPath);
-  const cached = CACHED_READS ? cachedReadsClient(opClient.client) : undefined;
-  await cached?.start();
-  const operator = new Operator({ client: cached?.client ?? opClient.client, resolver, log, capacityPollMs: 100 });
+  const operator = new Operator({ client: opClient.client, resolver, log, capacityPollMs: 100 });
   await operator.start();
 
   const names = STEPS.map((_, i) => `svc-${i}`);
@@ -90,7 +86,6 @@ async function main(): Promise<void> {
   const histo = { p50: histogramQuantile(histogram, 0.5) * 1000, p99: histogramQuantile(histogram, 0.99) * 1000, n: histogramCountSum(histogram).count };
   console.log(`  done in ${(opWall / 1000).toFixed(1)} s (${since(t0)}); stopping the operator`);
   await operator.stop();
-  await cached?.stop();
 
   // --- the 2-second polling executor --------------------------------------------------------------
   const pollClient = countingClient(env.cp.kubeconfigPath);
@@ -131,7 +126,7 @@ async function main(): Promise<void> {
   const row = (label: string, s: LatenessStats, wall: number) => [label, s.steps, s.intervalBound, s.unmatched, s.p50, s.p99, s.max, s.decideP50, s.decideP99, s.early, s.minMargin, wall / 1000];
   printTable([
     ['executor', 'steps', 'timed', 'unseen', 'p50 ms', 'p99 ms', 'max ms', 'decide p50', 'decide p99', 'EARLY', 'min margin ms', 'wall s'],
-    row(`operator (watch + exact wake-up)${CACHED_READS ? ' WHAT-IF cached reads' : ''}`, op, opWall),
+    row('operator (watch + exact wake-up)', op, opWall),
     ...(POLL
       ? [row(`poll every ${POLL_MS / 1000} s`, poll, pollWall), ['ratio poll / operator', '', '', '', poll.p50 / op.p50, poll.p99 / op.p99, poll.max / op.max, '', '', '', '', pollWall / opWall]]
       : []),

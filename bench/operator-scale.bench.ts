@@ -4,11 +4,9 @@
  * a child process so that its CPU and RSS are its own). Prints step lateness (the bench's route
  * watch − due time), API writes per traffic step, reconcile figures and wall time; never asserts.
  *
- *   npx tsx bench/operator-scale.bench.ts [--services 500] [--concurrency N] [--interval 5] [--cached-reads]
+ *   npx tsx bench/operator-scale.bench.ts [--services 500] [--concurrency N] [--interval 5]
  *
- * `--concurrency` is passed to the Operator (default: the Operator's own default). `--cached-reads`
- * is a what-if experiment: the operator's client answers route, gateway and RayCluster reads from
- * informer caches (see `cachedReadsClient`), to measure what such a change would buy.
+ * `--concurrency` is passed to the Operator (default: the Operator's own default).
  */
 import { ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -17,7 +15,7 @@ import { templateDashboardResolver } from '../lib/runtime/serve/resolver';
 import { WorkQueue } from '../lib/runtime/work-queue';
 import { Operator } from '../operator/operator';
 import { RAYSHIFT_RAYSERVICE, createNamespace, rayClusterConfig, rayService, serveConfig, startOperatorEnv } from '../test/support/operator-env';
-import { RequestCounts, StepRecorder, cachedReadsClient, countingClient, fmt, histogramCountSum, histogramQuantile, latenessStats, mapLimit, printTable, quantile, since, summarizeCounts } from './operator-harness';
+import { RequestCounts, StepRecorder, countingClient, fmt, histogramCountSum, histogramQuantile, latenessStats, mapLimit, printTable, quantile, since, summarizeCounts } from './operator-harness';
 
 const GOAL_P99_MS = 250;
 const GOAL_WRITES_PER_STEP = 2;
@@ -51,10 +49,8 @@ interface ChildStats {
 }
 
 async function child(): Promise<void> {
-  const [kubeconfig, template, concurrency, cachedFlag] = process.argv.slice(3);
+  const [kubeconfig, template, concurrency] = process.argv.slice(3);
   const c = countingClient(kubeconfig);
-  const cached = cachedFlag === 'cached' ? cachedReadsClient(c.client) : undefined;
-  await cached?.start();
   const errorKinds: Record<string, number> = {};
   // Dashboard calls are counted and timed like API requests (profiling only; behaviour unchanged).
   for (const method of ['getServeDetails', 'putServeConfig'] as const) {
@@ -71,7 +67,7 @@ async function child(): Promise<void> {
     };
   }
   const operator = new Operator({
-    client: cached?.client ?? c.client,
+    client: c.client,
     resolver: templateDashboardResolver(template),
     log: { info: () => undefined, debug: () => undefined, error: () => undefined, warn: (o: { err?: string }) => {
       const k = String(o.err ?? '').replace(/s\d{3}/g, 'sNNN').replace(/-[0-9a-z]{5}\b/g, '-xxxxx').slice(0, 300);
@@ -192,15 +188,14 @@ async function main(): Promise<void> {
   const n = arg('services', 500)!;
   const interval = arg('interval', 5)!;
   const concurrency = arg('concurrency');
-  const cachedReads = process.argv.includes('--cached-reads');
   const step = 25;
   const maxSurge = 50;
   const t0 = Date.now();
-  console.log(`${n} services, maxSurge ${maxSurge}, step ${step}, interval ${interval} s, operator concurrency ${concurrency ?? 'default'}${cachedReads ? ', WHAT-IF: route/gateway/RayCluster reads from informer caches' : ''}`);
+  console.log(`${n} services, maxSurge ${maxSurge}, step ${step}, interval ${interval} s, operator concurrency ${concurrency ?? 'default'}`);
   // 3–4 Services per RayService: the harness' default /24 Service range (254 IPs) would run out.
   const env = await startOperatorEnv({ serve: () => ({ replicaStartDelayMs: 20 }), controlPlane: { apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'] } });
   console.log(`  control plane up (${since(t0)})`);
-  const op = fork(__filename, ['--operator-child', env.cp.kubeconfigPath, env.fleet.template, String(concurrency ?? 'default'), cachedReads ? 'cached' : 'fresh'], { stdio: 'inherit', serialization: 'advanced' });
+  const op = fork(__filename, ['--operator-child', env.cp.kubeconfigPath, env.fleet.template, String(concurrency ?? 'default')], { stdio: 'inherit', serialization: 'advanced' });
   await ask(op, 'ready');
   const recorder = new StepRecorder(env.admin, () => interval);
   await recorder.start();
@@ -267,7 +262,7 @@ async function main(): Promise<void> {
   const tl = (v: number[]) => `${fmt(quantile(v, 0.5) / 1000)} / ${fmt(quantile(v, 1) / 1000)}`;
 
   console.log('');
-  console.log(`Scale: ${n} services upgrading at once (maxSurge ${maxSurge}, step ${step}, interval ${interval} s), one operator process (concurrency ${concurrency ?? 'default'}${cachedReads ? ', WHAT-IF cached reads' : ''})`);
+  console.log(`Scale: ${n} services upgrading at once (maxSurge ${maxSurge}, step ${step}, interval ${interval} s), one operator process (concurrency ${concurrency ?? 'default'})`);
   printTable([
     ['figure', 'value', 'goal'],
     ['traffic steps observed', steps.length, ''],

@@ -26,6 +26,8 @@ export class OperatorMetrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],
   });
+  /** Traffic steps written before their due time (the engine never decides one early; this would show a clock or cache bug). */
+  readonly stepsEarly = new Counter({ name: 'rayshift_steps_early_total', help: 'Traffic steps whose route write preceded their due time', registers: [this.registry] });
   /** Reconcile failures (each retried with backoff). */
   readonly errors = new Counter({ name: 'rayshift_reconcile_errors_total', help: 'Failed reconcile passes', registers: [this.registry] });
   /** API writes made. */

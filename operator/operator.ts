@@ -2,13 +2,15 @@
  * The rayshift operator: watches `rayshift.dev` RayServices and what they own, reconciles each
  * service on a keyed work queue (one worker per service at a time), and wakes each service at
  * the engine's exact due time. No `setInterval` drives steps: a restart resumes from the status
- * each service carries.
+ * each service carries. Reconciles read from the watch caches (plus the operator's own writes), so
+ * a traffic step costs two API calls: the status write and the route patch.
  */
 import { KubeClient } from '../lib/runtime/kube/client';
 import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
+import { CachedObjectReader } from '../lib/runtime/kube/object-reader';
 import { KubeObject } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
-import { GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, RAYCLUSTER, RAYSHIFT_RAYSERVICE } from '../lib/runtime/rayservice/names';
+import { GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE } from '../lib/runtime/rayservice/names';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { DashboardResolver } from '../lib/runtime/serve/resolver';
 import { WorkQueue } from '../lib/runtime/work-queue';
@@ -36,16 +38,30 @@ export class Operator {
   readonly metrics: OperatorMetrics;
   private readonly reconciler: RayServiceReconciler;
   private readonly queue: WorkQueue;
-  private readonly informers: Informer[] = [];
-  private services!: Informer;
+  private readonly informers: Informer[];
+  private readonly services: Informer;
 
-  constructor(private readonly options: OperatorOptions) {
+  constructor(options: OperatorOptions) {
     this.metrics = options.metrics ?? new OperatorMetrics();
+    const c = options.client;
+    const owned = { labelSelector: { [ORIGINATED_FROM_CRD]: 'RayService' } };
+    this.services = c.watch(RAYSHIFT_RAYSERVICE, '*', (e) => this.onService(e));
+    const cached = [
+      { type: RAYSHIFT_RAYSERVICE, informer: this.services },
+      { type: RAYCLUSTER, informer: c.watch(RAYCLUSTER, '*', (e) => this.onOwned(e), owned) },
+      { type: SERVICE, informer: c.watch(SERVICE, '*', (e) => this.onOwned(e), owned) },
+      { type: HTTPROUTE, informer: c.watch(HTTPROUTE, '*', (e) => this.onRoute(e, '-httproute')) },
+      { type: GRPCROUTE, informer: c.watch(GRPCROUTE, '*', (e) => this.onRoute(e, '-grpcroute')) },
+      { type: GATEWAY, informer: c.watch(GATEWAY, '*', (e) => this.onGateway(e)) },
+    ];
+    this.informers = cached.map((x) => x.informer);
     this.reconciler = new RayServiceReconciler({
-      client: options.client,
+      client: c,
       serve: new ServeDashboardClient({ resolver: options.resolver }),
       capacityPollMs: options.capacityPollMs,
       log: options.log,
+      reader: new CachedObjectReader(c, cached),
+      watchDriven: true,
     });
     this.queue = new WorkQueue((key) => this.reconcile(key), {
       concurrency: options.concurrency ?? 8,
@@ -58,15 +74,6 @@ export class Operator {
 
   /** Starts the watches and waits until their caches are synced. */
   async start(): Promise<void> {
-    const c = this.options.client;
-    this.services = c.watch(RAYSHIFT_RAYSERVICE, '*', (e) => this.onService(e));
-    this.informers.push(
-      this.services,
-      c.watch(RAYCLUSTER, '*', (e) => this.onOwned(e), { labelSelector: { [ORIGINATED_FROM_CRD]: 'RayService' } }),
-      c.watch(HTTPROUTE, '*', (e) => this.onRoute(e, '-httproute')),
-      c.watch(GRPCROUTE, '*', (e) => this.onRoute(e, '-grpcroute')),
-      c.watch(GATEWAY, '*', (e) => this.onGateway(e)),
-    );
     for (const i of this.informers) i.start();
     await Promise.all(this.informers.map((i) => i.waitForSync()));
   }
@@ -91,7 +98,6 @@ export class Operator {
     const [namespace, name] = key.split('/');
     const end = this.metrics.reconcileSeconds.startTimer();
     const before = this.services.get(name, namespace);
-    const prior = (before?.status as { engineState?: { lastTrafficMigratedTime?: number; pendingWeight?: number } } | undefined)?.engineState;
     try {
       const result = await this.reconciler.reconcile(namespace, name);
       const writtenAt = Date.now(); // the pass's writes (status, then the route patch) have landed
@@ -100,8 +106,11 @@ export class Operator {
       else if (!before) this.metrics.forget(namespace, name);
       const interval = (before?.spec as { upgradeStrategy?: { clusterUpgradeOptions?: { intervalSeconds?: number } } } | undefined)?.upgradeStrategy?.clusterUpgradeOptions?.intervalSeconds;
       const shift = result.actions.find((a) => a.type === 'setTrafficWeights');
+      const prior = result.previous;
       if (shift && prior?.lastTrafficMigratedTime !== undefined && interval !== undefined && shift.pending !== prior.pendingWeight) {
-        this.metrics.stepLateness.observe(Math.max(0, writtenAt - (prior.lastTrafficMigratedTime + interval * 1000)) / 1000);
+        const lateness = writtenAt - (prior.lastTrafficMigratedTime + interval * 1000);
+        if (lateness < 0) this.metrics.stepsEarly.inc();
+        else this.metrics.stepLateness.observe(lateness / 1000);
       }
       if (result.requeueAt !== undefined) this.queue.addAt(key, result.requeueAt);
     } finally {

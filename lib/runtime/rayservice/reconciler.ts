@@ -19,6 +19,7 @@ import { KubeClient } from '../kube/client';
 import { Condition, isConditionTrue, mergeConditions } from '../kube/conditions';
 import { isNotFound, isStatus } from '../kube/errors';
 import { KubeObject } from '../kube/types';
+import { ObjectReader, apiReader } from '../kube/object-reader';
 import { buildServiceRoute, clusterBackends } from '../route/build';
 import { RoutePlanError, managedRuleIndices } from '../route/plan';
 import { routeReadiness } from '../route/readiness';
@@ -58,6 +59,8 @@ export interface ReconcileResult {
   readonly requeueAt?: number;
   /** The engine's status after the pass (undefined when the service is gone or invalid). */
   readonly status?: RayServiceStatus;
+  /** The engine status the pass started from (stored, or held in memory since the last write). */
+  readonly previous?: RayServiceStatus;
   /** Actions carried out. */
   readonly actions: readonly RayServiceAction[];
   /** API writes made (status, objects, route patches; dashboard calls excluded). */
@@ -76,11 +79,29 @@ export interface RayServiceReconcilerOptions {
   readonly capacityPollMs?: number;
   /** Logger. @default silent */
   readonly log?: ReconcileLogger;
+  /** Where objects are read from (an operator passes its watch caches). @default the API server */
+  readonly reader?: ObjectReader;
+  /**
+   * The caller runs the reconciler again on watch events of the objects it writes (an operator),
+   * so a pass whose actions all have watchable effects does not ask to run again at once.
+   * @default false (run again at once after any action)
+   */
+  readonly watchDriven?: boolean;
 }
 
 const SILENT: ReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
 const WAITING_ON_SERVE = new Set(['CreatingCluster', 'WaitingForHead', 'WaitingForCapacity']);
 const SERVE_PUT_TIMEOUT_MS = 30_000;
+/** Actions whose effect arrives as a watch event of an object the operator watches. */
+const WATCHABLE_ACTIONS = new Set<RayServiceAction['type']>(['createPendingCluster', 'setTrafficWeights', 'promote', 'deleteCluster']);
+/** Engine fields a confirmation between two steps changes; alone, they are kept in memory until the next write. */
+const CONFIRMATION_FIELDS = new Set(['trafficConfirmed', 'lastTrafficMigratedTime', 'lastProgressTime', 'reason', 'nextStepAt']);
+
+/** An engine status computed but not written yet, and the stored engine state it was computed from. */
+interface UnwrittenStatus {
+  readonly basis: string;
+  readonly status: RayServiceStatus;
+}
 
 /** See the file comment. */
 export class RayServiceReconciler {
@@ -89,6 +110,9 @@ export class RayServiceReconciler {
   private readonly now: () => number;
   private readonly pollMs: number;
   private readonly log: ReconcileLogger;
+  private readonly reader: ObjectReader;
+  private readonly watchDriven: boolean;
+  private readonly unwritten = new Map<string, UnwrittenStatus>();
 
   constructor(options: RayServiceReconcilerOptions) {
     this.client = options.client;
@@ -96,19 +120,25 @@ export class RayServiceReconciler {
     this.now = options.now ?? Date.now;
     this.pollMs = options.capacityPollMs ?? 1000;
     this.log = options.log ?? SILENT;
+    this.reader = options.reader ?? apiReader(options.client);
+    this.watchDriven = options.watchDriven ?? false;
   }
 
   /** One pass over the RayService `namespace/name`. */
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
-    const svc = await this.client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
-    if (!svc) return { actions: [], writes: 0 };
+    const key = `${namespace}/${name}`;
+    const svc = await this.reader.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
+    if (!svc) {
+      this.unwritten.delete(key);
+      return { actions: [], writes: 0 };
+    }
     if (svc.metadata.deletionTimestamp) return this.finalize(svc);
     let writes = 0;
     if (!(svc.metadata.finalizers ?? []).includes(FINALIZER)) {
-      await this.client.patchJson(RAYSHIFT_RAYSERVICE, name, namespace, [
+      this.reader.wrote(await this.client.patchJson(RAYSHIFT_RAYSERVICE, name, namespace, [
         { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },
         { op: 'add', path: '/metadata/finalizers', value: [...(svc.metadata.finalizers ?? []), FINALIZER] },
-      ]);
+      ]));
       writes++;
     }
     const generation = svc.metadata.generation ?? 0;
@@ -125,10 +155,19 @@ export class RayServiceReconciler {
     const spec = svc.spec as unknown as RayServiceSpec;
     const options = rayServiceEngineOptions(spec);
     const observation = await this.observe(svc, spec, options.strategy === 'NewClusterWithIncrementalUpgrade');
+    const stored = observation.status;
+    const basis = canonical(stored ?? null);
+    const held = this.unwritten.get(key);
     const now = this.now();
-    const decision = nextRayService(observation, options, now);
+    const previous = held?.basis === basis ? held.status : stored;
+    const decision = nextRayService({ ...observation, status: previous }, options, now);
     const body = renderStatus(decision.status, generation, conditions, new Date(now));
-    if (await this.writeStatus(svc, body)) writes++;
+    if (decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status)) {
+      this.unwritten.set(key, { basis, status: decision.status });
+    } else {
+      this.unwritten.delete(key);
+      if (await this.writeStatus(svc, body)) writes++;
+    }
     const clusters = new Map(observation.owned.map((c) => [String(c.metadata.name), c]));
     try {
       for (const action of decision.actions) writes += await this.execute(svc, spec, action, decision, clusters);
@@ -141,11 +180,12 @@ export class RayServiceReconciler {
     if (decision.actions.length > 0) {
       this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
     }
-    return { requeueAt: this.requeueAt(decision, now), status: decision.status, actions: decision.actions, writes };
+    return { requeueAt: this.requeueAt(decision, now), status: decision.status, previous, actions: decision.actions, writes };
   }
 
   private requeueAt(decision: RayServiceDecision, now: number): number | undefined {
-    if (decision.actions.length > 0) return now; // observe what the actions did
+    // Observe what the actions did: at once, unless every effect comes back as a watch event.
+    if (decision.actions.length > 0 && !(this.watchDriven && decision.actions.every((a) => WATCHABLE_ACTIONS.has(a.type)))) return now;
     const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : undefined;
     const due = decision.nextStepAt;
     if (due === undefined) return poll;
@@ -157,11 +197,11 @@ export class RayServiceReconciler {
     const namespace = String(svc.metadata.namespace);
     const name = String(svc.metadata.name);
     const annotations = svc.metadata.annotations ?? {};
-    const owned = (await this.client.list(RAYCLUSTER, { namespace, labelSelector: { [ORIGINATED_FROM_NAME]: name } })).items.filter((c) =>
+    const owned = (await this.reader.list(RAYCLUSTER, namespace, { [ORIGINATED_FROM_NAME]: name })).filter((c) =>
       (c.metadata.ownerReferences ?? []).some((o) => o.uid === svc.metadata.uid && o.controller),
     );
     const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
-    const serving = await this.client.tryGet(SERVICE, stableServeService(name), namespace);
+    const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
     return {
       owned,
       name,
@@ -210,7 +250,7 @@ export class RayServiceReconciler {
 
   private async observeRoute(svc: KubeObject, spec: RayServiceSpec, clusterNames: string[]): Promise<ObservedRoute | undefined> {
     const namespace = String(svc.metadata.namespace);
-    const route = await this.client.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), namespace);
+    const route = await this.reader.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), namespace);
     if (!route) return undefined;
     const byService = new Map(clusterNames.map((c) => [perClusterServeService(c), c]));
     const rule = managedRuleIndices(route, clusterNames.map((c) => ({ name: perClusterServeService(c), namespace })), { owns: this.owns(svc) })[0];
@@ -219,7 +259,7 @@ export class RayServiceReconciler {
       .filter((b) => byService.has(String(b.name)) || this.owns(svc)({ name: String(b.name), namespace: b.namespace as string | undefined }))
       .map((b) => ({ cluster: byService.get(String(b.name)) ?? String(b.name).replace(/-serve-svc$/, ''), weight: typeof b.weight === 'number' ? b.weight : 1 }));
     const gw = this.gatewayOf(svc, spec);
-    const gateway = await this.client.tryGet(GATEWAY, gw.name, gw.namespace);
+    const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
     return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
   }
 
@@ -252,11 +292,13 @@ export class RayServiceReconciler {
       case 'setTrafficWeights':
         return this.writeWeights(svc, spec, action.activeCluster, action.active, action.pendingCluster, action.pending);
       case 'promote':
-        for (const s of buildStableServices(svc, spec, action.cluster)) await this.client.apply(s, { force: true });
+        for (const s of buildStableServices(svc, spec, action.cluster)) this.reader.wrote(await this.client.apply(s, { force: true }));
         return 2;
       case 'deleteCluster':
         await this.client.delete(RAYCLUSTER, action.name, namespace, { propagationPolicy: 'Background', ignoreNotFound: true });
+        this.reader.deleted(RAYCLUSTER, action.name, namespace);
         await this.client.delete(SERVICE, perClusterServeService(action.name), namespace, { ignoreNotFound: true });
+        this.reader.deleted(SERVICE, perClusterServeService(action.name), namespace);
         return 2;
     }
   }
@@ -266,7 +308,7 @@ export class RayServiceReconciler {
     const namespace = String(svc.metadata.namespace);
     await this.serve.putServeConfig({ namespace, name: clusterName }, config, percent === 100 ? null : percent, { timeoutMs: SERVE_PUT_TIMEOUT_MS });
     if (!cluster || appliedServeConfig(cluster) === config) return 0;
-    await this.client.patchMerge(RAYCLUSTER, clusterName, namespace, { metadata: { annotations: { [SERVE_CONFIG_ANNOTATION]: config } } });
+    this.reader.wrote(await this.client.patchMerge(RAYCLUSTER, clusterName, namespace, { metadata: { annotations: { [SERVE_CONFIG_ANNOTATION]: config } } }));
     return 1;
   }
 
@@ -296,7 +338,9 @@ export class RayServiceReconciler {
 
   private async createIfAbsent(obj: KubeObject, type: typeof RAYCLUSTER | typeof SERVICE): Promise<KubeObject> {
     try {
-      return await this.client.create(obj);
+      const created = await this.client.create(obj);
+      this.reader.wrote(created);
+      return created;
     } catch (err) {
       if (isStatus(err, 409)) return this.client.get(type, String(obj.metadata.name), String(obj.metadata.namespace));
       throw err;
@@ -310,7 +354,7 @@ export class RayServiceReconciler {
     const gatewayRef = spec.rayshift?.gatewayRef;
     if (!gatewayRef) {
       const gw = this.gatewayOf(svc, spec);
-      if (!(await this.client.tryGet(GATEWAY, gw.name, gw.namespace))) {
+      if (!(await this.reader.tryGet(GATEWAY, gw.name, gw.namespace))) {
         await this.createIfAbsentAny(buildGateway(svc, spec.upgradeStrategy?.clusterUpgradeOptions?.gatewayClassName ?? ''));
         writes++;
       }
@@ -321,7 +365,7 @@ export class RayServiceReconciler {
     const backends = [{ cluster: active, weight: activeWeight }, ...(pending !== undefined ? [{ cluster: pending, weight: pendingWeight }] : [])];
     const routeType = this.routeType(spec);
     const routeName = this.routeName(name, spec);
-    const existing = await this.client.tryGet(routeType, routeName, namespace);
+    const existing = await this.reader.tryGet(routeType, routeName, namespace);
     if (!existing) {
       const route = buildServiceRoute({
         rayServiceName: name,
@@ -335,8 +379,11 @@ export class RayServiceReconciler {
       await this.createIfAbsentAny(route as KubeObject);
       return writes + 1;
     }
+    // The first attempt plans against the route as read; a stale read fails the patch's `test`
+    // ops and the writer re-reads from the API server.
+    let reads = 0;
     const routeClient: RouteClient = {
-      get: (path) => this.client.request('GET', path),
+      get: (path) => (reads++ === 0 ? Promise.resolve(existing) : this.client.request('GET', path)),
       patch: (path, ops, contentType) => this.client.request('PATCH', path, { body: ops, contentType }),
     };
     const result = await writeRouteWeights(
@@ -345,14 +392,15 @@ export class RayServiceReconciler {
       clusterBackends(namespace, backends, servePort(spec)),
       { owns: this.owns(svc), isConflict: (e) => isStatus(e, 409) || isStatus(e, 422) },
     );
+    if (result.ops.length > 0) this.reader.wrote(result.route as KubeObject);
     return writes + (result.ops.length > 0 ? 1 : 0);
   }
 
   /** Creates the route backend `<cluster>-serve-svc` when it is missing and its RayCluster exists; returns the writes made. */
   private async ensurePerClusterService(svc: KubeObject, spec: RayServiceSpec, clusterName: string): Promise<number> {
     const namespace = String(svc.metadata.namespace);
-    if (await this.client.tryGet(SERVICE, perClusterServeService(clusterName), namespace)) return 0;
-    const cluster = await this.client.tryGet(RAYCLUSTER, clusterName, namespace);
+    if (await this.reader.tryGet(SERVICE, perClusterServeService(clusterName), namespace)) return 0;
+    const cluster = await this.reader.tryGet(RAYCLUSTER, clusterName, namespace);
     if (!cluster || cluster.metadata.deletionTimestamp) return 0;
     await this.createIfAbsent(buildPerClusterServeService(cluster, servePort(spec), spec.rayshift?.routeKind === 'GRPC' ? 'serve-grpc' : 'serve'), SERVICE);
     return 1;
@@ -360,7 +408,7 @@ export class RayServiceReconciler {
 
   private async createIfAbsentAny(obj: KubeObject): Promise<void> {
     try {
-      await this.client.create(obj);
+      this.reader.wrote(await this.client.create(obj));
     } catch (err) {
       if (!isStatus(err, 409)) throw err;
     }
@@ -371,10 +419,11 @@ export class RayServiceReconciler {
     const current = asObject(svc.status);
     if (sameStatus(current, status)) return false;
     try {
-      await this.client.applyStatus(
+      const written = await this.client.applyStatus(
         { apiVersion: svc.apiVersion, kind: svc.kind, metadata: { name: svc.metadata.name, namespace: svc.metadata.namespace }, status: { ...status, lastUpdateTime: new Date(this.now()).toISOString() } },
         { force: true },
       );
+      this.reader.wrote(written);
     } catch (err) {
       if (isNotFound(err)) return false;
       throw err;
@@ -388,12 +437,13 @@ export class RayServiceReconciler {
     const done = decision.status.pendingClusterName === undefined;
     const spent = [ABORT_ANNOTATION, PROMOTE_ANNOTATION].filter((a) => annotations[a] === 'true' && done);
     if (spent.length === 0) return 0;
-    await this.client.patchJson(
+    const patched = await this.client.patchJson(
       RAYSHIFT_RAYSERVICE,
       String(svc.metadata.name),
       String(svc.metadata.namespace),
       spent.map((a) => ({ op: 'remove' as const, path: `/metadata/annotations/${a.replace(/~/g, '~0').replace(/\//g, '~1')}` })),
     );
+    this.reader.wrote(patched);
     return 1;
   }
 
@@ -404,7 +454,7 @@ export class RayServiceReconciler {
     const engine = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
     const spec = svc.spec as unknown as RayServiceSpec;
     if (engine.activeClusterName !== undefined && engine.pendingClusterName !== undefined) {
-      const route = await this.client.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), String(svc.metadata.namespace));
+      const route = await this.reader.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), String(svc.metadata.namespace));
       if (route) writes += await this.writeWeights(svc, spec, engine.activeClusterName, 100, undefined, 0);
     }
     const finalizers = (svc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
@@ -415,6 +465,23 @@ export class RayServiceReconciler {
     this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}` }, 'finalized: traffic on the active cluster');
     return { actions: [], writes: writes + 1 };
   }
+}
+
+/**
+ * True when `next` differs from the stored `stored` only by a confirmation between two steps that
+ * ends in waiting for the interval: the route was seen carrying the weights, so the step's time is
+ * stamped. Such a status is kept in memory and written with the next step (one status write per
+ * step, not two). A crash loses only the stamp, which the next run takes again later: a step can
+ * then come late, never early.
+ */
+function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus): boolean {
+  if (next.reason !== 'WaitingForInterval' || next.pendingClusterName === undefined) return false;
+  const a = stored as unknown as Record<string, unknown>;
+  const b = next as unknown as Record<string, unknown>;
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (!CONFIRMATION_FIELDS.has(k) && canonical(a[k]) !== canonical(b[k])) return false;
+  }
+  return true;
 }
 
 /** The Serve config last PUT to a cluster, as recorded on it (undefined before the first PUT). */
