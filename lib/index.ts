@@ -9,5 +9,7 @@ export * as kube from './runtime/kube';
 export * as serve from './runtime/serve';
 export * as route from './runtime/route';
 export { RayServiceReconciler } from './runtime/rayservice/reconciler';
+export { rayshiftServiceStore } from './runtime/rayservice/store';
+export type { RayServiceStore } from './runtime/rayservice/store';
 export type { RayServiceReconcilerOptions, ReconcileResult, ReconcileLogger } from './runtime/rayservice/reconciler';
 export { WorkQueue } from './runtime/work-queue';

@@ -13,3 +13,4 @@ export { KubeConfigTransport } from './transport';
 export type { HttpRequest, HttpResponse, StreamHandle, Transport, KubeConfigTransportOptions } from './transport';
 export { loadClientNode } from './client-node';
 export type { ClientNodeModule } from './client-node';
+export * from './object-reader';

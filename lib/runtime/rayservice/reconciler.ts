@@ -17,9 +17,10 @@ import { asArray, asObject } from '../../spec/read';
 import { formatProblem } from '../../spec/problem';
 import { KubeClient } from '../kube/client';
 import { Condition, isConditionTrue, mergeConditions } from '../kube/conditions';
-import { isNotFound, isStatus } from '../kube/errors';
+import { isStatus } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { ObjectReader, apiReader } from '../kube/object-reader';
+import { RayServiceStore, rayshiftServiceStore } from './store';
 import { buildServiceRoute, clusterBackends } from '../route/build';
 import { RoutePlanError, managedRuleIndices } from '../route/plan';
 import { routeReadiness } from '../route/readiness';
@@ -35,7 +36,6 @@ import {
   PAUSE_ANNOTATION,
   PROMOTE_ANNOTATION,
   RAYCLUSTER,
-  RAYSHIFT_RAYSERVICE,
   SERVE_CONFIG_ANNOTATION,
   SERVICE,
   SPEC_HASH_ANNOTATION,
@@ -81,6 +81,8 @@ export interface RayServiceReconcilerOptions {
   readonly log?: ReconcileLogger;
   /** Where objects are read from (an operator passes its watch caches). @default the API server */
   readonly reader?: ObjectReader;
+  /** Where the service's spec and status live. @default `rayshift.dev/v1alpha1` RayServices (through `reader`) */
+  readonly store?: RayServiceStore;
   /**
    * The caller runs the reconciler again on watch events of the objects it writes (an operator),
    * so a pass whose actions all have watchable effects does not ask to run again at once.
@@ -111,6 +113,7 @@ export class RayServiceReconciler {
   private readonly pollMs: number;
   private readonly log: ReconcileLogger;
   private readonly reader: ObjectReader;
+  private readonly store: RayServiceStore;
   private readonly watchDriven: boolean;
   private readonly unwritten = new Map<string, UnwrittenStatus>();
 
@@ -121,24 +124,25 @@ export class RayServiceReconciler {
     this.pollMs = options.capacityPollMs ?? 1000;
     this.log = options.log ?? SILENT;
     this.reader = options.reader ?? apiReader(options.client);
+    this.store = options.store ?? rayshiftServiceStore(options.client, this.reader);
     this.watchDriven = options.watchDriven ?? false;
   }
 
   /** One pass over the RayService `namespace/name`. */
   async reconcile(namespace: string, name: string): Promise<ReconcileResult> {
     const key = `${namespace}/${name}`;
-    const svc = await this.reader.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
+    const svc = await this.store.get(namespace, name);
     if (!svc) {
       this.unwritten.delete(key);
       return { actions: [], writes: 0 };
     }
     if (svc.metadata.deletionTimestamp) return this.finalize(svc);
     let writes = 0;
-    if (!(svc.metadata.finalizers ?? []).includes(FINALIZER)) {
-      this.reader.wrote(await this.client.patchJson(RAYSHIFT_RAYSERVICE, name, namespace, [
+    if (this.store.usesFinalizer && !(svc.metadata.finalizers ?? []).includes(FINALIZER)) {
+      await this.store.patchMetadata(svc, [
         { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },
         { op: 'add', path: '/metadata/finalizers', value: [...(svc.metadata.finalizers ?? []), FINALIZER] },
-      ]));
+      ]);
       writes++;
     }
     const generation = svc.metadata.generation ?? 0;
@@ -418,17 +422,7 @@ export class RayServiceReconciler {
   private async writeStatus(svc: KubeObject, status: Record<string, unknown>): Promise<boolean> {
     const current = asObject(svc.status);
     if (sameStatus(current, status)) return false;
-    try {
-      const written = await this.client.applyStatus(
-        { apiVersion: svc.apiVersion, kind: svc.kind, metadata: { name: svc.metadata.name, namespace: svc.metadata.namespace }, status: { ...status, lastUpdateTime: new Date(this.now()).toISOString() } },
-        { force: true },
-      );
-      this.reader.wrote(written);
-    } catch (err) {
-      if (isNotFound(err)) return false;
-      throw err;
-    }
-    return true;
+    return this.store.writeStatus(svc, { ...status, lastUpdateTime: new Date(this.now()).toISOString() });
   }
 
   /** Removes steering annotations once they took effect (abort: the rollback finished; promote: no upgrade left). */
@@ -437,13 +431,7 @@ export class RayServiceReconciler {
     const done = decision.status.pendingClusterName === undefined;
     const spent = [ABORT_ANNOTATION, PROMOTE_ANNOTATION].filter((a) => annotations[a] === 'true' && done);
     if (spent.length === 0) return 0;
-    const patched = await this.client.patchJson(
-      RAYSHIFT_RAYSERVICE,
-      String(svc.metadata.name),
-      String(svc.metadata.namespace),
-      spent.map((a) => ({ op: 'remove' as const, path: `/metadata/annotations/${a.replace(/~/g, '~0').replace(/\//g, '~1')}` })),
-    );
-    this.reader.wrote(patched);
+    await this.store.patchMetadata(svc, spent.map((a) => ({ op: 'remove' as const, path: `/metadata/annotations/${a.replace(/~/g, '~0').replace(/\//g, '~1')}` })));
     return 1;
   }
 
@@ -458,7 +446,7 @@ export class RayServiceReconciler {
       if (route) writes += await this.writeWeights(svc, spec, engine.activeClusterName, 100, undefined, 0);
     }
     const finalizers = (svc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
-    await this.client.patchJson(RAYSHIFT_RAYSERVICE, String(svc.metadata.name), String(svc.metadata.namespace), [
+    await this.store.patchMetadata(svc, [
       { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },
       { op: 'replace', path: '/metadata/finalizers', value: finalizers },
     ]);
