@@ -5,9 +5,10 @@
  *
  * Lateness of a traffic step = when the bench's HTTPRoute watch first sees the new weight minus the
  * step's due time (`lastTrafficMigratedTime` carried by the status that decided the step + interval).
- * A step counts as "interval-bound" when the status just before the decision was
- * `WaitingForInterval` (the executor was only waiting for the clock); the other steps waited for
- * capacity or the route and are reported separately (they are never allowed to be early either).
+ * A step counts as "interval-bound" (timed) when it directly follows another traffic step of the
+ * same upgrade with no capacity move in between (capacity was ready, so the executor only waited
+ * for the clock); the other steps waited for capacity too and are reported separately (they are
+ * never allowed to be early either).
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../lib/runtime/kube/client';
@@ -77,8 +78,11 @@ export interface Step {
   readonly service: string;
   readonly pendingCluster: string;
   readonly weight: number;
-  /** Reason of the status just before the decision. */
-  readonly prevReason: string;
+  /**
+   * The stored status just before was itself a traffic step of this upgrade, with the same target
+   * capacities: capacity was ready already, so this step waited only for the interval (timed).
+   */
+  readonly followsStep: boolean;
   /** Due time: lastTrafficMigratedTime of the previous step + interval (undefined: first step ever). */
   readonly due?: number;
   /** Engine's decision time (the status' lastProgressTime). */
@@ -97,7 +101,11 @@ export class StepRecorder {
   readonly steps: Step[] = [];
   /** Status writes seen per service (RayService status updates). */
   statusEvents = 0;
+  /** Services of the target-capacity moves seen (either cluster): the migration's other kind of step. */
+  private readonly capacityMoves: string[] = [];
   private readonly last = new Map<string, Record<string, any>>();
+  /** The status of each service's latest traffic step. */
+  private readonly stepped = new Map<string, Record<string, any>>();
   private readonly routes = new Map<string, RouteChange[]>();
   private readonly informers: Informer[] = [];
   private readonly listeners = new Set<() => void>();
@@ -164,6 +172,11 @@ export class StepRecorder {
     });
   }
 
+  /** Target-capacity moves of services whose key starts with `prefix`. */
+  capacityStepsOf(prefix: string): number {
+    return this.capacityMoves.filter((k) => k.startsWith(prefix)).length;
+  }
+
   /** Steps of services whose key starts with `prefix` (a namespace + '/'). */
   stepsOf(prefix: string): Step[] {
     return this.steps.filter((s) => s.service.startsWith(prefix));
@@ -174,6 +187,8 @@ export class StepRecorder {
     this.statusEvents++;
     const prev = this.last.get(key);
     this.last.set(key, es);
+    const sameCapacities = prev !== undefined && es.activeTargetCapacity === prev.activeTargetCapacity && es.pendingTargetCapacity === prev.pendingTargetCapacity;
+    if (prev && es.pendingClusterName !== undefined && es.pendingClusterName === prev.pendingClusterName && !sameCapacities) this.capacityMoves.push(key);
     if (prev && es.pendingClusterName !== undefined && es.pendingClusterName === prev.pendingClusterName && es.pendingWeight !== prev.pendingWeight && es.trafficConfirmed === false) {
       const interval = this.intervalOf(key);
       const ltmt = es.lastTrafficMigratedTime as number | undefined;
@@ -181,11 +196,12 @@ export class StepRecorder {
         service: key,
         pendingCluster: es.pendingClusterName,
         weight: es.pendingWeight,
-        prevReason: String(prev.reason),
+        followsStep: sameCapacities && prev.trafficConfirmed === false && this.stepped.get(key) === prev,
         due: ltmt !== undefined && interval !== undefined ? ltmt + interval * 1000 : undefined,
         decidedAt: es.lastProgressTime,
       };
       this.steps.push(step);
+      this.stepped.set(key, es);
       this.match(step);
     }
     this.notify();
@@ -238,7 +254,7 @@ export interface LatenessStats {
 
 /** Lateness statistics of `steps`. */
 export function latenessStats(steps: readonly Step[]): LatenessStats {
-  const bound = steps.filter((s) => s.prevReason === 'WaitingForInterval' && s.due !== undefined && s.landedAt !== undefined);
+  const bound = steps.filter((s) => s.followsStep && s.due !== undefined && s.landedAt !== undefined);
   const late = bound.map((s) => s.landedAt! - s.due!).sort((a, b) => a - b);
   const decide = bound.map((s) => s.decidedAt - s.due!).sort((a, b) => a - b);
   const withDue = steps.filter((s) => s.due !== undefined);

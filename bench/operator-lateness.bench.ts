@@ -131,12 +131,12 @@ async function main(): Promise<void> {
       ? [row(`poll every ${POLL_MS / 1000} s`, poll, pollWall), ['ratio poll / operator', '', '', '', poll.p50 / op.p50, poll.p99 / op.p99, poll.max / op.max, '', '', '', '', pollWall / opWall]]
       : []),
   ]);
-  console.log('(timed = interval-bound steps, whose status before the decision was WaitingForInterval; p50/p99/max and decide = engine decision − due are over those; EARLY and min margin over all steps)');
-  const worst = recorder.stepsOf(`${OP_NS}/`).filter((x) => x.prevReason === 'WaitingForInterval' && x.landedAt !== undefined && x.due !== undefined).sort((a, b) => b.landedAt! - b.due! - (a.landedAt! - a.due!)).slice(0, 3);
+  console.log('(timed = interval-bound steps, which directly follow another traffic step with no capacity move between; p50/p99/max and decide = engine decision − due are over those; EARLY and min margin over all steps)');
+  const worst = recorder.stepsOf(`${OP_NS}/`).filter((x) => x.followsStep && x.landedAt !== undefined && x.due !== undefined).sort((a, b) => b.landedAt! - b.due! - (a.landedAt! - a.due!)).slice(0, 3);
   console.log(`operator's latest steps: ${worst.map((x) => `${x.service} →${x.weight}% ${fmt(x.landedAt! - x.due!)} ms (decided +${fmt(x.decidedAt - x.due!)} ms)`).join('; ')}`);
   console.log('');
   console.log(`operator histogram rayshift_step_lateness_seconds (pass done − due, bucket bounds): n=${histo.n} p50 ≤ ${fmt(histo.p50)} ms, p99 ≤ ${fmt(histo.p99)} ms`);
-  console.log(`operator: ${opReconciles} reconciles (mean ${fmt(opReconcileMs)} ms), ${opWrites} writes (metric) = ${fmt(opWrites / opSteps)} per traffic step; API requests ${opCounts.reads} reads (${opCounts.lists} lists), ${opCounts.writes} writes`);
+  console.log(`operator: ${opReconciles} reconciles (mean ${fmt(opReconcileMs)} ms), ${opWrites} writes (metric) = ${fmt(opWrites / opSteps)} per traffic step, ${fmt(opWrites / (opSteps + recorder.capacityStepsOf(`${OP_NS}/`)))} per migration step (traffic or capacity); API requests ${opCounts.reads} reads (${opCounts.lists} lists), ${opCounts.writes} writes`);
   console.log(`  requests by kind (count, mean ms): ${Object.entries(opClient.counts).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n} (${fmt((opClient.millis[k] ?? 0) / n)})`).join(', ')}`);
   const pc = summarizeCounts(pollClient.counts);
   if (POLL) console.log(`poller: ${pollPasses} passes, ${pollWrites} writes = ${fmt(pollWrites / Math.max(1, poll.steps))} per traffic step; API requests ${pc.reads} reads (${pc.lists} lists), ${pc.writes} writes`);
