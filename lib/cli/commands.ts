@@ -16,6 +16,8 @@ export interface Output {
   outStyle: Style;
   /** Style of standard error. */
   errStyle: Style;
+  /** Standard output is a terminal: live views redraw in place instead of printing a line per change. */
+  interactive?: boolean;
 }
 
 /** Exit codes of the CLI. */

@@ -1,6 +1,7 @@
 /** The `rayshift` command line. */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { RunOperatorOptions } from '../../operator/run';
+import type { StatusOptions } from './status-command';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
 import { styleFor } from './style';
 import * as fs from 'node:fs';
@@ -34,6 +35,36 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
     .addHelpText('after', '\nThe plan assumes every wait is satisfied at once: clusters ready, replicas up, routes programmed.\nExit status: 0 with a plan, 1 when the input is invalid (no plan), 2 on a usage error.')
     .action((files: string[], opts: { json?: boolean }) => exit(planCommand(files, Boolean(opts.json), io)));
   program
+    .command('status')
+    .description('Show where the upgrade of a rayshift.dev RayService stands: both weights, both target capacities, the next step')
+    .argument('<name>', 'RayService name')
+    .option('-n, --namespace <ns>', 'namespace (default: the kubeconfig context\'s)')
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
+    .option('-w, --watch', 'follow changes: redraw in place on a terminal, one line per change otherwise')
+    .option('--until-done', 'with --watch: stop when no upgrade is in flight (exit 1 if it ended without the new spec serving)')
+    .option('--json', 'print the status object as JSON')
+    .action(async (name: string, opts: StatusOptions) => {
+      const { statusCommand } = await import('./status-command');
+      exit(await statusCommand(name, opts, io, interrupted()));
+    });
+  for (const [verb, what] of [
+    ['pause', 'Hold the upgrade of a rayshift.dev RayService before its next step'],
+    ['resume', 'Continue a paused upgrade'],
+    ['promote', 'Finish the upgrade without waiting for the remaining intervals'],
+    ['abort', 'Roll the upgrade back: traffic and capacity return to the active cluster'],
+  ] as const) {
+    program
+      .command(verb)
+      .description(what)
+      .argument('<name>', 'RayService name')
+      .option('-n, --namespace <ns>', 'namespace (default: the kubeconfig context\'s)')
+      .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
+      .action(async (name: string, opts: { namespace?: string; kubeconfig?: string }) => {
+        const { steerCommand } = await import('./status-command');
+        exit(await steerCommand(verb, name, opts, io));
+      });
+  }
+  program
     .command('operator')
     .description('Run the rayshift operator, which executes upgrades of rayshift.dev RayServices')
     .option('--kubeconfig <path>', 'run outside the cluster with this kubeconfig (default: in-cluster ServiceAccount)')
@@ -48,6 +79,19 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
       exit(await runOperator(opts));
     });
   return program;
+}
+
+/** Resolves on the first SIGINT or SIGTERM (ends a watch with exit 0). */
+function interrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
 }
 
 function parsePort(v: string): number {
@@ -86,6 +130,7 @@ export function main(): void {
     err: (t) => process.stderr.write(t),
     outStyle: styleFor(process.stdout),
     errStyle: styleFor(process.stderr),
+    interactive: Boolean(process.stdout.isTTY),
   };
   run(process.argv.slice(2), io).then(
     (code) => {

@@ -1,0 +1,102 @@
+/**
+ * What `rayshift status` shows of a `rayshift.dev` RayService, as pure functions of the object and
+ * the time: a screen (redrawn in place on a terminal: bars for both weights and both target
+ * capacities, the countdown to the next traffic step, conditions) and a one-line summary (printed
+ * once per change when the output is a log).
+ */
+import type { RayServiceStatus } from '../engine/status';
+import { asArray, asObject } from '../spec/read';
+import { formatDuration } from './render-plan';
+import { Style } from './style';
+
+/** The parts of a RayService object the view reads. */
+export interface ServiceView {
+  readonly namespace: string;
+  readonly name: string;
+  readonly generation?: number;
+  readonly observedGeneration?: number;
+  readonly engine?: RayServiceStatus;
+  readonly message?: string;
+  readonly intervalSeconds?: number;
+  readonly conditions: ReadonlyArray<{ type: string; status: string; reason?: string }>;
+}
+
+/** Reads the view's fields from a RayService object as the API returns it. */
+export function serviceView(obj: { metadata: { namespace?: string; name?: string; generation?: number }; spec?: unknown; status?: unknown }): ServiceView {
+  const status = asObject(obj.status);
+  const options = asObject(asObject(asObject(obj.spec).upgradeStrategy).clusterUpgradeOptions);
+  return {
+    namespace: String(obj.metadata.namespace ?? ''),
+    name: String(obj.metadata.name ?? ''),
+    generation: obj.metadata.generation,
+    observedGeneration: typeof status.observedGeneration === 'number' ? status.observedGeneration : undefined,
+    engine: status.engineState as RayServiceStatus | undefined,
+    message: typeof status.message === 'string' ? status.message : undefined,
+    intervalSeconds: typeof options.intervalSeconds === 'number' ? options.intervalSeconds : undefined,
+    conditions: asArray(status.conditions).map(asObject).map((c) => ({ type: String(c.type), status: String(c.status), ...(typeof c.reason === 'string' ? { reason: c.reason } : {}) })),
+  };
+}
+
+/**
+ * When the next traffic step is due, if one is waiting for the clock: the interval after the last
+ * weight change once the route carries it, or (while the route is being confirmed) after the
+ * decision, which precedes the confirmation by milliseconds.
+ */
+export function nextTrafficStepAt(v: ServiceView): number | undefined {
+  const e = v.engine;
+  if (!e || e.pendingClusterName === undefined || v.intervalSeconds === undefined || e.phase !== 'Upgrading') return undefined;
+  const from = e.trafficConfirmed ? e.lastTrafficMigratedTime : e.lastProgressTime;
+  return from === undefined ? undefined : from + v.intervalSeconds * 1000;
+}
+
+/** A bar of `width` cells filled to `percent`. */
+export function bar(percent: number, width: number): string {
+  const filled = Math.round((Math.max(0, Math.min(100, percent)) / 100) * width);
+  return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+/** The full screen for a terminal, one string per line. */
+export function renderServiceScreen(v: ServiceView, now: number, style: Style, barWidth = 30): string[] {
+  const e = v.engine;
+  const head = `${style.bold(`RayService ${v.namespace}/${v.name}`)}  ${e ? `${e.phase} (${e.reason})` : 'no status yet'}`;
+  const lines = [head];
+  if (v.generation !== undefined && v.observedGeneration !== undefined && v.observedGeneration < v.generation) {
+    lines.push(style.yellow(`  spec generation ${v.generation} not observed yet (status is of generation ${v.observedGeneration})`));
+  }
+  if (!e) return lines;
+  const side = (label: string, cluster: string | undefined, weight: number, capacity: number, paint: (s: string) => string) =>
+    `  ${pad(label, 8)}${pad(cluster ?? '-', 22)} traffic ${paint(bar(weight, barWidth))} ${String(weight).padStart(3)}%   capacity ${paint(bar(capacity, barWidth / 2))} ${String(capacity).padStart(3)}%`;
+  lines.push(side('active', e.activeClusterName, e.activeWeight, e.activeTargetCapacity, (s) => s));
+  if (e.pendingClusterName !== undefined) lines.push(side('pending', e.pendingClusterName, e.pendingWeight, e.pendingTargetCapacity, style.green));
+  const due = nextTrafficStepAt(v);
+  if (due !== undefined) {
+    const left = Math.max(0, due - now);
+    const countdown = left < 60_000 ? `${(Math.ceil(left / 100) / 10).toFixed(1)}s` : formatDuration(left / 1000);
+    lines.push(`  next traffic step ${left === 0 ? 'due now' : `in ${countdown}`} (${new Date(due).toISOString().slice(11, 23)} UTC)`);
+  }
+  if (e.rollback) lines.push(style.yellow(`  rolling back: ${e.rollback}`));
+  if (v.conditions.length > 0) {
+    lines.push(`  ${v.conditions.map((c) => `${c.type}=${c.status === 'True' ? c.status : style.dim(c.status)}${c.reason ? ` (${c.reason})` : ''}`).join('  ')}`);
+  }
+  return lines;
+}
+
+/** One line per change, for logs: time, phase/reason, both clusters with weight and capacity. */
+export function renderServiceLine(v: ServiceView, now: number): string {
+  const e = v.engine;
+  const time = new Date(now).toISOString().slice(11, 23);
+  if (!e) return `${time} ${v.namespace}/${v.name} no status yet`;
+  const clusters = e.pendingClusterName === undefined
+    ? `active ${e.activeClusterName ?? '-'} w${e.activeWeight} cap${e.activeTargetCapacity}`
+    : `active ${e.activeClusterName ?? '-'} w${e.activeWeight} cap${e.activeTargetCapacity} | pending ${e.pendingClusterName} w${e.pendingWeight} cap${e.pendingTargetCapacity}`;
+  return `${time} ${v.namespace}/${v.name} ${e.phase}/${e.reason} ${clusters}${e.rollback ? ` rollback=${e.rollback}` : ''}`;
+}
+
+/** What a line-per-change watcher compares: everything the line shows except the time. */
+export function lineKey(v: ServiceView): string {
+  return renderServiceLine(v, 0).slice(13);
+}

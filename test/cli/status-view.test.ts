@@ -1,0 +1,69 @@
+/** The status view of `rayshift status`: screen, one-line form and the next step's due time. */
+import type { RayServiceStatus } from '../../lib/engine/status';
+import { bar, lineKey, nextTrafficStepAt, renderServiceLine, renderServiceScreen, serviceView } from '../../lib/cli/status-view';
+import { upgradeDone } from '../../lib/cli/status-command';
+import { Style } from '../../lib/cli/style';
+
+const plain: Style = { red: (s) => s, yellow: (s) => s, green: (s) => s, dim: (s) => s, bold: (s) => s };
+const T = Date.parse('2026-11-21T12:00:00.000Z');
+
+function engine(over: Partial<RayServiceStatus> = {}): RayServiceStatus {
+  return {
+    phase: 'Upgrading', reason: 'Migrating', activeClusterName: 'llm-aaaaa', pendingClusterName: 'llm-bbbbb',
+    activeTargetCapacity: 100, pendingTargetCapacity: 50, activeWeight: 70, pendingWeight: 30,
+    trafficConfirmed: true, lastTrafficMigratedTime: T, lastProgressTime: T, deletions: [], ...over,
+  };
+}
+
+function obj(e: RayServiceStatus | undefined, generation = 2, observed = 2) {
+  return {
+    metadata: { namespace: 'serving', name: 'llm', generation },
+    spec: { upgradeStrategy: { clusterUpgradeOptions: { intervalSeconds: 30 } } },
+    status: e ? { observedGeneration: observed, engineState: e, conditions: [{ type: 'Ready', status: 'True', reason: 'Serving' }] } : undefined,
+  };
+}
+
+test('bars fill in proportion and clamp', () => {
+  expect(bar(0, 10)).toBe('░'.repeat(10));
+  expect(bar(30, 10)).toBe('███░░░░░░░');
+  expect(bar(100, 4)).toBe('████');
+  expect(bar(250, 4)).toBe('████');
+});
+
+test('the next traffic step is due an interval after the confirmed change, or after the decision while confirming', () => {
+  expect(nextTrafficStepAt(serviceView(obj(engine())))).toBe(T + 30_000);
+  expect(nextTrafficStepAt(serviceView(obj(engine({ trafficConfirmed: false, lastTrafficMigratedTime: T - 30_000, lastProgressTime: T + 5 }))))).toBe(T + 30_005);
+  expect(nextTrafficStepAt(serviceView(obj(engine({ phase: 'Paused', reason: 'Paused' }))))).toBeUndefined();
+  expect(nextTrafficStepAt(serviceView(obj(engine({ pendingClusterName: undefined, phase: 'Running' }))))).toBeUndefined();
+});
+
+test('the screen shows both sides with weight and capacity, the countdown and conditions', () => {
+  const screen = renderServiceScreen(serviceView(obj(engine())), T + 25_500, plain, 10).join('\n');
+  expect(screen).toContain('RayService serving/llm  Upgrading (Migrating)');
+  expect(screen).toMatch(/active\s+llm-aaaaa\s+traffic ███████░░░\s+70%\s+capacity █████\s+100%/);
+  expect(screen).toMatch(/pending\s+llm-bbbbb\s+traffic ███░░░░░░░\s+30%\s+capacity ███░░\s+50%/);
+  expect(screen).toContain('next traffic step in 4.5s (12:00:30.000 UTC)');
+  expect(screen).toContain('Ready=True (Serving)');
+  expect(renderServiceScreen(serviceView(obj(engine())), T + 40_000, plain).join('\n')).toContain('next traffic step due now');
+});
+
+test('a spec generation the status has not observed yet is called out', () => {
+  expect(renderServiceScreen(serviceView(obj(engine(), 3, 2)), T, plain).join('\n')).toContain('spec generation 3 not observed yet');
+});
+
+test('one line per change: the key ignores the time and changes with the weights', () => {
+  const a = serviceView(obj(engine()));
+  const b = serviceView(obj(engine({ activeWeight: 60, pendingWeight: 40 })));
+  expect(renderServiceLine(a, T)).toBe('12:00:00.000 serving/llm Upgrading/Migrating active llm-aaaaa w70 cap100 | pending llm-bbbbb w30 cap50');
+  expect(lineKey(a)).toBe(lineKey(serviceView(obj(engine()))));
+  expect(lineKey(a)).not.toBe(lineKey(b));
+  expect(renderServiceLine(serviceView(obj(undefined)), T)).toBe('12:00:00.000 serving/llm no status yet');
+});
+
+test('done means the current generation observed with no upgrade in flight', () => {
+  const running = engine({ phase: 'Running', reason: 'Promoted', pendingClusterName: undefined });
+  expect(upgradeDone(serviceView(obj(running)))).toBe(true);
+  expect(upgradeDone(serviceView(obj(running, 3, 2)))).toBe(false);
+  expect(upgradeDone(serviceView(obj(engine())))).toBe(false);
+  expect(upgradeDone(serviceView(obj(undefined)))).toBe(false);
+});
