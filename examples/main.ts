@@ -5,6 +5,7 @@ import { buildGitOpsExample } from './gitops';
 import { GrpcServiceChart } from './grpc-service';
 import { LlmServiceChart } from './llm-service';
 import { AffinityScheduledChart, PrefillDecodeChart } from './prefill-decode';
+import { PrefillDecodeOperatorChart } from './prefill-decode-operator';
 
 /** Builds every example chart into `app`. */
 export function buildExamples(app: App): App {
@@ -12,6 +13,7 @@ export function buildExamples(app: App): App {
   new GrpcServiceChart(app, 'grpc-service', { namespace: 'embeddings' });
   new PrefillDecodeChart(app, 'prefill-decode', { namespace: 'pd' });
   new AffinityScheduledChart(app, 'affinity-scheduled', { namespace: 'pd' });
+  new PrefillDecodeOperatorChart(app, 'prefill-decode-operator', { namespace: 'pd' });
   return app;
 }
 

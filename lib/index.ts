@@ -13,3 +13,4 @@ export { rayshiftServiceStore } from './runtime/rayservice/store';
 export type { RayServiceStore } from './runtime/rayservice/store';
 export type { RayServiceReconcilerOptions, ReconcileResult, ReconcileLogger } from './runtime/rayservice/reconciler';
 export { WorkQueue } from './runtime/work-queue';
+export * as rbg from './runtime/rbg';

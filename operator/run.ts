@@ -11,6 +11,8 @@ import { KubeClient } from '../lib/runtime/kube/client';
 import { defaultDashboardResolver, templateDashboardResolver } from '../lib/runtime/serve/resolver';
 import { LeaderElector } from './leader-election';
 import { OperatorMetrics } from './metrics';
+import { RbgRolloutController } from './rbg-controller';
+import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
 import { Operator } from './operator';
 
 /** Options of `rayshift operator` (flags, with environment fallbacks used by the install chart). */
@@ -38,10 +40,11 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
   const metrics = new OperatorMetrics();
   const resolver = opts.dashboardAddressTemplate ? templateDashboardResolver(opts.dashboardAddressTemplate) : defaultDashboardResolver();
   const operator = new Operator({ client, resolver, log, metrics, concurrency: opts.concurrency });
+  const rbg = new RbgRolloutController({ client, log, metrics: new RbgRolloutMetrics(metrics.registry), concurrency: opts.concurrency });
   let ready = false;
   const server = http.createServer((req, res) => {
     if (req.url === '/healthz') res.writeHead(200).end('ok\n');
-    else if (req.url === '/readyz') res.writeHead(ready && operator.ready() ? 200 : 503).end(ready ? 'ready\n' : 'starting\n');
+    else if (req.url === '/readyz') res.writeHead(ready && operator.ready() && rbg.ready() ? 200 : 503).end(ready ? 'ready\n' : 'starting\n');
     else if (req.url === '/metrics') {
       void metrics.registry.metrics().then((body) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body));
     } else res.writeHead(404).end();
@@ -57,6 +60,7 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
     log.info({ why }, 'shutting down');
     ready = false;
     await operator.stop();
+    await rbg.stop();
     await elector?.release();
     server.close();
     client.close();
@@ -77,6 +81,7 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
     log.info({ identity }, 'leading');
   }
   await operator.start();
+  await rbg.start();
   ready = true;
   log.info({}, 'watches synced; reconciling');
   return done;

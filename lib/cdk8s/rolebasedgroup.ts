@@ -3,10 +3,11 @@ import { Construct } from 'constructs';
 import { RoleBasedGroup as RbgV1Alpha1, RoleBasedGroupV1Alpha2 as RbgV1Alpha2 } from '../../imports/rbg-workloads.x-k8s.io';
 import { dns1123LabelProblem } from '../spec/names';
 import { ProblemList, ValidationResult, show } from '../spec/problem';
-import { CoordinationRule, RoleSpec, validateRoleBasedGroupModel } from '../spec/rbg';
+import { COORDINATION_ANNOTATION, CoordinationRule, EXECUTOR_LABEL, RbgExecutor, RoleSpec, validateRoleBasedGroupModel } from '../spec/rbg';
 import { asObject } from '../spec/read';
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
-import { renderAffinityBatches } from './affinity-batches';
+import { affinityBatches } from '../engine/affinity-batches';
+import { BATCH_LABEL_PREFIX, ROLE_LABEL, renderAffinityBatches } from './affinity-batches';
 import { ValidatedObject } from './validated-object';
 
 /** RoleBasedGroup API versions: v1alpha2 (RBG ≥ v0.7.0, coordination in a CoordinatedPolicy) or v1alpha1 (inline coordination). */
@@ -22,13 +23,23 @@ export interface RoleBasedGroupProps {
   readonly roles: readonly RoleSpec[];
   /** Coordination rules (rolling update, scaling, AffinityScheduling). @default none */
   readonly coordination?: readonly CoordinationRule[];
+  /**
+   * Who executes the coordinated rolling update. `rbg`: the upstream controller, through a
+   * CoordinatedPolicy (v1alpha2) or inline `spec.coordination` (v1alpha1). `operator` / `pulumi`:
+   * rayshift moves each coordinated role's partition round by round; the group then carries the
+   * label `rayshift.dev/coordination-executor` and its rules in the annotation
+   * `rayshift.dev/coordination`, and no upstream coordination is synthesized. @default "rbg"
+   */
+  readonly executor?: RbgExecutor;
 }
 
 /**
  * A RoleBasedGroup of disaggregated inference roles with coordinated rollouts.
  *
- * In v1alpha2 the rolling-update and scaling rules go to a `CoordinatedPolicy` child that is
- * always named after the group (upstream binds by name only); in v1alpha1 they are inline.
+ * With executor `rbg` (the default), in v1alpha2 the rolling-update and scaling rules go to a
+ * `CoordinatedPolicy` child that is always named after the group (upstream binds by name only); in
+ * v1alpha1 they are inline. With executor `operator` or `pulumi` they go to the group's
+ * `rayshift.dev/coordination` annotation instead (see `executorCoordination`).
  * AffinityScheduling rules are rendered into per-batch roles with pod affinity (see
  * `renderAffinityBatches`), because no RBG release implements them.
  */
@@ -39,25 +50,86 @@ export class RoleBasedGroup extends ValidatedObject {
   public readonly roles: readonly RoleSpec[];
   /** The coordination rules as given. */
   public readonly coordination: readonly CoordinationRule[];
-  /** The CoordinatedPolicy child (v1alpha2 with rolling-update or scaling rules). */
+  /** The CoordinatedPolicy child (v1alpha2 with rolling-update or scaling rules, executor `rbg`). */
   public readonly policy?: CoordinatedPolicy;
+  /** Who executes the coordinated rolling update. */
+  public readonly executor: RbgExecutor;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupProps) {
     const version = props.version ?? 'v1alpha2';
     const coordination = props.coordination ?? [];
+    const executor = props.executor ?? 'rbg';
     const gvk = version === 'v1alpha1' ? RbgV1Alpha1.GVK : RbgV1Alpha2.GVK;
     super(scope, id, {
       ...gvk,
       metadata: props.metadata,
       spec: () => this.renderSpec(),
-      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1'),
+      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1', executor),
     });
     this.version = version;
     this.roles = props.roles;
     this.coordination = coordination;
-    if (version === 'v1alpha2' && coordination.some((r) => r.rollingUpdate !== undefined || r.scaling !== undefined)) {
+    this.executor = executor;
+    if (executor !== 'rbg') {
+      this.apiObject.metadata.addLabel(EXECUTOR_LABEL, executor);
+      this.apiObject.metadata.addAnnotation(COORDINATION_ANNOTATION, JSON.stringify(this.executorCoordination()));
+    } else if (version === 'v1alpha2' && coordination.some((r) => r.rollingUpdate !== undefined || r.scaling !== undefined)) {
       this.policy = new CoordinatedPolicy(this, 'CoordinatedPolicy', { group: this });
     }
+  }
+
+  /**
+   * The rules a rayshift executor enforces (the `rayshift.dev/coordination` annotation): the
+   * rendered rolling-update rules in CoordinatedPolicy `spec` form, each with its
+   * `progressDeadlineSeconds` and `rollbackOnDeadline` when set, and — when it rolls
+   * AffinityScheduling batch roles — `waves`: the role names released together, in order.
+   */
+  public executorCoordination(): { policies: Record<string, unknown>[] } {
+    const { roles, rules } = this.rendered();
+    const waveOf = this.batchWaves(roles);
+    const policies = rules
+      .filter((r) => r.rollingUpdate !== undefined)
+      .map((r) => {
+        const given = this.coordination.find((c) => c.name === r.name);
+        const batched = r.roles.some((n) => waveOf.has(n));
+        const waves: string[][] = [];
+        for (const n of r.roles) (waves[waveOf.get(n) ?? 0] ??= []).push(n);
+        return {
+          name: r.name,
+          roles: r.roles,
+          strategy: toWireStrategy(r),
+          ...(given?.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: given.progressDeadlineSeconds } : {}),
+          ...(given?.rollbackOnDeadline !== undefined ? { rollbackOnDeadline: given.rollbackOnDeadline } : {}),
+          ...(batched ? { waves: waves.filter((w) => w !== undefined) } : {}),
+        };
+      });
+    return { policies };
+  }
+
+  /**
+   * The release wave of every rendered AffinityScheduling batch role, from the engine's batch plan:
+   * batch k's roles (`affinity.rayshift.dev/<rule>: b<k>`) go in the plan's wave of batch k; the
+   * unbatched rest after every batch in Sequential mode, with the batches in Parallel mode.
+   */
+  private batchWaves(rendered: readonly RoleSpec[]): Map<string, number> {
+    const waves = new Map<string, number>();
+    for (const rule of this.coordination) {
+      const affinity = rule.affinityScheduling;
+      if (!affinity) continue;
+      const mode = affinity.batchMode ?? 'Sequential';
+      const members = rule.roles.map((n) => this.roles.find((r) => r.name === n)).filter((r): r is RoleSpec => r !== undefined);
+      const ratios = members.map((r) => ({ name: r.name, replicas: r.replicas ?? 1, ratio: affinity.ratios[r.name] ?? 1 }));
+      // Bad ratios or replicas are reported by validation at synthesis; they have no waves.
+      if (ratios.some((r) => !Number.isInteger(r.ratio) || r.ratio <= 0 || !Number.isInteger(r.replicas) || r.replicas < 0)) continue;
+      const plan = affinityBatches(ratios, mode);
+      for (const role of rendered) {
+        const labels = role.template.metadata?.labels ?? {};
+        if (!rule.roles.includes(labels[ROLE_LABEL] ?? '')) continue;
+        const batch = labels[`${BATCH_LABEL_PREFIX}${rule.name}`];
+        waves.set(role.name, batch !== undefined ? plan.batches[Number(batch.slice(1))].wave : mode === 'Sequential' ? plan.waves : 0);
+      }
+    }
+    return waves;
   }
 
   /** Roles and rules as synthesized, with AffinityScheduling rendered into batch roles. */
@@ -68,7 +140,7 @@ export class RoleBasedGroup extends ValidatedObject {
   private renderSpec(): Record<string, unknown> {
     const { roles, rules } = this.rendered();
     const wireRoles = roles.map((r) => (this.version === 'v1alpha1' ? roleV1Alpha1(r) : roleV1Alpha2(r)));
-    if (this.version === 'v1alpha1' && rules.length > 0) {
+    if (this.version === 'v1alpha1' && this.executor === 'rbg' && rules.length > 0) {
       return { roles: wireRoles, coordination: rules.map((r) => ({ name: r.name, roles: r.roles, strategy: toWireStrategy(r) })) };
     }
     return { roles: wireRoles };
@@ -76,12 +148,12 @@ export class RoleBasedGroup extends ValidatedObject {
 }
 
 /** The model's checks of roles and rules, plus the group name (a DNS label, as RBG's webhook requires). */
-function validateGroup(manifest: unknown, roles: readonly RoleSpec[], rules: readonly CoordinationRule[], v1alpha1: boolean): ValidationResult {
+function validateGroup(manifest: unknown, roles: readonly RoleSpec[], rules: readonly CoordinationRule[], v1alpha1: boolean, executor: RbgExecutor): ValidationResult {
   const problems = new ProblemList();
   const name = asObject(asObject(manifest).metadata).name;
   const p = typeof name === 'string' ? dns1123LabelProblem(name) : `is required; got ${show(name)}`;
   if (p) problems.error('metadata.name', p);
-  problems.addAll(validateRoleBasedGroupModel(roles, rules, v1alpha1));
+  problems.addAll(validateRoleBasedGroupModel(roles, rules, v1alpha1, executor));
   return problems.result();
 }
 

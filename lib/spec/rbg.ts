@@ -81,7 +81,39 @@ export interface CoordinationRule {
   readonly scaling?: ScalingCoordination;
   /** Ratio co-location in batches. */
   readonly affinityScheduling?: AffinitySchedulingCoordination;
+  /**
+   * rayshift executors only (`operator`, `pulumi`): seconds without progress (no replica of any
+   * coordinated role newly updated or ready, no partition lowered) after which the rollout stops
+   * every coordinated role where it stands and reports the blocking role. @default 600
+   */
+  readonly progressDeadlineSeconds?: number;
+  /** rayshift executors only: when the deadline passes, return every coordinated role to the old revision. @default false */
+  readonly rollbackOnDeadline?: boolean;
 }
+
+/**
+ * Who executes a RoleBasedGroup's coordinated rolling update: `rbg` (the upstream controller, through
+ * a CoordinatedPolicy or v1alpha1's inline `spec.coordination`), `operator` (the rayshift operator)
+ * or `pulumi` (the Pulumi dynamic provider, during `pulumi up`).
+ */
+export type RbgExecutor = 'operator' | 'pulumi' | 'rbg';
+
+/** Every executor of a RoleBasedGroup rollout. */
+export const RBG_EXECUTORS = ['operator', 'pulumi', 'rbg'] as const;
+
+/**
+ * Label on a RoleBasedGroup naming the rayshift executor of its coordinated rollout (`operator` or
+ * `pulumi`); absent for `rbg`. A label, so the operator can watch only its groups and GitOps tools
+ * can key ignore rules on it.
+ */
+export const EXECUTOR_LABEL = 'rayshift.dev/coordination-executor';
+/**
+ * Annotation on a RoleBasedGroup with the rules a rayshift executor enforces: JSON
+ * `{"policies": [...]}`, a CoordinatedPolicy `spec` whose rules may also carry
+ * `progressDeadlineSeconds` and `rollbackOnDeadline`. Kept out of `spec.coordination` and out of a
+ * CoordinatedPolicy so the upstream controller never coordinates the same roles a second time.
+ */
+export const COORDINATION_ANNOTATION = 'rayshift.dev/coordination';
 
 /** Batch modes of AffinityScheduling. */
 export const BATCH_MODES = ['Sequential', 'Parallel'] as const;
@@ -142,11 +174,42 @@ export function validateCoordinatedPolicy(manifest: unknown, group?: unknown): V
  * Validates the model form used by the constructs (`roles` with `rollingUpdate`, and
  * `coordination` rules); paths read `spec.roles[0].rollingUpdate.partition`, `spec.coordination[0]…`.
  */
-export function validateRoleBasedGroupModel(roles: readonly RoleSpec[], coordination: readonly CoordinationRule[], v1alpha1: boolean): ValidationResult {
+export function validateRoleBasedGroupModel(
+  roles: readonly RoleSpec[],
+  coordination: readonly CoordinationRule[],
+  v1alpha1: boolean,
+  executor: RbgExecutor = 'rbg',
+): ValidationResult {
   const problems = new ProblemList();
   const byName = checkRoles(problems, roles);
-  checkRules(problems, 'spec.coordination', coordination, byName, v1alpha1);
+  // Only upstream's inline v1alpha1 coordination is percent-only; rayshift's executors read counts too.
+  checkRules(problems, 'spec.coordination', coordination, byName, v1alpha1 && executor === 'rbg');
+  if (!RBG_EXECUTORS.includes(executor)) problems.error('executor', `${show(executor)} is not an executor; allowed: ${RBG_EXECUTORS.join(', ')}`);
+  coordination.forEach((rule, i) => checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor));
   return problems.result();
+}
+
+/**
+ * Checks a rule's rayshift-executor settings (`progressDeadlineSeconds`, `rollbackOnDeadline`):
+ * well formed, and set only when a rayshift executor runs the rollout (upstream RBG has no deadline).
+ */
+export function checkExecutorSettings(problems: ProblemList, at: string, rule: unknown, executor: RbgExecutor): void {
+  const r = asObject(rule);
+  const deadline = r.progressDeadlineSeconds;
+  if (deadline !== undefined && (!isInteger(deadline) || deadline < 1)) {
+    problems.error(`${at}.progressDeadlineSeconds`, `must be an integer ≥ 1 (seconds); got ${show(deadline)}`);
+  }
+  if (r.rollbackOnDeadline !== undefined && typeof r.rollbackOnDeadline !== 'boolean') {
+    problems.error(`${at}.rollbackOnDeadline`, `must be true or false; got ${show(r.rollbackOnDeadline)}`);
+  }
+  if (executor !== 'rbg' && r.scaling !== undefined) {
+    problems.error(`${at}.scaling`, `coordinated scaling is executed only by the upstream RBG controller; use executor "rbg" or drop it (executor is ${show(executor)})`);
+  }
+  if (executor === 'rbg') {
+    for (const field of ['progressDeadlineSeconds', 'rollbackOnDeadline'] as const) {
+      if (r[field] !== undefined) problems.error(`${at}.${field}`, `is enforced only by the rayshift executors (operator, pulumi); the upstream RBG controller has no progress deadline`);
+    }
+  }
 }
 
 /**

@@ -109,6 +109,7 @@ export function operatorClusterRules(opts: { rayTokenAuth?: boolean } = {}): Jus
       },
       why: 'read Gateway and route conditions before each traffic step (never written)',
     },
+    ...rbgExecutorRules(),
     {
       // Events on each step, as Flagger and Argo emit (core and events.k8s.io recorders).
       rule: { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
@@ -123,6 +124,33 @@ export function operatorClusterRules(opts: { rayTokenAuth?: boolean } = {}): Jus
     });
   }
   return rules;
+}
+
+/**
+ * Rules of the RoleBasedGroup coordinated-rollout executor (`operator/rbg-controller.ts`): watch the
+ * groups and patch their coordinated roles' rolling-update fields and the status annotation; read
+ * the roles' workloads where the group's role status is stale. Its Events use the shared events rule.
+ */
+export function rbgExecutorRules(): JustifiedRule[] {
+  return [
+    {
+      // One resourceVersion-guarded JSON patch per round: role partition/maxUnavailable/paused and the rollout-status annotation. Never create, update or delete; never the status subresource (RBG's controller owns it).
+      rule: { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroups'], verbs: ['get', 'list', 'watch', 'patch'] },
+      why: 'watch RoleBasedGroups it executes and patch each coordinated role\'s partition, maxUnavailable and paused, and the rollout-status annotation',
+    },
+    // RBG rewrites a role status only when replicas or readyReplicas change, so its updatedReplicas can be stale; the
+    // workload's own status is read instead: get only, one group per rule so no kind is granted in a group it is not in.
+    ...(
+      [
+        ['workloads.x-k8s.io', 'roleinstancesets'],
+        ['apps', 'statefulsets'],
+        ['leaderworkerset.x-k8s.io', 'leaderworkersets'],
+      ] as const
+    ).map(([group, resource]) => ({
+      rule: { apiGroups: [group], resources: [resource], verbs: ['get'] },
+      why: `read the progress of coordinated roles run as ${resource} where the RoleBasedGroup status is stale`,
+    })),
+  ];
 }
 
 /** Rules in the operator's own namespace: the leader-election Lease only. */

@@ -14,6 +14,7 @@ describe('examples app', () => {
       'grpc-service': ['GRPCRoute', 'Gateway', 'GatewayClass', 'RayService'],
       'prefill-decode': ['CoordinatedPolicy', 'RoleBasedGroup'],
       'affinity-scheduled': ['RoleBasedGroup'],
+      'prefill-decode-operator': ['RoleBasedGroup'],
     });
   });
 
@@ -47,5 +48,10 @@ describe('examples app', () => {
     const colocated = single(byId['affinity-scheduled'], 'RoleBasedGroup');
     expect(colocated.spec.roles.map((r: any) => r.name)).toEqual(['prefill-b0', 'prefill-b1', 'decode-b0', 'decode-b1']);
     expect(validateRoleBasedGroup(colocated)).toEqual(clean);
+
+    const operated = single(byId['prefill-decode-operator'], 'RoleBasedGroup');
+    expect(operated.metadata.labels['rayshift.dev/coordination-executor']).toBe('operator');
+    expect(JSON.parse(operated.metadata.annotations['rayshift.dev/coordination'])).toBeDefined();
+    expect(validateRoleBasedGroup(operated)).toEqual(clean);
   });
 });

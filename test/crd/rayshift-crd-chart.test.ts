@@ -161,6 +161,10 @@ describe('RBAC', () => {
       'gateway.networking.k8s.io/gateways/status: get',
       'gateway.networking.k8s.io/httproutes/status: get',
       'gateway.networking.k8s.io/grpcroutes/status: get',
+      'workloads.x-k8s.io/rolebasedgroups: get,list,watch,patch',
+      'workloads.x-k8s.io/roleinstancesets: get',
+      'apps/statefulsets: get',
+      'leaderworkerset.x-k8s.io/leaderworkersets: get',
       'core/events: create,patch',
       'events.k8s.io/events: create,patch',
     ]);

@@ -136,6 +136,35 @@ test('RBAC allows the operator\'s job and nothing next to it', async () => {
   for (const [verb, resource, opts] of denied) expect([verb, resource, opts, await can(verb, resource, opts)]).toEqual([verb, resource, opts, false]);
 });
 
+test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their workloads and record Events — and nothing more', async () => {
+  await eventually(() => can('patch', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }), (v) => v);
+  const allowed: Array<[string, string, Parameters<typeof can>[2]]> = [
+    ['watch', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['list', 'rolebasedgroups', { group: 'workloads.x-k8s.io' }],
+    ['patch', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['get', 'roleinstancesets', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['get', 'statefulsets', { group: 'apps', namespace: NS }],
+    ['get', 'leaderworkersets', { group: 'leaderworkerset.x-k8s.io', namespace: NS }],
+    ['create', 'events', { group: 'events.k8s.io', namespace: NS }],
+  ];
+  const denied: typeof allowed = [
+    ['create', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['update', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['delete', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['patch', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS, subresource: 'status' }],
+    ['patch', 'coordinatedpolicies', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['create', 'coordinatedpolicies', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['patch', 'roleinstancesets', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['list', 'roleinstancesets', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['patch', 'statefulsets', { group: 'apps', namespace: NS }],
+    ['get', 'deployments', { group: 'apps', namespace: NS }],
+    ['delete', 'pods', { namespace: NS }],
+    ['delete', 'events', { group: 'events.k8s.io', namespace: NS }],
+  ];
+  for (const [verb, resource, opts] of allowed) expect([verb, resource, opts, await can(verb, resource, opts)]).toEqual([verb, resource, opts, true]);
+  for (const [verb, resource, opts] of denied) expect([verb, resource, opts, await can(verb, resource, opts)]).toEqual([verb, resource, opts, false]);
+});
+
 /** A RouteClient that authenticates with the operator's ServiceAccount token. */
 function asOperator(): RouteClient {
   return {

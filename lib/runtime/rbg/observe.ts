@@ -1,0 +1,105 @@
+/**
+ * What the executor observes of each role of a RoleBasedGroup (pure): desired replicas, the
+ * rolling-update fields written on the role, its template revision, and its progress from the
+ * group's `status.roleStatuses` — or from the role's workload where the group's entry is stale
+ * (RBG rewrites an entry only when `replicas` or `readyReplicas` change, reference §3.4).
+ */
+import { createHash } from 'node:crypto';
+import { IntOrPercent, resolvePartition } from '../../spec/percent';
+import { JsonObject, asArray, asObject, isInteger } from '../../spec/read';
+import { resolveMaxUnavailable } from '../../engine/from-spec';
+
+/** Progress counts of one role. */
+export interface RoleProgress {
+  /** Replicas on the new revision, ready or not. */
+  readonly updatedReplicas: number;
+  /** Ready replicas. */
+  readonly readyReplicas: number;
+  /** Where the counts come from. */
+  readonly source: 'group' | 'workload';
+}
+
+/** One role as observed. */
+export interface ObservedRole {
+  readonly name: string;
+  /** Position in `spec.roles` (the JSON-patch index). */
+  readonly index: number;
+  /** `spec.replicas` (default 1). */
+  readonly desired: number;
+  /** Partition written on the role (resolved to a count); undefined when none is written. */
+  readonly partition?: number;
+  /** maxUnavailable written on the role (resolved to a count); undefined when none is written. */
+  readonly maxUnavailable?: number;
+  /** `rolloutStrategy.rollingUpdate.paused`. */
+  readonly paused: boolean;
+  /** Hash of the role without its replicas and rollout strategy: changes exactly when its pods need a new revision. */
+  readonly revision: string;
+  /** Progress counts; undefined when neither the group's status nor the workload reports the role. */
+  readonly progress?: RoleProgress;
+}
+
+/** The status of a role's workload (RoleInstanceSet, StatefulSet, LeaderWorkerSet), as far as the executor reads it. */
+export interface WorkloadStatus {
+  /** `metadata.generation`. */
+  readonly generation?: number;
+  /** `status.observedGeneration`. */
+  readonly observedGeneration?: number;
+  /** `status.updatedReplicas`. */
+  readonly updatedReplicas?: number;
+  /** `status.readyReplicas`. */
+  readonly readyReplicas?: number;
+}
+
+/**
+ * A role's progress: the workload's own status when it has observed its latest spec (the group
+ * copies from it, possibly late), else the group's `roleStatuses` entry.
+ */
+export function roleProgress(groupEntry: JsonObject | undefined, workload: WorkloadStatus | undefined): RoleProgress | undefined {
+  if (workload && isInteger(workload.updatedReplicas) && isInteger(workload.readyReplicas) && workload.generation !== undefined && (workload.observedGeneration ?? -1) >= workload.generation) {
+    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload' };
+  }
+  if (!groupEntry) return undefined;
+  return { updatedReplicas: count(groupEntry.updatedReplicas), readyReplicas: count(groupEntry.readyReplicas), source: 'group' };
+}
+
+/** Every role of the group, keyed by name; `workloads` maps role names to their workload's status. */
+export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, WorkloadStatus> = new Map()): Map<string, ObservedRole> {
+  const statuses = new Map(asArray(asObject(group.status).roleStatuses).map((s) => [String(asObject(s).name), asObject(s)]));
+  const out = new Map<string, ObservedRole>();
+  asArray(asObject(group.spec).roles).forEach((value, index) => {
+    const role = asObject(value);
+    const name = String(role.name);
+    const desired = isInteger(role.replicas) ? role.replicas : 1;
+    const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
+    out.set(name, {
+      name,
+      index,
+      desired,
+      ...(ru.partition !== undefined ? { partition: resolvePartition(ru.partition as IntOrPercent, desired) } : {}),
+      ...(ru.maxUnavailable !== undefined ? { maxUnavailable: resolveMaxUnavailable(ru.maxUnavailable as IntOrPercent, desired) } : {}),
+      paused: ru.paused === true,
+      revision: roleRevision(role),
+      progress: roleProgress(statuses.get(name), workloads.get(name)),
+    });
+  });
+  return out;
+}
+
+/** Hash of a role without `replicas` and `rolloutStrategy` (sorted keys), 16 hex digits. */
+export function roleRevision(role: JsonObject): string {
+  const { replicas: _replicas, rolloutStrategy: _rollout, ...rest } = role;
+  return createHash('sha256').update(sortedJson(rest)).digest('hex').slice(0, 16);
+}
+
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as JsonObject).filter(([, v]) => v !== undefined && v !== null).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${sortedJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function count(v: unknown): number {
+  return isInteger(v) && v >= 0 ? v : 0;
+}

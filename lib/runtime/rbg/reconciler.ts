@@ -1,0 +1,201 @@
+/**
+ * The RoleBasedGroup coordinated-rollout reconciler: the one place that turns a RoleBasedGroup
+ * executed by rayshift (label `rayshift.dev/coordination-executor`) into coordination steps and
+ * their decisions into API calls. The engine (`nextRbgRound`, through `coordinationStep`) decides;
+ * this file only reads, writes and reports. A pass reads the group (and the coordinated roles'
+ * workloads), runs one step per rule, then writes every role's partition / maxUnavailable / paused
+ * and the status annotation in ONE JSON patch guarded by the group's resourceVersion, so a pass
+ * either lands whole on the state it was computed from or not at all (and is redone). Events are
+ * recorded after the patch lands. A crash between any two calls is safe: the next pass re-derives
+ * everything from the group, and a round never raises a partition written for the same revision.
+ */
+import { EXECUTOR_LABEL } from '../../spec/rbg';
+import { JsonObject, asArray, asObject } from '../../spec/read';
+import { KubeClient, JsonPatchOp } from '../kube/client';
+import { UnknownKindError } from '../kube/errors';
+import { KubeObject } from '../kube/types';
+import { isPatchConflict } from '../route/writer';
+import { ExecutorRule, readCoordination } from './coordination';
+import { recordEvents } from './events';
+import { WorkloadStatus, observeRoles } from './observe';
+import { OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION } from './names';
+import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
+import { ROUND_EVENT, RoleWrite, RolloutEvent, coordinationStep } from './step';
+import { workloadOf, workloadStatus } from './workloads';
+
+/** Structured logger (pino-compatible subset). */
+export interface RbgReconcileLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
+/** Dependencies and settings of an `RbgRolloutReconciler`. */
+export interface RbgRolloutReconcilerOptions {
+  /** Kubernetes access. */
+  readonly client: KubeClient;
+  /** The RoleBasedGroup API version served by the cluster's RBG release. */
+  readonly type: RbgResourceType;
+  /** Which executor's groups to roll (the `rayshift.dev/coordination-executor` label value). @default "operator" */
+  readonly executor?: string;
+  /** Read each coordinated role's workload status, used where the group's role status is stale. @default true */
+  readonly readWorkloads?: boolean;
+  /** The clock. @default Date.now */
+  readonly now?: () => number;
+  /** Logger. @default silent */
+  readonly log?: RbgReconcileLogger;
+}
+
+/** What a pass did. */
+export interface RbgReconcileResult {
+  /** Run again at this time (epoch ms): now after a lost write race, else the earliest progress deadline. */
+  readonly requeueAt?: number;
+  /** The status written (or already there); undefined when the group is gone or not executed by rayshift. */
+  readonly status?: RolloutStatusDocument;
+  /** Rounds written by this pass (coordinations whose partitions were lowered). */
+  readonly rounds: number;
+  /** API writes made (the patch, Events). */
+  readonly writes: number;
+  /** Events recorded. */
+  readonly events: readonly RolloutEvent[];
+}
+
+const SILENT: RbgReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+const NOTHING: RbgReconcileResult = { rounds: 0, writes: 0, events: [] };
+
+/** See the file comment. */
+export class RbgRolloutReconciler {
+  private readonly client: KubeClient;
+  private readonly type: RbgResourceType;
+  private readonly executor: string;
+  private readonly readWorkloads: boolean;
+  private readonly now: () => number;
+  private readonly log: RbgReconcileLogger;
+  /** Workload kinds the API server does not serve (their CRD is not installed), skipped from then on. */
+  private readonly unserved = new Set<string>();
+
+  constructor(options: RbgRolloutReconcilerOptions) {
+    this.client = options.client;
+    this.type = options.type;
+    this.executor = options.executor ?? OPERATOR_EXECUTOR;
+    this.readWorkloads = options.readWorkloads ?? true;
+    this.now = options.now ?? Date.now;
+    this.log = options.log ?? SILENT;
+  }
+
+  /** One pass over the RoleBasedGroup `namespace/name`. */
+  async reconcile(namespace: string, name: string): Promise<RbgReconcileResult> {
+    const group = await this.client.tryGet(this.type, name, namespace);
+    if (!group || group.metadata.deletionTimestamp) return NOTHING;
+    if (group.metadata.labels?.[EXECUTOR_LABEL] !== this.executor) return { ...NOTHING, writes: await this.handOver(group) };
+    const key = `${namespace}/${name}`;
+    const now = this.now();
+    const generation = group.metadata.generation ?? 0;
+    const previous = readRolloutStatus(group);
+    const reading = readCoordination(group as unknown as JsonObject);
+    if (reading.problem !== undefined) {
+      const doc: RolloutStatusDocument = { observedGeneration: generation, invalid: reading.problem, coordinations: previous?.coordinations ?? [] };
+      const events: RolloutEvent[] = previous?.invalid === reading.problem ? [] : [{ type: 'Warning', reason: 'InvalidCoordination', message: reading.problem }];
+      this.log.warn({ rbg: key, problem: reading.problem }, 'coordination rejected');
+      return this.write(group, doc, [], events, undefined, 0);
+    }
+    const workloads = this.readWorkloads ? await this.workloadStatuses(group, reading.rules) : new Map<string, WorkloadStatus>();
+    const roles = observeRoles(group as unknown as JsonObject, workloads);
+    const observedGeneration = asObject(group.status).observedGeneration;
+    const controllerCaughtUp = typeof observedGeneration === 'number' && observedGeneration >= generation;
+    const steps = reading.rules.map((rule) =>
+      coordinationStep({ rule, roles, controllerCaughtUp, previous: previous?.coordinations.find((c) => c.name === rule.name), now }),
+    );
+    const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: steps.map((s) => s.status) };
+    const wakes = steps.map((s) => s.wakeAt).filter((t): t is number => t !== undefined);
+    const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
+    for (const s of steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
+    return this.write(group, doc, steps.flatMap((s) => s.writes), steps.flatMap((s) => s.events), wakes.length > 0 ? Math.min(...wakes) : undefined, rounds);
+  }
+
+  /**
+   * Hands back a group that no longer names this executor (its label was removed or changed):
+   * unpauses the roles this executor coordinated (armed or stopped roles would otherwise never
+   * roll again) and removes the status annotation, in one guarded patch. Partitions are left as
+   * they are. Returns the API writes made (0 when there is nothing to hand back). A lost write race
+   * is thrown, for the caller's retry.
+   */
+  private async handOver(group: KubeObject): Promise<number> {
+    const namespace = String(group.metadata.namespace);
+    const name = String(group.metadata.name);
+    const status = readRolloutStatus(group);
+    if (!status) return 0;
+    const coordinated = new Set(status.coordinations.flatMap((c) => c.roles.map((r) => r.name)));
+    const ops: JsonPatchOp[] = [];
+    asArray(asObject(group.spec).roles).forEach((value, index) => {
+      const role = asObject(value);
+      if (!coordinated.has(String(role.name)) || asObject(asObject(role.rolloutStrategy).rollingUpdate).paused !== true) return;
+      ops.push({ op: 'test', path: `/spec/roles/${index}/name`, value: role.name }, { op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/paused`, value: false });
+    });
+    ops.push({ op: 'remove', path: `/metadata/annotations/${escapePointer(STATUS_ANNOTATION)}` });
+    await this.client.patchJson(this.type, name, namespace, [{ op: 'test', path: '/metadata/resourceVersion', value: group.metadata.resourceVersion }, ...ops]);
+    this.log.info({ rbg: `${namespace}/${name}`, roles: [...coordinated] }, 'handed the group back to its new executor');
+    return 1;
+  }
+
+  /** Writes role fields and the status annotation in one guarded patch, then the Events. */
+  private async write(group: KubeObject, doc: RolloutStatusDocument, writes: readonly RoleWrite[], events: readonly RolloutEvent[], wakeAt: number | undefined, rounds: number): Promise<RbgReconcileResult> {
+    const namespace = String(group.metadata.namespace);
+    const name = String(group.metadata.name);
+    const text = JSON.stringify(doc);
+    const ops: JsonPatchOp[] = writes.flatMap((w) => roleWriteOps(group, w));
+    if (group.metadata.annotations?.[STATUS_ANNOTATION] !== text) {
+      ops.push(group.metadata.annotations ? { op: 'add', path: `/metadata/annotations/${escapePointer(STATUS_ANNOTATION)}`, value: text } : { op: 'add', path: '/metadata/annotations', value: { [STATUS_ANNOTATION]: text } });
+    }
+    let written = 0;
+    if (ops.length > 0) {
+      try {
+        await this.client.patchJson(this.type, name, namespace, [{ op: 'test', path: '/metadata/resourceVersion', value: group.metadata.resourceVersion }, ...ops]);
+        written++;
+      } catch (err) {
+        // The group changed since it was read (a failed `test` op, a racing update): redo from the newer state.
+        // Anything else (a schema or admission refusal) is an error the work queue retries with backoff.
+        if (isPatchConflict(err)) return { requeueAt: this.now(), rounds: 0, writes: 0, events: [] };
+        throw err;
+      }
+    }
+    written += await recordEvents(this.client, group, events, this.now(), (err) => this.log.warn({ rbg: `${namespace}/${name}`, err: (err as Error).message }, 'recording an Event failed'));
+    return { requeueAt: wakeAt, status: doc, rounds, writes: written, events };
+  }
+
+  /** The status of each coordinated role's workload that the API server serves. */
+  private async workloadStatuses(group: KubeObject, rules: readonly ExecutorRule[]): Promise<Map<string, WorkloadStatus>> {
+    const coordinated = new Set(rules.flatMap((r) => r.roles.map((x) => x.name)));
+    const out = new Map<string, WorkloadStatus>();
+    for (const role of asArray(asObject(group.spec).roles).map(asObject)) {
+      if (!coordinated.has(String(role.name))) continue;
+      const ref = workloadOf(group as unknown as JsonObject, role);
+      const kindKey = `${ref.type.apiVersion}/${ref.type.kind}`;
+      if (this.unserved.has(kindKey)) continue;
+      try {
+        const w = await this.client.tryGet(ref.type, ref.name, String(group.metadata.namespace));
+        if (w) out.set(String(role.name), workloadStatus(w as unknown as JsonObject));
+      } catch (err) {
+        if (!(err instanceof UnknownKindError)) throw err;
+        this.unserved.add(kindKey);
+      }
+    }
+    return out;
+  }
+}
+
+/** A JSON-pointer token (RFC 6901): `~` → `~0`, `/` → `~1`. */
+function escapePointer(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** JSON-patch ops that set one role's partition, maxUnavailable and paused, creating the rollout strategy when absent. */
+export function roleWriteOps(group: KubeObject, w: RoleWrite): JsonPatchOp[] {
+  const role = asObject(asArray(asObject(group.spec).roles)[w.index]);
+  const at = `/spec/roles/${w.index}`;
+  const fields = { partition: w.partition, maxUnavailable: w.maxUnavailable, paused: w.paused };
+  const guard: JsonPatchOp = { op: 'test', path: `${at}/name`, value: w.name };
+  if (role.rolloutStrategy === undefined) return [guard, { op: 'add', path: `${at}/rolloutStrategy`, value: { type: 'RollingUpdate', rollingUpdate: fields } }];
+  if (asObject(role.rolloutStrategy).rollingUpdate === undefined) return [guard, { op: 'add', path: `${at}/rolloutStrategy/rollingUpdate`, value: fields }];
+  return [guard, ...Object.entries(fields).map(([k, v]): JsonPatchOp => ({ op: 'add', path: `${at}/rolloutStrategy/rollingUpdate/${k}`, value: v }))];
+}

@@ -1,0 +1,339 @@
+/**
+ * One executor pass over one coordination (pure): from the observed roles and the coordination's
+ * previous status, decide the rolling-update fields to write on each role, the new status, the
+ * Events to record and when to look again. `nextRbgRound` decides the partitions; this adds what
+ * an executor needs around it:
+ *
+ * - a new template revision is detected by hashing the coordinated roles' templates;
+ * - between rollouts every coordinated role is *armed* with `paused: true`, so a template change
+ *   releases nothing until the first round unpauses it with coordinated partitions (a paused role
+ *   has released exactly its updated replicas, so the engine's never-raise bound is
+ *   `desired − updated` for it);
+ * - nothing is decided while the RBG controller has not observed the latest generation, since
+ *   its counts may belong to the previous revision or partitions;
+ * - the progress deadline: when no replica became updated or ready and no partition was lowered
+ *   for `progressDeadlineSeconds`, every coordinated role is paused where it stands (or, with
+ *   `rollbackOnDeadline`, its partition is raised to all replicas, back to the old revision) and
+ *   the blocking role is named;
+ * - AffinityScheduling release waves: a wave's roles are released (unpaused, coordinated among the
+ *   released roles) once every role of the waves before it is updated and ready.
+ */
+import { createHash } from 'node:crypto';
+import { progressOf, type RbgRoleState } from '../../engine/rbg-roles';
+import { nextRbgRound, type RbgRound } from '../../engine/rbg-rollout';
+import type { ExecutorRule } from './coordination';
+import type { ObservedRole } from './observe';
+import type { CoordinationPhase, CoordinationStatus, RolePhase, RoleRolloutStatus } from './status';
+
+/** Rolling-update fields to write on one role. */
+export interface RoleWrite {
+  readonly name: string;
+  /** Position in `spec.roles`. */
+  readonly index: number;
+  readonly partition: number;
+  readonly maxUnavailable: number;
+  readonly paused: boolean;
+}
+
+/** An Event to record on the group. */
+export interface RolloutEvent {
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RolledBack`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Reason of the Event recorded for every round written. */
+export const ROUND_EVENT = 'RolloutRound';
+
+/** What a pass over one coordination sees. */
+export interface CoordinationStepInput {
+  readonly rule: ExecutorRule;
+  /** Every role of the group, by name. */
+  readonly roles: ReadonlyMap<string, ObservedRole>;
+  /** The RBG controller has observed the group's current generation. */
+  readonly controllerCaughtUp: boolean;
+  /** The coordination's status from the previous pass. */
+  readonly previous?: CoordinationStatus;
+  /** Epoch ms. */
+  readonly now: number;
+}
+
+/** What a pass over one coordination decides. */
+export interface CoordinationStep {
+  readonly status: CoordinationStatus;
+  /** Only the roles whose written fields must change. */
+  readonly writes: readonly RoleWrite[];
+  readonly events: readonly RolloutEvent[];
+  /** Look again at this time (epoch ms) even if nothing changes: the progress deadline. */
+  readonly wakeAt?: number;
+}
+
+interface Member {
+  readonly rule: ExecutorRule['roles'][number];
+  readonly observed: ObservedRole;
+  readonly state: RbgRoleState;
+}
+
+/** See the file comment. */
+export function coordinationStep(input: CoordinationStepInput): CoordinationStep {
+  const { rule, previous, now } = input;
+  const members = membersOf(input);
+  const revision = revisionOf(members);
+  const newRollout = previous === undefined || previous.revision !== revision;
+  const prior = newRollout ? undefined : previous;
+  const deadlineMs = rule.progressDeadlineSeconds * 1000;
+  const mark = members.reduce((sum, m) => sum + m.state.updatedReplicas + m.state.readyReplicas, 0);
+  const base = {
+    name: rule.name,
+    revision,
+    maxSkewPercent: rule.maxSkewPercent,
+    skewPercent: skewOf(members),
+    startedAt: prior?.startedAt ?? iso(now),
+    progressMark: Math.max(mark, prior?.progressMark ?? -1),
+  };
+
+  if (prior && (prior.phase === 'Failed' || prior.phase === 'RolledBack')) {
+    const stopPhase: RolePhase = prior.phase === 'Failed' ? 'Stopped' : 'RolledBack';
+    const writes = members.flatMap((m) => (prior.phase === 'Failed' ? changed(m, m.observed.partition ?? 0, true) : changed(m, m.observed.desired, false)));
+    const roles = members.map((m) =>
+      roleStatus(m, members, prior.phase === 'Failed' ? (m.observed.partition ?? 0) : m.observed.desired, stopPhase, prior.phase === 'Failed' ? 'stopped by the progress deadline' : 'returned to the old revision'),
+    );
+    return { status: { ...prior, ...base, roles }, writes, events: [] };
+  }
+
+  if (!input.controllerCaughtUp || members.some((m) => m.observed.progress === undefined)) {
+    const lastProgressAt = prior?.lastProgressAt ?? iso(now);
+    const waiting: CoordinationStatus = {
+      ...base,
+      phase: prior?.phase === 'Complete' ? 'Complete' : 'Progressing',
+      reason: 'WaitingForController',
+      message: 'waiting for the RBG controller to observe the latest generation of the group',
+      rounds: prior?.rounds ?? 0,
+      lastProgressAt,
+      progressMark: prior?.progressMark ?? -1,
+      roles: members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, m.observed.progress === undefined ? 'Updating' : phaseOf(m, undefined), 'waiting for the RBG controller')),
+    };
+    if (waiting.phase === 'Complete') return { status: waiting, writes: [], events: [] };
+    return deadlineOr(input, members, { members, readiness: false }, waiting, Date.parse(lastProgressAt) + deadlineMs, () => ({ status: { ...waiting, deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs) }, writes: [], events: [], wakeAt: Date.parse(lastProgressAt) + deadlineMs }));
+  }
+
+  const waves = wavesOf(rule, members);
+  const active = waves.findIndex((w) => w.some((m) => !settled(m)));
+  const released = active < 0 || active === waves.length - 1 ? members : waves.slice(0, active + 1).flat();
+  const unreleased = members.filter((m) => !released.includes(m));
+  const wave = waves.length > 1 ? { wave: { current: active < 0 ? waves.length : active + 1, total: waves.length } } : {};
+  const round = nextRbgRound(rule.maxSkewPercent, released.map((m) => m.state));
+  const decided = new Map(round.roles.map((r) => [r.name, r]));
+  const lowered = released.filter((m) => decided.get(m.state.name)!.partition < (m.state.currentPartition ?? m.state.desired));
+  const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0;
+  const lastProgressAt = progressed ? iso(now) : prior!.lastProgressAt;
+  const rounds = (prior?.rounds ?? 0) + (lowered.length > 0 ? 1 : 0);
+  const holdUnreleased = unreleased.flatMap((m) => changed(m, m.observed.partition ?? 0, true));
+  const unreleasedStatus = (m: Member) => roleStatus(m, members, m.observed.partition ?? 0, 'WaitingForBatch', `released once wave ${active + 1} of ${waves.length} is updated and ready`);
+
+  if (round.complete && unreleased.length === 0) {
+    const status: CoordinationStatus = {
+      ...base,
+      ...wave,
+      phase: 'Complete',
+      reason: 'RolloutComplete',
+      message: `every role reached its final partition in ${rounds} round(s)`,
+      rounds,
+      lastProgressAt,
+      roles: members.map((m) => roleStatus(m, members, decided.get(m.state.name)!.partition, 'Complete', 'at its final partition')),
+    };
+    const finished = prior?.phase === 'Progressing' && rounds > 0;
+    return {
+      status,
+      writes: members.flatMap((m) => changed(m, decided.get(m.state.name)!.partition, true)),
+      events: finished ? [{ type: 'Normal', reason: 'RolloutComplete', message: `${rule.name}: ${summary(members)} after ${rounds} round(s)` }] : [],
+    };
+  }
+
+  const blocking = blockingRole(released, round, unreleased.length > 0);
+  const held = round.roles.find((r) => r.held);
+  const status: CoordinationStatus = {
+    ...base,
+    ...wave,
+    phase: 'Progressing',
+    reason: lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
+    message: lowered.length > 0 ? `round ${rounds} written` : `waiting for ${blocking?.observed.name ?? 'the workloads'} (${describeRole(blocking)})`,
+    rounds,
+    lastProgressAt,
+    deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs),
+    ...(blocking ? { blockingRole: blocking.observed.name } : {}),
+    roles: members.map((m) => {
+      const d = decided.get(m.state.name);
+      return d ? roleStatus(m, members, d.partition, phaseOf(m, d), reasonOf(m, d)) : unreleasedStatus(m);
+    }),
+  };
+  return deadlineOr(input, members, { members: released, readiness: unreleased.length > 0 }, status, Date.parse(lastProgressAt) + deadlineMs, () => {
+    const events: RolloutEvent[] = [];
+    if (lowered.length > 0) {
+      const moves = lowered.map((m) => `${m.state.name} partition ${m.state.currentPartition}→${decided.get(m.state.name)!.partition} (${m.state.updatedReplicas}/${m.state.desired} updated)`);
+      events.push({ type: 'Normal', reason: ROUND_EVENT, message: `${rule.name} round ${rounds}: ${moves.join(', ')}` });
+    }
+    if (held && blocking && !(previous?.reason === 'RoleUnavailable' && previous.blockingRole === blocking.observed.name)) {
+      events.push({ type: 'Warning', reason: 'RoleUnavailable', message: `${rule.name}: ${blocking.observed.name} has more than maxUnavailable replicas down and holds the other roles (${describeRole(blocking)})` });
+    }
+    const writes = [...released.flatMap((m) => changed(m, decided.get(m.state.name)!.partition, false)), ...holdUnreleased];
+    return { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs };
+  });
+}
+
+/** The rule's members by release wave (one wave of every member without `waves`; members no wave names join the first). */
+function wavesOf(rule: ExecutorRule, members: readonly Member[]): Member[][] {
+  if (!rule.waves || rule.waves.length === 0) return [[...members]];
+  const waves = rule.waves.map((names) => members.filter((m) => names.includes(m.state.name)));
+  const listed = new Set(rule.waves.flat());
+  waves[0] = [...waves[0], ...members.filter((m) => !listed.has(m.state.name))];
+  return waves.filter((w) => w.length > 0);
+}
+
+/** Updated up to its final partition and every replica ready: the next wave may start. */
+function settled(m: Member): boolean {
+  return m.state.updatedReplicas >= m.state.desired - m.state.partition && m.state.readyReplicas >= m.state.desired;
+}
+
+/**
+ * The status and writes when the deadline has passed — every member stopped (or rolled back), the
+ * blocking role picked among `candidates` (the released roles) — else `otherwise()`.
+ */
+function deadlineOr(
+  input: CoordinationStepInput,
+  members: readonly Member[],
+  candidates: { members: readonly Member[]; readiness: boolean },
+  status: CoordinationStatus,
+  deadlineAt: number,
+  otherwise: () => CoordinationStep,
+): CoordinationStep {
+  if (input.now < deadlineAt) return otherwise();
+  const { rule } = input;
+  const blocking = blockingRole(candidates.members, undefined, candidates.readiness);
+  const who = blocking ? `${blocking.observed.name} (${describeRole(blocking)})` : 'the RBG controller';
+  const phase: CoordinationPhase = rule.rollbackOnDeadline ? 'RolledBack' : 'Failed';
+  const where = members.map((m) => `${m.state.name} at partition ${m.observed.partition ?? 0}`).join(', ');
+  const message = `no progress for ${rule.progressDeadlineSeconds}s; blocked by ${who}; ${rule.rollbackOnDeadline ? 'returning every role to the old revision' : `stopped ${where}`}`;
+  const { deadlineAt: _passed, ...rest } = status;
+  const failed: CoordinationStatus = {
+    ...rest,
+    phase,
+    reason: 'ProgressDeadlineExceeded',
+    message,
+    ...(blocking ? { blockingRole: blocking.observed.name } : {}),
+    roles: members.map((m) =>
+      rule.rollbackOnDeadline
+        ? roleStatus(m, members, m.observed.desired, 'RolledBack', 'returned to the old revision')
+        : roleStatus(m, members, m.observed.partition ?? 0, 'Stopped', 'stopped by the progress deadline'),
+    ),
+  };
+  const events: RolloutEvent[] = [{ type: 'Warning', reason: 'ProgressDeadlineExceeded', message: `${rule.name}: ${message}` }];
+  if (rule.rollbackOnDeadline) events.push({ type: 'Warning', reason: 'RolledBack', message: `${rule.name}: partitions raised to every replica of ${members.map((m) => m.state.name).join(', ')}` });
+  const writes = members.flatMap((m) => (rule.rollbackOnDeadline ? changed(m, m.observed.desired, false) : changed(m, m.observed.partition ?? 0, true)));
+  return { status: failed, writes, events };
+}
+
+function membersOf(input: CoordinationStepInput): Member[] {
+  return input.rule.roles.flatMap((rule) => {
+    const observed = input.roles.get(rule.name);
+    if (!observed) return [];
+    const updated = Math.min(observed.progress?.updatedReplicas ?? 0, observed.desired);
+    const state: RbgRoleState = {
+      name: rule.name,
+      desired: observed.desired,
+      updatedReplicas: updated,
+      readyReplicas: Math.min(observed.progress?.readyReplicas ?? 0, observed.desired),
+      maxUnavailable: rule.maxUnavailable,
+      partition: Math.min(rule.partition, observed.desired),
+      currentPartition: observed.paused ? observed.desired - updated : Math.min(observed.partition ?? 0, observed.desired),
+    };
+    return [{ rule, observed, state }];
+  });
+}
+
+/** The write that brings a role to `partition`/`paused` with the rule's maxUnavailable, or none when it is there already. */
+function changed(m: Member, partition: number, paused: boolean): RoleWrite[] {
+  const o = m.observed;
+  if (o.partition === partition && o.paused === paused && o.maxUnavailable === m.rule.maxUnavailable) return [];
+  return [{ name: o.name, index: o.index, partition, maxUnavailable: m.rule.maxUnavailable, paused }];
+}
+
+function revisionOf(members: readonly Member[]): string {
+  return createHash('sha256')
+    .update(members.map((m) => `${m.observed.name}=${m.observed.revision}`).join(','))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+function skewOf(members: readonly Member[]): number {
+  const progress = members.filter((m) => m.state.desired > 0).map((m) => progressOf(m.state));
+  return progress.length < 2 ? 0 : round1((Math.max(...progress) - Math.min(...progress)) * 100);
+}
+
+/**
+ * The role holding the others: a role over its maxUnavailable budget, else the least-progressed
+ * unfinished role (ties: the larger role, as upstream orders them). With `readiness`, an updated
+ * role whose replicas are not all ready is unfinished too (it holds the next release wave).
+ */
+function blockingRole(members: readonly Member[], round: RbgRound | undefined, readiness = false): Member | undefined {
+  const unfinished = members.filter((m) => m.state.desired > 0 && (readiness ? !settled(m) : m.state.updatedReplicas < m.state.desired - m.state.partition));
+  const overBudget = unfinished.find((m) => m.state.desired - m.state.readyReplicas > m.state.maxUnavailable || round?.roles.find((r) => r.name === m.state.name)?.held);
+  if (overBudget) return overBudget;
+  return [...unfinished].sort((a, b) => progressOf(a.state) - progressOf(b.state) || b.state.desired - a.state.desired)[0];
+}
+
+function phaseOf(m: Member, decided: RbgRound['roles'][number] | undefined): RolePhase {
+  const s = m.state;
+  if (s.updatedReplicas >= s.desired - s.partition) return 'Complete';
+  if (s.desired - s.readyReplicas > s.maxUnavailable) return 'Unavailable';
+  const target = decided ? decided.target : s.desired - (s.currentPartition ?? s.desired);
+  return target > s.updatedReplicas ? 'Updating' : 'WaitingForSkew';
+}
+
+function reasonOf(m: Member, decided: RbgRound['roles'][number]): string {
+  switch (phaseOf(m, decided)) {
+    case 'Complete':
+      return 'at its final partition';
+    case 'Unavailable':
+      return `${m.state.desired - m.state.readyReplicas} replicas unavailable, more than maxUnavailable ${m.state.maxUnavailable}`;
+    case 'Updating':
+      return `workload moving to ${decided.target} updated replicas`;
+    default:
+      return 'within maxSkew of the slowest role; waits for it';
+  }
+}
+
+function roleStatus(m: Member, members: readonly Member[], partition: number, phase: RolePhase, reason: string): RoleRolloutStatus {
+  const progress = members.filter((x) => x.state.desired > 0).map((x) => progressOf(x.state));
+  const slowest = progress.length > 0 ? Math.min(...progress) : 0;
+  const s = m.state;
+  return {
+    name: s.name,
+    desired: s.desired,
+    updated: s.updatedReplicas,
+    ready: s.readyReplicas,
+    partition,
+    skewPercent: s.desired > 0 ? round1((progressOf(s) - slowest) * 100) : 0,
+    phase,
+    reason,
+  };
+}
+
+function describeRole(m: Member | undefined): string {
+  if (!m) return 'no role';
+  const s = m.state;
+  return `${s.updatedReplicas}/${s.desired} updated, ${s.readyReplicas}/${s.desired} ready, partition ${m.observed.partition ?? 0}`;
+}
+
+function summary(members: readonly Member[]): string {
+  return members.map((m) => `${m.state.name} ${m.state.updatedReplicas}/${m.state.desired}`).join(', ');
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,133 @@
+/**
+ * The operator's RoleBasedGroup controller: watches the RoleBasedGroups whose coordinated rollout
+ * rayshift executes (label `rayshift.dev/coordination-executor=operator`), reconciles each on a
+ * keyed work queue (one worker per group at a time) with `RbgRolloutReconciler`, and wakes each
+ * group at its progress deadline. New rounds are driven by watch events (the RBG controller's
+ * status updates); no interval drives them. A restart resumes from the partitions and the status
+ * annotation each group carries. A group whose label is removed or changed leaves the watch; it is
+ * then handed back (its armed or stopped roles unpaused, the status annotation removed).
+ */
+import { EXECUTOR_LABEL } from '../lib/spec/rbg';
+import { KubeClient } from '../lib/runtime/kube/client';
+import { isNotFound } from '../lib/runtime/kube/errors';
+import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
+import { KubeObject } from '../lib/runtime/kube/types';
+import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
+import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, RbgResourceType, STATUS_ANNOTATION } from '../lib/runtime/rbg/names';
+import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
+import { readRolloutStatus } from '../lib/runtime/rbg/status';
+import { WorkQueue } from '../lib/runtime/work-queue';
+
+/** Options of an `RbgRolloutController`. */
+export interface RbgRolloutControllerOptions {
+  /** Kubernetes access (the operator's own identity). */
+  readonly client: KubeClient;
+  /** Logger. */
+  readonly log: RbgReconcileLogger & { error(obj: object, msg: string): void };
+  /** Metrics. @default a fresh registry */
+  readonly metrics?: RbgRolloutMetrics;
+  /** Groups reconciled at once. @default 4 */
+  readonly concurrency?: number;
+  /** RoleBasedGroup API version to watch. @default v1alpha2 when the API server serves it, else v1alpha1 */
+  readonly apiVersion?: 'v1alpha1' | 'v1alpha2';
+  /** Read the coordinated roles' workloads where the group's role status is stale. @default true */
+  readonly readWorkloads?: boolean;
+}
+
+/** See the file comment. */
+export class RbgRolloutController {
+  /** Metrics of this controller. */
+  readonly metrics: RbgRolloutMetrics;
+  private readonly queue: WorkQueue;
+  private reconciler?: RbgRolloutReconciler;
+  private informer?: Informer;
+  private started = false;
+
+  constructor(private readonly options: RbgRolloutControllerOptions) {
+    this.metrics = options.metrics ?? new RbgRolloutMetrics();
+    this.queue = new WorkQueue((key) => this.reconcile(key), {
+      concurrency: options.concurrency ?? 4,
+      onError: (key, err, attempt) => {
+        this.metrics.errors.inc();
+        options.log.warn({ rbg: key, attempt, err: (err as Error).message }, 'reconcile failed; retrying');
+      },
+    });
+  }
+
+  /** Finds the served RoleBasedGroup version, starts the watch and waits until its cache is synced. Without RBG installed it stays idle. */
+  async start(): Promise<void> {
+    const type = await this.servedType();
+    this.started = true;
+    if (!type) {
+      this.options.log.info({}, 'RoleBasedGroups are not served (RBG not installed); the RBG controller stays idle');
+      return;
+    }
+    this.reconciler = new RbgRolloutReconciler({ client: this.options.client, type, log: this.options.log, readWorkloads: this.options.readWorkloads });
+    this.informer = this.options.client.watch(type, '*', (e) => this.onGroup(e), { labelSelector: { [EXECUTOR_LABEL]: OPERATOR_EXECUTOR } });
+    await this.informer.waitForSync();
+    this.options.log.info({ apiVersion: type.apiVersion }, 'watching RoleBasedGroups executed by the operator');
+  }
+
+  /** True once started and the watch (if any) has synced (readiness). */
+  ready(): boolean {
+    return this.started && (this.informer?.hasSynced() ?? true);
+  }
+
+  /** Stops watching; reconciles in flight finish first. */
+  async stop(): Promise<void> {
+    this.informer?.stop();
+    await this.queue.stop();
+  }
+
+  /** Resolves when no reconcile is queued or running (tests, shutdown). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  private async servedType(): Promise<RbgResourceType | undefined> {
+    const candidates: RbgResourceType[] =
+      this.options.apiVersion === 'v1alpha1' ? [RBG_V1ALPHA1_TYPE] : this.options.apiVersion === 'v1alpha2' ? [RBG_V1ALPHA2_TYPE] : [RBG_V1ALPHA2_TYPE, RBG_V1ALPHA1_TYPE];
+    for (const t of candidates) {
+      try {
+        const list = await this.options.client.request<{ resources?: { name: string }[] }>('GET', `/apis/${t.apiVersion}`);
+        if ((list.resources ?? []).some((r) => r.name === t.plural)) return t;
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    }
+    return undefined;
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace, name] = key.split('/');
+    const result = await this.reconciler!.reconcile(namespace, name);
+    if (result.status) {
+      const deadlines = result.events.filter((e) => e.reason === 'ProgressDeadlineExceeded').length;
+      this.metrics.observe(namespace, name, result.status, { rounds: result.rounds, deadlines });
+    }
+    if (result.requeueAt !== undefined) this.queue.addAt(key, result.requeueAt);
+  }
+
+  private onGroup(e: InformerEvent): void {
+    const o = e.object;
+    const key = `${o.metadata.namespace}/${o.metadata.name}`;
+    if (e.type === 'delete') {
+      // Deleted, or no longer labelled for the operator (it left the watch's selector): in the
+      // second case the reconciler hands the group back to its new executor.
+      this.metrics.forget(String(o.metadata.namespace), String(o.metadata.name));
+      if (readRolloutStatus(o) !== undefined) this.queue.add(key);
+      return;
+    }
+    if (e.type === 'update' && e.oldObject && !e.resync && onlyOwnStatusChanged(e.oldObject, o)) return;
+    this.queue.add(key);
+  }
+}
+
+/** True when nothing but the executor's own status annotation changed (its writes of it must not wake it again). */
+function onlyOwnStatusChanged(before: KubeObject, after: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const { [STATUS_ANNOTATION]: _own, ...annotations } = o.metadata.annotations ?? {};
+    return JSON.stringify([o.metadata.generation, o.metadata.labels ?? {}, annotations, o.metadata.deletionTimestamp ?? null, o.status ?? null]);
+  };
+  return strip(before) === strip(after);
+}

@@ -1,0 +1,292 @@
+/** `coordinationStep`: the executor's decision for one coordination, pure (no API server). */
+import { nextRbgRound } from '../../../lib/engine/rbg-rollout';
+import { ExecutorRule } from '../../../lib/runtime/rbg/coordination';
+import { ObservedRole } from '../../../lib/runtime/rbg/observe';
+import { CoordinationStatus } from '../../../lib/runtime/rbg/status';
+import { CoordinationStep, coordinationStep } from '../../../lib/runtime/rbg/step';
+
+const T0 = Date.parse('2026-11-21T10:00:00Z');
+
+function rule(overrides: Partial<ExecutorRule> = {}): ExecutorRule {
+  return {
+    name: 'pd',
+    maxSkewPercent: 10,
+    roles: [
+      { name: 'prefill', replicas: 40, partition: 0, maxUnavailable: 4 },
+      { name: 'decode', replicas: 20, partition: 0, maxUnavailable: 2 },
+    ],
+    progressDeadlineSeconds: 60,
+    rollbackOnDeadline: false,
+    ...overrides,
+  };
+}
+
+interface RoleSetup {
+  desired: number;
+  updated: number;
+  ready?: number;
+  partition?: number;
+  maxUnavailable?: number;
+  paused?: boolean;
+  revision?: string;
+}
+
+function roles(setup: Record<string, RoleSetup>): Map<string, ObservedRole> {
+  return new Map(
+    Object.entries(setup).map(([name, r], index) => [
+      name,
+      {
+        name,
+        index,
+        desired: r.desired,
+        ...(r.partition !== undefined ? { partition: r.partition } : {}),
+        ...(r.maxUnavailable !== undefined ? { maxUnavailable: r.maxUnavailable } : {}),
+        paused: r.paused ?? false,
+        revision: r.revision ?? 'v1',
+        progress: { updatedReplicas: r.updated, readyReplicas: r.ready ?? r.desired, source: 'group' as const },
+      },
+    ]),
+  );
+}
+
+/** The group right after a template change: both roles armed (paused), nothing updated yet. */
+const armedAtV2 = roles({
+  prefill: { desired: 40, updated: 0, partition: 0, maxUnavailable: 4, paused: true, revision: 'v2' },
+  decode: { desired: 20, updated: 0, partition: 0, maxUnavailable: 2, paused: true, revision: 'v2' },
+});
+
+function step(observed: Map<string, ObservedRole>, previous?: CoordinationStatus, now = T0, r = rule(), controllerCaughtUp = true): CoordinationStep {
+  return coordinationStep({ rule: r, roles: observed, controllerCaughtUp, previous, now });
+}
+
+test('a fully rolled group seen for the first time is Complete and armed: every role paused, no Event', () => {
+  const s = step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } }));
+  expect(s.status).toMatchObject({ phase: 'Complete', reason: 'RolloutComplete', rounds: 0 });
+  expect(s.writes).toEqual([
+    { name: 'prefill', index: 0, partition: 0, maxUnavailable: 4, paused: true },
+    { name: 'decode', index: 1, partition: 0, maxUnavailable: 2, paused: true },
+  ]);
+  expect(s.events).toEqual([]);
+  expect(s.wakeAt).toBeUndefined();
+});
+
+test('a new revision on armed roles: the first round unpauses them with the engine\'s partitions and records an Event', () => {
+  const armed = step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status;
+  const s = step(armedAtV2, armed, T0 + 1000);
+  const engine = nextRbgRound(10, [
+    { name: 'prefill', desired: 40, updatedReplicas: 0, readyReplicas: 40, maxUnavailable: 4, partition: 0, currentPartition: 40 },
+    { name: 'decode', desired: 20, updatedReplicas: 0, readyReplicas: 20, maxUnavailable: 2, partition: 0, currentPartition: 20 },
+  ]);
+  expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual(engine.roles.map((r) => [r.name, r.partition, false]));
+  expect(s.writes[0].partition).toBeLessThan(40);
+  expect(s.status).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
+  expect(s.status.revision).not.toBe(armed.revision);
+  expect(s.events.map((e) => e.reason)).toEqual(['RolloutRound']);
+  expect(s.events[0].message).toMatch(/prefill partition 40→\d+ \(0\/40 updated\)/);
+  expect(s.wakeAt).toBe(T0 + 1000 + 60_000);
+  expect(s.status.roles.map((r) => [r.name, r.phase, r.partition])).toEqual(engine.roles.map((r) => [r.name, 'Updating', r.partition]));
+});
+
+test('the same observation again (workloads not caught up yet) writes nothing and counts no round', () => {
+  const first = step(armedAtV2, step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status);
+  const written = roles({
+    prefill: { desired: 40, updated: 0, partition: first.writes[0].partition, maxUnavailable: 4, revision: 'v2' },
+    decode: { desired: 20, updated: 0, partition: first.writes[1].partition, maxUnavailable: 2, revision: 'v2' },
+  });
+  const again = step(written, first.status, T0 + 500);
+  expect(again.writes).toEqual([]);
+  expect(again.events).toEqual([]);
+  expect(again.status).toMatchObject({ rounds: 1, reason: 'WaitingForRoles', lastProgressAt: first.status.lastProgressAt });
+});
+
+test('nothing is decided while the RBG controller has not observed the latest generation', () => {
+  const previous = step(armedAtV2, step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status).status;
+  const s = step(armedAtV2, previous, T0 + 2000, rule(), false);
+  expect(s.writes).toEqual([]);
+  expect(s.status).toMatchObject({ phase: 'Progressing', reason: 'WaitingForController', rounds: 1 });
+  expect(s.wakeAt).toBe(Date.parse(previous.lastProgressAt) + 60_000);
+});
+
+test('a partition already written lower is never raised, whatever the counts say', () => {
+  const previous = step(armedAtV2, step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status).status;
+  // Someone (a previous operator) wrote prefill further than the skew bound would now allow.
+  const s = step(
+    roles({
+      prefill: { desired: 40, updated: 2, partition: 10, maxUnavailable: 4, revision: 'v2' },
+      decode: { desired: 20, updated: 0, partition: 17, maxUnavailable: 2, revision: 'v2' },
+    }),
+    previous,
+    T0 + 3000,
+  );
+  expect(s.writes.filter((w) => w.name === 'prefill')).toEqual([]);
+  for (const w of s.writes) expect(w.partition).toBeLessThanOrEqual(w.name === 'prefill' ? 10 : 17);
+});
+
+/**
+ * A rollout stuck on decode: its two updated replicas never become ready, so its workload stays at
+ * 2 of the 8 its partition allows; prefill is at its skew bound against decode's 2 (10 of 40).
+ */
+function stuck(prefillReady: number): Map<string, ObservedRole> {
+  return roles({
+    prefill: { desired: 40, updated: 10, ready: prefillReady, partition: 30, maxUnavailable: 4, revision: 'v2' },
+    decode: { desired: 20, updated: 2, ready: 18, partition: 12, maxUnavailable: 2, revision: 'v2' },
+  });
+}
+
+function progressingAt(at: number, r = rule()): CoordinationStatus {
+  const first = step(armedAtV2, step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status, at, r);
+  return step(stuck(40), first.status, at, r).status;
+}
+
+test('no progress for progressDeadlineSeconds: Failed, every role paused at its partition, decode named as the blocking role', () => {
+  const previous = progressingAt(T0);
+  expect(previous.phase).toBe('Progressing');
+  const early = step(stuck(40), previous, T0 + 59_000);
+  expect(early.status.phase).toBe('Progressing');
+  expect(early.wakeAt).toBe(T0 + 60_000);
+  const s = step(stuck(40), previous, T0 + 60_000);
+  expect(s.status).toMatchObject({ phase: 'Failed', reason: 'ProgressDeadlineExceeded', blockingRole: 'decode' });
+  expect(s.status.message).toMatch(/blocked by decode \(2\/20 updated, 18\/20 ready, partition 12\).*stopped prefill at partition 30, decode at partition 12/);
+  expect(s.status.deadlineAt).toBeUndefined();
+  expect(s.writes).toEqual([
+    { name: 'prefill', index: 0, partition: 30, maxUnavailable: 4, paused: true },
+    { name: 'decode', index: 1, partition: 12, maxUnavailable: 2, paused: true },
+  ]);
+  expect(s.events.map((e) => [e.type, e.reason])).toEqual([['Warning', 'ProgressDeadlineExceeded']]);
+  expect(s.status.roles.map((r) => r.phase)).toEqual(['Stopped', 'Stopped']);
+});
+
+test('readiness that drops and comes back is not progress: the deadline still fires', () => {
+  const previous = progressingAt(T0);
+  const dipped = step(stuck(38), previous, T0 + 30_000).status;
+  const s = step(stuck(40), dipped, T0 + 60_000);
+  expect(s.status.phase).toBe('Failed');
+});
+
+test('a stopped coordination stays stopped until the template changes again', () => {
+  const failed = step(stuck(40), progressingAt(T0), T0 + 60_000).status;
+  const paused = roles({
+    prefill: { desired: 40, updated: 10, partition: 30, maxUnavailable: 4, paused: true, revision: 'v2' },
+    decode: { desired: 20, updated: 2, ready: 18, partition: 12, maxUnavailable: 2, paused: true, revision: 'v2' },
+  });
+  const later = step(paused, failed, T0 + 120_000);
+  expect(later.writes).toEqual([]);
+  expect(later.status.phase).toBe('Failed');
+  const fixed = roles({
+    prefill: { desired: 40, updated: 0, partition: 30, maxUnavailable: 4, paused: true, revision: 'v3' },
+    decode: { desired: 20, updated: 0, partition: 12, maxUnavailable: 2, paused: true, revision: 'v3' },
+  });
+  const next = step(fixed, failed, T0 + 130_000);
+  expect(next.status).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
+  expect(next.writes.every((w) => !w.paused)).toBe(true);
+});
+
+test('rollbackOnDeadline raises every partition to all replicas and unpauses', () => {
+  const r = rule({ rollbackOnDeadline: true });
+  const s = step(stuck(40), progressingAt(T0, r), T0 + 60_000, r);
+  expect(s.status).toMatchObject({ phase: 'RolledBack', blockingRole: 'decode' });
+  expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
+    ['prefill', 40, false],
+    ['decode', 20, false],
+  ]);
+  expect(s.events.map((e) => e.reason)).toEqual(['ProgressDeadlineExceeded', 'RolledBack']);
+});
+
+test('a role over its maxUnavailable budget is held, named, and warned about once', () => {
+  const previous = progressingAt(T0);
+  // Five decode replicas down (its budget is 2): decode is held at 2 updated, and prefill is at its bound against that.
+  const unavailable = roles({
+    prefill: { desired: 40, updated: 10, ready: 40, partition: 30, maxUnavailable: 4, revision: 'v2' },
+    decode: { desired: 20, updated: 2, ready: 15, partition: 12, maxUnavailable: 2, revision: 'v2' },
+  });
+  const s = step(unavailable, previous, T0 + 1000);
+  expect(s.status).toMatchObject({ reason: 'RoleUnavailable', blockingRole: 'decode' });
+  expect(s.status.roles.find((r) => r.name === 'decode')!.phase).toBe('Unavailable');
+  expect(s.events.filter((e) => e.reason === 'RoleUnavailable')).toHaveLength(1);
+  expect(step(unavailable, s.status, T0 + 2000).events.filter((e) => e.reason === 'RoleUnavailable')).toEqual([]);
+});
+
+test('reaching every final partition after rounds records RolloutComplete and re-arms the roles', () => {
+  const previous = progressingAt(T0);
+  const done = roles({
+    prefill: { desired: 40, updated: 40, partition: 0, maxUnavailable: 4, revision: 'v2' },
+    decode: { desired: 20, updated: 20, partition: 0, maxUnavailable: 2, revision: 'v2' },
+  });
+  const s = step(done, previous, T0 + 5000);
+  expect(s.status).toMatchObject({ phase: 'Complete', reason: 'RolloutComplete' });
+  expect(s.events.map((e) => e.reason)).toEqual(['RolloutComplete']);
+  expect(s.writes.map((w) => w.paused)).toEqual([true, true]);
+});
+
+test('a user partition is the floor: the rollout completes with that many replicas on the old revision', () => {
+  const r = rule({ roles: [{ name: 'prefill', replicas: 40, partition: 8, maxUnavailable: 4 }, { name: 'decode', replicas: 20, partition: 4, maxUnavailable: 2 }] });
+  const s = step(
+    roles({
+      prefill: { desired: 40, updated: 32, partition: 8, maxUnavailable: 4, revision: 'v2' },
+      decode: { desired: 20, updated: 16, partition: 4, maxUnavailable: 2, revision: 'v2' },
+    }),
+    progressingAt(T0, r),
+    T0 + 1000,
+    r,
+  );
+  expect(s.status.phase).toBe('Complete');
+  expect(s.writes.map((w) => w.partition)).toEqual([8, 4]);
+});
+
+describe('AffinityScheduling waves', () => {
+  const batched = rule({
+    maxSkewPercent: 50,
+    roles: [
+      { name: 'prefill-b0', replicas: 2, partition: 0, maxUnavailable: 1 },
+      { name: 'decode-b0', replicas: 1, partition: 0, maxUnavailable: 1 },
+      { name: 'prefill-b1', replicas: 2, partition: 0, maxUnavailable: 1 },
+      { name: 'decode-b1', replicas: 1, partition: 0, maxUnavailable: 1 },
+    ],
+    waves: [
+      ['prefill-b0', 'decode-b0'],
+      ['prefill-b1', 'decode-b1'],
+    ],
+  });
+  const at = (b0: { p: number; d: number; dReady?: number }, b1 = { p: 0, d: 0 }, paused1 = true, revision = 'v2') =>
+    roles({
+      'prefill-b0': { desired: 2, updated: b0.p, partition: 2 - b0.p, maxUnavailable: 1, paused: b0.p === 0, revision },
+      'decode-b0': { desired: 1, updated: b0.d, ready: b0.dReady ?? 1, partition: 1 - b0.d, maxUnavailable: 1, paused: b0.d === 0, revision },
+      'prefill-b1': { desired: 2, updated: b1.p, partition: 2 - b1.p, maxUnavailable: 1, paused: paused1, revision },
+      'decode-b1': { desired: 1, updated: b1.d, partition: 1 - b1.d, maxUnavailable: 1, paused: paused1, revision },
+    });
+  const armed = () => step(at({ p: 2, d: 1 }, { p: 2, d: 1 }, true, 'v1'), undefined, T0, batched).status;
+
+  test('Sequential: the first round releases batch 0 only; batch 1 stays paused and waits', () => {
+    const s = step(at({ p: 0, d: 0 }), armed(), T0 + 1000, batched);
+    expect(s.writes.map((w) => [w.name, w.paused])).toEqual([
+      ['prefill-b0', false],
+      ['decode-b0', false],
+    ]);
+    expect(s.status.wave).toEqual({ current: 1, total: 2 });
+    expect(s.status.roles.filter((r) => r.phase === 'WaitingForBatch').map((r) => r.name)).toEqual(['prefill-b1', 'decode-b1']);
+  });
+
+  test('batch 0 updated but its decode not ready: batch 1 is not released, and decode-b0 is named', () => {
+    const previous = step(at({ p: 0, d: 0 }), armed(), T0 + 1000, batched).status;
+    const s = step(at({ p: 2, d: 1, dReady: 0 }), previous, T0 + 2000, batched);
+    expect(s.writes).toEqual([]);
+    expect(s.status).toMatchObject({ phase: 'Progressing', reason: 'WaitingForBatch', blockingRole: 'decode-b0', wave: { current: 1, total: 2 } });
+  });
+
+  test('batch 0 updated and ready: the next round releases batch 1', () => {
+    const previous = step(at({ p: 0, d: 0 }), armed(), T0 + 1000, batched).status;
+    const s = step(at({ p: 2, d: 1 }), previous, T0 + 2000, batched);
+    expect(s.writes.map((w) => [w.name, w.paused])).toEqual([
+      ['prefill-b1', false],
+      ['decode-b1', false],
+    ]);
+    expect(s.status.wave).toEqual({ current: 2, total: 2 });
+  });
+
+  test('one wave (Parallel): every batch is released by the first round', () => {
+    const parallel = { ...batched, waves: [batched.roles.map((r) => r.name)] };
+    const s = step(at({ p: 0, d: 0 }), step(at({ p: 2, d: 1 }, { p: 2, d: 1 }, true, 'v1'), undefined, T0, parallel).status, T0 + 1000, parallel);
+    expect(s.writes.map((w) => w.name)).toEqual(['prefill-b0', 'decode-b0', 'prefill-b1', 'decode-b1']);
+    expect(s.status.wave).toBeUndefined();
+  });
+});
