@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Builds the Pulumi toolchain that integration tests drive through the Automation API, from the Go
+# wrapper modules in test/pulumi-toolchain (see its README.md), into a cache outside the source tree
+# (see pulumi-bin-dir.sh for the folder). A warm cache skips the build. Progress goes to stderr; the
+# last line on stdout is the bin folder, which then holds:
+#   pulumi                          the CLI (github.com/pulumi/pulumi/pkg/v3, cmd/pulumi)
+#   pulumi-resource-kubernetes      the Kubernetes provider plugin (pulumi-kubernetes/provider/v4)
+#   pulumi-resource-pulumi-nodejs   the dynamic-provider launcher script of the CLI distribution
+#                                   (sdk/nodejs/dist in github.com/pulumi/pulumi/sdk/v3)
+# No pulumi-language-nodejs: its module is not served by the Go module proxy here, and inline
+# Automation API programs do not use it (the Node process itself serves the language runtime).
+#
+# The upstream main packages cannot be built with `go install` (their go.mod files have `replace`
+# lines), so they are copied from the module cache into a build folder next to copies of the wrapper
+# go.mod/go.sum, inside the cache, and built there. A cold build compiles for 30-50 min on 2 cores
+# (the provider alone 20-35 min: it compiles the generated Go SDK of every Kubernetes API group).
+# Environment: RAYSHIFT_CACHE (cache root), RAYSHIFT_PULUMI_BIN (use prebuilt binaries from there:
+# this script then only checks them), GOMODCACHE/GOCACHE as usual, RAYSHIFT_BUILD_JOBS (-p, default 2).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mods="$root/test/pulumi-toolchain"
+programs=(pulumi pulumi-resource-kubernetes pulumi-resource-pulumi-nodejs)
+start=$SECONDS
+
+log() { printf '[pulumi %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
+fail() { log "FAILED: $*"; exit 1; }
+
+bin="$(bash "$root/scripts/pulumi-bin-dir.sh")" || fail "cannot compute the bin folder"
+version="$(bash "$root/scripts/pulumi-bin-dir.sh" --version)"
+
+have_all() {
+  local p
+  for p in "${programs[@]}"; do [[ -x "$1/$p" ]] || return 1; done
+}
+
+if [[ -n "${RAYSHIFT_PULUMI_BIN:-}" ]]; then
+  have_all "$bin" || fail "RAYSHIFT_PULUMI_BIN=$bin lacks an executable ${programs[*]}; unset it to build into the cache"
+  log "using prebuilt binaries from RAYSHIFT_PULUMI_BIN (nothing to build)"
+  echo "$bin"
+  exit 0
+fi
+
+if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
+  log "cache is warm, skipping the build: $bin"
+  echo "$bin"
+  exit 0
+fi
+
+command -v go >/dev/null || fail "'go' is not on PATH; a Go toolchain that satisfies the 'go' lines of $mods/*/go.mod is needed"
+
+cache="$(dirname "$bin")"
+mkdir -p "$cache"
+# One build per cache entry at a time; a second caller waits and then finds the cache warm.
+exec 9>"$cache/.lock"
+if ! flock -n 9; then
+  log "another build of $cache is running; waiting for it"
+  flock 9
+  if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
+    log "cache is warm, skipping the build: $bin"
+    echo "$bin"
+    exit 0
+  fi
+fi
+
+export GOTOOLCHAIN=local   # fail on a too-new 'go' line instead of downloading a toolchain
+export CGO_ENABLED=0       # static binaries, like upstream release builds
+export GOFLAGS="${GOFLAGS:-} -mod=readonly"  # go.mod/go.sum are pinned; never rewrite them during a build
+jobs="${RAYSHIFT_BUILD_JOBS:-2}"
+
+# The version of module $2 that the wrapper module in folder $1 requires.
+required_version() {
+  (cd "$1" && go list -m -f '{{.Version}}' "$2") || fail "cannot resolve $2 in $1/go.mod"
+}
+# The module-cache folder of module $2 as required by the wrapper module in folder $1.
+module_dir() {
+  (cd "$1" && go list -m -f '{{.Dir}}' "$2") || fail "cannot find $2 in the module cache"
+}
+
+log "Pulumi $version, $(go version | cut -d' ' -f3-), -p $jobs, into $bin"
+
+# Prints the elapsed time every minute while a long step runs.
+ticker_pid=
+tick() {
+  local what=$1 t0=$SECONDS
+  (
+    s=
+    trap '[[ -n "$s" ]] && kill "$s" 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep 60 & s=$!
+      wait "$s"
+      log "  still $what ($((SECONDS - t0))s in this step)"
+    done
+  ) &
+  ticker_pid=$!
+}
+untick() {
+  if [[ -n "$ticker_pid" ]]; then
+    kill "$ticker_pid" 2>/dev/null || true
+    wait "$ticker_pid" 2>/dev/null || true
+  fi
+  ticker_pid=
+}
+tmp=
+src=
+trap 'untick; [[ -n "$tmp" ]] && rm -rf "$tmp"; [[ -n "$src" ]] && rm -rf "$src"' EXIT
+
+# Build folders: copies of the wrapper go.mod/go.sum, next to which the upstream main packages go.
+src="$(mktemp -d "$cache/src.tmp.XXXXXX")"
+for w in cli kubernetes; do
+  mkdir -p "$src/$w"
+  cp "$mods/$w/go.mod" "$mods/$w/go.sum" "$src/$w/"
+done
+
+# Copies the non-test Go files (and, with a third argument, the JSON files) of an upstream main package.
+copy_main() {
+  local from=$1 to=$2 with_json=${3:-} f
+  mkdir -p "$to"
+  for f in "$from"/*.go ${with_json:+"$from"/*.json}; do
+    [[ "$f" == *_test.go ]] && continue
+    cp "$f" "$to/"
+  done
+  chmod -R u+w "$to"
+}
+
+log "downloading modules and generating the provider schema"
+tick "downloading modules"
+t0=$SECONDS
+cli_module=github.com/pulumi/pulumi/pkg/v3
+k8s_module=github.com/pulumi/pulumi-kubernetes/provider/v4
+(cd "$src/cli" && go mod download "$cli_module" github.com/pulumi/pulumi/sdk/v3) \
+  || fail "go mod download of $cli_module failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
+(cd "$src/kubernetes" && go mod download "$k8s_module") \
+  || fail "go mod download of $k8s_module failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
+cli_version="$(required_version "$src/cli" "$cli_module")"
+copy_main "$(module_dir "$src/cli" "$cli_module")/cmd/pulumi" "$src/cli/cmd/pulumi"
+k8s_version="$(required_version "$src/kubernetes" "$k8s_module")"
+k8s_main="$src/kubernetes/cmd/pulumi-resource-kubernetes"
+copy_main "$(module_dir "$src/kubernetes" "$k8s_module")/cmd/pulumi-resource-kubernetes" "$k8s_main" json
+# main.go embeds schema-embed.json and terraform-mapping-embed.json, which upstream generates
+# (and does not ship): generate.go stamps the version into the schema and compacts both files.
+log "  generating the embedded schema of $k8s_module $k8s_version"
+(cd "$k8s_main" && VERSION="${k8s_version#v}" go run -trimpath generate.go) || fail "go run generate.go for the Kubernetes provider failed"
+# Downloads only the modules that provide packages of the two programs: the full module graph
+# names versions that the proxy does not serve.
+(cd "$src/cli" && go list -deps ./cmd/pulumi >/dev/null) || fail "downloading the CLI's modules failed"
+(cd "$src/kubernetes" && go list -deps ./cmd/pulumi-resource-kubernetes >/dev/null) \
+  || fail "downloading the Kubernetes provider's modules failed"
+untick
+log "sources ready in $((SECONDS - t0))s"
+
+tmp="$(mktemp -d "$cache/bin.tmp.XXXXXX")"
+chmod 755 "$tmp"
+
+# build NAME WRAPPER PACKAGE LDFLAGS [TAGS]
+build() {
+  local name=$1 wrapper=$2 pkg=$3 ldflags=$4 tags=${5:-} t0=$SECONDS
+  log "building $name"
+  tick "building $name"
+  (cd "$src/$wrapper" && go build -p "$jobs" -trimpath ${tags:+-tags "$tags"} -ldflags "$ldflags" -o "$tmp/$name" "$pkg") \
+    || fail "go build of $name failed (see the compiler output above)"
+  untick
+  log "built $name in $((SECONDS - t0))s ($(du -h "$tmp/$name" | cut -f1))"
+}
+# Flags as in upstream release builds (pulumi .goreleaser.yml; pulumi-kubernetes Makefile).
+build pulumi cli ./cmd/pulumi \
+  "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$cli_version" osusergo,grpcnotrace
+build pulumi-resource-kubernetes kubernetes ./cmd/pulumi-resource-kubernetes \
+  "-s -w -X $k8s_module/pkg/version.Version=${k8s_version#v}"
+
+# The dynamic-provider launcher ships as a script in the CLI distribution; it runs
+# `node <@pulumi/pulumi>/cmd/dynamic-provider`, resolving @pulumi/pulumi from its working folder
+# (the program's folder) or NODE_PATH.
+launcher="$(module_dir "$src/cli" github.com/pulumi/pulumi/sdk/v3)/nodejs/dist/pulumi-resource-pulumi-nodejs"
+[[ -f "$launcher" ]] || fail "no $launcher in the sdk/v3 module"
+cp "$launcher" "$tmp/pulumi-resource-pulumi-nodejs"
+chmod 755 "$tmp/pulumi-resource-pulumi-nodejs"
+
+"$tmp/pulumi" version >&2 || fail "the built pulumi does not run"
+printf 'pulumi %s\n%s %s\n' "$cli_version" "$k8s_module" "$k8s_version" >"$tmp/.complete"
+rm -rf "$bin"
+mv "$tmp" "$bin"
+tmp=
+log "done in $((SECONDS - start))s"
+echo "$bin"

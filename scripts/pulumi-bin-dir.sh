@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Prints the folder that holds (or will hold) the Pulumi toolchain for integration tests: the CLI,
+# the Kubernetes provider plugin and the dynamic-provider shim (see build-pulumi.sh).
+#
+#   $RAYSHIFT_PULUMI_BIN                                  when set: prebuilt binaries, used as they are
+#   ${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/pulumi/<CLI version>-<key>/bin   otherwise
+#
+# <key> is a hash of test/pulumi-toolchain/*/go.{mod,sum} and RECIPE below, so any change of the
+# pinned modules gets a fresh folder. Bump RECIPE when the build steps in build-pulumi.sh change.
+# Needs only bash, sed and sha256sum (no Go), so it is cheap to call.
+# `--version` prints the Pulumi CLI version instead of the folder.
+set -euo pipefail
+
+RECIPE=r1
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mods="$root/test/pulumi-toolchain"
+
+version="$(sed -n 's/^[[:space:]]*github\.com\/pulumi\/pulumi\/pkg\/v3 \(v[0-9][^[:space:]]*\).*$/\1/p' "$mods/cli/go.mod" | head -n 1)"
+if [[ -z "$version" ]]; then
+  echo "pulumi-bin-dir: no 'github.com/pulumi/pulumi/pkg/v3 vX.Y.Z' requirement in $mods/cli/go.mod" >&2
+  exit 1
+fi
+if [[ "${1:-}" == "--version" ]]; then
+  echo "$version"
+  exit 0
+fi
+if [[ -n "${RAYSHIFT_PULUMI_BIN:-}" ]]; then
+  echo "$RAYSHIFT_PULUMI_BIN"
+  exit 0
+fi
+
+key="$(
+  cd "$mods"
+  { echo "$RECIPE"; for f in cli/go.mod cli/go.sum kubernetes/go.mod kubernetes/go.sum; do echo "$f"; cat "$f"; done; } \
+    | sha256sum | cut -c1-12
+)"
+echo "${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/pulumi/$version-$key/bin"
