@@ -1,14 +1,18 @@
 /**
- * `rayshift status NAME` and the steering verbs (`pause`, `resume`, `promote`, `abort`) for
- * `rayshift.dev` RayServices, over a kubeconfig. `--watch` follows the service through its watch:
+ * `rayshift status NAME` (a `rayshift.dev` RayService, or `rbg/NAME` for a RoleBasedGroup whose
+ * rollout rayshift executes) and the steering verbs (`pause`, `resume`, `promote`, `abort`) for
+ * RayServices, over a kubeconfig. `--watch` follows the service through its watch:
  * on a terminal the screen is redrawn in place (with a live countdown), otherwise one line is
  * printed per change, which is what a CI log wants.
  */
 import { KubeClient } from '../runtime/kube/client';
-import { KubeObject } from '../runtime/kube/types';
+import { KubeObject, ResourceType } from '../runtime/kube/types';
+import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
 import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
 import { EXIT, Output } from './commands';
-import { ServiceView, lineKey, renderServiceLine, renderServiceScreen, serviceView } from './status-view';
+import { GroupView, groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from './rbg-status-view';
+import { ServiceView, renderServiceLine, renderServiceScreen, serviceView, withoutTime } from './status-view';
+import { Style } from './style';
 
 /** Options of `rayshift status`. */
 export interface StatusOptions {
@@ -39,60 +43,110 @@ export function upgradeDone(v: ServiceView): boolean {
   return e !== undefined && e.pendingClusterName === undefined && e.phase === 'Running' && (v.generation === undefined || v.observedGeneration === v.generation);
 }
 
-/** `rayshift status NAME`; resolves to the exit code. `stop` ends a watch (SIGINT in the binary). */
-export async function statusCommand(name: string, opts: StatusOptions, io: Output, stop?: Promise<void>): Promise<number> {
+/** How `status` reads, renders and judges one kind of object. */
+interface Subject<V> {
+  readonly what: string;
+  view(obj: KubeObject): V;
+  screen(v: V, now: number, style: Style): string[];
+  lines(v: V, now: number): string[];
+  /** Finished (for `--until-done`), and whether it finished without the new version. */
+  finished(v: V): { done: boolean; failed: boolean; why?: string };
+}
+
+const RAYSERVICE_SUBJECT: Subject<ServiceView> = {
+  what: 'RayService (rayshift.dev/v1alpha1)',
+  view: serviceView,
+  screen: renderServiceScreen,
+  lines: (v, now) => [renderServiceLine(v, now)],
+  finished: (v) => {
+    const done = upgradeDone(v);
+    const failed = done && FAILED_REASONS.has(String(v.engine?.reason));
+    return { done, failed, why: v.engine?.reason };
+  },
+};
+
+const RBG_SUBJECT: Subject<GroupView> = {
+  what: 'RoleBasedGroup (workloads.x-k8s.io)',
+  view: groupView,
+  screen: renderGroupScreen,
+  lines: renderGroupLines,
+  finished: (v) => ({ ...rolloutFinished(v), why: v.coordinations.filter((c) => c.phase !== 'Complete').map((c) => `${c.name}: ${c.reason}`).join(', ') }),
+};
+
+/** `rbg/NAME` or `rolebasedgroup/NAME` names a RoleBasedGroup; anything else a RayService. */
+function parseTarget(target: string): { rbg: boolean; name: string } {
+  const m = /^(rbg|rolebasedgroups?)\/(.+)$/i.exec(target);
+  return m ? { rbg: true, name: m[2] } : { rbg: false, name: target.replace(/^(rayservices?(\.rayshift\.dev)?)\//i, '') };
+}
+
+/**
+ * `rayshift status TARGET` (a RayService name, or `rbg/NAME` for a RoleBasedGroup); resolves to
+ * the exit code. `stop` ends a watch (SIGINT in the binary).
+ */
+export async function statusCommand(target: string, opts: StatusOptions, io: Output, stop?: Promise<void>): Promise<number> {
   const client = clientFor(opts);
   const namespace = opts.namespace ?? client.namespace ?? 'default';
+  const { rbg, name } = parseTarget(target);
   try {
-    const obj = await client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
+    let type: ResourceType = RAYSHIFT_RAYSERVICE;
+    let obj: KubeObject | undefined;
+    for (const t of rbg ? [RBG_V1ALPHA2_TYPE, RBG_V1ALPHA1_TYPE] : [RAYSHIFT_RAYSERVICE]) {
+      obj = await client.tryGet(t, name, namespace);
+      type = t;
+      if (obj) break;
+    }
+    const subject = (rbg ? RBG_SUBJECT : RAYSERVICE_SUBJECT) as Subject<unknown>;
     if (!obj) {
-      io.err(`${io.errStyle.red('error:')} RayService ${namespace}/${name} (rayshift.dev/v1alpha1) not found\n`);
+      io.err(`${io.errStyle.red('error:')} ${subject.what} ${namespace}/${name} not found\n`);
       return EXIT.invalid;
     }
     if (!opts.watch) {
-      if (opts.json) io.out(`${JSON.stringify(obj.status ?? {}, null, 2)}\n`);
-      else io.out(`${renderServiceScreen(serviceView(obj), Date.now(), io.outStyle).join('\n')}\n`);
+      if (opts.json) io.out(`${JSON.stringify(rbg ? groupView(obj) : obj.status ?? {}, null, 2)}\n`);
+      else io.out(`${subject.screen(subject.view(obj), Date.now(), io.outStyle).join('\n')}\n`);
       return EXIT.ok;
     }
-    return await watchService(client, namespace, name, obj, opts, io, stop);
+    return await watchObject(client, type, namespace, name, obj, subject, opts, io, stop);
   } finally {
     client.close();
   }
 }
 
-async function watchService(client: KubeClient, namespace: string, name: string, first: KubeObject, opts: StatusOptions, io: Output, stop?: Promise<void>): Promise<number> {
-  let view = serviceView(first);
+async function watchObject<V>(client: KubeClient, type: ResourceType, namespace: string, name: string, first: KubeObject, subject: Subject<V>, opts: StatusOptions, io: Output, stop?: Promise<void>): Promise<number> {
+  let view = subject.view(first);
   let drawn = 0;
-  let lastKey = '';
+  let lastKeys = new Set<string>();
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
   const draw = () => {
     if (io.interactive) {
-      const lines = renderServiceScreen(view, Date.now(), io.outStyle);
+      const lines = subject.screen(view, Date.now(), io.outStyle);
       // Move to the first line drawn last time and clear below it, then draw again.
       io.out(`${drawn > 0 ? `\u001b[${drawn}F\u001b[J` : ''}${lines.join('\n')}\n`);
       drawn = lines.length;
-    } else {
-      const key = lineKey(view);
-      if (key !== lastKey) io.out(`${renderServiceLine(view, Date.now())}\n`);
-      lastKey = key;
+      return;
     }
+    // A line per change: the lines without their time stamp say what changed.
+    const lines = subject.lines(view, Date.now());
+    const keys = new Set(lines.map(withoutTime));
+    for (const l of lines) if (!lastKeys.has(withoutTime(l))) io.out(`${l}\n`);
+    lastKeys = keys;
   };
   const settle = () => {
-    if (!opts.untilDone || !upgradeDone(view)) return;
+    if (!opts.untilDone) return;
+    const f = subject.finished(view);
+    if (!f.done) return;
     draw();
-    const failed = FAILED_REASONS.has(String(view.engine?.reason));
-    if (failed) io.err(`${io.errStyle.red('upgrade did not complete:')} ${view.engine?.reason}\n`);
-    finish(failed ? EXIT.invalid : EXIT.ok);
+    if (f.failed) io.err(`${io.errStyle.red('did not complete:')} ${f.why ?? ''}\n`);
+    finish(f.failed ? EXIT.invalid : EXIT.ok);
   };
-  const informer = client.watch(RAYSHIFT_RAYSERVICE, namespace, (e) => {
+  const informer = client.watch(type, namespace, (e) => {
     if (e.object.metadata.name !== name) return;
     if (e.type === 'delete') {
-      io.err(`RayService ${namespace}/${name} was deleted\n`);
+      io.err(`${subject.what} ${namespace}/${name} was deleted\n`);
       finish(EXIT.invalid);
       return;
     }
-    view = serviceView(e.object);
+    view = subject.view(e.object);
     if (!io.interactive) draw();
     settle();
   }, { resyncIntervalMs: 0 });

@@ -96,7 +96,7 @@ export function renderServiceLine(v: ServiceView, now: number): string {
   return `${time} ${v.namespace}/${v.name} ${e.phase}/${e.reason} ${clusters}${e.rollback ? ` rollback=${e.rollback}` : ''}`;
 }
 
-/** What a line-per-change watcher compares: everything the line shows except the time. */
-export function lineKey(v: ServiceView): string {
-  return renderServiceLine(v, 0).slice(13);
+/** A log line without its leading `HH:MM:SS.mmm ` time: what a line-per-change watcher compares. */
+export function withoutTime(line: string): string {
+  return line.slice(13);
 }

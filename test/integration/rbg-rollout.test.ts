@@ -8,7 +8,7 @@
  * construct with a new image. Every observed change of a group (partition, paused, updated,
  * ready) is recorded from a watch and checked. Needs `npm run controlplane:build`.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup, RoleBasedGroupVersion } from '../../lib/cdk8s/rolebasedgroup';
@@ -280,6 +280,14 @@ describe.each(VERSIONS)('RBG $release ($version)', ({ release, version, type }) 
       ['prefill', 7, 0, 'Complete'],
       ['decode', 3, 0, 'Complete'],
     ]);
+    // `rayshift status rbg/NAME` (the built binary) reads the same status from the group.
+    const cli = (args: string[]) => execFileSync(process.execPath, [path.join(ROOT, 'bin/rayshift.js'), ...args, '-n', NS, '--kubeconfig', env.cp.kubeconfigPath], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+    const screen = cli(['status', 'rbg/pd-7-3']);
+    expect(screen).toContain(`RoleBasedGroup ${NS}/pd-7-3`);
+    expect(screen).toMatch(/prefill\s+updated █+\s+7\/7\s+ready █+\s+7\s+partition 0\s+Complete/);
+    expect(screen).toMatch(/decode\s+updated █+\s+3\/3\s+ready █+\s+3\s+partition 0\s+Complete/);
+    const lines = cli(['status', 'rbg/pd-7-3', '--watch', '--until-done']).trim().split('\n');
+    expect(lines[lines.length - 1]).toMatch(/ pd\/pd-7-3 \S+ Complete \(round \d+\): prefill 7\/7, decode 3\/3 updated; skew 0\.0% ≤ 1%$/);
   });
 
   test('single-replica roles complete (upstream #307 stalled them)', async () => {

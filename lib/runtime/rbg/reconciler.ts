@@ -142,8 +142,11 @@ export class RbgRolloutReconciler {
   private async write(group: KubeObject, doc: RolloutStatusDocument, writes: readonly RoleWrite[], events: readonly RolloutEvent[], wakeAt: number | undefined, rounds: number): Promise<RbgReconcileResult> {
     const namespace = String(group.metadata.namespace);
     const name = String(group.metadata.name);
-    const text = JSON.stringify(doc);
     const ops: JsonPatchOp[] = writes.flatMap((w) => roleWriteOps(group, w));
+    // Role writes change the spec, so the patch raises the generation by one: the document
+    // describes the group as it will be after this patch, which is what readers compare against.
+    if (ops.length > 0) doc = { ...doc, observedGeneration: doc.observedGeneration + 1 };
+    const text = JSON.stringify(doc);
     if (group.metadata.annotations?.[STATUS_ANNOTATION] !== text) {
       ops.push(group.metadata.annotations ? { op: 'add', path: `/metadata/annotations/${escapePointer(STATUS_ANNOTATION)}`, value: text } : { op: 'add', path: '/metadata/annotations', value: { [STATUS_ANNOTATION]: text } });
     }

@@ -72,7 +72,7 @@ export interface CoordinationStatus {
 
 /** The whole annotation. */
 export interface RolloutStatusDocument {
-  /** Group generation the statuses were computed from. */
+  /** Group generation the statuses describe: the one read, plus one when the same patch wrote role partitions. */
   readonly observedGeneration: number;
   /** Set when the coordination annotation cannot be read; no coordination runs then. */
   readonly invalid?: string;

@@ -1,0 +1,71 @@
+/**
+ * What `rayshift status rbg/NAME` shows of a RoleBasedGroup whose coordinated rollout rayshift
+ * executes: per coordination its phase, rounds, skew against maxSkew, the blocking role and the
+ * deadline; per role bars of updated and ready replicas. Pure functions of the group object.
+ */
+import { CoordinationStatus, readRolloutStatus } from '../runtime/rbg/status';
+import { describeCoordination } from '../runtime/rbg/status';
+import { bar } from './status-view';
+import { Style } from './style';
+
+/** The parts of a RoleBasedGroup the view reads. */
+export interface GroupView {
+  readonly namespace: string;
+  readonly name: string;
+  readonly generation?: number;
+  readonly observedGeneration?: number;
+  readonly invalid?: string;
+  readonly coordinations: readonly CoordinationStatus[];
+}
+
+/** Reads the view from a RoleBasedGroup object (its `rayshift.dev/rollout-status` annotation). */
+export function groupView(obj: { metadata: { namespace?: string; name?: string; generation?: number; annotations?: Record<string, string> } }): GroupView {
+  const doc = readRolloutStatus(obj);
+  return {
+    namespace: String(obj.metadata.namespace ?? ''),
+    name: String(obj.metadata.name ?? ''),
+    generation: obj.metadata.generation,
+    observedGeneration: doc?.observedGeneration,
+    ...(doc?.invalid !== undefined ? { invalid: doc.invalid } : {}),
+    coordinations: doc?.coordinations ?? [],
+  };
+}
+
+function pad(s: string, n: number): string {
+  return s.length >= n ? s : s + ' '.repeat(n - s.length);
+}
+
+/** The full screen for a terminal, one string per line. */
+export function renderGroupScreen(v: GroupView, now: number, style: Style, barWidth = 30): string[] {
+  const lines = [style.bold(`RoleBasedGroup ${v.namespace}/${v.name}`)];
+  if (v.invalid !== undefined) lines.push(style.red(`  coordination not run: ${v.invalid}`));
+  if (v.coordinations.length === 0 && v.invalid === undefined) lines.push('  no rollout status yet (is the group labelled for the rayshift executor?)');
+  for (const c of v.coordinations) {
+    const skew = `skew ${c.skewPercent.toFixed(1)}% of max ${c.maxSkewPercent}%`;
+    lines.push(`  ${style.bold(c.name)}  ${c.phase} (${c.reason})  round ${c.rounds}  ${c.skewPercent > c.maxSkewPercent ? style.yellow(skew) : skew}${c.wave ? `  batch wave ${c.wave.current}/${c.wave.total}` : ''}`);
+    for (const r of c.roles) {
+      lines.push(`    ${pad(r.name, 12)} updated ${style.green(bar((r.updated / Math.max(1, r.desired)) * 100, barWidth))} ${String(r.updated).padStart(4)}/${r.desired}   ready ${bar((r.ready / Math.max(1, r.desired)) * 100, barWidth / 2)} ${String(r.ready).padStart(4)}   partition ${r.partition}  ${r.phase}`);
+    }
+    if (c.blockingRole !== undefined) lines.push(style.yellow(`    blocked by ${c.blockingRole}: ${c.message}`));
+    if (c.deadlineAt !== undefined && c.phase === 'Progressing') {
+      const left = Date.parse(c.deadlineAt) - now;
+      lines.push(`    progress deadline ${left > 0 ? `in ${Math.ceil(left / 1000)}s` : 'passed'} (${c.deadlineAt})`);
+    }
+  }
+  return lines;
+}
+
+/** One line per coordination, for logs. */
+export function renderGroupLines(v: GroupView, now: number): string[] {
+  const time = new Date(now).toISOString().slice(11, 23);
+  if (v.invalid !== undefined) return [`${time} ${v.namespace}/${v.name} invalid: ${v.invalid}`];
+  if (v.coordinations.length === 0) return [`${time} ${v.namespace}/${v.name} no rollout status yet`];
+  return v.coordinations.map((c) => `${time} ${v.namespace}/${v.name} ${describeCoordination(c)}`);
+}
+
+/** True once every coordination has finished (complete, failed or rolled back) for the current generation. */
+export function rolloutFinished(v: GroupView): { done: boolean; failed: boolean } {
+  const current = v.generation === undefined || v.observedGeneration === v.generation;
+  const done = current && v.coordinations.length > 0 && v.coordinations.every((c) => c.phase !== 'Progressing');
+  return { done, failed: done && v.coordinations.some((c) => c.phase !== 'Complete') };
+}

@@ -1,0 +1,56 @@
+/** The RoleBasedGroup view of `rayshift status rbg/NAME`, read from the executor's status annotation. */
+import { groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from '../../lib/cli/rbg-status-view';
+import { Style } from '../../lib/cli/style';
+import type { CoordinationStatus, RolloutStatusDocument } from '../../lib/runtime/rbg/status';
+
+const plain: Style = { red: (s) => s, yellow: (s) => s, green: (s) => s, dim: (s) => s, bold: (s) => s };
+const T = Date.parse('2026-11-21T12:00:00.000Z');
+
+function coordination(over: Partial<CoordinationStatus> = {}): CoordinationStatus {
+  return {
+    name: 'pd', phase: 'Progressing', reason: 'WaitingForRoles', message: 'decode has 3 unavailable replicas, more than maxUnavailable 2',
+    revision: 'abc', rounds: 3, skewPercent: 7.5, maxSkewPercent: 10, startedAt: '2026-11-21T11:59:00.000Z', lastProgressAt: '2026-11-21T11:59:50.000Z',
+    deadlineAt: '2026-11-21T12:00:30.000Z', progressMark: 30,
+    roles: [
+      { name: 'prefill', desired: 40, updated: 12, ready: 40, partition: 28, skewPercent: 0, phase: 'Updating', reason: '' },
+      { name: 'decode', desired: 20, updated: 3, ready: 17, partition: 17, skewPercent: 0, phase: 'Unavailable', reason: '' },
+    ],
+    ...over,
+  };
+}
+
+function group(doc: RolloutStatusDocument | undefined, generation = 4) {
+  return { metadata: { namespace: 'pd', name: 'pd-inference', generation, ...(doc ? { annotations: { 'rayshift.dev/rollout-status': JSON.stringify(doc) } } : {}) } };
+}
+
+test('the screen shows each role with updated and ready bars, the blocking role and the deadline countdown', () => {
+  const v = groupView(group({ observedGeneration: 4, coordinations: [coordination({ blockingRole: 'decode' })] }));
+  const screen = renderGroupScreen(v, T, plain, 10).join('\n');
+  expect(screen).toContain('RoleBasedGroup pd/pd-inference');
+  expect(screen).toContain('pd  Progressing (WaitingForRoles)  round 3  skew 7.5% of max 10%');
+  expect(screen).toMatch(/prefill\s+updated ███░░░░░░░\s+12\/40\s+ready █████\s+40\s+partition 28\s+Updating/);
+  expect(screen).toMatch(/decode\s+updated ██░░░░░░░░\s+3\/20/);
+  expect(screen).toContain('blocked by decode: decode has 3 unavailable replicas');
+  expect(screen).toContain('progress deadline in 30s');
+});
+
+test('a group without status, or with an unreadable coordination, says so', () => {
+  expect(renderGroupScreen(groupView(group(undefined)), T, plain).join('\n')).toContain('no rollout status yet');
+  expect(renderGroupLines(groupView(group({ observedGeneration: 4, invalid: 'bad JSON', coordinations: [] })), T)).toEqual(['12:00:00.000 pd/pd-inference invalid: bad JSON']);
+});
+
+test('one line per coordination for logs', () => {
+  const lines = renderGroupLines(groupView(group({ observedGeneration: 4, coordinations: [coordination(), coordination({ name: 'other', phase: 'Complete' })] })), T);
+  expect(lines).toEqual([
+    '12:00:00.000 pd/pd-inference pd Progressing (round 3): prefill 12/40, decode 3/20 updated; skew 7.5% ≤ 10%',
+    '12:00:00.000 pd/pd-inference other Complete (round 3): prefill 12/40, decode 3/20 updated; skew 7.5% ≤ 10%',
+  ]);
+});
+
+test('finished only when every coordination of the current generation stopped progressing; failed unless all completed', () => {
+  const complete = coordination({ phase: 'Complete' });
+  expect(rolloutFinished(groupView(group({ observedGeneration: 4, coordinations: [complete] })))).toEqual({ done: true, failed: false });
+  expect(rolloutFinished(groupView(group({ observedGeneration: 4, coordinations: [complete, coordination({ phase: 'Failed' })] })))).toEqual({ done: true, failed: true });
+  expect(rolloutFinished(groupView(group({ observedGeneration: 3, coordinations: [complete] })))).toEqual({ done: false, failed: false });
+  expect(rolloutFinished(groupView(group({ observedGeneration: 4, coordinations: [coordination()] })))).toEqual({ done: false, failed: false });
+});
