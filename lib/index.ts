@@ -14,3 +14,4 @@ export type { RayServiceStore } from './runtime/rayservice/store';
 export type { RayServiceReconcilerOptions, ReconcileResult, ReconcileLogger } from './runtime/rayservice/reconciler';
 export { WorkQueue } from './runtime/work-queue';
 export * as rbg from './runtime/rbg';
+export * as api from './apiserver';

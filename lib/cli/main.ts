@@ -2,6 +2,8 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { RunOperatorOptions } from '../../operator/run';
 import type { StatusOptions } from './status-command';
+import type { DashboardOptions } from './dashboard-command';
+import { registerApiServerCommand } from './api-server-command';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
 import { styleFor } from './style';
 import * as fs from 'node:fs';
@@ -36,8 +38,8 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
     .action((files: string[], opts: { json?: boolean }) => exit(planCommand(files, Boolean(opts.json), io)));
   program
     .command('status')
-    .description('Show where the upgrade of a rayshift.dev RayService stands: both weights, both target capacities, the next step')
-    .argument('<name>', 'RayService name')
+    .description('Show where an upgrade stands: a rayshift.dev RayService (both weights, both target capacities, the next step) or, as rbg/NAME, a RoleBasedGroup rollout rayshift executes')
+    .argument('<name>', 'RayService name, or rbg/NAME for a RoleBasedGroup')
     .option('-n, --namespace <ns>', 'namespace (default: the kubeconfig context\'s)')
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
     .option('-w, --watch', 'follow changes: redraw in place on a terminal, one line per change otherwise')
@@ -46,6 +48,17 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
     .action(async (name: string, opts: StatusOptions) => {
       const { statusCommand } = await import('./status-command');
       exit(await statusCommand(name, opts, io, interrupted()));
+    });
+  program
+    .command('dashboard')
+    .description('Serve the live rollout dashboard (built by `npm run build:ui`), proxying a rayshift API server')
+    .requiredOption('--api-server <url>', 'the rayshift API server, e.g. https://rayshift-api.rayshift-system:8443')
+    .option('--listen <host:port>', 'address to serve on (default 127.0.0.1:8090)')
+    .option('--ca-file <path>', "CA certificate (PEM) of the API server (default: the system's)")
+    .option('--open', 'open the dashboard in the default browser')
+    .action(async (opts: DashboardOptions) => {
+      const { dashboardCommand } = await import('./dashboard-command');
+      exit(await dashboardCommand(opts, io, interrupted()));
     });
   for (const [verb, what] of [
     ['pause', 'Hold the upgrade of a rayshift.dev RayService before its next step'],
@@ -64,6 +77,7 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
         exit(await steerCommand(verb, name, opts, io));
       });
   }
+  registerApiServerCommand(program, exit);
   program
     .command('operator')
     .description('Run the rayshift operator, which executes upgrades of rayshift.dev RayServices')

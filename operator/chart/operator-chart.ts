@@ -4,6 +4,7 @@
  * Deployment running `node bin/rayshift.js operator` with leader election.
  */
 import { Chart, ChartProps } from 'cdk8s';
+import { ApiServer, ApiServerProps } from './api-server';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, Node } from 'constructs';
 import { ValidatedObject } from '../../lib/cdk8s/validated-object';
@@ -51,6 +52,11 @@ export interface OperatorChartProps extends ChartProps {
   readonly resources?: k8s.ResourceRequirements;
   /** Arguments appended after `operator --leader-elect`. @default none */
   readonly extraArgs?: readonly string[];
+  /**
+   * Also install the core API server (Deployment, Service and its RBAC: TokenReview,
+   * SubjectAccessReview and impersonation), serving TLS from this Secret. @default not installed
+   */
+  readonly apiServer?: Omit<ApiServerProps, 'namespace' | 'image' | 'imagePullPolicy'>;
 }
 
 /**
@@ -324,6 +330,9 @@ export class OperatorChart extends Chart {
     });
 
     Node.of(this).addValidation({ validate: () => rbacProblems([...clusterRules, ...nsRules]) });
+    if (props.apiServer) {
+      new ApiServer(this, 'ApiServer', { ...props.apiServer, namespace, image: props.image, imagePullPolicy: props.imagePullPolicy });
+    }
   }
 }
 

@@ -54,6 +54,18 @@ test('synthesizes the namespace, the CRD, a ServiceAccount, RBAC and the Deploym
   expect(synth({ createNamespace: false }).some((o) => o.kind === 'Namespace')).toBe(false);
 });
 
+test('the API server is installed only when asked for, in the operator namespace with the operator image', () => {
+  expect(synth().filter((o) => o.kind === 'Deployment')).toHaveLength(1);
+  const objects = synth({ operatorNamespace: 'ops', image: 'registry.example/rayshift:9', apiServer: { tlsSecretName: 'api-tls' } });
+  const deployments = of(objects, 'Deployment');
+  expect(deployments).toHaveLength(2);
+  const api = deployments.find((d) => d.spec.template.spec.containers[0].args?.includes('api-server'));
+  expect(api.metadata.namespace).toBe('ops');
+  expect(api.spec.template.spec.containers[0].image).toBe('registry.example/rayshift:9');
+  expect(JSON.stringify(api.spec.template.spec.volumes)).toContain('api-tls');
+  expect(of(objects, 'Service').some((s) => s.metadata.namespace === 'ops')).toBe(true);
+});
+
 test('the CRD is the one rayshiftRayServiceCrd builds from the upstream CRD, and it validates rayshift RayServices', () => {
   const crd = one(synth(), 'CustomResourceDefinition');
   expect(crd).toEqual(JSON.parse(JSON.stringify(rayshiftRayServiceCrd(upstream))));

@@ -1,0 +1,81 @@
+/**
+ * Bearer-token authentication through the Kubernetes TokenReview API with an audience: whatever
+ * authenticators the cluster has (ServiceAccount tokens, OIDC, webhooks, static tokens) decide, and
+ * rayshift never parses tokens itself. Answers are cached for a few seconds by the token's SHA-256,
+ * and concurrent calls with the same token share one review.
+ */
+import * as crypto from 'node:crypto';
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { KubeClient } from '../../runtime/kube/client';
+import type { Caller } from './caller';
+import { ExpiringCache } from './expiring-cache';
+
+/** The audience callers' tokens must be issued for. */
+export const DEFAULT_AUDIENCE = 'rayshift';
+
+/** Options of `TokenAuthenticator`. */
+export interface TokenAuthenticatorOptions {
+  /** Audience to require; default `rayshift`. */
+  readonly audience?: string;
+  /** How long an answer (accepted or refused) is reused, ms; default 10 000. */
+  readonly cacheTtlMs?: number;
+}
+
+interface TokenReviewStatus {
+  readonly authenticated?: boolean;
+  readonly audiences?: readonly string[];
+  readonly user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+}
+
+/** Turns an `Authorization` header into a `Caller`, or fails with UNAUTHENTICATED. */
+export class TokenAuthenticator {
+  readonly #audience: string;
+  readonly #cache: ExpiringCache<Caller | null>;
+  readonly #inFlight = new Map<string, Promise<Caller | null>>();
+
+  /** @param reviewer a client with the right to create TokenReviews (`system:auth-delegator`) */
+  constructor(
+    private readonly reviewer: KubeClient,
+    opts: TokenAuthenticatorOptions = {},
+  ) {
+    this.#audience = opts.audience ?? DEFAULT_AUDIENCE;
+    this.#cache = new ExpiringCache(opts.cacheTtlMs ?? 10_000);
+  }
+
+  /** The caller that `authorization` (the header's value) authenticates. */
+  async authenticate(authorization: string | null | undefined): Promise<Caller> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match) throw new ConnectError('a bearer token is required (Authorization: Bearer <token>)', Code.Unauthenticated);
+    const key = crypto.createHash('sha256').update(match[1]).digest('hex');
+    let caller = this.#cache.get(key);
+    if (caller === undefined) {
+      let review = this.#inFlight.get(key);
+      if (!review) {
+        review = this.#review(match[1]).then((c) => {
+          this.#cache.set(key, c);
+          return c;
+        });
+        this.#inFlight.set(key, review);
+        void review.finally(() => this.#inFlight.delete(key)).catch(() => undefined);
+      }
+      caller = await review;
+    }
+    if (caller === null) throw new ConnectError(`the token is not valid for audience ${this.#audience}`, Code.Unauthenticated);
+    return caller;
+  }
+
+  async #review(token: string): Promise<Caller | null> {
+    let status: TokenReviewStatus | undefined;
+    try {
+      const review = await this.reviewer.request<{ status?: TokenReviewStatus }>('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [this.#audience] } },
+      });
+      status = review.status;
+    } catch {
+      throw new ConnectError('authentication is unavailable', Code.Unavailable);
+    }
+    const user = status?.user;
+    if (!status?.authenticated || !user?.username || !(status.audiences ?? []).includes(this.#audience)) return null;
+    return { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups ?? [], extra: user.extra ?? {} };
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * RoleBasedGroup status with coordination progress: each rolling-update rule (inline v1alpha1
+ * `spec.coordination` or the group's CoordinatedPolicy) lists its roles' updated percentages, their
+ * spread and whether the spread is within the rule's `maxSkew`. RBG itself reports only `Ready`.
+ */
+import { create } from '@bufbuild/protobuf';
+import { rbgPlanInputs } from '../../engine/from-spec';
+import type { KubeObject } from '../../runtime/kube/types';
+import { asArray, asObject } from '../../spec/read';
+import { RoleBasedGroupSchema, type RoleBasedGroup } from '../gen/rayshift/v1/rolebasedgroup_pb';
+import { conditionsOf } from './conditions';
+
+/** A role's replica counts as the group's status reports them. */
+interface ReportedRole {
+  readonly name: string;
+  readonly replicas: number;
+  readonly readyReplicas: number;
+  readonly updatedReplicas: number;
+}
+
+function roleStatuses(group: KubeObject): ReportedRole[] {
+  const int = (v: unknown) => (typeof v === 'number' ? v : 0);
+  return asArray(asObject(group.status).roleStatuses).map((raw) => {
+    const r = asObject(raw);
+    return { name: String(r.name ?? ''), replicas: int(r.replicas), readyReplicas: int(r.readyReplicas), updatedReplicas: int(r.updatedReplicas) };
+  });
+}
+
+/** The progress of each rolling-update rule, from the roles' reported updated replicas. */
+function coordination(group: KubeObject, policy: KubeObject | undefined, roles: readonly ReportedRole[]) {
+  return rbgPlanInputs(group, policy).map((rule) => {
+    const progress = rule.roles.map((r) => {
+      const s = roles.find((x) => x.name === r.name);
+      const desired = s?.replicas || r.replicas;
+      return { role: r.name, updatedPercent: desired > 0 ? ((s?.updatedReplicas ?? 0) * 100) / desired : 100 };
+    });
+    const percents = progress.map((p) => p.updatedPercent);
+    const skew = percents.length > 0 ? Math.max(...percents) - Math.min(...percents) : 0;
+    return { rule: rule.rule, maxSkewPercent: rule.maxSkewPercent, skewPercent: skew, withinBound: skew <= rule.maxSkewPercent, roles: progress };
+  });
+}
+
+/** The status message of a group and its CoordinatedPolicy (when it has one). */
+export function roleBasedGroupFromKube(group: KubeObject, policy: KubeObject | undefined): RoleBasedGroup {
+  const roles = roleStatuses(group);
+  return create(RoleBasedGroupSchema, {
+    name: group.metadata.name ?? '',
+    namespace: group.metadata.namespace ?? '',
+    apiVersion: group.apiVersion,
+    etag: group.metadata.resourceVersion ?? '',
+    roles,
+    coordination: coordination(group, policy, roles),
+    conditions: conditionsOf(group.status),
+  });
+}

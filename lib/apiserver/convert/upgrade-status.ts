@@ -1,0 +1,98 @@
+/**
+ * The `UpgradeStatus` of a RayService object: from the rayshift operator's status (`phase`,
+ * `reason`, `engineState`, KubeRay-named sides and conditions) or from KubeRay's own status (sides
+ * and conditions only). Step counts come from the engine's plan of the service's own options.
+ */
+import { create } from '@bufbuild/protobuf';
+import { planRayService } from '../../engine/plan-rayservice';
+import { rayServiceEngineOptions } from '../../engine/from-spec';
+import type { KubeObject } from '../../runtime/kube/types';
+import { PAUSE_ANNOTATION } from '../../runtime/rayservice/names';
+import type { RayServiceSpec } from '../../spec/rayservice';
+import { validateRayService } from '../../spec/rayservice';
+import { asObject } from '../../spec/read';
+import { ClusterSideSchema, UpgradePhase, UpgradeStatusSchema, type ClusterSide, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
+import { conditionsOf } from './conditions';
+import { timestampOf } from './timestamps';
+
+function sideOf(raw: unknown): ClusterSide | undefined {
+  const s = asObject(raw);
+  if (typeof s.rayClusterName !== 'string') return undefined;
+  const int = (v: unknown) => (typeof v === 'number' ? Math.round(v) : 0);
+  return create(ClusterSideSchema, {
+    cluster: s.rayClusterName,
+    targetCapacity: int(s.targetCapacity),
+    trafficRoutedPercent: int(s.trafficRoutedPercent),
+    lastTrafficMigratedTime: timestampOf(s.lastTrafficMigratedTime),
+  });
+}
+
+/** The phase of the rayshift operator's `status.phase` and `status.reason`. */
+export function operatorPhase(phase: unknown, reason: unknown): UpgradePhase {
+  switch (phase) {
+    case 'Running':
+      return UpgradePhase.IDLE;
+    case 'Initializing':
+      return UpgradePhase.PREPARING;
+    case 'Upgrading':
+      if (reason === 'CreatingCluster' || reason === 'WaitingForHead') return UpgradePhase.PREPARING;
+      return reason === 'Promoted' ? UpgradePhase.PROMOTING : UpgradePhase.SHIFTING;
+    case 'Paused':
+      return UpgradePhase.PAUSED;
+    case 'RollingBack':
+      return UpgradePhase.ROLLING_BACK;
+    case 'Invalid':
+      return UpgradePhase.FAILED;
+    default:
+      return UpgradePhase.UNSPECIFIED;
+  }
+}
+
+/** The phase of a KubeRay RayService, from its conditions and pending side. */
+function kubeRayPhase(status: Record<string, unknown>): UpgradePhase {
+  const conditions = conditionsOf(status);
+  const isTrue = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
+  if (isTrue('RollbackInProgress')) return UpgradePhase.ROLLING_BACK;
+  if (isTrue('UpgradeInProgress')) return sideOf(status.pendingServiceStatus)?.trafficRoutedPercent ? UpgradePhase.SHIFTING : UpgradePhase.PREPARING;
+  if (isTrue('Ready')) return UpgradePhase.IDLE;
+  return conditions.length > 0 ? UpgradePhase.PREPARING : UpgradePhase.UNSPECIFIED;
+}
+
+/** Traffic steps taken and planned, for an incremental upgrade with a pending cluster. */
+function steps(spec: unknown, pending: ClusterSide | undefined): { step: number; totalSteps: number } {
+  const manifest = { apiVersion: 'rayshift.dev/v1alpha1', metadata: { name: 'plan' }, spec };
+  const typed = spec as RayServiceSpec;
+  if (!pending || typed.upgradeStrategy?.type !== 'NewClusterWithIncrementalUpgrade' || validateRayService(manifest).errors.length > 0) return { step: 0, totalSteps: 0 };
+  const shifts = planRayService({ kind: 'RayService', name: 'plan', options: rayServiceEngineOptions(typed) }).steps.filter((s) => s.action === 'shift-traffic');
+  return { step: shifts.filter((s) => s.pendingWeight <= pending.trafficRoutedPercent).length, totalSteps: shifts.length };
+}
+
+/** Where a RayService's upgrade stands, from the object as read. */
+export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
+  const status = asObject(obj.status);
+  const spec = asObject(obj.spec);
+  const rayshift = obj.apiVersion !== 'ray.io/v1';
+  const active = sideOf(status.activeServiceStatus);
+  const pending = sideOf(status.pendingServiceStatus);
+  const phase = rayshift ? operatorPhase(status.phase, status.reason) : kubeRayPhase(status);
+  return create(UpgradeStatusSchema, {
+    phase,
+    reason: typeof status.reason === 'string' ? status.reason : '',
+    message: typeof status.message === 'string' ? status.message : '',
+    active,
+    pending,
+    ...steps(spec, pending),
+    nextStepTime: timestampOf(status.nextStepAt),
+    conditions: conditionsOf(status),
+    lastError: phase === UpgradePhase.FAILED && typeof status.message === 'string' ? status.message : '',
+    observedGeneration: BigInt(typeof status.observedGeneration === 'number' ? status.observedGeneration : 0),
+    generation: BigInt(obj.metadata.generation ?? 0),
+    resourceVersion: obj.metadata.resourceVersion ?? '',
+    paused: rayshift && (asObject(spec.rayshift).paused === true || obj.metadata.annotations?.[PAUSE_ANNOTATION] === 'true'),
+  });
+}
+
+/** True while an upgrade (or its rollback) is in flight: a pending cluster next to an active one. */
+export function upgradeInFlight(u: UpgradeStatus): boolean {
+  return u.active !== undefined && u.pending !== undefined;
+}

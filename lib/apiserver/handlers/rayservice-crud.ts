@@ -1,0 +1,132 @@
+/**
+ * RayService create, get, list, list-all, update, patch and delete, each made as the caller. Writes
+ * run rayshift's checks first (every violation at once), `validate_only` adds a server-side dry run,
+ * and `etag` (the resourceVersion) guards updates and deletes.
+ */
+import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import { create, fromJson, toJson, type JsonObject } from '@bufbuild/protobuf';
+import { EmptySchema } from '@bufbuild/protobuf/wkt';
+import type { KubeObject } from '../../runtime/kube/types';
+import { scopeOf } from '../auth/request-scope';
+import { rayServiceType } from '../convert/executor';
+import { rayServiceFromKube, rayServiceToKube, specToKube } from '../convert/rayservice';
+import { upgradeStatusOf } from '../convert/upgrade-status';
+import { requireValidRayService } from '../convert/validation';
+import { ListRayServicesResponseSchema, type RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
+import { RayServiceSchema, type RayService } from '../gen/rayshift/v1/rayservice_pb';
+import { listAllNamespacesPage, listNamespacePage } from '../pagination';
+import type { HandlerDeps } from './deps';
+import { kubeCall } from './kube-call';
+
+type CrudImpl = Pick<
+  ServiceImpl<typeof RayServiceService>,
+  'createRayService' | 'getRayService' | 'listRayServices' | 'listAllRayServices' | 'updateRayService' | 'patchRayService' | 'deleteRayService'
+>;
+
+/** The API message of an object as read. */
+function message(obj: KubeObject): RayService {
+  return rayServiceFromKube(obj, upgradeStatusOf(obj));
+}
+
+function required<T>(value: T | undefined, field: string): T {
+  if (value === undefined) throw new ConnectError(`${field} is required`, Code.InvalidArgument);
+  return value;
+}
+
+/** Fields of a RayService that `update_mask` may name (top level). */
+const PATCHABLE = new Set(['spec', 'labels', 'annotations']);
+
+/** Copies the fields named by `paths` (proto names, dotted) from `source` to `target` (JSON with proto names). */
+function applyMask(target: JsonObject, source: JsonObject, paths: readonly string[]): void {
+  for (const path of paths) {
+    const parts = path.split('.');
+    if (!PATCHABLE.has(parts[0])) throw new ConnectError(`update_mask path ${JSON.stringify(path)} is not updatable; allowed: spec.*, labels, annotations`, Code.InvalidArgument);
+    let from: unknown = source;
+    let to = target;
+    for (const [i, part] of parts.entries()) {
+      const last = i === parts.length - 1;
+      from = from && typeof from === 'object' ? (from as JsonObject)[part] : undefined;
+      if (last) {
+        if (from === undefined) delete to[part];
+        else to[part] = from as JsonObject[string];
+      } else {
+        const next = to[part];
+        to = (to[part] = next && typeof next === 'object' && !Array.isArray(next) ? next : {}) as JsonObject;
+      }
+    }
+  }
+}
+
+/** The RayService CRUD handlers. */
+export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
+  return {
+    async createRayService(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const svc = required(req.rayService, 'ray_service');
+      if (svc.namespace && svc.namespace !== req.namespace) {
+        throw new ConnectError(`ray_service.namespace ${svc.namespace} differs from the request's namespace ${req.namespace}`, Code.InvalidArgument);
+      }
+      const obj = rayServiceToKube({ ...svc, etag: '' }, req.namespace);
+      requireValidRayService(obj, 'ray_service');
+      const subject = { kind: 'RayService', namespace: req.namespace, name: svc.name };
+      return message(await kubeCall(subject, () => kube.create(obj, { dryRun: req.validateOnly })));
+    },
+
+    async getRayService(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      return message(await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace)));
+    },
+
+    async listRayServices(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const page = await kubeCall({ kind: 'RayService', namespace: req.namespace }, () => listNamespacePage(kube, rayServiceType(req.executor), req.namespace, req));
+      return create(ListRayServicesResponseSchema, { rayServices: page.items.map(message), nextPageToken: page.nextPageToken });
+    },
+
+    async listAllRayServices(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const page = await kubeCall({ kind: 'RayService' }, () => listAllNamespacesPage(kube, deps.server, rayServiceType(req.executor), req));
+      return create(ListRayServicesResponseSchema, { rayServices: page.items.map(message), nextPageToken: page.nextPageToken });
+    },
+
+    async updateRayService(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const svc = required(req.rayService, 'ray_service');
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      const current = await kubeCall(subject, () => kube.get(rayServiceType(svc.executor), req.name, req.namespace));
+      const next: KubeObject = {
+        ...current,
+        metadata: { ...current.metadata, labels: { ...svc.labels }, annotations: { ...svc.annotations }, resourceVersion: svc.etag || current.metadata.resourceVersion },
+        spec: specToKube(svc.spec),
+      };
+      requireValidRayService(next, 'ray_service');
+      return message(await kubeCall(subject, () => kube.update(next, { dryRun: req.validateOnly })));
+    },
+
+    async patchRayService(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const svc = required(req.rayService, 'ray_service');
+      const paths = required(req.updateMask, 'update_mask').paths;
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      const current = await kubeCall(subject, () => kube.get(rayServiceType(svc.executor), req.name, req.namespace));
+      const merged = toJson(RayServiceSchema, message(current), { useProtoFieldName: true }) as JsonObject;
+      applyMask(merged, toJson(RayServiceSchema, svc, { useProtoFieldName: true }) as JsonObject, paths);
+      const patched = fromJson(RayServiceSchema, merged);
+      const next: KubeObject = {
+        ...current,
+        metadata: { ...current.metadata, labels: { ...patched.labels }, annotations: { ...patched.annotations }, resourceVersion: svc.etag || current.metadata.resourceVersion },
+        spec: specToKube(patched.spec),
+      };
+      requireValidRayService(next, 'ray_service');
+      return message(await kubeCall(subject, () => kube.update(next, { dryRun: req.validateOnly })));
+    },
+
+    async deleteRayService(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      await kubeCall(subject, () => kube.delete(rayServiceType(req.executor), req.name, req.namespace, req.etag ? { preconditions: { resourceVersion: req.etag } } : {}));
+      return create(EmptySchema);
+    },
+  };
+}

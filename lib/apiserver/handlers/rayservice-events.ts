@@ -1,0 +1,57 @@
+/**
+ * Kubernetes events of a RayService and of its active and pending RayClusters, read as the caller.
+ * Each object's events are listed with field selectors on both `regarding.kind` and `regarding.name`
+ * (KubeRay's apiserver filtered by name only, mixing in same-named objects of other kinds).
+ */
+import type { ServiceImpl } from '@connectrpc/connect';
+import { create } from '@bufbuild/protobuf';
+import type { KubeClient } from '../../runtime/kube/client';
+import { KnownTypes, type KubeObject } from '../../runtime/kube/types';
+import { asObject } from '../../spec/read';
+import { scopeOf } from '../auth/request-scope';
+import { rayServiceType } from '../convert/executor';
+import { timestampOf } from '../convert/timestamps';
+import { upgradeStatusOf } from '../convert/upgrade-status';
+import { ListRayServiceEventsResponseSchema, type RayServiceEvent, type RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
+import { kubeCall } from './kube-call';
+
+type EventsImpl = Pick<ServiceImpl<typeof RayServiceService>, 'listRayServiceEvents'>;
+
+function eventOf(e: KubeObject): Omit<RayServiceEvent, '$typeName'> {
+  const regarding = asObject(e.regarding);
+  const series = asObject(e.series);
+  const last = series.lastObservedTime ?? e.eventTime ?? e.deprecatedLastTimestamp ?? e.metadata.creationTimestamp;
+  return {
+    regardingKind: String(regarding.kind ?? ''),
+    regardingName: String(regarding.name ?? ''),
+    type: String(e.type ?? ''),
+    reason: String(e.reason ?? ''),
+    note: String(e.note ?? ''),
+    reportingController: String(e.reportingController ?? ''),
+    count: typeof series.count === 'number' ? series.count : typeof e.deprecatedCount === 'number' && e.deprecatedCount > 0 ? e.deprecatedCount : 1,
+    lastTime: timestampOf(last),
+  };
+}
+
+async function eventsAbout(kube: KubeClient, namespace: string, kind: string, name: string): Promise<KubeObject[]> {
+  return (await kube.listAll(KnownTypes.Event, { namespace, fieldSelector: `regarding.kind=${kind},regarding.name=${name}` })).items;
+}
+
+/** The events handler. */
+export function rayServiceEvents(): EventsImpl {
+  return {
+    async listRayServiceEvents(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      const svc = await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace));
+      const u = upgradeStatusOf(svc);
+      const clusters = [u.active?.cluster, u.pending?.cluster].filter((c): c is string => !!c);
+      const lists = await kubeCall({ kind: 'Event', namespace: req.namespace }, () =>
+        Promise.all([eventsAbout(kube, req.namespace, 'RayService', req.name), ...clusters.map((c) => eventsAbout(kube, req.namespace, 'RayCluster', c))]),
+      );
+      const events = lists.flat().map(eventOf);
+      events.sort((a, b) => Number((a.lastTime?.seconds ?? 0n) - (b.lastTime?.seconds ?? 0n)));
+      return create(ListRayServiceEventsResponseSchema, { events });
+    },
+  };
+}

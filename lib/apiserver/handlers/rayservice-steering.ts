@@ -1,0 +1,112 @@
+/**
+ * Steering verbs of operator-executed RayServices: pause, resume, promote, abort and rollback. The
+ * caller's right is checked with a SubjectAccessReview on the virtual subresource
+ * (`rayservices/<verb>`, verb `update`, group `rayshift.dev`), so RBAC can grant "may promote" without
+ * "may edit"; the change is then written by the server, guarded by the resourceVersion it read (re-read and
+ * re-checked on a conflict), as
+ * the steering annotations the operator honours (or, for rollback, as the serving cluster's spec).
+ * A verb that does not apply to the current state is FAILED_PRECONDITION.
+ */
+import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import { retryOnConflict } from '../../runtime/kube/retry';
+import type { KubeObject } from '../../runtime/kube/types';
+import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION } from '../../runtime/rayservice/names';
+import { asObject } from '../../spec/read';
+import { scopeOf } from '../auth/request-scope';
+import { upgradeInFlight, upgradeStatusOf } from '../convert/upgrade-status';
+import { requireValidRayService } from '../convert/validation';
+import type { RayServiceService, SteerRayServiceRequest } from '../gen/rayshift/v1/rayservice_service_pb';
+import { UpgradePhase, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
+import type { HandlerDeps } from './deps';
+import { kubeCall } from './kube-call';
+import { revertingClusterConfig } from './rollback-spec';
+
+/** Annotation recording the last steering verb: `{verb, user, reason, time}` as JSON. */
+export const LAST_STEERING_ANNOTATION = 'rayshift.dev/last-steering';
+
+type SteeringImpl = Pick<
+  ServiceImpl<typeof RayServiceService>,
+  'pauseRayService' | 'resumeRayService' | 'promoteRayService' | 'abortRayService' | 'rollbackRayService'
+>;
+
+/** A steering verb's name (the RBAC subresource) and what it changes. */
+type Verb = 'pause' | 'resume' | 'promote' | 'abort' | 'rollback';
+
+function refuse(message: string): never {
+  throw new ConnectError(message, Code.FailedPrecondition);
+}
+
+/** Refuses a verb that needs an upgrade in flight (and no rollback running) when there is none. */
+function requireForwardUpgrade(verb: Verb, u: UpgradeStatus): void {
+  if (!upgradeInFlight(u)) refuse(`nothing to ${verb}: no upgrade is in flight`);
+  if (u.phase === UpgradePhase.ROLLING_BACK) refuse(`cannot ${verb}: a rollback is already running`);
+}
+
+/** The merge patch that applies `verb` to `svc`, after checking that it applies. */
+async function patchFor(verb: Verb, svc: KubeObject, deps: HandlerDeps): Promise<Record<string, unknown>> {
+  const u = upgradeStatusOf(svc);
+  const spec = asObject(svc.spec);
+  const annotations = svc.metadata.annotations ?? {};
+  switch (verb) {
+    case 'pause':
+      if (asObject(spec.upgradeStrategy).type !== 'NewClusterWithIncrementalUpgrade') refuse('only incremental upgrades (NewClusterWithIncrementalUpgrade) can be paused');
+      if (u.paused) refuse('the upgrade is already paused');
+      return { metadata: { annotations: { [PAUSE_ANNOTATION]: 'true' } } };
+    case 'resume':
+      if (!u.paused) refuse('the upgrade is not paused');
+      return {
+        metadata: { annotations: { [PAUSE_ANNOTATION]: null } },
+        ...(asObject(spec.rayshift).paused === true ? { spec: { rayshift: { paused: false } } } : {}),
+      };
+    case 'promote':
+      requireForwardUpgrade(verb, u);
+      if (annotations[PROMOTE_ANNOTATION] === 'true') refuse('a promotion is already requested');
+      return { metadata: { annotations: { [PROMOTE_ANNOTATION]: 'true' } } };
+    case 'abort':
+      requireForwardUpgrade(verb, u);
+      return { metadata: { annotations: { [ABORT_ANNOTATION]: 'true' } } };
+    case 'rollback': {
+      requireForwardUpgrade(verb, u);
+      const active = await deps.server.get(RAYCLUSTER, u.active!.cluster, svc.metadata.namespace);
+      const rayClusterConfig = revertingClusterConfig(active, spec.rayClusterConfig);
+      if (!rayClusterConfig) refuse(`the spec of the serving cluster ${u.active!.cluster} cannot be recovered; use :abort`);
+      const serveConfig = active.metadata.annotations?.[SERVE_CONFIG_ANNOTATION];
+      const revert = { rayClusterConfig, ...(serveConfig ? { serveConfigV2: serveConfig } : {}) };
+      requireValidRayService({ ...svc, spec: { ...spec, ...revert } }, 'rollback');
+      return { spec: revert };
+    }
+  }
+}
+
+/** The steering handlers. */
+export function rayServiceSteering(deps: HandlerDeps): SteeringImpl {
+  async function steer(verb: Verb, req: SteerRayServiceRequest, scope: ReturnType<typeof scopeOf>): Promise<UpgradeStatus> {
+    const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+    await scope.authorize({ group: 'rayshift.dev', resource: 'rayservices', subresource: verb, verb: 'update', namespace: req.namespace, name: req.name });
+    // The operator writes status often, which moves the resourceVersion: re-read, re-check and retry on conflict.
+    const patched = await kubeCall(subject, () =>
+      retryOnConflict(async () => {
+        const svc = await deps.server.get(RAYSHIFT_RAYSERVICE, req.name, req.namespace);
+        if (req.expectedGeneration !== 0n && BigInt(svc.metadata.generation ?? 0) !== req.expectedGeneration) {
+          throw new ConnectError(`RayService ${req.name} is at generation ${svc.metadata.generation}, not ${req.expectedGeneration}`, Code.Aborted);
+        }
+        const patch = await patchFor(verb, svc, deps);
+        const record = JSON.stringify({ verb, user: scope.caller.username, reason: req.reason, time: new Date().toISOString() });
+        const metadata = asObject(patch.metadata);
+        const body = {
+          ...patch,
+          metadata: { ...metadata, resourceVersion: svc.metadata.resourceVersion, annotations: { ...asObject(metadata.annotations), [LAST_STEERING_ANNOTATION]: record } },
+        };
+        return deps.server.patchMerge(RAYSHIFT_RAYSERVICE, req.name, req.namespace, body);
+      }),
+    );
+    return upgradeStatusOf(patched);
+  }
+  return {
+    pauseRayService: (req, ctx) => steer('pause', req, scopeOf(ctx)),
+    resumeRayService: (req, ctx) => steer('resume', req, scopeOf(ctx)),
+    promoteRayService: (req, ctx) => steer('promote', req, scopeOf(ctx)),
+    abortRayService: (req, ctx) => steer('abort', req, scopeOf(ctx)),
+    rollbackRayService: (req, ctx) => steer('rollback', req, scopeOf(ctx)),
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Upgrade status, the dry-run plan and the progress watch of a RayService, read as the caller. The
+ * watch follows the object with a Kubernetes watch (resuming from the last resourceVersion when the
+ * server closes it), sends a heartbeat when nothing changes, re-checks the caller's token at each
+ * heartbeat, and ends once an upgrade it saw in flight is over, or when the service is deleted.
+ */
+import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import { create, equals } from '@bufbuild/protobuf';
+import { rayServiceEngineOptions } from '../../engine/from-spec';
+import { planRayService } from '../../engine/plan-rayservice';
+import type { RawWatchEvent } from '../../runtime/kube/client';
+import { KubeApiError, asStatus } from '../../runtime/kube/errors';
+import type { KubeObject } from '../../runtime/kube/types';
+import type { RayServiceSpec } from '../../spec/rayservice';
+import { AsyncQueue } from '../async-queue';
+import { toConnectError, type Subject } from '../errors';
+import { scopeOf } from '../auth/request-scope';
+import { rayServiceType } from '../convert/executor';
+import { specToKube } from '../convert/rayservice';
+import { upgradeInFlight, upgradeStatusOf } from '../convert/upgrade-status';
+import { requireValidRayService } from '../convert/validation';
+import type { RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
+import { UpgradeEventType, UpgradePhase, UpgradePlanSchema, UpgradeStatusSchema, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
+import { kubeCall } from './kube-call';
+
+type UpgradeImpl = Pick<ServiceImpl<typeof RayServiceService>, 'getUpgradeStatus' | 'planRayService' | 'watchUpgrade'>;
+
+/** Options of the upgrade handlers. */
+export interface UpgradeHandlerOptions {
+  /** Default seconds between heartbeats of a watch; default 15. */
+  readonly heartbeatSeconds?: number;
+}
+
+/** Equal statuses apart from the resourceVersion they were read at. */
+function sameProgress(a: UpgradeStatus, b: UpgradeStatus): boolean {
+  return equals(UpgradeStatusSchema, create(UpgradeStatusSchema, { ...a, resourceVersion: '' }), create(UpgradeStatusSchema, { ...b, resourceVersion: '' }));
+}
+
+/** The RayService upgrade handlers. */
+export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl {
+  return {
+    async getUpgradeStatus(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      return upgradeStatusOf(await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace)));
+    },
+
+    async planRayService(req, ctx) {
+      const { kube } = scopeOf(ctx);
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      const current = await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace));
+      const target: KubeObject = req.proposed ? { ...current, spec: specToKube(req.proposed) } : current;
+      requireValidRayService(target, 'proposed', true);
+      const plan = planRayService({ kind: 'RayService', name: req.name, options: rayServiceEngineOptions(target.spec as unknown as RayServiceSpec) });
+      return create(UpgradePlanSchema, {
+        strategy: plan.strategy,
+        steps: plan.steps.map((s) => ({ ...s })),
+        durationSeconds: plan.durationSeconds,
+        peakCapacityPercent: plan.peakCapacityPercent,
+        outcome: plan.outcome,
+        oldClusterDeletedAtSeconds: plan.oldClusterDeletedAtSeconds,
+      });
+    },
+
+    async *watchUpgrade(req, ctx) {
+      const scope = scopeOf(ctx);
+      const type = rayServiceType(req.executor);
+      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      if (req.heartbeatSeconds < 0) throw new ConnectError('heartbeat_seconds must be ≥ 0', Code.InvalidArgument);
+      const heartbeatMs = Math.max(1, req.heartbeatSeconds || opts.heartbeatSeconds || 15) * 1000;
+      const initial = await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace));
+      let last = upgradeStatusOf(initial);
+      let seenInFlight = upgradeInFlight(last);
+      let resourceVersion = req.resourceVersion || String(initial.metadata.resourceVersion);
+      yield { type: UpgradeEventType.SNAPSHOT, status: last };
+      // Each pass opens one Kubernetes watch; it ends when the server closes it (then resumes) or the call is cancelled.
+      while (!ctx.signal.aborted) {
+        const queue = new AsyncQueue<RawWatchEvent>();
+        const handle = await kubeCall(subject, () =>
+          scope.kube.watchStream(type, { namespace: req.namespace, fieldSelector: `metadata.name=${req.name}`, resourceVersion }, (e) => queue.push(e)),
+        );
+        handle.done.then(() => queue.end(), (e: unknown) => queue.fail(e));
+        const stop = () => handle.abort();
+        ctx.signal.addEventListener('abort', stop);
+        try {
+          for (;;) {
+            const next = await queue.next(heartbeatMs);
+            if (next.kind === 'end') break;
+            if (next.kind === 'timeout') {
+              await scope.revalidate();
+              yield { type: UpgradeEventType.HEARTBEAT, status: last };
+              continue;
+            }
+            const event = next.item;
+            if (event.type === 'ERROR') {
+              const status = asStatus(event.object);
+              if (status?.code === 410) {
+                resourceVersion = String((await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace))).metadata.resourceVersion);
+                break;
+              }
+              throw new KubeApiError({ statusCode: status?.code ?? 500, reason: status?.reason, method: 'WATCH', path: '' });
+            }
+            resourceVersion = String(event.object.metadata.resourceVersion ?? resourceVersion);
+            if (event.type === 'BOOKMARK') continue;
+            if (event.type === 'DELETED') {
+              yield { type: UpgradeEventType.DELETED, status: last };
+              return;
+            }
+            const status = upgradeStatusOf(event.object);
+            const changed = !sameProgress(status, last);
+            last = status;
+            if (upgradeInFlight(status)) seenInFlight = true;
+            else if (seenInFlight && status.observedGeneration >= status.generation) {
+              yield { type: UpgradeEventType.COMPLETED, status: create(UpgradeStatusSchema, { ...status, phase: UpgradePhase.COMPLETE }) };
+              return;
+            }
+            if (changed) yield { type: UpgradeEventType.PROGRESS, status };
+          }
+        } catch (e) {
+          throw ctx.signal.aborted ? new ConnectError('the watch was cancelled', Code.Canceled) : toWatchError(e, subject);
+        } finally {
+          ctx.signal.removeEventListener('abort', stop);
+          handle.abort();
+        }
+      }
+    },
+  };
+}
+
+function toWatchError(e: unknown, subject: Subject): ConnectError {
+  if (e instanceof ConnectError || e instanceof KubeApiError) return toConnectError(e, subject);
+  return new ConnectError('the watch of the Kubernetes API failed', Code.Unavailable);
+}

@@ -1,0 +1,168 @@
+/**
+ * The REST side of the server: requests matched against the `google.api.http` routes of the
+ * descriptors, bound into RPC requests, authenticated like every RPC, and answered by the same
+ * handler as gRPC and Connect. Unary answers are JSON (implicit zero values included, so `weight: 0`
+ * does not vanish); server streams are server-sent events (`event: message` per message, `event:
+ * error` with a google.rpc.Status on failure). Errors are google.rpc.Status JSON with the HTTP status
+ * of their code.
+ */
+import type * as http from 'node:http';
+import type * as http2 from 'node:http2';
+import { create, isMessage, toJson, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { Code, ConnectError, createContextValues, createHandlerContext } from '@connectrpc/connect';
+import { REQUEST_SCOPE, type ScopeResolver } from '../auth/request-scope';
+import { publicError } from '../errors';
+import type { ApiMetrics } from '../metrics';
+import type { ServiceBinding } from '../services';
+import { HttpRoute, httpRoutes } from './http-rules';
+import { matchPathTemplate } from './path-template';
+import { bindRequest } from './request-binding';
+import { statusJson } from './status-json';
+
+/** A Node request of either HTTP version. */
+export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
+/** A Node response of either HTTP version (`write`/`writeHead` unified as connect-node does). */
+export type NodeResponse = (Omit<http.ServerResponse, 'write' | 'writeHead'> | Omit<http2.Http2ServerResponse, 'write' | 'writeHead'>) & {
+  write(chunk: string | Uint8Array): boolean;
+  writeHead(status: number, headers?: http.OutgoingHttpHeaders): unknown;
+};
+
+/** Options of `createRestHandler`. */
+export interface RestHandlerOptions {
+  readonly bindings: readonly ServiceBinding[];
+  readonly resolver: ScopeResolver;
+  readonly metrics: ApiMetrics;
+  /** Receives errors that were not meant for clients. */
+  readonly onInternalError: (err: unknown) => void;
+  /** Aborted when the server shuts down (ends streams). */
+  readonly shutdownSignal?: AbortSignal;
+  /** Largest accepted request body in bytes; default 4 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/** Serves a request when a route matches its path; resolves false when none does (the caller answers 404). */
+export type RestHandler = (req: NodeRequest, res: NodeResponse) => Promise<boolean>;
+
+function sendJson(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+/** Sends an error as google.rpc.Status JSON. */
+export function sendError(res: NodeResponse, err: ConnectError, headers: Record<string, string> = {}): void {
+  const { httpStatus, body } = statusJson(err);
+  sendJson(res, httpStatus, body, headers);
+}
+
+async function readJsonBody(req: NodeRequest, maxBytes: number): Promise<JsonValue | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw new ConnectError(`the request body exceeds ${maxBytes} bytes`, Code.ResourceExhausted);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    throw new ConnectError('the request body is not valid JSON', Code.InvalidArgument);
+  }
+}
+
+/** Request headers as a Fetch `Headers` (HTTP/2 pseudo-headers dropped, repeated values joined). */
+function headersOf(req: NodeRequest): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (k.startsWith(':') || v === undefined) continue;
+    h.set(k, Array.isArray(v) ? v.join(', ') : v);
+  }
+  return h;
+}
+
+function messageJson(desc: DescMessage, value: unknown, responseBody: string): JsonValue {
+  const msg: Message = isMessage(value, desc) ? value : create(desc, value as never);
+  const json = toJson(desc, msg, { alwaysEmitImplicit: true });
+  if (!responseBody) return json;
+  const field = desc.fields.find((f) => f.name === responseBody)!;
+  return (json as Record<string, JsonValue>)[field.jsonName] ?? null;
+}
+
+/** The REST handler of `bindings`' annotated methods. */
+export function createRestHandler(opts: RestHandlerOptions): RestHandler {
+  const routes = httpRoutes(opts.bindings.map((b) => b.service));
+  const impls = new Map(opts.bindings.flatMap((b) => b.service.methods.map((m) => [m, b.impl[m.localName]] as const)));
+  const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+
+  return async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://rest.invalid');
+    const matches = routes.map((route) => ({ route, vars: matchPathTemplate(route.template, url.pathname) })).filter((m) => m.vars !== undefined);
+    if (matches.length === 0) return false;
+    const match = matches.find((m) => m.route.httpMethod === req.method);
+    if (!match) {
+      const allow = [...new Set(matches.map((m) => m.route.httpMethod))].join(', ');
+      sendJson(res, 405, statusJson(new ConnectError(`${req.method} is not allowed here; allowed: ${allow}`, Code.Unimplemented)).body, { allow });
+      return true;
+    }
+    const route: HttpRoute = match.route;
+    const rpc = `${route.method.parent.typeName}/${route.method.name}`;
+    const started = performance.now();
+    let code = 'ok';
+    const requestAbort = new AbortController();
+    res.on('close', () => requestAbort.abort());
+    try {
+      const body = await readJsonBody(req, maxBody);
+      const request = bindRequest(route, match.vars!, url.searchParams, body);
+      const scope = await opts.resolver.resolve(req.headers.authorization ?? null);
+      const ctx = createHandlerContext({
+        service: route.method.parent,
+        method: route.method,
+        protocolName: 'rest',
+        requestMethod: req.method ?? 'GET',
+        url: url.toString(),
+        requestHeader: headersOf(req),
+        contextValues: createContextValues().set(REQUEST_SCOPE, scope),
+        shutdownSignal: opts.shutdownSignal,
+        requestSignal: requestAbort.signal,
+      });
+      const impl = impls.get(route.method)!;
+      if (route.method.methodKind === 'server_streaming') {
+        await streamEvents(res, route, impl(request, ctx) as AsyncIterable<unknown>, requestAbort.signal, opts.onInternalError);
+      } else {
+        sendJson(res, 200, messageJson(route.method.output, await impl(request, ctx), route.responseBody));
+      }
+    } catch (e) {
+      const err = publicError(e, opts.onInternalError);
+      code = Code[err.code];
+      if (!res.headersSent) sendError(res, err);
+      else res.end();
+    } finally {
+      opts.metrics.observe(rpc, 'rest', code, (performance.now() - started) / 1000);
+    }
+    return true;
+  };
+}
+
+/**
+ * Writes a server stream as server-sent events until it ends or the client goes away (`closed`). A
+ * failure before the first message is thrown (and answered as an ordinary error); later failures
+ * become an `error` event that ends the stream.
+ */
+async function streamEvents(res: NodeResponse, route: HttpRoute, stream: AsyncIterable<unknown>, closed: AbortSignal, onInternalError: (err: unknown) => void): Promise<void> {
+  const it = stream[Symbol.asyncIterator]();
+  let next = await it.next();
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  try {
+    while (!next.done && !closed.aborted) {
+      res.write(`event: message\ndata: ${JSON.stringify(messageJson(route.method.output, next.value, route.responseBody))}\n\n`);
+      next = await it.next();
+    }
+  } catch (e) {
+    res.write(`event: error\ndata: ${JSON.stringify(statusJson(publicError(e, onInternalError)).body)}\n\n`);
+  } finally {
+    await it.return?.();
+    res.end();
+  }
+}

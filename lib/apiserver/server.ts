@@ -1,0 +1,191 @@
+/**
+ * The rayshift core API server: one port serving gRPC, gRPC-Web and Connect (ConnectRPC) and REST
+ * (the project's `google.api.http` transcoder) from one handler per RPC, plus `/openapi.json`,
+ * `/healthz`, `/readyz` and `/metrics`.
+ *
+ * Every RPC is authenticated before its handler runs: a bearer token checked by TokenReview
+ * (audience `rayshift`), then every Kubernetes call made as the caller through impersonation.
+ * Client-sent `Impersonate-*` headers are dropped on arrival. TLS is required unless
+ * `insecureLocal` is set, which binds to loopback only and acts as the server's own identity.
+ */
+import { setMaxListeners } from 'node:events';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { connectNodeAdapter } from '@connectrpc/connect-node';
+import pino, { type Logger } from 'pino';
+import { KubeClient } from '../runtime/kube/client';
+import { AccessReviewer } from './auth/access-reviewer';
+import { REQUEST_SCOPE, type ScopeResolver } from './auth/request-scope';
+import { ImpersonatingScopeResolver, LocalScopeResolver } from './auth/scope-resolvers';
+import { TokenAuthenticator } from './auth/token-authenticator';
+import { publicError } from './errors';
+import { ImpersonatingClients } from './kube/impersonation';
+import { DualRequestListener, Listener, TlsMaterial, listenCleartext, listenTls } from './listen';
+import { ApiMetrics } from './metrics';
+import { buildOpenApi } from './openapi/build-openapi';
+import { embeddedComments } from './openapi/proto-comments';
+import { httpRoutes } from './rest/http-rules';
+import { createRestHandler, sendError, type NodeRequest, type NodeResponse } from './rest/rest-handler';
+import { API_SERVICES, serviceBindings } from './services';
+
+/** Options of `startApiServer`. */
+export interface ApiServerOptions {
+  /** The server's own kubeconfig: a user with `system:auth-delegator` and the right to impersonate. */
+  readonly kubeConfig: KubeConfig;
+  /** Address to bind; default `0.0.0.0` (`127.0.0.1` with `insecureLocal`). */
+  readonly host?: string;
+  /** Port; default 8443; 0 picks a free one. */
+  readonly port?: number;
+  /** Serving certificate and key (PEM); required unless `insecureLocal`. */
+  readonly tls?: TlsMaterial;
+  /** Development mode: no authentication, the server's own identity, loopback only, cleartext. */
+  readonly insecureLocal?: boolean;
+  /** Audience callers' tokens must carry; default `rayshift`. */
+  readonly audience?: string;
+  /** Default heartbeat interval of watch streams, seconds; default 15. */
+  readonly heartbeatSeconds?: number;
+  /** Version reported in the OpenAPI document. */
+  readonly version?: string;
+  /** Logger; default silent. */
+  readonly log?: Logger;
+}
+
+/** A running API server. */
+export interface RunningApiServer {
+  /** `https://host:port` (or `http://` with `insecureLocal`). */
+  readonly url: string;
+  readonly port: number;
+  /** The OpenAPI document served at `/openapi.json`. */
+  readonly openApi: Record<string, unknown>;
+  /** Stops listening, ends streams and releases Kubernetes connections. */
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function protocolOf(contentType: string | null): string {
+  if (!contentType) return 'connect';
+  if (contentType.startsWith('application/grpc-web')) return 'grpc-web';
+  if (contentType.startsWith('application/grpc')) return 'grpc';
+  return 'connect';
+}
+
+/** Resolves the scope and records metrics for every Connect-router call; hides internal errors. */
+function connectInterceptor(resolver: ScopeResolver, metrics: ApiMetrics, onInternalError: (err: unknown) => void): Interceptor {
+  return (next) => async (req) => {
+    const started = performance.now();
+    const rpc = `${req.service.typeName}/${req.method.name}`;
+    const protocol = protocolOf(req.header.get('content-type'));
+    try {
+      req.contextValues.set(REQUEST_SCOPE, await resolver.resolve(req.header.get('authorization')));
+      const res = await next(req);
+      metrics.observe(rpc, protocol, 'ok', (performance.now() - started) / 1000);
+      if (!res.stream) return res;
+      const messages = res.message;
+      return {
+        ...res,
+        message: (async function* () {
+          try {
+            yield* messages;
+          } catch (e) {
+            throw publicError(e, onInternalError);
+          }
+        })(),
+      };
+    } catch (e) {
+      const err = publicError(e, onInternalError);
+      metrics.observe(rpc, protocol, Code[err.code], (performance.now() - started) / 1000);
+      throw err;
+    }
+  };
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
+  const log = opts.log ?? pino({ level: 'silent' });
+  const host = opts.host ?? (opts.insecureLocal ? '127.0.0.1' : '0.0.0.0');
+  if (opts.insecureLocal && !LOOPBACK.has(host)) throw new Error(`--insecure-local binds to loopback only; got host ${host}`);
+  if (!opts.insecureLocal && !opts.tls) throw new Error('TLS is required: pass a certificate and key (or --insecure-local for development on loopback)');
+
+  const server = KubeClient.fromKubeConfig(opts.kubeConfig, { fieldManager: 'rayshift-apiserver' });
+  const clients = new ImpersonatingClients(opts.kubeConfig);
+  const resolver: ScopeResolver = opts.insecureLocal
+    ? new LocalScopeResolver(server)
+    : new ImpersonatingScopeResolver(new TokenAuthenticator(server, { audience: opts.audience }), clients, new AccessReviewer(server));
+  const metrics = new ApiMetrics();
+  const shutdown = new AbortController();
+  // Every call listens on the shutdown signal.
+  setMaxListeners(0, shutdown.signal);
+  const onInternalError = (err: unknown) => log.error({ err }, 'internal error');
+  const bindings = serviceBindings({ server }, { heartbeatSeconds: opts.heartbeatSeconds });
+  const openApi = buildOpenApi(httpRoutes(API_SERVICES), { title: 'rayshift core API', version: opts.version ?? 'v1' }, embeddedComments());
+  const openApiText = JSON.stringify(openApi);
+  const rest = createRestHandler({ bindings, resolver, metrics, onInternalError, shutdownSignal: shutdown.signal });
+
+  let readyUntil = 0;
+  const ready = async (): Promise<boolean> => {
+    if (Date.now() < readyUntil) return true;
+    try {
+      await server.request('GET', '/readyz', { timeoutMs: 5_000 });
+      readyUntil = Date.now() + 2_000;
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const text = (res: NodeResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8') => {
+    res.writeHead(status, { 'content-type': contentType, 'content-length': String(Buffer.byteLength(body)) });
+    res.end(body);
+  };
+
+  const fallback = async (req: NodeRequest, res: NodeResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') return text(res, 200, 'ok\n');
+    if (req.method === 'GET' && path === '/readyz') return (await ready()) ? text(res, 200, 'ok\n') : text(res, 503, 'the Kubernetes API is not reachable\n');
+    if (req.method === 'GET' && path === '/metrics') return text(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
+    if (req.method === 'GET' && path === '/openapi.json') return text(res, 200, openApiText, 'application/json');
+    if (await rest(req, res)) return;
+    sendError(res, new ConnectError(`no route for ${req.method} ${path}`, Code.NotFound));
+  };
+
+  const connectHandler = connectNodeAdapter({
+    routes: (router) => {
+      for (const b of bindings) router.service(b.service, b.impl as never);
+    },
+    interceptors: [connectInterceptor(resolver, metrics, onInternalError)],
+    shutdownSignal: shutdown.signal,
+    fallback: (req, res) => {
+      fallback(req, res).catch((err: unknown) => {
+        onInternalError(err);
+        if (!res.headersSent) sendError(res, new ConnectError('internal error', Code.Internal));
+      });
+    },
+  });
+
+  const listener: DualRequestListener = (req, res) => {
+    for (const name of Object.keys(req.headers)) if (name.toLowerCase().startsWith('impersonate-')) delete req.headers[name];
+    connectHandler(req, res);
+  };
+
+  let bound: Listener;
+  try {
+    bound = opts.tls ? await listenTls(listener, opts.tls, host, opts.port ?? 8443) : await listenCleartext(listener, host, opts.port ?? 8443);
+  } catch (e) {
+    server.close();
+    throw e;
+  }
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  log.info({ port: bound.port, host, tls: !!opts.tls }, 'rayshift API server listening');
+  return {
+    url: `${opts.tls ? 'https' : 'http'}://${shownHost}:${bound.port}`,
+    port: bound.port,
+    openApi,
+    async close() {
+      shutdown.abort();
+      await bound.close();
+      clients.close();
+      server.close();
+    },
+  };
+}

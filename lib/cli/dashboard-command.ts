@@ -1,0 +1,221 @@
+/**
+ * `rayshift dashboard`: serves the built dashboard (`dist-ui/`, from `npm run build:ui`) under
+ * `/ui/` and proxies the core API's paths to the API server, so the browser talks to one origin
+ * (no CORS) and keeps its own bearer token (forwarded as sent; the server strips `Impersonate-*`).
+ * Server-sent events stream through unbuffered.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type * as net from 'node:net';
+import * as path from 'node:path';
+import { projectRoot } from '../crds/resolve';
+import { EXIT, Output } from './commands';
+
+/** Options of `rayshift dashboard`. */
+export interface DashboardOptions {
+  /** The core API server, e.g. `https://rayshift-api.rayshift-system:8443`. */
+  readonly apiServer: string;
+  /** `host:port` to listen on. @default 127.0.0.1:8090 */
+  readonly listen?: string;
+  /** CA certificate file (PEM) the API server's certificate is checked against. @default the system's */
+  readonly caFile?: string;
+  /** Open the dashboard in the default browser. */
+  readonly open?: boolean;
+}
+
+/** Options of `startDashboard` beyond the command's. */
+export interface StartDashboardOptions extends Omit<DashboardOptions, 'caFile' | 'open'> {
+  /** CA certificate(s) (PEM) of the API server. */
+  readonly ca?: string | Buffer;
+  /** Folder of the built dashboard. @default `<package>/dist-ui` */
+  readonly staticDir?: string;
+}
+
+/** A running dashboard server. */
+export interface RunningDashboard {
+  /** `http://host:port/ui/`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening and closes every connection (open watch streams included). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_LISTEN = '127.0.0.1:8090';
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Paths forwarded to the API server. */
+const PROXIED = [/^\/apis\/rayshift\//, /^\/(healthz|readyz|openapi\.json)$/];
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Headers of every static answer: a strict CSP (the token lives in sessionStorage), no sniffing, no referrer. */
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+/** Hop-by-hop headers, which a proxy must not forward. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+
+/** Parses `host:port` (`[::1]:8090` for IPv6). */
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--listen must be host:port; got ${JSON.stringify(listen)}`);
+  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
+}
+
+function sendStatus(res: http.ServerResponse, status: number, code: number, message: string): void {
+  const body = JSON.stringify({ code, message, details: [] });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  res.end(body);
+}
+
+/** A response to write a file to (an HTTP/1.1 or HTTP/2 compatibility response). */
+export type FileResponse = NodeJS.WritableStream & { writeHead(status: number, headers: Record<string, string>): unknown };
+
+/**
+ * Serves a file of the built dashboard for a path under `/ui/` (`index.html` for `/ui/` itself)
+ * with the dashboard's security and caching headers. Resolves nothing outside `root`. Returns false,
+ * writing nothing, when there is no such file (the caller answers 404). The API server can serve
+ * the dashboard with it too.
+ */
+export function serveDashboardFile(root: string, urlPath: string, res: FileResponse): boolean {
+  let rel: string;
+  try {
+    rel = decodeURIComponent(urlPath.replace(/^\/ui\/?/, ''));
+  } catch {
+    return false;
+  }
+  const base = path.resolve(root);
+  const file = path.resolve(base, rel === '' ? 'index.html' : rel);
+  if (!file.startsWith(base + path.sep)) return false;
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return false;
+  }
+  if (!stat.isFile()) return false;
+  const hashed = file.includes(`${path.sep}assets${path.sep}`);
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
+    'content-length': String(stat.size),
+    // Vite names assets by content hash: cache them for good; always revalidate the page itself.
+    'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
+  });
+  fs.createReadStream(file).pipe(res);
+  return true;
+}
+
+/** Starts the dashboard server; resolves once it listens. */
+export async function startDashboard(opts: StartDashboardOptions): Promise<RunningDashboard> {
+  const upstream = new URL(opts.apiServer);
+  if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:') throw new Error(`--api-server must be an http(s) URL; got ${opts.apiServer}`);
+  const root = path.resolve(opts.staticDir ?? path.join(projectRoot(), 'dist-ui'));
+  if (!fs.existsSync(path.join(root, 'index.html'))) throw new Error(`the dashboard is not built: ${path.join(root, 'index.html')} is missing (run \`npm run build:ui\`)`);
+  const { host, port } = parseListen(opts.listen ?? DEFAULT_LISTEN);
+  const secure = upstream.protocol === 'https:';
+  const agent = secure ? new https.Agent({ keepAlive: true, ...(opts.ca ? { ca: opts.ca } : {}) }) : new http.Agent({ keepAlive: true });
+  const base = upstream.pathname.replace(/\/$/, '');
+
+  const proxy = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (!HOP_BY_HOP.has(k) && !k.startsWith('impersonate-') && k !== 'cookie' && v !== undefined) headers[k] = v;
+    }
+    const request = (secure ? https : http).request(
+      { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, path: `${base}${req.url}`, method: req.method, headers, agent },
+      (answer) => {
+        const out: http.OutgoingHttpHeaders = {};
+        for (const [k, v] of Object.entries(answer.headers)) if (!HOP_BY_HOP.has(k) && v !== undefined) out[k] = v;
+        res.writeHead(answer.statusCode ?? 502, out);
+        if (String(answer.headers['content-type']).startsWith('text/event-stream')) res.flushHeaders();
+        answer.pipe(res);
+        answer.on('error', () => res.destroy());
+      },
+    );
+    request.on('error', () => {
+      if (!res.headersSent) sendStatus(res, 503, 14, 'the API server is unreachable');
+      else res.destroy();
+    });
+    // A browser that goes away ends its watch upstream too.
+    res.on('close', () => request.destroy());
+    req.pipe(request);
+  };
+
+  const server = http.createServer((req, res) => {
+    const urlPath = (req.url ?? '/').split('?')[0];
+    if (PROXIED.some((p) => p.test(urlPath))) return proxy(req, res);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendStatus(res, 405, 12, `${req.method} is not allowed here`);
+    if (urlPath === '/' || urlPath === '/ui') {
+      res.writeHead(302, { location: '/ui/' });
+      return res.end();
+    }
+    if (urlPath.startsWith('/ui/') && serveDashboardFile(root, urlPath, res)) return undefined;
+    return sendStatus(res, 404, 5, `no such page: ${urlPath}`);
+  });
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as net.AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${bound}/ui/`,
+    port: bound,
+    async close() {
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      for (const s of sockets) s.destroy();
+      agent.destroy();
+      await closed;
+    },
+  };
+}
+
+function openInBrowser(url: string): void {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => undefined);
+  child.unref();
+}
+
+/** `rayshift dashboard`; serves until `stop` resolves (SIGINT in the binary), then resolves to the exit code. */
+export async function dashboardCommand(opts: DashboardOptions, io: Output, stop: Promise<void>): Promise<number> {
+  let dashboard: RunningDashboard;
+  try {
+    dashboard = await startDashboard({ apiServer: opts.apiServer, listen: opts.listen, ca: opts.caFile ? fs.readFileSync(opts.caFile) : undefined });
+  } catch (e) {
+    io.err(`${io.errStyle.red('error:')} ${(e as Error).message}\n`);
+    return EXIT.invalid;
+  }
+  io.out(`rayshift dashboard at ${dashboard.url} (API server ${opts.apiServer}); Ctrl-C stops it\n`);
+  if (!LOOPBACK.has(parseListen(opts.listen ?? DEFAULT_LISTEN).host)) {
+    io.err(`${io.errStyle.yellow('warning:')} the dashboard is served over plain HTTP beyond this machine: viewers' tokens cross the network unencrypted (put it behind TLS)\n`);
+  }
+  if (opts.open) openInBrowser(dashboard.url);
+  await stop;
+  await dashboard.close();
+  return EXIT.ok;
+}

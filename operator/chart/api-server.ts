@@ -1,0 +1,144 @@
+/**
+ * An optional part of the operator's install chart: the rayshift core API server's ServiceAccount,
+ * RBAC, Deployment and Service.
+ *
+ * RBAC: `system:auth-delegator` (TokenReview, SubjectAccessReview); impersonation of the users,
+ * groups, UIDs and ServiceAccount-token extras of callers, either classic (`impersonate` verbs, as
+ * strong as its holder's trust) or constrained (KEP-5284, Kubernetes ≥ 1.35 alpha / 1.36 beta:
+ * `impersonate:user-info` plus `impersonate-on:user-info:<verb>` only on the resources the API
+ * reaches); and its own narrow rights: list namespaces (cross-namespace lists), get and patch
+ * rayshift.dev RayServices and get RayClusters (steering verbs, after a SubjectAccessReview).
+ */
+import { k8s } from 'cdk8s-plus-28';
+import { Construct } from 'constructs';
+
+/** Name of the API server's ServiceAccount, RBAC objects, Deployment and Service. */
+export const API_SERVER_NAME = 'rayshift-api-server';
+/** HTTPS port of the API server (gRPC, Connect, REST, health, metrics). */
+export const API_SERVER_PORT = 8443;
+
+/** How the API server impersonates callers. */
+export type ImpersonationMode = 'classic' | 'constrained';
+
+/** Props of `ApiServer`. */
+export interface ApiServerProps {
+  /** Namespace (the operator's). */
+  readonly namespace: string;
+  /** Secret of type kubernetes.io/tls with the serving certificate (`tls.crt`, `tls.key`). */
+  readonly tlsSecretName: string;
+  /** Image (the operator's). @default "ghcr.io/rayshift/rayshift:0.1.0" */
+  readonly image?: string;
+  /** Image pull policy. @default "IfNotPresent" */
+  readonly imagePullPolicy?: string;
+  /** Replicas (stateless). @default 2 */
+  readonly replicas?: number;
+  /** Impersonation rules. @default "classic" */
+  readonly impersonation?: ImpersonationMode;
+  /** Container resources. @default requests 100m / 128Mi, limits 1 / 256Mi */
+  readonly resources?: k8s.ResourceRequirements;
+}
+
+/** The resources the API reaches as the caller, with the verbs it uses on them. */
+const REACHED: readonly { apiGroups: string[]; resources: string[]; verbs: string[] }[] = [
+  { apiGroups: ['rayshift.dev', 'ray.io'], resources: ['rayservices'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
+  { apiGroups: ['ray.io'], resources: ['rayclusters'], verbs: ['get', 'list', 'create', 'delete'] },
+  { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'delete'] },
+  { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroups', 'coordinatedpolicies'], verbs: ['get', 'list'] },
+  { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list'] },
+];
+
+/** The identity kinds a caller may carry: users, groups, UIDs and the extras of ServiceAccount tokens. */
+const IDENTITY_RESOURCES = [
+  'users',
+  'groups',
+  'uids',
+  'userextras/authentication.kubernetes.io/credential-id',
+  'userextras/authentication.kubernetes.io/node-name',
+  'userextras/authentication.kubernetes.io/node-uid',
+  'userextras/authentication.kubernetes.io/pod-name',
+  'userextras/authentication.kubernetes.io/pod-uid',
+];
+
+/** The impersonation rules of `mode`. */
+export function impersonationRules(mode: ImpersonationMode): k8s.PolicyRule[] {
+  if (mode === 'classic') return [{ apiGroups: ['', 'authentication.k8s.io'], resources: IDENTITY_RESOURCES, verbs: ['impersonate'] }];
+  return [
+    { apiGroups: ['', 'authentication.k8s.io'], resources: IDENTITY_RESOURCES, verbs: ['impersonate:user-info'] },
+    ...REACHED.map((r) => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs.map((v) => `impersonate-on:user-info:${v}`) })),
+  ];
+}
+
+/** The API server's Deployment, Service, ServiceAccount and RBAC. */
+export class ApiServer extends Construct {
+  /** The Deployment. */
+  public readonly deployment: k8s.KubeDeployment;
+  /** The Service (port 8443, HTTPS with HTTP/2). */
+  public readonly service: k8s.KubeService;
+
+  constructor(scope: Construct, id: string, props: ApiServerProps) {
+    super(scope, id);
+    const namespace = props.namespace;
+    const labels = { 'app.kubernetes.io/name': API_SERVER_NAME, 'app.kubernetes.io/part-of': 'rayshift' };
+    const subject = { kind: 'ServiceAccount', name: API_SERVER_NAME, namespace };
+    new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: { name: API_SERVER_NAME, namespace, labels }, automountServiceAccountToken: true });
+    new k8s.KubeClusterRoleBinding(this, 'AuthDelegator', {
+      metadata: { name: `${API_SERVER_NAME}:auth-delegator`, labels },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+      subjects: [subject],
+    });
+    const roles: [string, k8s.PolicyRule[]][] = [
+      ['impersonator', impersonationRules(props.impersonation ?? 'classic')],
+      [
+        'steering',
+        [
+          { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
+          { apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'patch'] },
+          { apiGroups: ['ray.io'], resources: ['rayclusters'], verbs: ['get'] },
+        ],
+      ],
+    ];
+    for (const [suffix, rules] of roles) {
+      const name = `${API_SERVER_NAME}:${suffix}`;
+      new k8s.KubeClusterRole(this, `${suffix}-role`, { metadata: { name, labels }, rules });
+      new k8s.KubeClusterRoleBinding(this, `${suffix}-binding`, { metadata: { name, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [subject] });
+    }
+    const port = k8s.IntOrString.fromString('https');
+    this.deployment = new k8s.KubeDeployment(this, 'Deployment', {
+      metadata: { name: API_SERVER_NAME, namespace, labels },
+      spec: {
+        replicas: props.replicas ?? 2,
+        selector: { matchLabels: { 'app.kubernetes.io/name': API_SERVER_NAME } },
+        template: {
+          metadata: { labels },
+          spec: {
+            serviceAccountName: API_SERVER_NAME,
+            automountServiceAccountToken: true,
+            securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+            containers: [
+              {
+                name: 'api-server',
+                image: props.image ?? 'ghcr.io/rayshift/rayshift:0.1.0',
+                imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
+                args: ['api-server', '--listen', `:${API_SERVER_PORT}`, '--tls-cert', '/etc/rayshift/tls/tls.crt', '--tls-key', '/etc/rayshift/tls/tls.key'],
+                ports: [{ name: 'https', containerPort: API_SERVER_PORT, protocol: 'TCP' }],
+                livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, periodSeconds: 10, timeoutSeconds: 2 },
+                readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
+                resources: props.resources ?? {
+                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+                  limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
+                },
+                securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+                volumeMounts: [{ name: 'tls', mountPath: '/etc/rayshift/tls', readOnly: true }],
+              },
+            ],
+            volumes: [{ name: 'tls', secret: { secretName: props.tlsSecretName } }],
+          },
+        },
+      },
+    });
+    this.service = new k8s.KubeService(this, 'Service', {
+      metadata: { name: API_SERVER_NAME, namespace, labels },
+      spec: { selector: { 'app.kubernetes.io/name': API_SERVER_NAME }, ports: [{ name: 'https', port: API_SERVER_PORT, targetPort: port, appProtocol: 'https' }] },
+    });
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Upgrade status, the progress watch and steering through the API server, with the in-process
+ * rayshift operator (and the TEST-ONLY simulated KubeRay, Gateway controller and Serve fleet)
+ * executing real incremental upgrades on a real kube-apiserver: the watch (gRPC stream and REST
+ * server-sent events) follows a whole upgrade and ends on completion; pause, resume, promote, abort
+ * and rollback change what the operator does, are refused with FAILED_PRECONDITION when they do not
+ * apply, and are authorised per verb (a user may promote without being allowed to edit).
+ */
+import { Code } from '@connectrpc/connect';
+import { UpgradeEventType, UpgradePhase, type UpgradeEvent } from '../../lib/apiserver/gen/rayshift/v1/upgrade_pb';
+import { ApiEnv, TEAM_A, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import { waitFor } from '../support/operator-env';
+
+let env: ApiEnv;
+const base = `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices`;
+let cpu = 1;
+
+beforeAll(async () => {
+  env = await startApiEnv({ operator: true, heartbeatSeconds: 1 });
+  // bob may promote in team-a, and nothing else there.
+  await env.admin.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'promoter', namespace: TEAM_A }, rules: [{ apiGroups: ['rayshift.dev'], resources: ['rayservices/promote'], verbs: ['update'] }] } as never);
+  await env.admin.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'bob-promotes', namespace: TEAM_A },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'promoter' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
+  } as never);
+  expect((await env.rest('POST', base, rayServiceBody('llm', { interval: 2 }))).status).toBe(200);
+  await waitUntil('llm', (u) => u.phase === 'UPGRADE_PHASE_IDLE' && !!u.active?.cluster, 'the first cluster to serve');
+}, 240_000);
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+/** The upgrade status over REST. */
+async function upgrade(name: string): Promise<any> {
+  const r = await env.rest('GET', `${base}/${name}/upgrade`);
+  expect(r.status).toBe(200);
+  return r.body;
+}
+
+async function waitUntil(name: string, check: (u: any) => boolean, what: string): Promise<any> {
+  let last: any;
+  try {
+    await waitFor(async () => check((last = await upgrade(name))), what, 90_000, 200);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last status: ${JSON.stringify(last)}`);
+  }
+  return last;
+}
+
+/** Waits until the operator removed a spent steering annotation (else it would steer the next upgrade too). */
+async function waitSpent(annotation: string): Promise<void> {
+  await waitFor(async () => !((await env.rest('GET', `${base}/llm`)).body.annotations ?? {})[annotation], `the operator to clear ${annotation}`, 60_000, 200);
+}
+
+/** Starts an upgrade by changing the worker CPU request (part of the cluster spec hash). */
+async function startUpgrade(name: string): Promise<void> {
+  cpu++;
+  const body = rayServiceBody(name, { cpu: String(cpu) }) as any;
+  const r = await env.rest('PATCH', `${base}/${name}?update_mask=spec.ray_cluster_config`, { spec: { rayClusterConfig: body.spec.rayClusterConfig } });
+  expect(r.status).toBe(200);
+}
+
+/** Reads a REST server-sent-event stream to its end. */
+async function sseEvents(path: string): Promise<any[]> {
+  const answer = await env.rest('GET', path);
+  expect(answer.headers['content-type']).toBe('text/event-stream');
+  return answer.text
+    .split('\n\n')
+    .filter((chunk) => chunk.startsWith('event: message'))
+    .map((chunk) => JSON.parse(chunk.split('\ndata: ')[1]));
+}
+
+test('steering verbs that do not apply are FAILED_PRECONDITION', async () => {
+  for (const verb of ['promote', 'abort', 'rollback', 'resume']) {
+    const r = await env.rest('POST', `${base}/llm:${verb}`, { reason: 'test' });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe(Code.FailedPrecondition);
+  }
+});
+
+test('the watch follows a full incremental upgrade over gRPC and REST and ends on completion', async () => {
+  const before = await upgrade('llm');
+  const grpcEvents: UpgradeEvent[] = [];
+  const grpc = (async () => {
+    for await (const e of env.client('grpc', env.tokens.alice).rayServices.watchUpgrade({ namespace: TEAM_A, name: 'llm' })) grpcEvents.push(e);
+  })();
+  const rest = sseEvents(`${base}/llm/upgrade:watch?heartbeat_seconds=1`);
+  // Nothing changes before the upgrade starts: heartbeats (every second here) keep the stream alive.
+  await waitFor(() => grpcEvents.some((e) => e.type === UpgradeEventType.HEARTBEAT), 'a heartbeat', 30_000);
+  expect(grpcEvents[1].status?.active?.cluster).toBe(before.active.cluster);
+  await startUpgrade('llm');
+  await grpc;
+  const restEvents = await rest;
+
+  expect(grpcEvents[0].type).toBe(UpgradeEventType.SNAPSHOT);
+  const last = grpcEvents[grpcEvents.length - 1];
+  expect(last.type).toBe(UpgradeEventType.COMPLETED);
+  expect(last.status?.phase).toBe(UpgradePhase.COMPLETE);
+  expect(last.status?.active?.cluster).not.toBe(before.active.cluster);
+  expect(last.status?.pending).toBeUndefined();
+  const progress = grpcEvents.filter((e) => e.type === UpgradeEventType.PROGRESS && e.status?.pending);
+  const weights = progress.map((e) => e.status!.pending!.trafficRoutedPercent);
+  expect(weights).toEqual([...weights].sort((a, b) => a - b));
+  expect(new Set(weights)).toEqual(new Set([0, 25, 50, 75, 100].filter((w) => weights.includes(w))));
+  expect(weights).toContain(50);
+  expect(progress.some((e) => e.status!.phase === UpgradePhase.SHIFTING)).toBe(true);
+  expect(Math.max(...progress.map((e) => e.status!.totalSteps))).toBe(4);
+
+  expect(restEvents[0].type).toBe('UPGRADE_EVENT_TYPE_SNAPSHOT');
+  expect(restEvents[restEvents.length - 1]).toMatchObject({ type: 'UPGRADE_EVENT_TYPE_COMPLETED', status: { phase: 'UPGRADE_PHASE_COMPLETE', active: { cluster: last.status?.active?.cluster } } });
+  // Implicit zero values stay on REST (a pending side at 0% traffic is not dropped).
+  expect(restEvents.some((e) => e.status.pending?.trafficRoutedPercent === 0)).toBe(true);
+}, 180_000);
+
+test('pause holds the operator, resume lets it continue, promote finishes without waiting', async () => {
+  await startUpgrade('llm');
+  await waitUntil('llm', (u) => u.pending?.trafficRoutedPercent > 0, 'traffic to start moving');
+  const paused = await env.rest('POST', `${base}/llm:pause`, { reason: 'look at the dashboards' });
+  expect(paused.status).toBe(200);
+  expect(paused.body.paused).toBe(true);
+  expect((await env.rest('POST', `${base}/llm:pause`, {})).body.code).toBe(Code.FailedPrecondition);
+  const held = await waitUntil('llm', (u) => u.phase === 'UPGRADE_PHASE_PAUSED', 'the operator to report Paused');
+  expect(held.reason).toBe('Paused');
+
+  expect((await env.rest('POST', `${base}/llm:resume`, {})).status).toBe(200);
+  await waitUntil('llm', (u) => u.phase !== 'UPGRADE_PHASE_PAUSED', 'the operator to leave Paused');
+
+  // bob may promote (his Role grants rayservices/promote) but may not edit or read the service.
+  expect((await env.rest('GET', `${base}/llm`, undefined, { token: env.tokens.bob })).status).toBe(403);
+  expect((await env.rest('POST', `${base}/llm:pause`, {}, { token: env.tokens.bob })).status).toBe(403);
+  const promoted = await env.rest('POST', `${base}/llm:promote`, { reason: 'ship it' }, { token: env.tokens.bob });
+  expect(promoted.status).toBe(200);
+  const done = await waitUntil('llm', (u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending, 'the promotion to finish');
+  expect(done.reason).toBe('Promoted');
+  const svc = (await env.rest('GET', `${base}/llm`)).body;
+  expect(JSON.parse(svc.annotations['rayshift.dev/last-steering'])).toMatchObject({ verb: 'promote', user: 'bob', reason: 'ship it' });
+  await waitSpent('rayshift.dev/promote');
+}, 180_000);
+
+test('abort rolls the upgrade back and rejects its spec', async () => {
+  const before = await upgrade('llm');
+  await startUpgrade('llm');
+  await waitUntil('llm', (u) => !!u.pending, 'a pending cluster');
+  expect((await env.rest('POST', `${base}/llm:abort`, {})).status).toBe(200);
+  const after = await waitUntil('llm', (u) => !u.pending && u.reason === 'Aborted', 'the rollback after abort');
+  expect(after.active.cluster).toBe(before.active.cluster);
+  await waitSpent('rayshift.dev/abort');
+}, 180_000);
+
+test('rollback reverts the spec to the serving cluster, which the operator rolls back to', async () => {
+  const before = await upgrade('llm');
+  await startUpgrade('llm');
+  await waitUntil('llm', (u) => !!u.pending, 'a pending cluster');
+  const r = await env.rest('POST', `${base}/llm:rollback`, {});
+  expect(r.status).toBe(200);
+  const after = await waitUntil('llm', (u) => !u.pending && u.phase === 'UPGRADE_PHASE_IDLE', 'the rollback');
+  expect(after.active.cluster).toBe(before.active.cluster);
+  expect(after.reason).not.toBe('Aborted');
+  const svc = (await env.rest('GET', `${base}/llm`)).body;
+  expect(svc.spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu).toBe(String(cpu - 2));
+}, 180_000);

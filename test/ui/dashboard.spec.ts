@@ -1,0 +1,290 @@
+/**
+ * The dashboard in Debian's Chromium (playwright-core) against the real rayshift API server and the
+ * in-process operator, which executes real incremental upgrades on a real kube-apiserver with the
+ * TEST-ONLY simulated KubeRay, Gateway controller and Serve fleet. Checked: the list and rollout
+ * pages; the chart's last point against the HTTPRoute's weights; the countdown reaching zero
+ * against the time each interval-bound traffic step reached the route; Pause holding the operator
+ * and Resume letting it continue; a viewer without steering rights seeing disabled buttons and
+ * refused calls; recovery after the API server restarts; the RoleBasedGroup page; screenshots that
+ * are not blank; axe-core scans without serious or critical violations.
+ *
+ * Timestamps compared here are taken on this machine by the test's own watches and by the page;
+ * no assertion is about how long the test itself takes.
+ */
+import type { Page } from 'playwright-core';
+import { Testing } from 'cdk8s';
+import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
+import type { KubeObject } from '../../lib/runtime/kube/types';
+import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+import { TEAM_A, rayServiceBody } from '../apiserver/support/api-env';
+import { recordRouteWeights, waitFor } from '../support/operator-env';
+import { UiEnv, axeScan, grantViewer, screenshot, startUiEnv } from './support/ui-env';
+
+const INTERVAL_SECONDS = 3;
+const base = `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices`;
+let env: UiEnv;
+let alice: Page;
+let cpu = 1;
+
+beforeAll(async () => {
+  env = await startUiEnv();
+  await grantViewer(env.api, 'bob');
+  expect((await env.api.rest('POST', base, rayServiceBody('llm', { interval: INTERVAL_SECONDS }))).status).toBe(200);
+  await waitUntilUpgrade((u) => u.phase === 'UPGRADE_PHASE_IDLE' && !!u.active?.cluster, 'the first cluster to serve');
+  alice = (await env.signedInPage(env.api.tokens.alice)).page;
+}, 300_000);
+
+afterAll(async () => {
+  await env?.stop();
+}, 120_000);
+
+async function waitUntilUpgrade(check: (u: any) => boolean, what: string): Promise<any> {
+  let last: any;
+  try {
+    await waitFor(async () => {
+      const r = await env.api.rest('GET', `${base}/llm/upgrade`);
+      last = r.body;
+      return r.status === 200 && check(last);
+    }, what, 120_000, 250);
+  } catch (e) {
+    throw new Error(`${(e as Error).message}; last status: ${JSON.stringify(last)}`);
+  }
+  return last;
+}
+
+/** Starts an upgrade of `llm` by changing the worker CPU request (part of the cluster spec hash). */
+async function startUpgrade(): Promise<void> {
+  cpu++;
+  const body = rayServiceBody('llm', { cpu: String(cpu), interval: INTERVAL_SECONDS }) as any;
+  // The operator writes the object often: a concurrent write is ABORTED (409), which a client retries.
+  let r = await env.api.rest('PATCH', `${base}/llm?update_mask=spec.ray_cluster_config`, { spec: { rayClusterConfig: body.spec.rayClusterConfig } });
+  for (let attempt = 1; r.status === 409 && attempt < 5; attempt++) {
+    r = await env.api.rest('PATCH', `${base}/llm?update_mask=spec.ray_cluster_config`, { spec: { rayClusterConfig: body.spec.rayClusterConfig } });
+  }
+  expect(r.status).toBe(200);
+}
+
+/** Checks a screenshot is a real page: big enough, many colours, a fair share not background. */
+async function checkScreenshot(page: Page, name: string): Promise<void> {
+  const shot = await screenshot(env.browser, page, name);
+  expect(shot.bytes).toBeGreaterThan(20_000);
+  expect(shot.stats.width).toBeGreaterThanOrEqual(1000);
+  expect(shot.stats.colours).toBeGreaterThan(20);
+  expect(shot.stats.inked).toBeGreaterThan(0.01);
+}
+
+/** Presses Tab until the element with `testId` has the focus (it must be reachable by keyboard). */
+async function tabTo(page: Page, testId: string): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    if ((await page.evaluate('document.activeElement && document.activeElement.getAttribute("data-testid")')) === testId) return;
+  }
+  throw new Error(`${testId} cannot be reached with the Tab key`);
+}
+
+async function checkAccessibility(page: Page): Promise<void> {
+  const violations = await axeScan(page);
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+}
+
+/** Route weights by cluster (backend `<cluster>-serve-svc`), positive weights only. */
+function byCluster(weights: { name: string; weight: number }[]): Record<string, number> {
+  return Object.fromEntries(weights.filter((w) => w.weight > 0).map((w) => [w.name.replace(/-serve-svc$/, ''), w.weight]));
+}
+
+/** What the page's recorder saw of the chart's last point (weights by cluster) and of the countdown. */
+interface PageRecord {
+  chart: { at: number; weights: Record<string, number> }[];
+  /** Each time the countdown counted down to (its zero, epoch ms), with when it was first shown. */
+  dues: Record<string, number>;
+}
+
+/** Installs a recorder in the page: every change of the chart's last point and each time the countdown counts down to. */
+async function recordPage(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    const rec = { chart: [], dues: {} };
+    window.__rec = rec;
+    let lastKey = '';
+    const look = () => {
+      const svg = document.querySelector('[data-testid=rollout-chart]');
+      if (svg) {
+        const w = {};
+        const a = svg.getAttribute('data-active-cluster'), p = svg.getAttribute('data-pending-cluster');
+        const aw = Number(svg.getAttribute('data-active-weight')), pw = Number(svg.getAttribute('data-pending-weight'));
+        if (a && aw > 0) w[a] = aw;
+        if (p && pw > 0) w[p] = pw;
+        const key = JSON.stringify(w);
+        if (key !== lastKey && svg.hasAttribute('data-active-weight')) { lastKey = key; rec.chart.push({ at: Date.now(), weights: w }); }
+      }
+      const c = document.querySelector('[data-testid=countdown][data-due]');
+      if (c && !(c.getAttribute('data-due') in rec.dues)) rec.dues[c.getAttribute('data-due')] = Date.now();
+    };
+    new MutationObserver(look).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    look();
+  })()`);
+}
+
+async function pageRecord(page: Page): Promise<PageRecord> {
+  return (await page.evaluate('window.__rec')) as PageRecord;
+}
+
+test('the sign-in page and the list page show the service with its phase', async () => {
+  const signIn = await env.browser.newPage();
+  await signIn.goto(env.dashboard.url);
+  await signIn.getByLabel('API token').waitFor();
+  await checkScreenshot(signIn, 'sign-in');
+  await checkAccessibility(signIn);
+  await signIn.close();
+
+  await alice.goto(`${env.dashboard.url}#/`);
+  const row = alice.getByTestId('rayservice-list').getByRole('row', { name: /llm/ });
+  await row.getByText('Idle').waitFor();
+  await expect(row.getByRole('img', { name: /Split of llm: 100% active, 0% pending/ }).count()).resolves.toBe(1);
+  await checkScreenshot(alice, 'list');
+  await checkAccessibility(alice);
+}, 120_000);
+
+test('the rollout page follows an upgrade live: the chart tracks the route, the countdown reaches zero at each timed step', async () => {
+  await alice.getByRole('link', { name: 'llm' }).click();
+  await alice.locator('[data-testid=watch-state][data-state=live]').waitFor();
+  await recordPage(alice);
+  const route = recordRouteWeights(env.api.admin, TEAM_A, 'llm-httproute');
+  try {
+    await waitFor(() => route.history.length > 0, 'the route', 30_000);
+    await startUpgrade();
+    // Mid-upgrade: the projection is drawn and the page is screenshotted and scanned.
+    await alice.locator('svg[data-pending-weight="50"]').waitFor({ timeout: 120_000 });
+    await expect(alice.locator('path.projected').count()).resolves.toBeGreaterThan(0);
+    await checkScreenshot(alice, 'rollout');
+    await checkAccessibility(alice);
+    const done = await waitUntilUpgrade((u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending && u.observedGeneration === u.generation, 'the upgrade to complete');
+    await alice.locator(`svg[data-active-cluster="${done.active.cluster}"][data-active-weight="100"]`).waitFor();
+  } finally {
+    route.stop();
+  }
+  const rec = await pageRecord(alice);
+  // Distinct weight vectors (a backend dropped at weight 0 after the promotion changes nothing here).
+  const routes = route.history
+    .map((h) => ({ at: h.at, weights: byCluster(h.weights) }))
+    .filter((r, i, all) => i === 0 || JSON.stringify(r.weights) !== JSON.stringify(all[i - 1].weights));
+  expect(routes.length).toBeGreaterThanOrEqual(4);
+
+  // Every point the chart showed is the route's weights at that time, or one update before or after.
+  const same = (a: Record<string, number>, b: Record<string, number>) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+  const afterUpgradeStart = rec.chart.filter((c) => c.at >= routes[0].at);
+  expect(afterUpgradeStart.length).toBeGreaterThanOrEqual(4);
+  for (const c of afterUpgradeStart) {
+    const j = routes.filter((r) => r.at <= c.at).length - 1;
+    const near = [routes[j - 1], routes[j], routes[j + 1]].filter((r) => r !== undefined);
+    expect({ chart: c, matches: near.some((r) => same(r.weights, c.weights)) }).toEqual({ chart: c, matches: true });
+  }
+  // Every weight vector the route carried appeared on the chart, and the last ones are equal.
+  for (const r of routes) expect(rec.chart.some((c) => same(c.weights, r.weights))).toBe(true);
+  expect(rec.chart[rec.chart.length - 1].weights).toEqual(routes[routes.length - 1].weights);
+
+  // Steps timed by the interval (the previous weight change reached the route less than an interval
+  // and a second before): the countdown shown before the step reached zero within a second of the
+  // step reaching the route. (The countdown shows its due time minus the page's clock, so it reads
+  // zero at that due time; the page and the route watch share this machine's clock.)
+  const timed = routes.slice(1).filter((r, i) => i > 0 && r.at - routes[i].at < (INTERVAL_SECONDS + 1) * 1000);
+  expect(timed.length).toBeGreaterThanOrEqual(1);
+  const shown = Object.entries(rec.dues).map(([due, shownAt]) => ({ due: Number(due), shownAt }));
+  for (const step of timed) {
+    const before = shown.filter((d) => d.shownAt < step.at);
+    const offBy = Math.min(...before.map((d) => Math.abs(d.due - step.at)));
+    expect(offBy < 1_000 ? 'within a second' : `zero ${offBy} ms from the step at ${step.at}; countdowns ${JSON.stringify(shown)}; route ${JSON.stringify(routes)}`).toBe('within a second');
+  }
+}, 300_000);
+
+test('Pause holds the next step and Resume lets the upgrade continue', async () => {
+  const route = recordRouteWeights(env.api.admin, TEAM_A, 'llm-httproute');
+  try {
+    await waitFor(() => route.history.length > 0, 'the route', 30_000);
+    await startUpgrade();
+    await alice.locator('svg[data-pending-weight="25"]').waitFor({ timeout: 120_000 });
+    const pause = alice.getByTestId('steer-pause');
+    await pause.click();
+    await alice.getByTestId('steer-outcome').getByText('Pause accepted.').waitFor();
+    await alice.locator('.badge', { hasText: 'Paused' }).waitFor();
+    await expect(alice.getByTestId('countdown').textContent()).resolves.toBe('none scheduled');
+    const heldAt = route.history.length;
+    const heldWeights = route.history[heldAt - 1].weights;
+    // Two intervals: without the pause, at least one more step would have reached the route.
+    await new Promise((r) => setTimeout(r, 2 * INTERVAL_SECONDS * 1000 + 1_000));
+    expect(route.history.length).toBe(heldAt);
+    expect((await waitUntilUpgrade(() => true, 'status')).phase).toBe('UPGRADE_PHASE_PAUSED');
+
+    // By keyboard: Tab to Resume and press Enter.
+    await tabTo(alice, 'steer-resume');
+    await alice.keyboard.press('Enter');
+    await alice.getByTestId('steer-outcome').getByText('Resume accepted.').waitFor();
+    await waitFor(() => route.history.length > heldAt, 'a step after resuming', 60_000, 100);
+    expect(route.history[heldAt].weights).not.toEqual(heldWeights);
+    await waitUntilUpgrade((u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending, 'the upgrade to complete after resuming');
+  } finally {
+    route.stop();
+  }
+}, 300_000);
+
+test('a viewer without steering rights sees the buttons disabled, and a direct call is refused', async () => {
+  const { page } = await env.signedInPage(env.api.tokens.bob);
+  await page.goto(`${env.dashboard.url}#/rayservices/${TEAM_A}/llm`);
+  await page.locator('[data-testid=watch-state][data-state=live]').waitFor();
+  await page.getByText('You may watch this rollout but not steer it.').waitFor();
+  for (const verb of ['pause', 'resume', 'promote', 'abort', 'rollback']) await expect(page.getByTestId(`steer-${verb}`).isDisabled()).resolves.toBe(true);
+  // alice may pause (the service is idle, incremental and not paused): the difference is the right, not the state.
+  await alice.reload();
+  await alice.locator('[data-testid=watch-state][data-state=live]').waitFor();
+  await waitFor(async () => alice.getByTestId('steer-pause').isEnabled(), 'alice’s Pause button to be enabled', 30_000, 200);
+
+  const refused = await env.api.rest('POST', `${base}/llm:pause`, { reason: 'not mine' }, { token: env.api.tokens.bob });
+  expect(refused.status).toBe(403);
+  const status = await env.api.rest('GET', `${base}/llm/upgrade`);
+  expect(status.body.paused).toBe(false);
+  await page.context().close();
+}, 120_000);
+
+test('the page recovers after the API server restarts', async () => {
+  await alice.locator('[data-testid=watch-state][data-state=live]').waitFor();
+  await env.restartApiServer(async () => {
+    await alice.locator('[data-testid=watch-state][data-state=reconnecting]').waitFor({ timeout: 60_000 });
+  });
+  await alice.locator('[data-testid=watch-state][data-state=live]').waitFor({ timeout: 60_000 });
+  // The watch is live again and follows a new upgrade.
+  await startUpgrade();
+  await alice.locator('svg[data-pending-weight="25"]').waitFor({ timeout: 120_000 });
+  await waitUntilUpgrade((u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending, 'the upgrade to complete');
+  await alice.locator('svg[data-pending-weight="0"][data-active-weight="100"]').waitFor();
+}, 300_000);
+
+test('the RoleBasedGroup page shows per-role updated and ready replicas and the skew against maxSkew', async () => {
+  const chart = Testing.chart();
+  new RoleBasedGroup(chart, 'g', {
+    metadata: { name: 'pd', namespace: TEAM_A },
+    version: 'v1alpha2',
+    roles: [
+      { name: 'prefill', replicas: 4, template: { spec: { containers: [{ name: 'prefill', image: 'vllm:2' }] } } },
+      { name: 'decode', replicas: 2, template: { spec: { containers: [{ name: 'decode', image: 'vllm:2' }] } } },
+    ],
+    coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '10%', maxUnavailable: 1 } }],
+  });
+  for (const o of Testing.synth(chart) as KubeObject[]) await env.api.admin.create(o);
+  const roleStatuses = [
+    { name: 'prefill', replicas: 4, readyReplicas: 4, updatedReplicas: 3 },
+    { name: 'decode', replicas: 2, readyReplicas: 1, updatedReplicas: 1 },
+  ];
+  await env.api.admin.patchMerge(RBG_V1ALPHA2_TYPE, 'pd', TEAM_A, { status: { roleStatuses } }, { subresource: 'status' });
+
+  await alice.goto(`${env.dashboard.url}#/`);
+  await alice.getByTestId('rbg-list').getByRole('link', { name: 'pd' }).click();
+  const prefill = alice.locator('[data-testid=rbg-roles] tr[data-role=prefill]');
+  await prefill.waitFor();
+  await expect(prefill.getAttribute('data-updated')).resolves.toBe('3');
+  await expect(alice.locator('[data-testid=rbg-roles] tr[data-role=decode]').getAttribute('data-ready')).resolves.toBe('1');
+  const rule = alice.getByTestId('coordination-rule');
+  await expect(rule.getAttribute('data-skew')).resolves.toBe('25');
+  await expect(rule.getAttribute('data-max-skew')).resolves.toBe('10');
+  await rule.getByText('over the bound').waitFor();
+  await checkScreenshot(alice, 'rolebasedgroup');
+  await checkAccessibility(alice);
+}, 120_000);

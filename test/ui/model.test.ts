@@ -1,0 +1,166 @@
+/**
+ * The dashboard's view logic (pure, DOM-free): samples, the plan's projection, the countdown's due
+ * time (the terminal view's `nextTrafficStepAt`), steering applicability, and the SSE reader.
+ */
+import { planRayService } from '../../lib/engine/plan-rayservice';
+import type { RayServiceJson, UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
+import { ApiError } from '../../ui/src/api-error';
+import { appendSample, formatCountdown, lastSteering, nextStepDue, phaseLabel, projection, sampleOf, spokenCountdown, verbApplies } from '../../ui/src/model';
+import { readEventStream } from '../../ui/src/sse';
+
+const T0 = Date.parse('2026-11-21T12:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const svc: RayServiceJson = {
+  name: 'llm',
+  namespace: 'serving',
+  spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE', clusterUpgradeOptions: { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 3 } } },
+};
+
+function shifting(pendingWeight: number, migratedAt: number, extra: Partial<UpgradeStatusJson> = {}): UpgradeStatusJson {
+  return {
+    phase: 'UPGRADE_PHASE_SHIFTING',
+    reason: 'WaitingForInterval',
+    active: { cluster: 'llm-a', targetCapacity: 100, trafficRoutedPercent: 100 - pendingWeight, lastTrafficMigratedTime: iso(migratedAt) },
+    pending: { cluster: 'llm-b', targetCapacity: 50, trafficRoutedPercent: pendingWeight, lastTrafficMigratedTime: iso(migratedAt) },
+    ...extra,
+  };
+}
+
+/** The engine's own plan of `svc`'s options, in the API's JSON shape. */
+function planJson(): UpgradePlanJson {
+  const p = planRayService({ kind: 'RayService', name: 'llm', options: { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 3, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } });
+  return { strategy: p.strategy, steps: p.steps.map((s) => ({ ...s })), durationSeconds: p.durationSeconds, peakCapacityPercent: p.peakCapacityPercent, outcome: p.outcome };
+}
+
+describe('samples', () => {
+  test('a status without a pending side counts the pending side as 0', () => {
+    expect(sampleOf({ active: { cluster: 'a', targetCapacity: 100, trafficRoutedPercent: 100 } }, T0)).toEqual({ at: T0, activeWeight: 100, pendingWeight: 0, activeCapacity: 100, pendingCapacity: 0 });
+  });
+
+  test('an unchanged split is not appended again; a changed one is', () => {
+    const h1 = appendSample([], sampleOf(shifting(25, T0), T0));
+    expect(appendSample(h1, sampleOf(shifting(25, T0), T0 + 500))).toBe(h1);
+    expect(appendSample(h1, sampleOf(shifting(50, T0), T0 + 500)).map((s) => s.pendingWeight)).toEqual([25, 50]);
+  });
+});
+
+describe('nextStepDue', () => {
+  test('an interval after the last traffic move the status carries', () => {
+    expect(nextStepDue(svc, shifting(25, T0))).toBe(T0 + 3_000);
+  });
+
+  test('when the page saw the weights change after the persisted move, from that moment', () => {
+    expect(nextStepDue(svc, shifting(50, T0), T0 + 3_050)).toBe(T0 + 6_050);
+    // A stale sighting never moves the due time earlier than the status says.
+    expect(nextStepDue(svc, shifting(50, T0 + 3_000), T0 + 10)).toBe(T0 + 6_000);
+  });
+
+  test('nothing is due while paused, rolling back, without an upgrade or without an interval', () => {
+    expect(nextStepDue(svc, shifting(25, T0, { phase: 'UPGRADE_PHASE_PAUSED', paused: true }))).toBeUndefined();
+    expect(nextStepDue(svc, shifting(25, T0, { phase: 'UPGRADE_PHASE_ROLLING_BACK' }))).toBeUndefined();
+    expect(nextStepDue(svc, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'llm-a', trafficRoutedPercent: 100 } })).toBeUndefined();
+    expect(nextStepDue({ ...svc, spec: {} }, shifting(25, T0))).toBeUndefined();
+  });
+});
+
+describe('countdown text', () => {
+  test('tenths under a minute, minutes above, "due now" at zero', () => {
+    expect(formatCountdown(2_710)).toBe('2.8 s');
+    expect(formatCountdown(1)).toBe('0.1 s');
+    expect(formatCountdown(0)).toBe('due now');
+    expect(formatCountdown(-5)).toBe('due now');
+    expect(formatCountdown(125_000)).toBe('2 min 05 s');
+  });
+
+  test('the spoken countdown is coarse, so a polite live region is not noise', () => {
+    const spoken = new Set(Array.from({ length: 300 }, (_, i) => spokenCountdown(30_000 - i * 100)));
+    expect(spoken.size).toBeLessThanOrEqual(4);
+    expect(spokenCountdown(0)).toBe('The next traffic step is due now.');
+  });
+});
+
+describe('projection', () => {
+  test('the plan after the current split, anchored at the last move', () => {
+    const current = sampleOf(shifting(25, T0), T0 + 100);
+    const p = projection(planJson(), current, T0);
+    expect(p[0]).toEqual({ ...current, at: T0 });
+    expect(p.map((s) => [s.at - T0, s.pendingWeight])).toEqual([
+      [0, 25],
+      [3_000, 50],
+      [3_000, 50],
+      [3_000, 50],
+      [6_000, 75],
+      [9_000, 100],
+      [9_000, 100],
+    ]);
+    // Up to the old cluster at no traffic and no capacity; the promotion (a renaming of the sides) is left out.
+    expect(p[p.length - 1]).toMatchObject({ activeWeight: 0, activeCapacity: 0, pendingWeight: 100, pendingCapacity: 100 });
+  });
+
+  test('from the start of an upgrade (pending cluster at no capacity yet)', () => {
+    const start = sampleOf({ active: { cluster: 'a', targetCapacity: 100, trafficRoutedPercent: 100 }, pending: { cluster: 'b', targetCapacity: 0, trafficRoutedPercent: 0 } }, T0);
+    expect(projection(planJson(), start, T0)).toHaveLength(planJson().steps!.filter((s) => s.action !== 'promote').length + 1);
+  });
+
+  test('nothing when the split is not on the plan or there is no plan', () => {
+    expect(projection(planJson(), sampleOf(shifting(30, T0), T0), T0)).toEqual([]);
+    expect(projection(undefined, sampleOf(shifting(25, T0), T0), T0)).toEqual([]);
+  });
+});
+
+describe('verbApplies', () => {
+  test('pause needs an unpaused incremental upgrade, resume a paused one', () => {
+    expect(verbApplies('pause', svc, shifting(25, T0))).toBe(true);
+    expect(verbApplies('pause', { ...svc, spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER' } } }, shifting(25, T0))).toBe(false);
+    expect(verbApplies('resume', svc, shifting(25, T0))).toBe(false);
+    expect(verbApplies('resume', svc, shifting(25, T0, { paused: true }))).toBe(true);
+    expect(verbApplies('pause', svc, shifting(25, T0, { paused: true }))).toBe(false);
+  });
+
+  test('promote, abort and rollback need an upgrade in flight that is not rolling back', () => {
+    for (const verb of ['promote', 'abort', 'rollback'] as const) {
+      expect(verbApplies(verb, svc, shifting(25, T0))).toBe(true);
+      expect(verbApplies(verb, svc, shifting(25, T0, { phase: 'UPGRADE_PHASE_ROLLING_BACK' }))).toBe(false);
+      expect(verbApplies(verb, svc, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'a' } })).toBe(false);
+    }
+  });
+});
+
+test('the last steering record is read from its annotation; garbage is ignored', () => {
+  const record = { verb: 'pause', user: 'alice', reason: 'look', time: iso(T0) };
+  expect(lastSteering({ annotations: { 'rayshift.dev/last-steering': JSON.stringify(record) } })).toEqual(record);
+  expect(lastSteering({ annotations: { 'rayshift.dev/last-steering': '{' } })).toBeUndefined();
+  expect(lastSteering({})).toBeUndefined();
+});
+
+test('phase labels', () => {
+  expect(phaseLabel('UPGRADE_PHASE_ROLLING_BACK')).toBe('Rolling back');
+  expect(phaseLabel(undefined)).toBe('Unknown');
+});
+
+describe('readEventStream', () => {
+  function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
+    const enc = new TextEncoder();
+    return new ReadableStream({
+      start(c) {
+        for (const ch of chunks) c.enqueue(enc.encode(ch));
+        c.close();
+      },
+    });
+  }
+
+  test('messages split across chunks, CRLF line ends and multi-line data', async () => {
+    const got: string[] = [];
+    let chunks = 0;
+    await readEventStream(streamOf(['event: message\r\ndata: {"a"', ':1}\r\n\r\nevent: message\ndata: x\ndata: y\n\n', ': comment\n\n']), (d) => got.push(d), () => chunks++);
+    expect(got).toEqual(['{"a":1}', 'x\ny']);
+    expect(chunks).toBe(3);
+  });
+
+  test('an error event rejects with its google.rpc.Status', async () => {
+    const err = await readEventStream(streamOf(['event: message\ndata: 1\n\nevent: error\ndata: {"code":16,"message":"token expired"}\n\n']), () => undefined, () => undefined).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: 16, message: 'token expired' });
+  });
+});

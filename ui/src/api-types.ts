@@ -1,0 +1,13 @@
+/**
+ * The REST JSON shapes the dashboard reads, generated from `proto/` (type-only imports: nothing of
+ * the generated code ends up in the bundle), and the steering verbs.
+ */
+export type { WhoAmIResponseJson } from '../../lib/apiserver/gen/rayshift/v1/identity_pb';
+export type { RayServiceJson } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
+export type { RoleBasedGroupJson } from '../../lib/apiserver/gen/rayshift/v1/rolebasedgroup_pb';
+export type { UpgradeEventJson, UpgradePlanJson, UpgradeStatusJson } from '../../lib/apiserver/gen/rayshift/v1/upgrade_pb';
+
+/** The steering verbs, in the order the page shows them. */
+export const STEERING_VERBS = ['pause', 'resume', 'promote', 'abort', 'rollback'] as const;
+/** A steering verb (`:pause`, …), which is also its RBAC subresource. */
+export type SteeringVerb = (typeof STEERING_VERBS)[number];

@@ -1,0 +1,187 @@
+/**
+ * What the pages show, as pure functions of the API's JSON: samples of both route weights and both
+ * target capacities over time, the plan's projection from the current step, when the next traffic
+ * step is due (the terminal view's `nextTrafficStepAt`, fed from the API's status), which steering
+ * verbs apply, and the last steering record.
+ */
+import { nextTrafficStepAt, type ServiceView } from '../../lib/cli/status-view';
+import type { RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
+
+/** Both weights and both target capacities at one instant (epoch ms). */
+export interface Sample {
+  readonly at: number;
+  readonly activeWeight: number;
+  readonly pendingWeight: number;
+  readonly activeCapacity: number;
+  readonly pendingCapacity: number;
+}
+
+/** Most samples kept per service. */
+const MAX_SAMPLES = 2_000;
+
+/** The split of an upgrade status at `at`; a side without a pending cluster counts as 0. */
+export function sampleOf(u: UpgradeStatusJson, at: number): Sample {
+  return {
+    at,
+    activeWeight: u.active?.trafficRoutedPercent ?? 0,
+    pendingWeight: u.pending?.trafficRoutedPercent ?? 0,
+    activeCapacity: u.active?.targetCapacity ?? 0,
+    pendingCapacity: u.pending?.targetCapacity ?? 0,
+  };
+}
+
+function sameValues(a: Sample, b: Sample): boolean {
+  return a.activeWeight === b.activeWeight && a.pendingWeight === b.pendingWeight && a.activeCapacity === b.activeCapacity && a.pendingCapacity === b.pendingCapacity;
+}
+
+/** `history` with `s` appended when any value changed (the chart holds each value until the next sample). */
+export function appendSample(history: readonly Sample[], s: Sample): Sample[] {
+  const last = history[history.length - 1];
+  if (last && sameValues(last, s)) return history as Sample[];
+  const next = [...history, s];
+  return next.length > MAX_SAMPLES ? next.slice(next.length - MAX_SAMPLES) : next;
+}
+
+/** A JSON `double` (which may be the string `NaN` or `Infinity`) as a finite number, else 0. */
+export function num(v: number | string | undefined): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+/** Milliseconds since the epoch of an RFC 3339 timestamp, when there is one. */
+export function timeOf(t: string | undefined): number | undefined {
+  if (!t) return undefined;
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** True while an upgrade (or its rollback) is in flight: both clusters exist. */
+export function inFlight(u: UpgradeStatusJson | undefined): boolean {
+  return !!u?.active?.cluster && !!u?.pending?.cluster;
+}
+
+/** The operator's phase behind an API phase (the engine's words, as the terminal view reads them). */
+function enginePhase(u: UpgradeStatusJson): string {
+  switch (u.phase) {
+    case 'UPGRADE_PHASE_PREPARING':
+    case 'UPGRADE_PHASE_SHIFTING':
+    case 'UPGRADE_PHASE_PROMOTING':
+      return 'Upgrading';
+    case 'UPGRADE_PHASE_PAUSED':
+      return 'Paused';
+    case 'UPGRADE_PHASE_ROLLING_BACK':
+      return 'RollingBack';
+    default:
+      return 'Running';
+  }
+}
+
+/**
+ * When the next traffic step is due (epoch ms), if one waits for the clock: `nextTrafficStepAt` of
+ * the terminal view, fed with the API's status and the service's interval. The operator persists the
+ * time a step reached the route (`lastTrafficMigratedTime`) only with its next write, so the status
+ * can carry the previous step's; `weightsChangedAt`, when the page saw the current weights arrive
+ * (milliseconds after the operator decided the step), then stands in for the decision time, the
+ * terminal view's basis while a step is being confirmed.
+ */
+export function nextStepDue(svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined, weightsChangedAt?: number): number | undefined {
+  if (!u || !inFlight(u)) return undefined;
+  const migrated = timeOf(u.pending?.lastTrafficMigratedTime ?? u.active?.lastTrafficMigratedTime);
+  const basis = Math.max(migrated ?? -Infinity, weightsChangedAt ?? -Infinity);
+  const view: ServiceView = {
+    namespace: svc?.namespace ?? '',
+    name: svc?.name ?? '',
+    intervalSeconds: svc?.spec?.upgradeStrategy?.clusterUpgradeOptions?.intervalSeconds,
+    conditions: [],
+    engine: {
+      phase: enginePhase(u),
+      reason: u.reason ?? '',
+      pendingClusterName: u.pending?.cluster,
+      trafficConfirmed: false,
+      lastProgressTime: Number.isFinite(basis) ? basis : undefined,
+    } as unknown as ServiceView['engine'],
+  };
+  return nextTrafficStepAt(view);
+}
+
+/** A countdown as the page shows it: tenths of a second under a minute, `due now` at zero. */
+export function formatCountdown(leftMs: number): string {
+  if (leftMs <= 0) return 'due now';
+  if (leftMs < 60_000) return `${(Math.ceil(leftMs / 100) / 10).toFixed(1)} s`;
+  const s = Math.ceil(leftMs / 1000);
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
+}
+
+/** A coarse countdown for screen readers (changes rarely, so announcing it politely is not noise). */
+export function spokenCountdown(leftMs: number): string {
+  if (leftMs <= 0) return 'The next traffic step is due now.';
+  const s = Math.ceil(leftMs / 1000);
+  const rounded = s > 60 ? `${Math.ceil(s / 60)} minutes` : s > 10 ? `${Math.ceil(s / 10) * 10} seconds` : 'a few seconds';
+  return `The next traffic step is due in about ${rounded}.`;
+}
+
+/**
+ * The rest of the plan as future samples: the first plan step whose split equals the current one is
+ * anchored at `anchor` (the last traffic move, or now), and the later steps follow at their planned
+ * offsets. Empty when the current split is not on the plan.
+ */
+export function projection(plan: UpgradePlanJson | undefined, current: Sample, anchor: number): Sample[] {
+  if (!plan?.steps?.length) return [];
+  type Step = { atSeconds?: number | string; activeWeight?: number; pendingWeight?: number; activeTargetCapacity?: number; pendingTargetCapacity?: number };
+  // The state before the first step (the pending cluster at no capacity and no traffic) starts the plan.
+  // The promotion only swaps which cluster is called active; the chart's history shows it when it happens.
+  const steps: Step[] = [{ atSeconds: 0, activeWeight: 100, pendingWeight: 0, activeTargetCapacity: 100, pendingTargetCapacity: 0 }, ...plan.steps.filter((s) => s.action !== 'promote')];
+  const splitOf = (s: Step): Omit<Sample, 'at'> => ({
+    activeWeight: s.activeWeight ?? 0,
+    pendingWeight: s.pendingWeight ?? 0,
+    activeCapacity: s.activeTargetCapacity ?? 0,
+    pendingCapacity: s.pendingTargetCapacity ?? 0,
+  });
+  const from = steps.findIndex((s) => sameValues({ at: 0, ...splitOf(s) }, current));
+  if (from < 0) return [];
+  const t0 = num(steps[from].atSeconds);
+  return [{ ...current, at: anchor }, ...steps.slice(from + 1).map((s) => ({ at: anchor + (num(s.atSeconds) - t0) * 1000, ...splitOf(s) }))];
+}
+
+/**
+ * Whether a steering verb applies to the current status (the server refuses the others with
+ * FAILED_PRECONDITION): pause needs an unpaused incremental upgrade, resume a paused one, and
+ * promote, abort and rollback an upgrade in flight that is not rolling back already.
+ */
+export function verbApplies(verb: SteeringVerb, svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined): boolean {
+  if (!u) return false;
+  const incremental = svc?.spec?.upgradeStrategy?.type === 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE';
+  switch (verb) {
+    case 'pause':
+      return incremental && !u.paused;
+    case 'resume':
+      return !!u.paused;
+    default:
+      return inFlight(u) && u.phase !== 'UPGRADE_PHASE_ROLLING_BACK';
+  }
+}
+
+/** The last steering verb recorded on a service (`rayshift.dev/last-steering`). */
+export interface SteeringRecord {
+  readonly verb: string;
+  readonly user: string;
+  readonly reason: string;
+  readonly time: string;
+}
+
+/** The service's last steering record, when it has a readable one. */
+export function lastSteering(svc: RayServiceJson | undefined): SteeringRecord | undefined {
+  const raw = svc?.annotations?.['rayshift.dev/last-steering'];
+  if (!raw) return undefined;
+  try {
+    const r = JSON.parse(raw) as Partial<SteeringRecord>;
+    return { verb: String(r.verb ?? ''), user: String(r.user ?? ''), reason: String(r.reason ?? ''), time: String(r.time ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A phase enum as words: `UPGRADE_PHASE_ROLLING_BACK` → `Rolling back`. */
+export function phaseLabel(phase: string | undefined): string {
+  const words = (phase ?? 'UPGRADE_PHASE_UNSPECIFIED').replace(/^UPGRADE_PHASE_/, '').toLowerCase().replace(/_/g, ' ');
+  return words === 'unspecified' ? 'Unknown' : words[0].toUpperCase() + words.slice(1);
+}

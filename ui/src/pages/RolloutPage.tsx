@@ -1,0 +1,247 @@
+/**
+ * One RayService's rollout, live over the watch stream: the chart (observed history solid, the
+ * plan's projection dashed), the countdown to the next traffic step, both clusters' weights and
+ * capacities, conditions, the last stop and steering record, and the steering buttons (enabled when
+ * the verb applies and the viewer may use it).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  ApiError,
+  STEERING_VERBS,
+  getRayService,
+  planRayService,
+  steer,
+  steeringPermissions,
+  watchUpgrade,
+  type RayServiceJson,
+  type SteeringVerb,
+  type UpgradePlanJson,
+  type UpgradeStatusJson,
+  type WatchState,
+} from '../api';
+import { RolloutChart } from '../components/RolloutChart';
+import { Bar, Conditions, Countdown, PhaseBadge } from '../components/small';
+import { inFlight, lastSteering, nextStepDue, projection, sampleOf, timeOf, verbApplies, type Sample } from '../model';
+import { historyOf, record } from '../store';
+
+const VERB_HELP: Record<SteeringVerb, string> = {
+  pause: 'Hold the upgrade before its next step.',
+  resume: 'Let a paused upgrade continue.',
+  promote: 'Finish the upgrade without waiting for the remaining intervals.',
+  abort: 'Roll the upgrade back and reject its spec until the spec changes.',
+  rollback: 'Revert the spec to the serving cluster’s, which rolls the upgrade back.',
+};
+const CONFIRM: Partial<Record<SteeringVerb, string>> = {
+  abort: 'Abort the upgrade? Traffic and capacity return to the active cluster.',
+  rollback: 'Roll back? The spec is reverted to the serving cluster’s.',
+};
+/** How often the chart's time axis advances, ms. */
+const CHART_TICK_MS = 1_000;
+
+/** Reasons of the operator that stop a rollout (a hold or an end without the new spec), shown as the last stop. */
+const STOP_REASONS = /^(Paused|Aborted|RollbackComplete|RollbackDeadlineExceeded|ProgressDeadlineExceeded|ValidationFailed)$/;
+
+/** The rollout page of `namespace/name`. */
+export function RolloutPage({ namespace, name }: { namespace: string; name: string }) {
+  const key = `${namespace}/${name}`;
+  const [svc, setSvc] = useState<RayServiceJson | undefined>();
+  const [status, setStatus] = useState<UpgradeStatusJson | undefined>();
+  const [history, setHistory] = useState<Sample[]>(() => historyOf(key));
+  const [plan, setPlan] = useState<UpgradePlanJson | undefined>();
+  const [allowed, setAllowed] = useState<Record<SteeringVerb, boolean> | undefined>();
+  const [watch, setWatch] = useState<{ state: WatchState; error?: string }>({ state: 'connecting' });
+  const [loadError, setLoadError] = useState<string | undefined>();
+  const [busy, setBusy] = useState<SteeringVerb | undefined>();
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>();
+  const [lastStop, setLastStop] = useState<{ reason: string; at: number } | undefined>();
+  const [now, setNow] = useState(Date.now());
+  // When this page saw the weights change (the countdown's basis until the status carries the move).
+  const [weightsChangedAt, setWeightsChangedAt] = useState<number | undefined>();
+  const lastWeights = useRef<string | undefined>(undefined);
+  const generation = status?.generation;
+
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), CHART_TICK_MS);
+    return () => clearInterval(t);
+  }, []);
+
+  // The service (spec, annotations) again whenever its generation moves or an upgrade starts or ends.
+  const upgrading = inFlight(status);
+  useEffect(() => {
+    let stale = false;
+    getRayService(namespace, name).then(
+      (s) => {
+        if (stale) return;
+        setSvc(s);
+        setLoadError(undefined);
+      },
+      (e: unknown) => !stale && setLoadError(e instanceof ApiError ? e.message : 'loading failed'),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [namespace, name, generation, upgrading, status?.paused]);
+
+  useEffect(() => {
+    if (!upgrading) return setPlan(undefined);
+    let stale = false;
+    planRayService(namespace, name).then(
+      (p) => !stale && setPlan(p),
+      () => !stale && setPlan(undefined),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [namespace, name, generation, upgrading]);
+
+  // The viewer's steering rights, asked once the watch is live (again, until an answer comes).
+  const live = watch.state === 'live';
+  useEffect(() => {
+    if (!live || allowed) return undefined;
+    let stale = false;
+    steeringPermissions(namespace, name).then(
+      (a) => !stale && setAllowed(a),
+      () => undefined, // asked again at the next reconnection
+    );
+    return () => {
+      stale = true;
+    };
+  }, [namespace, name, live, allowed]);
+
+  useEffect(
+    () =>
+      watchUpgrade(namespace, name, {
+        onEvent(e) {
+          if (!e.status || e.type === 'UPGRADE_EVENT_TYPE_HEARTBEAT') return;
+          const u = e.status;
+          const weights = `${u.active?.trafficRoutedPercent ?? 0}/${u.pending?.trafficRoutedPercent ?? 0}`;
+          if (lastWeights.current !== undefined && lastWeights.current !== weights) setWeightsChangedAt(Date.now());
+          lastWeights.current = weights;
+          setStatus(u);
+          setHistory(record(key, sampleOf(u, Date.now())));
+          if (u.reason && STOP_REASONS.test(u.reason)) setLastStop((prev) => (prev?.reason === u.reason ? prev : { reason: u.reason!, at: Date.now() }));
+        },
+        onState(state, error) {
+          setWatch({ state, error: error?.message });
+        },
+      }),
+    [namespace, name],
+  );
+
+  const act = async (verb: SteeringVerb) => {
+    if (CONFIRM[verb] && !confirm(CONFIRM[verb])) return;
+    setBusy(verb);
+    setOutcome(undefined);
+    try {
+      const u = await steer(namespace, name, verb, `from the dashboard`);
+      setStatus(u);
+      setOutcome({ ok: true, text: `${verb[0].toUpperCase()}${verb.slice(1)} accepted.` });
+    } catch (e) {
+      setOutcome({ ok: false, text: `${verb} refused: ${e instanceof ApiError ? e.message : 'the request failed'}` });
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const current = history[history.length - 1];
+  const anchor = timeOf(status?.active?.lastTrafficMigratedTime) ?? now;
+  const projected = current && upgrading && status?.phase !== 'UPGRADE_PHASE_ROLLING_BACK' ? projection(plan, current, Math.min(anchor, now)) : [];
+  const due = nextStepDue(svc, status, weightsChangedAt);
+  const steering = lastSteering(svc);
+
+  return (
+    <main id="main" tabIndex={-1}>
+      <p class="crumbs">
+        <a href="#/">Rollouts</a> › RayService {namespace}
+      </p>
+      <h1>
+        {name} <PhaseBadge phase={status?.phase} />
+      </h1>
+      <p class={`connection conn-${watch.state}`} role="status" data-testid="watch-state" data-state={watch.state}>
+        {watch.state === 'live' ? 'Live' : watch.state === 'connecting' ? 'Connecting…' : `Reconnecting… ${watch.error ?? ''}`}
+      </p>
+      {loadError && (
+        <p class="error" role="alert">
+          {loadError}
+        </p>
+      )}
+      <p class="message">
+        {status?.reason && <strong>{status.reason}</strong>} {status?.message}
+        {status && status.totalSteps ? ` — traffic step ${status.step ?? 0} of ${status.totalSteps}` : ''}
+      </p>
+      <div class="rollout-grid">
+        <section aria-labelledby="chart-heading" class="panel wide">
+          <h2 id="chart-heading">Traffic and capacity</h2>
+          <RolloutChart history={history} projection={projected} now={now} clusters={{ active: status?.active?.cluster, pending: status?.pending?.cluster }} />
+        </section>
+        <section aria-labelledby="clusters-heading" class="panel">
+          <h2 id="clusters-heading">Clusters</h2>
+          <table class="clusters">
+            <thead>
+              <tr>
+                <th scope="col">Side</th>
+                <th scope="col">RayCluster</th>
+                <th scope="col">Traffic</th>
+                <th scope="col">Target capacity</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(['active', 'pending'] as const).map((side) => {
+                const c = status?.[side];
+                if (!c?.cluster) return null;
+                return (
+                  <tr key={side} class={`series-${side}`}>
+                    <th scope="row">{side}</th>
+                    <td>{c.cluster}</td>
+                    <td>
+                      <Bar value={c.trafficRoutedPercent ?? 0} max={100} label={`${side} traffic weight`} className={`series-${side}`} /> {c.trafficRoutedPercent ?? 0}%
+                    </td>
+                    <td>
+                      <Bar value={c.targetCapacity ?? 0} max={100} label={`${side} target capacity`} className={`series-${side}`} /> {c.targetCapacity ?? 0}%
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+          <p class="muted small">Ready and target replicas per cluster are not exposed by the API yet.</p>
+          <Countdown due={due} />
+        </section>
+        <section aria-labelledby="steer-heading" class="panel">
+          <h2 id="steer-heading">Steering</h2>
+          <div class="buttons" role="group" aria-label="Steering verbs">
+            {STEERING_VERBS.map((verb) => {
+              const permitted = allowed?.[verb] ?? false;
+              const applies = verbApplies(verb, svc, status);
+              const why = !allowed ? 'Checking your permissions…' : !permitted ? 'You may not use this verb here.' : !applies ? 'Does not apply to the current state.' : VERB_HELP[verb];
+              return (
+                <span key={verb} class="verb">
+                  <button type="button" class={verb === 'abort' || verb === 'rollback' ? 'danger' : ''} disabled={!permitted || !applies || busy !== undefined} aria-describedby={`why-${verb}`} data-testid={`steer-${verb}`} onClick={() => void act(verb)}>
+                    {busy === verb ? `${verb}…` : verb[0].toUpperCase() + verb.slice(1)}
+                  </button>
+                  <span id={`why-${verb}`} class="sr-only">
+                    {why}
+                  </span>
+                </span>
+              );
+            })}
+          </div>
+          {allowed && STEERING_VERBS.every((v) => !allowed[v]) && <p class="muted small">You may watch this rollout but not steer it.</p>}
+          <p role="status" class={outcome?.ok === false ? 'error' : 'ok'} data-testid="steer-outcome">
+            {outcome?.text ?? ''}
+          </p>
+          <h3>Last stop</h3>
+          <p data-testid="last-stop">{lastStop ? `${lastStop.reason} (seen ${new Date(lastStop.at).toLocaleTimeString()})` : 'None seen on this page.'}</p>
+          {status?.lastError && <p class="error">{status.lastError}</p>}
+          <h3>Last steering</h3>
+          <p>{steering ? `${steering.verb} by ${steering.user}${steering.reason ? ` (“${steering.reason}”)` : ''} at ${new Date(steering.time).toLocaleString()}` : 'None recorded.'}</p>
+        </section>
+        <section aria-labelledby="cond-heading" class="panel wide">
+          <h2 id="cond-heading">Conditions</h2>
+          <Conditions status={status} />
+          <p class="muted small">Kubernetes events are not exposed by the API yet.</p>
+        </section>
+      </div>
+    </main>
+  );
+}
