@@ -10,6 +10,10 @@
  *   acknowledged by Serve, its apps are RUNNING and its ready replicas reach the target replicas
  *   (KubeRay moves traffic as soon as the apps are RUNNING).
  * - Every decision waits until the previous one is observed in effect (route, target capacities).
+ * - A capacity is lowered only one interval after traffic last moved (not at once, as KubeRay
+ *   does): a gateway reports a route accepted before its data plane applies the weights (Traefik
+ *   still sent requests to the old cluster ~0.7 s after accepting 0/100), and those requests
+ *   would meet replicas that are gone. Promote-now skips the wait.
  * - Pause, promote-now and abort inputs, and a progress deadline that rolls back automatically.
  * - A rollback whose pending head is not ready writes the pending capacity off (it serves nothing
  *   and cannot take a `target_capacity`), so the rollback completes where KubeRay stalls with the
@@ -77,7 +81,7 @@ function startRollback(r: EngineRun, reason: RollbackReason): void {
   r.s.lastProgressTime = r.now;
 }
 
-type Wait = 'CreatingCluster' | 'WaitingForRoute' | 'WaitingForHead' | 'WaitingForCapacity' | 'WaitingForInterval';
+type Wait = 'CreatingCluster' | 'WaitingForRoute' | 'WaitingForHead' | 'WaitingForCapacity' | 'WaitingForInterval' | 'DrainingTraffic';
 
 function forward(r: EngineRun, active: ObservedCluster, routeOk: boolean): void {
   const wait = forwardStep(r, active, routeOk);
@@ -104,7 +108,12 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
       s.trafficConfirmed = false;
       break;
     }
-    case 'scale-active':
+    case 'scale-active': {
+      const wait = intervalWait(r, 'DrainingTraffic', promoteNow);
+      if (wait !== undefined) return wait;
+      applyCapacityMove(s, move);
+      break;
+    }
     case 'scale-pending':
       applyCapacityMove(s, move);
       break;
@@ -159,8 +168,13 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
       s.trafficConfirmed = false;
       break;
     }
+    case 'scale-pending': {
+      const wait = intervalWait(r, 'DrainingTraffic', false);
+      if (wait !== undefined) return wait;
+      applyCapacityMove(s, move);
+      break;
+    }
     case 'scale-active':
-    case 'scale-pending':
       applyCapacityMove(s, move);
       break;
     case 'complete': {
@@ -182,12 +196,20 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
  */
 function trafficWait(r: EngineRun, receiver: ObservedCluster, capacity: number, promoteNow: boolean): Wait | undefined {
   if (!r.ready(receiver, capacity)) return 'WaitingForCapacity';
+  return intervalWait(r, 'WaitingForInterval', promoteNow);
+}
+
+/**
+ * Waits (as `reason`) until one interval after the last weight change of any upgrade, unless
+ * skipped by promote-now or no weight ever changed.
+ */
+function intervalWait(r: EngineRun, reason: 'WaitingForInterval' | 'DrainingTraffic', promoteNow: boolean): Wait | undefined {
   const last = r.s.lastTrafficMigratedTime;
   if (promoteNow || last === undefined) return undefined;
   const due = last + r.opts.intervalSeconds * 1000;
   if (r.now >= due) return undefined;
   r.wake(due);
-  return 'WaitingForInterval';
+  return reason;
 }
 
 /** Clears the pending side after a promotion or a completed rollback. */

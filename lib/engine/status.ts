@@ -31,6 +31,7 @@ export type RayServiceReason =
   | 'WaitingForCapacity'
   | 'WaitingForRoute'
   | 'WaitingForInterval'
+  | 'DrainingTraffic'
   | 'Migrating'
   | 'Paused'
   | 'Promoted'

@@ -75,12 +75,37 @@ describe('plan with a progress deadline shorter than an interval', () => {
     const p = plan({ kind: 'RayService', name: 'svc', options: incremental({ maxSurge: 50, step: 25, interval: 700, deadline: 600 }) });
     expect(p.outcome).toBe('rolled-back');
     // 25 % moves at once; the next step would be due at 700 s but the deadline passes at 600 s, so at
-    // 700 s (one interval after the last change, as for any weight change) the traffic goes back.
+    // 700 s (one interval after the last change, as for any weight change) the traffic goes back, and
+    // the pending capacity drops one interval after that, once the gateway has drained it.
     expect(p.steps.map((s) => [s.atSeconds, s.action, s.pendingTargetCapacity, s.pendingWeight])).toEqual([
       [0, 'scale-pending', 50, 0],
       [0, 'shift-traffic', 50, 25],
       [700, 'shift-traffic', 50, 0],
-      [700, 'scale-pending', 0, 0],
+      [1400, 'scale-pending', 0, 0],
     ]);
+  });
+});
+
+describe('draining before a capacity drop', () => {
+  it.each([
+    [{ maxSurge: 100, step: 100, interval: 1 }],
+    [{ maxSurge: 50, step: 25, interval: 5 }],
+    [{ maxSurge: 25, step: 5, interval: 10 }],
+    [{ maxSurge: 30, step: 10, interval: 2 }],
+  ])('%j: every drop of the old cluster\'s capacity comes one interval after the last weight change', (o) => {
+    const p = plan({ kind: 'RayService', name: 'svc', options: incremental(o) });
+    let lastShift: number | undefined;
+    let drops = 0;
+    let prevActive = 100;
+    for (const s of p.steps) {
+      if (s.action === 'shift-traffic') lastShift = s.atSeconds;
+      if (s.activeTargetCapacity < prevActive && s.action !== 'promote') {
+        drops++;
+        expect(lastShift).toBeDefined();
+        expect(s.atSeconds).toBeGreaterThanOrEqual(lastShift! + o.interval);
+      }
+      prevActive = s.activeTargetCapacity;
+    }
+    expect(drops).toBeGreaterThan(0);
   });
 });

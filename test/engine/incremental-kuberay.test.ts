@@ -99,9 +99,11 @@ describe.each([
     expect(traffic.map((s) => s.pendingWeight)).toEqual(
       generateUpgradeSteps(step, maxSurge).filter(([f]) => f === 'pendingTraffic').map(([, v]) => v),
     );
-    // The first traffic step is immediate; each later one waits exactly one interval.
+    // The first traffic step is immediate; each later one waits exactly one interval. Capacity moves
+    // between traffic steps cost no time (the next step waits for the interval anyway), but the old
+    // cluster's last capacity drop waits one interval after the last traffic step, to drain it.
     expect(traffic.map((s) => s.atSeconds)).toEqual(traffic.map((_, i) => i * interval));
-    expect(p.durationSeconds).toBe((traffic.length - 1) * interval);
+    expect(p.durationSeconds).toBe(traffic.length * interval);
     expect(p.peakCapacityPercent).toBe(100 + maxSurge);
     expect(p.steps[p.steps.length - 1]).toMatchObject({ action: 'promote', activeWeight: 100, activeTargetCapacity: 100 });
     expect(p.oldClusterDeletedAtSeconds).toBe(p.durationSeconds + 60);

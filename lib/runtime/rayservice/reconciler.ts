@@ -457,13 +457,13 @@ export class RayServiceReconciler {
 
 /**
  * True when `next` differs from the stored `stored` only by a confirmation between two steps that
- * ends in waiting for the interval: the route was seen carrying the weights, so the step's time is
+ * ends in waiting for the interval (before a traffic step, or before a capacity drop): the route was seen carrying the weights, so the step's time is
  * stamped. Such a status is kept in memory and written with the next step (one status write per
  * step, not two). A crash loses only the stamp, which the next run takes again later: a step can
  * then come late, never early.
  */
 function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus): boolean {
-  if (next.reason !== 'WaitingForInterval' || next.pendingClusterName === undefined) return false;
+  if ((next.reason !== 'WaitingForInterval' && next.reason !== 'DrainingTraffic') || next.pendingClusterName === undefined) return false;
   const a = stored as unknown as Record<string, unknown>;
   const b = next as unknown as Record<string, unknown>;
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
