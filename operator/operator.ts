@@ -12,6 +12,7 @@ import { KubeObject } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
 import { GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE } from '../lib/runtime/rayservice/names';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
+import { kubeRayTokenSource } from '../lib/runtime/serve/kuberay-token';
 import { DashboardResolver } from '../lib/runtime/serve/resolver';
 import { WorkQueue } from '../lib/runtime/work-queue';
 import { OperatorMetrics } from './metrics';
@@ -55,12 +56,14 @@ export class Operator {
       { type: GATEWAY, informer: c.watch(GATEWAY, '*', (e) => this.onGateway(e)) },
     ];
     this.informers = cached.map((x) => x.informer);
+    const reader = new CachedObjectReader(c, cached);
     this.reconciler = new RayServiceReconciler({
       client: c,
-      serve: new ServeDashboardClient({ resolver: options.resolver }),
+      // Clusters with Ray token auth get their token from KubeRay's Secret (needs the chart's `rayTokenAuth`).
+      serve: new ServeDashboardClient({ resolver: options.resolver, token: kubeRayTokenSource(reader) }),
       capacityPollMs: options.capacityPollMs,
       log: options.log,
-      reader: new CachedObjectReader(c, cached),
+      reader,
       watchDriven: true,
     });
     this.queue = new WorkQueue((key) => this.reconcile(key), {

@@ -26,3 +26,5 @@ export type {
   ServeReplicaDetails,
   ServeReplicaState,
 } from './types';
+export { KUBERAY_TOKEN_KEY, kubeRayTokenSource } from './kuberay-token';
+export type { KubeRayTokenSourceOptions } from './kuberay-token';
