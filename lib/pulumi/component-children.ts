@@ -1,0 +1,48 @@
+/** The shared body of rayshift's components: validate through the cdk8s construct, then create its objects. */
+import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
+import { ApiObjectMetadata, Chart } from 'cdk8s';
+import { ValidatedObject } from '../cdk8s/validated-object';
+import { ChildOptions, createKubernetesChildren } from './kubernetes-children';
+import { Manifest, synthesizeValidated } from './manifests';
+
+/** What `renderComponent` produced. */
+export interface RenderedComponent<T extends ValidatedObject> {
+  /** The cdk8s construct, for its derived values (name, spec, executor). */
+  readonly construct: T;
+  /** Every manifest the construct synthesized (children or not). */
+  readonly manifests: readonly Manifest[];
+  /** The `@pulumi/kubernetes` children created. */
+  readonly resources: k8s.apiextensions.CustomResource[];
+}
+
+/** How `renderComponent` turns manifests into children. */
+export interface RenderOptions {
+  /** Options of one manifest's child. */
+  readonly childOptions?: (manifest: Manifest) => ChildOptions;
+  /** Only manifests this accepts become children. @default every manifest */
+  readonly include?: (manifest: Manifest) => boolean;
+  /** Resources the children wait for (a GatewayClass, a Gateway). */
+  readonly dependsOn?: pulumi.Input<pulumi.Resource>[];
+}
+
+/** The construct's metadata with the object's name defaulting to the component's Pulumi name. */
+export function metadataNamed(name: string, metadata: ApiObjectMetadata | undefined): ApiObjectMetadata {
+  return { ...metadata, name: metadata?.name ?? name };
+}
+
+/**
+ * Builds the construct with `define` (validation failing the component with every problem) and
+ * creates one `@pulumi/kubernetes` child per synthesized manifest that `include` accepts.
+ */
+export function renderComponent<T extends ValidatedObject>(
+  parent: pulumi.ComponentResource,
+  name: string,
+  define: (chart: Chart) => T,
+  options: RenderOptions = {},
+): RenderedComponent<T> {
+  const { construct, manifests } = synthesizeValidated(parent, define);
+  const children = options.include ? manifests.filter(options.include) : manifests;
+  const resources = createKubernetesChildren(parent, name, children, options.childOptions, options.dependsOn);
+  return { construct, manifests, resources };
+}

@@ -1,0 +1,12 @@
+/** Pulumi components of rayshift and the dynamic resources that execute and follow upgrades during `pulumi up`. */
+export * from './gateway';
+export * from './route';
+export * from './rolebasedgroup';
+export * from './rayservice';
+export * from './migration';
+export * from './migration-inputs';
+export * from './upgrade-progress';
+export * from './rbg-rollout';
+export { synthesizeValidated } from './manifests';
+export type { Manifest } from './manifests';
+export { RECORD_LABEL, recordName } from './service-record';

@@ -1,0 +1,98 @@
+/**
+ * The Pulumi executor's loop: run `RayServiceReconciler` passes over a service's record until the
+ * migration settles, sleeping until each pass's due time, and enforce the run's deadline (dynamic
+ * providers get no timeouts and no cancel). Every pass starts from the record, so a run killed
+ * anywhere resumes on the next `pulumi up` exactly where the record says, no step skipped or
+ * repeated.
+ */
+import { clusterSpecHash } from '../engine/cluster-hash';
+import { RayServiceStatus, describeStatus } from '../engine/status';
+import { KubeClient } from '../runtime/kube/client';
+import { RayServiceReconciler } from '../runtime/rayservice/reconciler';
+import { ABORT_ANNOTATION, PAUSE_ANNOTATION } from '../runtime/rayservice/names';
+import { ServeDashboardClient } from '../runtime/serve/client';
+import { RayServiceSpec } from '../spec/rayservice';
+import { DeadlineAction } from './migration-inputs';
+import { readRecord, recordOwnedClient, recordStore, serviceOfRecord, setRecordAnnotation } from './service-record';
+import { stepLine } from './step-line';
+
+/** Settings of one run. */
+export interface DriveOptions {
+  /** When the run must end (epoch ms). */
+  readonly deadlineAt: number;
+  /** What happens at the deadline. */
+  readonly onDeadline: DeadlineAction;
+  /** Poll period while waiting for Serve capacity, ms. */
+  readonly capacityPollMs: number;
+  /** Where step lines go. */
+  readonly log: (line: string) => void;
+}
+
+/** The end of a run. */
+export interface DriveResult {
+  /** The engine status the run ended with. */
+  readonly status: RayServiceStatus;
+  /** Passes that carried out actions. */
+  readonly steps: number;
+}
+
+/** Engine reasons that mean the goal spec was given up. */
+const GIVEN_UP = new Set(['Aborted', 'ProgressDeadlineExceeded', 'RollbackDeadlineExceeded']);
+
+/** True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion. */
+export function settled(status: RayServiceStatus, actionsCarriedOut: number): boolean {
+  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
+}
+
+/**
+ * Drives the service `namespace/name` (its record must exist) until it settles. Resolves with the
+ * final status; rejects with the reason when the model rejects the spec, when the engine gives the
+ * spec up (abort, progress deadline) or when the run's deadline passes (after rolling back or
+ * pausing, per `onDeadline`).
+ */
+export async function driveMigration(client: KubeClient, serve: ServeDashboardClient, namespace: string, name: string, options: DriveOptions): Promise<DriveResult> {
+  const record = await readRecord(client, namespace, name);
+  if (!record) throw new Error(`RayService ${namespace}/${name}: its record is missing`);
+  const spec = serviceOfRecord(record, name).spec as RayServiceSpec;
+  const goal = clusterSpecHash(spec.rayClusterConfig as never);
+  const reconciler = new RayServiceReconciler({ client: recordOwnedClient(client, record), serve, store: recordStore(client), capacityPollMs: options.capacityPollMs });
+  let steps = 0;
+  let deadlineHit: string | undefined;
+  for (;;) {
+    const result = await reconciler.reconcile(namespace, name);
+    const status = result.status;
+    if (!status) throw new Error(`RayService ${namespace}/${name} rejected: ${await rejection(client, namespace, name)}`);
+    if (result.actions.length > 0) {
+      steps++;
+      options.log(stepLine(name, result.actions, status, Date.now()));
+    }
+    if (settled(status, result.actions.length)) {
+      if (deadlineHit) throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; rolled back: ${describeStatus(status)}`);
+      if (GIVEN_UP.has(status.reason) && status.rejectedSpecHash === goal) {
+        throw new Error(`RayService ${namespace}/${name}: the upgrade was given up (${status.reason}) and rolled back; change the cluster spec to try again: ${describeStatus(status)}`);
+      }
+      return { status, steps };
+    }
+    if (deadlineHit === undefined && Date.now() >= options.deadlineAt) {
+      deadlineHit = `the deadline passed at ${describeStatus(status)}`;
+      if (options.onDeadline === 'pause' || status.activeClusterName === undefined || status.pendingClusterName === undefined) {
+        await setRecordAnnotation(client, namespace, name, PAUSE_ANNOTATION, 'true');
+        const paused = await reconciler.reconcile(namespace, name);
+        throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; held at ${paused.status ? describeStatus(paused.status) : 'its last step'} (the next pulumi up resumes)`);
+      }
+      options.log(`${new Date().toISOString().slice(11, 19)} ${name} deadline passed: rolling back`);
+      await setRecordAnnotation(client, namespace, name, ABORT_ANNOTATION, 'true');
+      continue;
+    }
+    const due = result.requeueAt ?? Date.now() + options.capacityPollMs;
+    const until = deadlineHit === undefined ? Math.min(due, options.deadlineAt) : due;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())));
+  }
+}
+
+/** Why the reconciler rejected the spec, as it recorded it in the status. */
+async function rejection(client: KubeClient, namespace: string, name: string): Promise<string> {
+  const record = await readRecord(client, namespace, name);
+  const status = record ? (serviceOfRecord(record, name).status as { message?: string }) : undefined;
+  return status?.message ?? 'the record is gone';
+}

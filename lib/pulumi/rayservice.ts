@@ -1,0 +1,115 @@
+/**
+ * The `RayService` component (type `rayshift:index:RayService`): the cdk8s construct's props and
+ * validation, run by one of three executors.
+ *
+ * | executor | children | who moves weights and capacities |
+ * |---|---|---|
+ * | `kuberay` | `ray.io/v1` RayService (awaited: `pulumi.com/waitFor: condition=Ready`) + `UpgradeProgress` | KubeRay, which creates and owns its Gateway and route; Pulumi only writes the RayService spec |
+ * | `operator` | `rayshift.dev/v1alpha1` RayService (awaited the same way) + `UpgradeProgress` | the rayshift operator; Pulumi only writes the spec |
+ * | `pulumi` | `RayServiceMigration` (dynamic) | its provider, during `pulumi up`; the objects it creates are not Pulumi children, so `@pulumi/kubernetes` never writes them |
+ */
+import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
+import { RayService as RayServiceConstruct, RayServiceExecutor, RayServiceProps } from '../cdk8s/rayservice';
+import { clusterSpecHash } from '../engine/cluster-hash';
+import { metadataNamed, renderComponent } from './component-children';
+import { DeadlineAction } from './migration-inputs';
+import { RayServiceMigration } from './migration';
+import { UpgradeProgress } from './upgrade-progress';
+
+/** Who runs upgrades: the construct's executors, or `pulumi` (the dynamic provider, during `pulumi up`). */
+export type RayServiceComponentExecutor = RayServiceExecutor | 'pulumi';
+
+/** Annotation that makes `@pulumi/kubernetes` wait for the RayService's Ready condition. */
+export const WAIT_FOR_READY = { 'pulumi.com/waitFor': 'condition=Ready' } as const;
+
+/** Props of the `RayService` component: the construct's, plus how `pulumi up` executes and follows upgrades. */
+export type RayServiceArgs = Omit<RayServiceProps, 'executor'> & {
+  /** Who runs upgrades. @default "kuberay" */
+  readonly executor?: RayServiceComponentExecutor;
+  /** Kubeconfig text for the dynamic resources (secret). @default stack config `rayshift:kubeconfig`, else `$KUBECONFIG` */
+  readonly kubeconfig?: pulumi.Input<string>;
+  /** Kubeconfig context for the dynamic resources. @default stack config `rayshift:context`, else the current one */
+  readonly context?: string;
+  /** Seconds one `pulumi up` may spend on a rollout (executing it, or following it). @default 3600 */
+  readonly deadlineSeconds?: number;
+  /** Executor `pulumi`: what happens when the deadline passes mid-upgrade. @default "rollback" */
+  readonly onDeadline?: DeadlineAction;
+  /** Executor `pulumi`: dashboard address template with `{namespace}` and `{cluster}`. @default KubeRay's in-cluster head Service */
+  readonly dashboardAddressTemplate?: string;
+  /** Executor `pulumi`: poll period while waiting for Serve capacity, ms. @default 1000 */
+  readonly capacityPollMs?: number;
+  /** Executors `kuberay` and `operator`: poll period of the upgrade follower, ms. @default 2000 */
+  readonly progressPollMs?: number;
+};
+
+/** A RayService whose upgrades run during or after `pulumi up`, per its executor (see the file comment). */
+export class RayService extends pulumi.ComponentResource {
+  /** The service's name in the cluster. */
+  public readonly serviceName: string;
+  /** The service's namespace (`default` when unset). */
+  public readonly namespace: string;
+  /** The executor. */
+  public readonly executor: RayServiceComponentExecutor;
+  /** The RayService object (executors `kuberay` and `operator`). */
+  public readonly resource?: k8s.apiextensions.CustomResource;
+  /** The upgrade follower (executors `kuberay` and `operator`). */
+  public readonly progress?: UpgradeProgress;
+  /** The running service (executor `pulumi`). */
+  public readonly migration?: RayServiceMigration;
+  /** The serving RayCluster after this `pulumi up`. */
+  public readonly activeClusterName: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: RayServiceArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('rayshift:index:RayService', name, {}, opts);
+    const executor = args.executor ?? 'kuberay';
+    const { construct, resources } = renderComponent(
+      this,
+      name,
+      (chart) => new RayServiceConstruct(chart, name, { ...args, executor: executor === 'pulumi' ? 'operator' : executor, metadata: metadataNamed(name, args.metadata) }),
+      {
+        include: () => executor !== 'pulumi',
+        childOptions: () => ({ annotations: { ...WAIT_FOR_READY, ...(args.deadlineSeconds !== undefined ? { 'pulumi.com/timeoutSeconds': String(args.deadlineSeconds) } : {}) } }),
+      },
+    );
+    this.serviceName = construct.name;
+    this.namespace = construct.apiObject.metadata.namespace ?? 'default';
+    this.executor = executor;
+    const connection = { ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
+    if (executor === 'pulumi') {
+      this.migration = new RayServiceMigration(
+        `${name}-migration`,
+        {
+          name: this.serviceName,
+          namespace: this.namespace,
+          spec: construct.spec,
+          labels: construct.apiObject.metadata.toJson().labels ?? {},
+          ...connection,
+          ...(args.dashboardAddressTemplate !== undefined ? { dashboardAddressTemplate: args.dashboardAddressTemplate } : {}),
+          ...(args.deadlineSeconds !== undefined ? { deadlineSeconds: args.deadlineSeconds } : {}),
+          ...(args.onDeadline !== undefined ? { onDeadline: args.onDeadline } : {}),
+          ...(args.capacityPollMs !== undefined ? { capacityPollMs: args.capacityPollMs } : {}),
+        },
+        { parent: this },
+      );
+      this.activeClusterName = this.migration.activeClusterName;
+    } else {
+      this.resource = resources[0];
+      this.progress = new UpgradeProgress(
+        `${name}-progress`,
+        {
+          apiVersion: construct.apiObject.apiVersion,
+          name: this.serviceName,
+          namespace: this.namespace,
+          goalSpecHash: clusterSpecHash(construct.spec.rayClusterConfig as never),
+          ...connection,
+          ...(args.deadlineSeconds !== undefined ? { deadlineSeconds: args.deadlineSeconds } : {}),
+          ...(args.progressPollMs !== undefined ? { pollMs: args.progressPollMs } : {}),
+        },
+        { parent: this, dependsOn: [this.resource] },
+      );
+      this.activeClusterName = this.progress.activeClusterName;
+    }
+    this.registerOutputs({ serviceName: this.serviceName, namespace: this.namespace, executor, activeClusterName: this.activeClusterName });
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The operations of `RoleBasedGroupRollout` (loaded by path inside its provider's methods): the
+ * coordinated rolling update of a RoleBasedGroup with executor `pulumi`, run during `pulumi up`
+ * by the same `RbgRolloutReconciler` the operator uses, until every coordination is complete for
+ * the group's current generation, or fails, or the deadline passes. The group itself is a Pulumi
+ * child applied by `@pulumi/kubernetes`; the reconciler writes only the coordinated roles'
+ * partition, maxUnavailable and paused (the construct leaves them to the coordination) and its
+ * status annotation, as with the operator under GitOps.
+ */
+import type * as pulumi from '@pulumi/pulumi';
+import { KubeClient } from '../runtime/kube/client';
+import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
+import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
+import { RolloutStatusDocument, describeCoordination } from '../runtime/rbg/status';
+import { asObject } from '../spec/read';
+import { inputsChanged, withKubeClient } from './connection';
+import type { ProviderSettings } from './provider-module';
+
+/** Inputs of `RoleBasedGroupRollout` as its provider receives them. */
+export interface RbgRolloutInputs {
+  /** `workloads.x-k8s.io/v1alpha2` or `workloads.x-k8s.io/v1alpha1`. */
+  readonly apiVersion: string;
+  /** Group name. */
+  readonly name: string;
+  /** Namespace. */
+  readonly namespace: string;
+  /** Hash of the group's spec: a change makes Pulumi run `update`, which rolls it out. */
+  readonly specHash: string;
+  /** Seconds one `pulumi up` may spend on the rollout. */
+  readonly deadlineSeconds: number;
+  /** Poll period of the group's status, ms. */
+  readonly pollMs: number;
+  /** Kubeconfig text (secret input, never an output). */
+  readonly kubeconfig?: string;
+  /** Kubeconfig context. */
+  readonly context?: string;
+}
+
+/** Outputs: the inputs without the kubeconfig, and the rounds the last run wrote. */
+export interface RbgRolloutOutputs extends Omit<RbgRolloutInputs, 'kubeconfig'> {
+  /** Rounds (partition-lowering passes) the last run wrote. */
+  readonly roundsLastRun: number;
+}
+
+/** True when the RBG controller observed `generation` and every coordination is complete with every role updated and ready. */
+export function rolloutComplete(group: { metadata: { generation?: number }; status?: unknown }, doc: RolloutStatusDocument | undefined): boolean {
+  const generation = group.metadata.generation ?? 0;
+  const caughtUp = Number(asObject(group.status).observedGeneration ?? -1) >= generation;
+  return (
+    caughtUp &&
+    doc !== undefined &&
+    doc.invalid === undefined &&
+    doc.observedGeneration >= generation &&
+    doc.coordinations.every((c) => c.phase === 'Complete' && c.roles.every((r) => r.updated === r.desired && r.ready === r.desired))
+  );
+}
+
+async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<RbgRolloutOutputs> {
+  const type = inputs.apiVersion === RBG_V1ALPHA1_TYPE.apiVersion ? RBG_V1ALPHA1_TYPE : RBG_V1ALPHA2_TYPE;
+  const reconciler = new RbgRolloutReconciler({ client, type, executor: 'pulumi' });
+  const deadlineAt = Date.now() + inputs.deadlineSeconds * 1000;
+  let rounds = 0;
+  for (;;) {
+    const result = await reconciler.reconcile(inputs.namespace, inputs.name);
+    const doc = result.status;
+    if (result.rounds > 0) {
+      rounds += result.rounds;
+      for (const c of doc?.coordinations ?? []) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${describeCoordination(c)}`);
+    }
+    if (doc?.invalid !== undefined) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: coordination rejected: ${doc.invalid}`);
+    const failed = doc?.coordinations.find((c) => c.phase === 'Failed' || c.phase === 'RolledBack');
+    if (failed) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: ${failed.reason}: ${describeCoordination(failed)}`);
+    const group = await client.tryGet(type, inputs.name, inputs.namespace);
+    if (!group) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name} does not exist`);
+    if (rolloutComplete(group, doc)) {
+      const { kubeconfig: _secret, ...shape } = inputs;
+      return { ...shape, roundsLastRun: rounds };
+    }
+    if (Date.now() >= deadlineAt) {
+      throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: rollout not complete after ${inputs.deadlineSeconds}s: ${(doc?.coordinations ?? []).map(describeCoordination).join('; ') || 'no status yet'}`);
+    }
+    const due = Math.min(result.requeueAt ?? Infinity, Date.now() + inputs.pollMs, deadlineAt);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+  }
+}
+
+function run(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<RbgRolloutOutputs> {
+  return withKubeClient({ kubeconfig: inputs.kubeconfig ?? config.kubeconfig, context: inputs.context ?? config.context }, (client) => follow(client, inputs));
+}
+
+/** `create`: arms the new group's coordination (its first status) and waits until it is complete. */
+export async function createRbgRollout(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<pulumi.dynamic.CreateResult<RbgRolloutOutputs>> {
+  return { id: `${inputs.namespace}/${inputs.name}`, outs: await run(config, inputs) };
+}
+
+/** `update`: rolls the changed group out round by round. */
+export async function updateRbgRollout(config: ProviderSettings, news: RbgRolloutInputs): Promise<pulumi.dynamic.UpdateResult<RbgRolloutOutputs>> {
+  return { outs: await run(config, news) };
+}
+
+/** `diff`: a change of the group's spec or of the settings re-runs `update` (the kubeconfig is not compared). */
+export function diffRbgRollout(olds: RbgRolloutOutputs, news: RbgRolloutInputs): pulumi.dynamic.DiffResult {
+  const keys: (keyof RbgRolloutInputs)[] = ['apiVersion', 'name', 'namespace', 'specHash', 'deadlineSeconds', 'pollMs', 'context'];
+  return { changes: inputsChanged(olds, news, keys) };
+}

@@ -1,0 +1,77 @@
+/**
+ * `RoleBasedGroupRollout`: the dynamic resource of a RoleBasedGroup with executor `pulumi`; its
+ * provider runs the coordinated rolling update during `pulumi up` (see
+ * `rbg-rollout-operations.ts`). Serialized like `RayServiceMigration`: it captures only a module path.
+ */
+import * as pulumi from '@pulumi/pulumi';
+import { ConfiguredProvider, loadRuntimeModule, runtimeModulePath, settingsFromStack } from './provider-module';
+import type { RbgRolloutInputs, RbgRolloutOutputs } from './rbg-rollout-operations';
+
+type Operations = typeof import('./rbg-rollout-operations');
+
+/** The provider of `RoleBasedGroupRollout`, loading its operations from `operationsPath` in each method. */
+export function rbgRolloutProvider(operationsPath: string): ConfiguredProvider<RbgRolloutInputs, RbgRolloutOutputs> {
+  const ops = (): Operations => loadRuntimeModule<Operations>(operationsPath);
+  return {
+    settings: {},
+    async configure(req) {
+      this.settings = settingsFromStack(req.config);
+    },
+    async diff(_id, olds, news) {
+      return ops().diffRbgRollout(olds as unknown as RbgRolloutOutputs, news);
+    },
+    async create(inputs) {
+      return ops().createRbgRollout(this.settings, inputs);
+    },
+    async update(_id, _olds, news) {
+      return ops().updateRbgRollout(this.settings, news);
+    },
+  };
+}
+
+/** Inputs of a `RoleBasedGroupRollout`. */
+export interface RoleBasedGroupRolloutArgs {
+  /** The group's API version. */
+  readonly apiVersion: pulumi.Input<string>;
+  /** Group name. */
+  readonly name: pulumi.Input<string>;
+  /** Namespace. */
+  readonly namespace: pulumi.Input<string>;
+  /** Hash of the group's spec. */
+  readonly specHash: pulumi.Input<string>;
+  /** Seconds one `pulumi up` may spend on the rollout. @default 3600 */
+  readonly deadlineSeconds?: pulumi.Input<number>;
+  /** Poll period, ms. @default 1000 */
+  readonly pollMs?: pulumi.Input<number>;
+  /** Kubeconfig text; stored as a secret, never an output. @default stack config `rayshift:kubeconfig`, else `$KUBECONFIG` */
+  readonly kubeconfig?: pulumi.Input<string>;
+  /** Kubeconfig context. */
+  readonly context?: pulumi.Input<string>;
+}
+
+/** Runs a RoleBasedGroup's coordinated rollout during `pulumi up` (type `pulumi-nodejs:dynamic/rayshift:RoleBasedGroupRollout`). */
+export class RoleBasedGroupRollout extends pulumi.dynamic.Resource {
+  /** Rounds the last run wrote. */
+  declare readonly roundsLastRun: pulumi.Output<number>;
+
+  constructor(name: string, args: RoleBasedGroupRolloutArgs, opts?: pulumi.CustomResourceOptions) {
+    super(
+      rbgRolloutProvider(runtimeModulePath('rbg-rollout-operations')),
+      name,
+      {
+        apiVersion: args.apiVersion,
+        name: args.name,
+        namespace: args.namespace,
+        specHash: args.specHash,
+        deadlineSeconds: args.deadlineSeconds ?? 3600,
+        pollMs: args.pollMs ?? 1000,
+        context: args.context,
+        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
+        roundsLastRun: undefined,
+      },
+      opts,
+      'rayshift',
+      'RoleBasedGroupRollout',
+    );
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The Pulumi executor's `RayServiceStore`. With no rayshift CRD in the cluster, a RayService run
+ * by `pulumi up` lives in a ConfigMap `<name>-rayshift` (its record): `data.spec` holds the
+ * `rayshift.dev/v1alpha1` spec, `data.status` the status the reconciler writes (engine state
+ * included) and `data.generation` a counter bumped on each spec change. The record is also the
+ * crash checkpoint: an interrupted `pulumi up` resumes from it on the next run.
+ *
+ * The reconciler sees the record as the `rayshift.dev/v1alpha1` RayService it stands for (so the
+ * model validates the same extensions as for the operator) with the ConfigMap's uid, and the
+ * client it gets (`recordOwnedClient`) re-points the owner references it writes from that
+ * RayService to the ConfigMap, so clusters, Services, Gateway and route are owned by an object
+ * that exists and Kubernetes' garbage collector never sees a dangling owner.
+ */
+import { KubeClient } from '../runtime/kube/client';
+import { isNotFound } from '../runtime/kube/errors';
+import { KnownTypes, KubeObject, OwnerReference } from '../runtime/kube/types';
+import { RayServiceStore } from '../runtime/rayservice/store';
+import { RAYSHIFT_API_VERSION, RayServiceSpec } from '../spec/rayservice';
+
+/** Label marking a ConfigMap as the record of a RayService run by the Pulumi executor (value: the service name). */
+export const RECORD_LABEL = 'rayshift.dev/pulumi-rayservice';
+
+/** Name of the record of RayService `service`: `<service>-rayshift`. */
+export function recordName(service: string): string {
+  return `${service}-rayshift`;
+}
+
+/** The record's ConfigMap as a `rayshift.dev/v1alpha1` RayService (what the reconciler works on). */
+export function serviceOfRecord(record: KubeObject, service: string): KubeObject {
+  const data = (record.data ?? {}) as Record<string, string>;
+  return {
+    apiVersion: RAYSHIFT_API_VERSION,
+    kind: 'RayService',
+    metadata: {
+      name: service,
+      namespace: record.metadata.namespace,
+      uid: record.metadata.uid,
+      resourceVersion: record.metadata.resourceVersion,
+      generation: Number(data.generation ?? '1'),
+      labels: Object.fromEntries(Object.entries(record.metadata.labels ?? {}).filter(([k]) => k !== RECORD_LABEL)),
+      annotations: record.metadata.annotations ?? {},
+    },
+    spec: JSON.parse(data.spec ?? '{}') as unknown,
+    status: JSON.parse(data.status ?? '{}') as unknown,
+  };
+}
+
+/** Reads the record of `service`, or undefined when it does not exist; throws when the ConfigMap is not a record. */
+export async function readRecord(client: KubeClient, namespace: string, service: string): Promise<KubeObject | undefined> {
+  const record = await client.tryGet(KnownTypes.ConfigMap, recordName(service), namespace);
+  if (record && record.metadata.labels?.[RECORD_LABEL] !== service) {
+    throw new Error(`ConfigMap ${namespace}/${recordName(service)} exists and is not the rayshift record of RayService ${service} (label ${RECORD_LABEL}=${service} missing); rename the service or remove the ConfigMap`);
+  }
+  return record;
+}
+
+/**
+ * Creates the record of `service` with `spec`, or updates the spec of the existing one (bumping
+ * its generation when the spec changed); the status, and so the migration's progress, is kept.
+ */
+export async function writeRecordSpec(client: KubeClient, namespace: string, service: string, spec: RayServiceSpec, labels: Readonly<Record<string, string>> = {}): Promise<KubeObject> {
+  const text = JSON.stringify(spec);
+  const existing = await readRecord(client, namespace, service);
+  if (!existing) {
+    return client.create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: recordName(service), namespace, labels: { ...labels, [RECORD_LABEL]: service } },
+      data: { spec: text, status: '{}', generation: '1' },
+    });
+  }
+  const data = (existing.data ?? {}) as Record<string, string>;
+  if (data.spec === text) return existing;
+  return client.patchMerge(KnownTypes.ConfigMap, recordName(service), namespace, {
+    metadata: { resourceVersion: existing.metadata.resourceVersion },
+    data: { spec: text, generation: String(Number(data.generation ?? '1') + 1) },
+  });
+}
+
+/** Sets (`"true"`) or removes (`undefined`) a steering annotation (pause, abort) on the record. */
+export async function setRecordAnnotation(client: KubeClient, namespace: string, service: string, annotation: string, value: 'true' | undefined): Promise<void> {
+  await client.patchMerge(KnownTypes.ConfigMap, recordName(service), namespace, { metadata: { annotations: { [annotation]: value ?? null } } });
+}
+
+/** The store over records: no finalizer (`pulumi destroy` tears down), status as a merge patch of `data.status`. */
+export function recordStore(client: KubeClient): RayServiceStore {
+  return {
+    usesFinalizer: false,
+    async get(namespace, name) {
+      const record = await readRecord(client, namespace, name);
+      return record ? serviceOfRecord(record, name) : undefined;
+    },
+    async writeStatus(svc, status) {
+      try {
+        await client.patchMerge(KnownTypes.ConfigMap, recordName(String(svc.metadata.name)), String(svc.metadata.namespace), { data: { status: JSON.stringify(status) } });
+        return true;
+      } catch (err) {
+        if (isNotFound(err)) return false;
+        throw err;
+      }
+    },
+    async patchMetadata(svc, ops) {
+      await client.patchJson(KnownTypes.ConfigMap, recordName(String(svc.metadata.name)), String(svc.metadata.namespace), ops);
+    },
+  };
+}
+
+/**
+ * `client` with `create` and `apply` re-pointing owner references to the record: a reference to
+ * the RayService the reconciler sees (uid `record.metadata.uid`) becomes one to the ConfigMap.
+ * Every other call goes to `client` unchanged.
+ */
+export function recordOwnedClient(client: KubeClient, record: KubeObject): KubeClient {
+  const uid = record.metadata.uid;
+  const owner = (ref: OwnerReference): OwnerReference =>
+    ref.uid === uid ? { ...ref, apiVersion: 'v1', kind: 'ConfigMap', name: String(record.metadata.name) } : ref;
+  const repoint = (obj: KubeObject): KubeObject =>
+    obj.metadata.ownerReferences ? { ...obj, metadata: { ...obj.metadata, ownerReferences: obj.metadata.ownerReferences.map(owner) } } : obj;
+  return new Proxy(client, {
+    get(target, prop) {
+      if (prop === 'create') return (obj: KubeObject, opts?: Parameters<KubeClient['create']>[1]) => target.create(repoint(obj), opts);
+      if (prop === 'apply') return (obj: KubeObject, opts?: Parameters<KubeClient['apply']>[1]) => target.apply(repoint(obj), opts);
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

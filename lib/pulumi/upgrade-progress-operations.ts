@@ -1,0 +1,116 @@
+/**
+ * The operations of `UpgradeProgress` (loaded by path inside its provider's methods): follow a
+ * RayService that KubeRay or the rayshift operator upgrades, printing a line each time its
+ * weights or capacities move, until no upgrade is in progress for the current generation or the
+ * deadline passes. It only reads: the controller owns the migration.
+ */
+import type * as pulumi from '@pulumi/pulumi';
+import { Condition, isConditionTrue } from '../runtime/kube/conditions';
+import { KubeClient } from '../runtime/kube/client';
+import { KubeObject } from '../runtime/kube/types';
+import { asArray, asObject } from '../spec/read';
+import { inputsChanged, withKubeClient } from './connection';
+import type { ProviderSettings } from './provider-module';
+
+/** Inputs of `UpgradeProgress` as its provider receives them. */
+export interface ProgressInputs {
+  /** `ray.io/v1` (KubeRay) or `rayshift.dev/v1alpha1` (the operator). */
+  readonly apiVersion: string;
+  /** RayService name. */
+  readonly name: string;
+  /** Namespace. */
+  readonly namespace: string;
+  /** Hash of the goal cluster spec: a change makes Pulumi run `update`, which follows the upgrade it starts. */
+  readonly goalSpecHash: string;
+  /** Seconds to follow an upgrade before failing. */
+  readonly deadlineSeconds: number;
+  /** Poll period, ms. */
+  readonly pollMs: number;
+  /** Kubeconfig text (secret input, never an output). */
+  readonly kubeconfig?: string;
+  /** Kubeconfig context. */
+  readonly context?: string;
+}
+
+/** Outputs of `UpgradeProgress`: the inputs without the kubeconfig, and where the service stands. */
+export interface ProgressOutputs extends Omit<ProgressInputs, 'kubeconfig'> {
+  /** The serving RayCluster. */
+  readonly activeClusterName?: string;
+  /** Changes of weights or capacities seen while following. */
+  readonly movesSeen: number;
+}
+
+/** Both sides' weights and capacities and whether an upgrade is in progress, from a RayService's status. */
+export interface UpgradeSnapshot {
+  readonly observed: boolean;
+  readonly ready: boolean;
+  readonly upgrading: boolean;
+  readonly active?: string;
+  readonly pending?: string;
+  readonly line: string;
+}
+
+/** Reads a RayService status (KubeRay's field names, which the operator writes too). */
+export function snapshotOf(svc: KubeObject): UpgradeSnapshot {
+  const status = asObject(svc.status);
+  const conditions = asArray(status.conditions) as Condition[];
+  const side = (s: unknown) => {
+    const o = asObject(s);
+    return { name: o.rayClusterName as string | undefined, weight: Number(o.trafficRoutedPercent ?? 0), capacity: Number(o.targetCapacity ?? 0) };
+  };
+  const a = side(status.activeServiceStatus);
+  const p = side(status.pendingServiceStatus);
+  return {
+    observed: Number(status.observedGeneration ?? 0) >= Number(svc.metadata.generation ?? 0),
+    ready: isConditionTrue(conditions, 'Ready'),
+    upgrading: isConditionTrue(conditions, 'UpgradeInProgress') || p.name !== undefined,
+    active: a.name,
+    pending: p.name,
+    line: `weights ${a.name ?? '-'} ${a.weight} / ${p.name ?? '-'} ${p.weight}, capacity ${a.capacity}% / ${p.capacity}%`,
+  };
+}
+
+/** Follows the service until its current generation is observed, Ready and not upgrading; throws at the deadline. */
+async function follow(client: KubeClient, inputs: ProgressInputs): Promise<ProgressOutputs> {
+  const type = { apiVersion: inputs.apiVersion, kind: 'RayService', plural: 'rayservices', namespaced: true };
+  const deadlineAt = Date.now() + inputs.deadlineSeconds * 1000;
+  let last = '';
+  let moves = 0;
+  for (;;) {
+    const svc = await client.tryGet(type, inputs.name, inputs.namespace);
+    const snap = svc ? snapshotOf(svc) : undefined;
+    if (snap && snap.line !== last) {
+      if (last !== '') moves++;
+      last = snap.line;
+      console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${snap.upgrading ? 'upgrading' : 'serving'}: ${snap.line}`);
+    }
+    if (snap && snap.observed && snap.ready && !snap.upgrading) {
+      const { kubeconfig: _secret, ...shape } = inputs;
+      return { ...shape, ...(snap.active !== undefined ? { activeClusterName: snap.active } : {}), movesSeen: moves };
+    }
+    if (Date.now() >= deadlineAt) {
+      throw new Error(`RayService ${inputs.namespace}/${inputs.name}: still ${snap ? (snap.upgrading ? `upgrading (${snap.line})` : 'not Ready') : 'missing'} after ${inputs.deadlineSeconds}s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(inputs.pollMs, Math.max(0, deadlineAt - Date.now()))));
+  }
+}
+
+function run(config: ProviderSettings, inputs: ProgressInputs): Promise<ProgressOutputs> {
+  return withKubeClient({ kubeconfig: inputs.kubeconfig ?? config.kubeconfig, context: inputs.context ?? config.context }, (client) => follow(client, inputs));
+}
+
+/** `create`: follows the service's first rollout. */
+export async function createProgress(config: ProviderSettings, inputs: ProgressInputs): Promise<pulumi.dynamic.CreateResult<ProgressOutputs>> {
+  return { id: `${inputs.namespace}/${inputs.name}`, outs: await run(config, inputs) };
+}
+
+/** `update`: follows the upgrade a spec change started. */
+export async function updateProgress(config: ProviderSettings, news: ProgressInputs): Promise<pulumi.dynamic.UpdateResult<ProgressOutputs>> {
+  return { outs: await run(config, news) };
+}
+
+/** `diff`: any change of the goal or the settings re-runs `update` (the kubeconfig is not compared). */
+export function diffProgress(olds: ProgressOutputs, news: ProgressInputs): pulumi.dynamic.DiffResult {
+  const keys: (keyof ProgressInputs)[] = ['apiVersion', 'name', 'namespace', 'goalSpecHash', 'deadlineSeconds', 'pollMs', 'context'];
+  return { changes: inputsChanged(olds, news, keys) };
+}

@@ -1,0 +1,188 @@
+/**
+ * The Pulumi executor's provider operations run in this process (no Pulumi CLI) against a real
+ * kube-apiserver with the TEST-ONLY simulated KubeRay, Gateway controller and Serve fleet, and no
+ * operator: create brings a service up, update runs a full incremental upgrade whose watched route
+ * weights follow the engine's plan, an unchanged update does nothing, read refreshes, the deadline
+ * rolls back, and delete tears everything down.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { plan } from '../../lib/engine/plan';
+import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
+import { KnownTypes } from '../../lib/runtime/kube/types';
+import { createMigration, deleteMigration, diffMigration, readMigration, updateMigration } from '../../lib/pulumi/migration-operations';
+import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
+import { recordName } from '../../lib/pulumi/service-record';
+import { RayServiceSpec } from '../../lib/spec/rayservice';
+import { HTTPROUTE, OperatorEnv, RAYCLUSTER, createNamespace, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+
+let env: OperatorEnv;
+let kubeconfig: string;
+const lines: string[] = [];
+/** The weights and capacities of each step line of the uninterrupted upgrade (first test). */
+let uninterrupted: string[] = [];
+
+/** A step line without its time and with cluster names replaced by their role (old, new). */
+function stateOf(line: string, old: string, next: string): string {
+  return line.replace(/^\d\d:\d\d:\d\d \S+ [^:]+: /, '').split(old).join('OLD').split(next).join('NEW');
+}
+
+beforeAll(async () => {
+  env = await startOperatorEnv();
+  kubeconfig = fs.readFileSync(env.cp.kubeconfigPath, 'utf8');
+}, 300_000);
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+beforeEach(() => {
+  lines.length = 0;
+  jest.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+function inputs(ns: string, name: string, cpu: string, extra: Partial<MigrationInputs> = {}): MigrationInputs {
+  const spec = { ...(rayService(ns, name, { maxSurge: 50, step: 25, interval: 1 }).spec as object), rayClusterConfig: rayClusterConfig(cpu) } as RayServiceSpec;
+  return { name, namespace: ns, spec, labels: { team: 'ml' }, kubeconfig, dashboardAddressTemplate: env.fleet.template, deadlineSeconds: 120, onDeadline: 'rollback', capacityPollMs: 50, ...extra };
+}
+
+test('create, upgrade along the plan, no-op update, read, delete', async () => {
+  const ns = 'pulumi-ops';
+  await createNamespace(env.admin, ns);
+  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  expect(created.id).toBe(`${ns}/fruit`);
+  const first = created.outs!.activeClusterName!;
+  expect(created.outs).toMatchObject({ recordName: 'fruit-rayshift', phase: 'Running', activeWeight: 100, activeTargetCapacity: 100 });
+  expect(created.outs).not.toHaveProperty('kubeconfig');
+  const cluster = await env.admin.get(RAYCLUSTER, first, ns);
+  expect(cluster.metadata.ownerReferences).toEqual([expect.objectContaining({ apiVersion: 'v1', kind: 'ConfigMap', name: recordName('fruit'), controller: true })]);
+  expect(cluster.metadata.labels).toMatchObject({ team: 'ml' });
+  expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d fruit createPendingCluster: weights - 100 \/ fruit-\w{5} 0, capacity 0% \/ 100%$/);
+
+  const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
+  const upgraded = inputs(ns, 'fruit', '2');
+  expect(diffMigration(created.outs!, upgraded)).toEqual({ changes: true });
+  expect(lines[lines.length - 1]).toBe('fruit: cluster spec changed: NewClusterWithIncrementalUpgrade upgrade to a new RayCluster');
+  lines.length = 0;
+  const updated = await updateMigration({}, upgraded);
+  recorder.stop();
+  const second = updated.outs!.activeClusterName!;
+  expect(second).not.toBe(first);
+  expect(updated.outs).toMatchObject({ phase: 'Running', activeWeight: 100 });
+  expect(lines).toHaveLength(updated.outs!.stepsLastRun);
+  uninterrupted = lines.map((l) => stateOf(l, first, second));
+  const expected = plan({ kind: 'RayService', name: 'fruit', options: rayServiceEngineOptions(upgraded.spec) })
+    .steps.filter((s) => s.action === 'shift-traffic')
+    .map((s) => s.pendingWeight);
+  const two = recorder.history.filter((h) => h.weights.length === 2);
+  expect(two.map((h) => h.weights.find((w) => w.name === `${second}-serve-svc`)!.weight)).toEqual([0, ...expected]);
+  expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
+  expect(await env.admin.tryGet(RAYCLUSTER, first, ns)).toBeUndefined();
+
+  expect(diffMigration(updated.outs!, { ...upgraded, kubeconfig: 'another kubeconfig' })).toEqual({ changes: false });
+  lines.length = 0;
+  const again = await updateMigration({}, upgraded);
+  expect(again.outs).toMatchObject({ activeClusterName: second, stepsLastRun: 0 });
+  expect(lines).toEqual([]);
+
+  const read = await readMigration({ kubeconfig }, `${ns}/fruit`, again.outs!);
+  expect(read).toEqual({ id: `${ns}/fruit`, props: { ...again.outs } });
+
+  await deleteMigration({ kubeconfig }, again.outs!);
+  expect((await env.admin.list(RAYCLUSTER, { namespace: ns })).items).toEqual([]);
+  expect(await env.admin.tryGet(HTTPROUTE, 'fruit-httproute', ns)).toBeUndefined();
+  expect(await env.admin.tryGet(KnownTypes.ConfigMap, recordName('fruit'), ns)).toBeUndefined();
+  expect((await env.admin.list(KnownTypes.Service, { namespace: ns })).items.map((s) => s.metadata.name)).toEqual([]);
+  expect(await readMigration({ kubeconfig }, `${ns}/fruit`, again.outs!)).toEqual({ id: '', props: {} });
+}, 180_000);
+
+test('a Serve-config-only change is applied in place: no new cluster', async () => {
+  const ns = 'pulumi-serve';
+  await createNamespace(env.admin, ns);
+  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const changed = inputs(ns, 'fruit', '1');
+  const spec = { ...changed.spec, serveConfigV2: String(changed.spec.serveConfigV2).replace('num_replicas: 4', 'num_replicas: 2') };
+  expect(diffMigration(created.outs!, { ...changed, spec })).toEqual({ changes: true });
+  expect(lines[lines.length - 1]).toBe('fruit: Serve config changed: applied in place to the serving cluster');
+  const updated = await updateMigration({}, { ...changed, spec });
+  expect(updated.outs!.activeClusterName).toBe(created.outs!.activeClusterName);
+  expect((await env.admin.list(RAYCLUSTER, { namespace: ns })).items).toHaveLength(1);
+  await deleteMigration({ kubeconfig }, updated.outs!);
+}, 120_000);
+
+test('the deadline rolls an upgrade back and fails with the reason', async () => {
+  const ns = 'pulumi-deadline';
+  await createNamespace(env.admin, ns);
+  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const first = created.outs!.activeClusterName!;
+  const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2 });
+  const spec = { ...slow.spec, upgradeStrategy: { ...slow.spec.upgradeStrategy, clusterUpgradeOptions: { ...slow.spec.upgradeStrategy!.clusterUpgradeOptions!, intervalSeconds: 10 } } } as RayServiceSpec;
+  await expect(updateMigration({}, { ...slow, spec })).rejects.toThrow(/RayService pulumi-deadline\/fruit: the deadline passed at .*; rolled back: .*fruit-\w{5} @100%/);
+  expect(lines.some((l) => /deadline passed: rolling back/.test(l))).toBe(true);
+  const route = await env.admin.get(HTTPROUTE, 'fruit-httproute', ns);
+  expect((route.spec as any).rules[0].backendRefs.map((b: any) => [b.name, b.weight])).toEqual([[`${first}-serve-svc`, 100]]);
+  await deleteMigration({ kubeconfig }, created.outs as MigrationOutputs);
+}, 120_000);
+
+test('onDeadline pause holds the upgrade at its step and fails; the next run lifts the hold and finishes', async () => {
+  const ns = 'pulumi-pause';
+  await createNamespace(env.admin, ns);
+  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const first = created.outs!.activeClusterName!;
+  const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2, onDeadline: 'pause' });
+  const spec = { ...slow.spec, upgradeStrategy: { ...slow.spec.upgradeStrategy, clusterUpgradeOptions: { ...slow.spec.upgradeStrategy!.clusterUpgradeOptions!, intervalSeconds: 4 } } } as RayServiceSpec;
+  await expect(updateMigration({}, { ...slow, spec })).rejects.toThrow(/the deadline passed at .*; held at Paused\/Paused: .* \(the next pulumi up resumes\)/);
+  const record = await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), ns);
+  expect(record.metadata.annotations).toMatchObject({ 'rayshift.dev/paused': 'true' });
+  const held = await env.admin.get(HTTPROUTE, 'fruit-httproute', ns);
+  expect((held.spec as any).rules[0].backendRefs).toHaveLength(2); // both clusters serve, as the step left them
+  const resumed = await updateMigration({}, { ...slow, spec, deadlineSeconds: 120 });
+  expect(resumed.outs!.activeClusterName).not.toBe(first);
+  expect((await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), ns)).metadata.annotations ?? {}).not.toHaveProperty(['rayshift.dev/paused']);
+  await deleteMigration({ kubeconfig }, resumed.outs!);
+}, 120_000);
+
+test('an update killed mid-migration resumes from the record without a skipped or repeated step', async () => {
+  expect(uninterrupted.length).toBeGreaterThan(0); // from the first test
+  const ns = 'pulumi-resume';
+  await createNamespace(env.admin, ns);
+  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const first = created.outs!.activeClusterName!;
+  const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
+  const upgraded = inputs(ns, 'fruit', '2');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-resume-'));
+  fs.writeFileSync(path.join(dir, 'inputs.json'), JSON.stringify(upgraded));
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', 'pulumi', 'migration-child.ts'), path.join(dir, 'inputs.json')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let childOut = '';
+  child.stdout.on('data', (d: Buffer) => (childOut += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Kill it once traffic is split 50/50: mid-migration, between two steps.
+  await waitFor(() => recorder.history.some((h) => h.weights.length === 2 && h.weights.every((w) => w.weight === 50)), 'the child to reach a 50/50 split', 60_000);
+  child.kill('SIGKILL');
+  expect(await exited).toBeNull();
+  fs.rmSync(dir, { recursive: true, force: true });
+
+  lines.length = 0;
+  const resumed = await updateMigration({}, upgraded);
+  recorder.stop();
+  const second = resumed.outs!.activeClusterName!;
+  const expected = plan({ kind: 'RayService', name: 'fruit', options: rayServiceEngineOptions(upgraded.spec) })
+    .steps.filter((s) => s.action === 'shift-traffic')
+    .map((s) => s.pendingWeight);
+  const two = recorder.history.filter((h) => h.weights.length === 2);
+  expect(two.map((h) => h.weights.find((w) => w.name === `${second}-serve-svc`)!.weight)).toEqual([0, ...expected]);
+  const childLines = childOut.split('\n').filter((l) => l !== '');
+  expect(childLines.length).toBeGreaterThan(0);
+  expect(lines.length).toBeGreaterThan(0);
+  // Every step printed matches the uninterrupted run in order, none twice; the one step the killed
+  // process may have carried out just before dying is not printed (its line died with it).
+  const seen = [...childLines, ...lines].map((l) => stateOf(l, first, second));
+  const lost = uninterrupted.length - seen.length;
+  expect([0, 1]).toContain(lost);
+  expect([...seen.slice(0, childLines.length), ...uninterrupted.slice(childLines.length, childLines.length + lost), ...seen.slice(childLines.length)]).toEqual(uninterrupted);
+  await deleteMigration({ kubeconfig }, resumed.outs!);
+}, 180_000);

@@ -1,0 +1,335 @@
+/**
+ * The `RayService` component through the Automation API with the real Pulumi CLI (built from Go
+ * modules, offline) against a real kube-apiserver with the TEST-ONLY simulated KubeRay RayCluster
+ * controller, Gateway controller and Serve fleet, and no operator.
+ *
+ * Executor `pulumi`: `up` creates the service; a second `up` with a changed cluster spec runs a full
+ * incremental upgrade whose route weights, watched from here, follow the engine's plan; a third `up`
+ * is a no-op; `refresh` reads it back; an `up` killed mid-migration (CLI and provider process
+ * SIGKILLed), cancelled (`pulumi cancel` releases the stack's lock) and run again finishes
+ * without a skipped or repeated step; `destroy` removes everything.
+ *
+ * Executor `kuberay`: `up` waits for the RayService's Ready condition, which this test sets (the
+ * simulated KubeRay only runs RayClusters) after `up` has been seen waiting.
+ *
+ * Executor `operator` (an in-process rayshift operator started for that block only): `up` waits
+ * until the operator serves the service, and an `up` with a changed cluster spec follows the
+ * operator's upgrade to its end.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as k8s from '@pulumi/kubernetes';
+import * as pulumi from '@pulumi/pulumi';
+import { OpMap } from '@pulumi/pulumi/automation';
+import { plan } from '../../lib/engine/plan';
+import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
+import { RayService, RayServiceArgs } from '../../lib/pulumi';
+import { recordName } from '../../lib/pulumi/service-record';
+import { KnownTypes } from '../../lib/runtime/kube/types';
+import { RayClusterConfig } from '../../lib/spec/raycluster';
+import { RayServiceSpec } from '../../lib/spec/rayservice';
+import { Operator } from '../../operator/operator';
+import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
+import { HTTPROUTE, OperatorEnv, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, startOperatorEnv, waitFor } from '../support/operator-env';
+import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
+
+const NS = 'pulumi-e2e';
+const INCREMENTAL = { type: 'NewClusterWithIncrementalUpgrade' as const, clusterUpgradeOptions: { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, gatewayClassName: 'simulated' } };
+const RAY_IO_RAYSERVICE = { apiVersion: 'ray.io/v1', kind: 'RayService', plural: 'rayservices', namespaced: true };
+
+let env: OperatorEnv;
+let kubeconfig: string;
+const stacks: PulumiTestStack[] = [];
+const cliOutput: string[] = [];
+const onOutput = (line: string) => void cliOutput.push(line);
+
+beforeAll(async () => {
+  env = await startOperatorEnv();
+  kubeconfig = fs.readFileSync(env.cp.kubeconfigPath, 'utf8');
+  await createNamespace(env.admin, NS);
+}, 300_000);
+
+afterAll(async () => {
+  for (const s of stacks) await s.dispose();
+  await env?.stop();
+});
+
+/**
+ * This control plane runs no garbage collector (no kube-controller-manager), so the foreground
+ * deletion `@pulumi/kubernetes` asks for by default would wait forever for dependents: the test
+ * programs ask for background deletion of their Kubernetes objects instead.
+ */
+const backgroundDeletion: pulumi.ResourceTransformation = (a) =>
+  a.type.startsWith('kubernetes:') && a.type !== 'pulumi:providers:kubernetes'
+    ? { props: { ...a.props, metadata: { ...a.props.metadata, annotations: { ...a.props.metadata?.annotations, 'pulumi.com/deletionPropagationPolicy': 'background' } } }, opts: a.opts }
+    : undefined;
+
+/** Changes other than `same` in an operation summary (`{}` when nothing changed). */
+function changes(summary: OpMap | undefined): Record<string, number> {
+  return Object.fromEntries(Object.entries(summary ?? {}).filter(([op, n]) => op !== 'same' && (n ?? 0) > 0));
+}
+
+/** Pending weights of the route's two-backend states, for the cluster `pending`. */
+function pendingWeights(history: { weights: { name: string; weight: number }[] }[], pending: string): number[] {
+  return history.filter((h) => h.weights.length === 2).map((h) => h.weights.find((w) => w.name === `${pending}-serve-svc`)?.weight ?? -1);
+}
+
+/** The traffic steps the engine plans for `spec`, as the new cluster's weights. */
+function plannedPendingWeights(spec: RayServiceSpec): number[] {
+  return [0, ...plan({ kind: 'RayService', name: 'fruit', options: rayServiceEngineOptions(spec) }).steps.filter((s) => s.action === 'shift-traffic').map((s) => s.pendingWeight)];
+}
+
+/** Process ids of every descendant of `root` (children first-level, then theirs), from `ps`. */
+function descendants(root: number): number[] {
+  const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number));
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, parent] of rows) {
+      if (parent === pid) {
+        out.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+describe('executor pulumi', () => {
+  let cpu = '1';
+  let stack: PulumiTestStack;
+  const args = (): RayServiceArgs => ({
+    executor: 'pulumi',
+    metadata: { name: 'fruit', namespace: NS },
+    rayClusterConfig: rayClusterConfig(cpu) as unknown as RayClusterConfig,
+    serveConfig: serveConfig(),
+    upgradeStrategy: INCREMENTAL,
+    rayClusterDeletionDelaySeconds: 0,
+    kubeconfig,
+    dashboardAddressTemplate: env.fleet.template,
+    capacityPollMs: 50,
+    deadlineSeconds: 300,
+  });
+  /** The spec the program gives the migration (what the engine plans from). */
+  const specOf = () => ({ rayClusterConfig: rayClusterConfig(cpu), serveConfigV2: serveConfig(), upgradeStrategy: INCREMENTAL, rayClusterDeletionDelaySeconds: 0 }) as unknown as RayServiceSpec;
+  const active = async () => {
+    const record = await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), NS);
+    return JSON.parse((record.data as Record<string, string>).status).engineState.activeClusterName as string;
+  };
+
+  beforeAll(async () => {
+    stack = await startPulumiStack({
+      projectName: 'rayshift-e2e',
+      stackName: 'pulumi-executor',
+      kubeconfig: env.cp.kubeconfigPath,
+      program: async () => {
+        const service = new RayService('fruit', args());
+        return { active: service.activeClusterName };
+      },
+    });
+    stacks.push(stack);
+  }, 300_000);
+
+  test('up creates the service: first RayCluster, Services, Gateway and route, owned by its record', async () => {
+    const result = await stack.stack.up({ onOutput });
+    expect({ result: result.summary.result, output: cliOutput.join('') }).toMatchObject({ result: 'succeeded' });
+    expect(changes(result.summary.resourceChanges)).toEqual({ create: 3 }); // stack, component, migration
+    const first = result.outputs.active.value as string;
+    expect(first).toMatch(/^fruit-\w{5}$/);
+    expect(await active()).toBe(first);
+    const route = await env.admin.get(HTTPROUTE, 'fruit-httproute', NS);
+    expect((route.spec as any).rules[0].backendRefs.map((b: any) => [b.name, b.weight])).toEqual([[`${first}-serve-svc`, 100]]);
+    expect(cliOutput.join('')).toContain('fruit createPendingCluster');
+    // The kubeconfig input is kept encrypted in the state file, and is no output.
+    expect(kubeconfig).toContain(env.cp.adminToken);
+    const stateFiles = execFileSync('find', [path.join(stack.workDir, 'state'), '-name', '*.json', '-path', '*stacks*'], { encoding: 'utf8' }).trim().split('\n').filter((f) => f !== '');
+    expect(stateFiles.length).toBeGreaterThan(0);
+    for (const file of stateFiles) expect(fs.readFileSync(file, 'utf8')).not.toContain(env.cp.adminToken);
+    const migration = (await stack.stack.exportStack()).deployment.resources.find((r: { type: string }) => r.type === 'pulumi-nodejs:dynamic/rayshift:RayServiceMigration');
+    expect(Object.keys(migration.outputs)).not.toContain('kubeconfig');
+  }, 300_000);
+
+  test('up with a changed cluster spec runs the full incremental upgrade along the plan', async () => {
+    const recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    await waitFor(() => recorder.history.length > 0, 'the route to be watched');
+    cpu = '2';
+    cliOutput.length = 0;
+    const result = await stack.stack.up({ onOutput });
+    recorder.stop();
+    expect({ result: result.summary.result, output: cliOutput.join('') }).toMatchObject({ result: 'succeeded' });
+    expect(changes(result.summary.resourceChanges)).toEqual({ update: 1 });
+    const second = result.outputs.active.value as string;
+    expect(pendingWeights(recorder.history, second)).toEqual(plannedPendingWeights(specOf()));
+    expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
+    expect(cliOutput.join('')).toMatch(/fruit setTrafficWeights: weights fruit-\w{5} 75 \/ fruit-\w{5} 25, capacity \d+% \/ \d+%/);
+    expect((await env.admin.list(RAYCLUSTER, { namespace: NS })).items.map((c) => c.metadata.name)).toEqual([second]);
+  }, 300_000);
+
+  test('a third up with no change is a no-op, and refresh reads the service back unchanged', async () => {
+    const before = (await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), NS)).metadata.resourceVersion;
+    const result = await stack.stack.up({ onOutput });
+    expect(result.summary.result).toBe('succeeded');
+    expect(changes(result.summary.resourceChanges)).toEqual({});
+    expect((await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), NS)).metadata.resourceVersion).toBe(before);
+    const refreshed = await stack.stack.refresh({ onOutput });
+    expect(refreshed.summary.result).toBe('succeeded');
+    expect(changes(refreshed.summary.resourceChanges)).toEqual({});
+  }, 300_000);
+
+  test('an up killed mid-migration and run again finishes without a skipped or repeated step', async () => {
+    const first = await active();
+    const recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    cpu = '3';
+    cliOutput.length = 0;
+    const killed = stack.stack.up({ onOutput }).then(
+      () => 'finished',
+      () => 'failed',
+    );
+    await waitFor(() => recorder.history.some((h) => h.weights.length === 2 && h.weights.every((w) => w.weight === 50)), 'the migration to reach a 50/50 split', 120_000);
+    const pids = descendants(process.pid).filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('pulumi');
+      } catch {
+        return false; // exited meanwhile
+      }
+    });
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone with its parent
+      }
+    }
+    expect(await killed).toBe('failed');
+    const split = recorder.history.length;
+    await stack.stack.cancel(); // `pulumi cancel`: releases the lock the killed update held
+    cliOutput.length = 0;
+    const result = await stack.stack.up({ onOutput });
+    recorder.stop();
+    expect({ result: result.summary.result, output: cliOutput.join('') }).toMatchObject({ result: 'succeeded' });
+    const third = result.outputs.active.value as string;
+    expect(third).not.toBe(first);
+    expect(recorder.history.length).toBeGreaterThan(split);
+    expect(pendingWeights(recorder.history, third)).toEqual(plannedPendingWeights(specOf()));
+    expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${third}-serve-svc`, weight: 100 }]);
+  }, 400_000);
+
+  test('destroy removes the clusters, Services, Gateway, route and record', async () => {
+    const result = await stack.stack.destroy({ onOutput });
+    expect(result.summary.result).toBe('succeeded');
+    expect((await env.admin.list(RAYCLUSTER, { namespace: NS })).items).toEqual([]);
+    expect(await env.admin.tryGet(HTTPROUTE, 'fruit-httproute', NS)).toBeUndefined();
+    expect(await env.admin.tryGet({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true }, 'fruit-gateway', NS)).toBeUndefined();
+    expect((await env.admin.list(KnownTypes.Service, { namespace: NS })).items).toEqual([]);
+    expect(await env.admin.tryGet(KnownTypes.ConfigMap, recordName('fruit'), NS)).toBeUndefined();
+  }, 300_000);
+});
+
+describe('executor kuberay', () => {
+  test('up waits for the RayService Ready condition before it finishes', async () => {
+    const stack = await startPulumiStack({
+      projectName: 'rayshift-e2e',
+      stackName: 'kuberay-executor',
+      kubeconfig: env.cp.kubeconfigPath,
+      program: async () => {
+        const provider = new k8s.Provider('k8s', { kubeconfig });
+        const svc = new RayService(
+          'kr',
+          { metadata: { name: 'kr', namespace: NS }, rayClusterConfig: rayClusterConfig('1') as unknown as RayClusterConfig, serveConfig: serveConfig(), upgradeStrategy: INCREMENTAL, kubeconfig, progressPollMs: 200, deadlineSeconds: 240 },
+          { providers: { kubernetes: provider }, transformations: [backgroundDeletion] },
+        );
+        return { active: svc.activeClusterName };
+      },
+    });
+    stacks.push(stack);
+    let readySet = false;
+    let finishedBeforeReady: boolean | undefined;
+    const up = stack.stack.up({ onOutput }).then((r) => {
+      finishedBeforeReady = !readySet;
+      return r;
+    });
+    await waitFor(async () => (await env.admin.tryGet(RAY_IO_RAYSERVICE, 'kr', NS)) !== undefined, 'the RayService to be created', 240_000);
+    // Give `up` time to finish if it did not wait (it must not), then play KubeRay's part.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(finishedBeforeReady).toBeUndefined();
+    const svc = await env.admin.get(RAY_IO_RAYSERVICE, 'kr', NS);
+    readySet = true;
+    await env.admin.patchMerge(RAY_IO_RAYSERVICE, 'kr', NS, {
+      status: {
+        observedGeneration: svc.metadata.generation,
+        serviceStatus: 'Running',
+        activeServiceStatus: { rayClusterName: 'kr-abcde', targetCapacity: 100, trafficRoutedPercent: 100 },
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'NonZeroServeEndpoints', message: 'simulated by the test', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
+          { type: 'UpgradeInProgress', status: 'False', reason: 'NoPendingCluster', message: 'simulated by the test', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
+        ],
+      },
+    }, { subresource: 'status' });
+    const result = await up;
+    expect(result.summary.result).toBe('succeeded');
+    expect(finishedBeforeReady).toBe(false);
+    expect(result.outputs.active.value).toBe('kr-abcde');
+    const destroyed = await stack.stack.destroy({ onOutput });
+    expect(destroyed.summary.result).toBe('succeeded');
+    expect(await env.admin.tryGet(RAY_IO_RAYSERVICE, 'kr', NS)).toBeUndefined();
+  }, 400_000);
+});
+
+describe('executor operator', () => {
+  let operator: Operator;
+  const silent = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
+
+  beforeAll(async () => {
+    operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: silent, capacityPollMs: 50 });
+    await operator.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await operator?.stop();
+  });
+
+  /** Steps 5 s apart, so the upgrade is still running when the follower (a fresh provider process) starts. */
+  const SLOW_INCREMENTAL = { ...INCREMENTAL, clusterUpgradeOptions: { ...INCREMENTAL.clusterUpgradeOptions, intervalSeconds: 5 } };
+
+  test('up waits until the operator serves the service, and follows its upgrade to the end', async () => {
+    let cpu = '1';
+    const stack = await startPulumiStack({
+      projectName: 'rayshift-e2e',
+      stackName: 'operator-executor',
+      kubeconfig: env.cp.kubeconfigPath,
+      program: async () => {
+        const provider = new k8s.Provider('k8s', { kubeconfig });
+        const svc = new RayService(
+          'op',
+          { executor: 'operator', metadata: { name: 'op', namespace: NS }, rayClusterConfig: rayClusterConfig(cpu) as unknown as RayClusterConfig, serveConfig: serveConfig(), upgradeStrategy: SLOW_INCREMENTAL, rayClusterDeletionDelaySeconds: 0, kubeconfig, progressPollMs: 100, deadlineSeconds: 240 },
+          { providers: { kubernetes: provider }, transformations: [backgroundDeletion] },
+        );
+        return { active: svc.activeClusterName, moves: svc.progress!.movesSeen };
+      },
+    });
+    stacks.push(stack);
+    const created = await stack.stack.up({ onOutput });
+    expect({ result: created.summary.result, output: cliOutput.join('') }).toMatchObject({ result: 'succeeded' });
+    const first = created.outputs.active.value as string;
+    expect(first).toBe(engineState(await env.admin.get(RAYSHIFT_RAYSERVICE, 'op', NS)).activeClusterName);
+
+    cpu = '2';
+    cliOutput.length = 0;
+    const upgraded = await stack.stack.up({ onOutput });
+    expect({ result: upgraded.summary.result, output: cliOutput.join('') }).toMatchObject({ result: 'succeeded' });
+    const second = upgraded.outputs.active.value as string;
+    expect(second).not.toBe(first);
+    const state = engineState(await env.admin.get(RAYSHIFT_RAYSERVICE, 'op', NS));
+    expect(state).toMatchObject({ activeClusterName: second, phase: 'Running' });
+    expect(state.pendingClusterName).toBeUndefined();
+    expect(upgraded.outputs.moves.value).toBeGreaterThan(0); // it saw the weights and capacities move
+    expect(cliOutput.join('')).toMatch(/op upgrading: weights /);
+    const destroyed = await stack.stack.destroy({ onOutput });
+    expect(destroyed.summary.result).toBe('succeeded');
+  }, 400_000);
+});

@@ -1,0 +1,89 @@
+/**
+ * The coordinated rollout of a RoleBasedGroup with executor `pulumi`, run by the provider
+ * operations of `RoleBasedGroupRollout` in this process (no Pulumi CLI) on a real kube-apiserver
+ * with the upstream RBG v0.7.0 CRDs. The TEST-ONLY simulated RBG controller plays upstream's part.
+ * The group is synthesized by the `RoleBasedGroup` construct and server-side applied by a "pulumi"
+ * field manager, as `@pulumi/kubernetes` does.
+ */
+import * as fs from 'node:fs';
+import { Testing } from 'cdk8s';
+import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
+import { crdsOf } from '../../lib/crds/catalog';
+import { resolveCrdFile } from '../../lib/crds/resolve';
+import { createRbgRollout, diffRbgRollout, updateRbgRollout, RbgRolloutInputs } from '../../lib/pulumi/rbg-rollout-operations';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+import { readRolloutStatus } from '../../lib/runtime/rbg/status';
+import { ControlPlane, startControlPlane } from '../support/controlplane';
+import { SimulatedRbgController, simulateRbgController } from '../support/simulated-rbg';
+
+const NS = 'pulumi-rbg';
+let cp: ControlPlane;
+let admin: KubeClient;
+let applier: KubeClient;
+let simulator: SimulatedRbgController;
+let kubeconfig: string;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  cp = await startControlPlane({ crds: await Promise.all(crdsOf('rbg', 'v0.7.0').map((c) => resolveCrdFile(c))) });
+  admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
+  applier = KubeClient.fromKubeconfig(cp.kubeconfigPath, { fieldManager: 'pulumi-kubernetes-test' });
+  kubeconfig = fs.readFileSync(cp.kubeconfigPath, 'utf8');
+  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE });
+}, 300_000);
+
+afterAll(async () => {
+  await simulator?.stop();
+  admin?.close();
+  applier?.close();
+  await cp?.stop();
+});
+
+beforeEach(() => {
+  lines.length = 0;
+  jest.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+});
+
+afterEach(() => jest.restoreAllMocks());
+
+function group(image: string): KubeObject {
+  const chart = Testing.chart();
+  new RoleBasedGroup(chart, 'pd', {
+    metadata: { name: 'pd', namespace: NS },
+    executor: 'pulumi',
+    roles: [
+      { name: 'prefill', replicas: 8, template: { spec: { containers: [{ name: 'prefill', image }] } } },
+      { name: 'decode', replicas: 4, template: { spec: { containers: [{ name: 'decode', image }] } } },
+    ],
+    coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '25%', maxUnavailable: '25%' } }],
+  });
+  return Testing.synth(chart)[0] as KubeObject;
+}
+
+function inputs(specHash: string): RbgRolloutInputs {
+  return { apiVersion: RBG_V1ALPHA2_TYPE.apiVersion, name: 'pd', namespace: NS, specHash, deadlineSeconds: 120, pollMs: 100, kubeconfig };
+}
+
+test('create arms the group; an update with a new template rolls every role out in rounds', async () => {
+  await applier.apply(group('sglang:v1'), { force: true });
+  const created = await createRbgRollout({}, inputs('v1'));
+  expect(created.outs).toMatchObject({ name: 'pd', roundsLastRun: 0 });
+  expect(created.outs).not.toHaveProperty('kubeconfig');
+  const armed = readRolloutStatus(await admin.get(RBG_V1ALPHA2_TYPE, 'pd', NS));
+  expect(armed?.coordinations.map((c) => c.phase)).toEqual(['Complete']);
+
+  expect(diffRbgRollout(created.outs!, inputs('v2'))).toEqual({ changes: true });
+  expect(diffRbgRollout(created.outs!, { ...inputs('v1'), kubeconfig: 'other' })).toEqual({ changes: false });
+  await applier.apply(group('sglang:v2'), { force: true });
+  const updated = await updateRbgRollout({}, inputs('v2'));
+  expect(updated.outs!.roundsLastRun).toBeGreaterThan(1);
+  expect(lines).toHaveLength(updated.outs!.roundsLastRun);
+  expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d pd pd Progressing \(round 1\): prefill \d+\/8, decode \d+\/4 updated/);
+  const done = readRolloutStatus(await admin.get(RBG_V1ALPHA2_TYPE, 'pd', NS))!.coordinations[0];
+  expect(done.phase).toBe('Complete');
+  expect(done.revision).not.toBe(armed!.coordinations[0].revision);
+  expect(done.roles.map((r) => [r.name, r.updated, r.ready])).toEqual([['prefill', 8, 8], ['decode', 4, 4]]);
+}, 180_000);

@@ -1,0 +1,63 @@
+/** Pulumi mocks for the component tests: every registered resource is recorded; outputs echo inputs. */
+import * as pulumi from '@pulumi/pulumi';
+
+/** A resource the program registered. */
+export interface Registered {
+  readonly type: string;
+  readonly name: string;
+  readonly inputs: Record<string, any>;
+}
+
+/** Resources registered since the last `reset()`, in order. */
+export const registered: Registered[] = [];
+
+/** Installs the mocks (call before constructing any resource). */
+export function installMocks(): void {
+  void pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        registered.push({ type: args.type, name: args.name, inputs: args.inputs });
+        return { id: `${args.name}-id`, state: args.inputs };
+      },
+      call: (args) => args.inputs,
+    },
+    'rayshift-test',
+    'unit',
+    false,
+  );
+}
+
+/** Forgets what was registered. */
+export function reset(): void {
+  registered.length = 0;
+}
+
+/** Waits until every resource given is registered (their URNs resolve), then returns what was registered. */
+export async function settle(...resources: pulumi.Resource[]): Promise<Registered[]> {
+  await Promise.all(resources.map((r) => new Promise((resolve) => r.urn.apply(resolve))));
+  return registered;
+}
+
+/** The value of an output. */
+export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
+  return new Promise((resolve) => output.apply(resolve));
+}
+
+/** A valid incremental cluster spec whose worker CPU request tells versions apart. */
+export function clusterSpec(cpu = '1'): any {
+  const container = (name: string) => ({ name, image: 'rayproject/ray:2.52.0', resources: { requests: { cpu } } });
+  return {
+    enableInTreeAutoscaling: true,
+    headGroupSpec: { rayStartParams: { 'num-cpus': '0' }, template: { spec: { containers: [{ ...container('ray-head'), ports: [{ name: 'serve', containerPort: 8000 }] }] } } },
+    workerGroupSpecs: [{ groupName: 'cpu', replicas: 1, minReplicas: 1, maxReplicas: 4, template: { spec: { containers: [container('ray-worker')] } } }],
+  };
+}
+
+/** Serve config of one app. */
+export const SERVE = 'applications:\n- name: app\n  import_path: app:build\n  route_prefix: /\n';
+
+/** Incremental upgrade options (surge 50, step 25, interval 1 s, class "simulated"). */
+export const INCREMENTAL = {
+  type: 'NewClusterWithIncrementalUpgrade' as const,
+  clusterUpgradeOptions: { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, gatewayClassName: 'simulated' },
+};
