@@ -1,0 +1,285 @@
+/**
+ * Building blocks of the end-to-end scenarios: the RayService the operator executes (the test
+ * app on the test Gateway), a sampler of the real Serve replica counts, and an upgrade under load
+ * that records everything the assertions need.
+ */
+import { KubeObject } from '../../../lib/runtime/kube/types';
+import { ServeDashboardClient } from '../../../lib/runtime/serve/client';
+import { KubeClient } from '../../../lib/runtime/kube/client';
+import { RAYSHIFT_RAYSERVICE, engineState, waitFor } from '../../support/operator-env';
+import { ServeSample, WeightChange } from './analysis';
+import { E2EEnv, E2E_GATEWAY, E2E_GATEWAY_CLASS, E2E_HTTP_PORT, E2E_NAMESPACE } from './e2e-env';
+import { LoadSecond, LoadTotals, RequestRecord, Sender, httpSender, startLoad } from './load';
+
+/** KubeRay's e2e parameter sets `{stepSizePercent, intervalSeconds, maxSurgePercent}`. */
+export interface UpgradeParameters {
+  readonly step: number;
+  readonly interval: number;
+  readonly maxSurge: number;
+}
+
+/** Options of the test RayService. */
+export interface E2EServiceOptions extends Partial<UpgradeParameters> {
+  /** App version answered by the replicas (builder arg: a change redeploys). */
+  readonly version: string;
+  /** Worker CPU request: a change makes the operator create a new cluster (an upgrade). */
+  readonly cpu: string;
+  /** Replicas of the `Version` deployment at full capacity. @default 4 */
+  readonly replicas?: number;
+  /** @default rayshift_testapp.app:build */
+  readonly importPath?: string;
+  /** Seconds without progress before an automatic rollback. */
+  readonly progressDeadlineSeconds?: number;
+  /** The gRPC test app behind a GRPCRoute on the Gateway's `grpc` listener instead of the HTTP app. @default false */
+  readonly grpc?: boolean;
+}
+
+/** Serve config (YAML) of the gRPC test app (`echo`, deployment `Echo`, service rayshift.test.Echo). */
+export function e2eGrpcServeConfig(version: string, replicas: number): string {
+  return [
+    'proxy_location: HeadOnly',
+    'grpc_options:',
+    '  port: 9000',
+    '  grpc_servicer_functions:',
+    '  - rayshift_test_pb2_grpc.add_EchoServicer_to_server',
+    'applications:',
+    '- name: echo',
+    '  route_prefix: /echo',
+    '  import_path: rayshift_testapp.grpc_app:build',
+    '  args:',
+    `    version: ${version}`,
+    '  deployments:',
+    '  - name: Echo',
+    `    num_replicas: ${replicas}`,
+    '',
+  ].join('\n');
+}
+
+/** Serve config (YAML) of the HTTP test app. */
+export function e2eServeConfig(version: string, replicas: number, importPath = 'rayshift_testapp.app:build'): string {
+  return [
+    'proxy_location: HeadOnly',
+    'applications:',
+    '- name: web',
+    '  route_prefix: /',
+    `  import_path: ${importPath}`,
+    '  args:',
+    `    version: ${version}`,
+    '  deployments:',
+    '  - name: Version',
+    `    num_replicas: ${replicas}`,
+    '',
+  ].join('\n');
+}
+
+/** A `rayshift.dev/v1alpha1` RayService of the HTTP (or gRPC) test app, attached to the test Gateway's `http` (or `grpc`) listener. */
+export function e2eRayService(name: string, o: E2EServiceOptions): KubeObject {
+  return {
+    apiVersion: 'rayshift.dev/v1alpha1',
+    kind: 'RayService',
+    metadata: { name, namespace: E2E_NAMESPACE },
+    spec: {
+      rayClusterDeletionDelaySeconds: 0,
+      serveConfigV2: o.grpc ? e2eGrpcServeConfig(o.version, o.replicas ?? 4) : e2eServeConfig(o.version, o.replicas ?? 4, o.importPath),
+      rayClusterConfig: {
+        enableInTreeAutoscaling: true,
+        headGroupSpec: {
+          rayStartParams: { 'num-cpus': '0' },
+          template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.60.0', ports: [{ name: 'serve', containerPort: 8000 }, { name: 'serve-grpc', containerPort: 9000 }, { name: 'dashboard', containerPort: 8265 }] }] } },
+        },
+        workerGroupSpecs: [{ groupName: 'small', replicas: 1, minReplicas: 1, maxReplicas: 4, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.60.0', resources: { requests: { cpu: o.cpu } } }] } } }],
+      },
+      upgradeStrategy: {
+        type: 'NewClusterWithIncrementalUpgrade',
+        clusterUpgradeOptions: { maxSurgePercent: o.maxSurge ?? 100, stepSizePercent: o.step ?? 100, intervalSeconds: o.interval ?? 1, gatewayClassName: E2E_GATEWAY_CLASS },
+      },
+      rayshift: {
+        gatewayRef: { name: E2E_GATEWAY, namespace: E2E_NAMESPACE, sectionName: o.grpc ? 'grpc' : 'http' },
+        ...(o.grpc ? { routeKind: 'GRPC' } : {}),
+        ...(o.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: o.progressDeadlineSeconds } : {}),
+      },
+    },
+  };
+}
+
+/** The stored RayService. */
+export async function getService(env: E2EEnv, name: string): Promise<KubeObject | undefined> {
+  return env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, E2E_NAMESPACE);
+}
+
+/** Replaces the spec fields of a service (one update, retried on conflicts). */
+export async function updateSpec(env: E2EEnv, name: string, change: (spec: Record<string, any>) => Record<string, any>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const current = (await getService(env, name))!;
+    try {
+      await env.admin.update({ ...current, spec: change(structuredClone(current.spec as Record<string, any>)) });
+      return;
+    } catch (err) {
+      if (attempt >= 5 || !/409|conflict/i.test(String((err as Error).message))) throw err;
+    }
+  }
+}
+
+/** Creates the service and waits until it serves `version` through Traefik (20 answers in a row; HTTP unless `probe`). */
+export async function deployAndWaitServing(env: E2EEnv, service: KubeObject, version: string, timeoutMs = 600_000, probe?: { send: Sender; close(): void }): Promise<string> {
+  const name = String(service.metadata.name);
+  await env.admin.create(service);
+  await waitFor(async () => engineState(await getService(env, name)).phase === 'Running', `${name} to run its first cluster`, timeoutMs, 500);
+  await waitServingThroughGateway(version, timeoutMs, probe);
+  return engineState(await getService(env, name)).activeClusterName as string;
+}
+
+/** Waits until 20 requests in a row through Traefik answer `version` (HTTP GETs unless `sender` is given; it is closed). */
+export async function waitServingThroughGateway(version: string, timeoutMs = 300_000, sender?: { send: Sender; close(): void }): Promise<void> {
+  const probe = sender ?? httpSender('127.0.0.1', E2E_HTTP_PORT, { maxSockets: 1 });
+  let streak = 0;
+  let last = '';
+  try {
+    await waitFor(async () => {
+      const ac = new AbortController();
+      const t = setTimeout(() => ac.abort(), 5000);
+      const r = await probe.send(ac.signal).catch((e: Error) => ({ ok: false, version: undefined, detail: e.message }));
+      clearTimeout(t);
+      last = r.ok ? `version ${r.version}` : (r.detail ?? 'failed');
+      streak = r.ok && r.version === version ? streak + 1 : 0;
+      return streak >= 20;
+    }, `20 answers in a row from ${version} through Traefik (last: ${last})`, timeoutMs, 100);
+  } finally {
+    probe.close();
+  }
+}
+
+const ROUTE_TYPES = {
+  HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true },
+  GRPCRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true },
+} as const;
+
+/** Records every distinct weight vector of a route's first rule (HTTPRoute or GRPCRoute) as a watch reports it. */
+export function recordWeights(admin: KubeClient, kind: keyof typeof ROUTE_TYPES, namespace: string, name: string): { history: WeightChange[]; stop(): void } {
+  const history: WeightChange[] = [];
+  const informer = admin.watch(ROUTE_TYPES[kind], namespace, (e) => {
+    if (e.object.metadata.name !== name || e.type === 'delete') return;
+    const rule = ((e.object.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
+    const weights = (rule?.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight ?? 1 }));
+    const last = history[history.length - 1];
+    if (!last || JSON.stringify(last.weights) !== JSON.stringify(weights)) history.push({ at: Date.now(), weights });
+  });
+  informer.start();
+  return { history, stop: () => informer.stop() };
+}
+
+/** Samples one deployment (default: the `web` app's `Version`) on every cluster of a service once a second. */
+export function sampleServe(env: E2EEnv, serviceName: string, appName = 'web', deploymentName = 'Version'): { samples: ServeSample[]; stop(): Promise<void> } {
+  const client = new ServeDashboardClient({ resolver: env.pool.resolver, timeoutMs: 5000 });
+  const samples: ServeSample[] = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const svc = await getService(env, serviceName).catch(() => undefined);
+      const s = engineState(svc);
+      const clusters = [s.activeClusterName, s.pendingClusterName].filter((c): c is string => typeof c === 'string');
+      await Promise.all(
+        clusters.map(async (cluster) => {
+          try {
+            const d = await client.getServeDetails({ namespace: E2E_NAMESPACE, name: cluster });
+            const app = d.applications[appName];
+            const dep = app?.deployments[deploymentName];
+            if (!app || !dep) return;
+            const cfg = (app.deployed_app_config as { deployments?: { name: string; num_replicas?: number }[] } | null | undefined)?.deployments?.find((x) => x.name === deploymentName);
+            samples.push({
+              at: Date.now(),
+              cluster,
+              targetCapacity: d.target_capacity,
+              numReplicas: typeof cfg?.num_replicas === 'number' ? cfg.num_replicas : undefined,
+              targetReplicas: dep.target_num_replicas,
+              running: dep.replicas.filter((r) => r.state === 'RUNNING').length,
+              appStatus: app.status,
+              deploymentStatus: dep.status,
+            });
+          } catch {
+            // unbound or not answering: no sample
+          }
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  return {
+    samples,
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+/** Everything recorded during one change of a service under load. */
+export interface RunUnderLoad {
+  readonly totals: LoadTotals;
+  readonly seconds: readonly LoadSecond[];
+  readonly requests: readonly RequestRecord[];
+  readonly history: readonly WeightChange[];
+  readonly serve: readonly ServeSample[];
+  /** Epoch ms the load started. */
+  readonly loadStartedAt: number;
+  /** Epoch ms: the spec change was written / the awaited end state was reached. */
+  readonly changedAt: number;
+  readonly doneAt: number;
+  readonly loadEndedAt: number;
+}
+
+/**
+ * Starts load through Traefik at `rate`/s (HTTP unless `options.sender`), waits `warmMs`, applies `change`, waits for `done`,
+ * keeps the load `cooldownMs` longer, and returns what was recorded.
+ */
+export async function runUnderLoad(
+  env: E2EEnv,
+  serviceName: string,
+  rate: number,
+  change: () => Promise<void>,
+  done: () => Promise<boolean>,
+  options: {
+    warmMs?: number;
+    cooldownMs?: number;
+    timeoutMs?: number;
+    what: string;
+    /** @default HTTP GETs through the Gateway's http listener */
+    sender?: { send: Sender; close(): void };
+    /** @default HTTPRoute */
+    routeKind?: keyof typeof ROUTE_TYPES;
+    /** Serve app and deployment sampled. @default web/Version */
+    app?: string;
+    deployment?: string;
+  },
+): Promise<RunUnderLoad> {
+  const kind = options.routeKind ?? 'HTTPRoute';
+  const routeName = `${serviceName}-${kind === 'GRPCRoute' ? 'grpcroute' : 'httproute'}`;
+  const recorder = recordWeights(env.admin, kind, E2E_NAMESPACE, routeName);
+  const sampler = sampleServe(env, serviceName, options.app, options.deployment);
+  const sender = options.sender ?? httpSender('127.0.0.1', E2E_HTTP_PORT, { maxSockets: Math.max(8, Math.ceil(rate / 2)) });
+  const load = startLoad(sender.send, { ratePerSecond: rate, timeoutMs: 10_000, recordRequests: true, durationMs: 40 * 60_000 });
+  try {
+    await new Promise((r) => setTimeout(r, options.warmMs ?? 3000));
+    const changedAt = Date.now();
+    env.note(`${options.what}: spec changed`);
+    await change();
+    await waitFor(done, options.what, options.timeoutMs ?? 1_200_000, 250);
+    const doneAt = Date.now();
+    env.note(`${options.what}: done after ${doneAt - changedAt} ms`);
+    await new Promise((r) => setTimeout(r, options.cooldownMs ?? 3000));
+    const totals = await load.stop();
+    const loadEndedAt = Date.now();
+    return { totals, loadStartedAt: load.startedAt, seconds: load.seconds, requests: load.requests, history: [...recorder.history], serve: [...sampler.samples], changedAt, doneAt, loadEndedAt };
+  } finally {
+    await load.stop();
+    recorder.stop();
+    await sampler.stop();
+    sender.close();
+  }
+}
+
+/** True when the service runs one cluster other than `old`, with no upgrade in flight. */
+export async function upgradedAwayFrom(env: E2EEnv, name: string, old: string): Promise<boolean> {
+  const s = engineState(await getService(env, name));
+  return s.phase === 'Running' && s.activeClusterName !== undefined && s.activeClusterName !== old && s.pendingClusterName === undefined;
+}
