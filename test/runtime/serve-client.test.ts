@@ -198,7 +198,8 @@ describe('readiness of new capacity against the simulator', () => {
   });
 
   test('timed replica start: polls see UPDATING first, then ready', async () => {
-    const sim = await simulator({ replicaStartDelayMs: 40 });
+    // Long enough that the first poll comes before the replicas start even on a loaded machine.
+    const sim = await simulator({ replicaStartDelayMs: 1500 });
     const client = clientFor(sim);
     const sent = await client.putServeConfig(CLUSTER, SERVE_CONFIG_V2, 100);
     const reasons: string[] = [];
