@@ -1,7 +1,8 @@
 /**
  * The rayshift core API server: one port serving gRPC, gRPC-Web and Connect (ConnectRPC) and REST
  * (the project's `google.api.http` transcoder) from one handler per RPC, plus `/openapi.json`,
- * `/healthz`, `/readyz` and `/metrics`.
+ * `/healthz`, `/readyz` and `/metrics`, and, with `dashboardDir`, the built dashboard under `/ui/`
+ * (same origin as the API, so the page calls it directly).
  *
  * Every RPC is authenticated before its handler runs: a bearer token checked by TokenReview
  * (audience `rayshift`), then every Kubernetes call made as the caller through impersonation.
@@ -13,6 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import pino, { type Logger } from 'pino';
+import { serveDashboardFile } from '../dashboard/static-files';
 import { KubeClient } from '../runtime/kube/client';
 import { AccessReviewer } from './auth/access-reviewer';
 import { REQUEST_SCOPE, type ScopeResolver } from './auth/request-scope';
@@ -48,6 +50,8 @@ export interface ApiServerOptions {
   readonly version?: string;
   /** Logger; default silent. */
   readonly log?: Logger;
+  /** Folder of the built dashboard (`npm run build:ui`) to serve under `/ui/`; unset: no dashboard. */
+  readonly dashboardDir?: string;
 }
 
 /** A running API server. */
@@ -145,6 +149,15 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     if (req.method === 'GET' && path === '/readyz') return (await ready()) ? text(res, 200, 'ok\n') : text(res, 503, 'the Kubernetes API is not reachable\n');
     if (req.method === 'GET' && path === '/metrics') return text(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     if (req.method === 'GET' && path === '/openapi.json') return text(res, 200, openApiText, 'application/json');
+    if (opts.dashboardDir !== undefined && req.method === 'GET' && (path === '/ui' || path.startsWith('/ui/'))) {
+      if (path === '/ui') {
+        res.writeHead(302, { location: '/ui/' });
+        res.end();
+        return;
+      }
+      if (serveDashboardFile(opts.dashboardDir, path, res)) return;
+      return sendError(res, new ConnectError(`no such page: ${path}`, Code.NotFound));
+    }
     if (await rest(req, res)) return;
     sendError(res, new ConnectError(`no route for ${req.method} ${path}`, Code.NotFound));
   };

@@ -2,11 +2,15 @@
  * `rayshift api-server`: runs the core API server (gRPC, Connect, gRPC-Web and REST on one port).
  * In a cluster it uses the pod's ServiceAccount; `--kubeconfig` runs it elsewhere. TLS is required
  * unless `--insecure-local`, which serves cleartext on loopback only and acts as the kubeconfig's
- * own user without authenticating callers (development only). Stops on SIGTERM/SIGINT.
+ * own user without authenticating callers (development only). The built dashboard is served under
+ * `/ui/` from `--dashboard-dir` (default: the package's `dist-ui/`, when it was built). Stops on
+ * SIGTERM/SIGINT.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import pino from 'pino';
+import { defaultDashboardDir } from '../dashboard/static-files';
 import { loadClientNode } from '../runtime/kube/client-node';
 
 /** Options of `rayshift api-server`. */
@@ -25,6 +29,19 @@ export interface ApiServerCommandOptions {
   readonly audience?: string;
   /** pino log level. */
   readonly logLevel?: string;
+  /** Folder of the built dashboard to serve under `/ui/`; unset: `<package root>/dist-ui` when built. */
+  readonly dashboardDir?: string;
+}
+
+const hasIndex = (dir: string) => fs.existsSync(path.join(dir, 'index.html'));
+
+/** The dashboard folder to serve: `--dashboard-dir` (which must hold `index.html`), else the package's `dist-ui/` when built. */
+export function dashboardDirOf(option: string | undefined): string | undefined {
+  if (option !== undefined) {
+    if (!hasIndex(option)) throw new Error(`--dashboard-dir ${option} holds no index.html (run \`npm run build:ui\`)`);
+    return path.resolve(option);
+  }
+  return hasIndex(defaultDashboardDir()) ? defaultDashboardDir() : undefined;
 }
 
 /** Splits `host:port`, `[v6]:port` or `:port` (host then undefined). */
@@ -43,6 +60,13 @@ export async function runApiServer(opts: ApiServerCommandOptions): Promise<numbe
     log.error({}, '--tls-cert and --tls-key are required (or --insecure-local for development on loopback)');
     return 2;
   }
+  let dashboardDir: string | undefined;
+  try {
+    dashboardDir = dashboardDirOf(opts.dashboardDir);
+  } catch (e) {
+    log.error({}, (e as Error).message);
+    return 2;
+  }
   const { KubeConfig } = loadClientNode();
   const kubeConfig = new KubeConfig();
   if (opts.kubeconfig) kubeConfig.loadFromFile(opts.kubeconfig);
@@ -56,6 +80,7 @@ export async function runApiServer(opts: ApiServerCommandOptions): Promise<numbe
     insecureLocal: opts.insecureLocal,
     audience: opts.audience,
     log,
+    dashboardDir,
   });
   if (opts.insecureLocal) log.warn({ url: server.url }, 'INSECURE: no authentication; every call acts as the kubeconfig user');
   return new Promise<number>((resolve) => {
@@ -80,5 +105,6 @@ export function registerApiServerCommand(program: Command, exit: (code: number) 
     .option('--insecure-local', 'development only: cleartext on loopback, no authentication, every call as the kubeconfig user')
     .option('--audience <aud>', 'audience callers\' tokens must be issued for', 'rayshift')
     .option('--log-level <level>', 'pino log level', 'info')
+    .option('--dashboard-dir <dir>', 'built dashboard to serve under /ui/ (default: the package\'s dist-ui/ when built)')
     .action(async (opts: ApiServerCommandOptions) => exit(await runApiServer(opts)));
 }

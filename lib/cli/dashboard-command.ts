@@ -2,7 +2,8 @@
  * `rayshift dashboard`: serves the built dashboard (`dist-ui/`, from `npm run build:ui`) under
  * `/ui/` and proxies the core API's paths to the API server, so the browser talks to one origin
  * (no CORS) and keeps its own bearer token (forwarded as sent; the server strips `Impersonate-*`).
- * Server-sent events stream through unbuffered.
+ * Server-sent events stream through unbuffered. Files are served by `lib/dashboard/static-files`,
+ * which the API server (`--dashboard-dir`) uses too.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -10,7 +11,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type * as net from 'node:net';
 import * as path from 'node:path';
-import { projectRoot } from '../crds/resolve';
+import { defaultDashboardDir, serveDashboardFile } from '../dashboard/static-files';
 import { EXIT, Output } from './commands';
 
 /** Options of `rayshift dashboard`. */
@@ -48,24 +49,6 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** Paths forwarded to the API server. */
 const PROXIED = [/^\/apis\/rayshift\//, /^\/(healthz|readyz|openapi\.json)$/];
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.json': 'application/json',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-/** Headers of every static answer: a strict CSP (the token lives in sessionStorage), no sniffing, no referrer. */
-const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
-
 /** Hop-by-hop headers, which a proxy must not forward. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
@@ -83,49 +66,11 @@ function sendStatus(res: http.ServerResponse, status: number, code: number, mess
   res.end(body);
 }
 
-/** A response to write a file to (an HTTP/1.1 or HTTP/2 compatibility response). */
-export type FileResponse = NodeJS.WritableStream & { writeHead(status: number, headers: Record<string, string>): unknown };
-
-/**
- * Serves a file of the built dashboard for a path under `/ui/` (`index.html` for `/ui/` itself)
- * with the dashboard's security and caching headers. Resolves nothing outside `root`. Returns false,
- * writing nothing, when there is no such file (the caller answers 404). The API server can serve
- * the dashboard with it too.
- */
-export function serveDashboardFile(root: string, urlPath: string, res: FileResponse): boolean {
-  let rel: string;
-  try {
-    rel = decodeURIComponent(urlPath.replace(/^\/ui\/?/, ''));
-  } catch {
-    return false;
-  }
-  const base = path.resolve(root);
-  const file = path.resolve(base, rel === '' ? 'index.html' : rel);
-  if (!file.startsWith(base + path.sep)) return false;
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
-    return false;
-  }
-  if (!stat.isFile()) return false;
-  const hashed = file.includes(`${path.sep}assets${path.sep}`);
-  res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-type': CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream',
-    'content-length': String(stat.size),
-    // Vite names assets by content hash: cache them for good; always revalidate the page itself.
-    'cache-control': hashed ? 'public, max-age=31536000, immutable' : 'no-cache',
-  });
-  fs.createReadStream(file).pipe(res);
-  return true;
-}
-
 /** Starts the dashboard server; resolves once it listens. */
 export async function startDashboard(opts: StartDashboardOptions): Promise<RunningDashboard> {
   const upstream = new URL(opts.apiServer);
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:') throw new Error(`--api-server must be an http(s) URL; got ${opts.apiServer}`);
-  const root = path.resolve(opts.staticDir ?? path.join(projectRoot(), 'dist-ui'));
+  const root = path.resolve(opts.staticDir ?? defaultDashboardDir());
   if (!fs.existsSync(path.join(root, 'index.html'))) throw new Error(`the dashboard is not built: ${path.join(root, 'index.html')} is missing (run \`npm run build:ui\`)`);
   const { host, port } = parseListen(opts.listen ?? DEFAULT_LISTEN);
   const secure = upstream.protocol === 'https:';

@@ -38,5 +38,5 @@ test('the command registers with its flags', () => {
   const program = new Command('rayshift').exitOverride();
   registerApiServerCommand(program, () => undefined);
   const cmd = program.commands.find((c) => c.name() === 'api-server')!;
-  expect(cmd.options.map((o) => o.long)).toEqual(['--kubeconfig', '--listen', '--tls-cert', '--tls-key', '--insecure-local', '--audience', '--log-level']);
+  expect(cmd.options.map((o) => o.long)).toEqual(['--kubeconfig', '--listen', '--tls-cert', '--tls-key', '--insecure-local', '--audience', '--log-level', '--dashboard-dir']);
 });

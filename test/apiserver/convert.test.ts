@@ -1,5 +1,6 @@
 /** RayService conversion (typed spec + overlay), request field paths of violations, and upgrade phases. */
 import { create } from '@bufbuild/protobuf';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { rayServiceFromKube, rayServiceToKube, specFromKube, specToKube } from '../../lib/apiserver/convert/rayservice';
 import { mergePatch, residue } from '../../lib/apiserver/convert/json-merge';
 import { operatorPhase, upgradeStatusOf } from '../../lib/apiserver/convert/upgrade-status';
@@ -79,4 +80,16 @@ test('a rollback spec must hash like the serving cluster; CRD defaults are dropp
   expect(revertingClusterConfig(cluster, goal)).toEqual(goal);
   const other = { ...cluster, metadata: { name: 'c', annotations: { 'rayshift.dev/cluster-spec-hash': 'different' } } };
   expect(revertingClusterConfig(other, goal)).toBeUndefined();
+});
+
+test('an upgrade status carries the next traffic step time rayshift status counts down to', () => {
+  const obj = rayService('ns', 'svc', { maxSurge: 50, step: 25, interval: 30 });
+  const decided = Date.parse('2026-11-21T12:00:00.000Z');
+  const engineState = { phase: 'Upgrading', reason: 'Migrating', activeClusterName: 'a', pendingClusterName: 'b', activeTargetCapacity: 50, pendingTargetCapacity: 100, activeWeight: 50, pendingWeight: 50, trafficConfirmed: false, lastProgressTime: decided, deletions: [] };
+  obj.status = { phase: 'Upgrading', reason: 'Migrating', engineState };
+  expect(timestampMs(upgradeStatusOf(obj).nextTrafficStepTime!)).toBe(decided + 30_000);
+  obj.status = { phase: 'Upgrading', reason: 'WaitingForInterval', engineState: { ...engineState, trafficConfirmed: true, lastTrafficMigratedTime: decided + 40 } };
+  expect(timestampMs(upgradeStatusOf(obj).nextTrafficStepTime!)).toBe(decided + 30_040);
+  obj.status = { phase: 'Paused', reason: 'Paused', engineState: { ...engineState, phase: 'Paused' } };
+  expect(upgradeStatusOf(obj).nextTrafficStepTime).toBeUndefined();
 });

@@ -1,6 +1,7 @@
 /** The status view of `rayshift status`: screen, one-line form and the next step's due time. */
 import type { RayServiceStatus } from '../../lib/engine/status';
-import { bar, nextTrafficStepAt, withoutTime, renderServiceLine, renderServiceScreen, serviceView } from '../../lib/cli/status-view';
+import { bar, withoutTime, renderServiceLine, renderServiceScreen, serviceView } from '../../lib/cli/status-view';
+import { nextTrafficStepAt } from '../../lib/runtime/rayservice/progress';
 import { upgradeDone } from '../../lib/cli/status-command';
 import { Style } from '../../lib/cli/style';
 

@@ -165,3 +165,27 @@ test('--insecure-local serves cleartext HTTP/1.1 and h2c on loopback only, as th
     await server.close();
   }
 });
+
+test('GetSteeringAccess lists the verbs each caller may steer with: all for alice, none for read-only bob', async () => {
+  // bob may read RayServices in team-a, and nothing else there.
+  await env.admin.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'rayservice-reader', namespace: TEAM_A }, rules: [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'list', 'watch'] }] } as never);
+  await env.admin.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'bob-reads', namespace: TEAM_A },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'rayservice-reader' },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
+  } as never);
+  const path = `${base(TEAM_A)}/svc-a/steeringAccess`;
+  const forAlice = await env.rest('GET', path);
+  expect(forAlice.status).toBe(200);
+  expect(forAlice.body.allowedVerbs).toEqual(['pause', 'resume', 'promote', 'abort', 'rollback']);
+  expect((await env.client('grpc', env.tokens.alice).rayServices.getSteeringAccess({ namespace: TEAM_A, name: 'svc-a' })).allowedVerbs).toEqual(['pause', 'resume', 'promote', 'abort', 'rollback']);
+
+  await waitFor(async () => (await env.rest('GET', `${base(TEAM_A)}/svc-a`, undefined, { token: env.tokens.bob })).status === 200, 'bob to read team-a', 30_000, 200);
+  const forBob = await env.rest('GET', path, undefined, { token: env.tokens.bob });
+  expect(forBob.status).toBe(200);
+  expect(forBob.body.allowedVerbs ?? []).toEqual([]);
+  // The verbs themselves make the same check.
+  expect((await env.rest('POST', `${base(TEAM_A)}/svc-a:promote`, { reason: 'test' }, { token: env.tokens.bob })).status).toBe(403);
+});

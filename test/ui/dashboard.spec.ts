@@ -6,14 +6,18 @@
  * against the time each interval-bound traffic step reached the route; Pause holding the operator
  * and Resume letting it continue; a viewer without steering rights seeing disabled buttons and
  * refused calls; recovery after the API server restarts; the RoleBasedGroup page; screenshots that
- * are not blank; axe-core scans without serious or critical violations.
+ * are not blank; axe-core scans without serious or critical violations; the API server serving the
+ * dashboard under `/ui/` itself.
  *
  * Timestamps compared here are taken on this machine by the test's own watches and by the page;
  * no assertion is about how long the test itself takes.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
+import { projectRoot } from '../../lib/crds/resolve';
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
 import { TEAM_A, rayServiceBody } from '../apiserver/support/api-env';
@@ -287,4 +291,27 @@ test('the RoleBasedGroup page shows per-role updated and ready replicas and the 
   await rule.getByText('over the bound').waitFor();
   await checkScreenshot(alice, 'rolebasedgroup');
   await checkAccessibility(alice);
+}, 120_000);
+
+test('the API server serves the dashboard under /ui/ itself, and the page works against it directly', async () => {
+  const index = await env.api.rest('GET', '/ui/');
+  expect(index.status).toBe(200);
+  expect(index.text).toBe(fs.readFileSync(path.join(projectRoot(), 'dist-ui', 'index.html'), 'utf8'));
+  expect(index.headers['content-security-policy']).toContain("default-src 'self'");
+  const redirect = await env.api.rest('GET', '/ui');
+  expect({ status: redirect.status, location: redirect.headers.location }).toEqual({ status: 302, location: '/ui/' });
+
+  // The kube-apiserver's serving certificate (the test CA's), which the browser does not know.
+  const context = await env.browser.newContext({ ignoreHTTPSErrors: true });
+  try {
+    const page = await context.newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${env.apiServer().url}/ui/`);
+    await page.getByLabel('API token').fill(env.api.tokens.alice);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByTestId('username').textContent()).resolves.toContain('alice');
+    await page.getByTestId('rayservice-list').getByRole('row', { name: /llm/ }).waitFor();
+  } finally {
+    await context.close();
+  }
 }, 120_000);

@@ -1,11 +1,11 @@
 /**
- * The dashboard's view logic (pure, DOM-free): samples, the plan's projection, the countdown's due
- * time (the terminal view's `nextTrafficStepAt`), steering applicability, and the SSE reader.
+ * The dashboard's view logic (pure, DOM-free): samples, the plan's projection, countdown texts,
+ * steering applicability, and the SSE reader.
  */
 import { planRayService } from '../../lib/engine/plan-rayservice';
 import type { RayServiceJson, UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
 import { ApiError } from '../../ui/src/api-error';
-import { appendSample, formatCountdown, lastSteering, nextStepDue, phaseLabel, projection, sampleOf, spokenCountdown, verbApplies } from '../../ui/src/model';
+import { appendSample, formatCountdown, lastSteering, phaseLabel, projection, sampleOf, spokenCountdown, verbApplies } from '../../ui/src/model';
 import { readEventStream } from '../../ui/src/sse';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
@@ -45,25 +45,6 @@ describe('samples', () => {
   });
 });
 
-describe('nextStepDue', () => {
-  test('an interval after the last traffic move the status carries', () => {
-    expect(nextStepDue(svc, shifting(25, T0))).toBe(T0 + 3_000);
-  });
-
-  test('when the page saw the weights change after the persisted move, from that moment', () => {
-    expect(nextStepDue(svc, shifting(50, T0), T0 + 3_050)).toBe(T0 + 6_050);
-    // A stale sighting never moves the due time earlier than the status says.
-    expect(nextStepDue(svc, shifting(50, T0 + 3_000), T0 + 10)).toBe(T0 + 6_000);
-  });
-
-  test('nothing is due while paused, rolling back, without an upgrade or without an interval', () => {
-    expect(nextStepDue(svc, shifting(25, T0, { phase: 'UPGRADE_PHASE_PAUSED', paused: true }))).toBeUndefined();
-    expect(nextStepDue(svc, shifting(25, T0, { phase: 'UPGRADE_PHASE_ROLLING_BACK' }))).toBeUndefined();
-    expect(nextStepDue(svc, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'llm-a', trafficRoutedPercent: 100 } })).toBeUndefined();
-    expect(nextStepDue({ ...svc, spec: {} }, shifting(25, T0))).toBeUndefined();
-  });
-});
-
 describe('countdown text', () => {
   test('tenths under a minute, minutes above, "due now" at zero', () => {
     expect(formatCountdown(2_710)).toBe('2.8 s');
@@ -85,15 +66,12 @@ describe('projection', () => {
     const current = sampleOf(shifting(25, T0), T0 + 100);
     const p = projection(planJson(), current, T0);
     expect(p[0]).toEqual({ ...current, at: T0 });
-    expect(p.map((s) => [s.at - T0, s.pendingWeight])).toEqual([
-      [0, 25],
-      [3_000, 50],
-      [3_000, 50],
-      [3_000, 50],
-      [6_000, 75],
-      [9_000, 100],
-      [9_000, 100],
-    ]);
+    // Every later step of the plan, at its offset from the matched step (the shift to 25 %).
+    const steps = planJson().steps!.filter((s) => s.action !== 'promote');
+    const matched = steps.findIndex((s) => s.pendingWeight === 25);
+    const offset = (s: (typeof steps)[number]) => (Number(s.atSeconds) - Number(steps[matched].atSeconds)) * 1000;
+    expect(p.map((s) => [s.at - T0, s.pendingWeight])).toEqual([[0, 25], ...steps.slice(matched + 1).map((s) => [offset(s), s.pendingWeight])]);
+    expect(p.length).toBeGreaterThan(3);
     // Up to the old cluster at no traffic and no capacity; the promotion (a renaming of the sides) is left out.
     expect(p[p.length - 1]).toMatchObject({ activeWeight: 0, activeCapacity: 0, pendingWeight: 100, pendingCapacity: 100 });
   });

@@ -6,7 +6,7 @@
  */
 import type { RayServiceJson, RoleBasedGroupJson, SteeringVerb, UpgradeEventJson, UpgradePlanJson, UpgradeStatusJson, WhoAmIResponseJson } from './api-types';
 import { STEERING_VERBS } from './api-types';
-import type { ListRayServicesResponseJson } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
+import type { ListRayServicesResponseJson, SteeringAccessJson } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
 import type { ListRoleBasedGroupsResponseJson } from '../../lib/apiserver/gen/rayshift/v1/rolebasedgroup_pb';
 import { readEventStream } from './sse';
 import { ApiError } from './api-error';
@@ -16,11 +16,6 @@ export { ApiError } from './api-error';
 
 const API = '/apis/rayshift/v1';
 const TOKEN_KEY = 'rayshift.token';
-
-/** google.rpc code PERMISSION_DENIED. */
-const CODE_PERMISSION_DENIED = 7;
-/** google.rpc code ABORTED: a stale `expected_generation` (or etag). */
-const CODE_ABORTED = 10;
 
 /** The viewer's token, kept for the browser tab only (sessionStorage). */
 export const tokenStore = {
@@ -93,24 +88,11 @@ export function steer(namespace: string, name: string, verb: SteeringVerb, reaso
   return call('POST', `${servicePath(namespace, name)}:${verb}`, { reason });
 }
 
-/**
- * Which steering verbs the viewer may use on a service. Until the API has an RPC for it, each verb
- * is called with an `expected_generation` no object has: the server checks the caller's right
- * first (PERMISSION_DENIED) and refuses the stale generation next (ABORTED) without writing, so
- * ABORTED means "allowed". Rejects when an answer is neither (e.g. the server is unreachable).
- */
+/** Which steering verbs the viewer may use on a service (the server's SubjectAccessReviews, one per verb). */
 export async function steeringPermissions(namespace: string, name: string): Promise<Record<SteeringVerb, boolean>> {
-  const probe = async (verb: SteeringVerb): Promise<boolean> => {
-    try {
-      await call('POST', `${servicePath(namespace, name)}:${verb}`, { reason: 'permission probe', expectedGeneration: String(Number.MAX_SAFE_INTEGER) });
-    } catch (e) {
-      if (e instanceof ApiError && (e.code === CODE_ABORTED || e.code === CODE_PERMISSION_DENIED)) return e.code === CODE_ABORTED;
-      throw e;
-    }
-    throw new ApiError(200, 2, `the ${verb} probe was not refused`);
-  };
-  const allowed = await Promise.all(STEERING_VERBS.map(probe));
-  return Object.fromEntries(STEERING_VERBS.map((v, i) => [v, allowed[i]])) as Record<SteeringVerb, boolean>;
+  const access = await call<SteeringAccessJson>('GET', `${servicePath(namespace, name)}/steeringAccess`);
+  const allowed = new Set(access.allowedVerbs ?? []);
+  return Object.fromEntries(STEERING_VERBS.map((v) => [v, allowed.has(v)])) as Record<SteeringVerb, boolean>;
 }
 
 /** The RoleBasedGroups of a namespace. */

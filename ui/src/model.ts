@@ -1,10 +1,9 @@
 /**
  * What the pages show, as pure functions of the API's JSON: samples of both route weights and both
- * target capacities over time, the plan's projection from the current step, when the next traffic
- * step is due (the terminal view's `nextTrafficStepAt`, fed from the API's status), which steering
+ * target capacities over time, the plan's projection from the current step, countdown texts (the
+ * due time itself is the status's `next_traffic_step_time`, computed by the server), which steering
  * verbs apply, and the last steering record.
  */
-import { nextTrafficStepAt, type ServiceView } from '../../lib/cli/status-view';
 import type { RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
@@ -57,50 +56,6 @@ export function timeOf(t: string | undefined): number | undefined {
 /** True while an upgrade (or its rollback) is in flight: both clusters exist. */
 export function inFlight(u: UpgradeStatusJson | undefined): boolean {
   return !!u?.active?.cluster && !!u?.pending?.cluster;
-}
-
-/** The operator's phase behind an API phase (the engine's words, as the terminal view reads them). */
-function enginePhase(u: UpgradeStatusJson): string {
-  switch (u.phase) {
-    case 'UPGRADE_PHASE_PREPARING':
-    case 'UPGRADE_PHASE_SHIFTING':
-    case 'UPGRADE_PHASE_PROMOTING':
-      return 'Upgrading';
-    case 'UPGRADE_PHASE_PAUSED':
-      return 'Paused';
-    case 'UPGRADE_PHASE_ROLLING_BACK':
-      return 'RollingBack';
-    default:
-      return 'Running';
-  }
-}
-
-/**
- * When the next traffic step is due (epoch ms), if one waits for the clock: `nextTrafficStepAt` of
- * the terminal view, fed with the API's status and the service's interval. The operator persists the
- * time a step reached the route (`lastTrafficMigratedTime`) only with its next write, so the status
- * can carry the previous step's; `weightsChangedAt`, when the page saw the current weights arrive
- * (milliseconds after the operator decided the step), then stands in for the decision time, the
- * terminal view's basis while a step is being confirmed.
- */
-export function nextStepDue(svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined, weightsChangedAt?: number): number | undefined {
-  if (!u || !inFlight(u)) return undefined;
-  const migrated = timeOf(u.pending?.lastTrafficMigratedTime ?? u.active?.lastTrafficMigratedTime);
-  const basis = Math.max(migrated ?? -Infinity, weightsChangedAt ?? -Infinity);
-  const view: ServiceView = {
-    namespace: svc?.namespace ?? '',
-    name: svc?.name ?? '',
-    intervalSeconds: svc?.spec?.upgradeStrategy?.clusterUpgradeOptions?.intervalSeconds,
-    conditions: [],
-    engine: {
-      phase: enginePhase(u),
-      reason: u.reason ?? '',
-      pendingClusterName: u.pending?.cluster,
-      trafficConfirmed: false,
-      lastProgressTime: Number.isFinite(basis) ? basis : undefined,
-    } as unknown as ServiceView['engine'],
-  };
-  return nextTrafficStepAt(view);
 }
 
 /** A countdown as the page shows it: tenths of a second under a minute, `due now` at zero. */

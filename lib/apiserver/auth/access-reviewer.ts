@@ -35,15 +35,20 @@ export class AccessReviewer {
     this.#cache = new ExpiringCache(cacheTtlMs);
   }
 
-  /** Fails with PERMISSION_DENIED unless `caller` may act on `attributes`. */
-  async require(caller: Caller, attributes: ResourceAttributes): Promise<void> {
+  /** Whether `caller` may act on `attributes`; UNAVAILABLE when the review cannot be made. */
+  async allows(caller: Caller, attributes: ResourceAttributes): Promise<boolean> {
     const key = crypto.createHash('sha256').update(JSON.stringify([caller, attributes])).digest('hex');
     let allowed = this.#cache.get(key);
     if (allowed === undefined) {
       allowed = await this.#review(caller, attributes);
       this.#cache.set(key, allowed);
     }
-    if (!allowed) {
+    return allowed;
+  }
+
+  /** Fails with PERMISSION_DENIED unless `caller` may act on `attributes`. */
+  async require(caller: Caller, attributes: ResourceAttributes): Promise<void> {
+    if (!(await this.allows(caller, attributes))) {
       const what = `${attributes.resource}${attributes.subresource ? `/${attributes.subresource}` : ''}`;
       throw new ConnectError(`${caller.username} may not ${attributes.verb} ${what} in namespace ${attributes.namespace}`, Code.PermissionDenied);
     }

@@ -16,6 +16,8 @@ export interface RequestScope {
   readonly kube: KubeClient;
   /** Fails with PERMISSION_DENIED unless the caller may act on `attributes` (SubjectAccessReview). */
   authorize(attributes: ResourceAttributes): Promise<void>;
+  /** Whether the caller may act on `attributes` (the same SubjectAccessReview as `authorize`, without failing). */
+  allows(attributes: ResourceAttributes): Promise<boolean>;
   /** Fails with UNAUTHENTICATED once the caller's credentials stopped being valid (long streams call it). */
   revalidate(): Promise<void>;
 }

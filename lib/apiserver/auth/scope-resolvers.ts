@@ -24,6 +24,7 @@ export class ImpersonatingScopeResolver implements ScopeResolver {
       caller,
       kube: this.clients.for(caller),
       authorize: (attributes) => this.reviewer.require(caller, attributes),
+      allows: (attributes) => this.reviewer.allows(caller, attributes),
       revalidate: async () => {
         await this.authenticator.authenticate(authorization);
         this.clients.for(caller);
@@ -40,6 +41,6 @@ export class LocalScopeResolver implements ScopeResolver {
   constructor(private readonly server: KubeClient) {}
 
   async resolve(): Promise<RequestScope> {
-    return { caller: LOCAL_CALLER, kube: this.server, authorize: async () => undefined, revalidate: async () => undefined };
+    return { caller: LOCAL_CALLER, kube: this.server, authorize: async () => undefined, allows: async () => true, revalidate: async () => undefined };
   }
 }

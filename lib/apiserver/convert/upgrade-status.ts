@@ -1,13 +1,16 @@
 /**
  * The `UpgradeStatus` of a RayService object: from the rayshift operator's status (`phase`,
  * `reason`, `engineState`, KubeRay-named sides and conditions) or from KubeRay's own status (sides
- * and conditions only). Step counts come from the engine's plan of the service's own options.
+ * and conditions only). Step counts come from the engine's plan of the service's own options; the
+ * next traffic step's due time is `rayshift status`'s (`nextTrafficStepAt` of the engine state).
  */
 import { create } from '@bufbuild/protobuf';
+import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { planRayService } from '../../engine/plan-rayservice';
 import { rayServiceEngineOptions } from '../../engine/from-spec';
 import type { KubeObject } from '../../runtime/kube/types';
 import { PAUSE_ANNOTATION } from '../../runtime/rayservice/names';
+import { nextTrafficStepAt, serviceView } from '../../runtime/rayservice/progress';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { validateRayService } from '../../spec/rayservice';
 import { asObject } from '../../spec/read';
@@ -75,6 +78,7 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
   const active = sideOf(status.activeServiceStatus);
   const pending = sideOf(status.pendingServiceStatus);
   const phase = rayshift ? operatorPhase(status.phase, status.reason) : kubeRayPhase(status);
+  const nextTrafficStep = rayshift ? nextTrafficStepAt(serviceView(obj)) : undefined;
   return create(UpgradeStatusSchema, {
     phase,
     reason: typeof status.reason === 'string' ? status.reason : '',
@@ -88,6 +92,7 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
     observedGeneration: BigInt(typeof status.observedGeneration === 'number' ? status.observedGeneration : 0),
     generation: BigInt(obj.metadata.generation ?? 0),
     resourceVersion: obj.metadata.resourceVersion ?? '',
+    nextTrafficStepTime: nextTrafficStep === undefined ? undefined : timestampFromMs(nextTrafficStep),
     paused: rayshift && (asObject(spec.rayshift).paused === true || obj.metadata.annotations?.[PAUSE_ANNOTATION] === 'true'),
   });
 }

@@ -1,11 +1,13 @@
 /**
  * RayService create, get, list, list-all, update, patch and delete, each made as the caller. Writes
  * run rayshift's checks first (every violation at once), `validate_only` adds a server-side dry run,
- * and `etag` (the resourceVersion) guards updates and deletes.
+ * and `etag` (the resourceVersion) guards updates, patches and deletes; a patch without one retries
+ * Kubernetes conflicts on a fresh read.
  */
 import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
 import { create, fromJson, toJson, type JsonObject } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
+import { retryOnConflict } from '../../runtime/kube/retry';
 import type { KubeObject } from '../../runtime/kube/types';
 import { scopeOf } from '../auth/request-scope';
 import { rayServiceType } from '../convert/executor';
@@ -109,17 +111,23 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
       const svc = required(req.rayService, 'ray_service');
       const paths = required(req.updateMask, 'update_mask').paths;
       const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      const current = await kubeCall(subject, () => kube.get(rayServiceType(svc.executor), req.name, req.namespace));
-      const merged = toJson(RayServiceSchema, message(current), { useProtoFieldName: true }) as JsonObject;
-      applyMask(merged, toJson(RayServiceSchema, svc, { useProtoFieldName: true }) as JsonObject, paths);
-      const patched = fromJson(RayServiceSchema, merged);
-      const next: KubeObject = {
-        ...current,
-        metadata: { ...current.metadata, labels: { ...patched.labels }, annotations: { ...patched.annotations }, resourceVersion: svc.etag || current.metadata.resourceVersion },
-        spec: specToKube(patched.spec),
+      const readAndWrite = async (): Promise<KubeObject> => {
+        const current = await kube.get(rayServiceType(svc.executor), req.name, req.namespace);
+        const merged = toJson(RayServiceSchema, message(current), { useProtoFieldName: true }) as JsonObject;
+        applyMask(merged, toJson(RayServiceSchema, svc, { useProtoFieldName: true }) as JsonObject, paths);
+        const patched = fromJson(RayServiceSchema, merged);
+        const next: KubeObject = {
+          ...current,
+          metadata: { ...current.metadata, labels: { ...patched.labels }, annotations: { ...patched.annotations }, resourceVersion: svc.etag || current.metadata.resourceVersion },
+          spec: specToKube(patched.spec),
+        };
+        requireValidRayService(next, 'ray_service');
+        return kube.update(next, { dryRun: req.validateOnly });
       };
-      requireValidRayService(next, 'ray_service');
-      return message(await kubeCall(subject, () => kube.update(next, { dryRun: req.validateOnly })));
+      // With an etag, a conflict is the caller's to resolve (ABORTED). Without one, the masked fields
+      // are the whole change: a conflict (typically the operator writing status between the read and
+      // the write) is retried on a fresh read, as the steering verbs do.
+      return message(await kubeCall(subject, () => (svc.etag ? readAndWrite() : retryOnConflict(readAndWrite))));
     },
 
     async deleteRayService(req, ctx) {

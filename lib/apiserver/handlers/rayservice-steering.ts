@@ -5,9 +5,12 @@
  * "may edit"; the change is then written by the server, guarded by the resourceVersion it read (re-read and
  * re-checked on a conflict), as
  * the steering annotations the operator honours (or, for rollback, as the serving cluster's spec).
- * A verb that does not apply to the current state is FAILED_PRECONDITION.
+ * A verb that does not apply to the current state is FAILED_PRECONDITION. `GetSteeringAccess` makes
+ * the same reviews, one per verb, and answers with the verbs allowed.
  */
+import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
+import type { ResourceAttributes } from '../auth/access-reviewer';
 import { retryOnConflict } from '../../runtime/kube/retry';
 import type { KubeObject } from '../../runtime/kube/types';
 import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION } from '../../runtime/rayservice/names';
@@ -15,7 +18,7 @@ import { asObject } from '../../spec/read';
 import { scopeOf } from '../auth/request-scope';
 import { upgradeInFlight, upgradeStatusOf } from '../convert/upgrade-status';
 import { requireValidRayService } from '../convert/validation';
-import type { RayServiceService, SteerRayServiceRequest } from '../gen/rayshift/v1/rayservice_service_pb';
+import { SteeringAccessSchema, type RayServiceService, type SteerRayServiceRequest } from '../gen/rayshift/v1/rayservice_service_pb';
 import { UpgradePhase, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
 import type { HandlerDeps } from './deps';
 import { kubeCall } from './kube-call';
@@ -26,11 +29,19 @@ export const LAST_STEERING_ANNOTATION = 'rayshift.dev/last-steering';
 
 type SteeringImpl = Pick<
   ServiceImpl<typeof RayServiceService>,
-  'pauseRayService' | 'resumeRayService' | 'promoteRayService' | 'abortRayService' | 'rollbackRayService'
+  'getSteeringAccess' | 'pauseRayService' | 'resumeRayService' | 'promoteRayService' | 'abortRayService' | 'rollbackRayService'
 >;
 
+/** The steering verbs, in the order `GetSteeringAccess` lists them; each is also its RBAC subresource. */
+export const STEERING_VERBS = ['pause', 'resume', 'promote', 'abort', 'rollback'] as const;
+
 /** A steering verb's name (the RBAC subresource) and what it changes. */
-type Verb = 'pause' | 'resume' | 'promote' | 'abort' | 'rollback';
+type Verb = (typeof STEERING_VERBS)[number];
+
+/** What a caller needs to be allowed for `verb` on a RayService: `update` on the virtual subresource. */
+function steeringAttributes(verb: Verb, namespace: string, name: string): ResourceAttributes {
+  return { group: 'rayshift.dev', resource: 'rayservices', subresource: verb, verb: 'update', namespace, name };
+}
 
 function refuse(message: string): never {
   throw new ConnectError(message, Code.FailedPrecondition);
@@ -82,7 +93,7 @@ async function patchFor(verb: Verb, svc: KubeObject, deps: HandlerDeps): Promise
 export function rayServiceSteering(deps: HandlerDeps): SteeringImpl {
   async function steer(verb: Verb, req: SteerRayServiceRequest, scope: ReturnType<typeof scopeOf>): Promise<UpgradeStatus> {
     const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-    await scope.authorize({ group: 'rayshift.dev', resource: 'rayservices', subresource: verb, verb: 'update', namespace: req.namespace, name: req.name });
+    await scope.authorize(steeringAttributes(verb, req.namespace, req.name));
     // The operator writes status often, which moves the resourceVersion: re-read, re-check and retry on conflict.
     const patched = await kubeCall(subject, () =>
       retryOnConflict(async () => {
@@ -103,6 +114,11 @@ export function rayServiceSteering(deps: HandlerDeps): SteeringImpl {
     return upgradeStatusOf(patched);
   }
   return {
+    async getSteeringAccess(req, ctx) {
+      const scope = scopeOf(ctx);
+      const allowed = await Promise.all(STEERING_VERBS.map((verb) => scope.allows(steeringAttributes(verb, req.namespace, req.name))));
+      return create(SteeringAccessSchema, { allowedVerbs: STEERING_VERBS.filter((_, i) => allowed[i]) });
+    },
     pauseRayService: (req, ctx) => steer('pause', req, scopeOf(ctx)),
     resumeRayService: (req, ctx) => steer('resume', req, scopeOf(ctx)),
     promoteRayService: (req, ctx) => steer('promote', req, scopeOf(ctx)),

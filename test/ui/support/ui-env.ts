@@ -1,7 +1,8 @@
 /**
  * Setup of the dashboard's browser tests: the API server's test environment (real kube-apiserver
  * with token users alice and bob, the in-process operator and the TEST-ONLY simulated KubeRay,
- * Gateway and Serve fleet, the rayshift API server on TLS), the dashboard server proxying to it,
+ * Gateway and Serve fleet, the rayshift API server on TLS, also serving the dashboard under `/ui/`),
+ * the dashboard server proxying to it,
  * and Debian's Chromium driven by playwright-core. Also: restarting the API server on its port,
  * screenshots with a not-blank check, and an axe-core scan.
  */
@@ -39,7 +40,7 @@ export async function startUiEnv(): Promise<UiEnv> {
   const staticDir = path.join(projectRoot(), 'dist-ui');
   if (!fs.existsSync(path.join(staticDir, 'index.html'))) throw new Error('dist-ui/ is missing: run `npm run build:ui` first');
   fs.mkdirSync(ARTIFACTS, { recursive: true });
-  const api = await startApiEnv({ operator: true, heartbeatSeconds: 1 });
+  const api = await startApiEnv({ operator: true, heartbeatSeconds: 1, dashboardDir: staticDir });
   let current: RunningApiServer = api.api;
   const dashboard = await startDashboard({ apiServer: api.api.url, ca: api.cp.ca, listen: '127.0.0.1:0', staticDir });
   const browser = await chromium.launch({
@@ -66,6 +67,7 @@ export async function startUiEnv(): Promise<UiEnv> {
         port,
         tls: { cert: fs.readFileSync(path.join(pki, 'apiserver.crt')), key: fs.readFileSync(path.join(pki, 'apiserver.key')) },
         heartbeatSeconds: 1,
+        dashboardDir: staticDir,
       });
     },
     async signedInPage(token) {

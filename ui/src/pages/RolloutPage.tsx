@@ -4,7 +4,7 @@
  * capacities, conditions, the last stop and steering record, and the steering buttons (enabled when
  * the verb applies and the viewer may use it).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   ApiError,
   STEERING_VERBS,
@@ -21,7 +21,7 @@ import {
 } from '../api';
 import { RolloutChart } from '../components/RolloutChart';
 import { Bar, Conditions, Countdown, PhaseBadge } from '../components/small';
-import { inFlight, lastSteering, nextStepDue, projection, sampleOf, timeOf, verbApplies, type Sample } from '../model';
+import { inFlight, lastSteering, projection, sampleOf, timeOf, verbApplies, type Sample } from '../model';
 import { historyOf, record } from '../store';
 
 const VERB_HELP: Record<SteeringVerb, string> = {
@@ -55,9 +55,6 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>();
   const [lastStop, setLastStop] = useState<{ reason: string; at: number } | undefined>();
   const [now, setNow] = useState(Date.now());
-  // When this page saw the weights change (the countdown's basis until the status carries the move).
-  const [weightsChangedAt, setWeightsChangedAt] = useState<number | undefined>();
-  const lastWeights = useRef<string | undefined>(undefined);
   const generation = status?.generation;
 
   useEffect(() => {
@@ -114,9 +111,6 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
         onEvent(e) {
           if (!e.status || e.type === 'UPGRADE_EVENT_TYPE_HEARTBEAT') return;
           const u = e.status;
-          const weights = `${u.active?.trafficRoutedPercent ?? 0}/${u.pending?.trafficRoutedPercent ?? 0}`;
-          if (lastWeights.current !== undefined && lastWeights.current !== weights) setWeightsChangedAt(Date.now());
-          lastWeights.current = weights;
           setStatus(u);
           setHistory(record(key, sampleOf(u, Date.now())));
           if (u.reason && STOP_REASONS.test(u.reason)) setLastStop((prev) => (prev?.reason === u.reason ? prev : { reason: u.reason!, at: Date.now() }));
@@ -146,7 +140,8 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
   const current = history[history.length - 1];
   const anchor = timeOf(status?.active?.lastTrafficMigratedTime) ?? now;
   const projected = current && upgrading && status?.phase !== 'UPGRADE_PHASE_ROLLING_BACK' ? projection(plan, current, Math.min(anchor, now)) : [];
-  const due = nextStepDue(svc, status, weightsChangedAt);
+  // When the next traffic step is due: the server's reading of the operator's state, as `rayshift status` shows it.
+  const due = timeOf(status?.nextTrafficStepTime);
   const steering = lastSteering(svc);
 
   return (
