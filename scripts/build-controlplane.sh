@@ -11,77 +11,16 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mod="$root/test/controlplane"
 programs=(etcd kube-apiserver)
-start=$SECONDS
-
-log() { printf '[controlplane %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
-fail() { log "FAILED: $*"; exit 1; }
+tag=controlplane
+source "$root/scripts/lib/cached-go-build.sh"
 
 bin="$(bash "$root/scripts/controlplane-bin-dir.sh")" || fail "cannot compute the bin folder"
 version="$(bash "$root/scripts/controlplane-bin-dir.sh" --version)"
 
-have_all() {
-  local p
-  for p in "${programs[@]}"; do [[ -x "$1/$p" ]] || return 1; done
-}
-
-if [[ -n "${RAYSHIFT_CONTROLPLANE_BIN:-}" ]]; then
-  have_all "$bin" || fail "RAYSHIFT_CONTROLPLANE_BIN=$bin lacks an executable ${programs[*]}; unset it to build into the cache"
-  log "using prebuilt binaries from RAYSHIFT_CONTROLPLANE_BIN (nothing to build)"
-  echo "$bin"
-  exit 0
-fi
-
-if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
-  log "cache is warm, skipping the build: $bin"
-  echo "$bin"
-  exit 0
-fi
-
-command -v go >/dev/null || fail "'go' is not on PATH; a Go toolchain that satisfies the 'go' line of $mod/go.mod is needed"
-
-cache="$(dirname "$bin")"
-mkdir -p "$cache"
-# One build per cache entry at a time; a second caller waits and then finds the cache warm.
-exec 9>"$cache/.lock"
-if ! flock -n 9; then
-  log "another build of $cache is running; waiting for it"
-  flock 9
-  if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
-    log "cache is warm, skipping the build: $bin"
-    echo "$bin"
-    exit 0
-  fi
-fi
-
-export GOTOOLCHAIN=local   # fail on a too-new 'go' line instead of downloading a toolchain
-export CGO_ENABLED=0       # static binaries, like upstream release builds
-export GOFLAGS="${GOFLAGS:-} -mod=readonly"  # go.mod/go.sum are pinned; never rewrite them during a build
-jobs="${RAYSHIFT_BUILD_JOBS:-2}"
+use_cache_or_lock RAYSHIFT_CONTROLPLANE_BIN "$mod/go.mod"
 
 log "Kubernetes $version, $(go version | cut -d' ' -f3-), -p $jobs, into $bin"
 
-# Prints the elapsed time every minute while a long step runs.
-ticker_pid=
-tick() {
-  local what=$1 t0=$SECONDS
-  (
-    s=
-    trap '[[ -n "$s" ]] && kill "$s" 2>/dev/null; exit 0' TERM
-    while :; do
-      sleep 60 & s=$!
-      wait "$s"
-      log "  still $what ($((SECONDS - t0))s in this step)"
-    done
-  ) &
-  ticker_pid=$!
-}
-untick() {
-  if [[ -n "$ticker_pid" ]]; then
-    kill "$ticker_pid" 2>/dev/null || true
-    wait "$ticker_pid" 2>/dev/null || true
-  fi
-  ticker_pid=
-}
 tmp=
 trap 'untick; [[ -n "$tmp" ]] && rm -rf "$tmp"' EXIT
 

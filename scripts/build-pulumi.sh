@@ -21,52 +21,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mods="$root/test/pulumi-toolchain"
 programs=(pulumi pulumi-resource-kubernetes pulumi-resource-pulumi-nodejs)
-start=$SECONDS
-
-log() { printf '[pulumi %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
-fail() { log "FAILED: $*"; exit 1; }
+tag=pulumi
+source "$root/scripts/lib/cached-go-build.sh"
 
 bin="$(bash "$root/scripts/pulumi-bin-dir.sh")" || fail "cannot compute the bin folder"
 version="$(bash "$root/scripts/pulumi-bin-dir.sh" --version)"
 
-have_all() {
-  local p
-  for p in "${programs[@]}"; do [[ -x "$1/$p" ]] || return 1; done
-}
-
-if [[ -n "${RAYSHIFT_PULUMI_BIN:-}" ]]; then
-  have_all "$bin" || fail "RAYSHIFT_PULUMI_BIN=$bin lacks an executable ${programs[*]}; unset it to build into the cache"
-  log "using prebuilt binaries from RAYSHIFT_PULUMI_BIN (nothing to build)"
-  echo "$bin"
-  exit 0
-fi
-
-if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
-  log "cache is warm, skipping the build: $bin"
-  echo "$bin"
-  exit 0
-fi
-
-command -v go >/dev/null || fail "'go' is not on PATH; a Go toolchain that satisfies the 'go' lines of $mods/*/go.mod is needed"
-
-cache="$(dirname "$bin")"
-mkdir -p "$cache"
-# One build per cache entry at a time; a second caller waits and then finds the cache warm.
-exec 9>"$cache/.lock"
-if ! flock -n 9; then
-  log "another build of $cache is running; waiting for it"
-  flock 9
-  if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
-    log "cache is warm, skipping the build: $bin"
-    echo "$bin"
-    exit 0
-  fi
-fi
-
-export GOTOOLCHAIN=local   # fail on a too-new 'go' line instead of downloading a toolchain
-export CGO_ENABLED=0       # static binaries, like upstream release builds
-export GOFLAGS="${GOFLAGS:-} -mod=readonly"  # go.mod/go.sum are pinned; never rewrite them during a build
-jobs="${RAYSHIFT_BUILD_JOBS:-2}"
+use_cache_or_lock RAYSHIFT_PULUMI_BIN "$mods/*/go.mod"
 
 # The version of module $2 that the wrapper module in folder $1 requires.
 required_version() {
@@ -79,28 +40,6 @@ module_dir() {
 
 log "Pulumi $version, $(go version | cut -d' ' -f3-), -p $jobs, into $bin"
 
-# Prints the elapsed time every minute while a long step runs.
-ticker_pid=
-tick() {
-  local what=$1 t0=$SECONDS
-  (
-    s=
-    trap '[[ -n "$s" ]] && kill "$s" 2>/dev/null; exit 0' TERM
-    while :; do
-      sleep 60 & s=$!
-      wait "$s"
-      log "  still $what ($((SECONDS - t0))s in this step)"
-    done
-  ) &
-  ticker_pid=$!
-}
-untick() {
-  if [[ -n "$ticker_pid" ]]; then
-    kill "$ticker_pid" 2>/dev/null || true
-    wait "$ticker_pid" 2>/dev/null || true
-  fi
-  ticker_pid=
-}
 tmp=
 src=
 trap 'untick; [[ -n "$tmp" ]] && rm -rf "$tmp"; [[ -n "$src" ]] && rm -rf "$src"' EXIT

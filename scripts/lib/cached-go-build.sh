@@ -1,0 +1,77 @@
+# Shared by scripts/build-{controlplane,pulumi,traefik}.sh, which build Go programs from the
+# project's wrapper modules into a cache folder keyed by version. Source it after setting:
+#   tag       the log prefix, e.g. "traefik"
+#   bin       the cache's bin folder (from the tool's bin-dir script)
+#   programs  the executables that must be in $bin (array)
+# It defines log, fail, have_all, tick/untick (a progress line every minute of a long step) and
+# use_cache_or_lock, and exports the build settings every build uses.
+# shellcheck shell=bash
+
+start=$SECONDS
+log() { printf '[%s %4ds] %s\n' "$tag" "$((SECONDS - start))" "$*" >&2; }
+fail() { log "FAILED: $*"; exit 1; }
+
+# True when folder $1 holds every program.
+have_all() {
+  local p
+  for p in "${programs[@]}"; do [[ -x "$1/$p" ]] || return 1; done
+}
+
+# Exits printing $bin when prebuilt binaries are named by the variable called $1 or the cache is
+# warm; otherwise takes the cache's build lock (a second caller waits, then finds the cache warm)
+# and returns, with $cache set and the build settings exported. $2 names the go.mod files for the
+# message when Go is missing.
+use_cache_or_lock() {
+  local prebuilt_var=$1 gomods=$2
+  if [[ -n "${!prebuilt_var:-}" ]]; then
+    have_all "$bin" || fail "$prebuilt_var=$bin lacks an executable ${programs[*]}; unset it to build into the cache"
+    log "using prebuilt binaries from $prebuilt_var (nothing to build)"
+    echo "$bin"
+    exit 0
+  fi
+  if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
+    log "cache is warm, skipping the build: $bin"
+    echo "$bin"
+    exit 0
+  fi
+  command -v go >/dev/null || fail "'go' is not on PATH; a Go toolchain that satisfies the 'go' line of $gomods is needed"
+  cache="$(dirname "$bin")"
+  mkdir -p "$cache"
+  exec 9>"$cache/.lock"
+  if ! flock -n 9; then
+    log "another build of $cache is running; waiting for it"
+    flock 9
+    if have_all "$bin" && [[ -f "$bin/.complete" ]]; then
+      log "cache is warm, skipping the build: $bin"
+      echo "$bin"
+      exit 0
+    fi
+  fi
+  export GOTOOLCHAIN=local   # fail on a too-new 'go' line instead of downloading a toolchain
+  export CGO_ENABLED=0       # static binaries, like upstream release builds
+  export GOFLAGS="${GOFLAGS:-} -mod=readonly"  # go.mod/go.sum are pinned; never rewrite them during a build
+  jobs="${RAYSHIFT_BUILD_JOBS:-2}"
+}
+
+# Prints the elapsed time every minute while a long step runs; untick stops it.
+ticker_pid=
+tick() {
+  local what=$1 t0=$SECONDS
+  (
+    s=
+    trap '[[ -n "$s" ]] && kill "$s" 2>/dev/null; exit 0' TERM
+    while :; do
+      sleep 60 & s=$!
+      wait "$s"
+      log "  still $what ($((SECONDS - t0))s in this step)"
+    done
+  ) &
+  ticker_pid=$!
+}
+untick() {
+  if [[ -n "$ticker_pid" ]]; then
+    kill "$ticker_pid" 2>/dev/null || true
+    wait "$ticker_pid" 2>/dev/null || true
+  fi
+  ticker_pid=
+}
