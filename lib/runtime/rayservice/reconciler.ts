@@ -329,9 +329,11 @@ export class RayServiceReconciler {
    * serving cluster gets the spec's config in place at its current capacity (as KubeRay does,
    * for every strategy). Returns the API writes made.
    */
-  private async applyServeConfigInPlace(svc: KubeObject, spec: RayServiceSpec, decision: RayServiceDecision, observation: { owned: KubeObject[]; clusters: readonly ObservedCluster[] }): Promise<number> {
+  private async applyServeConfigInPlace(svc: KubeObject, spec: RayServiceSpec, decision: RayServiceDecision, observation: { owned: KubeObject[]; clusters: readonly ObservedCluster[]; goalSpecHash: string }): Promise<number> {
     const s = decision.status;
     if (s.pendingClusterName !== undefined || s.activeClusterName === undefined || decision.actions.length > 0) return 0;
+    // A spec that was aborted or timed out is not the serving cluster's: its Serve config stays out too.
+    if (s.rejectedSpecHash !== undefined && s.rejectedSpecHash === observation.goalSpecHash) return 0;
     const cluster = observation.owned.find((c) => c.metadata.name === s.activeClusterName);
     const observed = observation.clusters.find((c) => c.name === s.activeClusterName);
     const config = spec.serveConfigV2 ?? '';
