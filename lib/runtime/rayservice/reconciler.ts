@@ -96,11 +96,6 @@ const WAITING_ON_SERVE = new Set(['CreatingCluster', 'WaitingForHead', 'WaitingF
 const SERVE_PUT_TIMEOUT_MS = 30_000;
 /** Actions whose effect arrives as a watch event of an object the operator watches. */
 const WATCHABLE_ACTIONS = new Set<RayServiceAction['type']>(['createPendingCluster', 'setTrafficWeights', 'promote', 'deleteCluster']);
-/**
- * How long after a step the route may still be unconfirmed (the Gateway has not reported the new
- * generation) before the status says `WaitingForRoute`; until then the step's own status stands.
- */
-const ROUTE_CONFIRMATION_GRACE_MS = 5_000;
 /** Engine fields a confirmation between two steps changes; alone, they are kept in memory until the next write. */
 const CONFIRMATION_FIELDS = new Set(['trafficConfirmed', 'lastTrafficMigratedTime', 'lastProgressTime', 'reason', 'nextStepAt']);
 
@@ -171,8 +166,7 @@ export class RayServiceReconciler {
     const previous = held?.basis === basis ? held.status : stored;
     const decision = nextRayService({ ...observation, status: previous }, options, now);
     const body = renderStatus(decision.status, generation, conditions, new Date(now));
-    const deferred = decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status, now);
-    if (deferred) {
+    if (decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status)) {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {
       this.unwritten.delete(key);
@@ -190,15 +184,13 @@ export class RayServiceReconciler {
     if (decision.actions.length > 0) {
       this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
     }
-    // A route wait kept in memory is written if it outlasts its grace.
-    const routeGraceEnd = deferred && decision.status.reason === 'WaitingForRoute' ? (decision.status.lastProgressTime ?? now) + ROUTE_CONFIRMATION_GRACE_MS : undefined;
-    return { requeueAt: this.requeueAt(decision, now, routeGraceEnd), status: decision.status, previous, actions: decision.actions, writes };
+    return { requeueAt: this.requeueAt(decision, now), status: decision.status, previous, actions: decision.actions, writes };
   }
 
-  private requeueAt(decision: RayServiceDecision, now: number, routeGraceEnd: number | undefined): number | undefined {
+  private requeueAt(decision: RayServiceDecision, now: number): number | undefined {
     // Observe what the actions did: at once, unless every effect comes back as a watch event.
     if (decision.actions.length > 0 && !(this.watchDriven && decision.actions.every((a) => WATCHABLE_ACTIONS.has(a.type)))) return now;
-    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : routeGraceEnd;
+    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : undefined;
     const due = decision.nextStepAt;
     if (due === undefined) return poll;
     return poll === undefined ? due : Math.min(due, poll);
@@ -466,17 +458,14 @@ export class RayServiceReconciler {
 }
 
 /**
- * True when `next` differs from the stored `stored` only by the confirmation of a step: the
- * Gateway has yet to report the route's new generation (for at most the grace), or the route was
- * seen carrying the weights, so the step's time is stamped and the interval runs (before a traffic
- * step, or before a capacity drop). Such a status is kept in memory and written with the next step
- * (one status write per step, not three). A crash loses only the stamp, which the next run takes
- * again later: a step can then come late, never early.
+ * True when `next` differs from the stored `stored` only by a confirmation between two steps that
+ * ends in waiting for the interval (before a traffic step, or before a capacity drop): the route was seen carrying the weights, so the step's time is
+ * stamped. Such a status is kept in memory and written with the next step (one status write per
+ * step, not two). A crash loses only the stamp, which the next run takes again later: a step can
+ * then come late, never early.
  */
-function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus, now: number): boolean {
-  if (next.pendingClusterName === undefined) return false;
-  const routeWait = next.reason === 'WaitingForRoute' && stored.reason === 'Migrating' && now < (stored.lastProgressTime ?? 0) + ROUTE_CONFIRMATION_GRACE_MS;
-  if (next.reason !== 'WaitingForInterval' && next.reason !== 'DrainingTraffic' && !routeWait) return false;
+function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus): boolean {
+  if ((next.reason !== 'WaitingForInterval' && next.reason !== 'DrainingTraffic') || next.pendingClusterName === undefined) return false;
   const a = stored as unknown as Record<string, unknown>;
   const b = next as unknown as Record<string, unknown>;
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
