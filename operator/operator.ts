@@ -41,6 +41,7 @@ export class Operator {
   private readonly queue: WorkQueue;
   private readonly informers: Informer[];
   private readonly services: Informer;
+  private synced = false;
 
   constructor(options: OperatorOptions) {
     this.metrics = options.metrics ?? new OperatorMetrics();
@@ -79,6 +80,10 @@ export class Operator {
   async start(): Promise<void> {
     for (const i of this.informers) i.start();
     await Promise.all(this.informers.map((i) => i.waitForSync()));
+    // Reconciles read from the caches, so none runs before every cache has synced: events of the
+    // initial lists are dropped, and every service is queued once here instead.
+    this.synced = true;
+    for (const s of this.services.list()) this.queue.add(this.keyOf(s));
   }
 
   /** True once every watch has synced (readiness). */
@@ -126,6 +131,7 @@ export class Operator {
   }
 
   private onService(e: InformerEvent): void {
+    if (!this.synced) return;
     const o = e.object;
     if (e.type === 'update' && e.oldObject && !e.resync) {
       const a = e.oldObject.metadata;
@@ -142,11 +148,13 @@ export class Operator {
   }
 
   private onOwned(e: InformerEvent): void {
+    if (!this.synced) return;
     const owner = (e.object.metadata.ownerReferences ?? []).find((r) => r.controller && r.apiVersion === RAYSHIFT_RAYSERVICE.apiVersion && r.kind === RAYSHIFT_RAYSERVICE.kind);
     if (owner) this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
   }
 
   private onRoute(e: InformerEvent, suffix: string): void {
+    if (!this.synced) return;
     const name = String(e.object.metadata.name);
     if (!name.endsWith(suffix)) return;
     const service = name.slice(0, -suffix.length);
@@ -154,6 +162,7 @@ export class Operator {
   }
 
   private onGateway(e: InformerEvent): void {
+    if (!this.synced) return;
     const ns = String(e.object.metadata.namespace);
     const name = String(e.object.metadata.name);
     for (const s of this.services.list()) {

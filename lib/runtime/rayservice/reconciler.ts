@@ -116,6 +116,8 @@ export class RayServiceReconciler {
   private readonly store: RayServiceStore;
   private readonly watchDriven: boolean;
   private readonly unwritten = new Map<string, UnwrittenStatus>();
+  /** The engine status this process last wrote (or found stored and unchanged), per service. */
+  private readonly written = new Map<string, string>();
 
   constructor(options: RayServiceReconcilerOptions) {
     this.client = options.client;
@@ -134,6 +136,7 @@ export class RayServiceReconciler {
     const svc = await this.store.get(namespace, name);
     if (!svc) {
       this.unwritten.delete(key);
+      this.written.delete(key);
       return { actions: [], writes: 0 };
     }
     if (svc.metadata.deletionTimestamp) return this.finalize(svc);
@@ -166,11 +169,15 @@ export class RayServiceReconciler {
     const previous = held?.basis === basis ? held.status : stored;
     const decision = nextRayService({ ...observation, status: previous }, options, now);
     const body = renderStatus(decision.status, generation, conditions, new Date(now));
-    if (decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status)) {
+    // Only a status this process wrote may be followed by one held in memory: after a restart the
+    // confirmation is written, so a crash loop cannot keep re-stamping a step that never comes due.
+    const ownStatus = this.written.get(key) === basis;
+    if (ownStatus && decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status)) {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {
       this.unwritten.delete(key);
       if (await this.writeStatus(svc, body)) writes++;
+      this.written.set(key, canonical(decision.status));
     }
     const clusters = new Map(observation.owned.map((c) => [String(c.metadata.name), c]));
     try {
@@ -201,9 +208,15 @@ export class RayServiceReconciler {
     const namespace = String(svc.metadata.namespace);
     const name = String(svc.metadata.name);
     const annotations = svc.metadata.annotations ?? {};
-    const owned = (await this.reader.list(RAYCLUSTER, namespace, { [ORIGINATED_FROM_NAME]: name })).filter((c) =>
-      (c.metadata.ownerReferences ?? []).some((o) => o.uid === svc.metadata.uid && o.controller),
-    );
+    const ownedBy = (list: KubeObject[]) => list.filter((c) => (c.metadata.ownerReferences ?? []).some((o) => o.uid === svc.metadata.uid && o.controller));
+    let owned = ownedBy(await this.reader.list(RAYCLUSTER, namespace, { [ORIGINATED_FROM_NAME]: name }));
+    // A cluster the status names but the read does not show is confirmed with the API server: a
+    // cache that lags (a restart, a watch gap) must never make a serving cluster look gone.
+    const engineState = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
+    const named = [engineState.activeClusterName, engineState.pendingClusterName].filter((n): n is string => n !== undefined);
+    if (named.some((n) => !owned.some((c) => c.metadata.name === n))) {
+      owned = ownedBy((await this.client.list(RAYCLUSTER, { namespace, labelSelector: { [ORIGINATED_FROM_NAME]: name } })).items);
+    }
     const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
     const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
     return {
@@ -459,13 +472,13 @@ export class RayServiceReconciler {
 
 /**
  * True when `next` differs from the stored `stored` only by a confirmation between two steps that
- * ends in waiting for the interval (before a traffic step, or before a capacity drop): the route was seen carrying the weights, so the step's time is
+ * ends in waiting for the interval: the route was seen carrying the weights, so the step's time is
  * stamped. Such a status is kept in memory and written with the next step (one status write per
  * step, not two). A crash loses only the stamp, which the next run takes again later: a step can
  * then come late, never early.
  */
 function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus): boolean {
-  if ((next.reason !== 'WaitingForInterval' && next.reason !== 'DrainingTraffic') || next.pendingClusterName === undefined) return false;
+  if (next.reason !== 'WaitingForInterval' || next.pendingClusterName === undefined) return false;
   const a = stored as unknown as Record<string, unknown>;
   const b = next as unknown as Record<string, unknown>;
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
