@@ -19,16 +19,22 @@ import { HttpRequest, HttpResponse, KubeConfigTransport, StreamHandle, Transport
 export type RequestCounts = Record<string, number>;
 
 /** A KubeClient whose requests (not watch streams) are counted and timed (total ms) by method and resource. */
-export function countingClient(kubeconfigPath: string): { client: KubeClient; counts: RequestCounts; millis: RequestCounts; reset(): void } {
+export function countingClient(kubeconfigPath: string): { client: KubeClient; counts: RequestCounts; millis: RequestCounts; statusReasons: RequestCounts; reset(): void } {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
   const inner = new KubeConfigTransport(kc);
   const counts: RequestCounts = {};
   const millis: RequestCounts = {};
+  /** RayService status writes by the `phase/reason` they carry. */
+  const statusReasons: RequestCounts = {};
   const transport: Transport = {
     async request(req: HttpRequest): Promise<HttpResponse> {
       const k = `${req.method} ${resourceOf(req.path)}`;
       counts[k] = (counts[k] ?? 0) + 1;
+      if (k === 'PATCH rayservices/status') {
+        const r = statusReason(req.body);
+        statusReasons[r] = (statusReasons[r] ?? 0) + 1;
+      }
       const t = performance.now();
       try {
         return await inner.request(req);
@@ -45,8 +51,19 @@ export function countingClient(kubeconfigPath: string): { client: KubeClient; co
   const reset = () => {
     for (const k of Object.keys(counts)) delete counts[k];
     for (const k of Object.keys(millis)) delete millis[k];
+    for (const k of Object.keys(statusReasons)) delete statusReasons[k];
   };
-  return { client: new KubeClient(transport), counts, millis, reset };
+  return { client: new KubeClient(transport), counts, millis, statusReasons, reset };
+}
+
+/** The engine reason a RayService status write carries (to tell which waits cost writes). */
+function statusReason(body: string | undefined): string {
+  try {
+    const status = (JSON.parse(body ?? '{}') as { status?: { engineState?: { reason?: string; phase?: string } } }).status;
+    return `${status?.engineState?.phase ?? '?'}/${status?.engineState?.reason ?? '?'}`;
+  } catch {
+    return 'unparsed';
+  }
 }
 
 /** `rayclusters`, `rayservices/status`, `httproutes` … from an API path (list vs get: `rayclusters[]`). */
@@ -57,6 +74,11 @@ function resourceOf(path: string): string {
   const rest = p.slice(i + 2);
   if (rest.length === 1) return `${rest[0]}[]`;
   return rest.length >= 3 ? `${rest[0]}/${rest[2]}` : rest[0];
+}
+
+/** `a 3, b 2` for a record of counts, largest first. */
+export function formatCounts(c: RequestCounts): string {
+  return Object.entries(c).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
 }
 
 /** Totals of request counts: reads, writes, lists. */

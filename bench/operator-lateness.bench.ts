@@ -15,7 +15,7 @@ import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { templateDashboardResolver } from '../lib/runtime/serve/resolver';
 import { Operator } from '../operator/operator';
 import { RAYSHIFT_RAYSERVICE, createNamespace, rayClusterConfig, rayService, startOperatorEnv } from '../test/support/operator-env';
-import { LatenessStats, StepRecorder, countingClient, fmt, histogramCountSum, histogramQuantile, latenessStats, printTable, since, summarizeCounts } from './operator-harness';
+import { LatenessStats, StepRecorder, countingClient, fmt, formatCounts, histogramCountSum, histogramQuantile, latenessStats, printTable, since, summarizeCounts } from './operator-harness';
 
 const GOAL_P99_MS = 50;
 /** Step size of each service, one service per entry (25 or 20 traffic steps each); `--steps 1` runs one 100-step upgrade. */
@@ -138,6 +138,7 @@ async function main(): Promise<void> {
   console.log(`operator histogram rayshift_step_lateness_seconds (pass done − due, bucket bounds): n=${histo.n} p50 ≤ ${fmt(histo.p50)} ms, p99 ≤ ${fmt(histo.p99)} ms`);
   console.log(`operator: ${opReconciles} reconciles (mean ${fmt(opReconcileMs)} ms), ${opWrites} writes (metric) = ${fmt(opWrites / opSteps)} per traffic step, ${fmt(opWrites / (opSteps + recorder.capacityStepsOf(`${OP_NS}/`)))} per migration step (traffic or capacity); API requests ${opCounts.reads} reads (${opCounts.lists} lists), ${opCounts.writes} writes`);
   console.log(`  requests by kind (count, mean ms): ${Object.entries(opClient.counts).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n} (${fmt((opClient.millis[k] ?? 0) / n)})`).join(', ')}`);
+  console.log(`  status writes by phase/reason: ${formatCounts(opClient.statusReasons)}`);
   const pc = summarizeCounts(pollClient.counts);
   if (POLL) console.log(`poller: ${pollPasses} passes, ${pollWrites} writes = ${fmt(pollWrites / Math.max(1, poll.steps))} per traffic step; API requests ${pc.reads} reads (${pc.lists} lists), ${pc.writes} writes`);
   console.log(`goal: p99 ≤ ${GOAL_P99_MS} ms and never early → operator p99 ${fmt(op.p99)} ms (${op.p99 <= GOAL_P99_MS ? 'met' : 'NOT met'}), early steps ${op.early} (poller ${poll.early})`);

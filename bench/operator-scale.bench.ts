@@ -15,7 +15,7 @@ import { templateDashboardResolver } from '../lib/runtime/serve/resolver';
 import { WorkQueue } from '../lib/runtime/work-queue';
 import { Operator } from '../operator/operator';
 import { RAYSHIFT_RAYSERVICE, createNamespace, rayClusterConfig, rayService, serveConfig, startOperatorEnv } from '../test/support/operator-env';
-import { RequestCounts, StepRecorder, countingClient, fmt, histogramCountSum, histogramQuantile, latenessStats, mapLimit, printTable, quantile, since, summarizeCounts } from './operator-harness';
+import { RequestCounts, StepRecorder, countingClient, fmt, formatCounts, histogramCountSum, histogramQuantile, latenessStats, mapLimit, printTable, quantile, since, summarizeCounts } from './operator-harness';
 
 const GOAL_P99_MS = 250;
 const GOAL_WRITES_PER_STEP = 2;
@@ -39,6 +39,7 @@ interface ChildStats {
   latenessP99: number;
   errors: number;
   counts: RequestCounts;
+  statusReasons: RequestCounts;
   millis: RequestCounts;
   errorKinds: Record<string, number>;
   triggers: Record<string, number>;
@@ -134,6 +135,7 @@ async function child(): Promise<void> {
         latenessP99: histogramQuantile(lh, 0.99),
         errors: s.errors - base.errors,
         counts: { ...c.counts },
+        statusReasons: { ...c.statusReasons },
         millis: { ...c.millis },
         errorKinds: { ...errorKinds },
         triggers: { ...triggers },
@@ -292,6 +294,7 @@ async function main(): Promise<void> {
     ['upgrade wall (first patch → all complete), s', `${fmt(upMs / 1000)}${timedOut ? ' (timed out)' : ''} (patching took ${fmt(patchedMs / 1000)})`, ''],
     ['bench wall, s', (Date.now() - t0) / 1000, '≤ 480'],
   ]);
+  console.log(`status writes by phase/reason: ${formatCounts(stats.statusReasons)}`);
   console.log(`requests by kind (count, mean ms): ${Object.entries(stats.counts).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v} (${fmt((stats.millis[k] ?? 0) / v)})`).join(', ')}`);
   console.log(`reconcile triggers: ${Object.entries(stats.triggers).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v} (${fmt(per(v))}/step)`).join(', ')}`);
   for (const [k, v] of Object.entries(stats.errorKinds).sort((a, b) => b[1] - a[1]).slice(0, 5)) console.log(`reconcile error ×${v}: ${k}`);

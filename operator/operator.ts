@@ -41,6 +41,7 @@ export class Operator {
   private readonly queue: WorkQueue;
   private readonly informers: Informer[];
   private readonly services: Informer;
+  private readonly reader: CachedObjectReader;
   private synced = false;
 
   constructor(options: OperatorOptions) {
@@ -58,6 +59,7 @@ export class Operator {
     ];
     this.informers = cached.map((x) => x.informer);
     const reader = new CachedObjectReader(c, cached);
+    this.reader = reader;
     this.reconciler = new RayServiceReconciler({
       client: c,
       // Clusters with Ray token auth get their token from KubeRay's Secret (needs the chart's `rayTokenAuth`).
@@ -147,14 +149,19 @@ export class Operator {
     this.queue.add(this.keyOf(o));
   }
 
+  /** Events worth a reconcile: after the caches synced, and not the echo of the operator's own write. */
+  private relevant(e: InformerEvent): boolean {
+    return this.synced && !(e.type !== 'delete' && this.reader.isOwnWrite(e.object));
+  }
+
   private onOwned(e: InformerEvent): void {
-    if (!this.synced) return;
+    if (!this.relevant(e)) return;
     const owner = (e.object.metadata.ownerReferences ?? []).find((r) => r.controller && r.apiVersion === RAYSHIFT_RAYSERVICE.apiVersion && r.kind === RAYSHIFT_RAYSERVICE.kind);
     if (owner) this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
   }
 
   private onRoute(e: InformerEvent, suffix: string): void {
-    if (!this.synced) return;
+    if (!this.relevant(e)) return;
     const name = String(e.object.metadata.name);
     if (!name.endsWith(suffix)) return;
     const service = name.slice(0, -suffix.length);

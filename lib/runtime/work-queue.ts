@@ -3,6 +3,8 @@
  * a key added while it is queued is not queued twice, a key added while it is being reconciled
  * runs once more afterwards, and `addAt(key, time)` wakes a key at an exact time through one
  * timer for the earliest due key (a min-heap of due times; no polling, no per-key intervals).
+ * A key woken at its due time goes ahead of keys queued by events: when hundreds of services are
+ * busy, the one whose traffic step is due is not kept waiting behind their echoes.
  */
 
 /** What the queue calls for each key; a rejection is reported and the key retried with backoff. */
@@ -30,6 +32,10 @@ interface Due {
 /** See the file comment. */
 export class WorkQueue {
   private readonly ready: string[] = [];
+  /** Keys woken at their due time; taken before `ready`. */
+  private readonly dueReady: string[] = [];
+  /** Keys whose next run was asked for by a due time (queued in `dueReady`, or running and to re-run first). */
+  private readonly urgent = new Set<string>();
   private readonly queued = new Set<string>();
   private readonly active = new Set<string>();
   private readonly dirty = new Set<string>();
@@ -53,14 +59,25 @@ export class WorkQueue {
 
   /** Queues `key` now. */
   add(key: string): void {
+    this.enqueue(key, false);
+  }
+
+  private enqueue(key: string, due: boolean): void {
     if (this.stopped) return;
     if (this.active.has(key)) {
       this.dirty.add(key);
+      if (due) this.urgent.add(key);
       return;
     }
-    if (this.queued.has(key)) return;
+    if (due && !this.urgent.has(key)) {
+      this.urgent.add(key);
+      this.dueReady.push(key); // an entry of the key left in `ready` is skipped when reached
+    } else if (this.queued.has(key)) {
+      return;
+    } else {
+      this.ready.push(key);
+    }
     this.queued.add(key);
-    this.ready.push(key);
     this.pump();
   }
 
@@ -85,7 +102,7 @@ export class WorkQueue {
 
   /** Resolves once nothing is queued or running (due wake-ups may remain). */
   idle(): Promise<void> {
-    if (this.ready.length === 0 && this.active.size === 0) return Promise.resolve();
+    if (this.queued.size === 0 && this.active.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -94,14 +111,17 @@ export class WorkQueue {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.ready.length = 0;
+    this.dueReady.length = 0;
+    this.urgent.clear();
     this.queued.clear();
     await this.idle();
   }
 
   private pump(): void {
-    while (!this.stopped && this.active.size < this.concurrency && this.ready.length > 0) {
-      const key = this.ready.shift()!;
-      this.queued.delete(key);
+    while (!this.stopped && this.active.size < this.concurrency && this.queued.size > 0) {
+      const key = (this.dueReady.length > 0 ? this.dueReady : this.ready).shift()!;
+      if (!this.queued.delete(key)) continue; // already taken through the other list
+      this.urgent.delete(key);
       this.active.add(key);
       void this.run(key);
     }
@@ -119,9 +139,12 @@ export class WorkQueue {
       this.addAt(key, this.now() + delay);
     } finally {
       this.active.delete(key);
-      if (this.dirty.delete(key)) this.add(key);
+      if (this.dirty.delete(key)) {
+        const due = this.urgent.delete(key);
+        this.enqueue(key, due);
+      }
       this.pump();
-      if (this.ready.length === 0 && this.active.size === 0) {
+      if (this.queued.size === 0 && this.active.size === 0) {
         const waiters = this.idleWaiters;
         this.idleWaiters = [];
         for (const w of waiters) w();
@@ -145,7 +168,7 @@ export class WorkQueue {
       const due = this.pop();
       if (this.dueAt.get(due.key) === due.at) {
         this.dueAt.delete(due.key);
-        this.add(due.key);
+        this.enqueue(due.key, true);
       }
     }
     this.arm();

@@ -83,6 +83,48 @@ describe('WorkQueue', () => {
     await q.stop();
   });
 
+  test('a key woken at its due time runs before keys queued by events, and once even if it was queued too', async () => {
+    jest.useFakeTimers({ now: 0 });
+    const seen: string[] = [];
+    const gate = deferred();
+    const q = new WorkQueue(async (k) => {
+      seen.push(k);
+      if (k === 'busy') await gate.promise;
+    }, { concurrency: 1 });
+    q.add('busy'); // holds the only worker
+    q.add('event-1');
+    q.add('both'); // queued by an event, then due as well
+    q.add('event-2');
+    q.addAt('due', 10);
+    q.addAt('both', 20);
+    await jest.advanceTimersByTimeAsync(30);
+    expect(seen).toEqual(['busy']);
+    gate.resolve();
+    await jest.advanceTimersByTimeAsync(1);
+    await q.idle();
+    expect(seen).toEqual(['busy', 'due', 'both', 'event-1', 'event-2']);
+    await q.stop();
+  });
+
+  test('a key that comes due while it runs re-runs ahead of keys queued by events', async () => {
+    jest.useFakeTimers({ now: 0 });
+    const seen: string[] = [];
+    const gate = deferred();
+    const q = new WorkQueue(async (k) => {
+      seen.push(k);
+      if (seen.length === 1) await gate.promise;
+    }, { concurrency: 1 });
+    q.add('a');
+    q.add('event');
+    q.addAt('a', 10);
+    await jest.advanceTimersByTimeAsync(20);
+    gate.resolve();
+    await jest.advanceTimersByTimeAsync(1);
+    await q.idle();
+    expect(seen).toEqual(['a', 'a', 'event']);
+    await q.stop();
+  });
+
   test('a failing key is reported and retried with doubling backoff', async () => {
     jest.useFakeTimers({ now: 0 });
     const attempts: number[] = [];

@@ -103,6 +103,15 @@ export class CachedObjectReader implements ObjectReader {
     this.own.set(this.key(obj, String(obj.metadata.namespace ?? ''), String(obj.metadata.name)), { object: obj, resourceVersion: obj.metadata.resourceVersion });
   }
 
+  /**
+   * True when a watch event's object is exactly what this process wrote (same resourceVersion):
+   * the echo of its own write, which tells the writer nothing new.
+   */
+  isOwnWrite(obj: KubeObject): boolean {
+    const rv = obj.metadata.resourceVersion;
+    return rv !== undefined && this.own.get(this.key(obj, String(obj.metadata.namespace ?? ''), String(obj.metadata.name)))?.resourceVersion === rv;
+  }
+
   deleted(type: ResourceType, name: string, namespace: string): void {
     const informer = this.informers.get(typeKey(type));
     if (!informer) return;
