@@ -10,6 +10,7 @@
  * for the clock); the other steps waited for capacity too and are reported separately (they are
  * never allowed to be early either).
  */
+import * as fs from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeClient } from '../lib/runtime/kube/client';
 import { Informer } from '../lib/runtime/kube/informer';
@@ -79,6 +80,22 @@ function resourceOf(path: string): string {
 /** `a 3, b 2` for a record of counts, largest first. */
 export function formatCounts(c: RequestCounts): string {
   return Object.entries(c).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
+/** CPU seconds (user + system) of the processes whose command line mentions `needle` (the control plane's folder). */
+export function cpuSecondsOf(needle: string): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      // gone
+    }
+  }
+  return ticks / 100; // USER_HZ
 }
 
 /** Totals of request counts: reads, writes, lists. */

@@ -4,18 +4,17 @@
  * a child process so that its CPU and RSS are its own). Prints step lateness (the bench's route
  * watch − due time), API writes per traffic step, reconcile figures and wall time; never asserts.
  *
- *   npx tsx bench/operator-scale.bench.ts [--services 500] [--concurrency N] [--interval 5]
+ *   npx tsx bench/operator-scale.bench.ts [--services 500] [--concurrency N] [--interval 5] [--start-jitter-ms 0]
  *
  * `--concurrency` is passed to the Operator (default: the Operator's own default).
  */
 import { ChildProcess, fork } from 'node:child_process';
-import * as fs from 'node:fs';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { templateDashboardResolver } from '../lib/runtime/serve/resolver';
 import { WorkQueue } from '../lib/runtime/work-queue';
 import { Operator } from '../operator/operator';
 import { RAYSHIFT_RAYSERVICE, createNamespace, rayClusterConfig, rayService, serveConfig, startOperatorEnv } from '../test/support/operator-env';
-import { RequestCounts, StepRecorder, countingClient, fmt, formatCounts, histogramCountSum, histogramQuantile, latenessStats, mapLimit, printTable, quantile, since, summarizeCounts } from './operator-harness';
+import { RequestCounts, StepRecorder, countingClient, cpuSecondsOf, fmt, formatCounts, histogramCountSum, histogramQuantile, latenessStats, mapLimit, printTable, quantile, since, summarizeCounts } from './operator-harness';
 
 const GOAL_P99_MS = 250;
 const GOAL_WRITES_PER_STEP = 2;
@@ -156,22 +155,6 @@ async function child(): Promise<void> {
   process.send!({ type: 'ready' });
 }
 
-/** CPU seconds (user + system) of the processes whose command line mentions `needle` (the control plane's folder). */
-function cpuSecondsOf(needle: string): number {
-  let ticks = 0;
-  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle)) continue;
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]); // utime, stime
-    } catch {
-      // gone
-    }
-  }
-  return ticks / 100; // USER_HZ
-}
-
 function ask<T = unknown>(p: ChildProcess, type: string): Promise<T> {
   return new Promise((resolve) => {
     const on = (m: { type: string; stats?: unknown }) => {
@@ -190,12 +173,15 @@ async function main(): Promise<void> {
   const n = arg('services', 500)!;
   const interval = arg('interval', 5)!;
   const concurrency = arg('concurrency');
+  // Real clusters do not start their replicas in lockstep: `--start-jitter-ms J` gives each cluster
+  // a replica start delay drawn once from 20 ms + [0, J) (default 0: every service due at once).
+  const jitter = arg('start-jitter-ms', 0)!;
   const step = 25;
   const maxSurge = 50;
   const t0 = Date.now();
-  console.log(`${n} services, maxSurge ${maxSurge}, step ${step}, interval ${interval} s, operator concurrency ${concurrency ?? 'default'}`);
+  console.log(`${n} services, maxSurge ${maxSurge}, step ${step}, interval ${interval} s, replica start jitter ${jitter} ms, operator concurrency ${concurrency ?? 'default'}`);
   // 3–4 Services per RayService: the harness' default /24 Service range (254 IPs) would run out.
-  const env = await startOperatorEnv({ serve: () => ({ replicaStartDelayMs: 20 }), controlPlane: { apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'] } });
+  const env = await startOperatorEnv({ serve: () => ({ replicaStartDelayMs: 20 + Math.floor(Math.random() * jitter) }), controlPlane: { apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'] } });
   console.log(`  control plane up (${since(t0)})`);
   const op = fork(__filename, ['--operator-child', env.cp.kubeconfigPath, env.fleet.template, String(concurrency ?? 'default')], { stdio: 'inherit', serialization: 'advanced' });
   await ask(op, 'ready');
@@ -264,7 +250,7 @@ async function main(): Promise<void> {
   const tl = (v: number[]) => `${fmt(quantile(v, 0.5) / 1000)} / ${fmt(quantile(v, 1) / 1000)}`;
 
   console.log('');
-  console.log(`Scale: ${n} services upgrading at once (maxSurge ${maxSurge}, step ${step}, interval ${interval} s), one operator process (concurrency ${concurrency ?? 'default'})`);
+  console.log(`Scale: ${n} services upgrading at once (maxSurge ${maxSurge}, step ${step}, interval ${interval} s, replica start jitter ${jitter} ms), one operator process (concurrency ${concurrency ?? 'default'})`);
   printTable([
     ['figure', 'value', 'goal'],
     ['traffic steps observed', steps.length, ''],
