@@ -13,7 +13,7 @@ import { ABORT_ANNOTATION, PAUSE_ANNOTATION } from '../runtime/rayservice/names'
 import { ServeDashboardClient } from '../runtime/serve/client';
 import { RayServiceSpec } from '../spec/rayservice';
 import { DeadlineAction } from './migration-inputs';
-import { readRecord, recordOwnedClient, recordStore, serviceOfRecord, setRecordAnnotation } from './service-record';
+import { readRecord, recordStore, serviceOfRecord, setRecordAnnotation } from './service-record';
 import { stepLine } from './step-line';
 
 /** Settings of one run. */
@@ -55,7 +55,7 @@ export async function driveMigration(client: KubeClient, serve: ServeDashboardCl
   if (!record) throw new Error(`RayService ${namespace}/${name}: its record is missing`);
   const spec = serviceOfRecord(record, name).spec as RayServiceSpec;
   const goal = clusterSpecHash(spec.rayClusterConfig as never);
-  const reconciler = new RayServiceReconciler({ client: recordOwnedClient(client, record), serve, store: recordStore(client), capacityPollMs: options.capacityPollMs });
+  const reconciler = new RayServiceReconciler({ client, serve, store: recordStore(client), capacityPollMs: options.capacityPollMs });
   let steps = 0;
   let deadlineHit: string | undefined;
   for (;;) {

@@ -73,7 +73,7 @@ class UnfinishedCreation extends Error {
 }
 
 /** `create`: the first RayCluster, Serve config, Services, Gateway and route, driven until the service serves. */
-export async function createMigration(config: ProviderSettings, inputs: MigrationInputs & { __provider?: string }): Promise<pulumi.dynamic.CreateResult<MigrationOutputs>> {
+export async function create(config: ProviderSettings, inputs: MigrationInputs & { __provider?: string }): Promise<pulumi.dynamic.CreateResult<MigrationOutputs>> {
   const id = migrationId(inputs);
   try {
     return { id, outs: await run(config, inputs) };
@@ -84,7 +84,7 @@ export async function createMigration(config: ProviderSettings, inputs: Migratio
 }
 
 /** `update`: the new spec into the record, then the upgrade (or an in-place Serve config change) to completion. */
-export async function updateMigration(config: ProviderSettings, news: MigrationInputs): Promise<pulumi.dynamic.UpdateResult<MigrationOutputs>> {
+export async function update(config: ProviderSettings, news: MigrationInputs): Promise<pulumi.dynamic.UpdateResult<MigrationOutputs>> {
   return { outs: await run(config, news) };
 }
 
@@ -101,7 +101,7 @@ export function describeChange(olds: RayServiceSpec, news: RayServiceSpec): stri
 }
 
 /** `diff`: name or namespace changes replace; any other change updates (printing whether it upgrades or applies in place). */
-export function diffMigration(olds: MigrationOutputs, news: MigrationInputs): pulumi.dynamic.DiffResult {
+export function diff(olds: MigrationOutputs, news: MigrationInputs): pulumi.dynamic.DiffResult {
   if (!inputsChanged(olds, news, COMPARED)) return { changes: false };
   const replaces = REPLACING_INPUTS.filter((k) => inputsChanged(olds, news, [k]));
   const what = olds.spec !== undefined ? describeChange(olds.spec, news.spec) : undefined;
@@ -110,7 +110,7 @@ export function diffMigration(olds: MigrationOutputs, news: MigrationInputs): pu
 }
 
 /** `read` (refresh): the record's spec and status, or gone when the record is. */
-export async function readMigration(config: ProviderSettings, id: string, props: MigrationOutputs): Promise<pulumi.dynamic.ReadResult<MigrationOutputs>> {
+export async function read(config: ProviderSettings, id: string, props: MigrationOutputs): Promise<pulumi.dynamic.ReadResult<MigrationOutputs>> {
   return withKubeClient(settingsOf(config, props), async (client) => {
     const record = await readRecord(client, props.namespace, props.name);
     if (!record) return { id: '', props: {} as MigrationOutputs };
@@ -122,9 +122,12 @@ export async function readMigration(config: ProviderSettings, id: string, props:
 }
 
 /** `delete`: traffic off, then everything the record owns, then the record. */
-export async function deleteMigration(config: ProviderSettings, props: MigrationOutputs): Promise<void> {
+async function deleteService(config: ProviderSettings, props: MigrationOutputs): Promise<void> {
   await withKubeClient(settingsOf(config, props), async (client) => {
     const deleted = await tearDown(client, props.namespace, props.name);
     console.log(`${props.name}: deleted ${deleted.join(', ') || 'nothing (already gone)'}`);
   });
 }
+
+/** `delete` is a reserved word, so the function is exported under that name here. */
+export { deleteService as delete };

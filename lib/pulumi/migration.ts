@@ -8,35 +8,8 @@
 import * as pulumi from '@pulumi/pulumi';
 import { RayServiceSpec } from '../spec/rayservice';
 import { DeadlineAction, MIGRATION_DEFAULTS, MigrationInputs, MigrationOutputs } from './migration-inputs';
-import { ConfiguredProvider, loadRuntimeModule, runtimeModulePath, settingsFromStack } from './provider-module';
-
-type Operations = typeof import('./migration-operations');
-
-/** The provider of `RayServiceMigration`, loading its operations from `operationsPath` in each method. */
-export function migrationProvider(operationsPath: string): ConfiguredProvider<MigrationInputs, MigrationOutputs> {
-  const ops = (): Operations => loadRuntimeModule<Operations>(operationsPath);
-  return {
-    settings: {},
-    async configure(req) {
-      this.settings = settingsFromStack(req.config);
-    },
-    async diff(_id, olds, news) {
-      return ops().diffMigration(olds as unknown as MigrationOutputs, news);
-    },
-    async create(inputs) {
-      return ops().createMigration(this.settings, inputs);
-    },
-    async update(_id, _olds, news) {
-      return ops().updateMigration(this.settings, news);
-    },
-    async read(id, props) {
-      return ops().readMigration(this.settings, id, props as unknown as MigrationOutputs);
-    },
-    async delete(_id, props) {
-      await ops().deleteMigration(this.settings, props as unknown as MigrationOutputs);
-    },
-  };
-}
+import type * as operations from './migration-operations';
+import { operationsProvider, runtimeModulePath } from './provider-module';
 
 /** Inputs of a `RayServiceMigration`. */
 export interface RayServiceMigrationArgs {
@@ -81,7 +54,7 @@ export class RayServiceMigration extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: RayServiceMigrationArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      migrationProvider(runtimeModulePath('migration-operations')),
+      operationsProvider<MigrationInputs, MigrationOutputs, typeof operations>(runtimeModulePath('migration-operations'), ['read', 'delete']),
       name,
       {
         name: args.name,

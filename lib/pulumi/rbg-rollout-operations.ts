@@ -89,17 +89,17 @@ function run(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<RbgRol
 }
 
 /** `create`: arms the new group's coordination (its first status) and waits until it is complete. */
-export async function createRbgRollout(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<pulumi.dynamic.CreateResult<RbgRolloutOutputs>> {
+export async function create(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<pulumi.dynamic.CreateResult<RbgRolloutOutputs>> {
   return { id: `${inputs.namespace}/${inputs.name}`, outs: await run(config, inputs) };
 }
 
 /** `update`: rolls the changed group out round by round. */
-export async function updateRbgRollout(config: ProviderSettings, news: RbgRolloutInputs): Promise<pulumi.dynamic.UpdateResult<RbgRolloutOutputs>> {
+export async function update(config: ProviderSettings, news: RbgRolloutInputs): Promise<pulumi.dynamic.UpdateResult<RbgRolloutOutputs>> {
   return { outs: await run(config, news) };
 }
 
 /** `diff`: a change of the group's spec or of the settings re-runs `update` (the kubeconfig is not compared). */
-export function diffRbgRollout(olds: RbgRolloutOutputs, news: RbgRolloutInputs): pulumi.dynamic.DiffResult {
+export function diff(olds: RbgRolloutOutputs, news: RbgRolloutInputs): pulumi.dynamic.DiffResult {
   const keys: (keyof RbgRolloutInputs)[] = ['apiVersion', 'name', 'namespace', 'specHash', 'deadlineSeconds', 'pollMs', 'context'];
   return { changes: inputsChanged(olds, news, keys) };
 }

@@ -4,30 +4,9 @@
  * `rbg-rollout-operations.ts`). Serialized like `RayServiceMigration`: it captures only a module path.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { ConfiguredProvider, loadRuntimeModule, runtimeModulePath, settingsFromStack } from './provider-module';
+import { operationsProvider, runtimeModulePath } from './provider-module';
+import type * as operations from './rbg-rollout-operations';
 import type { RbgRolloutInputs, RbgRolloutOutputs } from './rbg-rollout-operations';
-
-type Operations = typeof import('./rbg-rollout-operations');
-
-/** The provider of `RoleBasedGroupRollout`, loading its operations from `operationsPath` in each method. */
-export function rbgRolloutProvider(operationsPath: string): ConfiguredProvider<RbgRolloutInputs, RbgRolloutOutputs> {
-  const ops = (): Operations => loadRuntimeModule<Operations>(operationsPath);
-  return {
-    settings: {},
-    async configure(req) {
-      this.settings = settingsFromStack(req.config);
-    },
-    async diff(_id, olds, news) {
-      return ops().diffRbgRollout(olds as unknown as RbgRolloutOutputs, news);
-    },
-    async create(inputs) {
-      return ops().createRbgRollout(this.settings, inputs);
-    },
-    async update(_id, _olds, news) {
-      return ops().updateRbgRollout(this.settings, news);
-    },
-  };
-}
 
 /** Inputs of a `RoleBasedGroupRollout`. */
 export interface RoleBasedGroupRolloutArgs {
@@ -56,7 +35,7 @@ export class RoleBasedGroupRollout extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: RoleBasedGroupRolloutArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      rbgRolloutProvider(runtimeModulePath('rbg-rollout-operations')),
+      operationsProvider<RbgRolloutInputs, RbgRolloutOutputs, typeof operations>(runtimeModulePath('rbg-rollout-operations')),
       name,
       {
         apiVersion: args.apiVersion,

@@ -7,13 +7,13 @@
  *
  * The reconciler sees the record as the `rayshift.dev/v1alpha1` RayService it stands for (so the
  * model validates the same extensions as for the operator) with the ConfigMap's uid, and the
- * client it gets (`recordOwnedClient`) re-points the owner references it writes from that
- * RayService to the ConfigMap, so clusters, Services, Gateway and route are owned by an object
- * that exists and Kubernetes' garbage collector never sees a dangling owner.
+ * store's owner reference names the ConfigMap, so clusters, Services, Gateway and route are owned
+ * by an object that exists and Kubernetes' garbage collector never sees a dangling owner.
  */
 import { KubeClient } from '../runtime/kube/client';
 import { isNotFound } from '../runtime/kube/errors';
-import { KnownTypes, KubeObject, OwnerReference } from '../runtime/kube/types';
+import { KnownTypes, KubeObject } from '../runtime/kube/types';
+import { controllerRef } from '../runtime/rayservice/resources';
 import { RayServiceStore } from '../runtime/rayservice/store';
 import { RAYSHIFT_API_VERSION, RayServiceSpec } from '../spec/rayservice';
 
@@ -82,7 +82,7 @@ export async function setRecordAnnotation(client: KubeClient, namespace: string,
   await client.patchMerge(KnownTypes.ConfigMap, recordName(service), namespace, { metadata: { annotations: { [annotation]: value ?? null } } });
 }
 
-/** The store over records: no finalizer (`pulumi destroy` tears down), status as a merge patch of `data.status`. */
+/** The store over records: no finalizer (`pulumi destroy` tears down), status as a merge patch of `data.status`, the record as owner. */
 export function recordStore(client: KubeClient): RayServiceStore {
   return {
     usesFinalizer: false,
@@ -102,26 +102,8 @@ export function recordStore(client: KubeClient): RayServiceStore {
     async patchMetadata(svc, ops) {
       await client.patchJson(KnownTypes.ConfigMap, recordName(String(svc.metadata.name)), String(svc.metadata.namespace), ops);
     },
-  };
-}
-
-/**
- * `client` with `create` and `apply` re-pointing owner references to the record: a reference to
- * the RayService the reconciler sees (uid `record.metadata.uid`) becomes one to the ConfigMap.
- * Every other call goes to `client` unchanged.
- */
-export function recordOwnedClient(client: KubeClient, record: KubeObject): KubeClient {
-  const uid = record.metadata.uid;
-  const owner = (ref: OwnerReference): OwnerReference =>
-    ref.uid === uid ? { ...ref, apiVersion: 'v1', kind: 'ConfigMap', name: String(record.metadata.name) } : ref;
-  const repoint = (obj: KubeObject): KubeObject =>
-    obj.metadata.ownerReferences ? { ...obj, metadata: { ...obj.metadata, ownerReferences: obj.metadata.ownerReferences.map(owner) } } : obj;
-  return new Proxy(client, {
-    get(target, prop) {
-      if (prop === 'create') return (obj: KubeObject, opts?: Parameters<KubeClient['create']>[1]) => target.create(repoint(obj), opts);
-      if (prop === 'apply') return (obj: KubeObject, opts?: Parameters<KubeClient['apply']>[1]) => target.apply(repoint(obj), opts);
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    ownerReference(svc) {
+      return controllerRef({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: recordName(String(svc.metadata.name)), uid: svc.metadata.uid } });
     },
-  });
+  };
 }

@@ -100,17 +100,17 @@ function run(config: ProviderSettings, inputs: ProgressInputs): Promise<Progress
 }
 
 /** `create`: follows the service's first rollout. */
-export async function createProgress(config: ProviderSettings, inputs: ProgressInputs): Promise<pulumi.dynamic.CreateResult<ProgressOutputs>> {
+export async function create(config: ProviderSettings, inputs: ProgressInputs): Promise<pulumi.dynamic.CreateResult<ProgressOutputs>> {
   return { id: `${inputs.namespace}/${inputs.name}`, outs: await run(config, inputs) };
 }
 
 /** `update`: follows the upgrade a spec change started. */
-export async function updateProgress(config: ProviderSettings, news: ProgressInputs): Promise<pulumi.dynamic.UpdateResult<ProgressOutputs>> {
+export async function update(config: ProviderSettings, news: ProgressInputs): Promise<pulumi.dynamic.UpdateResult<ProgressOutputs>> {
   return { outs: await run(config, news) };
 }
 
 /** `diff`: any change of the goal or the settings re-runs `update` (the kubeconfig is not compared). */
-export function diffProgress(olds: ProgressOutputs, news: ProgressInputs): pulumi.dynamic.DiffResult {
+export function diff(olds: ProgressOutputs, news: ProgressInputs): pulumi.dynamic.DiffResult {
   const keys: (keyof ProgressInputs)[] = ['apiVersion', 'name', 'namespace', 'goalSpecHash', 'deadlineSeconds', 'pollMs', 'context'];
   return { changes: inputsChanged(olds, news, keys) };
 }

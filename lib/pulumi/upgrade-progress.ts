@@ -5,30 +5,9 @@
  * the deadline passes. Serialized like `RayServiceMigration`: it captures only a module path.
  */
 import * as pulumi from '@pulumi/pulumi';
-import { ConfiguredProvider, loadRuntimeModule, runtimeModulePath, settingsFromStack } from './provider-module';
+import { operationsProvider, runtimeModulePath } from './provider-module';
+import type * as operations from './upgrade-progress-operations';
 import type { ProgressInputs, ProgressOutputs } from './upgrade-progress-operations';
-
-type Operations = typeof import('./upgrade-progress-operations');
-
-/** The provider of `UpgradeProgress`, loading its operations from `operationsPath` in each method. */
-export function progressProvider(operationsPath: string): ConfiguredProvider<ProgressInputs, ProgressOutputs> {
-  const ops = (): Operations => loadRuntimeModule<Operations>(operationsPath);
-  return {
-    settings: {},
-    async configure(req) {
-      this.settings = settingsFromStack(req.config);
-    },
-    async diff(_id, olds, news) {
-      return ops().diffProgress(olds as unknown as ProgressOutputs, news);
-    },
-    async create(inputs) {
-      return ops().createProgress(this.settings, inputs);
-    },
-    async update(_id, _olds, news) {
-      return ops().updateProgress(this.settings, news);
-    },
-  };
-}
 
 /** Inputs of an `UpgradeProgress`. */
 export interface UpgradeProgressArgs {
@@ -59,7 +38,7 @@ export class UpgradeProgress extends pulumi.dynamic.Resource {
 
   constructor(name: string, args: UpgradeProgressArgs, opts?: pulumi.CustomResourceOptions) {
     super(
-      progressProvider(runtimeModulePath('upgrade-progress-operations')),
+      operationsProvider<ProgressInputs, ProgressOutputs, typeof operations>(runtimeModulePath('upgrade-progress-operations')),
       name,
       {
         apiVersion: args.apiVersion,

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { plan } from '../../lib/engine/plan';
 import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
 import { KnownTypes } from '../../lib/runtime/kube/types';
-import { createMigration, deleteMigration, diffMigration, readMigration, updateMigration } from '../../lib/pulumi/migration-operations';
+import * as migration from '../../lib/pulumi/migration-operations';
 import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
 import { recordName } from '../../lib/pulumi/service-record';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
@@ -53,7 +53,7 @@ function inputs(ns: string, name: string, cpu: string, extra: Partial<MigrationI
 test('create, upgrade along the plan, no-op update, read, delete', async () => {
   const ns = 'pulumi-ops';
   await createNamespace(env.admin, ns);
-  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   expect(created.id).toBe(`${ns}/fruit`);
   const first = created.outs!.activeClusterName!;
   expect(created.outs).toMatchObject({ recordName: 'fruit-rayshift', phase: 'Running', activeWeight: 100, activeTargetCapacity: 100 });
@@ -65,10 +65,10 @@ test('create, upgrade along the plan, no-op update, read, delete', async () => {
 
   const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
   const upgraded = inputs(ns, 'fruit', '2');
-  expect(diffMigration(created.outs!, upgraded)).toEqual({ changes: true });
+  expect(migration.diff(created.outs!, upgraded)).toEqual({ changes: true });
   expect(lines[lines.length - 1]).toBe('fruit: cluster spec changed: NewClusterWithIncrementalUpgrade upgrade to a new RayCluster');
   lines.length = 0;
-  const updated = await updateMigration({}, upgraded);
+  const updated = await migration.update({}, upgraded);
   recorder.stop();
   const second = updated.outs!.activeClusterName!;
   expect(second).not.toBe(first);
@@ -83,74 +83,74 @@ test('create, upgrade along the plan, no-op update, read, delete', async () => {
   expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
   expect(await env.admin.tryGet(RAYCLUSTER, first, ns)).toBeUndefined();
 
-  expect(diffMigration(updated.outs!, { ...upgraded, kubeconfig: 'another kubeconfig' })).toEqual({ changes: false });
+  expect(migration.diff(updated.outs!, { ...upgraded, kubeconfig: 'another kubeconfig' })).toEqual({ changes: false });
   lines.length = 0;
-  const again = await updateMigration({}, upgraded);
+  const again = await migration.update({}, upgraded);
   expect(again.outs).toMatchObject({ activeClusterName: second, stepsLastRun: 0 });
   expect(lines).toEqual([]);
 
-  const read = await readMigration({ kubeconfig }, `${ns}/fruit`, again.outs!);
+  const read = await migration.read({ kubeconfig }, `${ns}/fruit`, again.outs!);
   expect(read).toEqual({ id: `${ns}/fruit`, props: { ...again.outs } });
 
-  await deleteMigration({ kubeconfig }, again.outs!);
+  await migration.delete({ kubeconfig }, again.outs!);
   expect((await env.admin.list(RAYCLUSTER, { namespace: ns })).items).toEqual([]);
   expect(await env.admin.tryGet(HTTPROUTE, 'fruit-httproute', ns)).toBeUndefined();
   expect(await env.admin.tryGet(KnownTypes.ConfigMap, recordName('fruit'), ns)).toBeUndefined();
   expect((await env.admin.list(KnownTypes.Service, { namespace: ns })).items.map((s) => s.metadata.name)).toEqual([]);
-  expect(await readMigration({ kubeconfig }, `${ns}/fruit`, again.outs!)).toEqual({ id: '', props: {} });
+  expect(await migration.read({ kubeconfig }, `${ns}/fruit`, again.outs!)).toEqual({ id: '', props: {} });
 }, 180_000);
 
 test('a Serve-config-only change is applied in place: no new cluster', async () => {
   const ns = 'pulumi-serve';
   await createNamespace(env.admin, ns);
-  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   const changed = inputs(ns, 'fruit', '1');
   const spec = { ...changed.spec, serveConfigV2: String(changed.spec.serveConfigV2).replace('num_replicas: 4', 'num_replicas: 2') };
-  expect(diffMigration(created.outs!, { ...changed, spec })).toEqual({ changes: true });
+  expect(migration.diff(created.outs!, { ...changed, spec })).toEqual({ changes: true });
   expect(lines[lines.length - 1]).toBe('fruit: Serve config changed: applied in place to the serving cluster');
-  const updated = await updateMigration({}, { ...changed, spec });
+  const updated = await migration.update({}, { ...changed, spec });
   expect(updated.outs!.activeClusterName).toBe(created.outs!.activeClusterName);
   expect((await env.admin.list(RAYCLUSTER, { namespace: ns })).items).toHaveLength(1);
-  await deleteMigration({ kubeconfig }, updated.outs!);
+  await migration.delete({ kubeconfig }, updated.outs!);
 }, 120_000);
 
 test('the deadline rolls an upgrade back and fails with the reason', async () => {
   const ns = 'pulumi-deadline';
   await createNamespace(env.admin, ns);
-  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   const first = created.outs!.activeClusterName!;
   const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2 });
   const spec = { ...slow.spec, upgradeStrategy: { ...slow.spec.upgradeStrategy, clusterUpgradeOptions: { ...slow.spec.upgradeStrategy!.clusterUpgradeOptions!, intervalSeconds: 10 } } } as RayServiceSpec;
-  await expect(updateMigration({}, { ...slow, spec })).rejects.toThrow(/RayService pulumi-deadline\/fruit: the deadline passed at .*; rolled back: .*fruit-\w{5} @100%/);
+  await expect(migration.update({}, { ...slow, spec })).rejects.toThrow(/RayService pulumi-deadline\/fruit: the deadline passed at .*; rolled back: .*fruit-\w{5} @100%/);
   expect(lines.some((l) => /deadline passed: rolling back/.test(l))).toBe(true);
   const route = await env.admin.get(HTTPROUTE, 'fruit-httproute', ns);
   expect((route.spec as any).rules[0].backendRefs.map((b: any) => [b.name, b.weight])).toEqual([[`${first}-serve-svc`, 100]]);
-  await deleteMigration({ kubeconfig }, created.outs as MigrationOutputs);
+  await migration.delete({ kubeconfig }, created.outs as MigrationOutputs);
 }, 120_000);
 
 test('onDeadline pause holds the upgrade at its step and fails; the next run lifts the hold and finishes', async () => {
   const ns = 'pulumi-pause';
   await createNamespace(env.admin, ns);
-  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   const first = created.outs!.activeClusterName!;
   const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2, onDeadline: 'pause' });
   const spec = { ...slow.spec, upgradeStrategy: { ...slow.spec.upgradeStrategy, clusterUpgradeOptions: { ...slow.spec.upgradeStrategy!.clusterUpgradeOptions!, intervalSeconds: 4 } } } as RayServiceSpec;
-  await expect(updateMigration({}, { ...slow, spec })).rejects.toThrow(/the deadline passed at .*; held at Paused\/Paused: .* \(the next pulumi up resumes\)/);
+  await expect(migration.update({}, { ...slow, spec })).rejects.toThrow(/the deadline passed at .*; held at Paused\/Paused: .* \(the next pulumi up resumes\)/);
   const record = await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), ns);
   expect(record.metadata.annotations).toMatchObject({ 'rayshift.dev/paused': 'true' });
   const held = await env.admin.get(HTTPROUTE, 'fruit-httproute', ns);
   expect((held.spec as any).rules[0].backendRefs).toHaveLength(2); // both clusters serve, as the step left them
-  const resumed = await updateMigration({}, { ...slow, spec, deadlineSeconds: 120 });
+  const resumed = await migration.update({}, { ...slow, spec, deadlineSeconds: 120 });
   expect(resumed.outs!.activeClusterName).not.toBe(first);
   expect((await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), ns)).metadata.annotations ?? {}).not.toHaveProperty(['rayshift.dev/paused']);
-  await deleteMigration({ kubeconfig }, resumed.outs!);
+  await migration.delete({ kubeconfig }, resumed.outs!);
 }, 120_000);
 
 test('an update killed mid-migration resumes from the record without a skipped or repeated step', async () => {
   expect(uninterrupted.length).toBeGreaterThan(0); // from the first test
   const ns = 'pulumi-resume';
   await createNamespace(env.admin, ns);
-  const created = await createMigration({}, inputs(ns, 'fruit', '1'));
+  const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   const first = created.outs!.activeClusterName!;
   const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
   const upgraded = inputs(ns, 'fruit', '2');
@@ -167,7 +167,7 @@ test('an update killed mid-migration resumes from the record without a skipped o
   fs.rmSync(dir, { recursive: true, force: true });
 
   lines.length = 0;
-  const resumed = await updateMigration({}, upgraded);
+  const resumed = await migration.update({}, upgraded);
   recorder.stop();
   const second = resumed.outs!.activeClusterName!;
   const expected = plan({ kind: 'RayService', name: 'fruit', options: rayServiceEngineOptions(upgraded.spec) })
@@ -184,5 +184,5 @@ test('an update killed mid-migration resumes from the record without a skipped o
   const lost = uninterrupted.length - seen.length;
   expect([0, 1]).toContain(lost);
   expect([...seen.slice(0, childLines.length), ...uninterrupted.slice(childLines.length, childLines.length + lost), ...seen.slice(childLines.length)]).toEqual(uninterrupted);
-  await deleteMigration({ kubeconfig }, resumed.outs!);
+  await migration.delete({ kubeconfig }, resumed.outs!);
 }, 180_000);

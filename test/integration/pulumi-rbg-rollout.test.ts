@@ -10,7 +10,7 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { crdsOf } from '../../lib/crds/catalog';
 import { resolveCrdFile } from '../../lib/crds/resolve';
-import { createRbgRollout, diffRbgRollout, updateRbgRollout, RbgRolloutInputs } from '../../lib/pulumi/rbg-rollout-operations';
+import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
@@ -63,22 +63,22 @@ function group(image: string): KubeObject {
   return Testing.synth(chart)[0] as KubeObject;
 }
 
-function inputs(specHash: string): RbgRolloutInputs {
+function inputs(specHash: string): rollout.RbgRolloutInputs {
   return { apiVersion: RBG_V1ALPHA2_TYPE.apiVersion, name: 'pd', namespace: NS, specHash, deadlineSeconds: 120, pollMs: 100, kubeconfig };
 }
 
 test('create arms the group; an update with a new template rolls every role out in rounds', async () => {
   await applier.apply(group('sglang:v1'), { force: true });
-  const created = await createRbgRollout({}, inputs('v1'));
+  const created = await rollout.create({}, inputs('v1'));
   expect(created.outs).toMatchObject({ name: 'pd', roundsLastRun: 0 });
   expect(created.outs).not.toHaveProperty('kubeconfig');
   const armed = readRolloutStatus(await admin.get(RBG_V1ALPHA2_TYPE, 'pd', NS));
   expect(armed?.coordinations.map((c) => c.phase)).toEqual(['Complete']);
 
-  expect(diffRbgRollout(created.outs!, inputs('v2'))).toEqual({ changes: true });
-  expect(diffRbgRollout(created.outs!, { ...inputs('v1'), kubeconfig: 'other' })).toEqual({ changes: false });
+  expect(rollout.diff(created.outs!, inputs('v2'))).toEqual({ changes: true });
+  expect(rollout.diff(created.outs!, { ...inputs('v1'), kubeconfig: 'other' })).toEqual({ changes: false });
   await applier.apply(group('sglang:v2'), { force: true });
-  const updated = await updateRbgRollout({}, inputs('v2'));
+  const updated = await rollout.update({}, inputs('v2'));
   expect(updated.outs!.roundsLastRun).toBeGreaterThan(1);
   expect(lines).toHaveLength(updated.outs!.roundsLastRun);
   expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d pd pd Progressing \(round 1\): prefill \d+\/8, decode \d+\/4 updated/);

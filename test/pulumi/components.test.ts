@@ -1,8 +1,10 @@
 /**
  * The Pulumi components under `pulumi.runtime.setMocks`: children and their names, the model's
  * validation failing the component with every problem listed, route ownership, and the dynamic
- * resources' providers serializing (the dynamic Resource constructor serializes under mocks).
+ * resources' providers serializing (the dynamic Resource constructor serializes under mocks) into
+ * code that calls their operations module's functions by method name.
  */
+import * as path from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
 import { INCREMENTAL, SERVE, clusterSpec, installMocks, registered, reset, settle, valueOf } from './mocks';
 
@@ -78,16 +80,6 @@ describe('RayService', () => {
     expect(provider).toContain('migration-operations');
     expect(provider).not.toContain('secret-token-abc123');
     expect(await valueOf(svc.migration!.recordName)).toBeUndefined(); // computed by the provider, unknown to mocks
-  });
-
-  test('the serialized provider deserializes into an object with every operation', async () => {
-    const svc = new RayService('llm', { executor: 'pulumi', rayClusterConfig: clusterSpec(), serveConfig: SERVE, upgradeStrategy: INCREMENTAL });
-    await settle(svc, svc.migration!);
-    const text = byType('pulumi-nodejs:dynamic/rayshift:RayServiceMigration')[0].inputs.__provider as string;
-    const module = { exports: {} as { handler(): Record<string, unknown> } };
-    new Function('module', 'exports', 'require', text)(module, module.exports, require);
-    const provider = module.exports.handler();
-    for (const op of ['configure', 'diff', 'create', 'update', 'read', 'delete']) expect(typeof provider[op]).toBe('function');
   });
 
   test('every validation problem of the model fails the component at once', () => {
@@ -190,5 +182,58 @@ describe('RoleBasedGroup', () => {
 
   test('model problems of roles and rules are all listed', () => {
     expect(() => new RoleBasedGroup('pd', { roles, coordination: [{ name: 'pd', roles: ['prefill', 'nope'], rollingUpdate: { maxSkew: '250%' } }] })).toThrow(/\(4 problems\):\n.*RoleBasedGroup\/pd: spec\.coordination\[0\]\.roles\[1\]: "nope" is not a role(.*\n)*.*maxSkew: "250%" is outside/);
+  });
+});
+
+describe('dynamic providers', () => {
+  const kubeconfig = 'apiVersion: v1\nkind: Config\n# secret-token-abc123\n';
+  const roles = ['prefill', 'decode'].map((name) => ({ name, replicas: 4, template: { spec: { containers: [{ name, image: 'vllm:1' }] } } }));
+  const coordination = [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '25%' } }];
+  const cases: { type: string; module: string; optional: string[]; build: () => pulumi.Resource }[] = [
+    { type: 'RayServiceMigration', module: 'migration-operations', optional: ['read', 'delete'], build: () => new RayService('llm', { executor: 'pulumi', rayClusterConfig: clusterSpec(), serveConfig: SERVE, upgradeStrategy: INCREMENTAL, kubeconfig }).migration! },
+    { type: 'UpgradeProgress', module: 'upgrade-progress-operations', optional: [], build: () => new RayService('llm', { rayClusterConfig: clusterSpec(), serveConfig: SERVE, upgradeStrategy: INCREMENTAL, kubeconfig }).progress! },
+    { type: 'RoleBasedGroupRollout', module: 'rbg-rollout-operations', optional: [], build: () => new RoleBasedGroup('pd', { roles, coordination, executor: 'pulumi', kubeconfig }).rollout! },
+  ];
+
+  /**
+   * The provider serialized into the `__provider` input of the resource of `type`, deserialized with
+   * a `require` that answers its operations module with a recorder of the calls it gets.
+   */
+  async function deserializedProvider(type: string, module: string, build: () => pulumi.Resource) {
+    await settle(build());
+    const text = byType(`pulumi-nodejs:dynamic/rayshift:${type}`)[0].inputs.__provider as string;
+    const modulePath = path.resolve(__dirname, '../../lib/pulumi', `${module}.ts`);
+    const calls: unknown[][] = [];
+    const operations = new Proxy({}, { get: (_target, method) => (...args: unknown[]) => (calls.push([method, ...args]), Promise.resolve({ outs: {} })) });
+    const fakeRequire = (id: string): unknown => (id === modulePath ? operations : id === 'tsx/cjs/api' ? { register: () => undefined } : require(id));
+    const holder = { exports: {} as { handler(): Record<string, (...args: unknown[]) => Promise<unknown>> } };
+    new Function('module', 'exports', 'require', text)(holder, holder.exports, fakeRequire);
+    return { text, modulePath, calls, provider: holder.exports.handler() };
+  }
+
+  test.each(cases)('$type: the provider captures the path of its operations module, never the kubeconfig', async ({ type, module, build }) => {
+    const { text, modulePath } = await deserializedProvider(type, module, build);
+    expect(text).toContain(modulePath);
+    expect(text).not.toContain('secret-token-abc123');
+  });
+
+  test.each(cases)('$type: each method of the deserialized provider calls the function of that name, with the stack settings', async ({ type, module, optional, build }) => {
+    const { provider, calls } = await deserializedProvider(type, module, build);
+    expect(Object.keys(provider).filter((k) => typeof provider[k] === 'function').sort()).toEqual(['configure', 'create', 'diff', 'update', ...optional].sort());
+    await provider.configure({ config: { get: (key: string) => (key === 'rayshift:context' ? 'kind-ci' : undefined) } });
+    const settings = { kubeconfig: undefined, context: 'kind-ci' };
+    await provider.diff('ns/x', { old: 1 }, { new: 2 });
+    await provider.create({ new: 2 });
+    await provider.update('ns/x', { old: 1 }, { new: 2 });
+    const expected: unknown[][] = [['diff', { old: 1 }, { new: 2 }], ['create', settings, { new: 2 }], ['update', settings, { new: 2 }]];
+    if (optional.includes('read')) {
+      await provider.read('ns/x', { old: 1 });
+      expected.push(['read', settings, 'ns/x', { old: 1 }]);
+    }
+    if (optional.includes('delete')) {
+      await provider.delete('ns/x', { old: 1 });
+      expected.push(['delete', settings, { old: 1 }]);
+    }
+    expect(calls).toEqual(expected);
   });
 });

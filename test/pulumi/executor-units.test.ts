@@ -1,15 +1,17 @@
 /**
- * The pure parts of the Pulumi executor: the record seen as a RayService, owner references
- * re-pointed to the record, when a run is settled, the step line, diff's replace and in-place
+ * The pure parts of the Pulumi executor: the record seen as a RayService, the record as the owner
+ * of what the reconciler creates, when a run is settled, the step line, diff's replace and in-place
  * decisions, and the follower's reading of a KubeRay status.
  */
 import { RayServiceStatus } from '../../lib/engine/status';
 import { KubeClient } from '../../lib/runtime/kube/client';
+import { ObjectReader } from '../../lib/runtime/kube/object-reader';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { settled } from '../../lib/pulumi/migration-drive';
 import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
-import { describeChange, diffMigration } from '../../lib/pulumi/migration-operations';
-import { RECORD_LABEL, recordOwnedClient, serviceOfRecord } from '../../lib/pulumi/service-record';
+import * as migration from '../../lib/pulumi/migration-operations';
+import { RECORD_LABEL, recordStore, serviceOfRecord } from '../../lib/pulumi/service-record';
+import { rayshiftServiceStore } from '../../lib/runtime/rayservice/store';
 import { stepLine } from '../../lib/pulumi/step-line';
 import { snapshotOf } from '../../lib/pulumi/upgrade-progress-operations';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
@@ -45,19 +47,10 @@ test('the record reads as the rayshift.dev RayService it stands for, with the re
   });
 });
 
-test('objects created or applied through the record-owned client are owned by the ConfigMap; other owners are kept', async () => {
-  const written: KubeObject[] = [];
-  const fake = { create: async (o: KubeObject) => (written.push(o), o), apply: async (o: KubeObject) => (written.push(o), o), namespace: 'ns' } as unknown as KubeClient;
-  const client = recordOwnedClient(fake, record);
-  const service = { apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', name: 'fruit', uid: 'u-1', controller: true, blockOwnerDeletion: true };
-  const cluster = { apiVersion: 'ray.io/v1', kind: 'RayCluster', name: 'fruit-aaaaa', uid: 'u-2', controller: true };
-  await client.create({ apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'fruit-aaaaa', ownerReferences: [service] } });
-  await client.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'fruit-aaaaa-serve-svc', ownerReferences: [cluster] } });
-  expect(written.map((o) => o.metadata.ownerReferences)).toEqual([
-    [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'fruit-rayshift', uid: 'u-1', controller: true, blockOwnerDeletion: true }],
-    [cluster],
-  ]);
-  expect(client.namespace).toBe('ns');
+test('what the reconciler creates is owned by the record ConfigMap, for the operator by the RayService', () => {
+  const svc = serviceOfRecord(record, 'fruit');
+  expect(recordStore({} as KubeClient).ownerReference(svc)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', name: 'fruit-rayshift', uid: 'u-1', controller: true, blockOwnerDeletion: true });
+  expect(rayshiftServiceStore({} as KubeClient, {} as ObjectReader).ownerReference(svc)).toEqual({ apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', name: 'fruit', uid: 'u-1', controller: true, blockOwnerDeletion: true });
 });
 
 test('a run is settled only with one serving cluster, nothing pending, no deletion due and no action carried out', () => {
@@ -85,17 +78,17 @@ describe('diff', () => {
   afterEach(() => jest.restoreAllMocks());
 
   test('tells an upgrade from an in-place Serve change and from settings', () => {
-    expect(describeChange(spec('1'), spec('2'))).toBe('cluster spec changed: NewClusterWithIncrementalUpgrade upgrade to a new RayCluster');
-    expect(describeChange(spec('1'), spec('1', `${SERVE}  # v2\n`))).toBe('Serve config changed: applied in place to the serving cluster');
-    expect(describeChange(spec('1'), { ...spec('1'), rayClusterDeletionDelaySeconds: 5 })).toBe('upgrade settings changed: recorded for the next upgrade');
-    expect(describeChange(spec('1'), spec('1'))).toBeUndefined();
+    expect(migration.describeChange(spec('1'), spec('2'))).toBe('cluster spec changed: NewClusterWithIncrementalUpgrade upgrade to a new RayCluster');
+    expect(migration.describeChange(spec('1'), spec('1', `${SERVE}  # v2\n`))).toBe('Serve config changed: applied in place to the serving cluster');
+    expect(migration.describeChange(spec('1'), { ...spec('1'), rayClusterDeletionDelaySeconds: 5 })).toBe('upgrade settings changed: recorded for the next upgrade');
+    expect(migration.describeChange(spec('1'), spec('1'))).toBeUndefined();
   });
 
   test('no change, an update, or a replacement for a new name or namespace; the kubeconfig is not compared', () => {
-    expect(diffMigration(outputs(spec('1')), inputs(spec('1'), { kubeconfig: 'x' }))).toEqual({ changes: false });
-    expect(diffMigration(outputs(spec('1')), inputs(spec('2')))).toEqual({ changes: true });
-    expect(diffMigration(outputs(spec('1')), inputs(spec('1'), { deadlineSeconds: 61 }))).toEqual({ changes: true });
-    expect(diffMigration(outputs(spec('1')), inputs(spec('1'), { namespace: 'other' }))).toEqual({ changes: true, replaces: ['namespace'] });
+    expect(migration.diff(outputs(spec('1')), inputs(spec('1'), { kubeconfig: 'x' }))).toEqual({ changes: false });
+    expect(migration.diff(outputs(spec('1')), inputs(spec('2')))).toEqual({ changes: true });
+    expect(migration.diff(outputs(spec('1')), inputs(spec('1'), { deadlineSeconds: 61 }))).toEqual({ changes: true });
+    expect(migration.diff(outputs(spec('1')), inputs(spec('1'), { namespace: 'other' }))).toEqual({ changes: true, replaces: ['namespace'] });
   });
 });
 

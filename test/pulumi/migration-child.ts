@@ -5,10 +5,10 @@
  */
 import * as fs from 'node:fs';
 import { MigrationInputs } from '../../lib/pulumi/migration-inputs';
-import { updateMigration } from '../../lib/pulumi/migration-operations';
+import { update } from '../../lib/pulumi/migration-operations';
 
 const inputs = JSON.parse(fs.readFileSync(process.argv[2], 'utf8')) as MigrationInputs;
-updateMigration({}, inputs).then(
+update({}, inputs).then(
   () => process.exit(0),
   (err: Error) => {
     process.stderr.write(`${err.message}\n`);

@@ -96,6 +96,11 @@ const WAITING_ON_SERVE = new Set(['CreatingCluster', 'WaitingForHead', 'WaitingF
 const SERVE_PUT_TIMEOUT_MS = 30_000;
 /** Actions whose effect arrives as a watch event of an object the operator watches. */
 const WATCHABLE_ACTIONS = new Set<RayServiceAction['type']>(['createPendingCluster', 'setTrafficWeights', 'promote', 'deleteCluster']);
+/**
+ * How long after a step the route may still be unconfirmed (the Gateway has not reported the new
+ * generation) before the status says `WaitingForRoute`; until then the step's own status stands.
+ */
+const ROUTE_CONFIRMATION_GRACE_MS = 5_000;
 /** Engine fields a confirmation between two steps changes; alone, they are kept in memory until the next write. */
 const CONFIRMATION_FIELDS = new Set(['trafficConfirmed', 'lastTrafficMigratedTime', 'lastProgressTime', 'reason', 'nextStepAt']);
 
@@ -172,7 +177,8 @@ export class RayServiceReconciler {
     // Only a status this process wrote may be followed by one held in memory: after a restart the
     // confirmation is written, so a crash loop cannot keep re-stamping a step that never comes due.
     const ownStatus = this.written.get(key) === basis;
-    if (ownStatus && decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status)) {
+    const deferred = ownStatus && decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status, now);
+    if (deferred) {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {
       this.unwritten.delete(key);
@@ -191,13 +197,18 @@ export class RayServiceReconciler {
     if (decision.actions.length > 0) {
       this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
     }
-    return { requeueAt: this.requeueAt(decision, now), status: decision.status, previous, actions: decision.actions, writes };
+    // A route wait kept in memory is written if it outlasts its grace. After a weight change, a
+    // pass comes at the latest one interval after the grace (the Gateway's acknowledgement wakes it
+    // earlier, and then the step due one interval later replaces this wake-up).
+    const shifted = decision.actions.some((a) => a.type === 'setTrafficWeights');
+    const routeGraceEnd = shifted ? now + ROUTE_CONFIRMATION_GRACE_MS + options.intervalSeconds * 1000 : deferred && decision.status.reason === 'WaitingForRoute' ? (decision.status.lastProgressTime ?? now) + ROUTE_CONFIRMATION_GRACE_MS : undefined;
+    return { requeueAt: this.requeueAt(decision, now, routeGraceEnd), status: decision.status, previous, actions: decision.actions, writes };
   }
 
-  private requeueAt(decision: RayServiceDecision, now: number): number | undefined {
+  private requeueAt(decision: RayServiceDecision, now: number, routeGraceEnd: number | undefined): number | undefined {
     // Observe what the actions did: at once, unless every effect comes back as a watch event.
     if (decision.actions.length > 0 && !(this.watchDriven && decision.actions.every((a) => WATCHABLE_ACTIONS.has(a.type)))) return now;
-    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : undefined;
+    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : routeGraceEnd;
     const due = decision.nextStepAt;
     if (due === undefined) return poll;
     return poll === undefined ? due : Math.min(due, poll);
@@ -208,7 +219,8 @@ export class RayServiceReconciler {
     const namespace = String(svc.metadata.namespace);
     const name = String(svc.metadata.name);
     const annotations = svc.metadata.annotations ?? {};
-    const ownedBy = (list: KubeObject[]) => list.filter((c) => (c.metadata.ownerReferences ?? []).some((o) => o.uid === svc.metadata.uid && o.controller));
+    const owner = this.store.ownerReference(svc);
+    const ownedBy = (list: KubeObject[]) => list.filter((c) => (c.metadata.ownerReferences ?? []).some((o) => o.uid === owner.uid && o.controller));
     let owned = ownedBy(await this.reader.list(RAYCLUSTER, namespace, { [ORIGINATED_FROM_NAME]: name }));
     // A cluster the status names but the read does not show is confirmed with the API server: a
     // cache that lags (a restart, a watch gap) must never make a serving cluster look gone.
@@ -291,7 +303,7 @@ export class RayServiceReconciler {
     const namespace = String(svc.metadata.namespace);
     switch (action.type) {
       case 'createPendingCluster': {
-        const cluster = await this.createIfAbsent(buildRayCluster(svc, spec, action.name, action.specHash, action.startFromMinReplicas), RAYCLUSTER);
+        const cluster = await this.createIfAbsent(buildRayCluster(svc, this.store.ownerReference(svc), spec, action.name, action.specHash, action.startFromMinReplicas), RAYCLUSTER);
         if (decision.status.upgradeStrategy === 'NewClusterWithIncrementalUpgrade' || spec.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade') {
           const portName = spec.rayshift?.routeKind === 'GRPC' ? 'serve-grpc' : 'serve';
           await this.createIfAbsent(buildPerClusterServeService(cluster, servePort(spec), portName), SERVICE);
@@ -309,7 +321,7 @@ export class RayServiceReconciler {
       case 'setTrafficWeights':
         return this.writeWeights(svc, spec, action.activeCluster, action.active, action.pendingCluster, action.pending);
       case 'promote':
-        for (const s of buildStableServices(svc, spec, action.cluster)) this.reader.wrote(await this.client.apply(s, { force: true }));
+        for (const s of buildStableServices(svc, this.store.ownerReference(svc), spec, action.cluster)) this.reader.wrote(await this.client.apply(s, { force: true }));
         return 2;
       case 'deleteCluster':
         await this.client.delete(RAYCLUSTER, action.name, namespace, { propagationPolicy: 'Background', ignoreNotFound: true });
@@ -374,7 +386,7 @@ export class RayServiceReconciler {
     if (!gatewayRef) {
       const gw = this.gatewayOf(svc, spec);
       if (!(await this.reader.tryGet(GATEWAY, gw.name, gw.namespace))) {
-        await this.createIfAbsentAny(buildGateway(svc, spec.upgradeStrategy?.clusterUpgradeOptions?.gatewayClassName ?? ''));
+        await this.createIfAbsentAny(buildGateway(svc, this.store.ownerReference(svc), spec.upgradeStrategy?.clusterUpgradeOptions?.gatewayClassName ?? ''));
         writes++;
       }
     }
@@ -393,7 +405,7 @@ export class RayServiceReconciler {
         ...(gatewayRef ? { gatewayRef } : {}),
         backends,
         port: servePort(spec),
-        ownerReferences: [{ apiVersion: svc.apiVersion, kind: svc.kind, name, uid: String(svc.metadata.uid), controller: true, blockOwnerDeletion: true }],
+        ownerReferences: [this.store.ownerReference(svc)],
       });
       await this.createIfAbsentAny(route as KubeObject);
       return writes + 1;
@@ -471,14 +483,17 @@ export class RayServiceReconciler {
 }
 
 /**
- * True when `next` differs from the stored `stored` only by a confirmation between two steps that
- * ends in waiting for the interval: the route was seen carrying the weights, so the step's time is
- * stamped. Such a status is kept in memory and written with the next step (one status write per
- * step, not two). A crash loses only the stamp, which the next run takes again later: a step can
- * then come late, never early.
+ * True when `next` differs from the stored `stored` only by the confirmation of a step: the
+ * Gateway has yet to report the route's new generation (for at most the grace), or the route was
+ * seen carrying the weights, so the step's time is stamped and the interval runs (before a traffic
+ * step, or before a capacity drop). Such a status is kept in memory and written with the next step
+ * (one status write per step, not three). A crash loses only the stamp, which the next run takes
+ * again later: a step can then come late, never early.
  */
-function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus): boolean {
-  if (next.reason !== 'WaitingForInterval' || next.pendingClusterName === undefined) return false;
+function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus, now: number): boolean {
+  if (next.pendingClusterName === undefined) return false;
+  const routeWait = next.reason === 'WaitingForRoute' && stored.reason === 'Migrating' && now < (stored.lastProgressTime ?? 0) + ROUTE_CONFIRMATION_GRACE_MS;
+  if (next.reason !== 'WaitingForInterval' && next.reason !== 'DrainingTraffic' && !routeWait) return false;
   const a = stored as unknown as Record<string, unknown>;
   const b = next as unknown as Record<string, unknown>;
   for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {

@@ -27,11 +27,11 @@ export function servePort(spec: RayServiceSpec): number {
 }
 
 /**
- * The RayCluster `name` of a RayService, with KubeRay's labels, the spec-hash annotation and a
- * controller reference to the service. `startFromMinReplicas` drops worker `replicas` so the
+ * The RayCluster `name` of a RayService, with KubeRay's labels, the spec-hash annotation and the
+ * controller reference `owner`. `startFromMinReplicas` drops worker `replicas` so the
  * autoscaler follows `target_capacity` (a pending cluster of an incremental upgrade).
  */
-export function buildRayCluster(service: KubeObject, spec: RayServiceSpec, name: string, specHash: string, startFromMinReplicas: boolean): KubeObject {
+export function buildRayCluster(service: KubeObject, owner: OwnerReference, spec: RayServiceSpec, name: string, specHash: string, startFromMinReplicas: boolean): KubeObject {
   const cluster = structuredClone(spec.rayClusterConfig) as JsonObject;
   if (startFromMinReplicas) {
     cluster.workerGroupSpecs = asArray(cluster.workerGroupSpecs).map((g) => {
@@ -47,7 +47,7 @@ export function buildRayCluster(service: KubeObject, spec: RayServiceSpec, name:
       namespace: service.metadata.namespace,
       labels: { ...(service.metadata.labels ?? {}), [ORIGINATED_FROM_NAME]: String(service.metadata.name), [ORIGINATED_FROM_CRD]: 'RayService' },
       annotations: { [SPEC_HASH_ANNOTATION]: specHash },
-      ownerReferences: [controllerRef(service)],
+      ownerReferences: [owner],
     },
     spec: cluster,
   };
@@ -69,17 +69,16 @@ export function buildPerClusterServeService(cluster: KubeObject, port: number, p
   };
 }
 
-/** `<service>-head-svc` and `<service>-serve-svc` pointed at `cluster` (blue/green, None and first creation). */
-export function buildStableServices(service: KubeObject, spec: RayServiceSpec, cluster: string): KubeObject[] {
+/** `<service>-head-svc` and `<service>-serve-svc` pointed at `cluster`, owned by `owner` (blue/green, None and first creation). */
+export function buildStableServices(service: KubeObject, owner: OwnerReference, spec: RayServiceSpec, cluster: string): KubeObject[] {
   const name = String(service.metadata.name);
   const labels = { [ORIGINATED_FROM_NAME]: name, [ORIGINATED_FROM_CRD]: 'RayService' };
-  const owner = [controllerRef(service)];
   const serve = headPort(spec, 'serve', 8000);
   return [
     {
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: { name: headService(name), namespace: service.metadata.namespace, labels: { ...labels, 'ray.io/node-type': 'head' }, ownerReferences: owner },
+      metadata: { name: headService(name), namespace: service.metadata.namespace, labels: { ...labels, 'ray.io/node-type': 'head' }, ownerReferences: [owner] },
       spec: {
         selector: { [CLUSTER_LABEL]: cluster, 'ray.io/node-type': 'head' },
         ports: [{ name: 'dashboard', port: headPort(spec, 'dashboard', 8265) }, { name: 'serve', port: serve }],
@@ -88,18 +87,18 @@ export function buildStableServices(service: KubeObject, spec: RayServiceSpec, c
     {
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: { name: stableServeService(name), namespace: service.metadata.namespace, labels: { ...labels, 'ray.io/serve': `${name}-serve` }, ownerReferences: owner },
+      metadata: { name: stableServeService(name), namespace: service.metadata.namespace, labels: { ...labels, 'ray.io/serve': `${name}-serve` }, ownerReferences: [owner] },
       spec: { selector: { [CLUSTER_LABEL]: cluster, 'ray.io/serve': 'true' }, ports: [{ name: 'serve', port: serve }] },
     },
   ];
 }
 
-/** `<service>-gateway` of class `className` with KubeRay's single HTTP listener on port 80. */
-export function buildGateway(service: KubeObject, className: string): KubeObject {
+/** `<service>-gateway` of class `className`, owned by `owner`, with KubeRay's single HTTP listener on port 80. */
+export function buildGateway(service: KubeObject, owner: OwnerReference, className: string): KubeObject {
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'Gateway',
-    metadata: { name: `${service.metadata.name}-gateway`, namespace: service.metadata.namespace, ownerReferences: [controllerRef(service)] },
+    metadata: { name: `${service.metadata.name}-gateway`, namespace: service.metadata.namespace, ownerReferences: [owner] },
     spec: { gatewayClassName: className, listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] },
   };
 }

@@ -1,20 +1,22 @@
 /**
- * Where a RayService's spec is read from and its status written to. The operator keeps both on
- * the `rayshift.dev/v1alpha1` RayService (status subresource); the Pulumi dynamic provider, which
- * has no CRD in the cluster, keeps them in an object of its own. The reconciler is the same.
+ * Where a RayService's spec is read from and its status written to, and which object owns what the
+ * reconciler creates for it. The operator keeps both on the `rayshift.dev/v1alpha1` RayService
+ * (status subresource), which owns its objects; the Pulumi dynamic provider, which has no CRD in
+ * the cluster, keeps them in an object of its own, which owns them. The reconciler is the same.
  */
 import { KubeClient } from '../kube/client';
 import { isNotFound } from '../kube/errors';
 import { ObjectReader } from '../kube/object-reader';
-import { KubeObject } from '../kube/types';
+import { KubeObject, OwnerReference } from '../kube/types';
 import { JsonPatchOp } from '../route/types';
 import { RAYSHIFT_RAYSERVICE } from './names';
+import { controllerRef } from './resources';
 
 /** The service record a reconciler works on. */
 export interface RayServiceStore {
   /**
    * The service as an object: `spec` (the RayService spec), `status` (as last written),
-   * `metadata` with `uid` (the owner of its clusters and route), `generation`, `resourceVersion`,
+   * `metadata` with `uid` (that of its `ownerReference`), `generation`, `resourceVersion`,
    * `annotations` (steering) and, when the store uses one, `finalizers` / `deletionTimestamp`.
    */
   get(namespace: string, name: string): Promise<KubeObject | undefined>;
@@ -22,6 +24,12 @@ export interface RayServiceStore {
   writeStatus(svc: KubeObject, status: Record<string, unknown>): Promise<boolean>;
   /** JSON-patches the service's metadata (finalizers, spent steering annotations). */
   patchMetadata(svc: KubeObject, ops: readonly JsonPatchOp[]): Promise<void>;
+  /**
+   * The controller reference the reconciler puts on the RayClusters, Services, Gateway and route it
+   * creates for `svc`, naming the object that holds the service; its clusters are those with a
+   * controller reference of that uid.
+   */
+  ownerReference(svc: KubeObject): OwnerReference;
   /** Deletion is guarded by rayshift's finalizer, which the reconciler adds and releases. */
   readonly usesFinalizer: boolean;
 }
@@ -46,5 +54,6 @@ export function rayshiftServiceStore(client: KubeClient, reader: ObjectReader): 
     async patchMetadata(svc, ops) {
       reader.wrote(await client.patchJson(RAYSHIFT_RAYSERVICE, String(svc.metadata.name), String(svc.metadata.namespace), ops));
     },
+    ownerReference: controllerRef,
   };
 }

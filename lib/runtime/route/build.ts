@@ -6,6 +6,7 @@
 import { GATEWAY_API_VERSION } from '../../spec/gateway';
 import { GatewayReference, RouteKind } from '../../spec/rayservice';
 import { JsonObject } from '../../spec/read';
+import type { OwnerReference } from '../kube/types';
 import { DEFAULT_SERVE_PORT, ManagedBackend, RouteObjectKind } from './types';
 
 /** Label every object the rayshift operator creates carries, for GitOps tools to key on. */
@@ -64,8 +65,8 @@ export interface ServiceRouteOptions {
   readonly port?: number;
   /** Extra labels (merged over the operator's). */
   readonly labels?: Readonly<Record<string, string>>;
-  /** Owner references (the rayshift RayService, so the route is garbage-collected with it). */
-  readonly ownerReferences?: readonly JsonObject[];
+  /** Owner references (the object holding the RayService, so the route is garbage-collected with it). */
+  readonly ownerReferences?: readonly OwnerReference[];
 }
 
 /** The managed backends of a route built for these clusters (for `planWeightPatch` / `readWeights`). */
