@@ -33,6 +33,8 @@ export interface ApiClientOptions {
   readonly protocol?: ApiProtocol;
   /** CA certificate(s) (PEM) the server's certificate is checked against; default the system's. */
   readonly ca?: string | Buffer;
+  /** Accept any server certificate (development only: anyone on the path can read the token). */
+  readonly insecureSkipTlsVerify?: boolean;
   /** Connect protocol only: JSON instead of binary protobuf. */
   readonly useJson?: boolean;
 }
@@ -58,7 +60,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         },
       ]
     : [];
-  const tls = opts.ca ? { ca: opts.ca } : {};
+  const tls = { ...(opts.ca ? { ca: opts.ca } : {}), ...(opts.insecureSkipTlsVerify ? { rejectUnauthorized: false } : {}) };
   let transport: Transport;
   let close: () => void;
   if ((opts.protocol ?? 'grpc') === 'grpc') {

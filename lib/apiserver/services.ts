@@ -12,6 +12,7 @@ import type { HandlerDeps } from './handlers/deps';
 import { identity } from './handlers/identity';
 import { rayServiceCrud } from './handlers/rayservice-crud';
 import { rayServiceEvents } from './handlers/rayservice-events';
+import { rayServiceRevisions } from './handlers/rayservice-revisions';
 import { rayServiceSteering } from './handlers/rayservice-steering';
 import { UpgradeHandlerOptions, rayServiceUpgrade } from './handlers/rayservice-upgrade';
 import { roleBasedGroups } from './handlers/rolebasedgroup';
@@ -35,7 +36,7 @@ function bind<S extends DescService>(service: S, impl: ServiceImpl<S>): ServiceB
 /** The implementation of every service. */
 export function serviceBindings(deps: HandlerDeps, opts: UpgradeHandlerOptions = {}): ServiceBinding[] {
   return [
-    bind(RayServiceService, { ...rayServiceCrud(deps), ...rayServiceUpgrade(opts), ...rayServiceSteering(deps), ...rayServiceEvents() }),
+    bind(RayServiceService, { ...rayServiceCrud(deps), ...rayServiceUpgrade(opts), ...rayServiceSteering(deps), ...rayServiceEvents(), ...rayServiceRevisions() }),
     bind(ClusterService, clusters(deps)),
     bind(ComputeTemplateService, computeTemplates()),
     bind(RoleBasedGroupService, roleBasedGroups()),

@@ -1,8 +1,9 @@
 /** The `rayshift` command line. */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { RunOperatorOptions } from '../../operator/run';
-import type { StatusOptions } from './status-command';
+import type { StatusOptions, SteerOptions } from './status-command';
 import type { DashboardOptions } from './dashboard-command';
+import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
 import { styleFor } from './style';
@@ -13,6 +14,10 @@ import { projectRoot } from '../crds/resolve';
 function packageVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
+
+const NAMESPACE_HELP = "namespace (default: the kubeconfig context's; default with --api-server)";
+const KUBECONFIG_HELP = 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)';
+const API_SERVER_HELP = '\nWith --api-server the call goes through the rayshift API server as the token\'s user (TokenReview, audience rayshift) instead of the Kubernetes API.\nExit status: 0 on success, 1 when the object is missing or the call fails (not authenticated, permission denied, not applicable now), 2 on a usage error.';
 
 /** Builds the program; `io` receives all output and `exit` the exit code (injectable for tests). */
 export function buildProgram(io: Output, exit: (code: number) => void): Command {
@@ -36,15 +41,18 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
     .option('--json', 'print {"plans":[…]} instead of tables and charts')
     .addHelpText('after', '\nThe plan assumes every wait is satisfied at once: clusters ready, replicas up, routes programmed.\nExit status: 0 with a plan, 1 when the input is invalid (no plan), 2 on a usage error.')
     .action((files: string[], opts: { json?: boolean }) => exit(planCommand(files, Boolean(opts.json), io)));
-  program
-    .command('status')
-    .description('Show where an upgrade stands: a rayshift.dev RayService (both weights, both target capacities, the next step) or, as rbg/NAME, a RoleBasedGroup rollout rayshift executes')
-    .argument('<name>', 'RayService name, or rbg/NAME for a RoleBasedGroup')
-    .option('-n, --namespace <ns>', 'namespace (default: the kubeconfig context\'s)')
-    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
-    .option('-w, --watch', 'follow changes: redraw in place on a terminal, one line per change otherwise')
-    .option('--until-done', 'with --watch: stop when no upgrade is in flight (exit 1 if it ended without the new spec serving)')
-    .option('--json', 'print the status object as JSON')
+  addApiServerOptions(
+    program
+      .command('status')
+      .description('Show where an upgrade stands: a rayshift.dev RayService (both weights, both target capacities, the next step) or, as rbg/NAME, a RoleBasedGroup rollout rayshift executes')
+      .argument('<name>', 'RayService name, or rbg/NAME for a RoleBasedGroup')
+      .option('-n, --namespace <ns>', NAMESPACE_HELP)
+      .option('--kubeconfig <path>', KUBECONFIG_HELP)
+      .option('-w, --watch', 'follow changes: redraw in place on a terminal, one line per change otherwise')
+      .option('--until-done', 'with --watch: stop when no upgrade is in flight (exit 1 if it ended without the new spec serving)')
+      .option('--json', 'print the status object as JSON'),
+  )
+    .addHelpText('after', API_SERVER_HELP)
     .action(async (name: string, opts: StatusOptions) => {
       const { statusCommand } = await import('./status-command');
       exit(await statusCommand(name, opts, io, interrupted()));
@@ -65,14 +73,18 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
     ['resume', 'Continue a paused upgrade'],
     ['promote', 'Finish the upgrade without waiting for the remaining intervals'],
     ['abort', 'Roll the upgrade back: traffic and capacity return to the active cluster'],
+    ['rollback', "Set the spec back to the serving cluster's, which rolls the upgrade in flight back (needs --api-server)"],
   ] as const) {
-    program
-      .command(verb)
-      .description(what)
-      .argument('<name>', 'RayService name')
-      .option('-n, --namespace <ns>', 'namespace (default: the kubeconfig context\'s)')
-      .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)')
-      .action(async (name: string, opts: { namespace?: string; kubeconfig?: string }) => {
+    addApiServerOptions(
+      program
+        .command(verb)
+        .description(what)
+        .argument('<name>', 'RayService name')
+        .option('-n, --namespace <ns>', NAMESPACE_HELP)
+        .option('--kubeconfig <path>', KUBECONFIG_HELP),
+    )
+      .addHelpText('after', API_SERVER_HELP)
+      .action(async (name: string, opts: SteerOptions) => {
         const { steerCommand } = await import('./status-command');
         exit(await steerCommand(verb, name, opts, io));
       });

@@ -1,24 +1,34 @@
 /**
  * `rayshift status NAME` (a `rayshift.dev` RayService, or `rbg/NAME` for a RoleBasedGroup whose
- * rollout rayshift executes) and the steering verbs (`pause`, `resume`, `promote`, `abort`) for
- * RayServices, over a kubeconfig. `--watch` follows the service through its watch:
+ * rollout rayshift executes) and the steering verbs (`pause`, `resume`, `promote`, `abort`,
+ * `rollback`) for RayServices, over a kubeconfig or, with `--api-server`, through the rayshift API
+ * server (same output: both hand the same object to the same view). `--watch` follows the object:
  * on a terminal the screen is redrawn in place (with a live countdown), otherwise one line is
  * printed per change, which is what a CI log wants.
  */
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { ApiClient } from '../apiserver/client';
 import { KubeClient } from '../runtime/kube/client';
-import { KubeObject, ResourceType } from '../runtime/kube/types';
+import { KubeObject } from '../runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
 import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
+import { asObject } from '../spec/read';
+import { ApiAttempt, connectApi, describeApiError } from './api-connection';
+import { ApiConnectionOptions, apiConnectionProblem, resolveToken } from './api-options';
+import { SteeringVerb, apiStatusSource, steerThroughApi } from './api-status-source';
 import { EXIT, Output } from './commands';
 import { GroupView, groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from './rbg-status-view';
 import { ServiceView, renderServiceLine, renderServiceScreen, serviceView, withoutTime } from './status-view';
+import { StatusSource, kubeStatusSource } from './status-source';
 import { Style } from './style';
 
+export type { SteeringVerb } from './api-status-source';
+
 /** Options of `rayshift status`. */
-export interface StatusOptions {
+export interface StatusOptions extends ApiConnectionOptions {
   /** kubeconfig file. @default $KUBECONFIG or ~/.kube/config */
   readonly kubeconfig?: string;
-  /** Namespace. @default the kubeconfig context's, else `default` */
+  /** Namespace. @default the kubeconfig context's, else `default` (`default` with `apiServer`) */
   readonly namespace?: string;
   /** Follow changes until interrupted (or until done with `untilDone`). */
   readonly watch?: boolean;
@@ -47,6 +57,8 @@ export function upgradeDone(v: ServiceView): boolean {
 interface Subject<V> {
   readonly what: string;
   view(obj: KubeObject): V;
+  /** What `--json` prints. */
+  json(obj: KubeObject): unknown;
   screen(v: V, now: number, style: Style): string[];
   lines(v: V, now: number): string[];
   /** Finished (for `--until-done`), and whether it finished without the new version. */
@@ -56,6 +68,7 @@ interface Subject<V> {
 const RAYSERVICE_SUBJECT: Subject<ServiceView> = {
   what: 'RayService (rayshift.dev/v1alpha1)',
   view: serviceView,
+  json: (obj) => obj.status ?? {},
   screen: renderServiceScreen,
   lines: (v, now) => [renderServiceLine(v, now)],
   finished: (v) => {
@@ -68,6 +81,7 @@ const RAYSERVICE_SUBJECT: Subject<ServiceView> = {
 const RBG_SUBJECT: Subject<GroupView> = {
   what: 'RoleBasedGroup (workloads.x-k8s.io)',
   view: groupView,
+  json: groupView,
   screen: renderGroupScreen,
   lines: renderGroupLines,
   finished: (v) => ({ ...rolloutFinished(v), why: v.coordinations.filter((c) => c.phase !== 'Complete').map((c) => `${c.name}: ${c.reason}`).join(', ') }),
@@ -79,44 +93,76 @@ function parseTarget(target: string): { rbg: boolean; name: string } {
   return m ? { rbg: true, name: m[2] } : { rbg: false, name: target.replace(/^(rayservices?(\.rayshift\.dev)?)\//i, '') };
 }
 
+/** One run of `status`: what it shows, from where, and how. */
+interface StatusRun<V> {
+  readonly source: StatusSource;
+  readonly subject: Subject<V>;
+  readonly namespace: string;
+  readonly name: string;
+  readonly opts: StatusOptions;
+  readonly io: Output;
+  /** Words a failure to follow the object. */
+  readonly explain: (err: unknown) => string;
+  /** Ends a watch. */
+  readonly stop?: Promise<void>;
+}
+
 /**
- * `rayshift status TARGET` (a RayService name, or `rbg/NAME` for a RoleBasedGroup); resolves to
- * the exit code. `stop` ends a watch (SIGINT in the binary).
+ * `rayshift status TARGET` (a RayService name, or `rbg/NAME` for a RoleBasedGroup) through a
+ * kubeconfig or, with `--api-server`, through the API server; resolves to the exit code. `stop` ends
+ * a watch (SIGINT in the binary).
  */
 export async function statusCommand(target: string, opts: StatusOptions, io: Output, stop?: Promise<void>): Promise<number> {
+  const { rbg, name } = parseTarget(target);
+  const problem = apiConnectionProblem(opts) ?? (rbg && opts.apiServer !== undefined ? 'status rbg/NAME reads RoleBasedGroups through a kubeconfig only; leave out --api-server' : undefined);
+  if (problem !== undefined) return usageError(io, problem);
+  if (opts.apiServer !== undefined) {
+    const namespace = opts.namespace ?? 'default';
+    const attempt = { verb: opts.watch ? 'watch' : 'read', namespace, name };
+    return throughApi({ ...opts, apiServer: opts.apiServer }, attempt, io, (api, explain) =>
+      show({ source: apiStatusSource(api, namespace, name), subject: RAYSERVICE_SUBJECT, namespace, name, opts, io, explain, stop }),
+    );
+  }
   const client = clientFor(opts);
   const namespace = opts.namespace ?? client.namespace ?? 'default';
-  const { rbg, name } = parseTarget(target);
+  const common = { namespace, name, opts, io, explain: (e: unknown) => (e as Error).message, stop };
+  return rbg
+    ? show({ ...common, source: kubeStatusSource(client, [RBG_V1ALPHA2_TYPE, RBG_V1ALPHA1_TYPE], namespace, name), subject: RBG_SUBJECT })
+    : show({ ...common, source: kubeStatusSource(client, [RAYSHIFT_RAYSERVICE], namespace, name), subject: RAYSERVICE_SUBJECT });
+}
+
+/** Prints the object of `run.source`, or with `--watch` follows it. */
+async function show<V>(run: StatusRun<V>): Promise<number> {
+  const { source, subject, opts, io } = run;
   try {
-    let type: ResourceType = RAYSHIFT_RAYSERVICE;
-    let obj: KubeObject | undefined;
-    for (const t of rbg ? [RBG_V1ALPHA2_TYPE, RBG_V1ALPHA1_TYPE] : [RAYSHIFT_RAYSERVICE]) {
-      obj = await client.tryGet(t, name, namespace);
-      type = t;
-      if (obj) break;
-    }
-    const subject = (rbg ? RBG_SUBJECT : RAYSERVICE_SUBJECT) as Subject<unknown>;
+    const obj = await source.read();
     if (!obj) {
-      io.err(`${io.errStyle.red('error:')} ${subject.what} ${namespace}/${name} not found\n`);
+      io.err(`${io.errStyle.red('error:')} ${subject.what} ${run.namespace}/${run.name} not found\n`);
       return EXIT.invalid;
     }
     if (!opts.watch) {
-      if (opts.json) io.out(`${JSON.stringify(rbg ? groupView(obj) : obj.status ?? {}, null, 2)}\n`);
+      if (opts.json) io.out(`${JSON.stringify(subject.json(obj), null, 2)}\n`);
       else io.out(`${subject.screen(subject.view(obj), Date.now(), io.outStyle).join('\n')}\n`);
       return EXIT.ok;
     }
-    return await watchObject(client, type, namespace, name, obj, subject, opts, io, stop);
+    return await follow(run, obj);
   } finally {
-    client.close();
+    source.close();
   }
 }
 
-async function watchObject<V>(client: KubeClient, type: ResourceType, namespace: string, name: string, first: KubeObject, subject: Subject<V>, opts: StatusOptions, io: Output, stop?: Promise<void>): Promise<number> {
+async function follow<V>(run: StatusRun<V>, first: KubeObject): Promise<number> {
+  const { source, subject, opts, io } = run;
   let view = subject.view(first);
   let drawn = 0;
   let lastKeys = new Set<string>();
-  let finish!: (code: number) => void;
-  const finished = new Promise<number>((resolve) => (finish = resolve));
+  let ended = false;
+  let resolveFinished!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => (resolveFinished = resolve));
+  const finish = (code: number) => {
+    ended = true;
+    resolveFinished(code);
+  };
   const draw = () => {
     if (io.interactive) {
       const lines = subject.screen(view, Date.now(), io.outStyle);
@@ -139,54 +185,124 @@ async function watchObject<V>(client: KubeClient, type: ResourceType, namespace:
     if (f.failed) io.err(`${io.errStyle.red('did not complete:')} ${f.why ?? ''}\n`);
     finish(f.failed ? EXIT.invalid : EXIT.ok);
   };
-  const informer = client.watch(type, namespace, (e) => {
-    if (e.object.metadata.name !== name) return;
-    if (e.type === 'delete') {
-      io.err(`${subject.what} ${namespace}/${name} was deleted\n`);
+  const stopFollowing = source.follow({
+    changed(obj) {
+      if (ended) return;
+      view = subject.view(obj);
+      if (!io.interactive) draw();
+      settle();
+    },
+    deleted() {
+      if (ended) return;
+      io.err(`${subject.what} ${run.namespace}/${run.name} was deleted\n`);
       finish(EXIT.invalid);
-      return;
-    }
-    view = subject.view(e.object);
-    if (!io.interactive) draw();
-    settle();
-  }, { resyncIntervalMs: 0 });
-  informer.start();
+    },
+    failed(err) {
+      if (ended) return;
+      io.err(`${io.errStyle.red('error:')} ${run.explain(err)}\n`);
+      finish(EXIT.invalid);
+    },
+  });
   draw();
   const timer = io.interactive ? setInterval(draw, REDRAW_MS) : undefined;
-  void stop?.then(() => finish(EXIT.ok));
+  void run.stop?.then(() => finish(EXIT.ok));
   try {
     return await finished;
   } finally {
     if (timer) clearInterval(timer);
-    await informer.stop();
+    await stopFollowing();
   }
 }
 
-/** The steering verbs and the annotation each sets (`resume` removes the pause). */
-export const STEERING = {
-  pause: { annotation: PAUSE_ANNOTATION, value: 'true', says: 'paused: no further step until resumed' },
-  resume: { annotation: PAUSE_ANNOTATION, value: null, says: 'resumed (spec.rayshift.paused, if set, still holds it)' },
-  promote: { annotation: PROMOTE_ANNOTATION, value: 'true', says: 'promoting: the upgrade finishes without waiting for intervals' },
-  abort: { annotation: ABORT_ANNOTATION, value: 'true', says: 'aborting: traffic and capacity return to the active cluster' },
+/** Options of the steering verbs. */
+export interface SteerOptions extends ApiConnectionOptions {
+  /** kubeconfig file. @default $KUBECONFIG or ~/.kube/config */
+  readonly kubeconfig?: string;
+  /** Namespace. @default the kubeconfig context's (`default` with `apiServer`) */
+  readonly namespace?: string;
+}
+
+/** What each steering verb has done, as printed after the object. */
+const STEERED: Readonly<Record<SteeringVerb, string>> = {
+  pause: 'paused: no further step until resumed',
+  resume: 'resumed',
+  promote: 'promoting: the upgrade finishes without waiting for intervals',
+  abort: 'aborting: traffic and capacity return to the active cluster',
+  rollback: "rolling back: the spec is the serving cluster's again",
+};
+
+/** The steering annotation each verb sets through a kubeconfig (`resume` removes the pause); `rollback` needs the API server. */
+const STEERING_ANNOTATIONS = {
+  pause: { annotation: PAUSE_ANNOTATION, value: 'true' },
+  resume: { annotation: PAUSE_ANNOTATION, value: null },
+  promote: { annotation: PROMOTE_ANNOTATION, value: 'true' },
+  abort: { annotation: ABORT_ANNOTATION, value: 'true' },
 } as const;
 
-/** A steering verb. */
-export type SteeringVerb = keyof typeof STEERING;
-
-/** `rayshift pause|resume|promote|abort NAME`: sets (or removes) the verb's annotation. */
-export async function steerCommand(verb: SteeringVerb, name: string, opts: { kubeconfig?: string; namespace?: string }, io: Output): Promise<number> {
+/**
+ * `rayshift pause|resume|promote|abort|rollback NAME`. Through a kubeconfig it sets (or removes)
+ * the verb's annotation; through `--api-server` it calls the verb's RPC, which checks the caller's
+ * right to the verb and that it applies now (`rollback` only goes that way).
+ */
+export async function steerCommand(verb: SteeringVerb, name: string, opts: SteerOptions, io: Output): Promise<number> {
+  const problem = apiConnectionProblem(opts);
+  if (problem !== undefined) return usageError(io, problem);
+  const notFound = (namespace: string) => `${io.errStyle.red('error:')} RayService ${namespace}/${name} (rayshift.dev/v1alpha1) not found\n`;
+  if (opts.apiServer !== undefined) {
+    const namespace = opts.namespace ?? 'default';
+    return throughApi({ ...opts, apiServer: opts.apiServer }, { verb, namespace, name }, io, async (api) => {
+      try {
+        await steerThroughApi(api, verb, namespace, name);
+      } catch (e) {
+        if (!(e instanceof ConnectError && e.code === Code.NotFound)) throw e;
+        io.err(notFound(namespace));
+        return EXIT.invalid;
+      }
+      io.out(`RayService ${namespace}/${name} ${STEERED[verb]}\n`);
+      return EXIT.ok;
+    });
+  }
+  if (verb === 'rollback') return usageError(io, "rollback goes through the API server, which recovers the serving cluster's spec: give --api-server");
   const client = clientFor(opts);
   const namespace = opts.namespace ?? client.namespace ?? 'default';
-  const s = STEERING[verb];
+  const s = STEERING_ANNOTATIONS[verb];
   try {
-    if (!(await client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace))) {
-      io.err(`${io.errStyle.red('error:')} RayService ${namespace}/${name} (rayshift.dev/v1alpha1) not found\n`);
+    const svc = await client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
+    if (!svc) {
+      io.err(notFound(namespace));
       return EXIT.invalid;
     }
     await client.patchMerge(RAYSHIFT_RAYSERVICE, name, namespace, { metadata: { annotations: { [s.annotation]: s.value } } });
-    io.out(`RayService ${namespace}/${name} ${s.says}\n`);
+    const heldBySpec = verb === 'resume' && asObject(asObject(svc.spec).rayshift).paused === true;
+    io.out(`RayService ${namespace}/${name} ${heldBySpec ? 'resumed, but spec.rayshift.paused still holds it' : STEERED[verb]}\n`);
     return EXIT.ok;
   } finally {
     client.close();
+  }
+}
+
+function usageError(io: Output, problem: string): number {
+  io.err(`${io.errStyle.red('error:')} ${problem}\n`);
+  return EXIT.usage;
+}
+
+/**
+ * Runs `call` with a client of the API server in `opts`; a failure (of `call`, or one `call` words
+ * with `explain`) is printed as what it means for `attempt`, with exit code 1. Closes the client.
+ */
+async function throughApi(opts: ApiConnectionOptions & { readonly apiServer: string }, attempt: ApiAttempt, io: Output, call: (api: ApiClient, explain: (err: unknown) => string) => Promise<number>): Promise<number> {
+  let api: ApiClient | undefined;
+  let tokenGiven = false;
+  const explain = (e: unknown) => (e instanceof ConnectError ? describeApiError(e, attempt, { url: opts.apiServer, tokenGiven }) : (e as Error).message);
+  try {
+    const token = resolveToken(opts);
+    tokenGiven = token !== undefined;
+    api = connectApi(opts, token);
+    return await call(api, explain);
+  } catch (e) {
+    io.err(`${io.errStyle.red('error:')} ${explain(e)}\n`);
+    return EXIT.invalid;
+  } finally {
+    api?.close();
   }
 }

@@ -39,6 +39,19 @@ test('schemas follow the proto3 JSON mapping', () => {
   expect(Object.keys(watch.responses['200'].content)).toEqual(['text/event-stream']);
 });
 
+test('the events and revisions of a RayService are operations with their response schemas', () => {
+  const base = '/apis/rayshift/v1/namespaces/{namespace}/rayservices/{name}';
+  for (const [sub, response] of [['events', 'ListRayServiceEventsResponse'], ['revisions', 'ListRayServiceRevisionsResponse']]) {
+    const op = doc.paths[`${base}/${sub}`].get;
+    expect(op.operationId).toBe(`RayServiceService_ListRayService${sub[0].toUpperCase()}${sub.slice(1)}`);
+    expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: `#/components/schemas/rayshift.v1.${response}` });
+  }
+  const revision = doc.components.schemas['rayshift.v1.RayServiceRevision'];
+  expect(Object.keys(revision.properties)).toEqual(['specHash', 'cluster', 'state', 'current', 'createTime', 'serveConfigV2', 'rayClusterConfig']);
+  expect(doc.components.schemas['rayshift.v1.RevisionState'].enum).toEqual(['REVISION_STATE_UNSPECIFIED', 'REVISION_STATE_NOT_RUNNING', 'REVISION_STATE_ACTIVE', 'REVISION_STATE_PENDING', 'REVISION_STATE_RETIRED']);
+  expect(doc.components.schemas['rayshift.v1.UpgradeStatus'].properties.executorStatus).toMatchObject({ type: 'object', additionalProperties: true });
+});
+
 test('redocly lint accepts the document without errors or warnings', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-openapi-'));
   const file = path.join(dir, 'openapi.json');

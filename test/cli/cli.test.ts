@@ -182,3 +182,28 @@ describe('usage', () => {
     }
   });
 });
+
+describe('--api-server', () => {
+  test('API-server options without --api-server, or with --kubeconfig, are usage errors (exit 2)', () => {
+    expect(rayshift('status', 'llm', '--token', 'secret-token')).toMatchObject({ code: 2, stderr: 'error: --token needs --api-server\n' });
+    const both = rayshift('pause', 'llm', '--api-server', 'https://127.0.0.1:1', '--kubeconfig', 'kc.yaml');
+    expect(both).toMatchObject({ code: 2, stderr: 'error: --kubeconfig and --api-server exclude each other\n' });
+    expect(rayshift('rollback', 'llm')).toMatchObject({ code: 2, stderr: "error: rollback goes through the API server, which recovers the serving cluster's spec: give --api-server\n" });
+    expect(rayshift('status', 'rbg/pd', '--api-server', 'https://127.0.0.1:1').code).toBe(2);
+  });
+
+  test('an unreachable API server is named, exit 1, and the token never shows', () => {
+    const r = rayshift('status', 'llm', '-n', 'serving', '--api-server', 'http://127.0.0.1:1', '--token', 'secret-token');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^error: the API server http:\/\/127\.0\.0\.1:1 is unavailable: /);
+    expect(`${r.stdout}${r.stderr}`).not.toContain('secret-token');
+  });
+
+  test('--help of the RayService verbs lists the API-server options', () => {
+    for (const cmd of ['status', 'pause', 'resume', 'promote', 'abort', 'rollback']) {
+      const r = rayshift(cmd, '--help');
+      expect(r.code).toBe(0);
+      for (const option of ['--api-server <url>', '--token <token>', '--token-file <path>', '--ca-file <path>', '--insecure-skip-tls-verify']) expect(r.stdout).toContain(option);
+    }
+  });
+});

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { fromJson, type JsonValue } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
-import { ApiEnv, TEAM_A, TEAM_B, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import { ApiEnv, TEAM_A, TEAM_B, grantUser, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
 import { waitFor } from '../support/operator-env';
 
 let env: ApiEnv;
@@ -168,14 +168,7 @@ test('--insecure-local serves cleartext HTTP/1.1 and h2c on loopback only, as th
 
 test('GetSteeringAccess lists the verbs each caller may steer with: all for alice, none for read-only bob', async () => {
   // bob may read RayServices in team-a, and nothing else there.
-  await env.admin.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'rayservice-reader', namespace: TEAM_A }, rules: [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'list', 'watch'] }] } as never);
-  await env.admin.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: 'bob-reads', namespace: TEAM_A },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'rayservice-reader' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
-  } as never);
+  await grantUser(env.admin, TEAM_A, 'bob', 'bob-reads', [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'list', 'watch'] }]);
   const path = `${base(TEAM_A)}/svc-a/steeringAccess`;
   const forAlice = await env.rest('GET', path);
   expect(forAlice.status).toBe(200);

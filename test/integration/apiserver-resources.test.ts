@@ -8,7 +8,7 @@
 import { toJson } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
-import { ApiEnv, TEAM_A, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import { ApiEnv, TEAM_A, eventAbout, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
 import { waitFor } from '../support/operator-env';
 
 let env: ApiEnv;
@@ -213,21 +213,8 @@ test('RoleBasedGroup status carries the coordination progress of its Coordinated
 });
 
 test('events of a RayService are matched by kind and name', async () => {
-  const event = (name: string, kind: string, apiVersion: string, reason: string) => ({
-    apiVersion: 'events.k8s.io/v1',
-    kind: 'Event',
-    metadata: { name, namespace: TEAM_A },
-    eventTime: new Date().toISOString().replace('Z', '000Z'),
-    reportingController: 'rayshift.dev/operator',
-    reportingInstance: 'test',
-    action: 'Reconcile',
-    reason,
-    type: 'Normal',
-    note: `${reason} happened`,
-    regarding: { apiVersion, kind, name: 'shared', namespace: TEAM_A },
-  });
-  await env.admin.create(event('shared.1', 'RayService', 'rayshift.dev/v1alpha1', 'UpgradeStarted') as never);
-  await env.admin.create(event('shared.2', 'ConfigMap', 'v1', 'Unrelated') as never);
+  await env.admin.create(eventAbout('shared.1', TEAM_A, { apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', name: 'shared' }, 'UpgradeStarted', 'UpgradeStarted happened'));
+  await env.admin.create(eventAbout('shared.2', TEAM_A, { apiVersion: 'v1', kind: 'ConfigMap', name: 'shared' }, 'Unrelated'));
   const answer = await env.rest('GET', `${base}/shared/events`);
   expect(answer.status).toBe(200);
   expect(answer.body.events).toEqual([expect.objectContaining({ regardingKind: 'RayService', regardingName: 'shared', reason: 'UpgradeStarted', note: 'UpgradeStarted happened', count: 1, type: 'Normal' })]);

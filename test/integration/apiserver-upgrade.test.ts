@@ -4,11 +4,16 @@
  * executing real incremental upgrades on a real kube-apiserver: the watch (gRPC stream and REST
  * server-sent events) follows a whole upgrade and ends on completion; pause, resume, promote, abort
  * and rollback change what the operator does, are refused with FAILED_PRECONDITION when they do not
- * apply, and are authorised per verb (a user may promote without being allowed to edit).
+ * apply, and are authorised per verb (a user may promote without being allowed to edit). A service's
+ * revisions (from the clusters it controls) and events (of it and its clusters, by kind and name)
+ * answer equally over REST and gRPC, only to callers who may read them, and a revision sent back as
+ * the spec rolls the service back to it.
  */
+import { toJson } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
+import { ListRayServiceEventsResponseSchema, ListRayServiceRevisionsResponseSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
 import { UpgradeEventType, UpgradePhase, type UpgradeEvent } from '../../lib/apiserver/gen/rayshift/v1/upgrade_pb';
-import { ApiEnv, TEAM_A, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import { ApiEnv, TEAM_A, eventAbout, grantUser, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
 import { waitFor } from '../support/operator-env';
 
 let env: ApiEnv;
@@ -18,14 +23,7 @@ let cpu = 1;
 beforeAll(async () => {
   env = await startApiEnv({ operator: true, heartbeatSeconds: 1 });
   // bob may promote in team-a, and nothing else there.
-  await env.admin.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'promoter', namespace: TEAM_A }, rules: [{ apiGroups: ['rayshift.dev'], resources: ['rayservices/promote'], verbs: ['update'] }] } as never);
-  await env.admin.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: 'bob-promotes', namespace: TEAM_A },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'promoter' },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'bob' }],
-  } as never);
+  await grantUser(env.admin, TEAM_A, 'bob', 'bob-promotes', [{ apiGroups: ['rayshift.dev'], resources: ['rayservices/promote'], verbs: ['update'] }]);
   expect((await env.rest('POST', base, rayServiceBody('llm', { interval: 2 }))).status).toBe(200);
   await waitUntil('llm', (u) => u.phase === 'UPGRADE_PHASE_IDLE' && !!u.active?.cluster, 'the first cluster to serve');
 }, 240_000);
@@ -163,3 +161,73 @@ test('rollback reverts the spec to the serving cluster, which the operator rolls
   const svc = (await env.rest('GET', `${base}/llm`)).body;
   expect(svc.spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu).toBe(String(cpu - 2));
 }, 180_000);
+
+test('revisions and events answer equally over REST and gRPC, only to callers who may read them, and a revision rolls back', async () => {
+  const body = rayServiceBody('hist') as any;
+  expect((await env.rest('POST', base, body)).status).toBe(200);
+  const serving = await waitUntil('hist', (u) => u.phase === 'UPGRADE_PHASE_IDLE' && !!u.active?.cluster, 'hist to serve');
+  // Paused, the upgrade creates its pending cluster and holds: both clusters stay.
+  expect((await env.rest('POST', `${base}/hist:pause`, {})).status).toBe(200);
+  body.spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu = '7';
+  expect((await env.rest('PATCH', `${base}/hist?update_mask=spec.ray_cluster_config`, { spec: { rayClusterConfig: body.spec.rayClusterConfig } })).status).toBe(200);
+  const upgrading = await waitUntil('hist', (u) => u.phase === 'UPGRADE_PHASE_PAUSED' && !!u.pending?.cluster, 'a held upgrade with a pending cluster');
+  let revisions = await env.rest('GET', `${base}/hist/revisions`);
+  await waitFor(async () => (revisions = await env.rest('GET', `${base}/hist/revisions`)).body.revisions?.length === 2, 'the pending RayCluster', 30_000, 200);
+  expect(revisions.status).toBe(200);
+  expect(revisions.body.revisions.map((r: any) => [r.cluster, r.state, r.current])).toEqual([
+    [upgrading.pending.cluster, 'REVISION_STATE_PENDING', true],
+    [serving.active.cluster, 'REVISION_STATE_ACTIVE', false],
+  ]);
+  expect(revisions.body.revisions[1].serveConfigV2).toBe(body.spec.serveConfigV2);
+  const grpc = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceRevisions({ namespace: TEAM_A, name: 'hist' });
+  expect(toJson(ListRayServiceRevisionsResponseSchema, grpc, { alwaysEmitImplicit: true })).toEqual(revisions.body);
+
+  // Events of the service and of its clusters, by kind and name: not those of a Pod named like a cluster.
+  await env.admin.create(eventAbout('hist.1', TEAM_A, { apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', name: 'hist' }, 'ServiceEvent'));
+  await env.admin.create(eventAbout('hist.2', TEAM_A, { apiVersion: 'ray.io/v1', kind: 'RayCluster', name: serving.active.cluster }, 'ActiveClusterEvent'));
+  await env.admin.create(eventAbout('hist.3', TEAM_A, { apiVersion: 'v1', kind: 'Pod', name: serving.active.cluster }, 'PodEvent'));
+  // A core/v1 Event (involvedObject, as KubeRay records them) about the pending cluster.
+  await env.admin.create({
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'hist.4', namespace: TEAM_A },
+    involvedObject: { apiVersion: 'ray.io/v1', kind: 'RayCluster', name: upgrading.pending.cluster, namespace: TEAM_A },
+    reason: 'PendingClusterEvent',
+    message: 'created pods',
+    type: 'Warning',
+    count: 3,
+    firstTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    source: { component: 'kuberay-operator' },
+  } as never);
+  const events = await env.rest('GET', `${base}/hist/events`);
+  expect(events.status).toBe(200);
+  expect(events.body.events.map((e: any) => [e.regardingKind, e.regardingName, e.reason]).sort()).toEqual(
+    [
+      ['RayService', 'hist', 'ServiceEvent'],
+      ['RayCluster', serving.active.cluster, 'ActiveClusterEvent'],
+      ['RayCluster', upgrading.pending.cluster, 'PendingClusterEvent'],
+    ].sort(),
+  );
+  expect(events.body.events.find((e: any) => e.reason === 'PendingClusterEvent')).toMatchObject({ type: 'Warning', note: 'created pods', count: 3 });
+  const grpcEvents = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' });
+  expect(toJson(ListRayServiceEventsResponseSchema, grpcEvents, { alwaysEmitImplicit: true })).toEqual(events.body);
+
+  // bob may read the service (and only it), not its clusters nor the events: both are refused, over both protocols.
+  await grantUser(env.admin, TEAM_A, 'bob', 'bob-reads-hist', [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], resourceNames: ['hist'], verbs: ['get'] }]);
+  await waitFor(async () => (await env.rest('GET', `${base}/hist`, undefined, { token: env.tokens.bob })).status === 200, 'bob to read hist', 30_000, 200);
+  for (const sub of ['revisions', 'events']) expect((await env.rest('GET', `${base}/hist/${sub}`, undefined, { token: env.tokens.bob })).status).toBe(403);
+  const bob = env.client('grpc', env.tokens.bob).rayServices;
+  expect((await bob.listRayServiceRevisions({ namespace: TEAM_A, name: 'hist' }).catch((e) => e)).code).toBe(Code.PermissionDenied);
+  expect((await bob.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' }).catch((e) => e)).code).toBe(Code.PermissionDenied);
+
+  // The active revision's spec and Serve config, sent back, are a goal that reverts to the serving cluster
+  // (a rollback, which no pause holds).
+  const active = revisions.body.revisions[1];
+  const reverted = await env.rest('PATCH', `${base}/hist?update_mask=spec.ray_cluster_config,spec.serve_config_v2`, { spec: { rayClusterConfig: active.rayClusterConfig, serveConfigV2: active.serveConfigV2 } });
+  expect(reverted.status).toBe(200);
+  const back = await waitUntil('hist', (u) => !u.pending && u.phase === 'UPGRADE_PHASE_IDLE', 'the rollback to the active revision');
+  expect(back.active.cluster).toBe(serving.active.cluster);
+  const after = (await env.rest('GET', `${base}/hist/revisions`)).body.revisions;
+  expect(after.find((r: any) => r.cluster === serving.active.cluster)).toMatchObject({ state: 'REVISION_STATE_ACTIVE', current: true, specHash: active.specHash });
+}, 240_000);

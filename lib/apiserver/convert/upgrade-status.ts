@@ -2,9 +2,10 @@
  * The `UpgradeStatus` of a RayService object: from the rayshift operator's status (`phase`,
  * `reason`, `engineState`, KubeRay-named sides and conditions) or from KubeRay's own status (sides
  * and conditions only). Step counts come from the engine's plan of the service's own options; the
- * next traffic step's due time is `rayshift status`'s (`nextTrafficStepAt` of the engine state).
+ * next traffic step's due time is `rayshift status`'s (`nextTrafficStepAt` of the engine state). The
+ * status object itself travels along verbatim (`executor_status`).
  */
-import { create } from '@bufbuild/protobuf';
+import { create, type JsonObject as ProtoJsonObject } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { planRayService } from '../../engine/plan-rayservice';
 import { rayServiceEngineOptions } from '../../engine/from-spec';
@@ -13,7 +14,7 @@ import { PAUSE_ANNOTATION } from '../../runtime/rayservice/names';
 import { nextTrafficStepAt, serviceView } from '../../runtime/rayservice/progress';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { validateRayService } from '../../spec/rayservice';
-import { asObject } from '../../spec/read';
+import { asObject, isObject } from '../../spec/read';
 import { ClusterSideSchema, UpgradePhase, UpgradeStatusSchema, type ClusterSide, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
 import { conditionsOf } from './conditions';
 import { timestampOf } from './timestamps';
@@ -94,6 +95,7 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
     resourceVersion: obj.metadata.resourceVersion ?? '',
     nextTrafficStepTime: nextTrafficStep === undefined ? undefined : timestampFromMs(nextTrafficStep),
     paused: rayshift && (asObject(spec.rayshift).paused === true || obj.metadata.annotations?.[PAUSE_ANNOTATION] === 'true'),
+    executorStatus: isObject(obj.status) ? (obj.status as ProtoJsonObject) : undefined,
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import type { ServiceImpl } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
 import type { KubeClient } from '../../runtime/kube/client';
 import { KnownTypes, type KubeObject } from '../../runtime/kube/types';
 import { asObject } from '../../spec/read';
@@ -50,7 +51,8 @@ export function rayServiceEvents(): EventsImpl {
         Promise.all([eventsAbout(kube, req.namespace, 'RayService', req.name), ...clusters.map((c) => eventsAbout(kube, req.namespace, 'RayCluster', c))]),
       );
       const events = lists.flat().map(eventOf);
-      events.sort((a, b) => Number((a.lastTime?.seconds ?? 0n) - (b.lastTime?.seconds ?? 0n)));
+      const at = (e: (typeof events)[number]) => (e.lastTime ? timestampMs(e.lastTime) : 0);
+      events.sort((a, b) => at(a) - at(b));
       return create(ListRayServiceEventsResponseSchema, { events });
     },
   };

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { ApiClient, ApiProtocol, createApiClient } from '../../../lib/apiserver/client';
 import { RunningApiServer, startApiServer } from '../../../lib/apiserver/server';
 import { KubeClient } from '../../../lib/runtime/kube/client';
+import type { KubeObject } from '../../../lib/runtime/kube/types';
 import { loadClientNode } from '../../../lib/runtime/kube/client-node';
 import { ControlPlane } from '../../support/controlplane';
 import { createNamespace, startOperatorEnv, startOperatorHarness } from '../../support/operator-env';
@@ -167,6 +168,35 @@ export async function startApiEnv(opts: { operator?: boolean; heartbeatSeconds?:
       else await env.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Grants `user` the `rules` in `namespace`: a Role and a RoleBinding, both named `name`. */
+export async function grantUser(admin: KubeClient, namespace: string, user: string, name: string, rules: readonly Record<string, unknown>[]): Promise<void> {
+  await admin.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules } as never);
+  await admin.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
+  } as never);
+}
+
+/** An `events.k8s.io/v1` Event named `name` about `regarding` (in `namespace`), reported now. */
+export function eventAbout(name: string, namespace: string, regarding: { apiVersion: string; kind: string; name: string }, reason: string, note = reason): KubeObject {
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { name, namespace },
+    eventTime: new Date().toISOString().replace('Z', '000Z'),
+    reportingController: 'rayshift.dev/operator',
+    reportingInstance: 'test',
+    action: 'Reconcile',
+    reason,
+    type: 'Normal',
+    note,
+    regarding: { ...regarding, namespace },
   };
 }
 

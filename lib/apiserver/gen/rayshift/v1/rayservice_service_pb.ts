@@ -4,25 +4,25 @@
 // @generated from file rayshift/v1/rayservice_service.proto (package rayshift.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb";
-import type { EmptySchema, FieldMask, FieldMaskJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { EmptySchema, FieldMask, FieldMaskJson, StructJson, Timestamp, TimestampJson } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Executor, ExecutorJson } from "./common_pb";
 import { file_rayshift_v1_common } from "./common_pb";
 import type { RayService, RayServiceJson, RayServiceSchema, RayServiceSpec, RayServiceSpecJson } from "./rayservice_pb";
 import { file_rayshift_v1_rayservice } from "./rayservice_pb";
 import type { UpgradeEventSchema, UpgradePlanSchema, UpgradeStatusSchema } from "./upgrade_pb";
 import { file_rayshift_v1_upgrade } from "./upgrade_pb";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file rayshift/v1/rayservice_service.proto.
  */
 export const file_rayshift_v1_rayservice_service: GenFile = /*@__PURE__*/
-  fileDesc("CiRyYXlzaGlmdC92MS9yYXlzZXJ2aWNlX3NlcnZpY2UucHJvdG8SC3JheXNoaWZ0LnYxInsKF0NyZWF0ZVJheVNlcnZpY2VSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEjEKC3JheV9zZXJ2aWNlGAIgASgLMhcucmF5c2hpZnQudjEuUmF5U2VydmljZUID4EECEhUKDXZhbGlkYXRlX29ubHkYAyABKAgiagoUR2V0UmF5U2VydmljZVJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEicKCGV4ZWN1dG9yGAMgASgOMhUucmF5c2hpZnQudjEuRXhlY3V0b3IimAEKFkxpc3RSYXlTZXJ2aWNlc1JlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkSFgoObGFiZWxfc2VsZWN0b3IYBCABKAkSJwoIZXhlY3V0b3IYBSABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvciKDAQoZTGlzdEFsbFJheVNlcnZpY2VzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIWCg5sYWJlbF9zZWxlY3RvchgDIAEoCRInCghleGVjdXRvchgEIAEoDjIVLnJheXNoaWZ0LnYxLkV4ZWN1dG9yImEKF0xpc3RSYXlTZXJ2aWNlc1Jlc3BvbnNlEi0KDHJheV9zZXJ2aWNlcxgBIAMoCzIXLnJheXNoaWZ0LnYxLlJheVNlcnZpY2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIo4BChdVcGRhdGVSYXlTZXJ2aWNlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISMQoLcmF5X3NlcnZpY2UYAyABKAsyFy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlQgPgQQISFQoNdmFsaWRhdGVfb25seRgEIAEoCCLDAQoWUGF0Y2hSYXlTZXJ2aWNlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISMQoLcmF5X3NlcnZpY2UYAyABKAsyFy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlQgPgQQISNAoLdXBkYXRlX21hc2sYBCABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrQgPgQQISFQoNdmFsaWRhdGVfb25seRgFIAEoCCJ7ChdEZWxldGVSYXlTZXJ2aWNlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISDAoEZXRhZxgDIAEoCRInCghleGVjdXRvchgEIAEoDjIVLnJheXNoaWZ0LnYxLkV4ZWN1dG9yIpoBChVQbGFuUmF5U2VydmljZVJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEi0KCHByb3Bvc2VkGAMgASgLMhsucmF5c2hpZnQudjEuUmF5U2VydmljZVNwZWMSJwoIZXhlY3V0b3IYBCABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvciJtChdHZXRVcGdyYWRlU3RhdHVzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISJwoIZXhlY3V0b3IYAyABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvciKeAQoTV2F0Y2hVcGdyYWRlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISGAoQcmVzb3VyY2VfdmVyc2lvbhgDIAEoCRIZChFoZWFydGJlYXRfc2Vjb25kcxgEIAEoBRInCghleGVjdXRvchgFIAEoDjIVLnJheXNoaWZ0LnYxLkV4ZWN1dG9yInAKFlN0ZWVyUmF5U2VydmljZVJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEg4KBnJlYXNvbhgDIAEoCRIbChNleHBlY3RlZF9nZW5lcmF0aW9uGAQgASgDIkUKGEdldFN0ZWVyaW5nQWNjZXNzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQIiJwoOU3RlZXJpbmdBY2Nlc3MSFQoNYWxsb3dlZF92ZXJicxgBIAMoCSJxChtMaXN0UmF5U2VydmljZUV2ZW50c1JlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEicKCGV4ZWN1dG9yGAMgASgOMhUucmF5c2hpZnQudjEuRXhlY3V0b3IiyQEKD1JheVNlcnZpY2VFdmVudBIWCg5yZWdhcmRpbmdfa2luZBgBIAEoCRIWCg5yZWdhcmRpbmdfbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIMCgRub3RlGAUgASgJEhwKFHJlcG9ydGluZ19jb250cm9sbGVyGAYgASgJEg0KBWNvdW50GAcgASgFEi0KCWxhc3RfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTAocTGlzdFJheVNlcnZpY2VFdmVudHNSZXNwb25zZRIsCgZldmVudHMYASADKAsyHC5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlRXZlbnQy8BUKEVJheVNlcnZpY2VTZXJ2aWNlEpwBChBDcmVhdGVSYXlTZXJ2aWNlEiQucmF5c2hpZnQudjEuQ3JlYXRlUmF5U2VydmljZVJlcXVlc3QaFy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlIkmC0+STAkM6C3JheV9zZXJ2aWNlIjQvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzEpMBCg1HZXRSYXlTZXJ2aWNlEiEucmF5c2hpZnQudjEuR2V0UmF5U2VydmljZVJlcXVlc3QaFy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlIkaQAgGC0+STAj0SOy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9Ep0BCg9MaXN0UmF5U2VydmljZXMSIy5yYXlzaGlmdC52MS5MaXN0UmF5U2VydmljZXNSZXF1ZXN0GiQucmF5c2hpZnQudjEuTGlzdFJheVNlcnZpY2VzUmVzcG9uc2UiP5ACAYLT5JMCNhI0L2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcxKMAQoSTGlzdEFsbFJheVNlcnZpY2VzEiYucmF5c2hpZnQudjEuTGlzdEFsbFJheVNlcnZpY2VzUmVxdWVzdBokLnJheXNoaWZ0LnYxLkxpc3RSYXlTZXJ2aWNlc1Jlc3BvbnNlIiiQAgGC0+STAh8SHS9hcGlzL3JheXNoaWZ0L3YxL3JheXNlcnZpY2VzEqMBChBVcGRhdGVSYXlTZXJ2aWNlEiQucmF5c2hpZnQudjEuVXBkYXRlUmF5U2VydmljZVJlcXVlc3QaFy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlIlCC0+STAko6C3JheV9zZXJ2aWNlGjsvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfRKhAQoPUGF0Y2hSYXlTZXJ2aWNlEiMucmF5c2hpZnQudjEuUGF0Y2hSYXlTZXJ2aWNlUmVxdWVzdBoXLnJheXNoaWZ0LnYxLlJheVNlcnZpY2UiUILT5JMCSjoLcmF5X3NlcnZpY2UyOy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9EpUBChBEZWxldGVSYXlTZXJ2aWNlEiQucmF5c2hpZnQudjEuRGVsZXRlUmF5U2VydmljZVJlcXVlc3QaFi5nb29nbGUucHJvdG9idWYuRW1wdHkiQ4LT5JMCPSo7L2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX0SngEKDlBsYW5SYXlTZXJ2aWNlEiIucmF5c2hpZnQudjEuUGxhblJheVNlcnZpY2VSZXF1ZXN0GhgucmF5c2hpZnQudjEuVXBncmFkZVBsYW4iTpACAYLT5JMCRToBKiJAL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX06cGxhbhKkAQoQR2V0VXBncmFkZVN0YXR1cxIkLnJheXNoaWZ0LnYxLkdldFVwZ3JhZGVTdGF0dXNSZXF1ZXN0GhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyJOkAIBgtPkkwJFEkMvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfS91cGdyYWRlEqMBCgxXYXRjaFVwZ3JhZGUSIC5yYXlzaGlmdC52MS5XYXRjaFVwZ3JhZGVSZXF1ZXN0GhkucmF5c2hpZnQudjEuVXBncmFkZUV2ZW50IlSQAgGC0+STAksSSS9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9L3VwZ3JhZGU6d2F0Y2gwARK6AQoUTGlzdFJheVNlcnZpY2VFdmVudHMSKC5yYXlzaGlmdC52MS5MaXN0UmF5U2VydmljZUV2ZW50c1JlcXVlc3QaKS5yYXlzaGlmdC52MS5MaXN0UmF5U2VydmljZUV2ZW50c1Jlc3BvbnNlIk2QAgGC0+STAkQSQi9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9L2V2ZW50cxKuAQoRR2V0U3RlZXJpbmdBY2Nlc3MSJS5yYXlzaGlmdC52MS5HZXRTdGVlcmluZ0FjY2Vzc1JlcXVlc3QaGy5yYXlzaGlmdC52MS5TdGVlcmluZ0FjY2VzcyJVkAIBgtPkkwJMEkovYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfS9zdGVlcmluZ0FjY2VzcxKgAQoPUGF1c2VSYXlTZXJ2aWNlEiMucmF5c2hpZnQudjEuU3RlZXJSYXlTZXJ2aWNlUmVxdWVzdBoaLnJheXNoaWZ0LnYxLlVwZ3JhZGVTdGF0dXMiTILT5JMCRjoBKiJBL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX06cGF1c2USogEKEFJlc3VtZVJheVNlcnZpY2USIy5yYXlzaGlmdC52MS5TdGVlclJheVNlcnZpY2VSZXF1ZXN0GhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyJNgtPkkwJHOgEqIkIvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfTpyZXN1bWUSpAEKEVByb21vdGVSYXlTZXJ2aWNlEiMucmF5c2hpZnQudjEuU3RlZXJSYXlTZXJ2aWNlUmVxdWVzdBoaLnJheXNoaWZ0LnYxLlVwZ3JhZGVTdGF0dXMiToLT5JMCSDoBKiJDL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX06cHJvbW90ZRKgAQoPQWJvcnRSYXlTZXJ2aWNlEiMucmF5c2hpZnQudjEuU3RlZXJSYXlTZXJ2aWNlUmVxdWVzdBoaLnJheXNoaWZ0LnYxLlVwZ3JhZGVTdGF0dXMiTILT5JMCRjoBKiJBL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX06YWJvcnQSpgEKElJvbGxiYWNrUmF5U2VydmljZRIjLnJheXNoaWZ0LnYxLlN0ZWVyUmF5U2VydmljZVJlcXVlc3QaGi5yYXlzaGlmdC52MS5VcGdyYWRlU3RhdHVzIk+C0+STAkk6ASoiRC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9OnJvbGxiYWNrYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_timestamp, file_rayshift_v1_common, file_rayshift_v1_rayservice, file_rayshift_v1_upgrade]);
+  fileDesc("CiRyYXlzaGlmdC92MS9yYXlzZXJ2aWNlX3NlcnZpY2UucHJvdG8SC3JheXNoaWZ0LnYxInsKF0NyZWF0ZVJheVNlcnZpY2VSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEjEKC3JheV9zZXJ2aWNlGAIgASgLMhcucmF5c2hpZnQudjEuUmF5U2VydmljZUID4EECEhUKDXZhbGlkYXRlX29ubHkYAyABKAgiagoUR2V0UmF5U2VydmljZVJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEicKCGV4ZWN1dG9yGAMgASgOMhUucmF5c2hpZnQudjEuRXhlY3V0b3IimAEKFkxpc3RSYXlTZXJ2aWNlc1JlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoJcGFnZV9zaXplGAIgASgFEhIKCnBhZ2VfdG9rZW4YAyABKAkSFgoObGFiZWxfc2VsZWN0b3IYBCABKAkSJwoIZXhlY3V0b3IYBSABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvciKDAQoZTGlzdEFsbFJheVNlcnZpY2VzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCRIWCg5sYWJlbF9zZWxlY3RvchgDIAEoCRInCghleGVjdXRvchgEIAEoDjIVLnJheXNoaWZ0LnYxLkV4ZWN1dG9yImEKF0xpc3RSYXlTZXJ2aWNlc1Jlc3BvbnNlEi0KDHJheV9zZXJ2aWNlcxgBIAMoCzIXLnJheXNoaWZ0LnYxLlJheVNlcnZpY2USFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIo4BChdVcGRhdGVSYXlTZXJ2aWNlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISMQoLcmF5X3NlcnZpY2UYAyABKAsyFy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlQgPgQQISFQoNdmFsaWRhdGVfb25seRgEIAEoCCLDAQoWUGF0Y2hSYXlTZXJ2aWNlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISMQoLcmF5X3NlcnZpY2UYAyABKAsyFy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlQgPgQQISNAoLdXBkYXRlX21hc2sYBCABKAsyGi5nb29nbGUucHJvdG9idWYuRmllbGRNYXNrQgPgQQISFQoNdmFsaWRhdGVfb25seRgFIAEoCCJ7ChdEZWxldGVSYXlTZXJ2aWNlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISDAoEZXRhZxgDIAEoCRInCghleGVjdXRvchgEIAEoDjIVLnJheXNoaWZ0LnYxLkV4ZWN1dG9yIpoBChVQbGFuUmF5U2VydmljZVJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEi0KCHByb3Bvc2VkGAMgASgLMhsucmF5c2hpZnQudjEuUmF5U2VydmljZVNwZWMSJwoIZXhlY3V0b3IYBCABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvciJtChdHZXRVcGdyYWRlU3RhdHVzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISJwoIZXhlY3V0b3IYAyABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvciKeAQoTV2F0Y2hVcGdyYWRlUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQISGAoQcmVzb3VyY2VfdmVyc2lvbhgDIAEoCRIZChFoZWFydGJlYXRfc2Vjb25kcxgEIAEoBRInCghleGVjdXRvchgFIAEoDjIVLnJheXNoaWZ0LnYxLkV4ZWN1dG9yInAKFlN0ZWVyUmF5U2VydmljZVJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEg4KBnJlYXNvbhgDIAEoCRIbChNleHBlY3RlZF9nZW5lcmF0aW9uGAQgASgDIkUKGEdldFN0ZWVyaW5nQWNjZXNzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQIiJwoOU3RlZXJpbmdBY2Nlc3MSFQoNYWxsb3dlZF92ZXJicxgBIAMoCSJxChtMaXN0UmF5U2VydmljZUV2ZW50c1JlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEicKCGV4ZWN1dG9yGAMgASgOMhUucmF5c2hpZnQudjEuRXhlY3V0b3IiyQEKD1JheVNlcnZpY2VFdmVudBIWCg5yZWdhcmRpbmdfa2luZBgBIAEoCRIWCg5yZWdhcmRpbmdfbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIMCgRub3RlGAUgASgJEhwKFHJlcG9ydGluZ19jb250cm9sbGVyGAYgASgJEg0KBWNvdW50GAcgASgFEi0KCWxhc3RfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiTAocTGlzdFJheVNlcnZpY2VFdmVudHNSZXNwb25zZRIsCgZldmVudHMYASADKAsyHC5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlRXZlbnQiSwoeTGlzdFJheVNlcnZpY2VSZXZpc2lvbnNSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlCA+BBAiLzAQoSUmF5U2VydmljZVJldmlzaW9uEhEKCXNwZWNfaGFzaBgBIAEoCRIPCgdjbHVzdGVyGAIgASgJEikKBXN0YXRlGAMgASgOMhoucmF5c2hpZnQudjEuUmV2aXNpb25TdGF0ZRIPCgdjdXJyZW50GAQgASgIEi8KC2NyZWF0ZV90aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCg9zZXJ2ZV9jb25maWdfdjIYBiABKAkSMwoScmF5X2NsdXN0ZXJfY29uZmlnGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJVCh9MaXN0UmF5U2VydmljZVJldmlzaW9uc1Jlc3BvbnNlEjIKCXJldmlzaW9ucxgBIAMoCzIfLnJheXNoaWZ0LnYxLlJheVNlcnZpY2VSZXZpc2lvbiqiAQoNUmV2aXNpb25TdGF0ZRIeChpSRVZJU0lPTl9TVEFURV9VTlNQRUNJRklFRBAAEh4KGlJFVklTSU9OX1NUQVRFX05PVF9SVU5OSU5HEAESGQoVUkVWSVNJT05fU1RBVEVfQUNUSVZFEAISGgoWUkVWSVNJT05fU1RBVEVfUEVORElORxADEhoKFlJFVklTSU9OX1NUQVRFX1JFVElSRUQQBDK5FwoRUmF5U2VydmljZVNlcnZpY2USnAEKEENyZWF0ZVJheVNlcnZpY2USJC5yYXlzaGlmdC52MS5DcmVhdGVSYXlTZXJ2aWNlUmVxdWVzdBoXLnJheXNoaWZ0LnYxLlJheVNlcnZpY2UiSYLT5JMCQzoLcmF5X3NlcnZpY2UiNC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMSkwEKDUdldFJheVNlcnZpY2USIS5yYXlzaGlmdC52MS5HZXRSYXlTZXJ2aWNlUmVxdWVzdBoXLnJheXNoaWZ0LnYxLlJheVNlcnZpY2UiRpACAYLT5JMCPRI7L2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX0SnQEKD0xpc3RSYXlTZXJ2aWNlcxIjLnJheXNoaWZ0LnYxLkxpc3RSYXlTZXJ2aWNlc1JlcXVlc3QaJC5yYXlzaGlmdC52MS5MaXN0UmF5U2VydmljZXNSZXNwb25zZSI/kAIBgtPkkwI2EjQvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzEowBChJMaXN0QWxsUmF5U2VydmljZXMSJi5yYXlzaGlmdC52MS5MaXN0QWxsUmF5U2VydmljZXNSZXF1ZXN0GiQucmF5c2hpZnQudjEuTGlzdFJheVNlcnZpY2VzUmVzcG9uc2UiKJACAYLT5JMCHxIdL2FwaXMvcmF5c2hpZnQvdjEvcmF5c2VydmljZXMSowEKEFVwZGF0ZVJheVNlcnZpY2USJC5yYXlzaGlmdC52MS5VcGRhdGVSYXlTZXJ2aWNlUmVxdWVzdBoXLnJheXNoaWZ0LnYxLlJheVNlcnZpY2UiUILT5JMCSjoLcmF5X3NlcnZpY2UaOy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9EqEBCg9QYXRjaFJheVNlcnZpY2USIy5yYXlzaGlmdC52MS5QYXRjaFJheVNlcnZpY2VSZXF1ZXN0GhcucmF5c2hpZnQudjEuUmF5U2VydmljZSJQgtPkkwJKOgtyYXlfc2VydmljZTI7L2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX0SlQEKEERlbGV0ZVJheVNlcnZpY2USJC5yYXlzaGlmdC52MS5EZWxldGVSYXlTZXJ2aWNlUmVxdWVzdBoWLmdvb2dsZS5wcm90b2J1Zi5FbXB0eSJDgtPkkwI9KjsvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfRKeAQoOUGxhblJheVNlcnZpY2USIi5yYXlzaGlmdC52MS5QbGFuUmF5U2VydmljZVJlcXVlc3QaGC5yYXlzaGlmdC52MS5VcGdyYWRlUGxhbiJOkAIBgtPkkwJFOgEqIkAvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfTpwbGFuEqQBChBHZXRVcGdyYWRlU3RhdHVzEiQucmF5c2hpZnQudjEuR2V0VXBncmFkZVN0YXR1c1JlcXVlc3QaGi5yYXlzaGlmdC52MS5VcGdyYWRlU3RhdHVzIk6QAgGC0+STAkUSQy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9L3VwZ3JhZGUSowEKDFdhdGNoVXBncmFkZRIgLnJheXNoaWZ0LnYxLldhdGNoVXBncmFkZVJlcXVlc3QaGS5yYXlzaGlmdC52MS5VcGdyYWRlRXZlbnQiVJACAYLT5JMCSxJJL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX0vdXBncmFkZTp3YXRjaDABEroBChRMaXN0UmF5U2VydmljZUV2ZW50cxIoLnJheXNoaWZ0LnYxLkxpc3RSYXlTZXJ2aWNlRXZlbnRzUmVxdWVzdBopLnJheXNoaWZ0LnYxLkxpc3RSYXlTZXJ2aWNlRXZlbnRzUmVzcG9uc2UiTZACAYLT5JMCRBJCL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX0vZXZlbnRzEsYBChdMaXN0UmF5U2VydmljZVJldmlzaW9ucxIrLnJheXNoaWZ0LnYxLkxpc3RSYXlTZXJ2aWNlUmV2aXNpb25zUmVxdWVzdBosLnJheXNoaWZ0LnYxLkxpc3RSYXlTZXJ2aWNlUmV2aXNpb25zUmVzcG9uc2UiUJACAYLT5JMCRxJFL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX0vcmV2aXNpb25zEq4BChFHZXRTdGVlcmluZ0FjY2VzcxIlLnJheXNoaWZ0LnYxLkdldFN0ZWVyaW5nQWNjZXNzUmVxdWVzdBobLnJheXNoaWZ0LnYxLlN0ZWVyaW5nQWNjZXNzIlWQAgGC0+STAkwSSi9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9L3N0ZWVyaW5nQWNjZXNzEqABCg9QYXVzZVJheVNlcnZpY2USIy5yYXlzaGlmdC52MS5TdGVlclJheVNlcnZpY2VSZXF1ZXN0GhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyJMgtPkkwJGOgEqIkEvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfTpwYXVzZRKiAQoQUmVzdW1lUmF5U2VydmljZRIjLnJheXNoaWZ0LnYxLlN0ZWVyUmF5U2VydmljZVJlcXVlc3QaGi5yYXlzaGlmdC52MS5VcGdyYWRlU3RhdHVzIk2C0+STAkc6ASoiQi9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcmF5c2VydmljZXMve25hbWV9OnJlc3VtZRKkAQoRUHJvbW90ZVJheVNlcnZpY2USIy5yYXlzaGlmdC52MS5TdGVlclJheVNlcnZpY2VSZXF1ZXN0GhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyJOgtPkkwJIOgEqIkMvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfTpwcm9tb3RlEqABCg9BYm9ydFJheVNlcnZpY2USIy5yYXlzaGlmdC52MS5TdGVlclJheVNlcnZpY2VSZXF1ZXN0GhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyJMgtPkkwJGOgEqIkEvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JheXNlcnZpY2VzL3tuYW1lfTphYm9ydBKmAQoSUm9sbGJhY2tSYXlTZXJ2aWNlEiMucmF5c2hpZnQudjEuU3RlZXJSYXlTZXJ2aWNlUmVxdWVzdBoaLnJheXNoaWZ0LnYxLlVwZ3JhZGVTdGF0dXMiT4LT5JMCSToBKiJEL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yYXlzZXJ2aWNlcy97bmFtZX06cm9sbGJhY2tiBnByb3RvMw", [file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_empty, file_google_protobuf_field_mask, file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common, file_rayshift_v1_rayservice, file_rayshift_v1_upgrade]);
 
 /**
  * CreateRayService's request.
@@ -1236,6 +1236,273 @@ export const ListRayServiceEventsResponseSchema: GenMessage<ListRayServiceEvents
   messageDesc(file_rayshift_v1_rayservice_service, 16);
 
 /**
+ * ListRayServiceRevisions' request.
+ *
+ * @generated from message rayshift.v1.ListRayServiceRevisionsRequest
+ */
+export type ListRayServiceRevisionsRequest = Message<"rayshift.v1.ListRayServiceRevisionsRequest"> & {
+  /**
+   * Namespace.
+   *
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * Name of a rayshift.dev RayService (executor OPERATOR).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * ListRayServiceRevisions' request.
+ *
+ * @generated from message rayshift.v1.ListRayServiceRevisionsRequest
+ */
+export type ListRayServiceRevisionsRequestJson = {
+  /**
+   * Namespace.
+   *
+   * @generated from field: string namespace = 1;
+   */
+  namespace?: string;
+
+  /**
+   * Name of a rayshift.dev RayService (executor OPERATOR).
+   *
+   * @generated from field: string name = 2;
+   */
+  name?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.ListRayServiceRevisionsRequest.
+ * Use `create(ListRayServiceRevisionsRequestSchema)` to create a new message.
+ */
+export const ListRayServiceRevisionsRequestSchema: GenMessage<ListRayServiceRevisionsRequest, {jsonType: ListRayServiceRevisionsRequestJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rayservice_service, 17);
+
+/**
+ * One revision of a RayService's spec: the RayCluster spec and Serve config one of its clusters runs (or the current
+ * spec, while none does).
+ *
+ * @generated from message rayshift.v1.RayServiceRevision
+ */
+export type RayServiceRevision = Message<"rayshift.v1.RayServiceRevision"> & {
+  /**
+   * rayshift's hash of the RayCluster spec (the cluster's `rayshift.dev/cluster-spec-hash`), which decides when an
+   * upgrade needs a new cluster.
+   *
+   * @generated from field: string spec_hash = 1;
+   */
+  specHash: string;
+
+  /**
+   * The RayCluster running it; empty when state is NOT_RUNNING.
+   *
+   * @generated from field: string cluster = 2;
+   */
+  cluster: string;
+
+  /**
+   * What runs it.
+   *
+   * @generated from field: rayshift.v1.RevisionState state = 3;
+   */
+  state: RevisionState;
+
+  /**
+   * True when it is the RayService's current cluster spec (`spec_hash` equals the hash of `spec.ray_cluster_config`).
+   *
+   * @generated from field: bool current = 4;
+   */
+  current: boolean;
+
+  /**
+   * When its RayCluster was created.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 5;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * The Serve config the cluster last had applied (empty before the first), or the current spec's when NOT_RUNNING.
+   *
+   * @generated from field: string serve_config_v2 = 6;
+   */
+  serveConfigV2: string;
+
+  /**
+   * The `spec.ray_cluster_config` that reverts to this revision (it hashes to `spec_hash`; worker-group scaling comes
+   * from the current spec), to send with `serve_config_v2` in a PatchRayService; unset when the cluster's spec no
+   * longer hashes like the spec it was created from.
+   *
+   * @generated from field: google.protobuf.Struct ray_cluster_config = 7;
+   */
+  rayClusterConfig?: JsonObject | undefined;
+};
+
+/**
+ * One revision of a RayService's spec: the RayCluster spec and Serve config one of its clusters runs (or the current
+ * spec, while none does).
+ *
+ * @generated from message rayshift.v1.RayServiceRevision
+ */
+export type RayServiceRevisionJson = {
+  /**
+   * rayshift's hash of the RayCluster spec (the cluster's `rayshift.dev/cluster-spec-hash`), which decides when an
+   * upgrade needs a new cluster.
+   *
+   * @generated from field: string spec_hash = 1;
+   */
+  specHash?: string;
+
+  /**
+   * The RayCluster running it; empty when state is NOT_RUNNING.
+   *
+   * @generated from field: string cluster = 2;
+   */
+  cluster?: string;
+
+  /**
+   * What runs it.
+   *
+   * @generated from field: rayshift.v1.RevisionState state = 3;
+   */
+  state?: RevisionStateJson;
+
+  /**
+   * True when it is the RayService's current cluster spec (`spec_hash` equals the hash of `spec.ray_cluster_config`).
+   *
+   * @generated from field: bool current = 4;
+   */
+  current?: boolean;
+
+  /**
+   * When its RayCluster was created.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 5;
+   */
+  createTime?: TimestampJson;
+
+  /**
+   * The Serve config the cluster last had applied (empty before the first), or the current spec's when NOT_RUNNING.
+   *
+   * @generated from field: string serve_config_v2 = 6;
+   */
+  serveConfigV2?: string;
+
+  /**
+   * The `spec.ray_cluster_config` that reverts to this revision (it hashes to `spec_hash`; worker-group scaling comes
+   * from the current spec), to send with `serve_config_v2` in a PatchRayService; unset when the cluster's spec no
+   * longer hashes like the spec it was created from.
+   *
+   * @generated from field: google.protobuf.Struct ray_cluster_config = 7;
+   */
+  rayClusterConfig?: StructJson;
+};
+
+/**
+ * Describes the message rayshift.v1.RayServiceRevision.
+ * Use `create(RayServiceRevisionSchema)` to create a new message.
+ */
+export const RayServiceRevisionSchema: GenMessage<RayServiceRevision, {jsonType: RayServiceRevisionJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rayservice_service, 18);
+
+/**
+ * The revisions of a RayService: the current spec first when no cluster runs it, then one per RayCluster, newest first.
+ *
+ * @generated from message rayshift.v1.ListRayServiceRevisionsResponse
+ */
+export type ListRayServiceRevisionsResponse = Message<"rayshift.v1.ListRayServiceRevisionsResponse"> & {
+  /**
+   * The revisions.
+   *
+   * @generated from field: repeated rayshift.v1.RayServiceRevision revisions = 1;
+   */
+  revisions: RayServiceRevision[];
+};
+
+/**
+ * The revisions of a RayService: the current spec first when no cluster runs it, then one per RayCluster, newest first.
+ *
+ * @generated from message rayshift.v1.ListRayServiceRevisionsResponse
+ */
+export type ListRayServiceRevisionsResponseJson = {
+  /**
+   * The revisions.
+   *
+   * @generated from field: repeated rayshift.v1.RayServiceRevision revisions = 1;
+   */
+  revisions?: RayServiceRevisionJson[];
+};
+
+/**
+ * Describes the message rayshift.v1.ListRayServiceRevisionsResponse.
+ * Use `create(ListRayServiceRevisionsResponseSchema)` to create a new message.
+ */
+export const ListRayServiceRevisionsResponseSchema: GenMessage<ListRayServiceRevisionsResponse, {jsonType: ListRayServiceRevisionsResponseJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rayservice_service, 19);
+
+/**
+ * What runs a revision.
+ *
+ * @generated from enum rayshift.v1.RevisionState
+ */
+export enum RevisionState {
+  /**
+   * Unused.
+   *
+   * @generated from enum value: REVISION_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * No RayCluster runs it: the current spec before its cluster exists, or one the operator does not roll out
+   * (rejected after an abort or a deadline, or an upgrade strategy of None).
+   *
+   * @generated from enum value: REVISION_STATE_NOT_RUNNING = 1;
+   */
+  NOT_RUNNING = 1,
+
+  /**
+   * Its RayCluster serves (the active cluster).
+   *
+   * @generated from enum value: REVISION_STATE_ACTIVE = 2;
+   */
+  ACTIVE = 2,
+
+  /**
+   * Its RayCluster is the pending one of the upgrade (or rollback) in flight.
+   *
+   * @generated from enum value: REVISION_STATE_PENDING = 3;
+   */
+  PENDING = 3,
+
+  /**
+   * Its RayCluster no longer serves; it is deleted `ray_cluster_deletion_delay_seconds` after it stopped.
+   *
+   * @generated from enum value: REVISION_STATE_RETIRED = 4;
+   */
+  RETIRED = 4,
+}
+
+/**
+ * What runs a revision.
+ *
+ * @generated from enum rayshift.v1.RevisionState
+ */
+export type RevisionStateJson = "REVISION_STATE_UNSPECIFIED" | "REVISION_STATE_NOT_RUNNING" | "REVISION_STATE_ACTIVE" | "REVISION_STATE_PENDING" | "REVISION_STATE_RETIRED";
+
+/**
+ * Describes the enum rayshift.v1.RevisionState.
+ */
+export const RevisionStateSchema: GenEnum<RevisionState, RevisionStateJson> = /*@__PURE__*/
+  enumDesc(file_rayshift_v1_rayservice_service, 0);
+
+/**
  * RayServices, made as the caller (impersonation), with upgrade status and steering.
  *
  * @generated from service rayshift.v1.RayServiceService
@@ -1350,6 +1617,17 @@ export const RayServiceService: GenService<{
     methodKind: "unary";
     input: typeof ListRayServiceEventsRequestSchema;
     output: typeof ListRayServiceEventsResponseSchema;
+  },
+  /**
+   * The spec history of a rayshift.dev RayService, newest first: one revision per RayCluster the service controls
+   * (the spec it was created from and the Serve config it runs), plus the current spec while no cluster runs it.
+   *
+   * @generated from rpc rayshift.v1.RayServiceService.ListRayServiceRevisions
+   */
+  listRayServiceRevisions: {
+    methodKind: "unary";
+    input: typeof ListRayServiceRevisionsRequestSchema;
+    output: typeof ListRayServiceRevisionsResponseSchema;
   },
   /**
    * The steering verbs the caller may use on a RayService: one SubjectAccessReview per verb, the check each verb makes.

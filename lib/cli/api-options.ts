@@ -1,0 +1,60 @@
+/**
+ * The options with which the RayService verbs of the CLI (`status`, `pause`, `resume`, `promote`,
+ * `abort`, `rollback`) go through a rayshift API server instead of the Kubernetes API, and the
+ * bearer token they send (from `--token`, `--token-file` or `$RAYSHIFT_TOKEN`; never printed).
+ * Free of the client's modules, so that registering the options costs the CLI's start nothing.
+ */
+import * as fs from 'node:fs';
+import type { Command } from 'commander';
+
+/** The options that select and reach an API server. */
+export interface ApiConnectionOptions {
+  /** URL of the rayshift API server; unset: the Kubernetes API through a kubeconfig. */
+  readonly apiServer?: string;
+  /** Bearer token (audience `rayshift`). */
+  readonly token?: string;
+  /** File holding the bearer token. */
+  readonly tokenFile?: string;
+  /** CA certificate file (PEM) of the API server. @default the system's */
+  readonly caFile?: string;
+  /** Do not check the API server's certificate. */
+  readonly insecureSkipTlsVerify?: boolean;
+}
+
+/** Environment variable holding the token when neither `--token` nor `--token-file` is given. */
+export const TOKEN_ENV = 'RAYSHIFT_TOKEN';
+
+/** Adds `--api-server`, `--token`, `--token-file`, `--ca-file` and `--insecure-skip-tls-verify` to `command`. */
+export function addApiServerOptions(command: Command): Command {
+  return command
+    .option('--api-server <url>', 'go through this rayshift API server instead of the Kubernetes API, e.g. https://rayshift-api.rayshift-system:8443')
+    .option('--token <token>', `bearer token for --api-server, audience rayshift (default: --token-file, else $${TOKEN_ENV})`)
+    .option('--token-file <path>', 'file holding the bearer token for --api-server')
+    .option('--ca-file <path>', "CA certificate (PEM) of the API server (default: the system's)")
+    .option('--insecure-skip-tls-verify', "do not check the API server's certificate (development only)");
+}
+
+/** Why `opts` cannot be used as given (a usage error), or undefined. */
+export function apiConnectionProblem(opts: ApiConnectionOptions & { readonly kubeconfig?: string }): string | undefined {
+  if (opts.apiServer === undefined) {
+    const stray = [opts.token !== undefined && '--token', opts.tokenFile !== undefined && '--token-file', opts.caFile !== undefined && '--ca-file', opts.insecureSkipTlsVerify && '--insecure-skip-tls-verify'].filter(Boolean);
+    return stray.length > 0 ? `${stray.join(', ')} need${stray.length === 1 ? 's' : ''} --api-server` : undefined;
+  }
+  if (opts.kubeconfig !== undefined) return '--kubeconfig and --api-server exclude each other';
+  if (opts.token !== undefined && opts.tokenFile !== undefined) return '--token and --token-file exclude each other';
+  if (!/^https?:\/\/[^/]/.test(opts.apiServer)) return `--api-server must be an http(s) URL; got ${JSON.stringify(opts.apiServer)}`;
+  return undefined;
+}
+
+/** The token to send: `--token`, else the trimmed contents of `--token-file`, else `$RAYSHIFT_TOKEN`; undefined when none is set. */
+export function resolveToken(opts: ApiConnectionOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (opts.token !== undefined) return opts.token;
+  if (opts.tokenFile !== undefined) {
+    try {
+      return fs.readFileSync(opts.tokenFile, 'utf8').trim();
+    } catch (e) {
+      throw new Error(`cannot read --token-file ${opts.tokenFile}: ${(e as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+    }
+  }
+  return env[TOKEN_ENV] || undefined;
+}
