@@ -17,7 +17,9 @@
 import { E2E_NAMESPACE, startE2EEnv } from '../test/e2e/support/e2e-env';
 import { E2E_HTTP_PORT } from '../test/e2e/support/e2e-env';
 import { httpSender, startLoad } from '../test/e2e/support/load';
-import { deployAndWaitServing, e2eRayService, e2eServeConfig, runUnderLoad, updateSpec, upgradedAwayFrom } from '../test/e2e/support/scenario';
+import { deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from '../test/e2e/support/scenario';
+import { windowReport } from '../test/e2e/support/assertions';
+import { engineState } from '../test/support/operator-env';
 import { StepRecorder, fmt, latenessStats, printTable, since } from './operator-harness';
 
 function argNumber(name: string, fallback: number): number {
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
     console.log(`  v1 serving through Traefik (${since(t0)})`);
     const probes: (string | number)[][] = [['offered /s', 'sent', 'answered', 'failures', 'timeouts', 'skipped', 'answered /s']];
     for (const rate of PROBE_RATES) {
-      const sender = httpSender('127.0.0.1', E2E_HTTP_PORT, { maxSockets: Math.max(8, Math.ceil(rate / 2)) });
+      const sender = httpSender('127.0.0.1', E2E_HTTP_PORT, { maxSockets: Math.max(16, Math.ceil(rate * 4)) });
       const load = startLoad(sender.send, { ratePerSecond: rate, timeoutMs: 10_000, durationMs: PROBE_SECONDS * 1000 });
       await new Promise((r) => setTimeout(r, PROBE_SECONDS * 1000));
       const t = await load.stop();
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
     console.log(`upgrade wall time (spec change → one cluster serving): ${fmt(wallMs / 1000)} s = ${fmt(wallMs / floorMs)} × steps × interval (${trafficSteps} × ${INTERVAL_S} s = ${fmt(floorMs / 1000)} s); the rest is cluster creation, Serve start-up and capacity moves`);
     const t = run.totals;
     console.log(`load: offered ${RATE}/s, answered ${t.ok}/${t.sent}, failures ${t.failures}, timeouts ${t.timeouts}, skipped ${t.skipped}, versions ${JSON.stringify(t.versions)}`);
+    console.log(windowReport('route-weight windows (the e2e ±5-point check)', run, 'v2', engineState(await getService(env, SERVICE)).activeClusterName as string));
     if (PROBE_RATES.length > 0) {
       console.log('');
       console.log(`Steady load through Traefik to one real Ray cluster (${REPLICAS} replicas), ${PROBE_SECONDS} s per rate, no upgrade:`);

@@ -5,7 +5,8 @@
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import { AddressInfo } from 'node:net';
-import { perSecondShare, replicaMismatches, shareDecreases, windowShares, ServeSample } from './support/analysis';
+import { perSecondShare, perSecondShareBySend, replicaMismatches, shareDecreases, switchLagMs, windowShares, windowTolerancePoints, windowsOutOfTolerance, ServeSample, WindowShare } from './support/analysis';
+import { startDashboardProxy } from './support/dashboard-proxy';
 import { decodeStrings, encodeStrings, grpcFrame, grpcSender } from './support/grpc-load';
 import { LoadSecond, httpSender, startLoad } from './support/load';
 
@@ -22,6 +23,16 @@ describe('share analysis', () => {
     expect(shareDecreases(dropping)).toEqual([{ second: 1, from: 0.5, to: 0.1 }]);
   });
 
+  test('per-second share by send time: a request due in one second but sent in the next counts in the next', () => {
+    const requests = [
+      { at: 100, version: 'v1' },
+      { at: 900, sentAt: 1200, version: 'v2' },
+      { at: 950 }, // failed: not an answer
+      { at: 1500, version: 'v2' },
+    ];
+    expect(perSecondShareBySend(requests, 0, 'v2')).toEqual([{ second: 0, share: 0, answers: 1 }, { second: 1, share: 1, answers: 2 }]);
+  });
+
   test('window shares compare the settled part of each weight window with its weight and skip short windows', () => {
     const history = [
       { at: 0, weights: [{ name: 'a', weight: 100 }, { name: 'b', weight: 0 }] },
@@ -34,9 +45,43 @@ describe('share analysis', () => {
       requests.push({ at: t, version });
     }
     requests.push({ at: 2000 }); // a failure is not an answer
-    const w = windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 200, endAt: 4000 });
+    const w = windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 200, endGuardMs: 0, endAt: 4000, minAnswers: 20 });
     expect(w.map((x) => [x.expectedPercent, Math.round(x.observedPercent)])).toEqual([[0, 0], [25, 25], [100, 100]]);
-    expect(windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 990, endAt: 4000, minAnswers: 20 }).map((x) => x.expectedPercent)).toEqual([25]); // 10 ms left of the others
+    expect(windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 990, endGuardMs: 0, endAt: 4000, minAnswers: 20 }).map((x) => x.expectedPercent)).toEqual([25]); // 10 ms left of the others
+    // by default windows start 750 ms after a change, end 100 ms before the next and need 50 answers: only the 25 % one (1750-2900 ms) is judged
+    expect(windowShares(history, requests, 'v2', (b) => b === 'b', { endAt: 4000 }).map((x) => [x.expectedPercent, x.from, x.to, x.answers])).toEqual([[25, 1750, 2900, 115]]);
+  });
+
+  test('requests are placed in windows by the time they were sent, not the time they were due', () => {
+    const history = [
+      { at: 0, weights: [{ name: 'a', weight: 100 }] },
+      { at: 2000, weights: [{ name: 'b', weight: 100 }] },
+    ];
+    // due before the switch, sent (and answered by b) after it: they belong to b's window
+    const requests = Array.from({ length: 200 }, (_, i) => ({ at: 1000 + i * 5, sentAt: 1000 + i * 5 + (i >= 100 ? 2500 : 0), version: i >= 100 ? 'v2' : 'v1' }));
+    const w = windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 0, endGuardMs: 0, endAt: 5000, minAnswers: 50 });
+    expect(w.map((x) => [x.expectedPercent, x.observedPercent])).toEqual([[0, 0], [100, 100]]);
+  });
+
+  test('the window tolerance is 5 points plus two requests of granularity, and a real deviation fails it', () => {
+    expect(windowTolerancePoints(400)).toBeCloseTo(5.5);
+    expect(windowTolerancePoints(100)).toBeCloseTo(7);
+    const window = (expectedPercent: number, fromNew: number, answers: number): WindowShare => ({ expectedPercent, observedPercent: (100 * fromNew) / answers, answers, fromNew, tolerancePoints: windowTolerancePoints(answers), from: 0, to: 1 });
+    const ok = [window(25, 121, 400), window(25, 79, 400), window(0, 2, 400), window(100, 400, 400), window(50, 57, 100)];
+    expect(windowsOutOfTolerance(ok)).toEqual([]);
+    const bad = [window(25, 123, 400), window(0, 23, 400), window(100, 370, 400), window(50, 58, 100)];
+    expect(windowsOutOfTolerance(bad)).toEqual(bad);
+  });
+
+  test('switch lag: the last answer from another version after the new one got 100 %', () => {
+    const history = [
+      { at: 0, weights: [{ name: 'a', weight: 50 }, { name: 'b', weight: 50 }] },
+      { at: 1000, weights: [{ name: 'a', weight: 0 }, { name: 'b', weight: 100 }] },
+      { at: 2000, weights: [{ name: 'b', weight: 100 }] },
+    ];
+    const isNew = (b: string) => b === 'b';
+    expect(switchLagMs(history, [{ at: 900, version: 'v1' }, { at: 1300, sentAt: 1400, version: 'v1' }, { at: 1500, version: 'v2' }, { at: 1600 }], 'v2', isNew)).toBe(400);
+    expect(switchLagMs(history.slice(0, 1), [], 'v2', isNew)).toBeUndefined();
   });
 
   test('replica mismatches: only settled samples count, judged by Serve\'s own capacity rounding', () => {
@@ -83,6 +128,24 @@ describe('gRPC wire helpers', () => {
 });
 
 describe('fixed-rate load generator', () => {
+  test('the HTTP sender reports when a request went out: a request queued behind a busy connection is sent when the connection frees', async () => {
+    const server = http.createServer((_req, res) => {
+      setTimeout(() => res.writeHead(200, { 'x-rayshift-version': 'v1' }).end('{}'), 300);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const sender = httpSender('127.0.0.1', (server.address() as AddressInfo).port, { maxSockets: 1 });
+    try {
+      const t0 = Date.now();
+      const [a, b] = await Promise.all([sender.send(new AbortController().signal), sender.send(new AbortController().signal)]);
+      expect(a.sentAt! - t0).toBeLessThan(150);
+      expect(b.sentAt! - t0).toBeGreaterThanOrEqual(290);
+    } finally {
+      sender.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   test('offers the rate regardless of answers and counts answers per version, failures and timeouts per second', async () => {
     let n = 0;
     const server = http.createServer((_req, res) => {
@@ -110,5 +173,57 @@ describe('fixed-rate load generator', () => {
     expect(t.ok + t.failures + t.timeouts).toBe(t.sent);
     expect((t.versions.v1 ?? 0) + (t.versions.v2 ?? 0)).toBe(t.ok);
     expect(load.requests.filter((r) => r.version !== undefined)).toHaveLength(t.ok);
+  });
+});
+
+describe('dashboard proxy (the Pulumi executor\'s way to the heads)', () => {
+  test('forwards kubectl-proxy-shaped paths to the bound head (method, body, headers, status) and refuses unbound clusters and other paths', async () => {
+    const seen: { method?: string; url?: string; body: string; auth?: string }[] = [];
+    const head = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen.push({ method: req.method, url: req.url, body: Buffer.concat(chunks).toString(), auth: req.headers['x-ray-authorization'] as string | undefined });
+        res.writeHead(req.method === 'PUT' ? 200 : 418, { 'x-head': 'a' }).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((r) => head.listen(0, '127.0.0.1', r));
+    const headUrl = `http://127.0.0.1:${(head.address() as AddressInfo).port}`;
+    const proxy = await startDashboardProxy({
+      resolve: (c) => {
+        if (c.name !== 'svc-abcde') throw new Error(`no Ray head is bound to RayCluster ${c.namespace}/${c.name}`);
+        return headUrl;
+      },
+    });
+    const call = (url: string, method = 'GET', body?: string) =>
+      new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+        const req = http.request(url, { method, headers: { 'x-ray-authorization': 'Bearer t' } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const base = proxy.template.replace('{namespace}', 'e2e').replace('{cluster}', 'svc-abcde');
+      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/e2e\/services\/svc-abcde-head-svc:dashboard\/proxy$/);
+      const put = await call(`${base}/api/serve/applications/?x=1`, 'PUT', '{"applications":[]}');
+      expect(put).toMatchObject({ status: 200, body: '{"ok":true}', headers: { 'x-head': 'a' } });
+      expect((await call(`${base}/api/version`)).status).toBe(418);
+      expect(seen).toEqual([
+        { method: 'PUT', url: '/api/serve/applications/?x=1', body: '{"applications":[]}', auth: 'Bearer t' },
+        { method: 'GET', url: '/api/version', body: '', auth: 'Bearer t' },
+      ]);
+      const unbound = await call(`${proxy.template.replace('{namespace}', 'e2e').replace('{cluster}', 'other-xxxxx')}/api/version`);
+      expect(unbound.status).toBe(503);
+      expect(unbound.body).toContain('no Ray head is bound to RayCluster e2e/other-xxxxx');
+      expect((await call(proxy.template.replace(/\/api\/v1.*$/, '/elsewhere'))).status).toBe(404);
+      expect({ forwarded: proxy.forwarded, refused: proxy.refused }).toEqual({ forwarded: 2, refused: 2 });
+    } finally {
+      await proxy.close();
+      head.closeAllConnections();
+      await new Promise((r) => head.close(r));
+    }
   });
 });

@@ -4,12 +4,12 @@
  * Only KubeRay's RayCluster controller and its pods are simulated. Needs `npm run e2e:setup`.
  */
 import { engineState } from '../support/operator-env';
-import { expectForwardUpgrade, summary } from './support/assertions';
+import { expectForwardUpgrade, summary, windowReport } from './support/assertions';
 import { E2EEnv, E2E_GRPC_PORT, startE2EEnv } from './support/e2e-env';
 import { grpcSender } from './support/grpc-load';
-import { deployAndWaitServing, e2eGrpcServeConfig, e2eRayService, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from './support/scenario';
+import { E2E_GRPC_RATE, deployAndWaitServing, e2eGrpcServeConfig, e2eRayService, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from './support/scenario';
 
-const RATE = Number(process.env.RAYSHIFT_E2E_GRPC_RATE ?? process.env.RAYSHIFT_E2E_RATE ?? 100);
+const RATE = E2E_GRPC_RATE;
 const REPLICAS = 2;
 const SERVICE = 'echo';
 const APP = 'echo';
@@ -41,6 +41,6 @@ test('gRPC upgrade {step 25, interval 2 s, maxSurge 50} through a GRPCRoute: zer
     { what: 'gRPC upgrade v1 → v2', sender, routeKind: 'GRPCRoute', app: APP, deployment: 'Echo' },
   );
   const now = engineState(await getService(env, SERVICE)).activeClusterName as string;
-  process.stdout.write(`${summary('gRPC {25,2,50} v1→v2', run, RATE)}\n`);
+  process.stdout.write(`${summary('gRPC {25,2,50} v1→v2', run, RATE)}\n${windowReport('gRPC', run, 'v2', now)}\n`);
   expectForwardUpgrade(run, { oldVersion: 'v1', newVersion: 'v2', newCluster: now, replicas: REPLICAS });
 }, 1_800_000);

@@ -8,9 +8,9 @@
 import { engineState, waitFor } from '../support/operator-env';
 import { failureCounts, summary, tailNotFrom } from './support/assertions';
 import { E2EEnv, startE2EEnv } from './support/e2e-env';
-import { deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from './support/scenario';
+import { E2E_RATE, deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from './support/scenario';
 
-const RATE = Number(process.env.RAYSHIFT_E2E_RATE ?? 100);
+const RATE = E2E_RATE;
 const REPLICAS = 2;
 const SERVICE = 'rb';
 const PARAMS = { step: 25, interval: 3, maxSurge: 50 };

@@ -1,27 +1,35 @@
 /**
- * Token auth against a real Ray head started with `RAY_AUTH_MODE=token`: rayshift's dashboard
+ * Token auth against real Ray heads started with `RAY_AUTH_MODE=token`: rayshift's dashboard
  * client deploys and reads Serve with the right token, and fails clearly (naming the status and
- * the cause, never echoing the token) with a wrong one or none. Needs `npm run e2e:setup`.
+ * the cause, never echoing the token) with a wrong one or none; and the operator executes an
+ * incremental upgrade of a RayService whose clusters declare `authOptions.mode: token`, with the
+ * token read from KubeRay's Secret, under load through Traefik, passing the same checks as the
+ * upgrades without auth. Needs `npm run e2e:setup`.
  */
 import * as crypto from 'node:crypto';
 import { ServeDashboardClient } from '../../lib/runtime/serve/client';
 import { ServeApiError } from '../../lib/runtime/serve/errors';
-import { chooseNetwork } from './support/e2e-env';
-import { RayHead, httpGet, startRayHead } from './support/ray-head';
-import { e2eServeConfig } from './support/scenario';
+import { engineState } from '../support/operator-env';
+import { expectForwardUpgrade, summary, windowReport } from './support/assertions';
+import { E2EEnv, E2E_NAMESPACE, startE2EEnv } from './support/e2e-env';
+import { RayHead, httpGet } from './support/ray-head';
+import { resetServe } from './support/ray-head-pool';
+import { E2E_RATE, deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from './support/scenario';
 
 const TOKEN = crypto.randomBytes(24).toString('hex');
+const RATE = E2E_RATE;
 const CLUSTER = { namespace: 'e2e', name: 'token-auth' };
+let env: E2EEnv;
+/** The head the client tests use directly (the pool binds head a first; b is reset before the operator needs it). */
 let head: RayHead;
 
 beforeAll(async () => {
-  const { network, why } = chooseNetwork();
-  process.stdout.write(`[e2e] Ray head: ${why}\n`);
-  head = await startRayHead({ label: 't', index: 3, network, auth: { mode: 'token', token: TOKEN } });
-}, 600_000);
+  env = await startE2EEnv({ auth: { mode: 'token', token: TOKEN } });
+  head = env.heads[1];
+}, 1_200_000);
 
 afterAll(async () => {
-  await head?.stop();
+  await env?.stop();
 });
 
 function client(token?: string): ServeDashboardClient {
@@ -75,3 +83,32 @@ test('no token fails clearly: 401 "the cluster requires a token (RAY_AUTH_MODE=t
   expect((err as ServeApiError).kind).toBe('unauthorized');
   expect((err as ServeApiError).message).toMatch(/401 Unauthorized: the cluster requires a token \(RAY_AUTH_MODE=token\)/);
 });
+
+test('the operator upgrades a service whose clusters use token auth {step 100, interval 1 s, maxSurge 100}, with the token from KubeRay\'s Secret, under load: the same checks as without auth', async () => {
+  await resetServe(head); // the client tests above deployed an app on it
+  await env.admin.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ray-token', namespace: E2E_NAMESPACE }, data: { auth_token: Buffer.from(TOKEN).toString('base64') } });
+  const withToken = (spec: Record<string, any>) => {
+    spec.rayClusterConfig.authOptions = { mode: 'token', secretName: 'ray-token' };
+    return spec;
+  };
+  const service = e2eRayService('tok', { version: 'v1', cpu: '1', replicas: 2, step: 100, interval: 1, maxSurge: 100 });
+  withToken(service.spec as Record<string, any>);
+  const first = await deployAndWaitServing(env, service, 'v1');
+  const run = await runUnderLoad(
+    env,
+    'tok',
+    RATE,
+    () => updateSpec(env, 'tok', (spec) => {
+      spec.serveConfigV2 = e2eServeConfig('v2', 2);
+      spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu = '2';
+      return withToken(spec);
+    }),
+    () => upgradedAwayFrom(env, 'tok', first),
+    { what: 'token-auth upgrade v1 → v2 {100,1,100}' },
+  );
+  const now = engineState(await getService(env, 'tok')).activeClusterName as string;
+  process.stdout.write(`${summary('token auth {100,1,100} v1→v2', run, RATE)}\n${windowReport('token auth', run, 'v2', now)}\n`);
+  // the operator never met a 401/403: it sent the Secret's token to both clusters
+  expect(env.operatorFailures.filter((f) => /401|403|token/i.test(f))).toEqual([]);
+  expectForwardUpgrade(run, { oldVersion: 'v1', newVersion: 'v2', newCluster: now, replicas: 2 });
+}, 1_800_000);

@@ -4,17 +4,12 @@
  * under steady HTTP load, for each of KubeRay's e2e parameter sets. Only KubeRay's RayCluster
  * controller and its pods are simulated (support/ray-head-pool.ts). Needs `npm run e2e:setup`.
  */
-import { expectForwardUpgrade, summary } from './support/assertions';
+import { expectForwardUpgrade, summary, windowReport } from './support/assertions';
 import { E2EEnv, startE2EEnv } from './support/e2e-env';
-import { UpgradeParameters, deployAndWaitServing, e2eRayService, runUnderLoad, upgradedAwayFrom, updateSpec, e2eServeConfig, getService } from './support/scenario';
+import { E2E_RATE, UpgradeParameters, deployAndWaitServing, e2eRayService, runUnderLoad, upgradedAwayFrom, updateSpec, e2eServeConfig, getService } from './support/scenario';
 import { engineState } from '../support/operator-env';
 
-/**
- * Offered load, requests/s. The 2-core machine sustained 200/s steady and 150/s during an upgrade
- * with zero failures (bench/e2e-lateness.bench.ts, with other builds sharing the cores); the suite
- * offers 100/s by default for headroom. See docs/e2e.md.
- */
-const RATE = Number(process.env.RAYSHIFT_E2E_RATE ?? 100);
+const RATE = E2E_RATE;
 const REPLICAS = 4;
 const SERVICE = 'web';
 
@@ -59,7 +54,7 @@ describe.each(PARAMETER_SETS)('incremental upgrade {step $step, interval $interv
     const now = engineState(await getService(env, SERVICE)).activeClusterName as string;
     active = now;
     version++;
-    process.stdout.write(`${summary(`{${params.step},${params.interval},${params.maxSurge}} ${oldVersion}→${newVersion}`, run, RATE)}\n`);
+    process.stdout.write(`${summary(`{${params.step},${params.interval},${params.maxSurge}} ${oldVersion}→${newVersion}`, run, RATE)}\n${windowReport(`{${params.step},${params.interval},${params.maxSurge}}`, run, newVersion, now)}\n`);
     expectForwardUpgrade(run, { oldVersion, newVersion, newCluster: now, replicas: REPLICAS });
   }, 1_800_000);
 });

@@ -3,7 +3,7 @@
  * all are compared in one expectation, so a failing run reports every violated property at once
  * with what was seen.
  */
-import { perSecondShare, replicaMismatches, shareDecreases, windowShares } from './analysis';
+import { WINDOW_SETTLE_MS, perSecondShare, perSecondShareBySend, replicaMismatches, shareDecreases, switchLagMs, windowShares, windowsOutOfTolerance } from './analysis';
 import { RunUnderLoad } from './scenario';
 
 /** Zero failed, timed-out or skipped requests, as one comparable object. */
@@ -19,17 +19,17 @@ export function expectNoFailures(run: RunUnderLoad): void {
   expect(failureCounts(run)).toEqual(NO_FAILURES);
 }
 
-/** Answers sent at least 750 ms after the route's last weight change that did not come from `version`. */
+/** Answers sent at least `WINDOW_SETTLE_MS` after the route's last weight change that did not come from `version`. */
 export function tailNotFrom(run: RunUnderLoad, version: string): { answers: number; others: number } {
   const lastChange = run.history[run.history.length - 1].at;
-  const tail = run.requests.filter((r) => r.at >= lastChange + 750);
+  const tail = run.requests.filter((r) => (r.sentAt ?? r.at) >= lastChange + WINDOW_SETTLE_MS);
   return { answers: tail.length, others: tail.filter((r) => r.version !== version).length };
 }
 
 /** What one forward upgrade must show (see issue 8). */
 export function expectForwardUpgrade(run: RunUnderLoad, o: { oldVersion: string; newVersion: string; newCluster: string; replicas: number }): void {
   const newBackend = `${o.newCluster}-serve-svc`;
-  const windows = windowShares(run.history, run.requests, o.newVersion, (b) => b === newBackend, { settleMs: 750, endAt: run.loadEndedAt });
+  const windows = windowShares(run.history, run.requests, o.newVersion, (b) => b === newBackend, { endAt: run.loadEndedAt });
   const onNew = run.serve.filter((s) => s.cluster === o.newCluster);
   const capacities = onNew.map((s) => (s.targetCapacity === null ? 100 : s.targetCapacity));
   const last = onNew[onNew.length - 1];
@@ -41,10 +41,11 @@ export function expectForwardUpgrade(run: RunUnderLoad, o: { oldVersion: string;
     oldVersionAnswered: (run.totals.versions[o.oldVersion] ?? 0) > 0,
     newVersionAnswered: (run.totals.versions[o.newVersion] ?? 0) > 0,
     // the new version's per-second share never decreases (beyond ±3 requests of round-robin granularity)
-    shareDecreases: shareDecreases(perSecondShare(run.seconds, o.newVersion)),
-    // after each step settled, the observed share is within ±5 points of the route weight
+    shareDecreases: shareDecreases(run.requests.length > 0 ? perSecondShareBySend(run.requests, run.loadStartedAt, o.newVersion) : perSecondShare(run.seconds, o.newVersion)),
+    // after each step settled, the observed share is within ±5 points of the route weight (plus
+    // two requests of granularity per window, see analysis.ts)
     measuredWindows: windows.length > 0,
-    windowsOffByMoreThan5Points: windows.filter((w) => Math.abs(w.observedPercent - w.expectedPercent) > 5),
+    windowsOffByMoreThan5Points: windowsOutOfTolerance(windows),
     // 100 % new version at the end: the route has only the new backend and every later answer is new
     finalWeights: run.history[run.history.length - 1].weights,
     answersAfterTheLastStep: tail.answers > 0,
@@ -80,5 +81,16 @@ export function summary(label: string, run: RunUnderLoad, rate: number): string 
   const extra = failing.length
     ? `; failing seconds (since load start) ${failing.join(' ')}; spec change at ${rel(run.changedAt)} s, weight changes at ${run.history.map((h) => `${rel(h.at)} s ${JSON.stringify(h.weights.map((w) => w.weight))}`).join(', ')}`
     : '';
-  return `[e2e] ${label}: offered ${rate}/s, answered ${t.ok}/${t.sent} (failures ${t.failures}, timeouts ${t.timeouts}, skipped ${t.skipped}), versions ${JSON.stringify(t.versions)}, ${run.history.length} route weight vectors, spec change to done ${((run.doneAt - run.changedAt) / 1000).toFixed(1)} s${extra}`;
+  const late = run.requests.map((r) => (r.sentAt ?? r.at) - r.at).sort((a, b) => a - b);
+  const sendLag = late.length ? ` send lag p99 ${late[Math.floor(late.length * 0.99)]} ms max ${late[late.length - 1]} ms,` : '';
+  return `[e2e] ${label}: offered ${rate}/s, answered ${t.ok}/${t.sent} (failures ${t.failures}, timeouts ${t.timeouts}, skipped ${t.skipped}), versions ${JSON.stringify(t.versions)},${sendLag} ${run.history.length} route weight vectors, spec change to done ${((run.doneAt - run.changedAt) / 1000).toFixed(1)} s${extra}`;
+}
+
+/** One line per judged window (weight, observed, answers, tolerance) and the data plane's lag at the switch to `newVersion` alone, for the test output. */
+export function windowReport(label: string, run: RunUnderLoad, newVersion: string, newCluster: string): string {
+  const isNew = (b: string) => b === `${newCluster}-serve-svc`;
+  const windows = windowShares(run.history, run.requests, newVersion, isNew, { endAt: run.loadEndedAt });
+  const lag = switchLagMs(run.history, run.requests, newVersion, isNew);
+  const rows = windows.map((w) => `${w.expectedPercent.toFixed(0)}%→${w.observedPercent.toFixed(1)}% (n ${w.answers}, ±${w.tolerancePoints.toFixed(1)})`);
+  return `[e2e] ${label}: windows ${rows.join(', ')}; last old answer ${lag === undefined ? 'n/a' : `${lag} ms`} after the switch to 100 % ${newVersion} was seen`;
 }

@@ -57,6 +57,8 @@ export interface E2EEnv {
   readonly traefik: RunningTraefik;
   readonly operator: Operator;
   readonly network: RayNetwork;
+  /** Dashboard auth of every head. */
+  readonly auth: RayAuth;
   /** Folder with the logs (events, operator, Traefik and its 5xx access log); kept after `stop()`. */
   readonly logDir: string;
   /** Reconcile failures the operator logged (it retries them). */
@@ -173,7 +175,7 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
       await operator.start();
       cleanups.push(() => operator.stop());
     }
-    return { cp, admin, heads, pool, traefik, operator, network, logDir, operatorFailures, note, stop: stopAll };
+    return { cp, admin, heads, pool, traefik, operator, network, auth: options.auth ?? { mode: 'disabled' }, logDir, operatorFailures, note, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

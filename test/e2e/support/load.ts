@@ -20,6 +20,11 @@ export interface SendResult {
   readonly cluster?: string;
   /** Why a request failed (status code, error code), for the report. */
   readonly detail?: string;
+  /**
+   * Epoch ms the request went out on its connection, when the sender knows: later than the call
+   * when the client had to wait for a free connection.
+   */
+  readonly sentAt?: number;
 }
 
 /** Sends one request; must settle by itself or reject on `signal`'s abort. */
@@ -61,8 +66,15 @@ export interface LoadOptions {
 
 /** One request, when `recordRequests` is on. */
 export interface RequestRecord {
-  /** Epoch ms at which the request was due (and started). */
+  /** Epoch ms at which the request was due. */
   readonly at: number;
+  /**
+   * Epoch ms at which it actually went out: when the sender reports it (HTTP: the request got its
+   * connection), else when it was handed to the sender. Later than `at` when the event loop was
+   * late (a loaded machine) or the client waited for a connection, which matters when telling which
+   * route weights a request met.
+   */
+  sentAt?: number;
   /** The version that answered successfully; undefined for a failure or timeout. */
   version?: string;
 }
@@ -120,7 +132,7 @@ export function startLoad(send: Sender, options: LoadOptions): RunningLoad {
 
   const fire = (second: number, dueAt: number) => {
     const b = bucket(second);
-    const record: RequestRecord | undefined = options.recordRequests ? { at: dueAt } : undefined;
+    const record: RequestRecord | undefined = options.recordRequests ? { at: dueAt, sentAt: Date.now() } : undefined;
     if (record) requests.push(record);
     if (outstanding.size >= maxInFlight) {
       b.skipped++;
@@ -140,7 +152,10 @@ export function startLoad(send: Sender, options: LoadOptions): RunningLoad {
           else if (r.ok && r.version !== undefined) {
             b.ok++;
             b.versions[r.version] = (b.versions[r.version] ?? 0) + 1;
-            if (record) record.version = r.version;
+            if (record) {
+              record.version = r.version;
+              if (r.sentAt !== undefined) record.sentAt = r.sentAt;
+            }
           } else {
             b.failures++;
             const d = r.detail ?? 'no version in the answer';
@@ -231,6 +246,7 @@ export function httpSender(host: string, port: number, options: HttpSenderOption
   const path = options.path ?? '/';
   const send: Sender = (signal) =>
     new Promise<SendResult>((resolve, reject) => {
+      let sentAt: number | undefined;
       const req = http.request({ host, port, path, method: 'GET', agent, signal, headers: { accept: 'application/json' } }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -250,8 +266,12 @@ export function httpSender(host: string, port: number, options: HttpSenderOption
           }
           const header = res.headers['x-rayshift-version'];
           const version = typeof header === 'string' ? header : typeof body.version === 'string' ? body.version : undefined;
-          resolve({ ok: version !== undefined, version, ...(typeof body.cluster === 'string' ? { cluster: body.cluster } : {}), ...(version === undefined ? { detail: `HTTP ${status} without a version` } : {}) });
+          resolve({ ok: version !== undefined, version, ...(typeof body.cluster === 'string' ? { cluster: body.cluster } : {}), ...(version === undefined ? { detail: `HTTP ${status} without a version` } : {}), ...(sentAt !== undefined ? { sentAt } : {}) });
         });
+      });
+      // The agent queues a request while all its connections are busy; it goes out when it gets one.
+      req.on('socket', () => {
+        sentAt = Date.now();
       });
       req.on('error', reject);
       req.end();

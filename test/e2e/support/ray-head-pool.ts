@@ -21,6 +21,7 @@ import { KubeObject } from '../../../lib/runtime/kube/types';
 import { CLUSTER_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME } from '../../../lib/runtime/rayservice/names';
 import type { ClusterRef } from '../../../lib/runtime/serve/errors';
 import { DashboardResolver } from '../../../lib/runtime/serve/resolver';
+import { RAY_AUTH_HEADER } from '../../../lib/runtime/serve/client';
 import { RayHead, httpGet } from './ray-head';
 
 const RAYCLUSTER = { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural: 'rayclusters', namespaced: true };
@@ -62,7 +63,8 @@ interface Binding {
 }
 
 function authHeaders(head: RayHead): Record<string, string> {
-  return head.auth.mode === 'token' ? { authorization: `Bearer ${head.auth.token}` } : {};
+  // Both the standard header and the one rayshift's client (and KubeRay) send.
+  return head.auth.mode === 'token' ? { authorization: `Bearer ${head.auth.token}`, [RAY_AUTH_HEADER]: `Bearer ${head.auth.token}` } : {};
 }
 
 function httpDelete(url: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {

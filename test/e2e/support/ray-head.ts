@@ -105,8 +105,30 @@ export function rootPlanHostname(label: string): string {
   return `ray-${label}.rayshift.test`;
 }
 
-/** Starts a head and waits until its GCS answers healthy through the dashboard. */
-export async function startRayHead(options: RayHeadOptions): Promise<RayHead> {
+/** `ray start` exited before its head was ready (e.g. Ray's fixed 30 s raylet registration wait ran out on a loaded machine). */
+class HeadExitedEarly extends Error {}
+
+/**
+ * Starts a head and waits until it is ready: `ray start` printed "Ray runtime started." (the raylet
+ * registered with the GCS) and the GCS answers healthy through the dashboard. When `ray start`
+ * gives up before that — it waits a fixed 30 s for the raylet to register, which a loaded 2-core
+ * machine can exceed ("The current node timed out during startup") — the head is stopped and
+ * started again, `attempts` times in all (default 3).
+ */
+export async function startRayHead(options: RayHeadOptions & { readonly attempts?: number }): Promise<RayHead> {
+  const attempts = options.attempts ?? 3;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRayHeadOnce(options);
+    } catch (err) {
+      if (!(err instanceof HeadExitedEarly) || attempt >= attempts) throw err;
+      const why = (err.message.split('\n').filter((l) => /Exception|Error/.test(l)).pop() ?? 'see its log').trim();
+      process.stdout.write(`[e2e] Ray head ${options.label}: ray start gave up (${why}); starting it again (attempt ${attempt + 1} of ${attempts})\n`);
+    }
+  }
+}
+
+async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
   assertRayInstalled();
   const { label, index } = options;
   const network = options.network ?? 'netns';
@@ -196,10 +218,11 @@ export async function startRayHead(options: RayHeadOptions): Promise<RayHead> {
   for (;;) {
     if (exited !== undefined) {
       await stop();
-      throw new Error(`ray start for head ${label} exited (${exited}) before it was ready; ${logFile}:\n${tail(logFile)}`);
+      throw new HeadExitedEarly(`ray start for head ${label} exited (${exited}) before it was ready; ${logFile}:\n${tail(logFile)}`);
     }
-    const health = await httpGet(`${dashboardUrl}/api/gcs_healthz`, 3000).catch(() => undefined);
-    if (health?.status === 200) break;
+    const started = fs.readFileSync(logFile, 'utf8').includes('Ray runtime started.');
+    const health = started ? await httpGet(`${dashboardUrl}/api/gcs_healthz`, 3000).catch(() => undefined) : undefined;
+    if (health?.status === 200 && exited === undefined) break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`Ray head ${label} not healthy at ${dashboardUrl} within ${options.readyTimeoutMs ?? 240_000} ms; ${logFile}:\n${tail(logFile)}`);
