@@ -80,8 +80,8 @@ test('blue/green (NewCluster): a second cluster at full size; head-svc and serve
   (svc.spec as Record<string, unknown>).rayClusterDeletionDelaySeconds = 2;
   await env.admin.create(svc);
   const first = await servesFirstCluster(ns, 'bg');
-  expect(await selector(ns, 'bg-head-svc')).toBe(first);
-  expect(await selector(ns, 'bg-serve-svc')).toBe(first);
+  // The status is written before the pass applies the stable Services, so they may follow it by a moment.
+  await waitFor(async () => (await selector(ns, 'bg-head-svc')) === first && (await selector(ns, 'bg-serve-svc')) === first, 'head-svc and serve-svc to select the first cluster');
 
   // Every selector change of the two stable Services, as a watch reports it.
   const switches: { at: number; svc: string; cluster: string | undefined }[] = [];
