@@ -73,3 +73,14 @@ test('a cluster whose spec no longer hashes like its annotation offers no spec t
   expect(revision.rayClusterConfig).toBeUndefined();
   expect(revision.state).toBe(RevisionState.ACTIVE);
 });
+
+test('clusters created within the same second are ordered by stage of life (pending before active), whatever their names', () => {
+  for (const [pendingName, activeName] of [['svc-a', 'svc-z'], ['svc-z', 'svc-a']]) {
+    const clusters = [cluster(activeName, '2', '2026-11-21T11:00:00Z'), cluster(pendingName, '3', '2026-11-21T11:00:00Z')];
+    const revisions = revisionsOf(service('3', activeName, pendingName), clusters);
+    expect(revisions.map((r) => [r.cluster, RevisionState[r.state]])).toEqual([
+      [pendingName, 'PENDING'],
+      [activeName, 'ACTIVE'],
+    ]);
+  }
+});

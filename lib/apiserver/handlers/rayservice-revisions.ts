@@ -22,12 +22,17 @@ import { revertingClusterConfig } from './rollback-spec';
 
 type RevisionsImpl = Pick<ServiceImpl<typeof RayServiceService>, 'listRayServiceRevisions'>;
 
-/** Newest first by creation time (a revision without a cluster first), then by name. */
+/** Newest first by creation time (a revision without a cluster first), then by stage of life, then by name. */
 function newestFirst(a: RayServiceRevision, b: RayServiceRevision): number {
   const at = (r: RayServiceRevision) => (r.createTime ? timestampMs(r.createTime) : Number.POSITIVE_INFINITY);
   if (at(a) !== at(b)) return at(a) < at(b) ? 1 : -1;
+  // Creation times have whole seconds: within one, the later stage of a revision's life goes first.
+  if (a.state !== b.state) return LIFE_ORDER.indexOf(a.state) - LIFE_ORDER.indexOf(b.state);
   return a.cluster.localeCompare(b.cluster);
 }
+
+/** Revision states from the newest stage of a revision's life to the oldest. */
+const LIFE_ORDER: readonly RevisionState[] = [RevisionState.NOT_RUNNING, RevisionState.PENDING, RevisionState.ACTIVE, RevisionState.RETIRED, RevisionState.UNSPECIFIED];
 
 /**
  * The revisions of `svc` given the RayClusters of its namespace that name it as their origin: one per
