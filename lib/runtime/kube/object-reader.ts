@@ -100,7 +100,7 @@ export class CachedObjectReader implements ObjectReader {
 
   wrote(obj: KubeObject): void {
     if (!this.informers.has(typeKey(obj))) return;
-    this.own.set(this.key(obj, String(obj.metadata.namespace ?? ''), String(obj.metadata.name)), { object: obj, resourceVersion: obj.metadata.resourceVersion });
+    this.own.set(this.objectKey(obj), { object: obj, resourceVersion: obj.metadata.resourceVersion });
   }
 
   /**
@@ -109,7 +109,7 @@ export class CachedObjectReader implements ObjectReader {
    */
   isOwnWrite(obj: KubeObject): boolean {
     const rv = obj.metadata.resourceVersion;
-    return rv !== undefined && this.own.get(this.key(obj, String(obj.metadata.namespace ?? ''), String(obj.metadata.name)))?.resourceVersion === rv;
+    return rv !== undefined && this.own.get(this.objectKey(obj))?.resourceVersion === rv;
   }
 
   deleted(type: ResourceType, name: string, namespace: string): void {
@@ -133,6 +133,10 @@ export class CachedObjectReader implements ObjectReader {
       return cached;
     }
     return own.object;
+  }
+
+  private objectKey(obj: KubeObject): string {
+    return this.key(obj, String(obj.metadata.namespace ?? ''), String(obj.metadata.name));
   }
 
   private key(type: { apiVersion: string; kind: string }, namespace: string, name: string): string {

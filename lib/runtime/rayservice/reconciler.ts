@@ -197,18 +197,14 @@ export class RayServiceReconciler {
     if (decision.actions.length > 0) {
       this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
     }
-    // A route wait kept in memory is written if it outlasts its grace. After a weight change, a
-    // pass comes at the latest one interval after the grace (the Gateway's acknowledgement wakes it
-    // earlier, and then the step due one interval later replaces this wake-up).
-    const shifted = decision.actions.some((a) => a.type === 'setTrafficWeights');
-    const routeGraceEnd = shifted ? now + ROUTE_CONFIRMATION_GRACE_MS + options.intervalSeconds * 1000 : deferred && decision.status.reason === 'WaitingForRoute' ? (decision.status.lastProgressTime ?? now) + ROUTE_CONFIRMATION_GRACE_MS : undefined;
-    return { requeueAt: this.requeueAt(decision, now, routeGraceEnd), status: decision.status, previous, actions: decision.actions, writes };
+    const routeWake = routeWakeAt(decision, deferred, now, options.intervalSeconds * 1000);
+    return { requeueAt: this.requeueAt(decision, now, routeWake), status: decision.status, previous, actions: decision.actions, writes };
   }
 
-  private requeueAt(decision: RayServiceDecision, now: number, routeGraceEnd: number | undefined): number | undefined {
+  private requeueAt(decision: RayServiceDecision, now: number, routeWake: number | undefined): number | undefined {
     // Observe what the actions did: at once, unless every effect comes back as a watch event.
     if (decision.actions.length > 0 && !(this.watchDriven && decision.actions.every((a) => WATCHABLE_ACTIONS.has(a.type)))) return now;
-    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : routeGraceEnd;
+    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : routeWake;
     const due = decision.nextStepAt;
     if (due === undefined) return poll;
     return poll === undefined ? due : Math.min(due, poll);
@@ -480,6 +476,18 @@ export class RayServiceReconciler {
     this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}` }, 'finalized: traffic on the active cluster');
     return { actions: [], writes: writes + 1 };
   }
+}
+
+/**
+ * When a pass must come for the route's sake, if no watch event brings one earlier. After a weight
+ * change: one interval after the grace (the Gateway's acknowledgement normally wakes the service
+ * first, and the step then due one interval later replaces this wake-up). While a route wait is
+ * held in memory: at the end of its grace, so that it is written if it outlasts it.
+ */
+function routeWakeAt(decision: RayServiceDecision, held: boolean, now: number, intervalMs: number): number | undefined {
+  if (decision.actions.some((a) => a.type === 'setTrafficWeights')) return now + ROUTE_CONFIRMATION_GRACE_MS + intervalMs;
+  if (held && decision.status.reason === 'WaitingForRoute') return (decision.status.lastProgressTime ?? now) + ROUTE_CONFIRMATION_GRACE_MS;
+  return undefined;
 }
 
 /**
