@@ -171,10 +171,11 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
       },
     };
     const operator = new Operator({ client: admin, resolver: pool.resolver, log, capacityPollMs: 500 });
-    if (options.operator !== false) {
-      await operator.start();
-      cleanups.push(() => operator.stop());
-    }
+    // Stopped even when not started: the constructor already starts its informers (KubeClient.watch
+    // starts them), which would otherwise retry against the stopped API server forever, each
+    // sleeping on a referenced timer, and keep Jest from exiting (pulumi.e2e.ts, `operator: false`).
+    cleanups.push(() => operator.stop());
+    if (options.operator !== false) await operator.start();
     return { cp, admin, heads, pool, traefik, operator, network, auth: options.auth ?? { mode: 'disabled' }, logDir, operatorFailures, note, stop: stopAll };
   } catch (err) {
     await stopAll();

@@ -8,7 +8,10 @@
  * - Endpoints: for each per-cluster serve Service (`<cluster>-serve-svc`) an EndpointSlice with the
  *   head's address and Serve port(s), `ready` while the head's Serve HTTP proxy answers `/-/healthz`
  *   (KubeRay labels a head `ray.io/serve=true` while its proxy is healthy; the EndpointSlice
- *   controller then lists it as ready). Traefik reads these slices.
+ *   controller then lists it as ready). Traefik reads these slices. As in KubeRay, one check with a
+ *   2 s timeout decides and one failed check relabels the head: KubeRay has no failure threshold
+ *   for a head (kubelet probes with thresholds gate worker pods). KubeRay checks once per
+ *   reconcile (every 2 s); this checks every 500 ms, so a head comes back within 0.5 s.
  * - Deletion: when a RayCluster goes away its head keeps running for a termination grace period
  *   (a deleted pod is stopped gracefully, not at once), then its Serve is shut down (`DELETE
  *   /api/serve/applications/`) and the head returns to the pool clean.
