@@ -6,9 +6,9 @@
  * a traffic step costs two API calls: the status write and the route patch.
  */
 import { KubeClient } from '../lib/runtime/kube/client';
-import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
+import { Informer, InformerEvent, InformerOptions } from '../lib/runtime/kube/informer';
 import { CachedObjectReader } from '../lib/runtime/kube/object-reader';
-import { KubeObject } from '../lib/runtime/kube/types';
+import { KubeObject, ResourceType } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
 import { GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE } from '../lib/runtime/rayservice/names';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
@@ -48,14 +48,17 @@ export class Operator {
     this.metrics = options.metrics ?? new OperatorMetrics();
     const c = options.client;
     const owned = { labelSelector: { [ORIGINATED_FROM_CRD]: 'RayService' } };
-    this.services = c.watch(RAYSHIFT_RAYSERVICE, '*', (e) => this.onService(e));
+    // Informers are made here and started by `start()`: an operator that is built but never started
+    // (a standby replica before it leads, a test that does not run it) watches nothing.
+    const informer = (type: ResourceType, handler: (e: InformerEvent) => void, opts: InformerOptions = {}) => new Informer(c, type, '*', handler, opts);
+    this.services = informer(RAYSHIFT_RAYSERVICE, (e) => this.onService(e));
     const cached = [
       { type: RAYSHIFT_RAYSERVICE, informer: this.services },
-      { type: RAYCLUSTER, informer: c.watch(RAYCLUSTER, '*', (e) => this.onOwned(e), owned) },
-      { type: SERVICE, informer: c.watch(SERVICE, '*', (e) => this.onOwned(e), owned) },
-      { type: HTTPROUTE, informer: c.watch(HTTPROUTE, '*', (e) => this.onRoute(e, '-httproute')) },
-      { type: GRPCROUTE, informer: c.watch(GRPCROUTE, '*', (e) => this.onRoute(e, '-grpcroute')) },
-      { type: GATEWAY, informer: c.watch(GATEWAY, '*', (e) => this.onGateway(e)) },
+      { type: RAYCLUSTER, informer: informer(RAYCLUSTER, (e) => this.onOwned(e), owned) },
+      { type: SERVICE, informer: informer(SERVICE, (e) => this.onOwned(e), owned) },
+      { type: HTTPROUTE, informer: informer(HTTPROUTE, (e) => this.onRoute(e, '-httproute')) },
+      { type: GRPCROUTE, informer: informer(GRPCROUTE, (e) => this.onRoute(e, '-grpcroute')) },
+      { type: GATEWAY, informer: informer(GATEWAY, (e) => this.onGateway(e)) },
     ];
     this.informers = cached.map((x) => x.informer);
     const reader = new CachedObjectReader(c, cached);

@@ -26,6 +26,7 @@ import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { CrdProject, crdsOf, newestVersion } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
+import { waitAtMost } from './wait-at-most';
 
 /** A user of the static token file (`--token-auth-file`). */
 export interface ExtraToken {
@@ -439,13 +440,9 @@ class LocalControlPlane implements ControlPlane {
     tryKillGroup(p.child.pid, signal);
     // A referenced timer: the children are unref'd, so without it nothing would keep the event loop
     // alive until their 'exit' events arrive.
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), graceMs)));
-    const outcome = await Promise.race([p.exited, timeout]);
-    clearTimeout(timer);
-    if (outcome === 'timeout') {
+    if (!(await waitAtMost(p.exited, graceMs))) {
       tryKillGroup(p.child.pid, 'SIGKILL');
-      await Promise.race([p.exited, new Promise((r) => setTimeout(r, 5_000))]);
+      await waitAtMost(p.exited, 5_000);
     }
     // The group may still hold children of the leader; make sure none survive.
     tryKillGroup(p.child.pid, 'SIGKILL');

@@ -171,10 +171,7 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
       },
     };
     const operator = new Operator({ client: admin, resolver: pool.resolver, log, capacityPollMs: 500 });
-    // Stopped even when not started: the constructor already starts its informers (KubeClient.watch
-    // starts them), which would otherwise retry against the stopped API server forever, each
-    // sleeping on a referenced timer, and keep Jest from exiting (pulumi.e2e.ts, `operator: false`).
-    cleanups.push(() => operator.stop());
+    cleanups.push(() => operator.stop()); // safe when it was never started (pulumi.e2e.ts)
     if (options.operator !== false) await operator.start();
     return { cp, admin, heads, pool, traefik, operator, network, auth: options.auth ?? { mode: 'disabled' }, logDir, operatorFailures, note, stop: stopAll };
   } catch (err) {

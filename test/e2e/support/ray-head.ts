@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { projectRoot } from '../../../lib/crds/resolve';
+import { waitAtMost } from '../../support/wait-at-most';
 import { NetnsHost, createNetnsHost } from './netns';
 
 /** Dashboard auth of a head: none, or `RAY_AUTH_MODE=token` with this token. */
@@ -206,7 +207,7 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
     if (exited === undefined) {
       // Ray drains for up to 30 s on SIGTERM before it stops its processes.
       group('SIGTERM');
-      await Promise.race([exit, new Promise((r) => setTimeout(r, 35_000))]);
+      await waitAtMost(exit, 35_000);
     }
     group('SIGKILL');
     if (netns) netns.remove();

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { projectRoot } from '../../../lib/crds/resolve';
+import { waitAtMost } from '../../support/wait-at-most';
 
 /** GatewayClass `spec.controllerName` that Traefik handles. */
 export const TRAEFIK_CONTROLLER_NAME = 'traefik.io/gateway-controller';
@@ -109,7 +110,7 @@ export async function startTraefik(options: TraefikOptions): Promise<RunningTrae
     };
     if (!exited) {
       group('SIGTERM');
-      await Promise.race([exit, new Promise((r) => setTimeout(r, 10_000))]);
+      await waitAtMost(exit, 10_000);
     }
     group('SIGKILL');
   };

@@ -3,39 +3,11 @@
  * with which label selector, and that it stays idle (and ready) where RBG is not installed. The
  * rollouts themselves are covered on a real API server by test/integration/rbg-rollout.test.ts.
  */
-import { HttpRequest, HttpResponse, KubeClient, StreamHandle, Transport } from '../../../lib/runtime/kube';
+import { KubeClient } from '../../../lib/runtime/kube';
 import { RbgRolloutController } from '../../../operator/rbg-controller';
+import { ScriptedTransport } from '../../support/scripted-transport';
 
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
-
-/** Answers discovery from `served` (group/version → plurals), lists as empty, and holds watch streams open until aborted. */
-class ScriptedTransport implements Transport {
-  readonly server = 'https://fake';
-  readonly requests: string[] = [];
-  readonly streams: string[] = [];
-  constructor(private readonly served: Record<string, string[]>) {}
-  async request(req: HttpRequest): Promise<HttpResponse> {
-    this.requests.push(req.path);
-    const discovery = /^\/apis\/([^/]+\/[^/?]+)$/.exec(req.path);
-    if (discovery) {
-      const plurals = this.served[discovery[1]];
-      if (!plurals) return reply(404, { kind: 'Status', code: 404, reason: 'NotFound' });
-      return reply(200, { kind: 'APIResourceList', groupVersion: discovery[1], resources: plurals.map((name) => ({ name, kind: 'RoleBasedGroup', namespaced: true })) });
-    }
-    return reply(200, { kind: 'List', metadata: { resourceVersion: '1' }, items: [] });
-  }
-  async stream(req: HttpRequest): Promise<StreamHandle> {
-    this.streams.push(req.path);
-    let end!: () => void;
-    const done = new Promise<void>((r) => (end = r));
-    return { status: 200, done, abort: () => end() };
-  }
-  close(): void {}
-}
-
-function reply(status: number, body: unknown): HttpResponse {
-  return { status, headers: { 'content-type': 'application/json' }, text: JSON.stringify(body) };
-}
 
 test('watches v1alpha2 RoleBasedGroups labelled for the operator when the server serves v1alpha2', async () => {
   const t = new ScriptedTransport({ 'workloads.x-k8s.io/v1alpha2': ['rolebasedgroups'], 'workloads.x-k8s.io/v1alpha1': ['rolebasedgroups'] });

@@ -1,0 +1,33 @@
+/**
+ * The operator's watches over a scripted Transport: building an `Operator` starts nothing (a standby
+ * replica before it leads, or one that is never started, holds no watch and no timer); `start()`
+ * lists and watches every type it caches; `stop()` ends the watches.
+ */
+import { KubeClient } from '../../lib/runtime/kube';
+import { Operator } from '../../operator/operator';
+import { ScriptedTransport } from '../support/scripted-transport';
+
+const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
+const resolver = { resolve: () => 'http://127.0.0.1:1' };
+
+test('an operator that is built but not started sends no request and opens no watch', async () => {
+  const t = new ScriptedTransport({});
+  const operator = new Operator({ client: new KubeClient(t), resolver, log: SILENT });
+  await new Promise((r) => setTimeout(r, 50));
+  expect(t.requests).toEqual([]);
+  expect(t.streams).toEqual([]);
+  expect(operator.ready()).toBe(false);
+  await operator.stop();
+});
+
+test('start() lists and watches RayServices, their RayClusters and Services, routes and Gateways, then is ready', async () => {
+  const t = new ScriptedTransport({});
+  const operator = new Operator({ client: new KubeClient(t), resolver, log: SILENT });
+  await operator.start();
+  expect(operator.ready()).toBe(true);
+  const plurals = (paths: string[]) => paths.map((p) => /\/([a-z]+)\?/.exec(p)?.[1]).sort();
+  const expected = ['gateways', 'grpcroutes', 'httproutes', 'rayclusters', 'rayservices', 'services'];
+  expect(plurals(t.requests)).toEqual(expected);
+  expect(plurals(t.streams)).toEqual(expected);
+  await operator.stop();
+});
