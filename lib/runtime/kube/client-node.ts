@@ -1,7 +1,8 @@
 /**
- * Loads `@kubernetes/client-node` (ESM-only from 1.0) from this CommonJS package.
+ * Loads `@kubernetes/client-node` (ESM-only from 1.0; 2.x, on undici 8, needs Node >= 22.19) from this
+ * CommonJS package.
  *
- * Node 20.19+ can `require()` an ES module, but jest's module loader cannot (it parses the package's
+ * Node 22.12+ can `require()` an ES module, but jest's module loader cannot (it parses the package's
  * `export` statements as CommonJS and fails), and jest also replaces `require('node:module')`'s
  * `createRequire` with its own loader. `process.getBuiltinModule('node:module')` returns Node's real
  * `module` builtin in both worlds, so `createRequire(__filename)` gives Node's own `require`, which loads
@@ -24,7 +25,7 @@ export function loadClientNode(): ClientNodeModule {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     throw new Error(
-      `cannot load @kubernetes/client-node (${err.code ?? 'error'}: ${err.message}); it is ESM-only and needs Node >= 20.19, ` +
+      `cannot load @kubernetes/client-node (${err.code ?? 'error'}: ${err.message}); it is ESM-only and 2.x needs Node >= 22.19, ` +
         `which can require() ES modules; this is Node ${process.versions.node}`,
     );
   }
