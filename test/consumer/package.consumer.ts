@@ -104,10 +104,10 @@ describe('a cdk8s app', () => {
     test('compiles against the library types and synthesizes with cdk8s synth', async () => {
       const version = await run(app, 'node', ['--version'], env);
       expect(version.stdout).toMatch(new RegExp(`^v${major}\\.`));
-      const tsc = await run(app, 'npx', ['--no-install', 'tsc', '-p', '.'], env);
+      const tsc = await run(app, bin(app, 'tsc'), ['-p', '.'], env);
       expect({ code: tsc.code, out: tsc.stdout + tsc.stderr }).toEqual({ code: 0, out: '' });
       fs.rmSync(path.join(app, 'dist'), { recursive: true, force: true });
-      const synth = await run(app, 'npx', ['--no-install', 'cdk8s', 'synth', '--no-check-upgrade'], env);
+      const synth = await run(app, bin(app, 'cdk8s'), ['synth', '--no-check-upgrade'], env);
       expect({ code: synth.code, err: synth.stderr }).toMatchObject({ code: 0 });
       const docs = parseAllDocuments(fs.readFileSync(path.join(app, 'dist', 'llm.k8s.yaml'), 'utf8')).map((d) => d.toJSON() as { apiVersion: string; kind: string; metadata: { namespace?: string } });
       expect(docs.map((d) => `${d.apiVersion} ${d.kind}`).sort()).toEqual([
@@ -123,11 +123,11 @@ describe('a cdk8s app', () => {
     }, 600_000);
 
     test('the installed rayshift bin: --version, validate and plan --json', async () => {
-      const version = await run(app, 'npx', ['--no-install', 'rayshift', '--version'], env);
+      const version = await run(app, bin(app, 'rayshift'), ['--version'], env);
       expect({ code: version.code, out: version.stdout.trim() }).toEqual({ code: 0, out: repoPackage.version });
-      const validate = await run(app, 'npx', ['--no-install', 'rayshift', 'validate', 'dist/llm.k8s.yaml'], env);
+      const validate = await run(app, bin(app, 'rayshift'), ['validate', 'dist/llm.k8s.yaml'], env);
       expect({ code: validate.code, err: validate.stderr }).toMatchObject({ code: 0 });
-      const planned = await run(app, 'npx', ['--no-install', 'rayshift', 'plan', '--json', 'dist/llm.k8s.yaml'], env);
+      const planned = await run(app, bin(app, 'rayshift'), ['plan', '--json', 'dist/llm.k8s.yaml'], env);
       expect(planned.code).toBe(0);
       const plans = (JSON.parse(planned.stdout) as { plans: { kind: string; name: string; peakCapacityPercent?: number }[] }).plans;
       expect(plans.map((p) => `${p.kind}/${p.name}`).sort()).toEqual(['RayService/llm', 'RoleBasedGroup/pd-inference']);
@@ -136,7 +136,7 @@ describe('a cdk8s app', () => {
   });
 
   test('rayshift dashboard serves its page from the installed package', async () => {
-    const child = spawn('npx', ['--no-install', 'rayshift', 'dashboard', '--api-server', 'https://127.0.0.1:9', '--listen', '127.0.0.1:0'], { cwd: app, env: { ...process.env, ...node24 } });
+    const child = spawn(bin(app, 'rayshift'), ['dashboard', '--api-server', 'https://127.0.0.1:9', '--listen', '127.0.0.1:0'], { cwd: app, env: { ...process.env, ...node24 } });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let out = '';
@@ -233,6 +233,14 @@ describe('a Pulumi program', () => {
     expect(state).not.toContain(ROOT + path.sep);
   }, 900_000);
 });
+
+/**
+ * A command the project installed, as `npx` runs it (called directly: npx would add npm's own
+ * warnings about this machine's configuration to the output).
+ */
+function bin(project: string, name: string): string {
+  return path.join(project, 'node_modules', '.bin', name);
+}
 
 /** The file backend's checkpoint of the one stack under `stateDir`. */
 function findStackState(stateDir: string): string {
