@@ -51,7 +51,10 @@ for p in "${programs[@]}"; do
 done
 
 "$tmp/kube-apiserver" --version >&2 || fail "the built kube-apiserver does not run"
-"$tmp/etcd" --version | head -n 1 >&2 || fail "the built etcd does not run"
+# Not `etcd --version | head -n 1`: head exits after one line, and under pipefail etcd's SIGPIPE on
+# its next line failed the build now and then.
+etcd_version="$("$tmp/etcd" --version)" || fail "the built etcd does not run"
+head -n 1 <<<"$etcd_version" >&2
 touch "$tmp/.complete"
 rm -rf "$bin"
 mv "$tmp" "$bin"
