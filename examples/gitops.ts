@@ -1,7 +1,7 @@
 import { App, Chart, ChartProps } from 'cdk8s';
 import { Construct } from 'constructs';
 import { RayClusterSpecBuilder, RayService } from '../lib';
-import { OperatorChart } from '../operator/chart/operator-chart';
+import { OperatorChart } from '../operator/chart';
 
 /**
  * A service for GitOps: `cdk8s synth` into a repository that Argo CD or Flux applies. The
@@ -30,9 +30,9 @@ export class GitOpsServiceChart extends Chart {
   }
 }
 
-/** Adds the operator's install chart and the GitOps service to `app`. */
-export function buildGitOpsExample(app: App, kubeRayRayServiceCrd: unknown): App {
-  new OperatorChart(app, 'gitops-operator', { kubeRayRayServiceCrd });
+/** Adds the operator's install chart (with the generated rayshift CRD) and the GitOps service to `app`. */
+export function buildGitOpsExample(app: App): App {
+  new OperatorChart(app, 'gitops-operator');
   new GitOpsServiceChart(app, 'gitops-service', { namespace: 'chat' });
   return app;
 }

@@ -1,13 +1,16 @@
-/** The examples app: `npm run synth` (or `npx cdk8s synth` after a build) writes each chart to dist/. */
+/**
+ * The examples app: `npm run synth` (or `npx cdk8s synth` after a build) writes each chart to dist/.
+ * Synthesis reads nothing and needs no network (the operator chart's CRD is generated at
+ * `npm run import` time); test/cdk8s/offline-synth.test.ts runs it without either.
+ */
 import { App } from 'cdk8s';
-import { loadKubeRayRayServiceCrd } from '../operator/chart/main';
 import { buildGitOpsExample } from './gitops';
 import { GrpcServiceChart } from './grpc-service';
 import { LlmServiceChart } from './llm-service';
 import { AffinityScheduledChart, PrefillDecodeChart } from './prefill-decode';
 import { PrefillDecodeOperatorChart } from './prefill-decode-operator';
 
-/** Builds every example chart into `app`. */
+/** Builds every example chart but the GitOps pair (`buildGitOpsExample`) into `app`. */
 export function buildExamples(app: App): App {
   new LlmServiceChart(app, 'llm-service', { namespace: 'llm' });
   new GrpcServiceChart(app, 'grpc-service', { namespace: 'embeddings' });
@@ -17,16 +20,16 @@ export function buildExamples(app: App): App {
   return app;
 }
 
-/** Synthesizes every example, the GitOps one included (its operator chart embeds the rayshift CRD). */
-async function main(): Promise<void> {
-  const app = buildExamples(new App());
-  buildGitOpsExample(app, await loadKubeRayRayServiceCrd());
-  app.synth();
+/** Builds everything `npm run synth` writes: the service examples and the GitOps one (operator chart included). */
+export function buildExampleApp(app: App): App {
+  return buildGitOpsExample(buildExamples(app));
 }
 
 if (require.main === module) {
-  main().catch((err: Error) => {
-    process.stderr.write(`synth failed: ${err.message}\n`);
+  try {
+    buildExampleApp(new App()).synth();
+  } catch (err) {
+    process.stderr.write(`synth failed: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
-  });
+  }
 }

@@ -1,8 +1,10 @@
 /**
- * Regenerates `imports/` with `cdk8s import` from the CRDs pinned in `cdk8s.yaml`, offline when
- * `../shared/crds` is present: every URL resolves to its shared copy or a cached download.
- * The CRDs of one entry are concatenated into one multi-document file, because `cdk8s import`
- * writes one file per API group and a second call for the same group would overwrite the first.
+ * Regenerates everything derived from upstream CRDs, offline when `../shared/crds` is present (every
+ * URL resolves to its shared copy or a cached download), so that synthesis never needs them:
+ * - `imports/` with `cdk8s import` from the CRDs pinned in `cdk8s.yaml`. The CRDs of one entry are
+ *   concatenated into one multi-document file, because `cdk8s import` writes one file per API group
+ *   and a second call for the same group would overwrite the first.
+ * - the rayshift CRD, built from the newest supported KubeRay, into `lib/crds/generated/`.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -10,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { crdOfUrl } from '../lib/crds/catalog';
+import { GENERATED_RAYSHIFT_CRD_PATH, renderGeneratedRayshiftCrd } from '../lib/crds/regenerate';
 import { projectRoot, resolveCrdFile } from '../lib/crds/resolve';
 
 async function main(): Promise<void> {
@@ -38,6 +41,8 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+  process.stdout.write(`writing ${GENERATED_RAYSHIFT_CRD_PATH}\n`);
+  fs.writeFileSync(path.join(root, GENERATED_RAYSHIFT_CRD_PATH), await renderGeneratedRayshiftCrd());
 }
 
 main().catch((err: Error) => {

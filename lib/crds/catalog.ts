@@ -4,6 +4,8 @@
  * The files themselves are data of their projects and are never committed here: they are
  * resolved from `../shared/crds/<project>/<version>/<file>` when that folder exists, and
  * otherwise downloaded once from the pinned upstream URL into `.cache/crds/` (see `resolve.ts`).
+ * Only `npm run import` and tests resolve them: what synthesis needs is generated from them into
+ * `imports/` and `generated/` and committed.
  */
 
 /** A project whose CRDs rayshift synthesizes objects for. */

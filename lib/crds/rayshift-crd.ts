@@ -331,7 +331,8 @@ function addRules(root: JsonObject, path: string, rules: readonly CelRule[]): vo
  * longer schema-required (rayshift admits `spec.rayshift.gatewayRef` instead; a CEL rule requires
  * one of the two), plus `spec.rayshift`, CEL rules for every model rule CEL can express
  * (`RAYSHIFT_CEL_RULES`, messages in `lib/spec`'s words), rayshift's structural status, the status
- * subresource and printer columns. The upstream CRD is data resolved at build time, never committed.
+ * subresource and printer columns. The upstream CRD is never committed; the result for the newest
+ * supported KubeRay is, by `npm run import` (`generated-crd.ts`), so that synthesis never resolves it.
  */
 export function rayshiftRayServiceCrd(kubeRayRayServiceCrd: unknown): JsonObject {
   const upstream = asObject(kubeRayRayServiceCrd);

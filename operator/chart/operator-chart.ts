@@ -1,13 +1,15 @@
 /**
- * The rayshift operator's install chart: the `rayservices.rayshift.dev` CRD (built at synth time
- * from KubeRay's RayService CRD), a ServiceAccount, least-privilege RBAC, and a hardened
- * Deployment running `node bin/rayshift.js operator` with leader election.
+ * The rayshift operator's install chart: the `rayservices.rayshift.dev` CRD (generated from KubeRay's
+ * RayService CRD at `npm run import` time, so synthesis needs no upstream file), a ServiceAccount,
+ * least-privilege RBAC, and a hardened Deployment running `node bin/rayshift.js operator` with
+ * leader election.
  */
 import { Chart, ChartProps } from 'cdk8s';
 import { ApiServer, ApiServerProps } from './api-server';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, Node } from 'constructs';
 import { ValidatedObject } from '../../lib/cdk8s/validated-object';
+import { generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { ProblemList, ValidationResult } from '../../lib/spec/problem';
 import { JsonObject, asArray, asObject } from '../../lib/spec/read';
@@ -34,8 +36,12 @@ export interface JustifiedRule {
 
 /** Props of `OperatorChart`. */
 export interface OperatorChartProps extends ChartProps {
-  /** KubeRay's RayService CRD (parsed), from which the rayshift CRD is built (`rayshiftRayServiceCrd`). */
-  readonly kubeRayRayServiceCrd: unknown;
+  /**
+   * KubeRay's RayService CRD (parsed) of another supported release, to build the rayshift CRD from
+   * with `rayshiftRayServiceCrd` instead of using the generated one.
+   * @default the committed CRD, generated from the newest supported KubeRay (`RAYSHIFT_CRD_KUBERAY_VERSION`)
+   */
+  readonly kubeRayRayServiceCrd?: unknown;
   /** Namespace of the operator. @default "rayshift-system" */
   readonly operatorNamespace?: string;
   /** Emit the Namespace object too. @default true */
@@ -175,13 +181,12 @@ export function operatorNamespaceRules(leaseName = OPERATOR_LEASE_NAME): Justifi
   ];
 }
 
-/** The rayshift CRD as a validated construct: checks at synth that the CRD carries what the operator relies on. */
+/** A finished rayshift CRD as a validated construct: checks at synth that the CRD carries what the operator relies on. */
 export class RayshiftCrd extends ValidatedObject {
-  /** The CRD as built. */
+  /** The CRD it synthesizes. */
   public readonly crd: JsonObject;
 
-  constructor(scope: Construct, id: string, kubeRayRayServiceCrd: unknown) {
-    const crd = rayshiftRayServiceCrd(kubeRayRayServiceCrd);
+  constructor(scope: Construct, id: string, crd: JsonObject) {
     super(scope, id, {
       apiVersion: String(crd.apiVersion),
       kind: String(crd.kind),
@@ -230,7 +235,7 @@ export class OperatorChart extends Chart {
   /** The Deployment. */
   public readonly deployment: k8s.KubeDeployment;
 
-  constructor(scope: Construct, id: string, props: OperatorChartProps) {
+  constructor(scope: Construct, id: string, props: OperatorChartProps = {}) {
     super(scope, id, { ...props, disableResourceNameHashes: props.disableResourceNameHashes ?? true });
     const namespace = props.operatorNamespace ?? OPERATOR_NAMESPACE;
     const labels = { 'app.kubernetes.io/name': OPERATOR_NAME, 'app.kubernetes.io/component': 'operator', 'app.kubernetes.io/part-of': 'rayshift' };
@@ -238,7 +243,8 @@ export class OperatorChart extends Chart {
     if (props.createNamespace ?? true) {
       new k8s.KubeNamespace(this, 'Namespace', { metadata: { name: namespace, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } });
     }
-    this.crd = new RayshiftCrd(this, 'Crd', props.kubeRayRayServiceCrd);
+    const crd = props.kubeRayRayServiceCrd === undefined ? generatedRayshiftRayServiceCrd() : rayshiftRayServiceCrd(props.kubeRayRayServiceCrd);
+    this.crd = new RayshiftCrd(this, 'Crd', crd);
 
     this.serviceAccount = new k8s.KubeServiceAccount(this, 'ServiceAccount', {
       metadata: { name: OPERATOR_NAME, namespace, labels },

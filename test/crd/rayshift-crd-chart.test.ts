@@ -1,14 +1,14 @@
 /**
  * The operator's install chart (operator/chart): the objects it synthesizes, a hardened Deployment,
- * least-privilege RBAC without wildcards, and the rayshift CRD built at synth time. Applying it to a
+ * least-privilege RBAC without wildcards, and the rayshift CRD (the generated one by default, or one
+ * built from another KubeRay release). Applying it to a
  * real API server (and exercising the RBAC as the ServiceAccount) is test/integration/rayshift-crd-chart.test.ts.
  */
 import { Testing } from 'cdk8s';
-import * as fs from 'node:fs';
-import { parse } from 'yaml';
-import { crdsOf, newestVersion } from '../../lib/crds/catalog';
+import { SUPPORTED_VERSIONS } from '../../lib/crds/catalog';
+import { RAYSHIFT_CRD_KUBERAY_VERSION, generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
-import { resolveCrdFile } from '../../lib/crds/resolve';
+import { loadKubeRayRayServiceCrd } from '../../lib/crds/regenerate';
 import {
   OPERATOR_HTTP_PORT,
   OPERATOR_LEASE_NAME,
@@ -21,16 +21,16 @@ import {
 import { compileCrds, schemaErrors } from '../support/crd-schema';
 import { rayshiftService } from '../spec/fixtures';
 
-let upstream: unknown;
+/** The oldest supported KubeRay: the generated CRD is built from the newest, so this one differs. */
+const OLDEST = SUPPORTED_VERSIONS.kuberay[0];
+let oldest: unknown;
 
 beforeAll(async () => {
-  const file = await resolveCrdFile(crdsOf('kuberay', newestVersion('kuberay')).find((c) => c.file === 'ray.io_rayservices.yaml')!);
-  upstream = parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 });
+  oldest = await loadKubeRayRayServiceCrd(OLDEST);
 });
 
-function synth(props: Partial<OperatorChartProps> = {}): any[] {
-  const chart = new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: upstream, ...props });
-  return Testing.synth(chart);
+function synth(props: OperatorChartProps = {}): any[] {
+  return Testing.synth(new OperatorChart(Testing.app(), 'op', props));
 }
 
 const of = (objs: any[], kind: string) => objs.filter((o) => o.kind === kind);
@@ -66,15 +66,23 @@ test('the API server is installed only when asked for, in the operator namespace
   expect(of(objects, 'Service').some((s) => s.metadata.namespace === 'ops')).toBe(true);
 });
 
-test('the CRD is the one rayshiftRayServiceCrd builds from the upstream CRD, and it validates rayshift RayServices', () => {
+test('by default the CRD is the generated one (newest KubeRay), and it validates rayshift RayServices', () => {
+  expect(OLDEST).not.toBe(RAYSHIFT_CRD_KUBERAY_VERSION);
   const crd = one(synth(), 'CustomResourceDefinition');
-  expect(crd).toEqual(JSON.parse(JSON.stringify(rayshiftRayServiceCrd(upstream))));
+  expect(crd).toEqual(generatedRayshiftRayServiceCrd());
   expect(validateRayshiftCrd(crd).errors).toEqual([]);
   expect(schemaErrors(compileCrds([crd]), rayshiftService())).toEqual([]);
 });
 
+test('kubeRayRayServiceCrd builds the CRD from another KubeRay release instead', () => {
+  const crd = one(synth({ kubeRayRayServiceCrd: oldest }), 'CustomResourceDefinition');
+  expect(crd).toEqual(JSON.parse(JSON.stringify(rayshiftRayServiceCrd(oldest))));
+  expect(crd).not.toEqual(generatedRayshiftRayServiceCrd());
+  expect(validateRayshiftCrd(crd).errors).toEqual([]);
+});
+
 test('the CRD check fails synthesis when the CRD lacks what the operator relies on', () => {
-  const crd: any = rayshiftRayServiceCrd(upstream);
+  const crd: any = generatedRayshiftRayServiceCrd();
   delete crd.spec.versions[0].subresources;
   crd.spec.versions[0].schema.openAPIV3Schema.properties.status = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
   expect(validateRayshiftCrd(crd).errors.map((e) => e.path)).toEqual([

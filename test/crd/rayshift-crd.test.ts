@@ -3,21 +3,16 @@
  * CEL rules where the model's rules are, a structural status, printer columns. The real API
  * server's verdict (installs, cost budget, every rule's 422) is in test/integration/rayshift-crd.test.ts.
  */
-import * as fs from 'node:fs';
-import { parse } from 'yaml';
-import { SUPPORTED_VERSIONS, crdsOf } from '../../lib/crds/catalog';
+import { SUPPORTED_VERSIONS } from '../../lib/crds/catalog';
 import { RAYSHIFT_CEL_RULES, RAYSHIFT_EXTENSIONS_SCHEMA, rayshiftRayServiceCrd, rayshiftStatusSchema } from '../../lib/crds/rayshift-crd';
-import { resolveCrdFile } from '../../lib/crds/resolve';
+import { loadKubeRayRayServiceCrd } from '../../lib/crds/regenerate';
 import { compileCrds, schemaErrors } from '../support/crd-schema';
 import { rayshiftService } from '../spec/fixtures';
 
 const upstream = new Map<string, any>();
 
 beforeAll(async () => {
-  for (const v of SUPPORTED_VERSIONS.kuberay) {
-    const file = await resolveCrdFile(crdsOf('kuberay', v).find((c) => c.file === 'ray.io_rayservices.yaml')!);
-    upstream.set(v, parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }));
-  }
+  for (const v of SUPPORTED_VERSIONS.kuberay) upstream.set(v, await loadKubeRayRayServiceCrd(v));
 });
 
 function v1Spec(crd: any): any {

@@ -3,11 +3,9 @@
  * schema of every pinned version it claims to support. CRDs come from ../shared/crds or their
  * pinned URLs; a CRD that cannot be resolved fails the test, it is never skipped.
  */
-import * as fs from 'node:fs';
-import { parse } from 'yaml';
-import { SUPPORTED_VERSIONS, crdsOf } from '../../lib/crds/catalog';
+import { SUPPORTED_VERSIONS } from '../../lib/crds/catalog';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
-import { resolveCrdFile } from '../../lib/crds/resolve';
+import { loadKubeRayRayServiceCrd } from '../../lib/crds/regenerate';
 import { SchemaSet, compileCrds, loadProjectSchemas, schemaErrors } from '../support/crd-schema';
 import { sampleManifests } from '../support/sample-charts';
 
@@ -30,8 +28,7 @@ beforeAll(async () => {
     for (const version of SUPPORTED_VERSIONS[project]) schemas.set(`${project}@${version}`, await loadProjectSchemas(project, version));
   }
   for (const version of SUPPORTED_VERSIONS.kuberay) {
-    const file = await resolveCrdFile(crdsOf('kuberay', version).find((c) => c.file === 'ray.io_rayservices.yaml')!);
-    schemas.set(`rayshift-from-kuberay@${version}`, compileCrds([rayshiftRayServiceCrd(parse(fs.readFileSync(file, 'utf8')))]));
+    schemas.set(`rayshift-from-kuberay@${version}`, compileCrds([rayshiftRayServiceCrd(await loadKubeRayRayServiceCrd(version))]));
   }
 });
 
