@@ -1,4 +1,4 @@
-import { ApiObjectMetadata } from 'cdk8s';
+import { ApiObjectMetadata, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Gateway as GatewayApiGateway, GatewayClass as GatewayApiGatewayClass } from '../../imports/gateway-gateway.networking.k8s.io';
 import { GatewayListener, validateGateway, validateGatewayClass } from '../spec/gateway';
@@ -14,7 +14,10 @@ export interface GatewayClassProps {
   readonly description?: string;
 }
 
-/** A cluster-scoped GatewayClass naming the data plane implementation. */
+/**
+ * A cluster-scoped GatewayClass naming the data plane implementation. It has no namespace: the
+ * chart's (or one given in `metadata`) is left out of the manifest.
+ */
 export class GatewayClass extends ValidatedObject {
   constructor(scope: Construct, id: string, props: GatewayClassProps) {
     super(scope, id, {
@@ -26,6 +29,8 @@ export class GatewayClass extends ValidatedObject {
       }),
       validate: validateGatewayClass,
     });
+    // cdk8s stamps the chart's namespace on every object; the namespace is known by now and final.
+    if (this.apiObject.metadata.namespace !== undefined) this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
   }
 }
 

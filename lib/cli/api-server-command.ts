@@ -9,7 +9,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import pino from 'pino';
 import { defaultDashboardDir } from '../dashboard/static-files';
 import { loadClientNode } from '../runtime/kube/client-node';
 
@@ -55,6 +54,8 @@ export function parseListen(value: string): { host?: string; port: number } {
 
 /** Runs the server until SIGTERM/SIGINT; resolves with the exit code. */
 export async function runApiServer(opts: ApiServerCommandOptions): Promise<number> {
+  // Loaded here, not at the top: the CLI's other commands run without pino installed.
+  const { default: pino } = await import('pino');
   const log = pino({ level: opts.logLevel ?? 'info', base: { component: 'rayshift-api-server' } });
   if (!opts.insecureLocal && (!opts.tlsCert || !opts.tlsKey)) {
     log.error({}, '--tls-cert and --tls-key are required (or --insecure-local for development on loopback)');

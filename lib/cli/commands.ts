@@ -1,8 +1,11 @@
+import * as fs from 'node:fs';
 import { plan } from '../engine/plan';
+import type { RayServicePlan } from '../engine/plan-rayservice';
+import type { RoleBasedGroupPlan, RoleBasedGroupPlanInput } from '../engine/plan-rbg';
 import { rayServiceEngineOptions, rbgPlanInputs } from '../engine/from-spec';
 import { RayServiceSpec } from '../spec/rayservice';
 import { asObject } from '../spec/read';
-import { InputDocument, LocatedProblem, groupOfPolicy, identity, isForeign, readDocuments, validateDocuments } from './documents';
+import { CheckedInput, InputDocument, LocatedProblem, checkFiles, executorCoordination, groupOfPolicy, identity, isForeign } from './documents';
 import { renderRayServicePlan, renderRoleBasedGroupPlan } from './render-plan';
 import { Style } from './style';
 
@@ -18,6 +21,8 @@ export interface Output {
   errStyle: Style;
   /** Standard output is a terminal: live views redraw in place instead of printing a line per change. */
   interactive?: boolean;
+  /** Reads all of standard input, the file `-` of `validate` and `plan`. @default reads file descriptor 0 */
+  stdin?(): string;
 }
 
 /** Exit codes of the CLI. */
@@ -31,9 +36,13 @@ function formatProblem(p: LocatedProblem, style: Style): string {
   return `${where}${what}:${path} ${message}`;
 }
 
-function loadAndValidate(files: readonly string[]): { documents: InputDocument[]; problems: LocatedProblem[] } {
-  const { documents, problems } = readDocuments(files);
-  return { documents, problems: [...problems, ...validateDocuments(documents)] };
+function check(files: readonly string[], io: Output): CheckedInput {
+  return checkFiles(files, io.stdin ?? (() => fs.readFileSync(0, 'utf8')));
+}
+
+/** The problems as `--json` prints them. */
+function problemsJson(problems: readonly LocatedProblem[]): unknown[] {
+  return problems.map(({ file, document, kind, name, path, message, severity }) => ({ file, document, kind, name, path, message, severity }));
 }
 
 function summary(problems: readonly LocatedProblem[], documents: readonly InputDocument[]): string {
@@ -47,10 +56,10 @@ function summary(problems: readonly LocatedProblem[], documents: readonly InputD
 
 /** `rayshift validate FILE...`: every problem of every document; exit 1 when any is an error. */
 export function validateCommand(files: readonly string[], json: boolean, io: Output): number {
-  const { documents, problems } = loadAndValidate(files);
+  const { documents, problems } = check(files, io);
   const failed = problems.some((p) => p.severity === 'error');
   if (json) {
-    io.out(`${JSON.stringify({ problems: problems.map(({ file, document, kind, name, path, message, severity }) => ({ file, document, kind, name, path, message, severity })) }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ problems: problemsJson(problems) }, null, 2)}\n`);
   } else {
     for (const p of problems) io.out(`${formatProblem(p, io.outStyle)}\n`);
     io.err(`${failed ? io.errStyle.red('invalid') : 'valid'}: ${summary(problems, documents)}\n`);
@@ -58,37 +67,51 @@ export function validateCommand(files: readonly string[], json: boolean, io: Out
   return failed ? EXIT.invalid : EXIT.ok;
 }
 
+type AnyPlan = RayServicePlan | (RoleBasedGroupPlan & { rule: string });
+
+/**
+ * The plans of valid documents: one per RayService with an upgrade strategy, one per rolling-update
+ * rule of a RoleBasedGroup (its inline v1alpha1 rules, its CoordinatedPolicy's, and those of its
+ * `rayshift.dev/coordination` annotation, which a rayshift executor runs).
+ */
+function planDocuments(documents: readonly InputDocument[]): AnyPlan[] {
+  const plans: AnyPlan[] = [];
+  for (const doc of documents) {
+    const { kind, name } = identity(doc);
+    const spec = asObject(doc.manifest.spec);
+    if (kind === 'RayService' && spec.upgradeStrategy !== undefined) {
+      plans.push(plan({ kind: 'RayService', name, options: rayServiceEngineOptions(spec as unknown as RayServiceSpec) }));
+    } else if (kind === 'RoleBasedGroup') {
+      const policy = documents.find((d) => identity(d).kind === 'CoordinatedPolicy' && groupOfPolicy(d, documents) === doc);
+      const executorRules = (executorCoordination(doc)?.rules ?? []).map(
+        (r): RoleBasedGroupPlanInput & { rule: string } => ({ kind: 'RoleBasedGroup', name, rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles, coordination: 'parallel' }),
+      );
+      for (const input of [...rbgPlanInputs(doc.manifest, policy?.manifest), ...executorRules]) plans.push({ ...plan(input), rule: input.rule });
+    }
+  }
+  return plans;
+}
+
 /**
  * `rayshift plan FILE...`: the upgrade timeline of each RayService with an upgrade strategy and
- * the rounds of each RoleBasedGroup rolling-update rule. Invalid input prints the same messages
- * as `validate`, exits 1 and plans nothing.
+ * the rounds of each RoleBasedGroup rolling-update rule. Problems of the input (warnings
+ * included) are printed as `validate` words them, on stderr, or with `json` in `"problems"` next
+ * to `"plans"`; an error exits 1 and plans nothing.
  */
 export function planCommand(files: readonly string[], json: boolean, io: Output): number {
-  const { documents, problems } = loadAndValidate(files);
-  if (problems.some((p) => p.severity === 'error')) {
-    for (const p of problems) io.err(`${formatProblem(p, io.errStyle)}\n`);
+  const { documents, problems } = check(files, io);
+  const failed = problems.some((p) => p.severity === 'error');
+  const plans = failed ? [] : planDocuments(documents);
+  if (json) {
+    io.out(`${JSON.stringify({ plans, problems: problemsJson(problems) }, null, 2)}\n`);
+    return failed ? EXIT.invalid : EXIT.ok;
+  }
+  for (const p of problems) io.err(`${formatProblem(p, io.errStyle)}\n`);
+  if (failed) {
     io.err(`${io.errStyle.red('invalid')}: ${summary(problems, documents)}; no plan\n`);
     return EXIT.invalid;
   }
-  const plans: unknown[] = [];
-  const texts: string[] = [];
-  for (const doc of documents) {
-    const { kind } = identity(doc);
-    const spec = asObject(doc.manifest.spec);
-    if (kind === 'RayService' && spec.upgradeStrategy !== undefined) {
-      const p = plan({ kind: 'RayService', name: identity(doc).name, options: rayServiceEngineOptions(spec as unknown as RayServiceSpec) });
-      plans.push(p);
-      texts.push(renderRayServicePlan(p, io.outStyle));
-    } else if (kind === 'RoleBasedGroup') {
-      const policy = documents.find((d) => identity(d).kind === 'CoordinatedPolicy' && groupOfPolicy(d, documents) === doc);
-      for (const input of rbgPlanInputs(doc.manifest, policy?.manifest)) {
-        const p = { ...plan(input), rule: input.rule };
-        plans.push(p);
-        texts.push(renderRoleBasedGroupPlan(p, io.outStyle));
-      }
-    }
-  }
-  if (json) io.out(`${JSON.stringify({ plans }, null, 2)}\n`);
-  else io.out(`${texts.length > 0 ? texts.join('\n\n') : 'nothing to plan: no RayService with an upgrade strategy and no RoleBasedGroup rolling-update rule'}\n`);
+  const texts = plans.map((p) => (p.kind === 'RayService' ? renderRayServicePlan(p, io.outStyle) : renderRoleBasedGroupPlan(p, io.outStyle)));
+  io.out(`${texts.length > 0 ? texts.join('\n\n') : 'nothing to plan: no RayService with an upgrade strategy and no RoleBasedGroup rolling-update rule'}\n`);
   return EXIT.ok;
 }

@@ -71,7 +71,7 @@ export async function startDashboard(opts: StartDashboardOptions): Promise<Runni
   const upstream = new URL(opts.apiServer);
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:') throw new Error(`--api-server must be an http(s) URL; got ${opts.apiServer}`);
   const root = path.resolve(opts.staticDir ?? defaultDashboardDir());
-  if (!fs.existsSync(path.join(root, 'index.html'))) throw new Error(`the dashboard is not built: ${path.join(root, 'index.html')} is missing (run \`npm run build:ui\`)`);
+  if (!fs.existsSync(path.join(root, 'index.html'))) throw new Error(`the dashboard is not built: ${path.join(root, 'index.html')} is missing (in a checkout of rayshift, run \`npm run build:ui\`; the npm package ships it)`);
   const { host, port } = parseListen(opts.listen ?? DEFAULT_LISTEN);
   const secure = upstream.protocol === 'https:';
   const agent = secure ? new https.Agent({ keepAlive: true, ...(opts.ca ? { ca: opts.ca } : {}) }) : new http.Agent({ keepAlive: true });

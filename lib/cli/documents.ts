@@ -1,14 +1,23 @@
+/**
+ * The input of `rayshift validate` and `rayshift plan`: the YAML documents of files (or of standard
+ * input, the file `-`), what each one is, and every problem of them as one list, file problems
+ * included, so that one unreadable file never hides the report on the others.
+ */
 import * as fs from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { Problem, ValidationResult } from '../spec/problem';
+import { readCoordination, type CoordinationReading } from '../runtime/rbg/coordination';
+import { Problem, ProblemList, ValidationResult } from '../spec/problem';
 import { JsonObject, asObject, isObject } from '../spec/read';
 import { validateRayService } from '../spec/rayservice';
-import { validateCoordinatedPolicy, validateRoleBasedGroup } from '../spec/rbg';
+import { COORDINATION_ANNOTATION, EXECUTOR_LABEL, RBG_EXECUTORS, validateCoordinatedPolicy, validateRoleBasedGroup } from '../spec/rbg';
 import { validateGateway, validateGatewayClass, validateRoute } from '../spec/gateway';
+
+/** The file argument `-` means standard input, which problems name `<stdin>`. */
+const fileName = (arg: string) => (arg === '-' ? '<stdin>' : arg);
 
 /** One YAML document of an input file. */
 export interface InputDocument {
-  /** The file it came from. */
+  /** The file it came from (`<stdin>` for standard input). */
   readonly file: string;
   /** 1-based index of the document in its file. */
   readonly document: number;
@@ -18,7 +27,7 @@ export interface InputDocument {
 
 /** A problem located in an input file, as `rayshift validate --json` prints it. */
 export interface LocatedProblem extends Problem {
-  /** The file. */
+  /** The file (`<stdin>` for standard input). */
   readonly file: string;
   /** 1-based document index, 0 when the problem is with the file itself. */
   readonly document: number;
@@ -28,16 +37,43 @@ export interface LocatedProblem extends Problem {
   readonly name: string;
 }
 
-/** Reads and parses every document of every file; unreadable or unparsable input becomes problems. */
-export function readDocuments(files: readonly string[]): { documents: InputDocument[]; problems: LocatedProblem[] } {
+/** The documents of the input files and every problem found in them. */
+export interface CheckedInput {
+  /** Every document that is a mapping, in file order. */
+  readonly documents: InputDocument[];
+  /** Problems of files, of documents that could not be read, and of the objects. */
+  readonly problems: LocatedProblem[];
+}
+
+/**
+ * Reads, parses and validates every document of every file (`-` reads `readStdin()`): a missing
+ * or unreadable file, a document that is not YAML, an unknown kind or version in rayshift's API
+ * groups and a file with nothing rayshift validates are problems too.
+ */
+export function checkFiles(files: readonly string[], readStdin: () => string): CheckedInput {
+  const { documents, problems } = readDocuments(files, readStdin);
+  problems.push(...validateDocuments(documents));
+  for (const file of new Set(files.map(fileName))) {
+    if (problems.some((p) => p.file === file && p.severity === 'error')) continue;
+    const own = documents.filter((d) => d.file === file);
+    if (own.some((d) => !isForeign(d))) continue;
+    const found = [...new Set(own.map((d) => `${String(d.manifest.apiVersion ?? '')}/${identity(d).kind}`))];
+    const message = found.length === 0 ? 'holds no Kubernetes object: nothing was checked' : `holds no object rayshift validates (only ${found.join(', ')}): nothing was checked`;
+    problems.push({ file, document: 0, kind: '', name: '', path: '', message, severity: 'warning' });
+  }
+  return { documents, problems };
+}
+
+function readDocuments(files: readonly string[], readStdin: () => string): CheckedInput {
   const documents: InputDocument[] = [];
   const problems: LocatedProblem[] = [];
   const fail = (file: string, document: number, message: string) =>
     problems.push({ file, document, kind: '', name: '', path: '', message, severity: 'error' });
-  for (const file of files) {
+  for (const arg of files) {
+    const file = fileName(arg);
     let text: string;
     try {
-      text = fs.readFileSync(file, 'utf8');
+      text = arg === '-' ? readStdin() : fs.readFileSync(arg, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       fail(file, 0, code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not a YAML file' : `cannot read: ${(err as Error).message}`);
@@ -49,7 +85,14 @@ export function readDocuments(files: readonly string[]): { documents: InputDocum
         fail(file, index, `is not valid YAML: ${doc.errors[0].message.split('\n')[0].replace(/:$/, '')}`);
         return;
       }
-      const value = doc.toJSON();
+      let value: unknown;
+      try {
+        value = doc.toJSON();
+      } catch (err) {
+        // An alias without its anchor, or aliases that expand beyond the parser's limit.
+        fail(file, index, `is not valid YAML: ${(err as Error).message}`);
+        return;
+      }
       if (value === null || value === undefined) return;
       if (!isObject(value)) {
         fail(file, index, 'is not a Kubernetes object (a mapping with apiVersion and kind)');
@@ -62,7 +105,7 @@ export function readDocuments(files: readonly string[]): { documents: InputDocum
 }
 
 /** `apiVersion/kind` of every object `rayshift validate` understands. */
-export const KNOWN_KINDS: readonly string[] = [
+const KNOWN_KINDS: readonly string[] = [
   'ray.io/v1/RayService',
   'rayshift.dev/v1alpha1/RayService',
   'gateway.networking.k8s.io/v1/GatewayClass',
@@ -73,6 +116,11 @@ export const KNOWN_KINDS: readonly string[] = [
   'workloads.x-k8s.io/v1alpha2/RoleBasedGroup',
   'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy',
 ];
+
+/** The apiVersions rayshift validates `kind` in (none for a kind it does not know). */
+function knownVersionsOf(kind: string): string[] {
+  return KNOWN_KINDS.filter((k) => k.endsWith(`/${kind}`)).map((k) => k.slice(0, -kind.length - 1));
+}
 
 /** The identity of a document: kind and name (empty strings when missing). */
 export function identity(doc: InputDocument): { kind: string; name: string; namespace: string } {
@@ -94,7 +142,7 @@ export function groupOfPolicy(policy: InputDocument, documents: readonly InputDo
 }
 
 /** API groups rayshift owns or validates; an unknown kind or version in one of them is a typo. */
-export const KNOWN_GROUPS: readonly string[] = ['ray.io', 'rayshift.dev', 'gateway.networking.k8s.io', 'workloads.x-k8s.io'];
+const KNOWN_GROUPS: readonly string[] = ['ray.io', 'rayshift.dev', 'gateway.networking.k8s.io', 'workloads.x-k8s.io'];
 
 /** Whether a document belongs to another API group (a Namespace, a Deployment, a CRD…), which rayshift leaves alone. */
 export function isForeign(doc: InputDocument): boolean {
@@ -103,45 +151,93 @@ export function isForeign(doc: InputDocument): boolean {
 }
 
 /**
- * Validates every document of rayshift's API groups with the model's validators. An unknown kind
- * or version in those groups, or a document without apiVersion, is an error naming the kinds
- * rayshift knows (a typo must not pass silently); documents of other groups are skipped.
+ * The rules a rayshift executor (the operator, or Pulumi) reads from a RoleBasedGroup's
+ * `rayshift.dev/coordination` annotation, read as the executor reads them; undefined without the
+ * annotation.
  */
-export function validateDocuments(documents: readonly InputDocument[]): LocatedProblem[] {
+export function executorCoordination(group: InputDocument): CoordinationReading | undefined {
+  const annotations = asObject(asObject(group.manifest.metadata).annotations);
+  return annotations[COORDINATION_ANNOTATION] === undefined ? undefined : readCoordination(group.manifest);
+}
+
+/** The rayshift executors, which alone read the coordination annotation. */
+const RAYSHIFT_EXECUTORS: readonly string[] = RBG_EXECUTORS.filter((e) => e !== 'rbg');
+
+/**
+ * Validates a RoleBasedGroup and, when it carries the coordination annotation, what its executor
+ * would reject there, and an annotation that no executor reads (no rayshift executor label).
+ */
+function validateGroup(group: InputDocument): ValidationResult {
+  const problems = new ProblemList();
+  problems.addAll(validateRoleBasedGroup(group.manifest));
+  const reading = executorCoordination(group);
+  if (reading === undefined) return problems.result();
+  if (reading.problem !== undefined) problems.error('metadata.annotations', reading.problem);
+  const executor = asObject(asObject(group.manifest.metadata).labels)[EXECUTOR_LABEL];
+  if (typeof executor !== 'string' || !RAYSHIFT_EXECUTORS.includes(executor)) {
+    const is = executor === undefined ? 'unset' : JSON.stringify(executor);
+    problems.warning('metadata.labels', `annotation ${COORDINATION_ANNOTATION} is read only by a rayshift executor, but label ${EXECUTOR_LABEL} is ${is}, not ${RAYSHIFT_EXECUTORS.join(' or ')}: nothing enforces these rules`);
+  }
+  return problems.result();
+}
+
+/** The problem of a document whose apiVersion and kind rayshift does not validate, though the group is one of rayshift's. */
+function unknownTypeProblem(apiVersion: string, kind: string): Problem {
+  if (kind === '') return { path: 'kind', message: `is required; known: ${KNOWN_KINDS.join(', ')}`, severity: 'error' };
+  const versions = knownVersionsOf(kind);
+  if (apiVersion === '') return { path: 'apiVersion', message: `is required; ${versions.length > 0 ? `rayshift validates ${kind} in ${versions.join(', ')}` : `known: ${KNOWN_KINDS.join(', ')}`}`, severity: 'error' };
+  if (versions.length > 0) return { path: 'apiVersion', message: `${apiVersion} is not a version of ${kind} rayshift validates; known: ${versions.join(', ')}`, severity: 'error' };
+  return { path: 'kind', message: `${apiVersion}/${kind} is not a kind rayshift validates; known: ${KNOWN_KINDS.join(', ')}`, severity: 'error' };
+}
+
+/** The warning on a document of another API group whose kind rayshift validates elsewhere (a typo in the group, or another project's kind of that name). */
+function foreignKnownKindProblem(apiVersion: string, kind: string): Problem | undefined {
+  const versions = knownVersionsOf(kind);
+  if (versions.length === 0) return undefined;
+  return { path: 'apiVersion', message: `${apiVersion} is not an API group rayshift validates, so this ${kind} was not checked; rayshift validates ${kind} in ${versions.join(', ')}`, severity: 'warning' };
+}
+
+/**
+ * Validates every document of rayshift's API groups with the model's validators. An unknown kind
+ * or version in those groups, or a document without apiVersion, is an error naming what rayshift
+ * knows (a typo must not pass silently); documents of other groups are skipped, with a warning
+ * when their kind is one rayshift validates in its own groups.
+ */
+function validateDocuments(documents: readonly InputDocument[]): LocatedProblem[] {
   const out: LocatedProblem[] = [];
-  for (const doc of documents.filter((d) => !isForeign(d))) {
+  for (const doc of documents) {
     const { kind, name } = identity(doc);
-    const key = `${String(doc.manifest.apiVersion)}/${kind}`;
+    const apiVersion = String(doc.manifest.apiVersion ?? '');
     let result: ValidationResult;
-    switch (key) {
-      case 'ray.io/v1/RayService':
-      case 'rayshift.dev/v1alpha1/RayService':
-        result = validateRayService(doc.manifest);
-        break;
-      case 'gateway.networking.k8s.io/v1/GatewayClass':
-        result = validateGatewayClass(doc.manifest);
-        break;
-      case 'gateway.networking.k8s.io/v1/Gateway':
-        result = validateGateway(doc.manifest);
-        break;
-      case 'gateway.networking.k8s.io/v1/HTTPRoute':
-      case 'gateway.networking.k8s.io/v1/GRPCRoute':
-        result = validateRoute(doc.manifest);
-        break;
-      case 'workloads.x-k8s.io/v1alpha1/RoleBasedGroup':
-      case 'workloads.x-k8s.io/v1alpha2/RoleBasedGroup':
-        result = validateRoleBasedGroup(doc.manifest);
-        break;
-      case 'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy':
-        result = validateCoordinatedPolicy(doc.manifest, groupOfPolicy(doc, documents)?.manifest);
-        break;
-      default:
-        result = {
-          errors: [{ path: 'kind', message: `${key} is not a kind rayshift validates; known: ${KNOWN_KINDS.join(', ')}`, severity: 'error' }],
-          warnings: [],
-        };
+    if (isForeign(doc)) {
+      const warning = foreignKnownKindProblem(apiVersion, kind);
+      result = { errors: [], warnings: warning ? [warning] : [] };
+    } else {
+      result = validateKnown(doc, documents, apiVersion, kind);
     }
     for (const p of [...result.errors, ...result.warnings]) out.push({ ...p, file: doc.file, document: doc.document, kind, name });
   }
   return out;
+}
+
+function validateKnown(doc: InputDocument, documents: readonly InputDocument[], apiVersion: string, kind: string): ValidationResult {
+  switch (`${apiVersion}/${kind}`) {
+    case 'ray.io/v1/RayService':
+    case 'rayshift.dev/v1alpha1/RayService':
+      return validateRayService(doc.manifest);
+    case 'gateway.networking.k8s.io/v1/GatewayClass':
+      return validateGatewayClass(doc.manifest);
+    case 'gateway.networking.k8s.io/v1/Gateway':
+      return validateGateway(doc.manifest);
+    case 'gateway.networking.k8s.io/v1/HTTPRoute':
+    case 'gateway.networking.k8s.io/v1/GRPCRoute':
+      return validateRoute(doc.manifest);
+    case 'workloads.x-k8s.io/v1alpha1/RoleBasedGroup':
+    case 'workloads.x-k8s.io/v1alpha2/RoleBasedGroup':
+      return validateGroup(doc);
+    case 'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy':
+      return validateCoordinatedPolicy(doc.manifest, groupOfPolicy(doc, documents)?.manifest);
+    default:
+      return { errors: [unknownTypeProblem(apiVersion, kind)], warnings: [] };
+  }
 }

@@ -1,4 +1,8 @@
-/** The `rayshift` command line. */
+/**
+ * The `rayshift` command line. At start only `commander` and the CLI's light modules load (with
+ * `yaml` for validate and plan); a subcommand that needs an optional peer dependency imports its
+ * modules inside its action, after checking that the packages are installed (`peers.ts`).
+ */
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import type { RunOperatorOptions } from '../../operator/run';
 import type { StatusOptions, SteerOptions } from './status-command';
@@ -6,11 +10,13 @@ import type { DashboardOptions } from './dashboard-command';
 import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
+import { MissingPeerError, OPTIONAL_PEERS, checkPeers, isInstalled } from './peers';
 import { styleFor } from './style';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../crds/resolve';
 
+/** The version in the package's `package.json` (the nearest one above this module, in a checkout or in `node_modules/rayshift`). */
 function packageVersion(): string {
   return (JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
@@ -19,27 +25,69 @@ const NAMESPACE_HELP = "namespace (default: the kubeconfig context's; default wi
 const KUBECONFIG_HELP = 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)';
 const API_SERVER_HELP = '\nWith --api-server the call goes through the rayshift API server as the token\'s user (TokenReview, audience rayshift) instead of the Kubernetes API.\nExit status: 0 on success, 1 when the object is missing or the call fails (not authenticated, permission denied, not applicable now), 2 on a usage error.';
 
-/** Builds the program; `io` receives all output and `exit` the exit code (injectable for tests). */
-export function buildProgram(io: Output, exit: (code: number) => void): Command {
+const FILES_HELP = 'YAML files, each with one or more documents; - reads standard input (named <stdin> in problems)';
+const JSON_HELP = [
+  'With --json the output is JSON on every outcome: a missing or unreadable file, a document that is',
+  'not YAML and an unknown kind are entries in "problems", each naming its file. Usage errors (a',
+  'missing argument, an unknown option) are still plain text on stderr, with exit status 2.',
+].join('\n');
+const PEERS_HELP = [
+  '\nvalidate, plan and dashboard need no optional package. Optional peer dependencies (npm install NAME@RANGE):',
+  `  status and the steering verbs: @kubernetes/client-node ${OPTIONAL_PEERS['@kubernetes/client-node']}; with --api-server instead`,
+  '    @connectrpc/connect, @connectrpc/connect-node, @bufbuild/protobuf',
+  `  api-server, operator: ${Object.entries(OPTIONAL_PEERS).map(([p, r]) => `${p} ${r}`).join(', ')}`,
+].join('\n');
+
+/** How `buildProgram` looks for optional peer dependencies (injectable for tests). */
+export interface ProgramOptions {
+  /** Whether a package is installed. @default resolves it from the CLI's modules */
+  readonly installed?: (pkg: string) => boolean;
+}
+
+/**
+ * Builds the program; `io` receives all output and `exit` the exit code (injectable for tests). A
+ * subcommand whose optional peer dependencies are missing rejects `parseAsync` with a
+ * `MissingPeerError` before it starts (`run` prints it).
+ */
+export function buildProgram(io: Output, exit: (code: number) => void, options: ProgramOptions = {}): Command {
   const program = new Command('rayshift')
     .description('Validate and plan stepwise upgrades of Ray Serve services and RoleBasedGroups on Kubernetes.')
     .version(packageVersion())
     .showHelpAfterError()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
-    .exitOverride();
+    .exitOverride()
+    .addHelpText('after', PEERS_HELP)
+    .hook('preAction', (_, command) => checkPeers(command.name(), command.opts(), options.installed ?? isInstalled));
   program
     .command('validate')
-    .description('Validate every RayService, Gateway, route, RoleBasedGroup and CoordinatedPolicy in YAML files')
-    .argument('<file...>', 'YAML files, each with one or more documents')
-    .option('--json', 'print {"problems":[…]} instead of one line per problem')
-    .addHelpText('after', '\nExit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on a usage error.')
+    .description('Validate every RayService, Gateway, route, RoleBasedGroup (with its rayshift.dev/coordination rules) and CoordinatedPolicy in YAML files')
+    .argument('<file...>', FILES_HELP)
+    .option('--json', 'print {"problems":[{file,document,kind,name,path,message,severity}]} instead of one line per problem')
+    .addHelpText(
+      'after',
+      [
+        "\nA file with no object rayshift validates is a warning; a mistyped kind or apiVersion in rayshift's",
+        'API groups is an error.',
+        JSON_HELP,
+        'Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on a usage error.',
+      ].join('\n'),
+    )
     .action((files: string[], opts: { json?: boolean }) => exit(validateCommand(files, Boolean(opts.json), io)));
   program
     .command('plan')
-    .description('Show the upgrade timeline of each RayService and the rounds of each RoleBasedGroup rollout')
-    .argument('<file...>', 'YAML files, each with one or more documents')
-    .option('--json', 'print {"plans":[…]} instead of tables and charts')
-    .addHelpText('after', '\nThe plan assumes every wait is satisfied at once: clusters ready, replicas up, routes programmed.\nExit status: 0 with a plan, 1 when the input is invalid (no plan), 2 on a usage error.')
+    .description('Show the upgrade timeline of each RayService and the rounds of each RoleBasedGroup rollout (CoordinatedPolicy, inline or rayshift.dev/coordination rules)')
+    .argument('<file...>', FILES_HELP)
+    .option('--json', 'print {"plans":[…],"problems":[…]} instead of tables and charts')
+    .addHelpText(
+      'after',
+      [
+        '\nThe plan assumes every wait is satisfied at once: clusters ready, replicas up, routes programmed.',
+        'The input is validated first. Its problems, warnings included, go to stderr as validate prints',
+        'them; with --json they are in "problems" (as validate --json lists them) next to "plans".',
+        JSON_HELP,
+        'Exit status: 0 with a plan, 1 when the input is invalid (no plan; "plans" is empty), 2 on a usage error.',
+      ].join('\n'),
+    )
     .action((files: string[], opts: { json?: boolean }) => exit(planCommand(files, Boolean(opts.json), io)));
   addApiServerOptions(
     program
@@ -59,7 +107,7 @@ export function buildProgram(io: Output, exit: (code: number) => void): Command 
     });
   program
     .command('dashboard')
-    .description('Serve the live rollout dashboard (built by `npm run build:ui`), proxying a rayshift API server')
+    .description("Serve the live rollout dashboard (the package's dist-ui/), proxying a rayshift API server")
     .requiredOption('--api-server <url>', 'the rayshift API server, e.g. https://rayshift-api.rayshift-system:8443')
     .option('--listen <host:port>', 'address to serve on (default 127.0.0.1:8090)')
     .option('--ca-file <path>', "CA certificate (PEM) of the API server (default: the system's)")
@@ -133,16 +181,24 @@ function parsePositive(v: string, flag: string): number {
 }
 
 /** Runs the CLI with `argv` (without `node` and the script) and resolves to the exit code. */
-export async function run(argv: readonly string[], io: Output): Promise<number> {
+export async function run(argv: readonly string[], io: Output, options: ProgramOptions = {}): Promise<number> {
   let code: number = EXIT.ok;
-  const program = buildProgram(io, (c) => {
-    code = c;
-  });
+  const program = buildProgram(
+    io,
+    (c) => {
+      code = c;
+    },
+    options,
+  );
   try {
     await program.parseAsync([...argv], { from: 'user' });
   } catch (err) {
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof MissingPeerError) {
+      io.err(`${io.errStyle.red('error:')} ${err.message}\n`);
+      return EXIT.invalid;
     }
     throw err;
   }

@@ -56,10 +56,13 @@ export function renderRayServicePlan(plan: RayServicePlan, style: Style): string
 /** Human-readable RoleBasedGroup plan: one line per round with updated replicas and partitions. */
 export function renderRoleBasedGroupPlan(plan: RoleBasedGroupPlan & { rule?: string }, style: Style): string {
   const roles = Object.keys(plan.rounds[0]?.updated ?? {});
+  const heading = (r: string) => `${r} updated/partition`;
+  // Each column at least two spaces wider than its heading, so that long role names stay apart.
+  const width = (r: string) => Math.max(24, heading(r).length + 2);
   const out = [style.bold(`RoleBasedGroup ${plan.name}${plan.rule ? ` (rule ${plan.rule})` : ''}: coordinated rolling update`)];
-  out.push(style.dim(`  round  ${roles.map((r) => `${r} updated/partition`.padStart(24)).join('')}`));
+  out.push(style.dim(`  round  ${roles.map((r) => heading(r).padStart(width(r))).join('')}`));
   plan.rounds.forEach((round, i) => {
-    out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}`.padStart(24)).join('')}`);
+    out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}`.padStart(width(r))).join('')}`);
   });
   out.push(`${plan.rounds.length} rounds, largest skew ${plan.maxSkewPercentObserved.toFixed(1)}%, ${plan.complete ? 'complete' : 'incomplete'}`);
   return out.join('\n');

@@ -4,18 +4,19 @@
  * `rollback`) for RayServices, over a kubeconfig or, with `--api-server`, through the rayshift API
  * server (same output: both hand the same object to the same view). `--watch` follows the object:
  * on a terminal the screen is redrawn in place (with a live countdown), otherwise one line is
- * printed per change, which is what a CI log wants.
+ * printed per change, which is what a CI log wants. Without a Kubernetes configuration they say
+ * where they looked. The API server's client loads only with `--api-server`.
  */
-import { Code, ConnectError } from '@connectrpc/connect';
 import type { ApiClient } from '../apiserver/client';
 import { KubeClient } from '../runtime/kube/client';
+import { KubeconfigLookup, lookUpKubeconfig } from '../runtime/kube/kubeconfig-lookup';
 import { KubeObject } from '../runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
 import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
 import { asObject } from '../spec/read';
-import { ApiAttempt, connectApi, describeApiError } from './api-connection';
+import type { ApiAttempt } from './api-connection';
 import { ApiConnectionOptions, apiConnectionProblem, resolveToken } from './api-options';
-import { SteeringVerb, apiStatusSource, steerThroughApi } from './api-status-source';
+import type { SteeringVerb } from './api-status-source';
 import { EXIT, Output } from './commands';
 import { GroupView, groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from './rbg-status-view';
 import { ServiceView, renderServiceLine, renderServiceScreen, serviceView, withoutTime } from './status-view';
@@ -43,9 +44,46 @@ const REDRAW_MS = 100;
 /** Reasons that end an upgrade without the new spec serving. */
 const FAILED_REASONS = new Set(['Aborted', 'ProgressDeadlineExceeded', 'RollbackComplete', 'UpgradeCancelled']);
 
-function clientFor(opts: { kubeconfig?: string }): KubeClient {
-  return opts.kubeconfig ? KubeClient.fromKubeconfig(opts.kubeconfig) : KubeClient.fromDefault();
+/**
+ * What the user reads when there is no Kubernetes configuration: each place looked at and what
+ * was there, and how to give one.
+ */
+export function describeMissingKubeconfig(l: KubeconfigLookup): string {
+  if (l.given) return `the kubeconfig ${l.given.path} (--kubeconfig) does not exist`;
+  const lines = ['no Kubernetes configuration found; looked at:'];
+  if (l.env.value !== undefined) {
+    lines.push(`  $KUBECONFIG: ${l.env.value} (missing: ${l.env.missing.join(', ')}; with $KUBECONFIG set nothing else is looked at)`);
+  } else {
+    lines.push('  $KUBECONFIG: unset');
+    lines.push(`  ~/.kube/config: ${l.home.path === undefined ? 'no home folder ($HOME is unset or unreadable)' : `${l.home.path} (missing)`}`);
+    const why = [l.inCluster.host === undefined && 'KUBERNETES_SERVICE_HOST is unset', !l.inCluster.tokenExists && `no token at ${l.inCluster.tokenFile}`].filter(Boolean);
+    lines.push(`  in-cluster: not in a pod (${why.join(', ')})`);
+  }
+  lines.push('Give a kubeconfig with --kubeconfig FILE or $KUBECONFIG, or go through the rayshift API server with --api-server URL.');
+  return lines.join('\n');
 }
+
+/** A client of the Kubernetes API from `--kubeconfig` or the default lookup; undefined, after saying where it looked, when there is no configuration. */
+function clientFor(opts: { kubeconfig?: string }, io: Output): KubeClient | undefined {
+  const lookup = lookUpKubeconfig({ kubeconfig: opts.kubeconfig });
+  if (lookup.found === undefined) {
+    io.err(`${io.errStyle.red('error:')} ${describeMissingKubeconfig(lookup)}\n`);
+    return undefined;
+  }
+  return lookup.given ? KubeClient.fromKubeconfig(lookup.given.path) : KubeClient.fromDefault();
+}
+
+/** The API server's client, the status source over it and its error words; loaded only with `--api-server` (they need `@connectrpc/*` and `@bufbuild/protobuf`). */
+async function loadApiClient() {
+  const [{ Code, ConnectError }, { connectApi, describeApiError }, { apiStatusSource, steerThroughApi }] = await Promise.all([
+    import('@connectrpc/connect'),
+    import('./api-connection'),
+    import('./api-status-source'),
+  ]);
+  return { Code, ConnectError, connectApi, describeApiError, apiStatusSource, steerThroughApi };
+}
+
+type ApiModules = Awaited<ReturnType<typeof loadApiClient>>;
 
 /** True once the service's current spec has been observed and no upgrade is in flight. */
 export function upgradeDone(v: ServiceView): boolean {
@@ -119,11 +157,13 @@ export async function statusCommand(target: string, opts: StatusOptions, io: Out
   if (opts.apiServer !== undefined) {
     const namespace = opts.namespace ?? 'default';
     const attempt = { verb: opts.watch ? 'watch' : 'read', namespace, name };
-    return throughApi({ ...opts, apiServer: opts.apiServer }, attempt, io, (api, explain) =>
-      show({ source: apiStatusSource(api, namespace, name), subject: RAYSERVICE_SUBJECT, namespace, name, opts, io, explain, stop }),
+    const modules = await loadApiClient();
+    return throughApi(modules, { ...opts, apiServer: opts.apiServer }, attempt, io, (api, explain) =>
+      show({ source: modules.apiStatusSource(api, namespace, name), subject: RAYSERVICE_SUBJECT, namespace, name, opts, io, explain, stop }),
     );
   }
-  const client = clientFor(opts);
+  const client = clientFor(opts, io);
+  if (!client) return EXIT.invalid;
   const namespace = opts.namespace ?? client.namespace ?? 'default';
   const common = { namespace, name, opts, io, explain: (e: unknown) => (e as Error).message, stop };
   return rbg
@@ -250,11 +290,12 @@ export async function steerCommand(verb: SteeringVerb, name: string, opts: Steer
   const notFound = (namespace: string) => `${io.errStyle.red('error:')} RayService ${namespace}/${name} (rayshift.dev/v1alpha1) not found\n`;
   if (opts.apiServer !== undefined) {
     const namespace = opts.namespace ?? 'default';
-    return throughApi({ ...opts, apiServer: opts.apiServer }, { verb, namespace, name }, io, async (api) => {
+    const modules = await loadApiClient();
+    return throughApi(modules, { ...opts, apiServer: opts.apiServer }, { verb, namespace, name }, io, async (api) => {
       try {
-        await steerThroughApi(api, verb, namespace, name);
+        await modules.steerThroughApi(api, verb, namespace, name);
       } catch (e) {
-        if (!(e instanceof ConnectError && e.code === Code.NotFound)) throw e;
+        if (!(e instanceof modules.ConnectError && e.code === modules.Code.NotFound)) throw e;
         io.err(notFound(namespace));
         return EXIT.invalid;
       }
@@ -263,7 +304,8 @@ export async function steerCommand(verb: SteeringVerb, name: string, opts: Steer
     });
   }
   if (verb === 'rollback') return usageError(io, "rollback goes through the API server, which recovers the serving cluster's spec: give --api-server");
-  const client = clientFor(opts);
+  const client = clientFor(opts, io);
+  if (!client) return EXIT.invalid;
   const namespace = opts.namespace ?? client.namespace ?? 'default';
   const s = STEERING_ANNOTATIONS[verb];
   try {
@@ -290,14 +332,20 @@ function usageError(io: Output, problem: string): number {
  * Runs `call` with a client of the API server in `opts`; a failure (of `call`, or one `call` words
  * with `explain`) is printed as what it means for `attempt`, with exit code 1. Closes the client.
  */
-async function throughApi(opts: ApiConnectionOptions & { readonly apiServer: string }, attempt: ApiAttempt, io: Output, call: (api: ApiClient, explain: (err: unknown) => string) => Promise<number>): Promise<number> {
+async function throughApi(
+  modules: ApiModules,
+  opts: ApiConnectionOptions & { readonly apiServer: string },
+  attempt: ApiAttempt,
+  io: Output,
+  call: (api: ApiClient, explain: (err: unknown) => string) => Promise<number>,
+): Promise<number> {
   let api: ApiClient | undefined;
   let tokenGiven = false;
-  const explain = (e: unknown) => (e instanceof ConnectError ? describeApiError(e, attempt, { url: opts.apiServer, tokenGiven }) : (e as Error).message);
+  const explain = (e: unknown) => (e instanceof modules.ConnectError ? modules.describeApiError(e, attempt, { url: opts.apiServer, tokenGiven }) : (e as Error).message);
   try {
     const token = resolveToken(opts);
     tokenGiven = token !== undefined;
-    api = connectApi(opts, token);
+    api = modules.connectApi(opts, token);
     return await call(api, explain);
   } catch (e) {
     io.err(`${io.errStyle.red('error:')} ${explain(e)}\n`);

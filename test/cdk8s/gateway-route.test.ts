@@ -1,7 +1,7 @@
 import { ApiObject, Chart, Testing } from 'cdk8s';
 import { Gateway, GatewayClass, GrpcRoute, HttpRoute } from '../../lib/cdk8s';
 import { validateGateway, validateRoute } from '../../lib/spec';
-import { captureStderr, single, synthError } from './helpers';
+import { captureStderr, ofKind, single, synthError } from './helpers';
 
 function chartIn(namespace?: string): Chart {
   return new Chart(Testing.app(), 'test', namespace !== undefined ? { namespace } : {});
@@ -21,6 +21,19 @@ describe('GatewayClass and Gateway', () => {
     expect(validateGateway(g)).toEqual({ errors: [], warnings: [] });
     const c = single(manifests, 'GatewayClass');
     expect(c.spec).toEqual({ controllerName: 'traefik.io/gateway-controller' });
+  });
+
+  test('a GatewayClass is cluster-scoped: no namespace, whether the chart or its metadata has one', () => {
+    const chart = chartIn('serving');
+    new GatewayClass(chart, 'class', { metadata: { name: 'traefik', labels: { team: 'ml' } }, controllerName: 'traefik.io/gateway-controller' });
+    new GatewayClass(chart, 'given', { metadata: { name: 'istio', namespace: 'istio-system' }, controllerName: 'istio.io/gateway-controller' });
+    new Gateway(chart, 'gateway', { metadata: { name: 'inference' }, gatewayClass: 'traefik' });
+    const manifests = Testing.synth(chart);
+    expect(ofKind(manifests, 'GatewayClass').map((c) => c.metadata)).toEqual([{ name: 'traefik', labels: { team: 'ml' } }, { name: 'istio' }]);
+    expect(single(manifests, 'Gateway').metadata).toEqual({ name: 'inference', namespace: 'serving' });
+    const plain = chartIn();
+    new GatewayClass(plain, 'class', { metadata: { name: 'traefik' }, controllerName: 'traefik.io/gateway-controller' });
+    expect(single(Testing.synth(plain), 'GatewayClass').metadata).toEqual({ name: 'traefik' });
   });
 
   test('explicit listeners and a class given by name are rendered as given', () => {

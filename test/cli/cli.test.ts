@@ -8,19 +8,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { App } from 'cdk8s';
 import { buildExamples } from '../../examples/main';
+import { requireFreshBuild, root } from './built';
 
-const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin', 'rayshift.js');
 const fixture = (name: string) => path.join('test', 'cli', 'fixtures', name);
 
 function rayshift(...args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  return rayshiftWithInput('', ...args);
+}
+
+function rayshiftWithInput(input: string, ...args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', input, env: { ...process.env, NO_COLOR: '1' } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-beforeAll(() => {
-  if (!fs.existsSync(path.join(root, 'build', 'lib', 'cli', 'main.js'))) throw new Error('run `npm run build` first (npm test does)');
-});
+beforeAll(requireFreshBuild);
 
 describe('rayshift validate', () => {
   test('valid documents exit 0 and say so on stderr', () => {
@@ -70,11 +72,18 @@ describe('rayshift validate', () => {
     expect(r.stdout).toContain('unknown-kind.yaml:1 RayServce/typo: kind: ray.io/v1/RayServce is not a kind rayshift validates; known: ray.io/v1/RayService');
   });
 
-  test('documents of other API groups (Deployments, Namespaces…) are skipped and counted', () => {
+  test('documents of other API groups (Deployments, Namespaces…) are skipped and counted; a file of nothing else is a warning', () => {
     const r = rayshift('validate', fixture('foreign-kinds.yaml'), fixture('good.yaml'));
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('valid: 0 errors, 0 warnings in 3 documents (2 of other API groups skipped)\n');
+    expect(r.stdout).toBe(`${fixture('foreign-kinds.yaml')}: warning: holds no object rayshift validates (only apps/v1/Deployment, v1/Namespace): nothing was checked\n`);
+    expect(r.stderr).toBe('valid: 0 errors, 1 warning in 3 documents (2 of other API groups skipped)\n');
+  });
+
+  test('- reads the documents piped to standard input, named <stdin>', () => {
+    expect(rayshiftWithInput(fs.readFileSync(path.join(root, fixture('good.yaml')), 'utf8'), 'validate', '-')).toEqual({ code: 0, stdout: '', stderr: 'valid: 0 errors, 0 warnings in 3 documents\n' });
+    const r = rayshiftWithInput(fs.readFileSync(path.join(root, fixture('unknown-kind.yaml')), 'utf8'), 'plan', '-');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('<stdin>:1 RayServce/typo: kind: ray.io/v1/RayServce is not a kind rayshift validates');
   });
 
   test('warnings alone exit 0', () => {
@@ -152,7 +161,7 @@ describe('rayshift plan', () => {
   });
 
   test('invalid input prints the validate messages, exits 1 and plans nothing', () => {
-    const r = rayshift('plan', '--json', fixture('bad-rayservice.yaml'));
+    const r = rayshift('plan', fixture('bad-rayservice.yaml'));
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent: must be an integer from 1 to 100; got 0');
