@@ -7,6 +7,7 @@ import { App } from 'cdk8s';
 import { buildGitOpsExample } from './gitops';
 import { GrpcServiceChart } from './grpc-service';
 import { LlmServiceChart } from './llm-service';
+import { OpenAiGatewayChart } from './openai-gateway';
 import { AffinityScheduledChart, PrefillDecodeChart } from './prefill-decode';
 import { PrefillDecodeOperatorChart } from './prefill-decode-operator';
 
@@ -17,6 +18,7 @@ export function buildExamples(app: App): App {
   new PrefillDecodeChart(app, 'prefill-decode', { namespace: 'pd' });
   new AffinityScheduledChart(app, 'affinity-scheduled', { namespace: 'pd' });
   new PrefillDecodeOperatorChart(app, 'prefill-decode-operator', { namespace: 'pd' });
+  new OpenAiGatewayChart(app, 'openai-gateway', { namespace: 'openai' });
   return app;
 }
 

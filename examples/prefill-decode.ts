@@ -46,12 +46,17 @@ export class PrefillDecodeChart extends Chart {
 /**
  * AffinityScheduling: every batch of 2 prefill and 1 decode pods shares one node, batches
  * released one after another. Rendered into per-batch roles with pod affinity.
+ *
+ * Written as v1alpha1, for clusters still on RBG v0.6.0: the batches are plain roles with
+ * dependencies and pod affinity that rayshift renders itself, so they need nothing from v0.7.0,
+ * and v0.7.0 still serves v1alpha1.
  */
 export class AffinityScheduledChart extends Chart {
   constructor(scope: Construct, id: string, props: ChartProps = {}) {
     super(scope, id, props);
     new RoleBasedGroup(this, 'pd', {
       metadata: { name: 'pd-colocated' },
+      version: 'v1alpha1',
       roles: [
         { name: 'prefill', replicas: 4, template: sglang('prefill', 1) },
         { name: 'decode', replicas: 2, template: sglang('decode', 1) },

@@ -1,7 +1,9 @@
 import { Testing } from 'cdk8s';
+import { GitOpsServiceChart } from '../../examples/gitops';
 import { buildExamples } from '../../examples/main';
+import * as constructs from '../../lib/cdk8s';
 import { validateCoordinatedPolicy, validateGateway, validateRayService, validateRoleBasedGroup, validateRoute } from '../../lib/spec';
-import { captureStderr, single } from './helpers';
+import { captureStderr, ofKind, single } from './helpers';
 
 describe('examples app', () => {
   test('buildExamples synthesizes every chart without errors or warnings, with the expected kinds', () => {
@@ -15,6 +17,7 @@ describe('examples app', () => {
       'prefill-decode': ['CoordinatedPolicy', 'RoleBasedGroup'],
       'affinity-scheduled': ['RoleBasedGroup'],
       'prefill-decode-operator': ['RoleBasedGroup'],
+      'openai-gateway': ['Gateway', 'HTTPRoute', 'RayService', 'RayService'],
     });
   });
 
@@ -46,6 +49,7 @@ describe('examples app', () => {
     expect(validateCoordinatedPolicy(policy, group)).toEqual(clean);
 
     const colocated = single(byId['affinity-scheduled'], 'RoleBasedGroup');
+    expect(colocated.apiVersion).toBe('workloads.x-k8s.io/v1alpha1');
     expect(colocated.spec.roles.map((r: any) => r.name)).toEqual(['prefill-b0', 'prefill-b1', 'decode-b0', 'decode-b1']);
     expect(validateRoleBasedGroup(colocated)).toEqual(clean);
 
@@ -53,5 +57,73 @@ describe('examples app', () => {
     expect(operated.metadata.labels['rayshift.dev/coordination-executor']).toBe('operator');
     expect(JSON.parse(operated.metadata.annotations['rayshift.dev/coordination'])).toBeDefined();
     expect(validateRoleBasedGroup(operated)).toEqual(clean);
+
+    const openai = byId['openai-gateway'];
+    for (const svc of ofKind(openai, 'RayService')) {
+      expect(svc.spec.upgradeStrategy).toEqual({ type: 'None' });
+      expect(svc.spec.rayClusterConfig.enableInTreeAutoscaling).toBe(true);
+      expect(validateRayService(svc)).toEqual(clean);
+    }
+    expect(validateGateway(single(openai, 'Gateway'))).toEqual(clean);
+    const split = single(openai, 'HTTPRoute');
+    expect(validateRoute(split)).toEqual(clean);
+    expect(split.spec.parentRefs).toEqual([{ name: 'openai', namespace: 'openai' }]);
+    expect(split.spec.rules.map((r: any) => r.backendRefs)).toEqual([
+      [{ name: 'chat-green-serve-svc', port: 8000 }],
+      [
+        { name: 'chat-blue-serve-svc', port: 8000, weight: 90 },
+        { name: 'chat-green-serve-svc', port: 8000, weight: 10 },
+      ],
+    ]);
+  });
+
+  test('the examples use every construct of lib/cdk8s: both RayService executors, both RBG versions, affinity batches', () => {
+    const app = buildExamples(Testing.app());
+    // `npm run synth` writes the GitOps service too (buildGitOpsExample), the examples' only
+    // operator-executed RayService; its operator chart is no lib/cdk8s construct, so it stays out.
+    new GitOpsServiceChart(app, 'gitops-service', { namespace: 'chat' });
+
+    // Every construct class lib/cdk8s exports (the ValidatedObject subclasses), found by reflection so
+    // that a new construct fails here until an example uses it; the list pins what reflection found.
+    const exported = Object.entries(constructs).filter(
+      ([, value]) => typeof value === 'function' && value.prototype instanceof constructs.ValidatedObject,
+    );
+    expect(exported.map(([name]) => name).sort()).toEqual(['CoordinatedPolicy', 'Gateway', 'GatewayClass', 'GrpcRoute', 'HttpRoute', 'RayService', 'RoleBasedGroup']);
+    const used = new Set(app.node.findAll().map((c) => c.constructor));
+    expect(exported.filter(([, cls]) => !used.has(cls as never)).map(([name]) => name)).toEqual([]);
+
+    // The variants a class alone does not show, read off the synthesized output.
+    const manifests: any[] = app.charts.flatMap((chart) => Testing.synth(chart));
+    const has = (kind: string, apiVersion: string, test: (m: any) => boolean = () => true) =>
+      manifests.some((m) => m.kind === kind && m.apiVersion === apiVersion && test(m));
+    const roleTemplates = (group: any): any[] => group.spec.roles.map((r: any) => r.template ?? r.standalonePattern?.template);
+    const covered: Record<string, boolean> = {
+      'RayService, executor kuberay': has('RayService', 'ray.io/v1'),
+      'RayService, executor operator': has('RayService', 'rayshift.dev/v1alpha1'),
+      // The builder's mark: a head container named ray-head with the gcs, dashboard, client and serve ports.
+      RayClusterSpecBuilder: manifests.some(
+        (m) =>
+          m.kind === 'RayService' &&
+          m.spec.rayClusterConfig.headGroupSpec.template.spec.containers.some(
+            (c: any) => c.name === 'ray-head' && ['gcs', 'dashboard', 'client', 'serve'].every((p) => c.ports?.some((q: any) => q.name === p)),
+          ),
+      ),
+      GatewayClass: has('GatewayClass', 'gateway.networking.k8s.io/v1'),
+      Gateway: has('Gateway', 'gateway.networking.k8s.io/v1'),
+      HTTPRoute: has('HTTPRoute', 'gateway.networking.k8s.io/v1'),
+      GRPCRoute: has('GRPCRoute', 'gateway.networking.k8s.io/v1'),
+      'RoleBasedGroup v1alpha2': has('RoleBasedGroup', 'workloads.x-k8s.io/v1alpha2'),
+      'RoleBasedGroup v1alpha1': has('RoleBasedGroup', 'workloads.x-k8s.io/v1alpha1'),
+      'RoleBasedGroup, executor operator': manifests.some(
+        (m) => m.kind === 'RoleBasedGroup' && m.metadata.labels?.['rayshift.dev/coordination-executor'] === 'operator',
+      ),
+      CoordinatedPolicy: has('CoordinatedPolicy', 'workloads.x-k8s.io/v1alpha2'),
+      'AffinityScheduling batches': manifests.some(
+        (m) =>
+          m.kind === 'RoleBasedGroup' &&
+          roleTemplates(m).some((t: any) => Object.keys(t?.metadata?.labels ?? {}).some((l) => l.startsWith(constructs.BATCH_LABEL_PREFIX))),
+      ),
+    };
+    expect(Object.keys(covered).filter((what) => !covered[what])).toEqual([]);
   });
 });
