@@ -9,4 +9,4 @@ export * from './upgrade-progress';
 export * from './rbg-rollout';
 export { synthesizeValidated } from './manifests';
 export type { Manifest } from './manifests';
-export { RECORD_LABEL, recordName } from './service-record';
+export { RECORD_LABEL, recordName } from './record-name';

@@ -12,7 +12,8 @@ import { RayServiceSpec } from '../spec/rayservice';
 import { ConnectionSettings, connectServe, inputsChanged, withKubeClient } from './connection';
 import { driveMigration } from './migration-drive';
 import { MigrationInputs, MigrationOutputs, REPLACING_INPUTS } from './migration-inputs';
-import { readRecord, recordName, serviceOfRecord, setRecordAnnotation, writeRecordSpec } from './service-record';
+import { recordName } from './record-name';
+import { readRecord, serviceOfRecord, setRecordAnnotation, writeRecordSpec } from './service-record';
 import type { ProviderSettings } from './provider-module';
 import { tearDown } from './teardown';
 

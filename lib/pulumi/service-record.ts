@@ -16,14 +16,7 @@ import { KnownTypes, KubeObject } from '../runtime/kube/types';
 import { controllerRef } from '../runtime/rayservice/resources';
 import { RayServiceStore } from '../runtime/rayservice/store';
 import { RAYSHIFT_API_VERSION, RayServiceSpec } from '../spec/rayservice';
-
-/** Label marking a ConfigMap as the record of a RayService run by the Pulumi executor (value: the service name). */
-export const RECORD_LABEL = 'rayshift.dev/pulumi-rayservice';
-
-/** Name of the record of RayService `service`: `<service>-rayshift`. */
-export function recordName(service: string): string {
-  return `${service}-rayshift`;
-}
+import { RECORD_LABEL, recordName } from './record-name';
 
 /** The record's ConfigMap as a `rayshift.dev/v1alpha1` RayService (what the reconciler works on). */
 export function serviceOfRecord(record: KubeObject, service: string): KubeObject {

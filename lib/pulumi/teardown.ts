@@ -7,7 +7,8 @@
 import { KubeClient } from '../runtime/kube/client';
 import { KnownTypes, KubeObject, ResourceType } from '../runtime/kube/types';
 import { GATEWAY, GRPCROUTE, HTTPROUTE, RAYCLUSTER, SERVICE } from '../runtime/rayservice/names';
-import { readRecord, recordName } from './service-record';
+import { recordName } from './record-name';
+import { readRecord } from './service-record';
 
 /** Kinds the record may own, in deletion order (traffic first). */
 const OWNED_KINDS: readonly ResourceType[] = [HTTPROUTE, GRPCROUTE, GATEWAY, SERVICE, RAYCLUSTER];

@@ -9,7 +9,8 @@
  *   `cdk8s synth`s on Node 24 and Node 22, gaining at most 25 MB and no Pulumi or Kubernetes-client
  *   package over the same app without rayshift;
  * - the installed `rayshift` bin: `--version`, `validate`, `plan --json`, and `dashboard` serving its page;
- * - a Pulumi project (Pulumi.yaml, runtime nodejs) importing `rayshift/pulumi`: preview and up of an
+ * - a Pulumi project (Pulumi.yaml, runtime nodejs) importing `rayshift/pulumi`, compiled with the
+ *   tsconfig of `pulumi new typescript` (no skipLibCheck): preview and up of an
  *   `executor: 'pulumi'` RayService with the real Pulumi CLI (built from Go modules) against the test
  *   control plane with the TEST-ONLY simulated KubeRay, Gateway controller and Serve dashboards, then an
  *   up that upgrades it, so the dynamic provider's serialized code runs from the installed package.
@@ -25,7 +26,7 @@ import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 import { KnownTypes } from '../../lib/runtime/kube/types';
-import { recordName } from '../../lib/pulumi/service-record';
+import { recordName } from '../../lib/pulumi/record-name';
 import { OperatorEnv, createNamespace, rayClusterConfig, serveConfig, startOperatorEnv } from '../support/operator-env';
 import { pulumiToolchain, TEST_PASSPHRASE } from '../support/pulumi';
 import { PackResult, consumerPath, copyFixture, freshProject, installedBytes, mb, nodeBinDir, npmInstall, packPackage, run } from './consumer-project';
@@ -173,7 +174,7 @@ describe('a Pulumi program', () => {
   beforeAll(async () => {
     project = freshProject('pulumi');
     copyFixture('pulumi-app', project);
-    await npmInstall(project, [pack.tarball, peer('@pulumi/pulumi'), peer('@pulumi/kubernetes'), peer('@kubernetes/client-node')], node24);
+    await npmInstall(project, [pack.tarball, peer('@pulumi/pulumi'), peer('@pulumi/kubernetes'), peer('@kubernetes/client-node'), peer('typescript'), peer('@types/node')], node24);
     env = await startOperatorEnv();
     await createNamespace(env.admin, NS);
     const toolchain = pulumiToolchain();
@@ -208,6 +209,11 @@ describe('a Pulumi program', () => {
     if (r.code !== 0) throw new Error(`node run.js failed (${r.code}):\n${r.stderr}`);
     return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { op: string; result?: string; changes?: Record<string, number>; active?: string });
   };
+
+  test('compiles with the tsconfig of `pulumi new typescript` (library types checked)', async () => {
+    const tsc = await run(project, bin(project, 'tsc'), ['-p', '.'], node24);
+    expect({ code: tsc.code, out: tsc.stdout + tsc.stderr }).toEqual({ code: 0, out: '' });
+  });
 
   test('needs no cdk8s-cli', () => {
     expect(fs.existsSync(path.join(project, 'node_modules', 'cdk8s-cli'))).toBe(false);

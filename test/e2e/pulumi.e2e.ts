@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import { RayService } from '../../lib/pulumi';
-import { recordName } from '../../lib/pulumi/service-record';
+import { recordName } from '../../lib/pulumi/record-name';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import { RayClusterConfig } from '../../lib/spec/raycluster';
 import { RayServiceSpec } from '../../lib/spec/rayservice';

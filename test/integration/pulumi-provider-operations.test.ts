@@ -14,7 +14,7 @@ import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import * as migration from '../../lib/pulumi/migration-operations';
 import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
-import { recordName } from '../../lib/pulumi/service-record';
+import { recordName } from '../../lib/pulumi/record-name';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
 import { HTTPROUTE, OperatorEnv, RAYCLUSTER, createNamespace, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
 

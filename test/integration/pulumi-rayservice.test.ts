@@ -25,7 +25,7 @@ import { OpMap } from '@pulumi/pulumi/automation';
 import { plan } from '../../lib/engine/plan';
 import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
 import { RayService, RayServiceArgs } from '../../lib/pulumi';
-import { recordName } from '../../lib/pulumi/service-record';
+import { recordName } from '../../lib/pulumi/record-name';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import { RayClusterConfig } from '../../lib/spec/raycluster';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
