@@ -33,7 +33,10 @@ export async function resolveCrdFile(crd: PinnedCrd): Promise<string> {
   if (fs.existsSync(shared)) return shared;
   const cached = path.join(crdCacheDir(), crd.project, crd.version, crd.file);
   if (fs.existsSync(cached)) return cached;
-  const body = await download(upstreamUrl(crd));
+  // Say what was looked for where: a bare `getaddrinfo ENOTFOUND` does not tell which file was missing.
+  const body = await download(upstreamUrl(crd)).catch((e: Error) => {
+    throw new Error(`${crd.project} ${crd.version} ${crd.file} is neither in ${path.dirname(shared)} nor in ${path.dirname(cached)}, and fetching it failed (RAYSHIFT_SHARED_CRDS may name a copy of ../shared/crds): ${e.message}`);
+  });
   fs.mkdirSync(path.dirname(cached), { recursive: true });
   const tmp = `${cached}.${process.pid}.tmp`;
   fs.writeFileSync(tmp, body);
@@ -62,8 +65,8 @@ function download(url: string, redirects = 3): Promise<string> {
         res.on('error', reject);
       })
       .on('timeout', function (this: { destroy(e: Error): void }) {
-        this.destroy(new Error(`downloading ${url}: timed out after 30 s`));
+        this.destroy(new Error('timed out after 30 s'));
       })
-      .on('error', reject);
+      .on('error', (e: Error) => reject(new Error(`downloading ${url}: ${e.message}`)));
   });
 }

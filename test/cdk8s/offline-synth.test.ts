@@ -1,8 +1,9 @@
 /**
  * `npm run synth` needs no network and no ../shared/crds: the compiled examples app
- * (`node build/examples/main.js`, cdk8s.yaml's `app:`) runs in a network namespace without network
- * (`unshare --net`), with the shared-CRD folder and the download cache pointed at empty folders,
- * and must write every example chart.
+ * (`node build/examples/main.js`, cdk8s.yaml's `app:`) and the operator chart's
+ * `node build/operator/chart/main.js` run in a network namespace without network (`unshare --net`),
+ * with the shared-CRD folder and the download cache pointed at empty folders, and must write every
+ * chart. Without permission for `unshare --net` the tests are skipped, saying so on stderr.
  *
  * It runs what tsc wrote to build/. `npm test` builds first, so build/ is fresh there; when a source
  * is newer than its output (a bare `npx jest` after an edit), this test runs tsc itself once.
@@ -13,6 +14,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
 import { GENERATED_RAYSHIFT_CRD_PATH } from '../../lib/crds/regenerate';
 import { projectRoot } from '../../lib/crds/resolve';
 import { buildExampleApp } from '../../examples/main';
@@ -44,41 +46,59 @@ function staleOutputs(): string[] {
 }
 
 const tmp = (what: string) => fs.mkdtempSync(path.join(os.tmpdir(), `rayshift-offline-${what}-`));
+let shared: string;
+let cache: string;
+const outdirs: string[] = [];
 
-offline(
-  'node build/examples/main.js writes every example chart with no network and no CRD files',
-  () => {
+/** Runs a compiled entry point in a new network namespace, with empty CRD folders; returns its outdir. */
+function runOffline(script: string, args: (outdir: string) => string[] = () => []): string {
+  const outdir = tmp('out');
+  outdirs.push(outdir);
+  const env = { ...process.env, RAYSHIFT_SHARED_CRDS: shared, RAYSHIFT_CRD_CACHE: cache, CDK8S_OUTDIR: outdir };
+  const run = spawnSync('unshare', ['--net', process.execPath, script, ...args(outdir)], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
+  expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+  // Nothing was downloaded into the cache.
+  expect(fs.readdirSync(cache)).toEqual([]);
+  return outdir;
+}
+
+const documents = (file: string): any[] => parseAllDocuments(fs.readFileSync(file, 'utf8')).map((d) => d.toJS());
+
+describe('synthesis with no network and no CRD files', () => {
+  beforeAll(() => {
+    if (unshareError) return;
     const stale = staleOutputs();
     if (stale.length > 0) {
       process.stderr.write(`build/ is stale (${stale.length} sources newer than their output, first ${stale[0]}): running tsc -p tsconfig.json\n`);
       execFileSync(path.join(root, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
     }
+    [shared, cache] = [tmp('shared'), tmp('cache')];
+  }, 600_000);
 
-    // The namespace really has no network: a lookup of the host the CRDs were downloaded from fails.
+  afterAll(() => {
+    for (const dir of [shared, cache, ...outdirs]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  offline('the namespace really has no network: looking up the host CRDs were downloaded from fails', () => {
     const lookup = spawnSync('unshare', ['--net', process.execPath, '-e', "require('dns').lookup('raw.githubusercontent.com', (e) => process.exit(e ? 0 : 1))"]);
     expect(lookup.status).toBe(0);
+  });
 
-    const [shared, cache, outdir] = [tmp('shared'), tmp('cache'), tmp('dist')];
-    try {
-      const env = { ...process.env, RAYSHIFT_SHARED_CRDS: shared, RAYSHIFT_CRD_CACHE: cache, CDK8S_OUTDIR: outdir };
-      const run = spawnSync('unshare', ['--net', process.execPath, 'build/examples/main.js'], { cwd: root, env, encoding: 'utf8', timeout: 120_000 });
-      expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' });
+  offline('node build/examples/main.js (npm run synth) writes every example chart', () => {
+    const outdir = runOffline('build/examples/main.js');
+    // The expected files are the charts examples/main.ts builds, and each holds what the source synthesizes.
+    const app = buildExampleApp(Testing.app());
+    const expected = app.charts.map((c) => `${c.node.id}.k8s.yaml`);
+    expect(expected).toEqual(expect.arrayContaining(['llm-service.k8s.yaml', 'gitops-operator.k8s.yaml', 'gitops-service.k8s.yaml']));
+    expect(fs.readdirSync(outdir).sort()).toEqual([...expected].sort());
+    for (const chart of app.charts) expect(documents(path.join(outdir, `${chart.node.id}.k8s.yaml`))).toEqual(chart.toJson());
+    const crds = documents(path.join(outdir, 'gitops-operator.k8s.yaml')).filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(crds.map((o) => o.metadata.name)).toEqual(['rayservices.rayshift.dev']);
+  });
 
-      // The expected files are the charts examples/main.ts builds, and each holds what the source synthesizes.
-      const app = buildExampleApp(Testing.app());
-      const expected = app.charts.map((c) => `${c.node.id}.k8s.yaml`);
-      expect(expected).toEqual(expect.arrayContaining(['llm-service.k8s.yaml', 'gitops-operator.k8s.yaml', 'gitops-service.k8s.yaml']));
-      expect(fs.readdirSync(outdir).sort()).toEqual([...expected].sort());
-      const written = (id: string) => parseAllDocuments(fs.readFileSync(path.join(outdir, `${id}.k8s.yaml`), 'utf8')).map((d) => d.toJS());
-      for (const chart of app.charts) expect(written(chart.node.id)).toEqual(chart.toJson());
-      const crds = written('gitops-operator').filter((o) => o.kind === 'CustomResourceDefinition');
-      expect(crds.map((o) => o.metadata.name)).toEqual(['rayservices.rayshift.dev']);
-
-      // Nothing was downloaded into the cache.
-      expect(fs.readdirSync(cache)).toEqual([]);
-    } finally {
-      for (const dir of [shared, cache, outdir]) fs.rmSync(dir, { recursive: true, force: true });
-    }
-  },
-  600_000,
-);
+  offline('node build/operator/chart/main.js writes the install chart with the generated CRD', () => {
+    const outdir = runOffline('build/operator/chart/main.js', (dir) => [dir]);
+    const crds = documents(path.join(outdir, 'rayshift-operator.k8s.yaml')).filter((o) => o.kind === 'CustomResourceDefinition');
+    expect(crds).toEqual([generatedRayshiftRayServiceCrd()]);
+  });
+});
