@@ -5,18 +5,24 @@
  * subcommand starts.
  */
 
-/** Each optional peer dependency and the version range rayshift is built against. */
-export const OPTIONAL_PEERS = {
-  '@kubernetes/client-node': '^1.4.0',
-  '@connectrpc/connect': '^2.1.2',
-  '@connectrpc/connect-node': '^2.1.2',
-  '@bufbuild/protobuf': '^2.13.0',
-  pino: '^9.14.0',
-  'prom-client': '^15.1.3',
-} as const;
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot } from '../crds/resolve';
 
-/** The name of an optional peer dependency. */
-export type OptionalPeer = keyof typeof OPTIONAL_PEERS;
+/** The optional peer dependencies the CLI's subcommands load. */
+const CLI_PEERS = ['@kubernetes/client-node', '@connectrpc/connect', '@connectrpc/connect-node', '@bufbuild/protobuf', 'pino', 'prom-client'] as const;
+
+/** The name of an optional peer dependency the CLI loads. */
+export type OptionalPeer = (typeof CLI_PEERS)[number];
+
+/** The ranges of `package.json`'s `peerDependencies` (their one home) for the CLI's optional peers. */
+function peerRanges(): Readonly<Record<OptionalPeer, string>> {
+  const pkg = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { peerDependencies?: Record<string, string> };
+  return Object.fromEntries(CLI_PEERS.map((p) => [p, pkg.peerDependencies?.[p] ?? '*'])) as Record<OptionalPeer, string>;
+}
+
+/** Each optional peer dependency the CLI loads, with the version range to install (from `package.json`). */
+export const OPTIONAL_PEERS: Readonly<Record<OptionalPeer, string>> = peerRanges();
 
 /** The Kubernetes API through a kubeconfig. */
 const KUBE: readonly OptionalPeer[] = ['@kubernetes/client-node'];

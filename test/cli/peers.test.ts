@@ -1,6 +1,11 @@
 /** Which subcommand needs which optional peer dependency, and the error when one is missing (in this process, with an injected lookup). */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { OPTIONAL_PEERS } from '../../lib/cli/peers';
 import { fixture, rayshiftIn } from './cli-io';
+
+/** The ranges the package's peerDependencies give (what the CLI must name). */
+const PEER = (JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { peerDependencies: Record<string, string> }).peerDependencies;
 
 const without = (...missing: string[]) => (pkg: string) => !missing.includes(pkg);
 
@@ -8,7 +13,7 @@ test('a subcommand whose package is missing prints one error naming it and its r
   expect(await rayshiftIn(['status', 'llm'], { installed: without('@kubernetes/client-node') })).toEqual({
     code: 1,
     stdout: '',
-    stderr: 'error: rayshift status needs @kubernetes/client-node, an optional peer dependency: npm install @kubernetes/client-node@^1.4.0\n',
+    stderr: `error: rayshift status needs @kubernetes/client-node, an optional peer dependency: npm install @kubernetes/client-node@${PEER["@kubernetes/client-node"]}\n`,
   });
   expect((await rayshiftIn(['abort', 'llm'], { installed: without('@kubernetes/client-node') })).stderr).toContain('rayshift abort needs @kubernetes/client-node,');
 });
@@ -18,7 +23,7 @@ test('--api-server needs the API client packages instead of @kubernetes/client-n
   expect(r).toEqual({
     code: 1,
     stdout: '',
-    stderr: 'error: rayshift pause needs @connectrpc/connect-node, @bufbuild/protobuf, optional peer dependencies: npm install @connectrpc/connect-node@^2.1.2 @bufbuild/protobuf@^2.13.0\n',
+    stderr: `error: rayshift pause needs @connectrpc/connect-node, @bufbuild/protobuf, optional peer dependencies: npm install @connectrpc/connect-node@${PEER["@connectrpc/connect-node"]} @bufbuild/protobuf@${PEER["@bufbuild/protobuf"]}\n`,
   });
 });
 
@@ -37,6 +42,6 @@ test('validate, plan and --help need none of them', async () => {
   const help = await rayshiftIn(['--help'], none);
   expect(help.code).toBe(0);
   const words = help.stdout.replace(/\s+/g, ' ');
-  expect(words).toContain('status and the steering verbs: @kubernetes/client-node ^1.4.0; with --api-server instead @connectrpc/connect, @connectrpc/connect-node, @bufbuild/protobuf');
-  expect(words).toContain('api-server, operator: @kubernetes/client-node ^1.4.0, @connectrpc/connect ^2.1.2, @connectrpc/connect-node ^2.1.2, @bufbuild/protobuf ^2.13.0, pino ^9.14.0, prom-client ^15.1.3');
+  expect(words).toContain(`status and the steering verbs: @kubernetes/client-node ${PEER["@kubernetes/client-node"]}; with --api-server instead @connectrpc/connect, @connectrpc/connect-node, @bufbuild/protobuf`);
+  expect(words).toContain(`api-server, operator: @kubernetes/client-node ${PEER["@kubernetes/client-node"]}, @connectrpc/connect ${PEER["@connectrpc/connect"]}, @connectrpc/connect-node ${PEER["@connectrpc/connect-node"]}, @bufbuild/protobuf ${PEER["@bufbuild/protobuf"]}, pino ${PEER["pino"]}, prom-client ${PEER["prom-client"]}`);
 });
