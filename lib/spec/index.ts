@@ -2,6 +2,7 @@
 export * from './problem';
 export * from './names';
 export * from './percent';
+export * from './import-path';
 export * from './serve-config';
 export * from './raycluster';
 export * from './rayservice';

@@ -1,4 +1,5 @@
 import { parse } from 'yaml';
+import { importPathProblem } from './import-path';
 import { toPlainYaml } from './plain-yaml';
 import { ProblemList, ValidationResult, show } from './problem';
 import { asArray, isObject } from './read';
@@ -26,7 +27,7 @@ export interface ServeDeploymentConfig {
 export interface ServeApplicationConfig {
   /** Unique application name. @default "default" when there is only one application */
   readonly name?: string;
-  /** Python import path of the bound application, `module.sub:attribute`. */
+  /** Python import path of the bound application or builder, `module.sub:attribute` or `module.sub.attribute` (see `importPathProblem`). */
   readonly import_path: string;
   /** HTTP route prefix; null for gRPC-only apps. @default "/" */
   readonly route_prefix?: string | null;
@@ -66,8 +67,6 @@ export function parseServeConfig(yaml: string): { value?: unknown; error?: strin
   }
 }
 
-const IMPORT_PATH = /^[A-Za-z_][\w.]*[:.][A-Za-z_]\w*$/;
-
 /**
  * Validates a Serve config, given as the YAML string or as typed applications. Paths are
  * relative to the config (`applications[0].import_path`). `capacityManaged` marks configs
@@ -101,10 +100,8 @@ export function validateServeConfig(config: unknown, capacityManaged = false): V
       problems.error(at, `must be a mapping with at least "import_path"; got ${show(app)}`);
       return;
     }
-    const importPath = app.import_path;
-    if (typeof importPath !== 'string' || !IMPORT_PATH.test(importPath)) {
-      problems.error(`${at}.import_path`, `must be a Python import path like "module.sub:app"; got ${show(importPath)}`);
-    }
+    const importPathError = importPathProblem(app.import_path);
+    if (importPathError) problems.error(`${at}.import_path`, importPathError);
     const name = app.name ?? (apps.length === 1 ? 'default' : undefined);
     if (typeof name !== 'string' || name.length === 0) {
       problems.error(`${at}.name`, `is required when there are ${apps.length} applications; got ${show(app.name)}`);

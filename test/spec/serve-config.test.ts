@@ -38,6 +38,19 @@ describe('validateServeConfig: baselines', () => {
       expectClean(validateServeConfig({ applications: [{ import_path: p }] }));
     }
   });
+
+  // Ray resolves the module part with importlib.import_module, which finds modules by file and
+  // directory name: names need not be identifiers. The first two are KubeRay v1.7.0's own samples
+  // (ray-service.no-ray-serve-replica.yaml, vllm/ray-service.vllm-tpu-v6e-singlehost.yaml).
+  test.each([
+    'ray-operator.config.samples.ray-serve.single_deployment_dag:DagNode',
+    'ray-operator.config.samples.vllm.serve_tpu:model',
+    'my-app.main.app',
+    '1mod:app',
+    'modèle:élan',
+  ])('import_path %p, which Python imports, is accepted', (p) => {
+    expectClean(validateServeConfig({ applications: [{ import_path: p }] }));
+  });
 });
 
 describe('validateServeConfig: rules', () => {
@@ -81,8 +94,29 @@ describe('validateServeConfig: rules', () => {
     expectOnlyError(r, 'applications[0].name', 'required when there are 2 applications', 'unset');
   });
 
-  test.each(['module', 'mod:', ':app', 'my module:app', '1mod:app', 'mod:app()', 42])('import_path %p is rejected', (p) => {
-    expectOnlyError(validateServeConfig({ applications: [{ name: 'a', import_path: p }] }), 'applications[0].import_path', 'Python import path', `got ${JSON.stringify(p)}`);
+  test.each([
+    ['module', 'a ":" or "." must separate'],
+    ['mod:', 'nothing after ":"'],
+    [':app', 'nothing before ":"'],
+    ['', 'empty'],
+    ['   ', 'whitespace'],
+    ['my module:app', 'whitespace'],
+    [' mod:app', 'whitespace'],
+    ['mod.app\n', 'whitespace'],
+    ['pkg/mod:app', 'not "/"'],
+    ['a:b:c', 'at most one'],
+    ['pkg.mod.', 'ends with "."'],
+    ['.mod', 'nothing before "."'],
+    ['.pkg.mod:app', 'relative'],
+    ['pkg..mod:app', 'empty name between dots'],
+    ['pkg.:app', 'empty name between dots'],
+    ['mod:app()', 'not a Python identifier'],
+    ['mod:app.attr', 'not a Python identifier'],
+    ['mod:my-app', 'not a Python identifier'],
+    [42, 'got 42'],
+  ])('import_path %p, which can never import, is rejected', (p, why) => {
+    const e = expectOnlyError(validateServeConfig({ applications: [{ name: 'a', import_path: p }] }), 'applications[0].import_path', 'Python import path', `got ${JSON.stringify(p)}`, why);
+    expect(e.message).toContain('"module.path:attribute" or "module.path.attribute"');
   });
 
   test('a missing import_path is rejected', () => {
