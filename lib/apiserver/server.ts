@@ -4,30 +4,34 @@
  * `/healthz`, `/readyz` and `/metrics`, and, with `dashboardDir`, the built dashboard under `/ui/`
  * (same origin as the API, so the page calls it directly).
  *
- * Every RPC is authenticated before its handler runs: a bearer token checked by TokenReview
- * (audience `rayshift`), then every Kubernetes call made as the caller through impersonation.
+ * Every RPC is authenticated before its body is read: a bearer token checked by TokenReview
+ * (audience `rayshift`), then every Kubernetes call made as the caller through impersonation. Bodies
+ * are limited on every protocol while they are read, and compressed ones while they are inflated.
  * Client-sent `Impersonate-*` headers are dropped on arrival. TLS is required unless
  * `insecureLocal` is set, which binds to loopback only and acts as the server's own identity.
  */
 import { setMaxListeners } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { Code, ConnectError, type Interceptor } from '@connectrpc/connect';
+import { Code, ConnectError, createContextValues, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
 import pino, { type Logger } from 'pino';
 import { serveDashboardFile } from '../dashboard/static-files';
 import { KubeClient } from '../runtime/kube/client';
 import { AccessReviewer } from './auth/access-reviewer';
-import { REQUEST_SCOPE, type ScopeResolver } from './auth/request-scope';
+import { REQUEST_SCOPE, type RequestScope, type ScopeResolver } from './auth/request-scope';
 import { ImpersonatingScopeResolver, LocalScopeResolver } from './auth/scope-resolvers';
 import { TokenAuthenticator } from './auth/token-authenticator';
+import { BOUNDED_COMPRESSIONS } from './compression';
 import { publicError } from './errors';
 import { ImpersonatingClients } from './kube/impersonation';
+import { localAuthorities, localRequestRefusal } from './local-guard';
 import { DualRequestListener, Listener, TlsMaterial, listenCleartext, listenTls } from './listen';
 import { ApiMetrics } from './metrics';
 import { buildOpenApi } from './openapi/build-openapi';
 import { embeddedComments } from './openapi/proto-comments';
 import { httpRoutes } from './rest/http-rules';
 import { createRestHandler, sendError, type NodeRequest, type NodeResponse } from './rest/rest-handler';
+import { rpcProtocolOf, sendRpcError } from './rpc-errors';
 import { API_SERVICES, serviceBindings } from './services';
 
 /** Options of `startApiServer`. */
@@ -50,6 +54,8 @@ export interface ApiServerOptions {
   readonly version?: string;
   /** Logger; default silent. */
   readonly log?: Logger;
+  /** Largest request body (after decompression) on every protocol, bytes; default 4 MiB. */
+  readonly maxBodyBytes?: number;
   /** Folder of the built dashboard (`npm run build:ui`) to serve under `/ui/`; unset: no dashboard. */
   readonly dashboardDir?: string;
 }
@@ -67,21 +73,16 @@ export interface RunningApiServer {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
-function protocolOf(contentType: string | null): string {
-  if (!contentType) return 'connect';
-  if (contentType.startsWith('application/grpc-web')) return 'grpc-web';
-  if (contentType.startsWith('application/grpc')) return 'grpc';
-  return 'connect';
-}
+/** The default of `maxBodyBytes`: kube-apiserver's limit is 3 MiB of JSON; a RayService spec fits well within. */
+const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** Resolves the scope and records metrics for every Connect-router call; hides internal errors. */
-function connectInterceptor(resolver: ScopeResolver, metrics: ApiMetrics, onInternalError: (err: unknown) => void): Interceptor {
+/** Records metrics for every Connect-router call and hides internal errors. */
+function connectInterceptor(metrics: ApiMetrics, onInternalError: (err: unknown) => void): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
     const rpc = `${req.service.typeName}/${req.method.name}`;
-    const protocol = protocolOf(req.header.get('content-type'));
+    const protocol = rpcProtocolOf(req.header.get('content-type'));
     try {
-      req.contextValues.set(REQUEST_SCOPE, await resolver.resolve(req.header.get('authorization')));
       const res = await next(req);
       metrics.observe(rpc, protocol, 'ok', (performance.now() - started) / 1000);
       if (!res.stream) return res;
@@ -124,7 +125,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const bindings = serviceBindings({ server }, { heartbeatSeconds: opts.heartbeatSeconds });
   const openApi = buildOpenApi(httpRoutes(API_SERVICES), { title: 'rayshift core API', version: opts.version ?? 'v1' }, embeddedComments());
   const openApiText = JSON.stringify(openApi);
-  const rest = createRestHandler({ bindings, resolver, metrics, onInternalError, shutdownSignal: shutdown.signal });
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const rest = createRestHandler({ bindings, resolver, metrics, onInternalError, shutdownSignal: shutdown.signal, maxBodyBytes });
+  // RPC path → name, for the requests the listener authenticates before the Connect router reads them.
+  const rpcPaths = new Map<string, string>(bindings.flatMap((b) => b.service.methods.map((m) => [`/${b.service.typeName}/${m.name}`, `${b.service.typeName}/${m.name}`] as const)));
+  const scopes = new WeakMap<NodeRequest, RequestScope>();
 
   let readyUntil = 0;
   const ready = async (): Promise<boolean> => {
@@ -166,7 +171,11 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     routes: (router) => {
       for (const b of bindings) router.service(b.service, b.impl as never);
     },
-    interceptors: [connectInterceptor(resolver, metrics, onInternalError)],
+    interceptors: [connectInterceptor(metrics, onInternalError)],
+    contextValues: (req) => createContextValues().set(REQUEST_SCOPE, scopes.get(req)),
+    // Checked while reading (the Content-Length first), per message and after decompression.
+    readMaxBytes: maxBodyBytes,
+    acceptCompression: [...BOUNDED_COMPRESSIONS],
     shutdownSignal: shutdown.signal,
     fallback: (req, res) => {
       fallback(req, res).catch((err: unknown) => {
@@ -176,11 +185,32 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     },
   });
 
+  // RPCs are authenticated here, before the router reads (and inflates) their bodies; REST
+  // authenticates in its handler, also before reading.
   const listener: DualRequestListener = (req, res) => {
     for (const name of Object.keys(req.headers)) if (name.toLowerCase().startsWith('impersonate-')) delete req.headers[name];
-    connectHandler(req, res);
+    const rpc = rpcPaths.get((req.url ?? '/').split('?')[0]);
+    if (opts.insecureLocal) {
+      const refusal = localRequestRefusal(req, localHosts);
+      if (refusal) return rpc === undefined ? sendError(res as NodeResponse, refusal) : sendRpcError(req, res as NodeResponse, refusal);
+    }
+    if (rpc === undefined) return connectHandler(req, res);
+    const started = performance.now();
+    resolver.resolve(req.headers.authorization ?? null).then(
+      (scope) => {
+        scopes.set(req, scope);
+        connectHandler(req, res);
+      },
+      (e: unknown) => {
+        const err = publicError(e, onInternalError);
+        metrics.observe(rpc, rpcProtocolOf(req.headers['content-type']), Code[err.code], (performance.now() - started) / 1000);
+        sendRpcError(req, res as NodeResponse, err);
+      },
+    );
   };
 
+  // Empty until the port is known: nothing is answered in local mode before then.
+  let localHosts: ReadonlySet<string> = new Set();
   let bound: Listener;
   try {
     bound = opts.tls ? await listenTls(listener, opts.tls, host, opts.port ?? 8443) : await listenCleartext(listener, host, opts.port ?? 8443);
@@ -188,6 +218,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     server.close();
     throw e;
   }
+  localHosts = localAuthorities(host, bound.port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   log.info({ port: bound.port, host, tls: !!opts.tls }, 'rayshift API server listening');
   return {

@@ -1,7 +1,8 @@
 /**
  * The REST side of the server: requests matched against the `google.api.http` routes of the
  * descriptors, bound into RPC requests, authenticated like every RPC, and answered by the same
- * handler as gRPC and Connect. Unary answers are JSON (implicit zero values included, so `weight: 0`
+ * handler as gRPC and Connect. The caller is authenticated before the body is read, and the body is
+ * limited while it is read (413 over the limit, as kube-apiserver answers). Unary answers are JSON (implicit zero values included, so `weight: 0`
  * does not vanish); server streams are server-sent events (`event: message` per message, `event:
  * error` with a google.rpc.Status on failure). Errors are google.rpc.Status JSON with the HTTP status
  * of their code.
@@ -55,12 +56,46 @@ export function sendError(res: NodeResponse, err: ConnectError, headers: Record<
   sendJson(res, httpStatus, body, headers);
 }
 
+/**
+ * A body refused before it is parsed, with the HTTP status kube-apiserver gives (413 too large, 415
+ * not JSON). Not a ConnectError subclass: `instanceof` a ConnectError subclass matches every ConnectError.
+ */
+class BodyRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code: Code,
+    readonly httpStatus: number,
+  ) {
+    super(message);
+  }
+}
+
+const tooLarge = (maxBytes: number) => new BodyRefusal(`the request body exceeds the limit of ${maxBytes} bytes`, Code.ResourceExhausted, 413);
+
+/** Whether the request carries a body (HTTP/2: its headers did not end the stream). */
+function hasBody(req: NodeRequest): boolean {
+  if ('stream' in req) return !req.stream.endAfterHeaders;
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** `application/json` or a `+json` type: what browsers cannot send cross-origin without a CORS preflight. */
+function isJsonContentType(contentType: string | undefined): boolean {
+  const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
+}
+
 async function readJsonBody(req: NodeRequest, maxBytes: number): Promise<JsonValue | undefined> {
+  if (!hasBody(req)) return undefined;
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new BodyRefusal(`request bodies must be JSON (Content-Type: application/json); got ${JSON.stringify(req.headers['content-type'] ?? '')}`, Code.InvalidArgument, 415);
+  }
+  // A declared length over the limit is refused before anything is read.
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge(maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw new ConnectError(`the request body exceeds ${maxBytes} bytes`, Code.ResourceExhausted);
+    if (size > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');
@@ -113,9 +148,9 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
     const requestAbort = new AbortController();
     res.on('close', () => requestAbort.abort());
     try {
+      const scope = await opts.resolver.resolve(req.headers.authorization ?? null);
       const body = await readJsonBody(req, maxBody);
       const request = bindRequest(route, match.vars!, url.searchParams, body);
-      const scope = await opts.resolver.resolve(req.headers.authorization ?? null);
       const ctx = createHandlerContext({
         service: route.method.parent,
         method: route.method,
@@ -134,9 +169,11 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
         sendJson(res, 200, messageJson(route.method.output, await impl(request, ctx), route.responseBody));
       }
     } catch (e) {
-      const err = publicError(e, opts.onInternalError);
+      const refusal = e instanceof BodyRefusal ? e : undefined;
+      const err = refusal ? new ConnectError(refusal.message, refusal.code) : publicError(e, opts.onInternalError);
       code = Code[err.code];
-      if (!res.headersSent) sendError(res, err);
+      const { httpStatus, body } = statusJson(err);
+      if (!res.headersSent) sendJson(res, refusal?.httpStatus ?? httpStatus, body);
       else res.end();
     } finally {
       opts.metrics.observe(rpc, 'rest', code, (performance.now() - started) / 1000);
