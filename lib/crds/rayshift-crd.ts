@@ -43,12 +43,6 @@ const ROOT_RULES: readonly CelRule[] = [
 /** CEL rules on `spec` (the rules that span several fields). */
 const SPEC_RULES: readonly CelRule[] = [
   {
-    rule: 'has(self.serveConfigV2)',
-    message: 'spec.serveConfigV2 is required: a RayService without Serve applications serves nothing',
-    fieldPath: '.serveConfigV2',
-    reason: 'FieldValueRequired',
-  },
-  {
     rule: `!(${SPEC_INCREMENTAL}) || has(self.upgradeStrategy.clusterUpgradeOptions)`,
     message: `${OPTS_AT} are required for ${INCREMENTAL}`,
     fieldPath: '.upgradeStrategy.clusterUpgradeOptions',

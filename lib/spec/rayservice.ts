@@ -59,7 +59,11 @@ export interface RayshiftExtensions {
 export interface RayServiceSpec {
   /** The RayCluster every (new) cluster is created from; its hash decides when an upgrade is needed. */
   readonly rayClusterConfig: RayClusterConfig;
-  /** The Serve config as a YAML string (see `serializeServeConfig`). */
+  /**
+   * The Serve config as a YAML string (see `serializeServeConfig`). Optional, as in KubeRay: without
+   * it the RayCluster runs no Serve applications, so it never counts as ready to serve and the
+   * service never becomes Ready (validation warns).
+   */
   readonly serveConfigV2?: string;
   /** How cluster-spec changes roll out. */
   readonly upgradeStrategy?: RayServiceUpgradeStrategy;
@@ -81,6 +85,14 @@ export const RAY_SERVICE_DEFAULTS = {
 
 /** Longest RayService name: KubeRay appends `-xxxxx` to name clusters, which must stay within 53 characters. */
 export const MAX_RAY_SERVICE_NAME_LENGTH = 47;
+
+/**
+ * The warning for a RayService without `serveConfigV2`. KubeRay accepts one, but marks a cluster
+ * ready to serve only when it runs at least one Serve application, all RUNNING, so it never
+ * becomes Ready, never gets its serve Services and never finishes an upgrade.
+ */
+export const NO_SERVE_CONFIG =
+  'is unset: the RayCluster runs no Serve applications, so (as in KubeRay) it never counts as ready to serve, the service never becomes Ready and no upgrade completes';
 
 /** Largest value of the int32 fields (`intervalSeconds`, `rayClusterDeletionDelaySeconds`, `progressDeadlineSeconds`). */
 const INT32_MAX = 2_147_483_647;
@@ -142,7 +154,7 @@ export function validateRayService(manifest: unknown, parsedServeConfig?: unknow
     problems.error('spec.rayClusterDeletionDelaySeconds', `must be an integer from 0 to ${INT32_MAX} (int32); got ${show(delay)}`);
   }
   if (spec.serveConfigV2 === undefined) {
-    problems.error('spec.serveConfigV2', 'is required: a RayService without Serve applications serves nothing');
+    problems.warning('spec.serveConfigV2', NO_SERVE_CONFIG);
   } else if (typeof spec.serveConfigV2 !== 'string') {
     problems.error('spec.serveConfigV2', `must be a YAML string; got ${show(spec.serveConfigV2)}`);
   } else {

@@ -169,7 +169,6 @@ describe('admission', () => {
     ['routeKind TCP', (m) => (m.spec.rayshift.routeKind = 'TCP'), 'spec.rayshift.routeKind is not a route kind; allowed: HTTP, GRPC', 'spec.rayshift.routeKind'],
     ['a gatewayRef name that is not a DNS subdomain', (m) => (m.spec.rayshift.gatewayRef.name = 'Shared_GW'), 'spec.rayshift.gatewayRef.name must name a Gateway (a DNS subdomain)', 'spec.rayshift.gatewayRef.name'],
     ['a gatewayRef namespace that is not a namespace name', (m) => (m.spec.rayshift.gatewayRef.namespace = 'Gate_Ways'), 'spec.rayshift.gatewayRef.namespace must be a namespace name', 'spec.rayshift.gatewayRef.namespace'],
-    ['no serveConfigV2', (m) => delete m.spec.serveConfigV2, 'spec.serveConfigV2 is required: a RayService without Serve applications serves nothing', 'spec.serveConfigV2'],
     [
       'a head Service name',
       (m) => (m.spec.rayClusterConfig.headGroupSpec.headService = { metadata: { name: 'my-head' } }),

@@ -311,10 +311,8 @@ describe('validateRayService: rules beyond KubeRay', () => {
     expectClean(validateRayService(m));
   });
 
-  test('serveConfigV2 missing or not a string is rejected', () => {
+  test('serveConfigV2 not a string is rejected', () => {
     const m = rayService();
-    delete m.spec.serveConfigV2;
-    expectOnlyError(validateRayService(m), 'spec.serveConfigV2', 'required');
     m.spec.serveConfigV2 = { applications: [] };
     expectOnlyError(validateRayService(m), 'spec.serveConfigV2', 'must be a YAML string');
   });
