@@ -5,6 +5,8 @@ export * from './percent';
 export * from './import-path';
 export * from './serve-config';
 export * from './raycluster';
+export * from './ray-auth';
+export * from './initializing-timeout';
 export * from './rayservice';
 export * from './rbg';
 export * from './gateway';

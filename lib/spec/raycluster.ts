@@ -1,5 +1,6 @@
 import { dns1123LabelProblem } from './names';
 import { ProblemList, ValidationResult, show } from './problem';
+import type { RayAuthOptions } from './ray-auth';
 import { JsonObject, asArray, asObject, isInteger, isObject } from './read';
 
 /** A pod template in its JSON (wire) form, as in a RayCluster's head and worker groups. */
@@ -46,6 +47,8 @@ export interface RayClusterConfig {
   readonly rayVersion?: string;
   /** Runs the Ray autoscaler in the head pod; required by incremental upgrades. @default false */
   readonly enableInTreeAutoscaling?: boolean;
+  /** Ray token authentication (see `validateRayAuth`). */
+  readonly authOptions?: RayAuthOptions;
   /** Autoscaler options (`upscalingMode`, `idleTimeoutSeconds`, …). */
   readonly autoscalerOptions?: { readonly [key: string]: unknown };
   /** The head group. */

@@ -1,6 +1,8 @@
+import { INITIALIZING_TIMEOUT_ANNOTATION, initializingTimeoutProblem } from './initializing-timeout';
 import { dns1035LabelProblem, dns1123SubdomainProblem } from './names';
 import { ProblemList, ValidationResult, show } from './problem';
 import { RayClusterConfig, acceleratorProfile, minimumSafeMaxSurgePercent, validateRayClusterConfig } from './raycluster';
+import { validateRayAuth } from './ray-auth';
 import { asObject, isInteger, isObject } from './read';
 import { validateServeConfig } from './serve-config';
 
@@ -104,8 +106,10 @@ export const RAYSHIFT_API_VERSION = 'rayshift.dev/v1alpha1';
 
 /**
  * Validates a RayService manifest (`ray.io/v1` or `rayshift.dev/v1alpha1`) and returns every
- * problem at once. It checks what KubeRay's `ValidateRayServiceSpec` and
- * `ValidateClusterUpgradeOptions` check, with the same meaning, and more: zero surge or step
+ * problem at once. It checks what KubeRay's `ValidateRayServiceMetadata` (name, the
+ * `ray.io/initializing-timeout` annotation), `ValidateRayServiceSpec` (including the token
+ * authentication rules of `authOptions`) and `ValidateClusterUpgradeOptions` check, with the same
+ * meaning, and more: zero surge or step
  * (which stall KubeRay forever), the Gateway class name's syntax, Serve config syntax, and a
  * surge too small for one accelerator pod. Never throws, whatever the input.
  *
@@ -122,6 +126,8 @@ export function validateRayService(manifest: unknown, parsedServeConfig?: unknow
     const p = dns1035LabelProblem(name, MAX_RAY_SERVICE_NAME_LENGTH);
     if (p) problems.error('metadata.name', p);
   }
+  const timeout = initializingTimeoutProblem(asObject(asObject(obj.metadata).annotations)[INITIALIZING_TIMEOUT_ANNOTATION]);
+  if (timeout) problems.error(`metadata.annotations["${INITIALIZING_TIMEOUT_ANNOTATION}"]`, timeout);
   const spec = obj.spec;
   if (!isObject(spec)) {
     problems.error('spec', `is required; got ${show(spec)}`);
@@ -129,6 +135,7 @@ export function validateRayService(manifest: unknown, parsedServeConfig?: unknow
   }
   const rayshiftKind = obj.apiVersion === RAYSHIFT_API_VERSION;
   problems.addAll(validateRayClusterConfig(spec.rayClusterConfig), 'spec.rayClusterConfig');
+  problems.addAll(validateRayAuth(spec.rayClusterConfig, true), 'spec.rayClusterConfig');
 
   const strategy = asObject(spec.upgradeStrategy);
   const type = strategy.type;
