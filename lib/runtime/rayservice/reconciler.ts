@@ -330,6 +330,9 @@ export class RayServiceReconciler {
 
   /** PUTs `config` at `percent` to a cluster's Serve and records it on the RayCluster; returns the API writes made. */
   private async putServeConfig(svc: KubeObject, clusterName: string, cluster: KubeObject | undefined, config: string, percent: number): Promise<number> {
+    // A RayService without serveConfigV2 (KubeRay accepts one) has nothing to deploy: no PUT, as
+    // KubeRay sends none; its clusters never report running applications, so it never turns Ready.
+    if (config === '') return 0;
     const namespace = String(svc.metadata.namespace);
     await this.serve.putServeConfig({ namespace, name: clusterName }, config, percent === 100 ? null : percent, { timeoutMs: SERVE_PUT_TIMEOUT_MS });
     if (!cluster || appliedServeConfig(cluster) === config) return 0;
