@@ -50,6 +50,8 @@ export interface ApiServerOptions {
   readonly audience?: string;
   /** Default heartbeat interval of watch streams, seconds; default 15. */
   readonly heartbeatSeconds?: number;
+  /** Seconds between re-checks of a watching caller's token; default 30. */
+  readonly tokenRecheckSeconds?: number;
   /** Version reported in the OpenAPI document. */
   readonly version?: string;
   /** Logger; default silent. */
@@ -122,7 +124,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // Every call listens on the shutdown signal.
   setMaxListeners(0, shutdown.signal);
   const onInternalError = (err: unknown) => log.error({ err }, 'internal error');
-  const bindings = serviceBindings({ server }, { heartbeatSeconds: opts.heartbeatSeconds });
+  const bindings = serviceBindings({ server }, { heartbeatSeconds: opts.heartbeatSeconds, tokenRecheckSeconds: opts.tokenRecheckSeconds });
   const openApi = buildOpenApi(httpRoutes(API_SERVICES), { title: 'rayshift core API', version: opts.version ?? 'v1' }, embeddedComments());
   const openApiText = JSON.stringify(openApi);
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;

@@ -39,7 +39,7 @@ function fakeKube(conflicts: number) {
 }
 
 function contextFor(kube: KubeClient) {
-  const scope: RequestScope = { caller: { username: 'alice', groups: [], extra: {} }, kube, authorize: async () => undefined, allows: async () => true, revalidate: async () => undefined };
+  const scope: RequestScope = { caller: { username: 'alice', groups: [], extra: {} }, kube, authorize: async () => undefined, allows: async () => true, revalidate: async () => undefined, keepAlive: () => () => undefined };
   return createHandlerContext({
     service: RayServiceService,
     method: RayServiceService.method.patchRayService,

@@ -20,6 +20,8 @@ export interface RequestScope {
   allows(attributes: ResourceAttributes): Promise<boolean>;
   /** Fails with UNAUTHENTICATED once the caller's credentials stopped being valid (long streams call it). */
   revalidate(): Promise<void>;
+  /** Keeps `kube` open (not closed as idle) until the returned release is called; long streams hold it. */
+  keepAlive(): () => void;
 }
 
 /** Turns the `Authorization` header of a request into its scope. */

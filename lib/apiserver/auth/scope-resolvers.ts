@@ -27,8 +27,8 @@ export class ImpersonatingScopeResolver implements ScopeResolver {
       allows: (attributes) => this.reviewer.allows(caller, attributes),
       revalidate: async () => {
         await this.authenticator.authenticate(authorization);
-        this.clients.for(caller);
       },
+      keepAlive: () => this.clients.hold(caller),
     };
   }
 }
@@ -41,6 +41,7 @@ export class LocalScopeResolver implements ScopeResolver {
   constructor(private readonly server: KubeClient) {}
 
   async resolve(): Promise<RequestScope> {
-    return { caller: LOCAL_CALLER, kube: this.server, authorize: async () => undefined, allows: async () => true, revalidate: async () => undefined };
+    // The server's own client lives as long as the server: nothing to keep alive.
+    return { caller: LOCAL_CALLER, kube: this.server, authorize: async () => undefined, allows: async () => true, revalidate: async () => undefined, keepAlive: () => () => undefined };
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Upgrade status, the dry-run plan and the progress watch of a RayService, read as the caller. The
  * watch follows the object with a Kubernetes watch (resuming from the last resourceVersion when the
- * server closes it), sends a heartbeat when nothing changes, re-checks the caller's token at each
- * heartbeat, and ends once an upgrade it saw in flight is over, or when the service is deleted.
+ * server closes it), sends a heartbeat when nothing changes, re-checks the caller's token on a fixed
+ * schedule whether or not events flow (ending with UNAUTHENTICATED once it fails), keeps the caller's
+ * Kubernetes client open while it runs, and ends once an upgrade it saw in flight is over, or when the
+ * service is deleted.
  */
 import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
 import { create, equals } from '@bufbuild/protobuf';
@@ -13,7 +15,7 @@ import { KubeApiError, asStatus } from '../../runtime/kube/errors';
 import type { KubeObject } from '../../runtime/kube/types';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { AsyncQueue } from '../async-queue';
-import { toConnectError, type Subject } from '../errors';
+import { invalidArgument, toConnectError, type Subject } from '../errors';
 import { scopeOf } from '../auth/request-scope';
 import { rayServiceType } from '../convert/executor';
 import { specToKube } from '../convert/rayservice';
@@ -29,7 +31,12 @@ type UpgradeImpl = Pick<ServiceImpl<typeof RayServiceService>, 'getUpgradeStatus
 export interface UpgradeHandlerOptions {
   /** Default seconds between heartbeats of a watch; default 15. */
   readonly heartbeatSeconds?: number;
+  /** Seconds between re-checks of a watching caller's token; default 30. */
+  readonly tokenRecheckSeconds?: number;
 }
+
+/** The largest `heartbeat_seconds` a caller may ask for (Node timers overflow past 2^31 ms). */
+export const MAX_HEARTBEAT_SECONDS = 3600;
 
 /** Equal statuses apart from the resourceVersion they were read at. */
 function sameProgress(a: UpgradeStatus, b: UpgradeStatus): boolean {
@@ -66,62 +73,83 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
       const scope = scopeOf(ctx);
       const type = rayServiceType(req.executor);
       const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      if (req.heartbeatSeconds < 0) throw new ConnectError('heartbeat_seconds must be ≥ 0', Code.InvalidArgument);
+      if (req.heartbeatSeconds < 0 || req.heartbeatSeconds > MAX_HEARTBEAT_SECONDS) {
+        const description = `must be between 0 (the server's default) and ${MAX_HEARTBEAT_SECONDS} seconds; got ${req.heartbeatSeconds}`;
+        throw invalidArgument(`heartbeat_seconds ${description}`, [{ field: 'heartbeat_seconds', description }]);
+      }
       const heartbeatMs = Math.max(1, req.heartbeatSeconds || opts.heartbeatSeconds || 15) * 1000;
-      const initial = await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace));
-      let last = upgradeStatusOf(initial);
-      let seenInFlight = upgradeInFlight(last);
-      let resourceVersion = req.resourceVersion || String(initial.metadata.resourceVersion);
-      yield { type: UpgradeEventType.SNAPSHOT, status: last };
-      // Each pass opens one Kubernetes watch; it ends when the server closes it (then resumes) or the call is cancelled.
-      while (!ctx.signal.aborted) {
-        const queue = new AsyncQueue<RawWatchEvent>();
-        const handle = await kubeCall(subject, () =>
-          scope.kube.watchStream(type, { namespace: req.namespace, fieldSelector: `metadata.name=${req.name}`, resourceVersion }, (e) => queue.push(e)),
-        );
-        handle.done.then(() => queue.end(), (e: unknown) => queue.fail(e));
-        const stop = () => handle.abort();
-        ctx.signal.addEventListener('abort', stop);
-        try {
-          for (;;) {
-            const next = await queue.next(heartbeatMs);
-            if (next.kind === 'end') break;
-            if (next.kind === 'timeout') {
-              await scope.revalidate();
-              yield { type: UpgradeEventType.HEARTBEAT, status: last };
-              continue;
-            }
-            const event = next.item;
-            if (event.type === 'ERROR') {
-              const status = asStatus(event.object);
-              if (status?.code === 410) {
-                resourceVersion = String((await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace))).metadata.resourceVersion);
-                break;
+      const release = scope.keepAlive();
+      // A failed re-check fails the current pass's queue, which ends the stream with its error.
+      let queue: AsyncQueue<RawWatchEvent> | undefined;
+      let revoked: unknown;
+      const recheck = setInterval(() => {
+        scope.revalidate().catch((e: unknown) => {
+          // Only a refused token ends the stream; an unavailable TokenReview is tried again next time.
+          if (ConnectError.from(e).code !== Code.Unauthenticated) return;
+          revoked ??= e;
+          queue?.fail(e);
+        });
+      }, (opts.tokenRecheckSeconds ?? 30) * 1000);
+      try {
+        const initial = await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace));
+        let last = upgradeStatusOf(initial);
+        let seenInFlight = upgradeInFlight(last);
+        let resourceVersion = req.resourceVersion || String(initial.metadata.resourceVersion);
+        yield { type: UpgradeEventType.SNAPSHOT, status: last };
+        // Each pass opens one Kubernetes watch; it ends when the server closes it (then resumes) or the call is cancelled.
+        while (!ctx.signal.aborted) {
+          if (revoked) throw revoked;
+          const passQueue = new AsyncQueue<RawWatchEvent>();
+          queue = passQueue;
+          const handle = await kubeCall(subject, () =>
+            scope.kube.watchStream(type, { namespace: req.namespace, fieldSelector: `metadata.name=${req.name}`, resourceVersion }, (e) => passQueue.push(e)),
+          );
+          handle.done.then(() => passQueue.end(), (e: unknown) => passQueue.fail(e));
+          const stop = () => handle.abort();
+          ctx.signal.addEventListener('abort', stop);
+          try {
+            for (;;) {
+              const next = await passQueue.next(heartbeatMs);
+              if (next.kind === 'end') break;
+              if (next.kind === 'timeout') {
+                yield { type: UpgradeEventType.HEARTBEAT, status: last };
+                continue;
               }
-              throw new KubeApiError({ statusCode: status?.code ?? 500, reason: status?.reason, method: 'WATCH', path: '' });
+              const event = next.item;
+              if (event.type === 'ERROR') {
+                const status = asStatus(event.object);
+                if (status?.code === 410) {
+                  resourceVersion = String((await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace))).metadata.resourceVersion);
+                  break;
+                }
+                throw new KubeApiError({ statusCode: status?.code ?? 500, reason: status?.reason, method: 'WATCH', path: '' });
+              }
+              resourceVersion = String(event.object.metadata.resourceVersion ?? resourceVersion);
+              if (event.type === 'BOOKMARK') continue;
+              if (event.type === 'DELETED') {
+                yield { type: UpgradeEventType.DELETED, status: last };
+                return;
+              }
+              const status = upgradeStatusOf(event.object);
+              const changed = !sameProgress(status, last);
+              last = status;
+              if (upgradeInFlight(status)) seenInFlight = true;
+              else if (seenInFlight && status.observedGeneration >= status.generation) {
+                yield { type: UpgradeEventType.COMPLETED, status: create(UpgradeStatusSchema, { ...status, phase: UpgradePhase.COMPLETE }) };
+                return;
+              }
+              if (changed) yield { type: UpgradeEventType.PROGRESS, status };
             }
-            resourceVersion = String(event.object.metadata.resourceVersion ?? resourceVersion);
-            if (event.type === 'BOOKMARK') continue;
-            if (event.type === 'DELETED') {
-              yield { type: UpgradeEventType.DELETED, status: last };
-              return;
-            }
-            const status = upgradeStatusOf(event.object);
-            const changed = !sameProgress(status, last);
-            last = status;
-            if (upgradeInFlight(status)) seenInFlight = true;
-            else if (seenInFlight && status.observedGeneration >= status.generation) {
-              yield { type: UpgradeEventType.COMPLETED, status: create(UpgradeStatusSchema, { ...status, phase: UpgradePhase.COMPLETE }) };
-              return;
-            }
-            if (changed) yield { type: UpgradeEventType.PROGRESS, status };
+          } catch (e) {
+            throw ctx.signal.aborted ? new ConnectError('the watch was cancelled', Code.Canceled) : toWatchError(e, subject);
+          } finally {
+            ctx.signal.removeEventListener('abort', stop);
+            handle.abort();
           }
-        } catch (e) {
-          throw ctx.signal.aborted ? new ConnectError('the watch was cancelled', Code.Canceled) : toWatchError(e, subject);
-        } finally {
-          ctx.signal.removeEventListener('abort', stop);
-          handle.abort();
         }
+      } finally {
+        clearInterval(recheck);
+        release();
       }
     },
   };

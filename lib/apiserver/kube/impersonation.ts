@@ -7,7 +7,8 @@
  * The headers are added by a view of the server's `KubeConfig` whose `applyToHTTPSOptions` appends
  * them after the server's own credentials; `KubeConfigTransport` copies those headers onto every
  * request. Clients are cached per identity for a short time, so one caller's requests share
- * keep-alive connections, and each runs a bounded number of requests at once.
+ * keep-alive connections, and each runs a bounded number of requests at once. A client held by a
+ * long call (a watch) is not closed as idle until every hold is released.
  */
 import * as crypto from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -50,7 +51,7 @@ export interface ImpersonatingClientsOptions {
 
 /** One `KubeClient` per caller identity, made from the server's kubeconfig, closed when idle. */
 export class ImpersonatingClients {
-  readonly #clients = new Map<string, { client: KubeClient; timer: NodeJS.Timeout }>();
+  readonly #clients = new Map<string, { client: KubeClient; timer: NodeJS.Timeout; holds: number }>();
   readonly #idleMs: number;
   readonly #fieldManager: string;
   readonly #concurrency: number;
@@ -67,22 +68,42 @@ export class ImpersonatingClients {
 
   /** The client acting as `caller`. */
   for(caller: Caller): KubeClient {
+    return this.#entry(caller).client;
+  }
+
+  /** Keeps the client of `caller` open until the returned function is called (once per hold). */
+  hold(caller: Caller): () => void {
+    const entry = this.#entry(caller);
+    entry.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      entry.holds--;
+      entry.timer.refresh();
+    };
+  }
+
+  #entry(caller: Caller): { client: KubeClient; timer: NodeJS.Timeout; holds: number } {
     const headers = impersonationHeaders(caller);
     const key = crypto.createHash('sha256').update(JSON.stringify(headers)).digest('hex');
-    const entry = this.#clients.get(key);
-    if (entry) {
-      entry.timer.refresh();
-      return entry.client;
+    const existing = this.#clients.get(key);
+    if (existing) {
+      existing.timer.refresh();
+      return existing;
     }
     const transport = new LimitedTransport(new KubeConfigTransport(impersonatingKubeConfig(this.base, headers)), this.#concurrency);
     const client = new KubeClient(transport, { fieldManager: this.#fieldManager });
     const timer = setTimeout(() => {
+      // Held: look again after another idle period.
+      if (entry.holds > 0) return void timer.refresh();
       this.#clients.delete(key);
       client.close();
     }, this.#idleMs);
     timer.unref();
-    this.#clients.set(key, { client, timer });
-    return client;
+    const entry = { client, timer, holds: 0 };
+    this.#clients.set(key, entry);
+    return entry;
   }
 
   /** Closes every cached client. */
