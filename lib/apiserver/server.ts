@@ -198,7 +198,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     }
     if (rpc === undefined) return connectHandler(req, res);
     const started = performance.now();
-    resolver.resolve(req.headers.authorization ?? null).then(
+    resolver.resolve(req.headers.authorization ?? null, req.socket.remoteAddress).then(
       (scope) => {
         scopes.set(req, scope);
         connectHandler(req, res);

@@ -3,7 +3,7 @@
  * token hash, one review for concurrent calls), SubjectAccessReview, impersonation headers, the
  * bounded transport and the expiring cache.
  */
-import { Code } from '@connectrpc/connect';
+import { Code, type ConnectError } from '@connectrpc/connect';
 import { AccessReviewer } from '../../lib/apiserver/auth/access-reviewer';
 import { ExpiringCache } from '../../lib/apiserver/auth/expiring-cache';
 import { TokenAuthenticator } from '../../lib/apiserver/auth/token-authenticator';
@@ -115,4 +115,22 @@ test('the expiring cache forgets after its time to live and keeps at most its si
   expect([cache.get('a'), cache.get('b'), cache.get('c')]).toEqual([undefined, 2, 3]);
   now = 100;
   expect(cache.get('b')).toBeUndefined();
+});
+
+test('a flood of new garbage tokens from one address costs a bounded number of TokenReviews; others are not slowed', async () => {
+  let now = 0;
+  const fake = new FakeTransport((b) => ({ status: b.spec.token === 'good' ? { authenticated: true, audiences: ['rayshift'], user: alice } : { authenticated: false } }));
+  const auth = new TokenAuthenticator(new KubeClient(fake), { failures: { burst: 5, perSecond: 1, now: () => now } });
+  const codes: (Code | 'accepted')[] = [];
+  for (let i = 0; i < 50; i++) codes.push(await auth.authenticate(`Bearer garbage-${i}`, '10.0.0.1').then(() => 'accepted' as const, (e: ConnectError) => e.code));
+  expect(codes.slice(0, 5)).toEqual(Array(5).fill(Code.Unauthenticated));
+  expect(new Set(codes.slice(5))).toEqual(new Set([Code.ResourceExhausted]));
+  expect(fake.bodies).toHaveLength(5);
+  // Another address, and a refused token already cached, cost nothing from the flooded budget.
+  expect((await auth.authenticate('Bearer good', '10.0.0.2')).username).toBe('alice');
+  await expect(auth.authenticate('Bearer garbage-0', '10.0.0.1')).rejects.toMatchObject({ code: Code.Unauthenticated });
+  // The budget comes back with time.
+  now += 2_000;
+  await expect(auth.authenticate('Bearer garbage-new', '10.0.0.1')).rejects.toMatchObject({ code: Code.Unauthenticated });
+  expect(fake.bodies).toHaveLength(7);
 });

@@ -26,8 +26,8 @@ export interface RequestScope {
 
 /** Turns the `Authorization` header of a request into its scope. */
 export interface ScopeResolver {
-  /** The scope of a request with this `Authorization` header; fails with UNAUTHENTICATED. */
-  resolve(authorization: string | null): Promise<RequestScope>;
+  /** The scope of a request with this `Authorization` header from `clientAddress`; fails with UNAUTHENTICATED. */
+  resolve(authorization: string | null, clientAddress?: string): Promise<RequestScope>;
 }
 
 /** The context key under which the scope travels to handlers. */

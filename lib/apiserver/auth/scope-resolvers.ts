@@ -18,8 +18,8 @@ export class ImpersonatingScopeResolver implements ScopeResolver {
     private readonly reviewer: AccessReviewer,
   ) {}
 
-  async resolve(authorization: string | null): Promise<RequestScope> {
-    const caller = await this.authenticator.authenticate(authorization);
+  async resolve(authorization: string | null, clientAddress?: string): Promise<RequestScope> {
+    const caller = await this.authenticator.authenticate(authorization, clientAddress);
     return {
       caller,
       kube: this.clients.for(caller),

@@ -2,13 +2,15 @@
  * Bearer-token authentication through the Kubernetes TokenReview API with an audience: whatever
  * authenticators the cluster has (ServiceAccount tokens, OIDC, webhooks, static tokens) decide, and
  * rayshift never parses tokens itself. Answers are cached for a few seconds by the token's SHA-256,
- * and concurrent calls with the same token share one review.
+ * and concurrent calls with the same token share one review. Refused tokens drain a per-address
+ * budget: once it is spent, new tokens from that address get RESOURCE_EXHAUSTED without a review.
  */
 import * as crypto from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { KubeClient } from '../../runtime/kube/client';
 import type { Caller } from './caller';
 import { ExpiringCache } from './expiring-cache';
+import { FailureLimiter, type FailureLimiterOptions } from './failure-limiter';
 
 /** The audience callers' tokens must be issued for. */
 export const DEFAULT_AUDIENCE = 'rayshift';
@@ -19,6 +21,8 @@ export interface TokenAuthenticatorOptions {
   readonly audience?: string;
   /** How long an answer (accepted or refused) is reused, ms; default 10 000. */
   readonly cacheTtlMs?: number;
+  /** Budget of refused tokens per client address; default 20, then 1 a second. */
+  readonly failures?: FailureLimiterOptions;
 }
 
 interface TokenReviewStatus {
@@ -32,6 +36,7 @@ export class TokenAuthenticator {
   readonly #audience: string;
   readonly #cache: ExpiringCache<Caller | null>;
   readonly #inFlight = new Map<string, Promise<Caller | null>>();
+  readonly #failures: FailureLimiter;
 
   /** @param reviewer a client with the right to create TokenReviews (`system:auth-delegator`) */
   constructor(
@@ -40,10 +45,11 @@ export class TokenAuthenticator {
   ) {
     this.#audience = opts.audience ?? DEFAULT_AUDIENCE;
     this.#cache = new ExpiringCache(opts.cacheTtlMs ?? 10_000);
+    this.#failures = new FailureLimiter(opts.failures);
   }
 
-  /** The caller that `authorization` (the header's value) authenticates. */
-  async authenticate(authorization: string | null | undefined): Promise<Caller> {
+  /** The caller that `authorization` (the header's value) authenticates; `clientAddress` is whose budget a refusal spends. */
+  async authenticate(authorization: string | null | undefined, clientAddress?: string): Promise<Caller> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw new ConnectError('a bearer token is required (Authorization: Bearer <token>)', Code.Unauthenticated);
     const key = crypto.createHash('sha256').update(match[1]).digest('hex');
@@ -51,8 +57,12 @@ export class TokenAuthenticator {
     if (caller === undefined) {
       let review = this.#inFlight.get(key);
       if (!review) {
+        if (clientAddress !== undefined && !this.#failures.allows(clientAddress)) {
+          throw new ConnectError('too many refused tokens from this address; try again in a few seconds', Code.ResourceExhausted);
+        }
         review = this.#review(match[1]).then((c) => {
           this.#cache.set(key, c);
+          if (c === null && clientAddress !== undefined) this.#failures.fail(clientAddress);
           return c;
         });
         this.#inFlight.set(key, review);

@@ -148,7 +148,7 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
     const requestAbort = new AbortController();
     res.on('close', () => requestAbort.abort());
     try {
-      const scope = await opts.resolver.resolve(req.headers.authorization ?? null);
+      const scope = await opts.resolver.resolve(req.headers.authorization ?? null, req.socket.remoteAddress);
       const body = await readJsonBody(req, maxBody);
       const request = bindRequest(route, match.vars!, url.searchParams, body);
       const ctx = createHandlerContext({
