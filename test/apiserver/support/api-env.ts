@@ -78,9 +78,12 @@ function teamRole(namespace: string): Record<string, unknown>[] {
 
 /**
  * Starts the environment; `operator` also runs the in-process operator; `apiserverArgs` go to
- * kube-apiserver; `dashboardDir` is served by the API server under `/ui/`.
+ * kube-apiserver; `dashboardDir` is served by the API server under `/ui/`; `heartbeatSeconds` and
+ * `tokenRecheckSeconds` go to the API server.
  */
-export async function startApiEnv(opts: { operator?: boolean; heartbeatSeconds?: number; apiserverArgs?: readonly string[]; dashboardDir?: string } = {}): Promise<ApiEnv> {
+export async function startApiEnv(
+  opts: { operator?: boolean; heartbeatSeconds?: number; tokenRecheckSeconds?: number; apiserverArgs?: readonly string[]; dashboardDir?: string } = {},
+): Promise<ApiEnv> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-api-'));
   const policy = path.join(dir, 'audit-policy.yaml');
   const auditLog = path.join(dir, 'audit.log');
@@ -119,6 +122,7 @@ export async function startApiEnv(opts: { operator?: boolean; heartbeatSeconds?:
     port: 0,
     tls: { cert: fs.readFileSync(path.join(pki, 'apiserver.crt')), key: fs.readFileSync(path.join(pki, 'apiserver.key')) },
     heartbeatSeconds: opts.heartbeatSeconds,
+    tokenRecheckSeconds: opts.tokenRecheckSeconds,
     dashboardDir: opts.dashboardDir,
   });
   const agent = new https.Agent({ keepAlive: true, ca: cp.ca });
