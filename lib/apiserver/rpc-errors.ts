@@ -8,6 +8,14 @@ import { setTrailerStatus } from '@connectrpc/connect/protocol-grpc';
 import { codeToHttpStatus, endStreamFlag, errorToJson } from '@connectrpc/connect/protocol-connect';
 import type { NodeRequest, NodeResponse } from './rest/rest-handler';
 
+/**
+ * `Connection: close` for an HTTP/1.1 request answered before its body was read: Node would
+ * otherwise read (and discard) the rest of the body, however long, to reuse the connection.
+ */
+export function closeUnread(req: NodeRequest): Record<string, string> {
+  return 'stream' in req || req.complete ? {} : { connection: 'close' };
+}
+
 /** The wire protocol of an RPC request, from its content type. */
 export type RpcProtocol = 'grpc' | 'grpc-web' | 'connect';
 
@@ -26,8 +34,9 @@ export function rpcProtocolOf(contentType: string | null | undefined): RpcProtoc
 export function sendRpcError(req: NodeRequest, res: NodeResponse, err: ConnectError): void {
   const contentType = req.headers['content-type'];
   const protocol = rpcProtocolOf(contentType);
+  const close = closeUnread(req);
   if (protocol !== 'connect') {
-    const headers: Record<string, string> = { 'content-type': contentType! };
+    const headers: Record<string, string> = { 'content-type': contentType!, ...close };
     setTrailerStatus(new Headers(), err).forEach((value, name) => (headers[name] = value));
     res.writeHead(200, headers);
     res.end();
@@ -39,11 +48,11 @@ export function sendRpcError(req: NodeRequest, res: NodeResponse, err: ConnectEr
     const header = Buffer.alloc(5);
     header[0] = endStreamFlag;
     header.writeUInt32BE(payload.length, 1);
-    res.writeHead(200, { 'content-type': contentType });
+    res.writeHead(200, { 'content-type': contentType, ...close });
     res.end(Buffer.concat([header, payload]));
     return;
   }
   const json = JSON.stringify(error);
-  res.writeHead(codeToHttpStatus(err.code), { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) });
+  res.writeHead(codeToHttpStatus(err.code), { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)), ...close });
   res.end(json);
 }

@@ -19,6 +19,7 @@ import { HttpRoute, httpRoutes } from './http-rules';
 import { matchPathTemplate } from './path-template';
 import { bindRequest } from './request-binding';
 import { statusJson } from './status-json';
+import { closeUnread } from '../rpc-errors';
 
 /** A Node request of either HTTP version. */
 export type NodeRequest = http.IncomingMessage | http2.Http2ServerRequest;
@@ -173,7 +174,7 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
       const err = refusal ? new ConnectError(refusal.message, refusal.code) : publicError(e, opts.onInternalError);
       code = Code[err.code];
       const { httpStatus, body } = statusJson(err);
-      if (!res.headersSent) sendJson(res, refusal?.httpStatus ?? httpStatus, body);
+      if (!res.headersSent) sendJson(res, refusal?.httpStatus ?? httpStatus, body, closeUnread(req));
       else res.end();
     } finally {
       opts.metrics.observe(rpc, 'rest', code, (performance.now() - started) / 1000);
