@@ -48,8 +48,11 @@ export interface RayServiceProps {
   readonly executor?: RayServiceExecutor;
   /** The cluster: a builder (which turns the autoscaler on for incremental upgrades) or a raw RayCluster spec. */
   readonly rayClusterConfig: RayClusterSpecBuilder | RayClusterConfig;
-  /** The Serve applications, typed or as the `serveConfigV2` YAML string. */
-  readonly serveConfig: ServeConfig | string;
+  /**
+   * The Serve applications, typed or as the `serveConfigV2` YAML string.
+   * @default none: the cluster runs no Serve application, so it never becomes Ready (as with KubeRay); validation warns
+   */
+  readonly serveConfig?: ServeConfig | string;
   /** How cluster-spec changes roll out. @default KubeRay's default (NewCluster, blue/green) */
   readonly upgradeStrategy?: RayServiceUpgradeStrategy;
   /** Seconds an old cluster is kept after it stops serving. @default 60 */
@@ -80,7 +83,7 @@ export class RayService extends ValidatedObject {
       props.rayClusterConfig instanceof RayClusterSpecBuilder ? props.rayClusterConfig.build(incremental) : props.rayClusterConfig;
     const spec: RayServiceSpec = {
       rayClusterConfig: cluster,
-      serveConfigV2: typeof props.serveConfig === 'string' ? props.serveConfig : serializeServeConfig(props.serveConfig),
+      ...(props.serveConfig !== undefined ? { serveConfigV2: typeof props.serveConfig === 'string' ? props.serveConfig : serializeServeConfig(props.serveConfig) } : {}),
       ...(props.upgradeStrategy !== undefined ? { upgradeStrategy: props.upgradeStrategy } : {}),
       ...(props.rayClusterDeletionDelaySeconds !== undefined ? { rayClusterDeletionDelaySeconds: props.rayClusterDeletionDelaySeconds } : {}),
       ...(props.excludeHeadPodFromServeSvc !== undefined ? { excludeHeadPodFromServeSvc: props.excludeHeadPodFromServeSvc } : {}),

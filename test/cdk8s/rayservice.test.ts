@@ -159,6 +159,14 @@ describe('validation at synthesis', () => {
     expect(stderr).toContain(`warning: RayService/llm: ${OPTS}.maxSurgePercent: 10 is below 13`);
     expect(stderr).toContain(`warning: RayService/llm: ${OPTS}.stepSizePercent: 3 does not divide maxSurgePercent 10`);
   });
+
+  test('without serveConfig (KubeRay admits it) synthesis warns and writes no serveConfigV2', () => {
+    const chart = namespacedChart();
+    service(chart, { serveConfig: undefined });
+    const { result, stderr } = captureStderr(() => Testing.synth(chart));
+    expect(single(result, 'RayService').spec).not.toHaveProperty('serveConfigV2');
+    expect(stderr).toContain('warning: RayService/llm: spec.serveConfigV2: is unset');
+  });
 });
 
 describe("KubeRay's own Gateway and HTTPRoute names", () => {
