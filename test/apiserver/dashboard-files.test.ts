@@ -10,21 +10,10 @@ import * as path from 'node:path';
 import { startApiServer, type RunningApiServer } from '../../lib/apiserver/server';
 import { dashboardDirOf } from '../../lib/cli/api-server-command';
 import { DASHBOARD_SECURITY_HEADERS, defaultDashboardDir } from '../../lib/dashboard/static-files';
-import { loadClientNode } from '../../lib/runtime/kube/client-node';
+import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
 
 let dir: string;
 let dashboardDir: string;
-
-function kubeConfig() {
-  const kc = new (loadClientNode().KubeConfig)();
-  kc.loadFromOptions({
-    clusters: [{ name: 'never-called', server: 'https://127.0.0.1:9' }],
-    users: [{ name: 'nobody', token: 'unused' }],
-    contexts: [{ name: 'c', cluster: 'never-called', user: 'nobody' }],
-    currentContext: 'c',
-  });
-  return kc;
-}
 
 /** A GET of `rawPath` sent as is (no client-side normalisation of `..`). */
 function get(server: RunningApiServer, rawPath: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
@@ -57,7 +46,7 @@ afterAll(() => {
 describe('with a dashboard folder', () => {
   let server: RunningApiServer;
   beforeAll(async () => {
-    server = await startApiServer({ kubeConfig: kubeConfig(), insecureLocal: true, port: 0, dashboardDir });
+    server = await startApiServer({ kubeConfig: neverCalledKubeConfig(), insecureLocal: true, port: 0, dashboardDir });
   });
   afterAll(async () => {
     await server.close();
@@ -91,7 +80,7 @@ describe('with a dashboard folder', () => {
 });
 
 test('without a dashboard folder, /ui/ is not served', async () => {
-  const server = await startApiServer({ kubeConfig: kubeConfig(), insecureLocal: true, port: 0 });
+  const server = await startApiServer({ kubeConfig: neverCalledKubeConfig(), insecureLocal: true, port: 0 });
   try {
     expect((await get(server, '/ui/')).status).toBe(404);
   } finally {

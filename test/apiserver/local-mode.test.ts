@@ -8,20 +8,9 @@ import * as http from 'node:http';
 import { Code } from '@connectrpc/connect';
 import { createApiClient } from '../../lib/apiserver/client';
 import { startApiServer, type RunningApiServer } from '../../lib/apiserver/server';
-import { loadClientNode } from '../../lib/runtime/kube/client-node';
+import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
 
 let server: RunningApiServer;
-
-function kubeConfig() {
-  const kc = new (loadClientNode().KubeConfig)();
-  kc.loadFromOptions({
-    clusters: [{ name: 'never-called', server: 'https://127.0.0.1:9' }],
-    users: [{ name: 'nobody', token: 'unused' }],
-    contexts: [{ name: 'c', cluster: 'never-called', user: 'nobody' }],
-    currentContext: 'c',
-  });
-  return kc;
-}
 
 /** One HTTP/1.1 request with exactly these headers (Host included when given). */
 function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: any }> {
@@ -40,7 +29,7 @@ function send(method: string, path: string, headers: Record<string, string>, bod
 const pause = '/apis/rayshift/v1/namespaces/team-a/rayservices/llm:pause';
 
 beforeAll(async () => {
-  server = await startApiServer({ kubeConfig: kubeConfig(), insecureLocal: true, port: 0 });
+  server = await startApiServer({ kubeConfig: neverCalledKubeConfig(), insecureLocal: true, port: 0 });
 });
 
 afterAll(async () => {
