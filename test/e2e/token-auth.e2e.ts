@@ -88,6 +88,8 @@ test('the operator upgrades a service whose clusters use token auth {step 100, i
   await resetServe(head); // the client tests above deployed an app on it
   await env.admin.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ray-token', namespace: E2E_NAMESPACE }, data: { auth_token: Buffer.from(TOKEN).toString('base64') } });
   const withToken = (spec: Record<string, any>) => {
+    // Token mode needs rayVersion ≥ 2.52.0 (KubeRay's rule, checked by the model): the heads' Ray.
+    spec.rayClusterConfig.rayVersion = '2.60.0';
     spec.rayClusterConfig.authOptions = { mode: 'token', secretName: 'ray-token' };
     return spec;
   };

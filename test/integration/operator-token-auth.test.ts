@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 function withToken(cpu: string, secretName: string): Record<string, unknown> {
-  return { ...rayClusterConfig(cpu), authOptions: { mode: 'token', secretName } };
+  // Token mode needs rayVersion ≥ 2.52.0 (KubeRay's ValidateRayClusterSpec, checked by the model too).
+  return { ...rayClusterConfig(cpu), rayVersion: '2.52.0', authOptions: { mode: 'token', secretName } };
 }
 
 async function secret(ns: string, name: string, token: string): Promise<void> {
