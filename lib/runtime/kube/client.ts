@@ -14,6 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { loadClientNode } from './client-node';
 import { KubeApiError, UnknownKindError, isNotFound } from './errors';
 import { Informer, InformerHandler, InformerOptions } from './informer';
+import { SERVICE_ACCOUNT_DIR } from './kubeconfig-lookup';
 import { KubeConfigTransport, StreamHandle, Transport } from './transport';
 import {
   ALL_NAMESPACES,
@@ -159,7 +160,7 @@ export class KubeClient {
     const host = process.env.KUBERNETES_SERVICE_HOST;
     const port = process.env.KUBERNETES_SERVICE_PORT;
     if (!host || !port) throw new Error('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
-    const dir = opts.serviceAccountDir ?? '/var/run/secrets/kubernetes.io/serviceaccount';
+    const dir = opts.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
     let namespace: string | undefined;
     try {
       namespace = fs.readFileSync(nodePath.join(dir, 'namespace'), 'utf8').trim() || undefined;
