@@ -34,7 +34,7 @@ test('schemas follow the proto3 JSON mapping', () => {
   const list = doc.paths['/apis/rayshift/v1/namespaces/{namespace}/rayservices'].get;
   expect(list.parameters.map((p: { name: string }) => p.name)).toEqual(['namespace', 'page_size', 'page_token', 'label_selector', 'executor']);
   expect(list.summary).toBe('Lists the RayServices of a namespace, one page at a time.');
-  expect(list.parameters.find((p: { name: string }) => p.name === 'page_size').description).toBe('Largest page; 0 means all.');
+  expect(list.parameters.find((p: { name: string }) => p.name === 'page_size').description).toBe('Largest page, at most 500 (larger sizes are served as 500); 0 means 500.');
   const watch = doc.paths['/apis/rayshift/v1/namespaces/{namespace}/rayservices/{name}/upgrade:watch'].get;
   expect(Object.keys(watch.responses['200'].content)).toEqual(['text/event-stream']);
 });

@@ -68,9 +68,19 @@ export function whoAmI(): Promise<WhoAmIResponseJson> {
   return call('GET', `${API}/whoami`);
 }
 
-/** Every RayService the viewer may list, in every namespace. */
+/**
+ * Every RayService the viewer may list, in every namespace: every page, since a viewer who may not
+ * list cluster-wide is served a bounded number of namespaces per call (short or empty pages).
+ */
 export async function listAllRayServices(): Promise<RayServiceJson[]> {
-  return (await call<ListRayServicesResponseJson>('GET', `${API}/rayservices`)).rayServices ?? [];
+  const all: RayServiceJson[] = [];
+  let token = '';
+  do {
+    const page = await call<ListRayServicesResponseJson>('GET', `${API}/rayservices${token ? `?page_token=${encodeURIComponent(token)}` : ''}`);
+    all.push(...(page.rayServices ?? []));
+    token = page.nextPageToken ?? '';
+  } while (token);
+  return all;
 }
 
 /** One RayService (spec, annotations and upgrade status). */

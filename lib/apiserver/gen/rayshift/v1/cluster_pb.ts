@@ -552,7 +552,7 @@ export type ListClustersRequest = Message<"rayshift.v1.ListClustersRequest"> & {
   namespace: string;
 
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500.
    *
    * @generated from field: int32 page_size = 2;
    */
@@ -580,7 +580,7 @@ export type ListClustersRequestJson = {
   namespace?: string;
 
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500.
    *
    * @generated from field: int32 page_size = 2;
    */
@@ -608,7 +608,9 @@ export const ListClustersRequestSchema: GenMessage<ListClustersRequest, {jsonTyp
  */
 export type ListAllClustersRequest = Message<"rayshift.v1.ListAllClustersRequest"> & {
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500. A caller who may not
+   * list cluster-wide is served namespace by namespace, at most 32 namespaces a call: a page may then
+   * be short, even empty, with a `next_page_token`; page until the token is empty.
    *
    * @generated from field: int32 page_size = 1;
    */
@@ -629,7 +631,9 @@ export type ListAllClustersRequest = Message<"rayshift.v1.ListAllClustersRequest
  */
 export type ListAllClustersRequestJson = {
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500. A caller who may not
+   * list cluster-wide is served namespace by namespace, at most 32 namespaces a call: a page may then
+   * be short, even empty, with a `next_page_token`; page until the token is empty.
    *
    * @generated from field: int32 page_size = 1;
    */

@@ -164,7 +164,7 @@ export type ListRayServicesRequest = Message<"rayshift.v1.ListRayServicesRequest
   namespace: string;
 
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500.
    *
    * @generated from field: int32 page_size = 2;
    */
@@ -206,7 +206,7 @@ export type ListRayServicesRequestJson = {
   namespace?: string;
 
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500.
    *
    * @generated from field: int32 page_size = 2;
    */
@@ -248,7 +248,9 @@ export const ListRayServicesRequestSchema: GenMessage<ListRayServicesRequest, {j
  */
 export type ListAllRayServicesRequest = Message<"rayshift.v1.ListAllRayServicesRequest"> & {
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500. A caller who may not
+   * list cluster-wide is served namespace by namespace, at most 32 namespaces a call: a page may then
+   * be short, even empty, with a `next_page_token`; page until the token is empty.
    *
    * @generated from field: int32 page_size = 1;
    */
@@ -283,7 +285,9 @@ export type ListAllRayServicesRequest = Message<"rayshift.v1.ListAllRayServicesR
  */
 export type ListAllRayServicesRequestJson = {
   /**
-   * Largest page; 0 means all.
+   * Largest page, at most 500 (larger sizes are served as 500); 0 means 500. A caller who may not
+   * list cluster-wide is served namespace by namespace, at most 32 namespaces a call: a page may then
+   * be short, even empty, with a `next_page_token`; page until the token is empty.
    *
    * @generated from field: int32 page_size = 1;
    */
