@@ -36,7 +36,7 @@ function bind<S extends DescService>(service: S, impl: ServiceImpl<S>): ServiceB
 /** The implementation of every service. */
 export function serviceBindings(deps: HandlerDeps, opts: UpgradeHandlerOptions = {}): ServiceBinding[] {
   return [
-    bind(RayServiceService, { ...rayServiceCrud(deps), ...rayServiceUpgrade(opts), ...rayServiceSteering(deps), ...rayServiceEvents(), ...rayServiceRevisions() }),
+    bind(RayServiceService, { ...rayServiceCrud(deps), ...rayServiceUpgrade(opts), ...rayServiceSteering(), ...rayServiceEvents(), ...rayServiceRevisions() }),
     bind(ClusterService, clusters(deps)),
     bind(ComputeTemplateService, computeTemplates()),
     bind(RoleBasedGroupService, roleBasedGroups()),

@@ -238,8 +238,9 @@ function serviceStatusSchema(side: string, applicationStatuses: JsonObject | und
  * same (`activeServiceStatus` / `pendingServiceStatus` with `rayClusterName`, `targetCapacity`,
  * `trafficRoutedPercent`, `lastTrafficMigratedTime`, `applicationStatuses`; `conditions`,
  * `numServeEndpoints`, `lastUpdateTime`, `observedGeneration`), plus rayshift's `phase`, `reason`,
- * `message`, `nextStepAt` and `engineState` (the engine's state, persisted verbatim). `conditions`
- * and `applicationStatuses` reuse the upstream CRD's schemas when it has them.
+ * `message`, `nextStepAt`, `engineState` (the engine's state, persisted verbatim) and `servingSpec`
+ * (what a rollback restores). `conditions` and `applicationStatuses` reuse the upstream CRD's
+ * schemas when it has them.
  */
 export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObject {
   const props = asObject(upstreamStatus.properties);
@@ -265,9 +266,28 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
         'x-kubernetes-preserve-unknown-fields': true,
         description: "The operator's engine state, persisted verbatim between reconciles; not an API.",
       },
+      servingSpec: structuredClone(SERVING_SPEC_SCHEMA),
     },
   };
 }
+
+/**
+ * `status.servingSpec` (`lib/runtime/rayservice/serving-spec.ts`): the spec the serving cluster runs,
+ * what `:rollback` restores. `rayClusterConfig` is kept verbatim (a copy of the already defaulted
+ * spec), so it hashes exactly like the cluster it describes.
+ */
+const SERVING_SPEC_SCHEMA: JsonObject = {
+  type: 'object',
+  description:
+    'The spec the serving RayCluster runs, recorded by the operator while no upgrade is in flight: what a rollback restores. ' +
+    'Only writers of the status subresource can change it, unlike the RayClusters themselves.',
+  properties: {
+    rayClusterName: { type: 'string', maxLength: 253, description: 'The serving RayCluster the record describes.' },
+    specHash: { type: 'string', maxLength: 256, description: 'Spec hash of rayClusterConfig (the cluster-spec-hash annotation the operator put on that cluster).' },
+    rayClusterConfig: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, description: 'spec.rayClusterConfig the cluster was made from.' },
+    serveConfigV2: { type: 'string', description: 'spec.serveConfigV2 the cluster serves (absent when the spec had none).' },
+  },
+};
 
 /** metav1.Condition list, for upstream CRDs that lack one. */
 const CONDITIONS_SCHEMA: JsonObject = {

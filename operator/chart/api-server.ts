@@ -2,12 +2,14 @@
  * An optional part of the operator's install chart: the rayshift core API server's ServiceAccount,
  * RBAC, Deployment and Service.
  *
- * RBAC: `system:auth-delegator` (TokenReview, SubjectAccessReview); impersonation of the users,
- * groups, UIDs and ServiceAccount-token extras of callers, either classic (`impersonate` verbs, as
- * strong as its holder's trust) or constrained (KEP-5284, Kubernetes ≥ 1.35 alpha / 1.36 beta:
- * `impersonate:user-info` plus `impersonate-on:user-info:<verb>` only on the resources the API
- * reaches); and its own narrow rights: list namespaces (cross-namespace lists), get and patch
- * rayshift.dev RayServices and get RayClusters (steering verbs, after a SubjectAccessReview).
+ * RBAC: `system:auth-delegator` (TokenReview, SubjectAccessReview); impersonation of its callers
+ * (users with their groups, UID and credential id; ServiceAccounts, which are impersonated by name
+ * alone, see `impersonationHeaders`), either classic (`impersonate` verbs, as strong as its
+ * holder's trust) or constrained (KEP-5284, Kubernetes ≥ 1.35 alpha / 1.36 beta:
+ * `impersonate:user-info` and `impersonate:serviceaccount` plus `impersonate-on:<mode>:<verb>` only
+ * on the resources the API reaches); and one right of its own: list namespaces (to fan
+ * cross-namespace lists out). Every read and write of the API, steering included, is made as the
+ * caller.
  */
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
@@ -41,30 +43,38 @@ export interface ApiServerProps {
 /** The resources the API reaches as the caller, with the verbs it uses on them. */
 const REACHED: readonly { apiGroups: string[]; resources: string[]; verbs: string[] }[] = [
   { apiGroups: ['rayshift.dev', 'ray.io'], resources: ['rayservices'], verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'] },
+  // Steering verbs patch rayshift.dev RayServices (annotations, or the spec for rollback).
+  { apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['patch'] },
   { apiGroups: ['ray.io'], resources: ['rayclusters'], verbs: ['get', 'list', 'create', 'delete'] },
   { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'create', 'delete'] },
   { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroups', 'coordinatedpolicies'], verbs: ['get', 'list'] },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['list'] },
 ];
 
-/** The identity kinds a caller may carry: users, groups, UIDs and the extras of ServiceAccount tokens. */
-const IDENTITY_RESOURCES = [
-  'users',
-  'groups',
-  'uids',
-  'userextras/authentication.kubernetes.io/credential-id',
-  'userextras/authentication.kubernetes.io/node-name',
-  'userextras/authentication.kubernetes.io/node-uid',
-  'userextras/authentication.kubernetes.io/pod-name',
-  'userextras/authentication.kubernetes.io/pod-uid',
-];
+/**
+ * What a user caller's impersonation carries besides the name: groups, UID and the credential id
+ * (`authentication.kubernetes.io/credential-id`, which OIDC and other token authenticators set).
+ * Authenticators that add other extras need them added to the rules.
+ */
+const USER_INFO_RESOURCES = ['users', 'groups', 'uids', 'userextras/authentication.kubernetes.io/credential-id'];
 
-/** The impersonation rules of `mode`. */
+/**
+ * The impersonation rules of `mode`. Classic impersonation checks users, groups and ServiceAccounts
+ * in the core group and UIDs and extras in `authentication.k8s.io`; constrained impersonation checks
+ * all of them in `authentication.k8s.io`, ServiceAccounts with their own verb, and each request's
+ * verb per mode (`impersonate-on:user-info:<verb>`, `impersonate-on:serviceaccount:<verb>`).
+ */
 export function impersonationRules(mode: ImpersonationMode): k8s.PolicyRule[] {
-  if (mode === 'classic') return [{ apiGroups: ['', 'authentication.k8s.io'], resources: IDENTITY_RESOURCES, verbs: ['impersonate'] }];
+  if (mode === 'classic') {
+    return [
+      { apiGroups: [''], resources: ['users', 'groups', 'serviceaccounts'], verbs: ['impersonate'] },
+      { apiGroups: ['authentication.k8s.io'], resources: ['uids', 'userextras/authentication.kubernetes.io/credential-id'], verbs: ['impersonate'] },
+    ];
+  }
   return [
-    { apiGroups: ['', 'authentication.k8s.io'], resources: IDENTITY_RESOURCES, verbs: ['impersonate:user-info'] },
-    ...REACHED.map((r) => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: r.verbs.map((v) => `impersonate-on:user-info:${v}`) })),
+    { apiGroups: ['authentication.k8s.io'], resources: USER_INFO_RESOURCES, verbs: ['impersonate:user-info'] },
+    { apiGroups: ['authentication.k8s.io'], resources: ['serviceaccounts'], verbs: ['impersonate:serviceaccount'] },
+    ...REACHED.map((r) => ({ apiGroups: r.apiGroups, resources: r.resources, verbs: ['user-info', 'serviceaccount'].flatMap((m) => r.verbs.map((v) => `impersonate-on:${m}:${v}`)) })),
   ];
 }
 
@@ -88,14 +98,7 @@ export class ApiServer extends Construct {
     });
     const roles: [string, k8s.PolicyRule[]][] = [
       ['impersonator', impersonationRules(props.impersonation ?? 'classic')],
-      [
-        'steering',
-        [
-          { apiGroups: [''], resources: ['namespaces'], verbs: ['list'] },
-          { apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'patch'] },
-          { apiGroups: ['ray.io'], resources: ['rayclusters'], verbs: ['get'] },
-        ],
-      ],
+      ['namespace-lister', [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }]],
     ];
     for (const [suffix, rules] of roles) {
       const name = `${API_SERVER_NAME}:${suffix}`;

@@ -94,6 +94,20 @@ test('impersonation headers come from the reviewed user only', () => {
   });
 });
 
+test('a ServiceAccount is impersonated by name alone; a user named like one but with other groups is not', () => {
+  const sa = {
+    username: 'system:serviceaccount:team-a:deployer',
+    uid: 'sa-uid',
+    groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'system:authenticated'],
+    extra: { 'authentication.kubernetes.io/credential-id': ['JTI=2'], 'authentication.kubernetes.io/pod-name': ['p'] },
+  };
+  expect(impersonationHeaders(sa)).toEqual({ 'Impersonate-User': 'system:serviceaccount:team-a:deployer' });
+  // kube-apiserver would give it the ServiceAccount groups instead of these: every header is sent.
+  const odd = { ...sa, groups: ['system:serviceaccounts', 'system:serviceaccounts:team-a', 'admins'] };
+  expect(impersonationHeaders(odd)['Impersonate-Group']).toEqual(odd.groups);
+  expect(impersonationHeaders(odd)['Impersonate-Uid']).toBe('sa-uid');
+});
+
 test('the limited transport runs at most `limit` requests at once and all complete', async () => {
   const fake = new FakeTransport(() => ({}));
   const limited = new LimitedTransport(fake, 3);

@@ -84,3 +84,14 @@ test('clusters created within the same second are ordered by stage of life (pend
     ]);
   }
 });
+
+test("the serving revision comes from the operator's record, not from its RayCluster, which any RayCluster editor can change", () => {
+  // Someone who may edit RayClusters rewrote the serving cluster: another spec (hash annotation to match) and Serve config.
+  const tampered = cluster('svc-act', '5', '2026-11-21T11:00:00Z', { serve: serveConfig(4, 'evil.app:build') });
+  const svc = service('3', 'svc-act', 'svc-new');
+  svc.status = { ...(svc.status as object), servingSpec: { rayClusterName: 'svc-act', specHash: clusterSpecHash(rayClusterConfig('2') as never), rayClusterConfig: rayClusterConfig('2'), serveConfigV2: serveConfig(3) } };
+  const active = revisionsOf(svc, [tampered, cluster('svc-new', '3', '2026-11-21T12:00:00Z')]).find((r) => r.state === RevisionState.ACTIVE)!;
+  expect(active.serveConfigV2).toBe(serveConfig(3));
+  expect(active.specHash).toBe(clusterSpecHash(rayClusterConfig('2') as never));
+  expect(clusterSpecHash(active.rayClusterConfig as never)).toBe(active.specHash);
+});

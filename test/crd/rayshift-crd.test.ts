@@ -88,17 +88,18 @@ describe('CEL rules', () => {
 });
 
 describe('status schema', () => {
-  test('structural: every level typed, no preserve-unknown-fields except the opaque engine state', () => {
+  test('structural: every level typed, no preserve-unknown-fields except the opaque engine state and the recorded cluster config', () => {
     const status: any = rayshiftStatusSchema();
     const walk = (n: any, at: string) => {
       expect(n.type).toBeDefined();
-      if (n['x-kubernetes-preserve-unknown-fields']) expect(at).toBe('status.engineState');
+      // The recorded rayClusterConfig is a verbatim copy of the (already defaulted) spec: pruning or defaulting it would change its hash.
+      if (n['x-kubernetes-preserve-unknown-fields']) expect(['status.engineState', 'status.servingSpec.rayClusterConfig']).toContain(at);
       for (const [k, v] of Object.entries(n.properties ?? {})) walk(v, `${at}.${k}`);
       if (n.items) walk(n.items, `${at}[]`);
     };
     walk(status, 'status');
     expect(Object.keys(status.properties).sort()).toEqual(
-      ['activeServiceStatus', 'conditions', 'engineState', 'lastUpdateTime', 'message', 'nextStepAt', 'numServeEndpoints', 'observedGeneration', 'pendingServiceStatus', 'phase', 'reason'].sort(),
+      ['activeServiceStatus', 'conditions', 'engineState', 'lastUpdateTime', 'message', 'nextStepAt', 'numServeEndpoints', 'observedGeneration', 'pendingServiceStatus', 'phase', 'reason', 'servingSpec'].sort(),
     );
     expect(Object.keys(status.properties.activeServiceStatus.properties)).toEqual(['rayClusterName', 'targetCapacity', 'trafficRoutedPercent', 'lastTrafficMigratedTime']);
   });

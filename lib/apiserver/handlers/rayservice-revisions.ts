@@ -3,8 +3,10 @@
  * operator creates for a service carries the hash of the RayCluster spec it was made from and the
  * Serve config last applied to it, and is controlled by the service, so the clusters Kubernetes still
  * holds (active, pending, and retired ones until `rayClusterDeletionDelaySeconds` has passed) are the
- * revisions, plus the current spec while no cluster runs it. Read as the caller: the service (`get`)
- * and its clusters (`list` RayClusters).
+ * revisions, plus the current spec while no cluster runs it. The serving cluster's spec and Serve
+ * config come from the operator's record in the service's status when it has one (the rollback
+ * source; a RayCluster's own data can be changed by anyone who may edit RayClusters). Read as the
+ * caller: the service (`get`) and its clusters (`list` RayClusters).
  */
 import { create, type JsonObject as ProtoJsonObject } from '@bufbuild/protobuf';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
@@ -18,7 +20,7 @@ import { scopeOf } from '../auth/request-scope';
 import { timestampOf } from '../convert/timestamps';
 import { ListRayServiceRevisionsResponseSchema, RayServiceRevisionSchema, RevisionState, type RayServiceRevision, type RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
 import { kubeCall } from './kube-call';
-import { revertingClusterConfig } from './rollback-spec';
+import { recordedRevertingSpec, revertingClusterConfig } from './rollback-spec';
 
 type RevisionsImpl = Pick<ServiceImpl<typeof RayServiceService>, 'listRayServiceRevisions'>;
 
@@ -47,15 +49,17 @@ export function revisionsOf(svc: KubeObject, clusters: readonly KubeObject[]): R
     name === engine?.activeClusterName ? RevisionState.ACTIVE : name === engine?.pendingClusterName ? RevisionState.PENDING : RevisionState.RETIRED;
   const owned = clusters.filter((c) => c.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === svc.metadata.uid));
   const revisions = owned.map((c) => {
-    const specHash = c.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '';
+    const state = stateOf(c.metadata.name);
+    const recorded = state === RevisionState.ACTIVE ? recordedRevertingSpec(svc, c.metadata.name ?? '') : undefined;
+    const specHash = recorded ? clusterSpecHash(recorded.rayClusterConfig as JsonValue) : (c.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '');
     return create(RayServiceRevisionSchema, {
       specHash,
       cluster: c.metadata.name ?? '',
-      state: stateOf(c.metadata.name),
+      state,
       current: specHash !== '' && specHash === goalHash,
       createTime: timestampOf(c.metadata.creationTimestamp),
-      serveConfigV2: c.metadata.annotations?.[SERVE_CONFIG_ANNOTATION] ?? '',
-      rayClusterConfig: revertingClusterConfig(c, spec.rayClusterConfig) as ProtoJsonObject | undefined,
+      serveConfigV2: recorded ? (recorded.serveConfigV2 ?? '') : (c.metadata.annotations?.[SERVE_CONFIG_ANNOTATION] ?? ''),
+      rayClusterConfig: (recorded?.rayClusterConfig ?? revertingClusterConfig(c, spec.rayClusterConfig)) as ProtoJsonObject | undefined,
     });
   });
   if (goalHash !== '' && !revisions.some((r) => r.current)) {

@@ -1,8 +1,9 @@
 /**
  * Kubernetes clients that act as the caller: every request carries `Impersonate-User`, `-Uid`,
- * `-Group` and `-Extra-*` headers built from the TokenReview user (never from the caller's own
- * request headers, so a forged `Impersonate-*` header sent to rayshift has no effect). RBAC,
- * admission and audit then apply to the caller, with rayshift recorded as the impersonator.
+ * `-Group` and `-Extra-*` headers (a ServiceAccount: `Impersonate-User` only) built from the
+ * TokenReview user (never from the caller's own request headers, so a forged `Impersonate-*` header
+ * sent to rayshift has no effect). RBAC, admission and audit then apply to the caller, with rayshift
+ * recorded as the impersonator.
  *
  * The headers are added by a view of the server's `KubeConfig` whose `applyToHTTPSOptions` appends
  * them after the server's own credentials; `KubeConfigTransport` copies those headers onto every
@@ -17,9 +18,29 @@ import { KubeConfigTransport } from '../../runtime/kube/transport';
 import { LimitedTransport } from './limited-transport';
 import type { Caller } from '../auth/caller';
 
-/** The impersonation headers of `caller` (repeated headers as arrays; extra keys percent-encoded). */
+const SERVICE_ACCOUNT_USER = /^system:serviceaccount:([^:]+):[^:]+$/;
+
+/**
+ * True when `caller` is a ServiceAccount whose groups are exactly those kube-apiserver gives a
+ * ServiceAccount it impersonates by name (`system:serviceaccounts`, `system:serviceaccounts:<ns>`).
+ */
+function plainServiceAccount(caller: Caller): boolean {
+  const namespace = SERVICE_ACCOUNT_USER.exec(caller.username)?.[1];
+  if (namespace === undefined) return false;
+  const groups = new Set(caller.groups.filter((g) => g !== 'system:authenticated'));
+  return groups.size === 2 && groups.has('system:serviceaccounts') && groups.has(`system:serviceaccounts:${namespace}`);
+}
+
+/**
+ * The impersonation headers of `caller` (repeated headers as arrays; extra keys percent-encoded). A
+ * ServiceAccount is impersonated by its name alone: kube-apiserver then gives it the groups its
+ * token has, RBAC needs only `impersonate` on `serviceaccounts`, and constrained impersonation
+ * (whose ServiceAccount mode takes nothing but the name) works; its UID and token extras (credential
+ * and pod binding) are not carried over.
+ */
 export function impersonationHeaders(caller: Caller): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = { 'Impersonate-User': caller.username };
+  if (plainServiceAccount(caller)) return headers;
   if (caller.uid) headers['Impersonate-Uid'] = caller.uid;
   const groups = caller.groups.filter((g) => g !== 'system:authenticated');
   if (groups.length > 0) headers['Impersonate-Group'] = [...groups];

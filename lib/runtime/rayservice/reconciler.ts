@@ -45,6 +45,7 @@ import {
 } from './names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import { renderInvalidStatus, renderStatus } from './status';
+import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';
 
 /** Structured logger (pino-compatible subset). */
 export interface ReconcileLogger {
@@ -159,7 +160,7 @@ export class RayServiceReconciler {
     const validation = validateRayService(svc);
     if (validation.errors.length > 0) {
       const message = validation.errors.map(formatProblem).join('; ');
-      const body = renderInvalidStatus(message, generation, conditions, status.engineState, new Date(this.now()));
+      const body = withServingSpec(renderInvalidStatus(message, generation, conditions, status.engineState, new Date(this.now())), servingSpecIn(status));
       if (await this.writeStatus(svc, body)) writes++;
       this.log.warn({ rayservice: `${namespace}/${name}`, message }, 'spec rejected');
       return { actions: [], writes };
@@ -173,7 +174,8 @@ export class RayServiceReconciler {
     const now = this.now();
     const previous = held?.basis === basis ? held.status : stored;
     const decision = nextRayService({ ...observation, status: previous }, options, now);
-    const body = renderStatus(decision.status, generation, conditions, new Date(now));
+    const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
+    const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now)), servingSpec);
     // Only a status this process wrote may be followed by one held in memory: after a restart the
     // confirmation is written, so a crash loop cannot keep re-stamping a step that never comes due.
     const ownStatus = this.written.get(key) === basis;
@@ -511,6 +513,11 @@ function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus, now:
     if (!CONFIRMATION_FIELDS.has(k) && canonical(a[k]) !== canonical(b[k])) return false;
   }
   return true;
+}
+
+/** `body` with the serving-spec record; every status write carries it, as server-side apply drops an omitted field. */
+function withServingSpec(body: Record<string, unknown>, record: ServingSpec | undefined): Record<string, unknown> {
+  return record ? { ...body, [SERVING_SPEC_FIELD]: record } : body;
 }
 
 /** The Serve config last PUT to a cluster, as recorded on it (undefined before the first PUT). */
