@@ -297,9 +297,13 @@ export interface ResolvedUpgradeOptions {
   readonly progressDeadlineSeconds: number;
 }
 
-/** Applies the defaults to a RayService spec's upgrade options (call after `validateRayService` passed). */
+/**
+ * Applies the defaults to a RayService spec's upgrade options (call after `validateRayService` passed).
+ * `clusterUpgradeOptions` count only for NewClusterWithIncrementalUpgrade: with another strategy
+ * validation only warns that they are ignored, so they are unchecked and must not reach the engine.
+ */
 export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOptions {
-  const o = spec.upgradeStrategy?.clusterUpgradeOptions;
+  const o = spec.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade' ? spec.upgradeStrategy.clusterUpgradeOptions : undefined;
   const surge = o?.maxSurgePercent ?? RAY_SERVICE_DEFAULTS.maxSurgePercent;
   return {
     maxSurgePercent: surge,

@@ -8,6 +8,8 @@ import {
   validateRayClusterConfig,
   validateRayService,
 } from '../../lib/spec';
+import { planRayService } from '../../lib/engine';
+import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
 import { at, errorPaths, expectClean, expectErrorAt, expectOnlyError, podTemplate, rayService, rayshiftService } from './fixtures';
 
 const OPTS = 'spec.upgradeStrategy.clusterUpgradeOptions';
@@ -502,5 +504,16 @@ describe('validateRayClusterConfig and resolveUpgradeOptions', () => {
       rayClusterDeletionDelaySeconds: 60,
       progressDeadlineSeconds: 600,
     });
+  });
+
+  test('clusterUpgradeOptions of another strategy are ignored, as the warning says: defaults, which the engine accepts and plans (found by test/fuzz)', () => {
+    for (const type of [undefined, 'NewCluster', 'None']) {
+      const m = rayService();
+      m.spec.upgradeStrategy = { ...(type ? { type } : {}), clusterUpgradeOptions: { maxSurgePercent: 0, stepSizePercent: 0, intervalSeconds: -1 } };
+      expect(validateRayService(m).errors).toEqual([]);
+      expect(resolveUpgradeOptions(m.spec)).toMatchObject({ maxSurgePercent: 100, stepSizePercent: 100, intervalSeconds: 1 });
+      const plan = planRayService({ kind: 'RayService', name: 'llm', options: rayServiceEngineOptions(m.spec) });
+      expect(plan.outcome).toBe(type === 'None' ? 'unchanged' : 'promoted');
+    }
   });
 });
