@@ -1,10 +1,12 @@
 /**
  * The options with which the RayService verbs of the CLI (`status`, `pause`, `resume`, `promote`,
  * `abort`, `rollback`) go through a rayshift API server instead of the Kubernetes API, and the
- * bearer token they send (from `--token`, `--token-file` or `$RAYSHIFT_TOKEN`; never printed).
+ * bearer token they send (from `--token`, `--token-file` or `$RAYSHIFT_TOKEN`; never printed, and
+ * never sent in cleartext beyond this machine without `--allow-plaintext-token`).
  * Free of the client's modules, so that registering the options costs the CLI's start nothing.
  */
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import type { Command } from 'commander';
 
 /** The options that select and reach an API server. */
@@ -19,25 +21,34 @@ export interface ApiConnectionOptions {
   readonly caFile?: string;
   /** Do not check the API server's certificate. */
   readonly insecureSkipTlsVerify?: boolean;
+  /** Send the token even to an `http://` server beyond this machine (with a warning). */
+  readonly allowPlaintextToken?: boolean;
 }
 
 /** Environment variable holding the token when neither `--token` nor `--token-file` is given. */
 export const TOKEN_ENV = 'RAYSHIFT_TOKEN';
 
-/** Adds `--api-server`, `--token`, `--token-file`, `--ca-file` and `--insecure-skip-tls-verify` to `command`. */
+/** Adds `--api-server`, `--token`, `--token-file`, `--ca-file`, `--insecure-skip-tls-verify` and `--allow-plaintext-token` to `command`. */
 export function addApiServerOptions(command: Command): Command {
   return command
     .option('--api-server <url>', 'go through this rayshift API server instead of the Kubernetes API, e.g. https://rayshift-api.rayshift-system:8443')
     .option('--token <token>', `bearer token for --api-server, audience rayshift (default: --token-file, else $${TOKEN_ENV})`)
     .option('--token-file <path>', 'file holding the bearer token for --api-server')
     .option('--ca-file <path>', "CA certificate (PEM) of the API server (default: the system's)")
-    .option('--insecure-skip-tls-verify', "do not check the API server's certificate (development only)");
+    .option('--insecure-skip-tls-verify', "do not check the API server's certificate (development only)")
+    .option('--allow-plaintext-token', 'send the token to an http:// --api-server beyond this machine, unencrypted (refused otherwise)');
 }
 
 /** Why `opts` cannot be used as given (a usage error), or undefined. */
 export function apiConnectionProblem(opts: ApiConnectionOptions & { readonly kubeconfig?: string }): string | undefined {
   if (opts.apiServer === undefined) {
-    const stray = [opts.token !== undefined && '--token', opts.tokenFile !== undefined && '--token-file', opts.caFile !== undefined && '--ca-file', opts.insecureSkipTlsVerify && '--insecure-skip-tls-verify'].filter(Boolean);
+    const stray = [
+      opts.token !== undefined && '--token',
+      opts.tokenFile !== undefined && '--token-file',
+      opts.caFile !== undefined && '--ca-file',
+      opts.insecureSkipTlsVerify && '--insecure-skip-tls-verify',
+      opts.allowPlaintextToken && '--allow-plaintext-token',
+    ].filter(Boolean);
     return stray.length > 0 ? `${stray.join(', ')} need${stray.length === 1 ? 's' : ''} --api-server` : undefined;
   }
   if (opts.kubeconfig !== undefined) return '--kubeconfig and --api-server exclude each other';
@@ -57,4 +68,30 @@ export function resolveToken(opts: ApiConnectionOptions, env: NodeJS.ProcessEnv 
     }
   }
   return env[TOKEN_ENV] || undefined;
+}
+
+/** True for `localhost` and loopback addresses (`127.0.0.0/8`, `::1`; bracketed or not). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return h === 'localhost' || h === '::1' || (net.isIPv4(h) && h.startsWith('127.'));
+}
+
+/** Where the token comes from, in the user's words (`resolveToken`'s order). */
+function tokenSource(opts: ApiConnectionOptions): string {
+  if (opts.token !== undefined) return '--token';
+  if (opts.tokenFile !== undefined) return `--token-file ${opts.tokenFile}`;
+  return `$${TOKEN_ENV}`;
+}
+
+/**
+ * What to say before a token goes to `opts.apiServer`: over `http://` beyond this machine anyone on
+ * the path can read and replay it (it is a bearer token), so that is refused, or with
+ * `--allow-plaintext-token` (e.g. a network encrypted below HTTP) warned about; nothing otherwise.
+ */
+export function plaintextTokenNotice(opts: ApiConnectionOptions & { readonly apiServer: string }): { readonly refusal?: string; readonly warning?: string } {
+  const url = new URL(opts.apiServer);
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return {};
+  const risk = `over plain HTTP to ${url.origin}, where anyone on the network path can read and reuse it`;
+  if (opts.allowPlaintextToken) return { warning: `sending the bearer token (from ${tokenSource(opts)}) ${risk}` };
+  return { refusal: `refusing to send the bearer token (from ${tokenSource(opts)}) ${risk}: use an https:// URL (with --ca-file for its CA), or --allow-plaintext-token if the path is encrypted otherwise` };
 }

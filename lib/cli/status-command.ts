@@ -15,7 +15,7 @@ import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
 import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
 import { asObject } from '../spec/read';
 import type { ApiAttempt } from './api-connection';
-import { ApiConnectionOptions, apiConnectionProblem, resolveToken } from './api-options';
+import { ApiConnectionOptions, apiConnectionProblem, plaintextTokenNotice, resolveToken } from './api-options';
 import type { SteeringVerb } from './api-status-source';
 import { EXIT, Output } from './commands';
 import { GroupView, groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from './rbg-status-view';
@@ -330,7 +330,8 @@ function usageError(io: Output, problem: string): number {
 
 /**
  * Runs `call` with a client of the API server in `opts`; a failure (of `call`, or one `call` words
- * with `explain`) is printed as what it means for `attempt`, with exit code 1. Closes the client.
+ * with `explain`) is printed as what it means for `attempt`, with exit code 1; a token that would
+ * cross the network in cleartext is refused first (exit 2). Closes the client.
  */
 async function throughApi(
   modules: ApiModules,
@@ -341,10 +342,13 @@ async function throughApi(
 ): Promise<number> {
   let api: ApiClient | undefined;
   let tokenGiven = false;
-  const explain = (e: unknown) => (e instanceof modules.ConnectError ? modules.describeApiError(e, attempt, { url: opts.apiServer, tokenGiven }) : (e as Error).message);
+  const explain = (e: unknown) => (e instanceof modules.ConnectError ? modules.describeApiError(e, attempt, { url: opts.apiServer, tokenGiven, caFile: opts.caFile }) : (e as Error).message);
   try {
     const token = resolveToken(opts);
     tokenGiven = token !== undefined;
+    const notice = tokenGiven ? plaintextTokenNotice(opts) : {};
+    if (notice.refusal) return usageError(io, notice.refusal);
+    if (notice.warning) io.err(`${io.errStyle.yellow('warning:')} ${notice.warning}\n`);
     api = modules.connectApi(opts, token);
     return await call(api, explain);
   } catch (e) {
