@@ -5,7 +5,7 @@
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
-import { KubeApiError, KubeConnectionError, UnknownKindError } from '../runtime/kube/errors';
+import { KubeApiError, KubeConnectionError, UnknownKindError, type StatusCause } from '../runtime/kube/errors';
 import { BadRequestSchema, BadRequest_FieldViolationSchema } from './gen/google/rpc/error_details_pb';
 
 /** The HTTP status of each code (google.rpc / grpc-gateway mapping; CANCELLED is 499). */
@@ -55,6 +55,33 @@ function describe(s: Subject): string {
 }
 
 /**
+ * ABORTED for a write whose etag is not the object's current one, as kube-apiserver answers a stale
+ * resourceVersion with 409 Conflict. Handlers also raise it themselves when the etag is not even a
+ * resourceVersion (kube-apiserver would answer that with a 500).
+ */
+export function staleEtag(subject: Subject): ConnectError {
+  return new ConnectError(`${describe(subject)} was changed by someone else (stale etag); read it again and retry`, Code.Aborted);
+}
+
+/**
+ * The field violations of a Kubernetes `Invalid` answer, one per distinct cause. Kubernetes prints a
+ * cause about the whole object with the field `<nil>` (Go's nil path); such a cause names no field.
+ */
+function causeViolations(causes: readonly StatusCause[]): FieldViolation[] {
+  const seen = new Set<string>();
+  const out: FieldViolation[] = [];
+  for (const c of causes) {
+    const field = c.field && c.field !== '<nil>' ? c.field : '';
+    const description = c.message || c.reason || 'invalid';
+    const key = `${field}\u0000${description}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field, description });
+  }
+  return out;
+}
+
+/**
  * The ConnectError for any failure of a handler. ConnectErrors pass unchanged; Kubernetes answers map
  * by status (404 NOT_FOUND, AlreadyExists ALREADY_EXISTS, Conflict ABORTED, 410 FAILED_PRECONDITION,
  * 422 INVALID_ARGUMENT with the field causes, 403 PERMISSION_DENIED, 401 UNAUTHENTICATED, 429
@@ -70,15 +97,12 @@ export function toConnectError(err: unknown, subject: Subject): ConnectError {
       case err.isAlreadyExists:
         return new ConnectError(`${what} already exists`, Code.AlreadyExists);
       case err.statusCode === 409:
-        return new ConnectError(`${what} was changed by someone else (stale etag); read it again and retry`, Code.Aborted);
+        return staleEtag(subject);
       case err.isGone:
         return new ConnectError('the page token or resource version has expired; start again from the first page', Code.FailedPrecondition);
       case err.isInvalid:
       case err.statusCode === 400:
-        return invalidArgument(
-          `${what} is invalid`,
-          (err.details?.causes ?? []).map((c) => ({ field: c.field ?? '', description: c.message ?? c.reason ?? 'invalid' })),
-        );
+        return invalidArgument(`${what} is invalid`, causeViolations(err.details?.causes ?? []));
       case err.isForbidden:
         return new ConnectError(`permission denied on ${what}`, Code.PermissionDenied);
       case err.isUnauthorized:

@@ -21,6 +21,7 @@ import { AccessReviewer } from './auth/access-reviewer';
 import { REQUEST_SCOPE, type RequestScope, type ScopeResolver } from './auth/request-scope';
 import { ImpersonatingScopeResolver, LocalScopeResolver } from './auth/scope-resolvers';
 import { TokenAuthenticator } from './auth/token-authenticator';
+import { AccessLog, CALL_RECORD, noteSubject, type CallRecord } from './access-log';
 import { BOUNDED_COMPRESSIONS } from './compression';
 import { publicError } from './errors';
 import { ImpersonatingClients } from './kube/impersonation';
@@ -31,7 +32,9 @@ import { buildOpenApi } from './openapi/build-openapi';
 import { embeddedComments } from './openapi/proto-comments';
 import { httpRoutes } from './rest/http-rules';
 import { createRestHandler, sendError, type NodeRequest, type NodeResponse } from './rest/rest-handler';
+import { requireKnownEnums } from './request-checks';
 import { rpcProtocolOf, sendRpcError } from './rpc-errors';
+import { guardHandlers } from './rpc-guard';
 import { API_SERVICES, serviceBindings } from './services';
 
 /** Options of `startApiServer`. */
@@ -56,6 +59,8 @@ export interface ApiServerOptions {
   readonly version?: string;
   /** Logger; default silent. */
   readonly log?: Logger;
+  /** One `info` line per call on `log` (see `access-log.ts`); default true. */
+  readonly accessLog?: boolean;
   /** Largest request body (after decompression) on every protocol, bytes; default 4 MiB. */
   readonly maxBodyBytes?: number;
   /** Folder of the built dashboard (`npm run build:ui`) to serve under `/ui/`; unset: no dashboard. */
@@ -78,13 +83,21 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** The default of `maxBodyBytes`: kube-apiserver's limit is 3 MiB of JSON; a RayService spec fits well within. */
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** Records metrics for every Connect-router call and hides internal errors. */
+/**
+ * Records metrics for every Connect-router call, refuses unknown enum values, notes what the call is
+ * about for the access log and hides internal errors.
+ */
 function connectInterceptor(metrics: ApiMetrics, onInternalError: (err: unknown) => void): Interceptor {
   return (next) => async (req) => {
     const started = performance.now();
     const rpc = `${req.service.typeName}/${req.method.name}`;
     const protocol = rpcProtocolOf(req.header.get('content-type'));
     try {
+      const record = req.contextValues.get(CALL_RECORD);
+      if (!req.stream) {
+        if (record) noteSubject(record, req.message);
+        requireKnownEnums(req.method.input, req.message);
+      }
       const res = await next(req);
       metrics.observe(rpc, protocol, 'ok', (performance.now() - started) / 1000);
       if (!res.stream) return res;
@@ -128,10 +141,12 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const openApi = buildOpenApi(httpRoutes(API_SERVICES), { title: 'rayshift core API', version: opts.version ?? 'v1' }, embeddedComments());
   const openApiText = JSON.stringify(openApi);
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  const rest = createRestHandler({ bindings, resolver, metrics, onInternalError, shutdownSignal: shutdown.signal, maxBodyBytes });
+  const accessLog = new AccessLog(opts.accessLog === false ? undefined : log);
+  const rest = createRestHandler({ bindings, resolver, metrics, onInternalError, shutdownSignal: shutdown.signal, maxBodyBytes, accessLog });
   // RPC path → name, for the requests the listener authenticates before the Connect router reads them.
   const rpcPaths = new Map<string, string>(bindings.flatMap((b) => b.service.methods.map((m) => [`/${b.service.typeName}/${m.name}`, `${b.service.typeName}/${m.name}`] as const)));
   const scopes = new WeakMap<NodeRequest, RequestScope>();
+  const records = new WeakMap<NodeRequest, CallRecord>();
 
   let readyUntil = 0;
   const ready = async (): Promise<boolean> => {
@@ -172,9 +187,10 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const connectHandler = connectNodeAdapter({
     routes: (router) => {
       for (const b of bindings) router.service(b.service, b.impl as never);
+      guardHandlers(router.handlers, maxBodyBytes);
     },
     interceptors: [connectInterceptor(metrics, onInternalError)],
-    contextValues: (req) => createContextValues().set(REQUEST_SCOPE, scopes.get(req)),
+    contextValues: (req) => createContextValues().set(REQUEST_SCOPE, scopes.get(req)).set(CALL_RECORD, records.get(req)),
     // Checked while reading (the Content-Length first), per message and after decompression.
     readMaxBytes: maxBodyBytes,
     acceptCompression: [...BOUNDED_COMPRESSIONS],
@@ -192,20 +208,25 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const listener: DualRequestListener = (req, res) => {
     for (const name of Object.keys(req.headers)) if (name.toLowerCase().startsWith('impersonate-')) delete req.headers[name];
     const rpc = rpcPaths.get((req.url ?? '/').split('?')[0]);
+    const record = rpc === undefined ? undefined : accessLog.start(req, res as NodeResponse, rpcProtocolOf(req.headers['content-type']), rpc);
     if (opts.insecureLocal) {
       const refusal = localRequestRefusal(req, localHosts);
+      if (record && refusal) record.code = refusal.code;
       if (refusal) return rpc === undefined ? sendError(res as NodeResponse, refusal) : sendRpcError(req, res as NodeResponse, refusal);
     }
-    if (rpc === undefined) return connectHandler(req, res);
+    if (rpc === undefined || record === undefined) return connectHandler(req, res);
     const started = performance.now();
     resolver.resolve(req.headers.authorization ?? null, req.socket.remoteAddress).then(
       (scope) => {
         scopes.set(req, scope);
+        records.set(req, record);
+        record.caller = scope.caller.username;
         connectHandler(req, res);
       },
       (e: unknown) => {
         const err = publicError(e, onInternalError);
-        metrics.observe(rpc, rpcProtocolOf(req.headers['content-type']), Code[err.code], (performance.now() - started) / 1000);
+        record.code = err.code;
+        metrics.observe(rpc, record.protocol, Code[err.code], (performance.now() - started) / 1000);
         sendRpcError(req, res as NodeResponse, err);
       },
     );

@@ -34,6 +34,19 @@ test('Invalid carries the causes as BadRequest field violations', () => {
   });
 });
 
+test('a cause about the whole object (Kubernetes prints its field as <nil>) names no field; repeated causes appear once', () => {
+  const err = toConnectError(
+    kube(422, 'Invalid', [
+      { field: '<nil>', message: 'Invalid value: "object": rule failed' },
+      { field: 'metadata.labels', message: 'Invalid value: "bad key!"' },
+      { field: 'metadata.labels', message: 'Invalid value: "bad key!"' },
+    ]),
+    subject,
+  );
+  expect((statusJson(err).body.details[0] as { fieldViolations: unknown[] }).fieldViolations).toEqual([{ description: 'Invalid value: "object": rule failed' }, { field: 'metadata.labels', description: 'Invalid value: "bad key!"' }]);
+  expect(JSON.stringify(statusJson(err))).not.toContain('<nil>');
+});
+
 test('network failures are UNAVAILABLE, unknown kinds FAILED_PRECONDITION, anything else INTERNAL with a fixed message', () => {
   expect(toConnectError(new KubeConnectionError('GET', '/x', Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:6443'), { code: 'ECONNREFUSED' })), subject).code).toBe(Code.Unavailable);
   expect(toConnectError(new UnknownKindError('rayshift.dev/v1alpha1', 'RayService'), subject).code).toBe(Code.FailedPrecondition);

@@ -14,9 +14,11 @@ import { rayServiceType } from '../convert/executor';
 import { rayServiceFromKube, rayServiceToKube, specToKube } from '../convert/rayservice';
 import { upgradeStatusOf } from '../convert/upgrade-status';
 import { requireValidRayService } from '../convert/validation';
+import { staleEtag, type Subject } from '../errors';
 import { ListRayServicesResponseSchema, type RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
 import { RayServiceSchema, type RayService } from '../gen/rayshift/v1/rayservice_pb';
 import { listAllNamespacesPage, listNamespacePage } from '../pagination';
+import { requireFieldMask } from '../request-checks';
 import type { HandlerDeps } from './deps';
 import { kubeCall } from './kube-call';
 
@@ -36,13 +38,21 @@ function required<T>(value: T | undefined, field: string): T {
 }
 
 /** Fields of a RayService that `update_mask` may name (top level). */
-const PATCHABLE = new Set(['spec', 'labels', 'annotations']);
+const PATCHABLE = ['spec', 'labels', 'annotations'] as const;
 
-/** Copies the fields named by `paths` (proto names, dotted) from `source` to `target` (JSON with proto names). */
+/**
+ * The current object, unless the caller's etag is not its resourceVersion: ABORTED before writing,
+ * so an etag that is not a resourceVersion at all gets the same answer as a stale one.
+ */
+function requireEtag(current: KubeObject, etag: string, subject: Subject): KubeObject {
+  if (etag && etag !== current.metadata.resourceVersion) throw staleEtag(subject);
+  return current;
+}
+
+/** Copies the fields named by `paths` (proto names, dotted; checked by `requireFieldMask`) from `source` to `target` (JSON with proto names). */
 function applyMask(target: JsonObject, source: JsonObject, paths: readonly string[]): void {
   for (const path of paths) {
     const parts = path.split('.');
-    if (!PATCHABLE.has(parts[0])) throw new ConnectError(`update_mask path ${JSON.stringify(path)} is not updatable; allowed: spec.*, labels, annotations`, Code.InvalidArgument);
     let from: unknown = source;
     let to = target;
     for (const [i, part] of parts.entries()) {
@@ -96,7 +106,7 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
       const { kube } = scopeOf(ctx);
       const svc = required(req.rayService, 'ray_service');
       const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      const current = await kubeCall(subject, () => kube.get(rayServiceType(svc.executor), req.name, req.namespace));
+      const current = requireEtag(await kubeCall(subject, () => kube.get(rayServiceType(svc.executor), req.name, req.namespace)), svc.etag, subject);
       const next: KubeObject = {
         ...current,
         metadata: { ...current.metadata, labels: { ...svc.labels }, annotations: { ...svc.annotations }, resourceVersion: svc.etag || current.metadata.resourceVersion },
@@ -110,9 +120,10 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
       const { kube } = scopeOf(ctx);
       const svc = required(req.rayService, 'ray_service');
       const paths = required(req.updateMask, 'update_mask').paths;
+      requireFieldMask(RayServiceSchema, paths, PATCHABLE);
       const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
       const readAndWrite = async (): Promise<KubeObject> => {
-        const current = await kube.get(rayServiceType(svc.executor), req.name, req.namespace);
+        const current = requireEtag(await kube.get(rayServiceType(svc.executor), req.name, req.namespace), svc.etag, subject);
         const merged = toJson(RayServiceSchema, message(current), { useProtoFieldName: true }) as JsonObject;
         applyMask(merged, toJson(RayServiceSchema, svc, { useProtoFieldName: true }) as JsonObject, paths);
         const patched = fromJson(RayServiceSchema, merged);

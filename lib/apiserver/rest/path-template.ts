@@ -115,6 +115,15 @@ export function matchPathTemplate(t: PathTemplate, path: string): Map<string, st
   return at === segments.length ? out : undefined;
 }
 
+/**
+ * Why a request path cannot be decoded, or undefined when it can: a segment whose percent-escapes
+ * are not UTF-8 (`%ff`), malformed (`%zz`) or decode to NUL matches no template, and is a bad request
+ * rather than a missing route.
+ */
+export function undecodablePathSegment(path: string): string | undefined {
+  return path.split('/').find((segment) => decode(segment).includes('\u0000'));
+}
+
 function decode(segment: string): string {
   try {
     return decodeURIComponent(segment);

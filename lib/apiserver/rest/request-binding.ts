@@ -3,10 +3,11 @@
  * request (`body: "*"`) or one field (`body: "field"`), path variables fill their fields, and every
  * other field may come from the query string (`?page_size=10&executor=EXECUTOR_KUBERAY`, nested
  * fields dotted, repeated fields repeated, proto or JSON names). The result is parsed with
- * protobuf's JSON rules, so types and enum names are checked exactly as for Connect JSON.
+ * protobuf's JSON rules after the enum check every protocol gets (`request-checks.ts`).
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ScalarType, fromJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { requireKnownEnums } from '../request-checks';
 import type { HttpRoute } from './http-rules';
 
 function fieldNamed(message: DescMessage, name: string): DescField | undefined {
@@ -86,6 +87,8 @@ export function bindRequest(route: HttpRoute, pathVariables: ReadonlyMap<string,
   } else if ([...query.keys()].length > 0) {
     throw bad(`${route.template.source} takes every field in the body; no query parameters`);
   }
+  // Before decoding, so an unknown enum name is named with its field rather than as a decode failure.
+  requireKnownEnums(input, json);
   try {
     return fromJson(input, json);
   } catch (e) {

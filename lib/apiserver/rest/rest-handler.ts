@@ -11,12 +11,13 @@ import type * as http from 'node:http';
 import type * as http2 from 'node:http2';
 import { create, isMessage, toJson, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { Code, ConnectError, createContextValues, createHandlerContext } from '@connectrpc/connect';
+import { noteSubject, type AccessLog } from '../access-log';
 import { REQUEST_SCOPE, type ScopeResolver } from '../auth/request-scope';
 import { publicError } from '../errors';
 import type { ApiMetrics } from '../metrics';
 import type { ServiceBinding } from '../services';
 import { HttpRoute, httpRoutes } from './http-rules';
-import { matchPathTemplate } from './path-template';
+import { matchPathTemplate, undecodablePathSegment } from './path-template';
 import { bindRequest } from './request-binding';
 import { statusJson } from './status-json';
 import { closeUnread } from '../rpc-errors';
@@ -40,15 +41,20 @@ export interface RestHandlerOptions {
   readonly shutdownSignal?: AbortSignal;
   /** Largest accepted request body in bytes; default 4 MiB. */
   readonly maxBodyBytes?: number;
+  /** Where each call's line goes; default none. */
+  readonly accessLog?: AccessLog;
 }
 
 /** Serves a request when a route matches its path; resolves false when none does (the caller answers 404). */
 export type RestHandler = (req: NodeRequest, res: NodeResponse) => Promise<boolean>;
 
-function sendJson(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** Sends `body` as JSON; returns its size in bytes. */
+function sendJson(res: NodeResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  const size = Buffer.byteLength(text);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(size), ...headers });
   res.end(text);
+  return size;
 }
 
 /** Sends an error as google.rpc.Status JSON. */
@@ -85,7 +91,7 @@ function isJsonContentType(contentType: string | undefined): boolean {
   return media === 'application/json' || (media.startsWith('application/') && media.endsWith('+json'));
 }
 
-async function readJsonBody(req: NodeRequest, maxBytes: number): Promise<JsonValue | undefined> {
+async function readJsonBody(req: NodeRequest, maxBytes: number, onBytes: (size: number) => void): Promise<JsonValue | undefined> {
   if (!hasBody(req)) return undefined;
   if (!isJsonContentType(req.headers['content-type'])) {
     throw new BodyRefusal(`request bodies must be JSON (Content-Type: application/json); got ${JSON.stringify(req.headers['content-type'] ?? '')}`, Code.InvalidArgument, 415);
@@ -96,6 +102,7 @@ async function readJsonBody(req: NodeRequest, maxBytes: number): Promise<JsonVal
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
+    onBytes(size);
     if (size > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk);
   }
@@ -134,6 +141,12 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
 
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://rest.invalid');
+    const undecodable = undecodablePathSegment(url.pathname);
+    if (undecodable !== undefined) {
+      // Malformed rather than missing: the client sent bytes no path can be, so 400 rather than 404.
+      sendError(res, new ConnectError(`the request path ${url.pathname} is not valid: ${JSON.stringify(undecodable)} does not decode to UTF-8 text`, Code.InvalidArgument));
+      return true;
+    }
     const matches = routes.map((route) => ({ route, vars: matchPathTemplate(route.template, url.pathname) })).filter((m) => m.vars !== undefined);
     if (matches.length === 0) return false;
     const match = matches.find((m) => m.route.httpMethod === req.method);
@@ -146,12 +159,19 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
     const rpc = `${route.method.parent.typeName}/${route.method.name}`;
     const started = performance.now();
     let code = 'ok';
+    const record = opts.accessLog?.start(req, res, 'rest', rpc, `${route.httpMethod} ${route.template.source}`);
+    // From the path already, so that a request refused before binding is still logged with its object.
+    if (record) Object.assign(record, { namespace: match.vars!.get('namespace'), name: match.vars!.get('name') });
     const requestAbort = new AbortController();
     res.on('close', () => requestAbort.abort());
     try {
       const scope = await opts.resolver.resolve(req.headers.authorization ?? null, req.socket.remoteAddress);
-      const body = await readJsonBody(req, maxBody);
+      if (record) record.caller = scope.caller.username;
+      const body = await readJsonBody(req, maxBody, (size) => {
+        if (record) record.bytesIn = size;
+      });
       const request = bindRequest(route, match.vars!, url.searchParams, body);
+      if (record) noteSubject(record, request);
       const ctx = createHandlerContext({
         service: route.method.parent,
         method: route.method,
@@ -165,17 +185,22 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
       });
       const impl = impls.get(route.method)!;
       if (route.method.methodKind === 'server_streaming') {
-        await streamEvents(res, route, impl(request, ctx) as AsyncIterable<unknown>, requestAbort.signal, opts.onInternalError);
+        const failed = await streamEvents(res, route, impl(request, ctx) as AsyncIterable<unknown>, requestAbort.signal, opts.onInternalError);
+        if (record && failed !== undefined) record.code = failed;
       } else {
-        sendJson(res, 200, messageJson(route.method.output, await impl(request, ctx), route.responseBody));
+        const size = sendJson(res, 200, messageJson(route.method.output, await impl(request, ctx), route.responseBody));
+        if (record) record.bytesOut = size;
       }
     } catch (e) {
       const refusal = e instanceof BodyRefusal ? e : undefined;
       const err = refusal ? new ConnectError(refusal.message, refusal.code) : publicError(e, opts.onInternalError);
       code = Code[err.code];
+      if (record) record.code = err.code;
       const { httpStatus, body } = statusJson(err);
-      if (!res.headersSent) sendJson(res, refusal?.httpStatus ?? httpStatus, body, closeUnread(req));
-      else res.end();
+      if (!res.headersSent) {
+        const size = sendJson(res, refusal?.httpStatus ?? httpStatus, body, closeUnread(req));
+        if (record) record.bytesOut = size;
+      } else res.end();
     } finally {
       opts.metrics.observe(rpc, 'rest', code, (performance.now() - started) / 1000);
     }
@@ -186,9 +211,9 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
 /**
  * Writes a server stream as server-sent events until it ends or the client goes away (`closed`). A
  * failure before the first message is thrown (and answered as an ordinary error); later failures
- * become an `error` event that ends the stream.
+ * become an `error` event that ends the stream, and their code is returned.
  */
-async function streamEvents(res: NodeResponse, route: HttpRoute, stream: AsyncIterable<unknown>, closed: AbortSignal, onInternalError: (err: unknown) => void): Promise<void> {
+async function streamEvents(res: NodeResponse, route: HttpRoute, stream: AsyncIterable<unknown>, closed: AbortSignal, onInternalError: (err: unknown) => void): Promise<Code | undefined> {
   const it = stream[Symbol.asyncIterator]();
   let next = await it.next();
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -198,9 +223,12 @@ async function streamEvents(res: NodeResponse, route: HttpRoute, stream: AsyncIt
       next = await it.next();
     }
   } catch (e) {
-    res.write(`event: error\ndata: ${JSON.stringify(statusJson(publicError(e, onInternalError)).body)}\n\n`);
+    const err = publicError(e, onInternalError);
+    res.write(`event: error\ndata: ${JSON.stringify(statusJson(err).body)}\n\n`);
+    return err.code;
   } finally {
     await it.return?.();
     res.end();
   }
+  return undefined;
 }

@@ -4,6 +4,7 @@
  * gzip bombs built as streams, and the peak RSS growth of this process while a request runs (the
  * server under test runs in this process).
  */
+import * as http from 'node:http';
 import * as http2 from 'node:http2';
 import * as https from 'node:https';
 import * as zlib from 'node:zlib';
@@ -44,12 +45,13 @@ async function pump(req: NodeJS.WritableStream & { destroyed: boolean }, body: S
   if (!stopped() && !req.destroyed) req.end();
 }
 
-/** An HTTP/1.1 request over TLS with a streamed body (`content-length` sent unless `chunked`). */
-export function h1Request(url: string, ca: string | Buffer, headers: Record<string, string>, body: StreamedBody, chunked = false): Promise<RawAnswer> {
+/** An HTTP/1.1 POST with a streamed body (`content-length` sent unless `chunked`), over TLS for `https:` URLs. */
+export function h1Request(url: string, ca: string | Buffer | undefined, headers: Record<string, string>, body: StreamedBody, chunked = false): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const all = chunked ? headers : { ...headers, 'content-length': String(bodyLength(body)) };
-    const req = https.request(url, { method: 'POST', headers: all, ca, agent: false }, (res) => {
+    const request = url.startsWith('https:') ? https.request : http.request;
+    const req = request(url, { method: 'POST', headers: all, ca, agent: false }, (res) => {
       answered = true;
       let text = '';
       res.setEncoding('utf8');
@@ -65,8 +67,8 @@ export function h1Request(url: string, ca: string | Buffer, headers: Record<stri
   });
 }
 
-/** An HTTP/2 request over TLS (gRPC) with a streamed body; trailers are merged into the headers. */
-export function h2Request(origin: string, ca: string | Buffer, path: string, headers: Record<string, string>, body: StreamedBody): Promise<RawAnswer> {
+/** An HTTP/2 POST (gRPC) with a streamed body, over TLS for an `https:` origin; trailers are merged into the headers. */
+export function h2Request(origin: string, ca: string | Buffer | undefined, path: string, headers: Record<string, string>, body: StreamedBody): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const session = http2.connect(origin, { ca });
     session.on('error', reject);

@@ -1,0 +1,215 @@
+/**
+ * A wrapper around each handler of the Connect router (gRPC, gRPC-Web, Connect), for what Connect
+ * leaves out:
+ *
+ * - Request bytes that are no message are INVALID_ARGUMENT. Connect answers a binary message it
+ *   cannot parse with INTERNAL (HTTP 500, "parse binary: ..."), which blames the server for the
+ *   client's bytes; and its JSON parser drops enum names it does not know, silently. So each request
+ *   message is decoded here as it arrives (inflated first when compressed), and a failure is thrown
+ *   from the body stream, where Connect answers it in the caller's protocol before parsing anything.
+ * - The access log learns the code the caller got (gRPC trailers, gRPC-Web trailer frame, Connect
+ *   error JSON or end-stream message) and the body sizes.
+ */
+import { fromBinary, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { Code, ConnectError } from '@connectrpc/connect';
+import type { Compression, UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
+import { codeFromHttpStatus, codeFromString } from '@connectrpc/connect/protocol-connect';
+import { CALL_RECORD, type CallRecord } from './access-log';
+import { BOUNDED_COMPRESSIONS } from './compression';
+import { requireKnownEnums } from './request-checks';
+import { rpcProtocolOf } from './rpc-errors';
+
+/** How the request messages of one call are framed and encoded, from its headers. */
+interface RequestFormat {
+  readonly json: boolean;
+  /** gRPC, gRPC-Web and Connect streams frame messages in 5-byte-headed envelopes; Connect unary does not. */
+  readonly enveloped: boolean;
+  /** The negotiated compression; undefined for none, null for one this server does not know (Connect refuses it). */
+  readonly compression: Compression | undefined | null;
+}
+
+function formatOf(header: Headers): RequestFormat {
+  const media = (header.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const unary = media === 'application/json' || media === 'application/proto';
+  const protocol = rpcProtocolOf(media);
+  const encodingHeader = protocol === 'connect' ? (unary ? 'content-encoding' : 'connect-content-encoding') : 'grpc-encoding';
+  const encoding = (header.get(encodingHeader) ?? 'identity').trim().toLowerCase();
+  const compression = encoding === 'identity' ? undefined : (BOUNDED_COMPRESSIONS.find((c) => c.name === encoding) ?? null);
+  return { json: media.endsWith('json'), enveloped: !unary, compression };
+}
+
+/** Fails with INVALID_ARGUMENT unless `bytes` are a message of type `desc` whose enum names are known. */
+function checkMessage(desc: DescMessage, bytes: Uint8Array, json: boolean): void {
+  if (!json) {
+    try {
+      fromBinary(desc, bytes);
+    } catch (e) {
+      throw new ConnectError(`the request is not a valid ${desc.typeName} message: ${(e as Error).message}`, Code.InvalidArgument);
+    }
+    return;
+  }
+  let value: JsonValue;
+  try {
+    value = JSON.parse(Buffer.from(bytes).toString('utf8')) as JsonValue;
+  } catch {
+    // Connect's own parser answers malformed JSON with INVALID_ARGUMENT.
+    return;
+  }
+  requireKnownEnums(desc, value);
+}
+
+async function checkPayload(desc: DescMessage, format: RequestFormat, payload: Uint8Array, compressed: boolean, maxBytes: number): Promise<void> {
+  if (compressed && !format.compression) return;
+  checkMessage(desc, compressed ? await format.compression!.decompress(payload, maxBytes) : payload, format.json);
+}
+
+/** One framed message: flags (1 compressed; higher bits mark end-stream and trailer frames) and payload. */
+interface Envelope {
+  readonly flags: number;
+  readonly payload: Buffer;
+}
+
+/**
+ * Splits a byte stream into envelopes as it arrives: each call takes the next chunk and returns the
+ * envelopes it completes. An envelope declared larger than `maxBytes` is skipped, not kept (Connect
+ * refuses it by its header).
+ */
+function envelopeSplitter(maxBytes: number): (chunk: Uint8Array) => Envelope[] {
+  let header = Buffer.alloc(0);
+  let parts: Buffer[] = [];
+  let have = 0;
+  let skip = 0;
+  return (chunk) => {
+    const done: Envelope[] = [];
+    let at = 0;
+    while (at < chunk.length) {
+      if (skip > 0) {
+        const n = Math.min(skip, chunk.length - at);
+        skip -= n;
+        at += n;
+        continue;
+      }
+      if (header.length < 5) {
+        const n = Math.min(5 - header.length, chunk.length - at);
+        header = Buffer.concat([header, chunk.subarray(at, at + n)]);
+        at += n;
+        if (header.length < 5) continue;
+        if (header.readUInt32BE(1) > maxBytes) {
+          skip = header.readUInt32BE(1);
+          header = Buffer.alloc(0);
+          continue;
+        }
+      }
+      const length = header.readUInt32BE(1);
+      const n = Math.min(length - have, chunk.length - at);
+      parts.push(Buffer.from(chunk.subarray(at, at + n)));
+      have += n;
+      at += n;
+      if (have === length) {
+        done.push({ flags: header[0], payload: Buffer.concat(parts) });
+        header = Buffer.alloc(0);
+        parts = [];
+        have = 0;
+      }
+    }
+    return done;
+  };
+}
+
+/**
+ * The request body, passed on chunk by chunk, with each message checked before the chunk that
+ * completes it is passed on. Keeps at most one message of at most `maxBytes`.
+ */
+async function* checkedBody(body: AsyncIterable<Uint8Array>, desc: DescMessage, format: RequestFormat, maxBytes: number, record: CallRecord | undefined): AsyncGenerator<Uint8Array> {
+  const split = format.enveloped ? envelopeSplitter(maxBytes) : undefined;
+  const whole: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (record) record.bytesIn = total;
+    if (split) {
+      for (const e of split(chunk)) if ((e.flags & ~1) === 0) await checkPayload(desc, format, e.payload, (e.flags & 1) === 1, maxBytes);
+    } else if (total <= maxBytes) {
+      whole.push(Buffer.from(chunk));
+    }
+    yield chunk;
+  }
+  // An unframed (Connect unary) body over the limit is Connect's to refuse.
+  if (!split && total <= maxBytes) await checkPayload(desc, format, Buffer.concat(whole), format.compression !== undefined, maxBytes);
+}
+
+/** The code a finished RPC response carries, or undefined for OK. */
+function answeredCode(requestHeader: Headers, res: UniversalServerResponse, last: Uint8Array | undefined): Code | undefined {
+  const grpcStatus = res.trailer?.get('grpc-status') ?? res.header?.get('grpc-status');
+  if (grpcStatus !== null && grpcStatus !== undefined) return Number(grpcStatus) === 0 ? undefined : (Number(grpcStatus) as Code);
+  const media = (requestHeader.get('content-type') ?? '').toLowerCase();
+  const protocol = rpcProtocolOf(media);
+  const frame = (flag: number) => (last && last.length >= 5 && (last[0] & flag) === flag ? Buffer.from(last.subarray(5)) : undefined);
+  if (protocol === 'grpc-web') {
+    const trailer = frame(0x80);
+    if (!trailer) return undefined;
+    const status = /grpc-status:\s*(\d+)/i.exec(trailer.toString('latin1'));
+    return status ? (Number(status[1]) === 0 ? undefined : (Number(status[1]) as Code)) : Code.Unknown;
+  }
+  if (protocol !== 'connect') return undefined;
+  const parse = (bytes: Buffer | Uint8Array | undefined): { code?: unknown; error?: { code?: unknown } } | undefined => {
+    try {
+      return bytes ? (JSON.parse(Buffer.from(bytes).toString('utf8')) as { code?: unknown; error?: { code?: unknown } }) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  if (media.startsWith('application/connect+')) {
+    const end = frame(0x02);
+    if (!end) return undefined;
+    const error = parse(end)?.error;
+    return error ? (codeFromString(String(error.code)) ?? Code.Unknown) : undefined;
+  }
+  if (res.status === 200) return undefined;
+  return codeFromString(String(parse(last)?.code)) ?? codeFromHttpStatus(res.status);
+}
+
+/** The response body passed on, its size and final code noted in `record`. */
+async function* observedBody(body: AsyncIterable<Uint8Array>, requestHeader: Headers, res: UniversalServerResponse, record: CallRecord): AsyncGenerator<Uint8Array> {
+  let last: Uint8Array | undefined;
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    record.bytesOut = size;
+    last = chunk;
+    yield chunk;
+  }
+  record.code = answeredCode(requestHeader, res, last);
+}
+
+function guarded(handler: UniversalHandler, maxBytes: number): UniversalHandler {
+  const fn = async (req: UniversalServerRequest): Promise<UniversalServerResponse> => {
+    const record = req.contextValues?.get(CALL_RECORD);
+    const body = req.body !== null && typeof req.body === 'object' && Symbol.asyncIterator in req.body
+      ? checkedBody(req.body as AsyncIterable<Uint8Array>, handler.method.input, formatOf(req.header), maxBytes, record)
+      : req.body;
+    const res = await handler({ ...req, body });
+    if (!record) return res;
+    if (!res.body) {
+      record.code = answeredCode(req.header, res, undefined);
+      return res;
+    }
+    return { ...res, body: observedBody(res.body, req.header, res, record) };
+  };
+  return Object.assign(fn, {
+    protocolNames: handler.protocolNames,
+    service: handler.service,
+    method: handler.method,
+    requestPath: handler.requestPath,
+    allowedMethods: handler.allowedMethods,
+    supportedContentType: handler.supportedContentType,
+  });
+}
+
+/**
+ * Wraps each of the router's handlers in place (call it from `connectNodeAdapter`'s `routes`, after
+ * registering the services). `maxBytes` is the router's `readMaxBytes`.
+ */
+export function guardHandlers(handlers: UniversalHandler[], maxBytes: number): void {
+  for (const [i, handler] of handlers.entries()) handlers[i] = guarded(handler, maxBytes);
+}
