@@ -3,12 +3,15 @@
  * In a cluster it uses the pod's ServiceAccount; `--kubeconfig` runs it elsewhere. TLS is required
  * unless `--insecure-local`, which serves cleartext on loopback only and acts as the kubeconfig's
  * own user without authenticating callers (development only). The built dashboard is served under
- * `/ui/` from `--dashboard-dir` (default: the package's `dist-ui/`, when it was built). Stops on
- * SIGTERM/SIGINT.
+ * `/ui/` from `--dashboard-dir` (default: the package's `dist-ui/`, when it was built).
+ * `--max-body-bytes` and `--token-recheck-seconds` tune the server's limits within checked ranges.
+ * Stops on SIGTERM/SIGINT.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import type { Logger } from 'pino';
+import type { RunningApiServer } from '../apiserver/server';
 import { defaultDashboardDir } from '../dashboard/static-files';
 import { loadClientNode } from '../runtime/kube/client-node';
 
@@ -30,6 +33,31 @@ export interface ApiServerCommandOptions {
   readonly logLevel?: string;
   /** Folder of the built dashboard to serve under `/ui/`; unset: `<package root>/dist-ui` when built. */
   readonly dashboardDir?: string;
+  /** Largest request body, bytes (`MAX_BODY_BYTES_RANGE`); unset: the server's default, 4 MiB. */
+  readonly maxBodyBytes?: number;
+  /** Seconds between re-checks of a watching caller's token (`TOKEN_RECHECK_SECONDS_RANGE`); unset: 30. */
+  readonly tokenRecheckSeconds?: number;
+}
+
+/**
+ * Range of `--max-body-bytes`: below 1 KiB not even a small RayService fits; above 16 MiB is far
+ * more than kube-apiserver accepts (3 MiB) and only lets each caller make the server hold more.
+ */
+export const MAX_BODY_BYTES_RANGE = { min: 1024, max: 16 * 1024 * 1024 } as const;
+
+/**
+ * Range of `--token-recheck-seconds`: each open watch costs one TokenReview per interval, and a
+ * revoked token keeps its watch for up to one interval (10 minutes at most).
+ */
+export const TOKEN_RECHECK_SECONDS_RANGE = { min: 1, max: 600 } as const;
+
+/** A commander parser of an integer flag within `range`; the error names the flag, the range and the value. */
+export function integerIn(flag: string, range: { readonly min: number; readonly max: number }): (v: string) => number {
+  return (v) => {
+    const n = Number(v);
+    if (!/^\d+$/.test(v.trim()) || n < range.min || n > range.max) throw new InvalidArgumentError(`${flag} must be an integer from ${range.min} to ${range.max}; got ${JSON.stringify(v)}`);
+    return n;
+  };
 }
 
 const hasIndex = (dir: string) => fs.existsSync(path.join(dir, 'index.html'));
@@ -57,6 +85,20 @@ export async function runApiServer(opts: ApiServerCommandOptions): Promise<numbe
   // Loaded here, not at the top: the CLI's other commands run without pino installed.
   const { default: pino } = await import('pino');
   const log = pino({ level: opts.logLevel ?? 'info', base: { component: 'rayshift-api-server' } });
+  const server = await startFromFlags(opts, log);
+  if (typeof server === 'number') return server;
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      log.info({ signal }, 'shutting down');
+      void server.close().then(() => resolve(0));
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}
+
+/** Starts the server the flags describe, logging to `log`; resolves to it, or to exit code 2 (logged) for flags that cannot work. */
+export async function startFromFlags(opts: ApiServerCommandOptions, log: Logger): Promise<RunningApiServer | number> {
   if (!opts.insecureLocal && (!opts.tlsCert || !opts.tlsKey)) {
     log.error({}, '--tls-cert and --tls-key are required (or --insecure-local for development on loopback)');
     return 2;
@@ -82,16 +124,11 @@ export async function runApiServer(opts: ApiServerCommandOptions): Promise<numbe
     audience: opts.audience,
     log,
     dashboardDir,
+    maxBodyBytes: opts.maxBodyBytes,
+    tokenRecheckSeconds: opts.tokenRecheckSeconds,
   });
   if (opts.insecureLocal) log.warn({ url: server.url }, 'INSECURE: no authentication; every call acts as the kubeconfig user');
-  return new Promise<number>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'shutting down');
-      void server.close().then(() => resolve(0));
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  return server;
 }
 
 /** Adds `api-server` to `program`; `exit` receives the exit code when the server stops. */
@@ -107,5 +144,7 @@ export function registerApiServerCommand(program: Command, exit: (code: number) 
     .option('--audience <aud>', 'audience callers\' tokens must be issued for', 'rayshift')
     .option('--log-level <level>', 'pino log level', 'info')
     .option('--dashboard-dir <dir>', 'built dashboard to serve under /ui/ (default: the package\'s dist-ui/ when built)')
+    .option('--max-body-bytes <bytes>', `largest request body on every protocol, after decompression (${MAX_BODY_BYTES_RANGE.min}–${MAX_BODY_BYTES_RANGE.max}; default 4 MiB)`, integerIn('--max-body-bytes', MAX_BODY_BYTES_RANGE))
+    .option('--token-recheck-seconds <s>', `seconds between re-checks of a watching caller's token (${TOKEN_RECHECK_SECONDS_RANGE.min}–${TOKEN_RECHECK_SECONDS_RANGE.max}; default 30)`, integerIn('--token-recheck-seconds', TOKEN_RECHECK_SECONDS_RANGE))
     .action(async (opts: ApiServerCommandOptions) => exit(await runApiServer(opts)));
 }

@@ -1,8 +1,14 @@
 /** The API server's install-chart construct and the `api-server` command's flag parsing. */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { Testing } from 'cdk8s';
 import { Command } from 'commander';
+import pino from 'pino';
 import { API_SERVER_NAME, ApiServer, impersonationRules } from '../../operator/chart/api-server';
-import { parseListen, registerApiServerCommand } from '../../lib/cli/api-server-command';
+import { parseListen, registerApiServerCommand, startFromFlags } from '../../lib/cli/api-server-command';
+import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
 
 test('the construct emits a ServiceAccount, auth-delegator binding, narrow roles, a TLS Deployment and a Service', () => {
   const chart = Testing.chart();
@@ -47,5 +53,68 @@ test('the command registers with its flags', () => {
   const program = new Command('rayshift').exitOverride();
   registerApiServerCommand(program, () => undefined);
   const cmd = program.commands.find((c) => c.name() === 'api-server')!;
-  expect(cmd.options.map((o) => o.long)).toEqual(['--kubeconfig', '--listen', '--tls-cert', '--tls-key', '--insecure-local', '--audience', '--log-level', '--dashboard-dir']);
+  expect(cmd.options.map((o) => o.long)).toEqual([
+    '--kubeconfig',
+    '--listen',
+    '--tls-cert',
+    '--tls-key',
+    '--insecure-local',
+    '--audience',
+    '--log-level',
+    '--dashboard-dir',
+    '--max-body-bytes',
+    '--token-recheck-seconds',
+  ]);
+});
+
+/** The api-server command's options after parsing `args`, or the error commander printed. */
+function parseApiServerFlags(args: string[]): { opts?: Record<string, unknown>; error?: string } {
+  let error = '';
+  const program = new Command('rayshift').exitOverride().configureOutput({ writeErr: (t) => (error += t), writeOut: () => undefined });
+  registerApiServerCommand(program, () => undefined);
+  const cmd = program.commands.find((c) => c.name() === 'api-server')!;
+  try {
+    cmd.parseOptions(args);
+    return { opts: cmd.opts() };
+  } catch {
+    return { error };
+  }
+}
+
+test('--max-body-bytes and --token-recheck-seconds take integers in their ranges; the error names the flag, the range and the value', () => {
+  expect(parseApiServerFlags(['--max-body-bytes', '1048576', '--token-recheck-seconds', '600']).opts).toMatchObject({ maxBodyBytes: 1048576, tokenRecheckSeconds: 600 });
+  expect(parseApiServerFlags(['--max-body-bytes', '1024', '--token-recheck-seconds', '1']).opts).toMatchObject({ maxBodyBytes: 1024, tokenRecheckSeconds: 1 });
+  expect(parseApiServerFlags(['--max-body-bytes', '1023']).error).toContain('--max-body-bytes must be an integer from 1024 to 16777216; got "1023"');
+  expect(parseApiServerFlags(['--max-body-bytes', '4MiB']).error).toContain('--max-body-bytes must be an integer from 1024 to 16777216; got "4MiB"');
+  expect(parseApiServerFlags(['--token-recheck-seconds', '0']).error).toContain('--token-recheck-seconds must be an integer from 1 to 600; got "0"');
+  expect(parseApiServerFlags(['--token-recheck-seconds', '1.5']).error).toContain('--token-recheck-seconds must be an integer from 1 to 600; got "1.5"');
+  expect(parseApiServerFlags(['--token-recheck-seconds', '601']).error).toContain('got "601"');
+});
+
+test('--max-body-bytes reaches the server: a larger body is 413, a smaller one is not', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-api-flags-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  fs.writeFileSync(kubeconfig, neverCalledKubeConfig().exportConfig());
+  const server = await startFromFlags({ kubeconfig, insecureLocal: true, listen: '127.0.0.1:0', maxBodyBytes: 2048 }, pino({ level: 'silent' }));
+  if (typeof server === 'number') throw new Error(`exit ${server}`);
+  const post = (bytes: number) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const body = JSON.stringify({ name: 'x', labels: { pad: 'p'.repeat(bytes) } });
+      const req = http.request({ host: '127.0.0.1', port: server.port, path: '/apis/rayshift/v1/namespaces/ns/rayservices', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  try {
+    const large = await post(3000);
+    expect(large.status).toBe(413);
+    expect(large.text).toContain('2048');
+    expect((await post(500)).status).not.toBe(413);
+  } finally {
+    await server.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
