@@ -31,7 +31,7 @@ const URL_PATTERNS: Record<CrdProject, string> = {
 export const SUPPORTED_VERSIONS: Record<CrdProject, readonly string[]> = {
   kuberay: ['v1.5.1', 'v1.7.0'],
   'gateway-api': ['v1.2.1', 'v1.4.0', 'v1.6.1'],
-  rbg: ['v0.6.0', 'v0.7.0'],
+  rbg: ['v0.6.0', 'v0.7.0', 'v0.8.0-alpha.5'],
 };
 
 /** The CRD files rayshift uses from each project (a file missing in an older release is listed per version below). */
@@ -44,12 +44,24 @@ const FILES: Record<CrdProject, readonly string[]> = {
     'gateway.networking.k8s.io_grpcroutes.yaml',
     'gateway.networking.k8s.io_referencegrants.yaml',
   ],
-  rbg: ['workloads.x-k8s.io_rolebasedgroups.yaml', 'workloads.x-k8s.io_coordinatedpolicies.yaml'],
+  // RoleInstanceSets are read by the operator's rollout executor (a role's workload); the
+  // ScalingAdapter decides RBG v0.8's webhook rule on `replicas`.
+  rbg: [
+    'workloads.x-k8s.io_rolebasedgroups.yaml',
+    'workloads.x-k8s.io_coordinatedpolicies.yaml',
+    'workloads.x-k8s.io_roleinstancesets.yaml',
+    'workloads.x-k8s.io_rolebasedgroupscalingadapters.yaml',
+  ],
 };
 
-/** `CoordinatedPolicy` first shipped in RBG v0.7.0. */
+/**
+ * `CoordinatedPolicy` and `RoleInstanceSet` first shipped in RBG v0.7.0; v0.6.0's ScalingAdapter is
+ * not pinned, because nothing rayshift runs against v0.6.0 reads it.
+ */
 const MISSING: ReadonlyArray<PinnedCrd> = [
   { project: 'rbg', version: 'v0.6.0', file: 'workloads.x-k8s.io_coordinatedpolicies.yaml' },
+  { project: 'rbg', version: 'v0.6.0', file: 'workloads.x-k8s.io_roleinstancesets.yaml' },
+  { project: 'rbg', version: 'v0.6.0', file: 'workloads.x-k8s.io_rolebasedgroupscalingadapters.yaml' },
 ];
 
 /** Every pinned CRD file of one project release. */
