@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Logger } from 'pino';
 import { ApiClient, ApiProtocol, createApiClient } from '../../../lib/apiserver/client';
 import { RunningApiServer, startApiServer } from '../../../lib/apiserver/server';
 import { KubeClient } from '../../../lib/runtime/kube/client';
@@ -78,11 +79,11 @@ function teamRole(namespace: string): Record<string, unknown>[] {
 
 /**
  * Starts the environment; `operator` also runs the in-process operator; `apiserverArgs` go to
- * kube-apiserver; `dashboardDir` is served by the API server under `/ui/`; `heartbeatSeconds` and
- * `tokenRecheckSeconds` go to the API server.
+ * kube-apiserver; `dashboardDir` is served by the API server under `/ui/`; `heartbeatSeconds`,
+ * `tokenRecheckSeconds` and `log` (default silent) go to the API server.
  */
 export async function startApiEnv(
-  opts: { operator?: boolean; heartbeatSeconds?: number; tokenRecheckSeconds?: number; apiserverArgs?: readonly string[]; dashboardDir?: string } = {},
+  opts: { operator?: boolean; heartbeatSeconds?: number; tokenRecheckSeconds?: number; apiserverArgs?: readonly string[]; dashboardDir?: string; log?: Logger } = {},
 ): Promise<ApiEnv> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-api-'));
   const policy = path.join(dir, 'audit-policy.yaml');
@@ -124,6 +125,7 @@ export async function startApiEnv(
     heartbeatSeconds: opts.heartbeatSeconds,
     tokenRecheckSeconds: opts.tokenRecheckSeconds,
     dashboardDir: opts.dashboardDir,
+    log: opts.log,
   });
   const agent = new https.Agent({ keepAlive: true, ca: cp.ca });
   const clients: ApiClient[] = [];
