@@ -8,7 +8,8 @@
  * - between rollouts every coordinated role is *armed* with `paused: true`, so a template change
  *   releases nothing until the first round unpauses it with coordinated partitions (a paused role
  *   has released exactly its updated replicas, so the engine's never-raise bound is
- *   `desired − updated` for it);
+ *   `desired − updated` for it); a role a round holds at every replica stays paused the same way,
+ *   since RBG v0.8's webhook refuses a partition ≥ replicas (only a rollback writes one);
  * - nothing is decided while the RBG controller has not observed the latest generation, since
  *   its counts may belong to the previous revision or partitions;
  * - the progress deadline: when no replica became updated or ready and no partition was lowered
@@ -95,7 +96,7 @@ export function coordinationStep(input: CoordinationStepInput): CoordinationStep
 
   if (prior && (prior.phase === 'Failed' || prior.phase === 'RolledBack')) {
     const stopPhase: RolePhase = prior.phase === 'Failed' ? 'Stopped' : 'RolledBack';
-    const writes = members.flatMap((m) => (prior.phase === 'Failed' ? changed(m, m.observed.partition ?? 0, true) : changed(m, m.observed.desired, false)));
+    const writes = members.flatMap((m) => (prior.phase === 'Failed' ? changed(m, m.observed.partition ?? 0, true) : changed(m, m.observed.desired, false, true)));
     const roles = members.map((m) =>
       roleStatus(m, members, prior.phase === 'Failed' ? (m.observed.partition ?? 0) : m.observed.desired, stopPhase, prior.phase === 'Failed' ? 'stopped by the progress deadline' : 'returned to the old revision'),
     );
@@ -230,7 +231,7 @@ function deadlineOr(
   };
   const events: RolloutEvent[] = [{ type: 'Warning', reason: 'ProgressDeadlineExceeded', message: `${rule.name}: ${message}` }];
   if (rule.rollbackOnDeadline) events.push({ type: 'Warning', reason: 'RolledBack', message: `${rule.name}: partitions raised to every replica of ${members.map((m) => m.state.name).join(', ')}` });
-  const writes = members.flatMap((m) => (rule.rollbackOnDeadline ? changed(m, m.observed.desired, false) : changed(m, m.observed.partition ?? 0, true)));
+  const writes = members.flatMap((m) => (rule.rollbackOnDeadline ? changed(m, m.observed.desired, false, true) : changed(m, m.observed.partition ?? 0, true)));
   return { status: failed, writes, events };
 }
 
@@ -252,9 +253,20 @@ function membersOf(input: CoordinationStepInput): Member[] {
   });
 }
 
-/** The write that brings a role to `partition`/`paused` with the rule's maxUnavailable, or none when it is there already. */
-function changed(m: Member, partition: number, paused: boolean): RoleWrite[] {
+/**
+ * The write that brings a role to `partition`/`paused` with the rule's maxUnavailable, or none when
+ * it is there already. Outside a rollback, a role to be held at every replica is held by `paused`
+ * with a partition below replicas instead (its current one when below, else replicas − 1): RBG
+ * v0.8's webhook refuses a partition ≥ replicas, and a paused role releases exactly its updated
+ * replicas — none, since a partition at replicas was never lowered. Only a rollback
+ * (`rollback`) writes partition = replicas.
+ */
+function changed(m: Member, partition: number, paused: boolean, rollback = false): RoleWrite[] {
   const o = m.observed;
+  if (!rollback && o.desired > 0 && partition >= o.desired) {
+    paused = true;
+    partition = o.partition !== undefined && o.partition < o.desired ? o.partition : o.desired - 1;
+  }
   if (o.partition === partition && o.paused === paused && o.maxUnavailable === m.rule.maxUnavailable) return [];
   return [{ name: o.name, index: o.index, partition, maxUnavailable: m.rule.maxUnavailable, paused }];
 }

@@ -3,12 +3,12 @@
  * `rbg.workloads.x-k8s.io/role-workload-type` annotation in v1alpha2 (default RoleInstanceSet) and
  * from `role.workload` in v1alpha1 (default StatefulSet).
  */
+import { roleWorkloadType } from '../../spec/rbg-releases';
 import { JsonObject, asObject } from '../../spec/read';
 import type { ResourceType } from '../kube/types';
 import type { WorkloadStatus } from './observe';
 
-/** The v1alpha2 role annotation naming the workload kind, `<apiVersion>/<kind>`. */
-export const WORKLOAD_TYPE_ANNOTATION = 'rbg.workloads.x-k8s.io/role-workload-type';
+export { WORKLOAD_TYPE_ANNOTATION } from '../../spec/rbg-releases';
 
 /** A role's workload: its resource type and name. */
 export interface WorkloadRef {
@@ -19,14 +19,7 @@ export interface WorkloadRef {
 /** The workload of `role` in `group` (`v1alpha1` or `v1alpha2` per the group's apiVersion). */
 export function workloadOf(group: JsonObject, role: JsonObject): WorkloadRef {
   const name = `${String(asObject(group.metadata).name)}-${String(role.name)}`;
-  if (String(group.apiVersion).endsWith('/v1alpha1')) {
-    const w = asObject(role.workload);
-    return { name, type: { apiVersion: typeof w.apiVersion === 'string' ? w.apiVersion : 'apps/v1', kind: typeof w.kind === 'string' ? w.kind : 'StatefulSet' } };
-  }
-  const declared = asObject(role.annotations)[WORKLOAD_TYPE_ANNOTATION];
-  const text = typeof declared === 'string' && declared.includes('/') ? declared : 'workloads.x-k8s.io/v1alpha2/RoleInstanceSet';
-  const cut = text.lastIndexOf('/');
-  return { name, type: { apiVersion: text.slice(0, cut), kind: text.slice(cut + 1) } };
+  return { name, type: roleWorkloadType(group.apiVersion, role) };
 }
 
 /** The fields of a workload object the executor reads. */

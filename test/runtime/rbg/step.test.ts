@@ -192,6 +192,41 @@ test('rollbackOnDeadline raises every partition to all replicas and unpauses', (
   expect(s.events.map((e) => e.reason)).toEqual(['ProgressDeadlineExceeded', 'RolledBack']);
 });
 
+describe('a partition at replicas is written only by a rollback (RBG v0.8\'s webhook refuses partition ≥ replicas)', () => {
+  // Five decode replicas are down when the new revision lands: the round releases prefill and holds decode at all 20.
+  const decodeDown = (decode: Partial<RoleSetup>) =>
+    roles({
+      prefill: { desired: 40, updated: 0, partition: 0, maxUnavailable: 4, paused: true, revision: 'v2' },
+      decode: { desired: 20, updated: 0, ready: 15, partition: 0, maxUnavailable: 2, paused: true, revision: 'v2', ...decode },
+    });
+  const armed = () => step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status;
+
+  test('an armed role the round holds at every replica stays armed: no write for it', () => {
+    const s = step(decodeDown({}), armed(), T0 + 1000);
+    expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([['prefill', 34, false]]);
+    expect(s.status.roles.find((r) => r.name === 'decode')).toMatchObject({ partition: 20, phase: 'Unavailable' });
+  });
+
+  test('a role written at partition = replicas (unpaused) is moved to paused with partition replicas − 1', () => {
+    const s = step(decodeDown({ partition: 20, paused: false }), armed(), T0 + 1000);
+    expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
+      ['prefill', 34, false],
+      ['decode', 19, true],
+    ]);
+  });
+
+  test('no write of any pass but a rollback has a partition ≥ replicas', () => {
+    const r = rule({ rollbackOnDeadline: true });
+    const first = step(decodeDown({}), armed(), T0 + 1000, r);
+    const rolledBack = step(stuck(40), progressingAt(T0, r), T0 + 60_000, r);
+    expect(first.writes.every((w) => w.partition < (w.name === 'prefill' ? 40 : 20))).toBe(true);
+    expect(rolledBack.writes.map((w) => [w.name, w.partition])).toEqual([
+      ['prefill', 40],
+      ['decode', 20],
+    ]);
+  });
+});
+
 test('a role over its maxUnavailable budget is held, named, and warned about once', () => {
   const previous = progressingAt(T0);
   // Five decode replicas down (its budget is 2): decode is held at 2 updated, and prefill is at its bound against that.
@@ -249,10 +284,11 @@ describe('AffinityScheduling waves', () => {
   });
   const at = (b0: { p: number; d: number; dReady?: number }, b1 = { p: 0, d: 0 }, paused1 = true, revision = 'v2') =>
     roles({
-      'prefill-b0': { desired: 2, updated: b0.p, partition: 2 - b0.p, maxUnavailable: 1, paused: b0.p === 0, revision },
-      'decode-b0': { desired: 1, updated: b0.d, ready: b0.dReady ?? 1, partition: 1 - b0.d, maxUnavailable: 1, paused: b0.d === 0, revision },
-      'prefill-b1': { desired: 2, updated: b1.p, partition: 2 - b1.p, maxUnavailable: 1, paused: paused1, revision },
-      'decode-b1': { desired: 1, updated: b1.d, partition: 1 - b1.d, maxUnavailable: 1, paused: paused1, revision },
+      // Paused roles carry the partition 0 they were armed with, as the executor writes it.
+      'prefill-b0': { desired: 2, updated: b0.p, partition: b0.p === 0 ? 0 : 2 - b0.p, maxUnavailable: 1, paused: b0.p === 0, revision },
+      'decode-b0': { desired: 1, updated: b0.d, ready: b0.dReady ?? 1, partition: b0.d === 0 ? 0 : 1 - b0.d, maxUnavailable: 1, paused: b0.d === 0, revision },
+      'prefill-b1': { desired: 2, updated: b1.p, partition: paused1 ? 0 : 2 - b1.p, maxUnavailable: 1, paused: paused1, revision },
+      'decode-b1': { desired: 1, updated: b1.d, partition: paused1 ? 0 : 1 - b1.d, maxUnavailable: 1, paused: paused1, revision },
     });
   const armed = () => step(at({ p: 2, d: 1 }, { p: 2, d: 1 }, true, 'v1'), undefined, T0, batched).status;
 
