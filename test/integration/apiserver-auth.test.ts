@@ -2,13 +2,19 @@
  * The API server against a real kube-apiserver with token authentication and RBAC: two users with
  * RoleBindings in different namespaces, every Kubernetes call made as the caller (impersonation),
  * 401 without a token, 403 outside one's namespace, ListAll filtered to what each may see, forged
- * `Impersonate-User` headers ignored, and the caller as the audited user of each write.
+ * `Impersonate-User` headers ignored, and the caller as the audited user of each write. An API
+ * server running as the install chart's ServiceAccount with only the chart's RBAC serves users and
+ * ServiceAccount callers (tokens for audience `rayshift`), steering included, and refuses what their
+ * RBAC does not allow.
  */
-import * as fs from 'node:fs';
 import { fromJson, type JsonValue } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
+import { ApiClient, createApiClient } from '../../lib/apiserver/client';
 import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
-import { ApiEnv, TEAM_A, TEAM_B, grantUser, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import type { RunningApiServer } from '../../lib/apiserver/server';
+import { RAYSHIFT_RAYSERVICE } from '../../lib/runtime/rayservice/names';
+import { ApiEnv, TEAM_A, TEAM_B, auditEventOf, grantUser, rayServiceBody, serviceAccountCaller, startApiEnv } from '../apiserver/support/api-env';
+import { CHART_IDENTITY, startChartApiServer } from '../apiserver/support/chart-server';
 import { waitFor } from '../support/operator-env';
 
 let env: ApiEnv;
@@ -83,14 +89,8 @@ test('the audit identity of each write is the caller, with the API server as imp
   const created = await env.rest('POST', base(TEAM_A), rayServiceBody('audited'));
   expect(created.status).toBe(200);
   expect((await env.rest('DELETE', `${base(TEAM_A)}/audited`)).status).toBe(200);
-  type AuditEvent = { verb: string; stage: string; objectRef?: { resource?: string; name?: string; namespace?: string }; user: { username: string }; impersonatedUser?: { username: string } };
-  let writes: AuditEvent[] = [];
-  await waitFor(() => {
-    const events = fs.existsSync(env.auditLog) ? fs.readFileSync(env.auditLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent) : [];
-    writes = events.filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.resource === 'rayservices' && e.objectRef?.name === 'audited' && (e.verb === 'create' || e.verb === 'delete'));
-    return writes.length >= 2;
-  }, 'audit events of the create and the delete', 30_000, 200);
-  for (const w of writes) {
+  for (const verb of ['create', 'delete']) {
+    const w = await auditEventOf(env, (e) => e.objectRef?.name === 'audited' && e.verb === verb);
     expect(w.impersonatedUser?.username).toBe('alice');
     expect(w.user.username).toBe('rayshift-admin');
   }
@@ -107,28 +107,25 @@ test('health, readiness, metrics and the OpenAPI document are served', async () 
   expect(Object.keys(openApi.body.paths)).toContain('/apis/rayshift/v1/namespaces/{namespace}/rayservices/{name}:promote');
 });
 
-test('the install chart RBAC is enough: an API server running as its ServiceAccount serves the same calls', async () => {
-  const { Testing } = await import('cdk8s');
-  const { ApiServer } = await import('../../operator/chart/api-server');
-  const { loadClientNode } = await import('../../lib/runtime/kube/client-node');
-  const { startApiServer } = await import('../../lib/apiserver/server');
-  const { createApiClient } = await import('../../lib/apiserver/client');
-  const chart = Testing.chart();
-  new ApiServer(chart, 'api', { namespace: 'rayshift-system', tlsSecretName: 'tls' });
-  await env.admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'rayshift-system' } });
-  for (const o of Testing.synth(chart).filter((o) => ['ClusterRole', 'ClusterRoleBinding'].includes(o.kind))) await env.admin.create(o);
-  const token = await env.cp.serviceAccountToken('rayshift-system', 'rayshift-api-server');
-  const kc = new (loadClientNode().KubeConfig)();
-  kc.loadFromOptions({
-    clusters: [{ name: 'cp', server: env.cp.url, caFile: env.cp.caFile }],
-    users: [{ name: 'sa', token }],
-    contexts: [{ name: 'sa', cluster: 'cp', user: 'sa' }],
-    currentContext: 'sa',
+describe("as the install chart's ServiceAccount, with only the chart's RBAC", () => {
+  let server: RunningApiServer;
+  beforeAll(async () => {
+    server = await startChartApiServer(env);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
   });
-  const pki = `${env.cp.dir}/pki`;
-  const server = await startApiServer({ kubeConfig: kc, host: '127.0.0.1', port: 0, tls: { cert: fs.readFileSync(`${pki}/apiserver.crt`), key: fs.readFileSync(`${pki}/apiserver.key`) } });
-  const api = createApiClient({ baseUrl: server.url, token: env.tokens.bob, ca: env.cp.ca });
-  try {
+  const opened: ApiClient[] = [];
+  afterAll(() => opened.forEach((c) => c.close()));
+  /** A client of the chart's server with `token`. */
+  const clientOf = (token: string) => {
+    const api = createApiClient({ baseUrl: server.url, token, ca: env.cp.ca });
+    opened.push(api);
+    return api;
+  };
+
+  test("a user's calls are served the same", async () => {
+    const api = clientOf(env.tokens.bob);
     expect((await api.identity.whoAmI({})).username).toBe('bob');
     const created = await api.rayServices.createRayService({ namespace: TEAM_B, rayService: fromJson(RayServiceSchema, rayServiceBody('via-sa') as JsonValue) });
     expect(created.namespace).toBe(TEAM_B);
@@ -136,10 +133,45 @@ test('the install chart RBAC is enough: an API server running as its ServiceAcco
     expect(all.map((s) => s.name)).toContain('via-sa');
     expect(new Set(all.map((s) => s.namespace))).toEqual(new Set([TEAM_B]));
     await expect(api.rayServices.getRayService({ namespace: TEAM_A, name: 'svc-a' })).rejects.toMatchObject({ code: Code.PermissionDenied });
-  } finally {
-    api.close();
-    await server.close();
-  }
+  });
+
+  test('a ServiceAccount caller (token for audience rayshift) lists, gets and steers; the audit log shows it as the writer', async () => {
+    const token = await serviceAccountCaller(env, TEAM_B, 'deployer', [
+      { apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+      { apiGroups: ['rayshift.dev'], resources: ['rayservices/pause'], verbs: ['update'] },
+    ]);
+    const api = clientOf(token);
+    const user = `system:serviceaccount:${TEAM_B}:deployer`;
+    expect((await api.identity.whoAmI({})).username).toBe(user);
+    await waitFor(async () => (await api.rayServices.listRayServices({ namespace: TEAM_B }).catch(() => undefined)) !== undefined, 'the RoleBinding to take effect', 30_000, 200);
+    await api.rayServices.createRayService({ namespace: TEAM_B, rayService: fromJson(RayServiceSchema, rayServiceBody('sa-made') as JsonValue) });
+    expect((await api.rayServices.listRayServices({ namespace: TEAM_B })).rayServices.map((s) => s.name)).toContain('sa-made');
+    expect((await api.rayServices.getRayService({ namespace: TEAM_B, name: 'sa-made' })).name).toBe('sa-made');
+    expect((await api.rayServices.pauseRayService({ namespace: TEAM_B, name: 'sa-made', reason: 'hold' })).paused).toBe(true);
+    const stored = await env.admin.get(RAYSHIFT_RAYSERVICE, 'sa-made', TEAM_B);
+    expect(JSON.parse(stored.metadata.annotations!['rayshift.dev/last-steering'])).toMatchObject({ verb: 'pause', user });
+
+    const patch = await auditEventOf(env, (e) => e.verb === 'patch' && e.objectRef?.name === 'sa-made');
+    expect(patch.impersonatedUser?.username).toBe(user);
+    expect(patch.user.username).toBe(CHART_IDENTITY);
+    expect(patch.responseStatus?.code).toBe(200);
+  }, 60_000);
+
+  test('a ServiceAccount is refused where its RBAC says so: another namespace, or a steering verb without patch on the RayService', async () => {
+    // viewer may read and pause RayServices in team-b, but not patch them: steering writes as the caller, so pause is refused.
+    const token = await serviceAccountCaller(env, TEAM_B, 'viewer', [
+      { apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'list'] },
+      { apiGroups: ['rayshift.dev'], resources: ['rayservices/pause', 'rayservices/resume'], verbs: ['update'] },
+    ]);
+    const viewer = clientOf(token).rayServices;
+    await waitFor(async () => (await viewer.getRayService({ namespace: TEAM_B, name: 'via-sa' }).catch(() => undefined)) !== undefined, 'the RoleBinding to take effect', 30_000, 200);
+    await expect(viewer.pauseRayService({ namespace: TEAM_B, name: 'via-sa', reason: 'no' })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    expect((await env.admin.get(RAYSHIFT_RAYSERVICE, 'via-sa', TEAM_B)).metadata.annotations?.['rayshift.dev/paused']).toBeUndefined();
+    await expect(viewer.getRayService({ namespace: TEAM_A, name: 'svc-a' })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    await expect(viewer.listRayServices({ namespace: TEAM_A })).rejects.toMatchObject({ code: Code.PermissionDenied });
+    // GetSteeringAccess says so before the click: without patch, no verb.
+    expect((await viewer.getSteeringAccess({ namespace: TEAM_B, name: 'via-sa' })).allowedVerbs).toEqual([]);
+  }, 60_000);
 });
 
 test('--insecure-local serves cleartext HTTP/1.1 and h2c on loopback only, as the server identity', async () => {

@@ -4,16 +4,19 @@
  * executing real incremental upgrades on a real kube-apiserver: the watch (gRPC stream and REST
  * server-sent events) follows a whole upgrade and ends on completion; pause, resume, promote, abort
  * and rollback change what the operator does, are refused with FAILED_PRECONDITION when they do not
- * apply, and are authorised per verb (a user may promote without being allowed to edit). A service's
- * revisions (from the clusters it controls) and events (of it and its clusters, by kind and name)
- * answer equally over REST and gRPC, only to callers who may read them, and a revision sent back as
- * the spec rolls the service back to it.
+ * apply, are authorised per verb and written as the caller (a user may promote only with patch on the
+ * service too; kube-apiserver's audit log names them), and rollback restores the operator's record of
+ * the serving spec, not what someone who may only edit RayClusters wrote on the serving cluster. A
+ * service's revisions (from the clusters it controls) and events (of it and its clusters, by kind
+ * and name) answer equally over REST and gRPC, only to callers who may read them, and a revision
+ * sent back as the spec rolls the service back to it.
  */
 import { toJson } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { ListRayServiceEventsResponseSchema, ListRayServiceRevisionsResponseSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
 import { UpgradeEventType, UpgradePhase, type UpgradeEvent } from '../../lib/apiserver/gen/rayshift/v1/upgrade_pb';
-import { ApiEnv, TEAM_A, eventAbout, grantUser, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import { RAYSHIFT_RAYSERVICE } from '../../lib/runtime/rayservice/names';
+import { ApiEnv, TEAM_A, auditEventOf, eventAbout, grantUser, rayServiceBody, serviceAccountCaller, startApiEnv } from '../apiserver/support/api-env';
 import { waitFor } from '../support/operator-env';
 
 let env: ApiEnv;
@@ -127,11 +130,23 @@ test('pause holds the operator, resume lets it continue, promote finishes withou
   expect((await env.rest('POST', `${base}/llm:resume`, {})).status).toBe(200);
   await waitUntil('llm', (u) => u.phase !== 'UPGRADE_PHASE_PAUSED', 'the operator to leave Paused');
 
-  // bob may promote (his Role grants rayservices/promote) but may not edit or read the service.
-  expect((await env.rest('GET', `${base}/llm`, undefined, { token: env.tokens.bob })).status).toBe(403);
+  // bob may promote (his Role grants rayservices/promote) and read llm, but not patch it: the
+  // promotion is written as bob, so it is refused and nothing is written.
+  await grantUser(env.admin, TEAM_A, 'bob', 'bob-reads-llm', [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], resourceNames: ['llm'], verbs: ['get'] }]);
+  await waitFor(async () => (await env.rest('GET', `${base}/llm`, undefined, { token: env.tokens.bob })).status === 200, 'bob to read llm', 30_000, 200);
   expect((await env.rest('POST', `${base}/llm:pause`, {}, { token: env.tokens.bob })).status).toBe(403);
+  const refused = await env.rest('POST', `${base}/llm:promote`, { reason: 'ship it' }, { token: env.tokens.bob });
+  expect(refused.status).toBe(403);
+  expect(refused.body.code).toBe(Code.PermissionDenied);
+  expect((await env.rest('GET', `${base}/llm`)).body.annotations?.['rayshift.dev/promote']).toBeUndefined();
+
+  // With patch as well, bob promotes; kube-apiserver's audit log records the patch as bob's, made through the API server.
+  await grantUser(env.admin, TEAM_A, 'bob', 'bob-patches-llm', [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], resourceNames: ['llm'], verbs: ['patch'] }]);
+  await waitFor(async () => (await env.rest('GET', `${base}/llm/steeringAccess`, undefined, { token: env.tokens.bob })).body.allowedVerbs?.includes('promote'), 'bob to patch llm', 30_000, 200);
   const promoted = await env.rest('POST', `${base}/llm:promote`, { reason: 'ship it' }, { token: env.tokens.bob });
   expect(promoted.status).toBe(200);
+  const audited = await auditEventOf(env, (e) => e.verb === 'patch' && e.objectRef?.name === 'llm' && e.impersonatedUser?.username === 'bob');
+  expect(audited).toMatchObject({ user: { username: 'rayshift-admin' }, responseStatus: { code: 200 } });
   const done = await waitUntil('llm', (u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending, 'the promotion to finish');
   expect(done.reason).toBe('Promoted');
   const svc = (await env.rest('GET', `${base}/llm`)).body;
@@ -149,17 +164,38 @@ test('abort rolls the upgrade back and rejects its spec', async () => {
   await waitSpent('rayshift.dev/abort');
 }, 180_000);
 
-test('rollback reverts the spec to the serving cluster, which the operator rolls back to', async () => {
+test("rollback restores the operator's record of the serving spec, not what a RayCluster editor wrote on the serving cluster", async () => {
   const before = await upgrade('llm');
+  const stored = await env.admin.get(RAYSHIFT_RAYSERVICE, 'llm', TEAM_A);
+  const record = (stored.status as any).servingSpec;
+  expect(record).toMatchObject({ rayClusterName: before.active.cluster, serveConfigV2: (stored.spec as any).serveConfigV2 });
   await startUpgrade('llm');
   await waitUntil('llm', (u) => !!u.pending, 'a pending cluster');
+  // Held, so that the upgrade cannot finish before the rollback.
+  expect((await env.rest('POST', `${base}/llm:pause`, {})).status).toBe(200);
+
+  // mallory may edit RayClusters in team-a but not RayServices, and rewrites the serving cluster's
+  // Serve config annotation (what rollback used to restore) to another import path.
+  const mallory = await serviceAccountCaller(env, TEAM_A, 'mallory', [{ apiGroups: ['ray.io'], resources: ['rayclusters'], verbs: ['get', 'patch'] }]);
+  const evil = 'applications:\n- name: app\n  import_path: mallory.app:build\n  route_prefix: /\n';
+  const clusterPath = `/apis/ray.io/v1/namespaces/${TEAM_A}/rayclusters/${before.active.cluster}`;
+  const tamper = () => env.cp.request('PATCH', clusterPath, { metadata: { annotations: { 'rayshift.dev/serve-config': evil } } }, { token: mallory, contentType: 'application/merge-patch+json' });
+  await waitFor(async () => (await tamper()).status === 200, 'mallory to patch the serving cluster', 30_000, 200);
+  const servicePath = `/apis/rayshift.dev/v1alpha1/namespaces/${TEAM_A}/rayservices/llm`;
+  expect((await env.cp.request('PATCH', servicePath, { spec: { serveConfigV2: evil } }, { token: mallory, contentType: 'application/merge-patch+json' })).status).toBe(403);
+
+  // alice's rollback writes the recorded spec and Serve config.
   const r = await env.rest('POST', `${base}/llm:rollback`, {});
   expect(r.status).toBe(200);
+  const reverted = await env.admin.get(RAYSHIFT_RAYSERVICE, 'llm', TEAM_A);
+  expect((reverted.spec as any).serveConfigV2).toBe(record.serveConfigV2);
+  expect((reverted.spec as any).rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu).toBe(String(cpu - 2));
+  expect(JSON.parse(reverted.metadata.annotations!['rayshift.dev/last-steering'])).toMatchObject({ verb: 'rollback', user: 'alice' });
+  expect((await env.rest('POST', `${base}/llm:resume`, {})).status).toBe(200);
+
   const after = await waitUntil('llm', (u) => !u.pending && u.phase === 'UPGRADE_PHASE_IDLE', 'the rollback');
   expect(after.active.cluster).toBe(before.active.cluster);
   expect(after.reason).not.toBe('Aborted');
-  const svc = (await env.rest('GET', `${base}/llm`)).body;
-  expect(svc.spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu).toBe(String(cpu - 2));
 }, 180_000);
 
 test('revisions and events answer equally over REST and gRPC, only to callers who may read them, and a revision rolls back', async () => {

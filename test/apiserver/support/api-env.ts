@@ -16,7 +16,7 @@ import { KubeClient } from '../../../lib/runtime/kube/client';
 import type { KubeObject } from '../../../lib/runtime/kube/types';
 import { loadClientNode } from '../../../lib/runtime/kube/client-node';
 import { ControlPlane } from '../../support/controlplane';
-import { createNamespace, startOperatorEnv, startOperatorHarness } from '../../support/operator-env';
+import { createNamespace, startOperatorEnv, startOperatorHarness, waitFor } from '../../support/operator-env';
 
 /** Namespaces of the two test users. */
 export const TEAM_A = 'team-a';
@@ -177,6 +177,33 @@ export async function startApiEnv(
   };
 }
 
+/** One kube-apiserver audit event, as far as the tests read it. */
+export interface AuditEvent {
+  readonly verb: string;
+  readonly stage: string;
+  readonly objectRef?: { readonly resource?: string; readonly name?: string; readonly namespace?: string };
+  readonly user: { readonly username: string };
+  readonly impersonatedUser?: { readonly username: string };
+  readonly responseStatus?: { readonly code?: number };
+}
+
+/** Waits until the audit log holds a completed request on RayServices that `match`es (the log is written asynchronously), and returns the last such one. */
+export async function auditEventOf(env: ApiEnv, match: (e: AuditEvent) => boolean): Promise<AuditEvent> {
+  let found: AuditEvent | undefined;
+  await waitFor(
+    () => {
+      const lines = fs.existsSync(env.auditLog) ? fs.readFileSync(env.auditLog, 'utf8').split('\n').filter(Boolean) : [];
+      const events = lines.map((l) => JSON.parse(l) as AuditEvent).filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.resource === 'rayservices' && match(e));
+      found = events[events.length - 1];
+      return found !== undefined;
+    },
+    'the audit event',
+    30_000,
+    200,
+  );
+  return found!;
+}
+
 /** Grants `user` the `rules` in `namespace`: a Role and a RoleBinding, both named `name`. */
 export async function grantUser(admin: KubeClient, namespace: string, user: string, name: string, rules: readonly Record<string, unknown>[]): Promise<void> {
   await admin.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules } as never);
@@ -187,6 +214,28 @@ export async function grantUser(admin: KubeClient, namespace: string, user: stri
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
     subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
   } as never);
+}
+
+/**
+ * A ServiceAccount caller: creates the ServiceAccount `name` in `namespace` with a Role and
+ * RoleBinding (both named `name`) granting `rules` there, and returns a token of it for audience
+ * `rayshift` (TokenRequest), the documented way for workloads to call the API server.
+ */
+export async function serviceAccountCaller(env: ApiEnv, namespace: string, name: string, rules: readonly Record<string, unknown>[]): Promise<string> {
+  const sa = `/api/v1/namespaces/${namespace}/serviceaccounts`;
+  const created = await env.cp.request('POST', sa, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+  if (created.status !== 201) throw new Error(`creating ServiceAccount ${namespace}/${name}: HTTP ${created.status}`);
+  await env.admin.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace }, rules } as never);
+  await env.admin.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [{ kind: 'ServiceAccount', name, namespace }],
+  } as never);
+  const minted = await env.cp.request('POST', `${sa}/${name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { audiences: ['rayshift'], expirationSeconds: 3600 } });
+  if (typeof minted.body?.status?.token !== 'string') throw new Error(`TokenRequest for ${namespace}/${name}: HTTP ${minted.status}`);
+  return minted.body.status.token;
 }
 
 /** An `events.k8s.io/v1` Event named `name` about `regarding` (in `namespace`), reported now. */
