@@ -6,7 +6,8 @@
  *
  * - every role that can advance does so in the same round (RBG advances only the slowest); each
  *   role may go up to `floor(desired_r · (updated_o/desired_o + maxSkew + 1/desired_min))` for every
- *   other role `o`, in exact integer arithmetic. The bound is taken against the other roles'
+ *   other role `o`, in exact integer arithmetic, and passes the check RBG's own unit test makes
+ *   (float64, no epsilon; see `skewBound`). The bound is taken against the other roles'
  *   *current* updated counts, which only grow, so it holds whatever order the workloads catch up
  *   in, for any number of roles (RBG's `upper + 1` step compares the slowest role with the fastest
  *   only and can exceed its own bound with three roles: 4/5/5 at 10 % goes 0/1/0 → 0/1/2);
@@ -70,17 +71,32 @@ export function nextRbgRound(maxSkewPercent: number, roles: readonly RbgRoleStat
 }
 
 /**
- * Largest updated count for `role` within maxSkew plus one replica of the smallest role of every
- * other coordinated role's current progress: `x/D ≤ u/d + s/100 + 1/m`, i.e.
- * `x = floor((100·u·D·m + s·d·D·m + 100·d·D) / (100·d·m))`; its own desired when it is alone.
+ * Largest updated count for `role` against every other coordinated role `o` (desired `d`,
+ * updated `u`; `D` is the role's desired, `m` the smallest role's, `s` maxSkew in percent):
+ * maxSkew plus one replica of the smallest role, `x/D ≤ u/d + s/100 + 1/m`, i.e.
+ * `x = floor((100·u·D·m + s·d·D·m + 100·d·D) / (100·d·m))` in exact integer arithmetic (exact
+ * while the products stay below 2^53); its own desired when it is alone.
+ *
+ * RBG's unit test accepts a state when `ceil(10000·(x/D − u/d)) ≤ B` basis points, computed in
+ * float64 without epsilon, `B = max(1, 100·s) + ceil(10000/m)`. When `m` divides 10000 and
+ * `s ≥ 1`, the bound above can land exactly on `B`, where that float64 check passes or fails by
+ * rounding noise (5/16 − 6/25 computes to 0.07250000000000001: 726 > 725). Exactly there, and
+ * only there, the check is evaluated as RBG computes it and one replica less is taken if it
+ * fails. Below `B` the exact gap (at least `1/(D·d)` basis points) outweighs float64's error
+ * (< 4e-12) for `D·d < 2^38`; float64 ratios and differences are monotone, so a count that passes
+ * against the others' current counts passes against any larger ones: in whatever order the
+ * workloads catch up, every state passes RBG's check.
  */
 function skewBound(maxSkewPercent: number, role: RbgRoleState, coordinated: readonly RbgRoleState[], smallest: number): number {
   const D = role.desired;
+  const checkBound = Math.max(1, 100 * maxSkewPercent) + Math.ceil(10000 / smallest);
   let bound = D;
   for (const other of coordinated) {
     if (other === role) continue;
     const d = other.desired;
-    const x = Math.floor((100 * other.updatedReplicas * D * smallest + maxSkewPercent * d * D * smallest + 100 * d * D) / (100 * d * smallest));
+    const u = other.updatedReplicas;
+    let x = Math.floor((100 * u * D * smallest + maxSkewPercent * d * D * smallest + 100 * d * D) / (100 * d * smallest));
+    if (10000 * (x * d - u * D) === checkBound * D * d && Math.ceil(10000 * (x / D - u / d)) > checkBound) x -= 1;
     if (x < bound) bound = x;
   }
   return bound;

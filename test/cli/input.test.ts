@@ -159,8 +159,8 @@ describe('RoleBasedGroups whose rollout a rayshift executor runs (rayshift.dev/c
     const { plans } = JSON.parse(r.stdout) as { plans: { kind: string; name: string; rule: string; rounds: { updated: Record<string, number> }[]; complete: boolean }[] };
     expect(plans).toHaveLength(1);
     expect(plans[0]).toMatchObject({ kind: 'RoleBasedGroup', name: 'pd', rule: 'pd-rollout', complete: true });
-    expect(plans[0].rounds).toHaveLength(7); // 40 prefill / 20 decode at 10%: docs/rbg-coordination.md
-    expect(plans[0].rounds[6].updated).toEqual({ prefill: 40, decode: 20 });
+    expect(plans[0].rounds).toHaveLength(8); // 40 prefill / 20 decode at 10%: docs/rbg-coordination.md
+    expect(plans[0].rounds[7].updated).toEqual({ prefill: 40, decode: 20 });
     const asPolicy = text('rbg-operator.yaml')
       .replace(/ {2}labels:\n.*\n {2}annotations:\n.*\n/, '')
       .concat('---\napiVersion: workloads.x-k8s.io/v1alpha2\nkind: CoordinatedPolicy\nmetadata: {name: pd}\n')

@@ -1,6 +1,7 @@
 /**
- * RBG coordinated rolling update: RBG's own unit-test cases (rolebasedgroup_controller_test.go)
- * against the exact port and against rayshift's parallel rounds, plus random role sets.
+ * RBG coordinated rolling update beyond upstream's own test tables (those are in
+ * test/parity/rbg-rolling.test.ts): the exact port's traces, rayshift's parallel rounds and random
+ * role sets, each round checked with RBG's own skew check as RBG computes it.
  */
 import fc from 'fast-check';
 import {
@@ -14,6 +15,7 @@ import {
   upstreamRollingTargets,
   type RbgRoleState,
 } from '../../lib/engine';
+import { rbgSkewCheck } from '../support/rbg-skew-check';
 
 const role = (name: string, desired: number, updated = 0, extra: Partial<RbgRoleState> = {}): RbgRoleState => ({
   name,
@@ -37,22 +39,12 @@ function step(algorithm: Algorithm, maxSkew: number, roles: RbgRoleState[]): Rbg
   return roles.map((r) => ({ ...r, updatedReplicas: r.desired - upstreamPartition(r, targets?.get(r.name) ?? r.desired) }));
 }
 
-/**
- * RBG's test check: ceil(1e4·(ρfast − ρslow)) ≤ maxSkew in basis points + max over roles of ceil(1e4/D).
- * The 1e-9 absorbs float noise at exact equality (e.g. 2/50 − 0/25 computing to 0.04000000000000001).
- */
-function skewSatisfied(maxSkew: number, roles: readonly RbgRoleState[]): boolean {
-  const bias = Math.max(...roles.map((r) => Math.ceil(10000 / r.desired)));
-  const progress = roles.map((r) => r.updatedReplicas / r.desired);
-  return Math.ceil(10000 * (Math.max(...progress) - Math.min(...progress)) - 1e-9) <= maxSkew * 100 + bias;
-}
-
 /** Rolls until done, checking the skew after every round as RBG's test does; returns the number of rounds. */
 function rollOut(algorithm: Algorithm, maxSkew: number, start: RbgRoleState[], checkSkew = true): number {
   let roles: RbgRoleState[] = start.map((r) => ({ ...r, currentPartition: r.desired - r.updatedReplicas }));
   for (let rounds = 1; rounds < 10_000; rounds++) {
     const next = step(algorithm, maxSkew, roles);
-    if (checkSkew && !skewSatisfied(maxSkew, next)) throw new Error(`${algorithm}: skew out of bounds at ${next.map((r) => `${r.updatedReplicas}/${r.desired}`).join(',')}`);
+    if (checkSkew && !rbgSkewCheck(maxSkew, next).ok) throw new Error(`${algorithm}: skew out of bounds at ${next.map((r) => `${r.updatedReplicas}/${r.desired}`).join(',')}`);
     if (next.every((r, i) => r.updatedReplicas === roles[i].updatedReplicas)) throw new Error(`${algorithm}: stalled at ${next.map((r) => r.updatedReplicas).join('/')}`);
     roles = next;
     if (roles.every((r) => r.updatedReplicas >= r.desired)) return rounds;
@@ -61,19 +53,6 @@ function rollOut(algorithm: Algorithm, maxSkew: number, start: RbgRoleState[], c
 }
 
 describe('calculateCoordinationUpdatedReplicasBound (exact port)', () => {
-  it.each([
-    [10, 50, 100, 100, 40, 60],
-    [1, 20, 200, 100, 9, 11],
-    [5, 50, 100, 200, 90, 110],
-    [10, 5, 0, 100, 0, 0],
-    [10, 1, 10, 10, 0, 2],
-    [50, 50, 100, 100, 0, 100],
-    [10, 100, 100, 100, 90, 110],
-    [10, 0, 100, 100, 0, 10],
-  ])('maxSkew %i%%, ref %i/%i, request %i → (%i, %i)', (s, a, b, d, lower, upper) => {
-    expect(coordinationUpdatedReplicasBound(s, a, b, d)).toEqual([lower, upper]);
-  });
-
   it('rounds half away from zero like Go math.Round', () => {
     expect([goRound(2.5), goRound(-2.5), goRound(0.5), goRound(-0.5), goRound(0.49999999999999994), goRound(1.4)]).toEqual([3, -3, 1, -1, 0, 1]);
     // (10%, 1, 10, 10): upper = round(20/10 … ) and (1%, 3, 200, 100): lower = round(1.0) and upper = round(2.0); a half: (50%, 1, 4, 1) → upper = round(0.75)
@@ -119,35 +98,6 @@ describe('upstream traces (rbg.md §3.2)', () => {
   });
 });
 
-describe.each(['upstream', 'parallel'] as const)('RBG Test_CalculateNextRollingTarget_WithNormalCases: %s', (algorithm) => {
-  it.each([
-    ['(200p,100d) 1% from 20/0', 1, [['p', 200, 20], ['d', 100, 0]]],
-    ['(200p,100d) 10% from 71/53', 10, [['p', 200, 71], ['d', 100, 53]]],
-    ['(3p,1d) 1% from 1/1', 1, [['p', 3, 1], ['d', 1, 1]]],
-    ['(7p,5d) 1% from 2/1', 1, [['p', 7, 2], ['d', 5, 1]]],
-    ['(1p,1d) 1%', 1, [['p', 1, 0], ['d', 1, 0]]],
-    ['(10p,10d) 1% from 2/0', 1, [['p', 10, 2], ['d', 10, 0]]],
-    ['(10p,10d,10e) 1% from 1/2/3', 1, [['p', 10, 1], ['d', 10, 2], ['e', 10, 3]]],
-    ['(7p,5d,3e) 1% from 3/1/1', 1, [['p', 7, 3], ['d', 5, 1], ['e', 3, 1]]],
-    ['(7p,5d,3e) 10% from 1/1/1', 10, [['p', 7, 1], ['d', 5, 1], ['e', 3, 1]]],
-    ['(10p,2d) 10%', 10, [['p', 10, 0], ['d', 2, 0]]],
-  ] as Array<[string, number, Array<[string, number, number]>]>)('%s', (_name, maxSkew, spec) => {
-    expect(rollOut(algorithm, maxSkew, spec.map(([n, d, u]) => role(n, d, u)))).toBeGreaterThan(0);
-  });
-
-  it('sweep: every (p, d) in 1..99 at 1% from 0/0', () => {
-    for (let p = 1; p < 100; p++) for (let d = 1; d < 100; d++) rollOut(algorithm, 1, [role('prefill', p), role('decode', d)]);
-  });
-
-  it('sweep: every (p, d) in 1..19 from every start 1..p / 1..d at 1%', () => {
-    for (let p = 1; p < 20; p++) {
-      for (let d = 1; d < 20; d++) {
-        for (let up = 1; up <= p; up++) for (let ud = 1; ud <= d; ud++) if (up < p || ud < d) rollOut(algorithm, 1, [role('prefill', p, up), role('decode', d, ud)]);
-      }
-    }
-  });
-});
-
 describe('parallel rounds', () => {
   it('7p/3d at 1%: 5 rounds instead of 8, within 1 % plus one decode replica', () => {
     const roles = [{ name: 'prefill', replicas: 7, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 3, partition: 0, maxUnavailable: 1 }];
@@ -155,17 +105,20 @@ describe('parallel rounds', () => {
     expect(p.rounds.map((r) => `${r.updated.prefill}/${r.updated.decode}`)).toEqual(['2/1', '4/1', '4/2', '7/2', '7/3']);
     expect(p.rounds[0].partition).toEqual({ prefill: 5, decode: 2 });
     expect(p.complete).toBe(true);
-    expect(p.maxSkewPercentObserved).toBeLessThanOrEqual(1 + 100 / 3 + 1e-9);
+    expect(p.maxSkewPercentObserved).toBeLessThan(1 + 100 / 3);
     expect(plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 1, coordination: 'upstream', roles }).rounds).toHaveLength(8);
   });
 
-  it('40p/20d at 10%: 7 rounds in lockstep instead of 39', () => {
+  it('40p/20d at 10%: 8 rounds instead of 39, on RBG\'s exact bound only where its float64 check accepts it', () => {
     const roles = [{ name: 'prefill', replicas: 40, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 20, partition: 0, maxUnavailable: 1 }];
     const parallel = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 10, coordination: 'parallel', roles });
     const upstream = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 10, coordination: 'upstream', roles });
-    expect(parallel.rounds.map((r) => `${r.updated.prefill}/${r.updated.decode}`)).toEqual(['6/3', '12/6', '18/9', '24/12', '30/15', '36/18', '40/20']);
+    // 0/0 → 6/3 may pass through 6/0: 15 % = 10 % + one decode replica, exactly RBG's bound, and
+    // 0.15 × 10000 computes to 1500 ≤ 1500. 12/6 → 18/9 may not: 18/40 − 6/20 computes to
+    // 0.15000000000000002, 1501 basis points, so prefill goes to 17 (and decode to 8) instead.
+    expect(parallel.rounds.map((r) => `${r.updated.prefill}/${r.updated.decode}`)).toEqual(['6/3', '12/6', '17/8', '21/11', '28/13', '31/16', '38/18', '40/20']);
     expect(parallel.rounds[0]).toEqual({ updated: { prefill: 6, decode: 3 }, partition: { prefill: 34, decode: 17 } });
-    expect(parallel.maxSkewPercentObserved).toBe(0);
+    expect(parallel.maxSkewPercentObserved).toBeCloseTo(5, 9);
     expect(upstream.rounds).toHaveLength(39);
     expect(upstream.maxSkewPercentObserved).toBeCloseTo(5, 9);
   });

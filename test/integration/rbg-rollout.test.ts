@@ -22,6 +22,7 @@ import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/sta
 import { CoordinationRule } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { ControlPlane, startControlPlane } from '../support/controlplane';
+import { rbgSkewCheck } from '../support/rbg-skew-check';
 import { SimulatedRbgController, simulateRbgController } from '../support/simulated-rbg';
 
 const ROOT = projectRoot();
@@ -164,15 +165,16 @@ function expectPartitionsNeverRaised(history: readonly Observation[]): void {
   }
 }
 
-/** Every observation's skew stays within maxSkew plus one replica of the smallest role. */
+/**
+ * Every observation passes RBG's own skew check as RBG's unit test computes it (float64, no
+ * epsilon: maxSkew plus one replica of the smallest role, in basis points); returns the worst skew, percent.
+ */
 function expectSkewWithin(history: readonly Observation[], maxSkewPercent: number): number {
-  const smallest = Math.min(...Object.values(history[0].roles).map((r) => r.desired));
-  const allowed = maxSkewPercent + 100 / smallest + 1e-9;
   let worst = 0;
   for (const o of history) {
-    const skew = skewOf(o);
-    worst = Math.max(worst, skew);
-    if (skew > allowed) expect({ skew, allowed, observation: o }).toEqual({ skew: '≤ allowed', allowed, observation: o });
+    worst = Math.max(worst, skewOf(o));
+    const verdict = rbgSkewCheck(maxSkewPercent, Object.entries(o.roles).map(([name, r]) => ({ name, desired: r.desired, updatedReplicas: r.updated })));
+    if (!verdict.ok) expect({ verdict, observation: o }).toEqual({ verdict: { ...verdict, ok: true }, observation: o });
   }
   return worst;
 }
@@ -252,7 +254,7 @@ describe.each(VERSIONS)('RBG $release ($version)', ({ release, version, type }) 
     return g;
   }
 
-  test('40 prefill / 20 decode at maxSkew 10% complete; the watched skew never exceeds 10% + one decode replica; no partition rises', async () => {
+  test('40 prefill / 20 decode at maxSkew 10% complete; every watched state passes the RBG skew check (10% + one decode replica); no partition rises', async () => {
     // Decode replicas take three times as long to become ready, so the roles drift apart between rounds.
     READY_DELAY_MS.set('pd-40-20/decode', 45);
     const g = group('pd-40-20', { prefill: 40, decode: 20 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%' }, progressDeadlineSeconds: 120 });
@@ -269,7 +271,7 @@ describe.each(VERSIONS)('RBG $release ($version)', ({ release, version, type }) 
     expect(written.some((r, i) => i > 0 && r.prefill.partition !== written[i - 1].prefill.partition && r.decode.partition !== written[i - 1].decode.partition)).toBe(true);
   });
 
-  test('7 prefill / 3 decode at maxSkew 1% complete within 1% + one decode replica', async () => {
+  test('7 prefill / 3 decode at maxSkew 1% complete, passing RBG\'s skew check (1% + one decode replica)', async () => {
     const g = group('pd-7-3', { prefill: 7, decode: 3 }, { rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 120 });
     await g.create();
     await g.changeTemplate();
