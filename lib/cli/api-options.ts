@@ -6,8 +6,8 @@
  * Free of the client's modules, so that registering the options costs the CLI's start nothing.
  */
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import type { Command } from 'commander';
+import { isLoopbackHost } from '../runtime/net/loopback';
 
 /** The options that select and reach an API server. */
 export interface ApiConnectionOptions {
@@ -68,12 +68,6 @@ export function resolveToken(opts: ApiConnectionOptions, env: NodeJS.ProcessEnv 
     }
   }
   return env[TOKEN_ENV] || undefined;
-}
-
-/** True for `localhost` and loopback addresses (`127.0.0.0/8`, `::1`; bracketed or not). */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return h === 'localhost' || h === '::1' || (net.isIPv4(h) && h.startsWith('127.'));
 }
 
 /** Where the token comes from, in the user's words (`resolveToken`'s order). */

@@ -9,11 +9,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { RunningApiServer } from '../apiserver/server';
 import { defaultDashboardDir } from '../dashboard/static-files';
 import { loadClientNode } from '../runtime/kube/client-node';
+import { integerIn, parseListen } from './flag-parsers';
 
 /** Options of `rayshift api-server`. */
 export interface ApiServerCommandOptions {
@@ -51,15 +52,6 @@ export const MAX_BODY_BYTES_RANGE = { min: 1024, max: 16 * 1024 * 1024 } as cons
  */
 export const TOKEN_RECHECK_SECONDS_RANGE = { min: 1, max: 600 } as const;
 
-/** A commander parser of an integer flag within `range`; the error names the flag, the range and the value. */
-export function integerIn(flag: string, range: { readonly min: number; readonly max: number }): (v: string) => number {
-  return (v) => {
-    const n = Number(v);
-    if (!/^\d+$/.test(v.trim()) || n < range.min || n > range.max) throw new InvalidArgumentError(`${flag} must be an integer from ${range.min} to ${range.max}; got ${JSON.stringify(v)}`);
-    return n;
-  };
-}
-
 const hasIndex = (dir: string) => fs.existsSync(path.join(dir, 'index.html'));
 
 /** The dashboard folder to serve: `--dashboard-dir` (which must hold `index.html`), else the package's `dist-ui/` when built. */
@@ -69,15 +61,6 @@ export function dashboardDirOf(option: string | undefined): string | undefined {
     return path.resolve(option);
   }
   return hasIndex(defaultDashboardDir()) ? defaultDashboardDir() : undefined;
-}
-
-/** Splits `host:port`, `[v6]:port` or `:port` (host then undefined). */
-export function parseListen(value: string): { host?: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(value);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || !Number.isInteger(port) || port > 65535) throw new InvalidArgumentError(`must be host:port or :port; got ${JSON.stringify(value)}`);
-  const host = m[1] ?? m[2];
-  return { ...(host ? { host } : {}), port };
 }
 
 /** Runs the server until SIGTERM/SIGINT; resolves with the exit code. */

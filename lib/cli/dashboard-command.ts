@@ -12,7 +12,9 @@ import * as https from 'node:https';
 import type * as net from 'node:net';
 import * as path from 'node:path';
 import { defaultDashboardDir, serveDashboardFile } from '../dashboard/static-files';
+import { isLoopbackHost } from '../runtime/net/loopback';
 import { EXIT, Output } from './commands';
+import { parseListen } from './flag-parsers';
 
 /** Options of `rayshift dashboard`. */
 export interface DashboardOptions {
@@ -43,22 +45,14 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-const DEFAULT_LISTEN = '127.0.0.1:8090';
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_LISTEN = `${DEFAULT_HOST}:8090`;
 
 /** Paths forwarded to the API server. */
 const PROXIED = [/^\/apis\/rayshift\//, /^\/(healthz|readyz|openapi\.json)$/];
 
 /** Hop-by-hop headers, which a proxy must not forward. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
-
-/** Parses `host:port` (`[::1]:8090` for IPv6). */
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(listen);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--listen must be host:port; got ${JSON.stringify(listen)}`);
-  return { host: m[1] ?? (m[2] || '127.0.0.1'), port };
-}
 
 function sendStatus(res: http.ServerResponse, status: number, code: number, message: string): void {
   const body = JSON.stringify({ code, message, details: [] });
@@ -72,7 +66,7 @@ export async function startDashboard(opts: StartDashboardOptions): Promise<Runni
   if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:') throw new Error(`--api-server must be an http(s) URL; got ${opts.apiServer}`);
   const root = path.resolve(opts.staticDir ?? defaultDashboardDir());
   if (!fs.existsSync(path.join(root, 'index.html'))) throw new Error(`the dashboard is not built: ${path.join(root, 'index.html')} is missing (in a checkout of rayshift, run \`npm run build:ui\`; the npm package ships it)`);
-  const { host, port } = parseListen(opts.listen ?? DEFAULT_LISTEN);
+  const { host = DEFAULT_HOST, port } = parseListen(opts.listen ?? DEFAULT_LISTEN);
   const secure = upstream.protocol === 'https:';
   const agent = secure ? new https.Agent({ keepAlive: true, ...(opts.ca ? { ca: opts.ca } : {}) }) : new http.Agent({ keepAlive: true });
   const base = upstream.pathname.replace(/\/$/, '');
@@ -146,6 +140,22 @@ function openInBrowser(url: string): void {
   child.unref();
 }
 
+/**
+ * Where viewers' tokens would cross a network in plain HTTP: the dashboard itself served beyond this
+ * machine, and the API server it forwards them to reached over `http://` beyond it.
+ */
+export function plaintextTokenWarnings(opts: Pick<DashboardOptions, 'apiServer' | 'listen'>): string[] {
+  const warnings: string[] = [];
+  if (!isLoopbackHost(parseListen(opts.listen ?? DEFAULT_LISTEN).host ?? DEFAULT_HOST)) {
+    warnings.push("the dashboard is served over plain HTTP beyond this machine: viewers' tokens cross the network unencrypted (put it behind TLS)");
+  }
+  const upstream = new URL(opts.apiServer);
+  if (upstream.protocol === 'http:' && !isLoopbackHost(upstream.hostname)) {
+    warnings.push(`viewers' tokens are forwarded to the API server ${upstream.origin} over plain HTTP, where anyone on the network path can read and reuse them (use an https:// --api-server)`);
+  }
+  return warnings;
+}
+
 /** `rayshift dashboard`; serves until `stop` resolves (SIGINT in the binary), then resolves to the exit code. */
 export async function dashboardCommand(opts: DashboardOptions, io: Output, stop: Promise<void>): Promise<number> {
   let dashboard: RunningDashboard;
@@ -156,9 +166,7 @@ export async function dashboardCommand(opts: DashboardOptions, io: Output, stop:
     return EXIT.invalid;
   }
   io.out(`rayshift dashboard at ${dashboard.url} (API server ${opts.apiServer}); Ctrl-C stops it\n`);
-  if (!LOOPBACK.has(parseListen(opts.listen ?? DEFAULT_LISTEN).host)) {
-    io.err(`${io.errStyle.yellow('warning:')} the dashboard is served over plain HTTP beyond this machine: viewers' tokens cross the network unencrypted (put it behind TLS)\n`);
-  }
+  for (const warning of plaintextTokenWarnings(opts)) io.err(`${io.errStyle.yellow('warning:')} ${warning}\n`);
   if (opts.open) openInBrowser(dashboard.url);
   await stop;
   await dashboard.close();

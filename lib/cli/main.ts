@@ -3,12 +3,13 @@
  * `yaml` for validate and plan); a subcommand that needs an optional peer dependency imports its
  * modules inside its action, after checking that the packages are installed (`peers.ts`).
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
 import type { RunOperatorOptions } from '../../operator/run';
 import type { StatusOptions, SteerOptions } from './status-command';
 import type { DashboardOptions } from './dashboard-command';
 import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
+import { PORT_RANGE, integerIn } from './flag-parsers';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
 import { MissingPeerError, OPTIONAL_PEERS, checkPeers, isInstalled } from './peers';
 import { styleFor } from './style';
@@ -43,6 +44,9 @@ export interface ProgramOptions {
   /** Whether a package is installed. @default resolves it from the CLI's modules */
   readonly installed?: (pkg: string) => boolean;
 }
+
+/** Services the operator reconciles at once: each holds open requests to the API server and a Ray head. */
+const CONCURRENCY_RANGE = { min: 1, max: 1000 } as const;
 
 /**
  * Builds the program; `io` receives all output and `exit` the exit code (injectable for tests). A
@@ -143,10 +147,10 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     .description('Run the rayshift operator, which executes upgrades of rayshift.dev RayServices')
     .option('--kubeconfig <path>', 'run outside the cluster with this kubeconfig (default: in-cluster ServiceAccount)')
     .option('--dashboard-address-template <url>', 'reach Ray dashboards at this URL template with {namespace} and {cluster} (default: <cluster>-head-svc.<namespace>.svc:8265)')
-    .option('--http-port <port>', 'port of /healthz, /readyz and /metrics (default: $RAYSHIFT_HTTP_PORT or 8080)', (v) => parsePort(v))
+    .option('--http-port <port>', 'port of /healthz, /readyz and /metrics (default: $RAYSHIFT_HTTP_PORT or 8080)', integerIn('--http-port', PORT_RANGE))
     .option('--leader-elect', 'campaign for a Lease before reconciling (for more than one replica)')
     .option('--lease-namespace <ns>', 'namespace of the Lease (default: $POD_NAMESPACE)')
-    .option('--concurrency <n>', 'services reconciled at once (default 8)', (v) => parsePositive(v, '--concurrency'))
+    .option('--concurrency <n>', 'services reconciled at once (default 8)', integerIn('--concurrency', CONCURRENCY_RANGE))
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (opts: RunOperatorOptions) => {
       const { runOperator } = await import('../../operator/run');
@@ -166,18 +170,6 @@ function interrupted(): Promise<void> {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
-}
-
-function parsePort(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`must be a port from 0 to 65535; got ${JSON.stringify(v)}`);
-  return n;
-}
-
-function parsePositive(v: string, flag: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${flag} must be an integer ≥ 1; got ${JSON.stringify(v)}`);
-  return n;
 }
 
 /** Runs the CLI with `argv` (without `node` and the script) and resolves to the exit code. */

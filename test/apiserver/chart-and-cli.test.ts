@@ -7,7 +7,8 @@ import { Testing } from 'cdk8s';
 import { Command } from 'commander';
 import pino from 'pino';
 import { API_SERVER_NAME, ApiServer, impersonationRules } from '../../operator/chart/api-server';
-import { parseListen, registerApiServerCommand, startFromFlags } from '../../lib/cli/api-server-command';
+import { registerApiServerCommand, startFromFlags } from '../../lib/cli/api-server-command';
+import { parseListen } from '../../lib/cli/flag-parsers';
 import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
 
 test('the construct emits a ServiceAccount, auth-delegator binding, narrow roles, a TLS Deployment and a Service', () => {

@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { describeApiError } from '../../lib/cli/api-connection';
-import { apiConnectionProblem, isLoopbackHost, plaintextTokenNotice, resolveToken } from '../../lib/cli/api-options';
+import { apiConnectionProblem, plaintextTokenNotice, resolveToken } from '../../lib/cli/api-options';
+import { isLoopbackHost } from '../../lib/runtime/net/loopback';
 
 test('API-server options need --api-server, and exclude --kubeconfig and each other where they compete', () => {
   expect(apiConnectionProblem({})).toBeUndefined();

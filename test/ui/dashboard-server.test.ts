@@ -9,7 +9,8 @@ import * as http from 'node:http';
 import type * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RunningDashboard, dashboardCommand, parseListen, startDashboard } from '../../lib/cli/dashboard-command';
+import { RunningDashboard, dashboardCommand, plaintextTokenWarnings, startDashboard } from '../../lib/cli/dashboard-command';
+import { parseListen } from '../../lib/cli/flag-parsers';
 
 let dir: string;
 let upstream: http.Server;
@@ -121,7 +122,7 @@ test('a missing build is reported, and --listen is parsed', async () => {
   await expect(startDashboard({ apiServer: upstreamUrl, listen: '127.0.0.1:0', staticDir: path.join(dir, 'nope') })).rejects.toThrow(/npm run build:ui/);
   expect(parseListen('0.0.0.0:8090')).toEqual({ host: '0.0.0.0', port: 8090 });
   expect(parseListen('[::1]:0')).toEqual({ host: '::1', port: 0 });
-  expect(parseListen(':9000')).toEqual({ host: '127.0.0.1', port: 9000 });
+  expect(parseListen(':9000')).toEqual({ port: 9000 });
   expect(() => parseListen('8090')).toThrow(/host:port/);
   expect(() => parseListen('a:70000')).toThrow(/host:port/);
 });
@@ -132,4 +133,11 @@ test('the command reports a bad API server URL as an invalid invocation', async 
   const io = { out: (t: string) => void out.push(t), err: (t: string) => void out.push(t), outStyle: plain, errStyle: plain, interactive: false };
   expect(await dashboardCommand({ apiServer: 'ftp://example.test' }, io, Promise.resolve())).toBe(1);
   expect(out.join('')).toMatch(/--api-server must be an http\(s\) URL/);
+});
+
+test('the command warns wherever viewers\' tokens would cross a network in plain HTTP', () => {
+  expect(plaintextTokenWarnings({ apiServer: 'https://rayshift-api:8443' })).toEqual([]);
+  expect(plaintextTokenWarnings({ apiServer: 'http://127.0.0.1:8080', listen: '[::1]:8090' })).toEqual([]);
+  expect(plaintextTokenWarnings({ apiServer: 'http://rayshift-api:8080' })).toEqual([expect.stringMatching(/forwarded to the API server http:\/\/rayshift-api:8080 over plain HTTP/)]);
+  expect(plaintextTokenWarnings({ apiServer: 'https://rayshift-api:8443', listen: '0.0.0.0:8090' })).toEqual([expect.stringMatching(/served over plain HTTP beyond this machine/)]);
 });
