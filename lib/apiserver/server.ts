@@ -7,8 +7,10 @@
  * Every RPC is authenticated before its body is read: a bearer token checked by TokenReview
  * (audience `rayshift`), then every Kubernetes call made as the caller through impersonation. Bodies
  * are limited on every protocol while they are read, and compressed ones while they are inflated.
- * Client-sent `Impersonate-*` headers are dropped on arrival. TLS is required unless
- * `insecureLocal` is set, which binds to loopback only and acts as the server's own identity.
+ * Client-sent `Impersonate-*` headers are dropped on arrival. Request messages are checked on every
+ * protocol (`rpc-guard.ts`, `request-checks.ts`), and each call leaves one access-log line
+ * (`access-log.ts`). TLS is required unless `insecureLocal` is set, which binds to loopback only and
+ * acts as the server's own identity.
  */
 import { setMaxListeners } from 'node:events';
 import type { KubeConfig } from '@kubernetes/client-node';

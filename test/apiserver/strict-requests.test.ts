@@ -7,7 +7,7 @@
  * one line per call with who, what and the answer, and never the caller's token.
  */
 import { gzipSync } from 'node:zlib';
-import { create, toBinary } from '@bufbuild/protobuf';
+import { create } from '@bufbuild/protobuf';
 import { FieldMaskSchema } from '@bufbuild/protobuf/wkt';
 import { Code, ConnectError } from '@connectrpc/connect';
 import pino from 'pino';

@@ -60,7 +60,7 @@ test('an unknown enum value or update-mask path is INVALID_ARGUMENT naming the f
   expect(mask.status).toBe(400);
   expect(mask.body.details[0].fieldViolations).toEqual([{ field: 'update_mask.paths[0]', description: expect.stringContaining('top-level paths: spec, labels, annotations') }]);
   expect(await storedVersion()).toBe(before);
-  expect((await env.admin.get(RAYSERVICE, 'svc', TEAM_A)).spec?.upgradeStrategy).toMatchObject({ type: 'NewClusterWithIncrementalUpgrade' });
+  expect((await env.admin.get(RAYSERVICE, 'svc', TEAM_A)).spec).toMatchObject({ upgradeStrategy: { type: 'NewClusterWithIncrementalUpgrade' } });
 });
 
 test("a Kubernetes 422 is INVALID_ARGUMENT with each distinct cause as a field violation", async () => {
