@@ -6,14 +6,15 @@
  *   cannot parse with INTERNAL (HTTP 500, "parse binary: ..."), which blames the server for the
  *   client's bytes; and its JSON parser drops enum names it does not know, silently. So each request
  *   message is decoded here as it arrives (inflated first when compressed), and a failure is thrown
- *   from the body stream, where Connect answers it in the caller's protocol before parsing anything.
+ *   from the body stream, where Connect answers it in the caller's protocol before parsing anything
+ *   (a Connect GET's message, in the query, is checked before the handler and answered here).
  * - The access log learns the code the caller got (gRPC trailers, gRPC-Web trailer frame, Connect
  *   error JSON or end-stream message) and the body sizes.
  */
 import { fromBinary, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
-import type { Compression, UniversalHandler, UniversalServerRequest, UniversalServerResponse } from '@connectrpc/connect/protocol';
-import { codeFromHttpStatus, codeFromString } from '@connectrpc/connect/protocol-connect';
+import { createAsyncIterable, type Compression, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from '@connectrpc/connect/protocol';
+import { codeFromHttpStatus, codeFromString, codeToHttpStatus, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import { CALL_RECORD, type CallRecord } from './access-log';
 import { BOUNDED_COMPRESSIONS } from './compression';
 import { requireKnownEnums } from './request-checks';
@@ -56,6 +57,22 @@ function checkMessage(desc: DescMessage, bytes: Uint8Array, json: boolean): void
     return;
   }
   requireKnownEnums(desc, value);
+}
+
+/**
+ * Checks the message of a Connect unary GET, which travels in the query (`?encoding=json&message=…`,
+ * `base64=1` for binary) rather than in the body. Compressed ones are left to Connect.
+ */
+function checkQueryMessage(desc: DescMessage, url: string): void {
+  const query = new URL(url).searchParams;
+  if (query.get('compression')) return;
+  const raw = query.get('message') ?? '';
+  checkMessage(desc, query.get('base64') === '1' ? Buffer.from(raw, 'base64url') : Buffer.from(raw, 'utf8'), query.get('encoding') === 'json');
+}
+
+/** A Connect unary error response (what Connect itself answers), for refusals made before its handler runs. */
+function connectErrorResponse(err: ConnectError): UniversalServerResponse {
+  return { status: codeToHttpStatus(err.code), header: new Headers({ 'content-type': 'application/json' }), body: createAsyncIterable([errorToJsonBytes(err, {})]) };
 }
 
 async function checkPayload(desc: DescMessage, format: RequestFormat, payload: Uint8Array, compressed: boolean, maxBytes: number): Promise<void> {
@@ -185,6 +202,15 @@ async function* observedBody(body: AsyncIterable<Uint8Array>, requestHeader: Hea
 function guarded(handler: UniversalHandler, maxBytes: number): UniversalHandler {
   const fn = async (req: UniversalServerRequest): Promise<UniversalServerResponse> => {
     const record = req.contextValues?.get(CALL_RECORD);
+    if (req.method === 'GET') {
+      try {
+        checkQueryMessage(handler.method.input, req.url);
+      } catch (e) {
+        const err = ConnectError.from(e);
+        if (record) record.code = err.code;
+        return connectErrorResponse(err);
+      }
+    }
     const body = req.body !== null && typeof req.body === 'object' && Symbol.asyncIterator in req.body
       ? checkedBody(req.body as AsyncIterable<Uint8Array>, handler.method.input, formatOf(req.header), maxBytes, record)
       : req.body;

@@ -71,6 +71,8 @@ describe('bytes that are no message are INVALID_ARGUMENT on every protocol', () 
     }
     const json = await call('POST', GET, '{"namespace": ', { 'content-type': 'application/json' });
     expect({ status: json.status, code: json.body.code }).toEqual({ status: 400, code: 'invalid_argument' });
+    const viaGet = await call('GET', `${GET}?connect=v1&encoding=proto&base64=1&message=${garbage.toString('base64url')}`);
+    expect({ status: viaGet.status, code: viaGet.body.code }).toEqual({ status: 400, code: 'invalid_argument' });
   });
 
   test('gRPC, gRPC-Web and a Connect stream: status INVALID_ARGUMENT', async () => {
@@ -100,6 +102,9 @@ describe('unknown enum values are refused with the field, the value and the allo
     const byName = await call('POST', GET, JSON.stringify({ namespace: 'team-a', name: 'llm', executor: 'EXECUTOR_NOPE' }), { 'content-type': 'application/json' });
     expect({ status: byName.status, code: byName.body.code }).toEqual({ status: 400, code: 'invalid_argument' });
     expect(violations(byName.body)[0].field).toBe('executor');
+    const viaGet = await call('GET', `${GET}?connect=v1&encoding=json&message=${encodeURIComponent(JSON.stringify({ namespace: 'team-a', name: 'llm', executor: 'EXECUTOR_NOPE' }))}`);
+    expect({ status: viaGet.status, code: viaGet.body.code }).toEqual({ status: 400, code: 'invalid_argument' });
+    expect(violations(viaGet.body)[0].field).toBe('executor');
     const nested = await call('POST', '/rayshift.v1.RayServiceService/CreateRayService', JSON.stringify({ namespace: 'team-a', rayService: { name: 'llm', spec: { rayshift: { routeKind: 7 } } } }), {
       'content-type': 'application/json',
     });
