@@ -8,25 +8,38 @@
  * write needs a preflight the server never grants.)
  */
 import { Code, ConnectError } from '@connectrpc/connect';
+import { isLoopbackHost } from '../runtime/net/loopback';
 import type { NodeRequest } from './rest/rest-handler';
 
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+/** Where a local server listens: the address it bound and its port. */
+export interface LocalBinding {
+  readonly host: string;
+  readonly port: number;
+}
 
-/** The `host:port` authorities a local server on `port` answers to (loopback names and `bindHost`). */
-export function localAuthorities(bindHost: string, port: number): Set<string> {
-  const bound = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
-  return new Set([...LOOPBACK_NAMES, bound].map((h) => `${h}:${port}`));
+/** Whether `authority` (`host:port`) names this local server: a loopback name or the bound address, and its port. */
+function isLocalAuthority(authority: string, local: LocalBinding): boolean {
+  let url: URL;
+  try {
+    url = new URL(`http://${authority}`);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password || url.pathname !== '/' || url.port !== String(local.port)) return false;
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return isLoopbackHost(host) || host === local.host.toLowerCase();
 }
 
 /** PERMISSION_DENIED when `req` names a foreign host or comes from a foreign origin; undefined when it may proceed. */
-export function localRequestRefusal(req: NodeRequest, authorities: ReadonlySet<string>): ConnectError | undefined {
-  const authority = String(req.headers[':authority'] ?? req.headers.host ?? '').toLowerCase();
-  if (!authorities.has(authority)) {
-    return new ConnectError(`--insecure-local answers only to ${[...authorities].join(', ')}; got host ${JSON.stringify(authority)}`, Code.PermissionDenied);
+export function localRequestRefusal(req: NodeRequest, local: LocalBinding): ConnectError | undefined {
+  const authority = String(req.headers[':authority'] ?? req.headers.host ?? '');
+  const answersTo = `loopback names (localhost, 127.0.0.0/8, [::1]) and ${local.host}, on port ${local.port}`;
+  if (!isLocalAuthority(authority, local)) {
+    return new ConnectError(`--insecure-local answers only to ${answersTo}; got host ${JSON.stringify(authority)}`, Code.PermissionDenied);
   }
   const origin = req.headers.origin;
-  if (origin !== undefined && ![...authorities].some((a) => origin.toLowerCase() === `http://${a}`)) {
-    return new ConnectError(`--insecure-local refuses cross-origin requests; got origin ${JSON.stringify(origin)}`, Code.PermissionDenied);
+  if (origin !== undefined && !(origin.toLowerCase().startsWith('http://') && isLocalAuthority(origin.slice('http://'.length), local))) {
+    return new ConnectError(`--insecure-local refuses cross-origin requests (it serves pages from ${answersTo}); got origin ${JSON.stringify(origin)}`, Code.PermissionDenied);
   }
   return undefined;
 }

@@ -27,7 +27,7 @@ import { AccessLog, CALL_RECORD, noteSubject, type CallRecord } from './access-l
 import { BOUNDED_COMPRESSIONS } from './compression';
 import { publicError } from './errors';
 import { ImpersonatingClients } from './kube/impersonation';
-import { localAuthorities, localRequestRefusal } from './local-guard';
+import { localRequestRefusal, type LocalBinding } from './local-guard';
 import { DualRequestListener, Listener, TlsMaterial, listenCleartext, listenTls } from './listen';
 import { ApiMetrics } from './metrics';
 import { buildOpenApi } from './openapi/build-openapi';
@@ -38,6 +38,7 @@ import { requireKnownEnums } from './request-checks';
 import { rpcProtocolOf, sendRpcError } from './rpc-errors';
 import { guardHandlers } from './rpc-guard';
 import { API_SERVICES, serviceBindings } from './services';
+import { isLoopbackHost } from '../runtime/net/loopback';
 
 /** Options of `startApiServer`. */
 export interface ApiServerOptions {
@@ -79,8 +80,6 @@ export interface RunningApiServer {
   /** Stops listening, ends streams and releases Kubernetes connections. */
   close(): Promise<void>;
 }
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** The default of `maxBodyBytes`: kube-apiserver's limit is 3 MiB of JSON; a RayService spec fits well within. */
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -126,7 +125,7 @@ function connectInterceptor(metrics: ApiMetrics, onInternalError: (err: unknown)
 export async function startApiServer(opts: ApiServerOptions): Promise<RunningApiServer> {
   const log = opts.log ?? pino({ level: 'silent' });
   const host = opts.host ?? (opts.insecureLocal ? '127.0.0.1' : '0.0.0.0');
-  if (opts.insecureLocal && !LOOPBACK.has(host)) throw new Error(`--insecure-local binds to loopback only; got host ${host}`);
+  if (opts.insecureLocal && !isLoopbackHost(host)) throw new Error(`--insecure-local binds to loopback only; got host ${host}`);
   if (!opts.insecureLocal && !opts.tls) throw new Error('TLS is required: pass a certificate and key (or --insecure-local for development on loopback)');
 
   const server = KubeClient.fromKubeConfig(opts.kubeConfig, { fieldManager: 'rayshift-apiserver' });
@@ -212,7 +211,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     const rpc = rpcPaths.get((req.url ?? '/').split('?')[0]);
     const record = rpc === undefined ? undefined : accessLog.start(req, res as NodeResponse, rpcProtocolOf(req.headers['content-type']), rpc);
     if (opts.insecureLocal) {
-      const refusal = localRequestRefusal(req, localHosts);
+      const refusal = localRequestRefusal(req, local);
       if (record && refusal) record.code = refusal.code;
       if (refusal) return rpc === undefined ? sendError(res as NodeResponse, refusal) : sendRpcError(req, res as NodeResponse, refusal);
     }
@@ -235,7 +234,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   };
 
   // Empty until the port is known: nothing is answered in local mode before then.
-  let localHosts: ReadonlySet<string> = new Set();
+  let local: LocalBinding = { host, port: -1 };
   let bound: Listener;
   try {
     bound = opts.tls ? await listenTls(listener, opts.tls, host, opts.port ?? 8443) : await listenCleartext(listener, host, opts.port ?? 8443);
@@ -243,7 +242,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     server.close();
     throw e;
   }
-  localHosts = localAuthorities(host, bound.port);
+  local = { host, port: bound.port };
   const shownHost = host.includes(':') ? `[${host}]` : host;
   log.info({ port: bound.port, host, tls: !!opts.tls }, 'rayshift API server listening');
   return {

@@ -38,6 +38,8 @@ export interface ApiServerCommandOptions {
   readonly maxBodyBytes?: number;
   /** Seconds between re-checks of a watching caller's token (`TOKEN_RECHECK_SECONDS_RANGE`); unset: 30. */
   readonly tokenRecheckSeconds?: number;
+  /** One `info` line per call (`--no-access-log`: none); unset: on. */
+  readonly accessLog?: boolean;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function startFromFlags(opts: ApiServerCommandOptions, log: Logger)
     dashboardDir,
     maxBodyBytes: opts.maxBodyBytes,
     tokenRecheckSeconds: opts.tokenRecheckSeconds,
+    accessLog: opts.accessLog,
   });
   if (opts.insecureLocal) log.warn({ url: server.url }, 'INSECURE: no authentication; every call acts as the kubeconfig user');
   return server;
@@ -129,5 +132,6 @@ export function registerApiServerCommand(program: Command, exit: (code: number) 
     .option('--dashboard-dir <dir>', 'built dashboard to serve under /ui/ (default: the package\'s dist-ui/ when built)')
     .option('--max-body-bytes <bytes>', `largest request body on every protocol, after decompression (${MAX_BODY_BYTES_RANGE.min}–${MAX_BODY_BYTES_RANGE.max}; default 4 MiB)`, integerIn('--max-body-bytes', MAX_BODY_BYTES_RANGE))
     .option('--token-recheck-seconds <s>', `seconds between re-checks of a watching caller's token (${TOKEN_RECHECK_SECONDS_RANGE.min}–${TOKEN_RECHECK_SECONDS_RANGE.max}; default 30)`, integerIn('--token-recheck-seconds', TOKEN_RECHECK_SECONDS_RANGE))
+    .option('--no-access-log', 'do not log a line per call (caller, RPC or route, object, code, duration; never a token)')
     .action(async (opts: ApiServerCommandOptions) => exit(await runApiServer(opts)));
 }

@@ -119,3 +119,33 @@ test('--max-body-bytes reaches the server: a larger body is 413, a smaller one i
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('--no-access-log reaches the server: a call is logged by default and not with the flag', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-api-flags-'));
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  fs.writeFileSync(kubeconfig, neverCalledKubeConfig().exportConfig());
+  const callLines = async (accessLog: boolean | undefined): Promise<unknown[]> => {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const server = await startFromFlags({ kubeconfig, insecureLocal: true, listen: '127.0.0.1:0', accessLog }, log);
+    if (typeof server === 'number') throw new Error(`exit ${server}`);
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: server.port, path: '/apis/rayshift/v1/namespaces/ns/rayservices/x' }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        }).on('error', reject);
+      });
+      expect(status).toBeGreaterThanOrEqual(400); // the never-called kubeconfig cannot answer, but the call is made
+    } finally {
+      await server.close();
+    }
+    return lines.filter((l) => l.msg === 'call');
+  };
+  try {
+    expect(await callLines(undefined)).toEqual([expect.objectContaining({ route: expect.stringContaining('/rayservices/{name}'), namespace: 'ns', name: 'x' })]);
+    expect(await callLines(false)).toEqual([]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -64,13 +64,13 @@ test('a cross-origin request is 403 on REST and Connect; a same-origin one is se
 });
 
 test('a foreign Host (DNS rebinding) is 403; loopback names with the port are served', async () => {
-  for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`]) {
+  for (const host of ['evil.example', `evil.example:${server.port}`, `127.0.0.1:${server.port + 1}`, `127.0.0.1.evil.example:${server.port}`, `user@127.0.0.1:${server.port}`, '']) {
     const answer = await send('GET', '/apis/rayshift/v1/whoami', { host });
     expect(answer.status).toBe(403);
     expect(answer.body.message).toContain('--insecure-local answers only to');
   }
   expect((await send('GET', '/healthz', { host: 'evil.example' })).status).toBe(403);
-  for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`, `LOCALHOST:${server.port}`]) {
+  for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`, `LOCALHOST:${server.port}`, `[::1]:${server.port}`, `127.0.0.2:${server.port}`]) {
     expect((await send('GET', '/apis/rayshift/v1/whoami', { host })).status).toBe(200);
   }
 });
