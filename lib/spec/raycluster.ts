@@ -121,7 +121,12 @@ export function minimumSafeMaxSurgePercent(profile: AcceleratorProfile): number 
   return Math.min(100, Math.max(1, Math.ceil((100 * profile.acceleratorsPerPod) / profile.totalAccelerators)));
 }
 
-/** Validates a RayCluster spec; paths are relative to it (`headGroupSpec.template`). */
+/**
+ * Validates the RayCluster spec of a RayService; paths are relative to it (`headGroupSpec.template`).
+ * Besides the shape rayshift relies on, it applies the rules of KubeRay v1.7.0 that refuse a
+ * RayService's cluster: `headService.metadata.name`, worker `minReplicas`/`maxReplicas` without the
+ * autoscaler, and an `upgradeStrategy.type` of its own.
+ */
 export function validateRayClusterConfig(cluster: unknown): ValidationResult {
   const problems = new ProblemList();
   if (!isObject(cluster)) {
@@ -147,6 +152,16 @@ export function validateRayClusterConfig(cluster: unknown): ValidationResult {
   if (groups !== undefined && !Array.isArray(groups)) {
     problems.error('workerGroupSpecs', `must be a list of worker groups; got ${show(groups)}`);
   }
+  // KubeRay's RayCluster controller refuses every cluster a RayService creates with its own upgrade
+  // strategy (ValidateRayClusterUpgradeOptions), while the RayService itself is accepted.
+  const ownStrategy = asObject(cluster.upgradeStrategy).type;
+  if (ownStrategy !== undefined) {
+    problems.error(
+      'upgradeStrategy.type',
+      `must not be set in a RayService's cluster: KubeRay refuses every RayCluster a RayService creates with one (the RayService's spec.upgradeStrategy rolls it); got ${show(ownStrategy)}`,
+    );
+  }
+  const autoscaled = cluster.enableInTreeAutoscaling === true;
   const seen = new Map<string, number>();
   asArray(groups).forEach((g, i) => {
     const at = `workerGroupSpecs[${i}]`;
@@ -162,6 +177,12 @@ export function validateRayClusterConfig(cluster: unknown): ValidationResult {
     for (const field of ['replicas', 'minReplicas', 'maxReplicas'] as const) {
       const v = g[field];
       if (v !== undefined && (!isInteger(v) || v < 0)) problems.error(`${at}.${field}`, `must be an integer ≥ 0; got ${show(v)}`);
+    }
+    if (!autoscaled) {
+      // Without the autoscaler nothing else bounds the group, so KubeRay requires both.
+      for (const field of ['minReplicas', 'maxReplicas'] as const) {
+        if (g[field] === undefined) problems.error(`${at}.${field}`, 'is required when enableInTreeAutoscaling is not true (KubeRay refuses the RayService without it); got unset');
+      }
     }
     const min = isInteger(g.minReplicas) ? g.minReplicas : 0;
     if (isInteger(g.maxReplicas) && g.maxReplicas < min) {
