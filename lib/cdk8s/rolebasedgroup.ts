@@ -3,7 +3,18 @@ import { Construct } from 'constructs';
 import { RoleBasedGroup as RbgV1Alpha1, RoleBasedGroupV1Alpha2 as RbgV1Alpha2 } from '../../imports/rbg-workloads.x-k8s.io';
 import { dns1123LabelProblem } from '../spec/names';
 import { ProblemList, ValidationResult, show } from '../spec/problem';
-import { COORDINATION_ANNOTATION, CoordinationRule, EXECUTOR_LABEL, RbgExecutor, RoleSpec, validateRoleBasedGroupModel } from '../spec/rbg';
+import {
+  COORDINATION_ANNOTATION,
+  CoordinationRule,
+  EXECUTOR_LABEL,
+  RBG_WORKLOAD_API_VERSIONS,
+  RbgExecutor,
+  RbgRelease,
+  RbgWorkloadKind,
+  RoleSpec,
+  WORKLOAD_TYPE_ANNOTATION,
+  validateRoleBasedGroupModel,
+} from '../spec/rbg';
 import { asObject } from '../spec/read';
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
 import { affinityBatches } from '../engine/affinity-batches';
@@ -19,6 +30,13 @@ export interface RoleBasedGroupProps {
   readonly metadata?: ApiObjectMetadata;
   /** API version to synthesize. @default "v1alpha2" */
   readonly version?: RoleBasedGroupVersion;
+  /**
+   * The RBG release the group is for. `v0.8` (checked against v0.8.0-alpha.5) adds its webhook's
+   * rules, allows `restartPolicyConfig`, makes RoleInstanceSet the default workload in v1alpha1 too
+   * and warns about what it deprecates (v1alpha1; StatefulSet, Deployment and LeaderWorkerSet workloads).
+   * @default "v0.7"
+   */
+  readonly rbgVersion?: RbgRelease;
   /** The roles, e.g. router, prefill and decode. */
   readonly roles: readonly RoleSpec[];
   /** Coordination rules (rolling update, scaling, AffinityScheduling). @default none */
@@ -54,22 +72,26 @@ export class RoleBasedGroup extends ValidatedObject {
   public readonly policy?: CoordinatedPolicy;
   /** Who executes the coordinated rolling update. */
   public readonly executor: RbgExecutor;
+  /** The RBG release the group is for. */
+  public readonly rbgVersion: RbgRelease;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupProps) {
     const version = props.version ?? 'v1alpha2';
     const coordination = props.coordination ?? [];
     const executor = props.executor ?? 'rbg';
+    const rbgVersion = props.rbgVersion ?? 'v0.7';
     const gvk = version === 'v1alpha1' ? RbgV1Alpha1.GVK : RbgV1Alpha2.GVK;
     super(scope, id, {
       ...gvk,
       metadata: props.metadata,
       spec: () => this.renderSpec(),
-      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1', executor),
+      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1', executor, rbgVersion),
     });
     this.version = version;
     this.roles = props.roles;
     this.coordination = coordination;
     this.executor = executor;
+    this.rbgVersion = rbgVersion;
     if (executor !== 'rbg') {
       this.apiObject.metadata.addLabel(EXECUTOR_LABEL, executor);
       this.apiObject.metadata.addAnnotation(COORDINATION_ANNOTATION, JSON.stringify(this.executorCoordination()));
@@ -139,7 +161,7 @@ export class RoleBasedGroup extends ValidatedObject {
 
   private renderSpec(): Record<string, unknown> {
     const { roles, rules } = this.rendered();
-    const wireRoles = roles.map((r) => (this.version === 'v1alpha1' ? roleV1Alpha1(r) : roleV1Alpha2(r)));
+    const wireRoles = roles.map((r) => (this.version === 'v1alpha1' ? roleV1Alpha1(r, this.rbgVersion) : roleV1Alpha2(r)));
     if (this.version === 'v1alpha1' && this.executor === 'rbg' && rules.length > 0) {
       return { roles: wireRoles, coordination: rules.map((r) => ({ name: r.name, roles: r.roles, strategy: toWireStrategy(r) })) };
     }
@@ -148,38 +170,52 @@ export class RoleBasedGroup extends ValidatedObject {
 }
 
 /** The model's checks of roles and rules, plus the group name (a DNS label, as RBG's webhook requires). */
-function validateGroup(manifest: unknown, roles: readonly RoleSpec[], rules: readonly CoordinationRule[], v1alpha1: boolean, executor: RbgExecutor): ValidationResult {
+function validateGroup(manifest: unknown, roles: readonly RoleSpec[], rules: readonly CoordinationRule[], v1alpha1: boolean, executor: RbgExecutor, rbgVersion: RbgRelease): ValidationResult {
   const problems = new ProblemList();
   const name = asObject(asObject(manifest).metadata).name;
   const p = typeof name === 'string' ? dns1123LabelProblem(name) : `is required; got ${show(name)}`;
   if (p) problems.error('metadata.name', p);
-  problems.addAll(validateRoleBasedGroupModel(roles, rules, v1alpha1, executor));
+  problems.addAll(validateRoleBasedGroupModel(roles, rules, v1alpha1, executor, rbgVersion));
   return problems.result();
 }
 
-function commonRoleFields(r: RoleSpec): Record<string, unknown> {
+/** `<apiVersion>/<kind>` of a workload kind, as RBG writes it in the role-workload-type annotation. */
+function workloadType(kind: RbgWorkloadKind): string {
+  return `${RBG_WORKLOAD_API_VERSIONS[kind]}/${kind}`;
+}
+
+function commonRoleFields(r: RoleSpec, annotations = r.annotations): Record<string, unknown> {
   return {
     name: r.name,
     replicas: r.replicas ?? 1,
     ...(r.labels ? { labels: r.labels } : {}),
-    ...(r.annotations ? { annotations: r.annotations } : {}),
+    ...(annotations ? { annotations } : {}),
     ...(r.dependencies && r.dependencies.length > 0 ? { dependencies: r.dependencies } : {}),
     ...(r.rollingUpdate ? { rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: r.rollingUpdate } } : {}),
   };
 }
 
+/** A v1alpha2 role: RoleInstanceSet unless the role-workload-type annotation names another workload. */
 function roleV1Alpha2(r: RoleSpec): Record<string, unknown> {
   const pattern =
     (r.leaderWorkerSize ?? 1) > 1
-      ? { leaderWorkerPattern: { size: r.leaderWorkerSize, template: r.template } }
+      ? { leaderWorkerPattern: { size: r.leaderWorkerSize, template: r.template, ...(r.restartPolicyConfig ? { restartPolicyConfig: r.restartPolicyConfig } : {}) } }
       : { standalonePattern: { template: r.template } };
-  return { ...commonRoleFields(r), ...pattern };
+  const annotations = r.workload && r.workload !== 'RoleInstanceSet' ? { ...r.annotations, [WORKLOAD_TYPE_ANNOTATION]: workloadType(r.workload) } : r.annotations;
+  return { ...commonRoleFields(r, annotations), ...pattern };
 }
 
-function roleV1Alpha1(r: RoleSpec): Record<string, unknown> {
-  const lws =
-    (r.leaderWorkerSize ?? 1) > 1
-      ? { workload: { apiVersion: 'leaderworkerset.x-k8s.io/v1', kind: 'LeaderWorkerSet' }, leaderWorkerSet: { size: r.leaderWorkerSize } }
-      : {};
-  return { ...commonRoleFields(r), template: r.template, ...lws };
+/**
+ * A v1alpha1 role. Its schema defaults the workload to StatefulSet, so for RBG v0.8 (where that is
+ * deprecated) RoleInstanceSet is written out, as upstream's webhook advises.
+ */
+function roleV1Alpha1(r: RoleSpec, rbgVersion: RbgRelease): Record<string, unknown> {
+  const leaderWorker = (r.leaderWorkerSize ?? 1) > 1;
+  const kind = r.workload ?? (rbgVersion === 'v0.8' ? 'RoleInstanceSet' : leaderWorker ? 'LeaderWorkerSet' : undefined);
+  return {
+    ...commonRoleFields(r),
+    template: r.template,
+    ...(kind ? { workload: { apiVersion: RBG_WORKLOAD_API_VERSIONS[kind], kind } } : {}),
+    ...(leaderWorker ? { leaderWorkerSet: { size: r.leaderWorkerSize } } : {}),
+  };
 }

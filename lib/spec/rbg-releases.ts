@@ -49,7 +49,7 @@ export const RESTART_POLICY_TYPES = ['None', 'RecreateRoleInstanceOnPodRestart']
  * as unset, as upstream's `GetWorkloadSpec` reads it).
  */
 export function roleWorkloadType(groupApiVersion: unknown, role: JsonObject): { apiVersion: string; kind: string } {
-  if (String(groupApiVersion).endsWith('/v1alpha1')) {
+  if (typeof groupApiVersion === 'string' && groupApiVersion.endsWith('/v1alpha1')) {
     const w = asObject(role.workload);
     return { apiVersion: typeof w.apiVersion === 'string' ? w.apiVersion : 'apps/v1', kind: typeof w.kind === 'string' ? w.kind : 'StatefulSet' };
   }
@@ -170,7 +170,8 @@ export function scalingAdapterName(group: string, role: string): string {
 export function validateRoleBasedGroupUpdate(oldManifest: unknown, newManifest: unknown, adapterReplicas: (role: string) => number | undefined): ValidationResult {
   const problems = new ProblemList();
   const oldRoles = new Map(asArray(asObject(asObject(oldManifest).spec).roles).map((r) => [asObject(r).name, asObject(r)]));
-  const group = String(asObject(asObject(newManifest).metadata).name);
+  const text = (v: unknown) => (typeof v === 'string' ? v : show(v));
+  const group = text(asObject(asObject(newManifest).metadata).name);
   asArray(asObject(asObject(newManifest).spec).roles).forEach((value, i) => {
     const role = asObject(value);
     if (asObject(role.scalingAdapter).enable !== true) return;
@@ -178,11 +179,11 @@ export function validateRoleBasedGroupUpdate(oldManifest: unknown, newManifest: 
     // The schema defaults replicas to 1 on both objects before the webhook compares them.
     const [was, now] = [before?.replicas ?? 1, role.replicas ?? 1];
     if (!before || was === now) return;
-    const owned = adapterReplicas(String(role.name));
+    const owned = adapterReplicas(text(role.name));
     if (owned === undefined || owned === now) return;
     problems.error(
       `spec.roles[${i}].replicas`,
-      `${show(now)} differs from ${show(was)} while scalingAdapter.enable is true and ScalingAdapter ${show(scalingAdapterName(group, String(role.name)))} has spec.replicas ${owned}: RBG v0.8's webhook rejects it; allowed: ${owned}, or leave replicas to the adapter`,
+      `${show(now)} differs from ${show(was)} while scalingAdapter.enable is true and ScalingAdapter ${show(scalingAdapterName(group, text(role.name)))} has spec.replicas ${owned}: RBG v0.8's webhook rejects it; allowed: ${owned}, or leave replicas to the adapter`,
     );
   });
   return problems.result();

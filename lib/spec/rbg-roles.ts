@@ -85,6 +85,10 @@ function checkModelRole(problems: ProblemList, here: string, r: JsonObject, targ
       problems.error(`${here}.workload`, `${show(r.workload)} is not a workload kind; allowed: ${Object.keys(RBG_WORKLOAD_API_VERSIONS).join(', ')}`);
     } else {
       checkWorkloadKind(problems, `${here}.workload`, r.workload, target.release);
+      const size = r.leaderWorkerSize ?? 1;
+      if ((r.workload === 'StatefulSet' || r.workload === 'Deployment') && isInteger(size) && size > 1) {
+        problems.error(`${here}.workload`, `${r.workload} has no leader/worker instances (leaderWorkerSize ${size}); allowed: RoleInstanceSet or LeaderWorkerSet`);
+      }
     }
   }
   if (r.restartPolicyConfig !== undefined) {

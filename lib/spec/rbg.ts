@@ -157,7 +157,7 @@ export function validateRoleBasedGroup(manifest: unknown, options: RoleBasedGrou
   checkName(problems, obj);
   if (options.rbgVersion !== undefined) checkRelease(problems, options.rbgVersion, obj.apiVersion);
   const spec = asObject(obj.spec);
-  const roles = checkRoles(problems, spec.roles, { form: 'wire', apiVersion: String(obj.apiVersion), release: options.rbgVersion });
+  const roles = checkRoles(problems, spec.roles, { form: 'wire', apiVersion: typeof obj.apiVersion === 'string' ? obj.apiVersion : '', release: options.rbgVersion });
   if (spec.coordination !== undefined) {
     if (obj.apiVersion !== RBG_V1ALPHA1) {
       problems.error('spec.coordination', `inline coordination exists only in ${RBG_V1ALPHA1}; in ${show(obj.apiVersion)} use a CoordinatedPolicy named like the group`);

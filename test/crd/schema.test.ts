@@ -7,17 +7,19 @@ import { SUPPORTED_VERSIONS } from '../../lib/crds/catalog';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { loadKubeRayRayServiceCrd } from '../../lib/crds/regenerate';
 import { SchemaSet, compileCrds, loadProjectSchemas, schemaErrors } from '../support/crd-schema';
-import { sampleManifests } from '../support/sample-charts';
+import { RBG_V08_NAMESPACE, sampleManifests } from '../support/sample-charts';
 
 type Json = { [key: string]: unknown };
 
-/** Which schema sets (by label) must accept an object of this apiVersion. */
-function targetsOf(apiVersion: string): string[] {
+/** Which schema sets (by label) must accept this object: by apiVersion, and RBG v0.8 samples by their namespace. */
+function targetsOf(manifest: Json): string[] {
+  const apiVersion = String(manifest.apiVersion);
+  if ((manifest.metadata as Json).namespace === RBG_V08_NAMESPACE) return ['rbg@v0.8.0-alpha.5'];
   if (apiVersion === 'ray.io/v1') return SUPPORTED_VERSIONS.kuberay.map((v) => `kuberay@${v}`);
   if (apiVersion === 'rayshift.dev/v1alpha1') return SUPPORTED_VERSIONS.kuberay.map((v) => `rayshift-from-kuberay@${v}`);
   if (apiVersion.startsWith('gateway.networking.k8s.io/')) return SUPPORTED_VERSIONS['gateway-api'].map((v) => `gateway-api@${v}`);
-  if (apiVersion === 'workloads.x-k8s.io/v1alpha1') return ['rbg@v0.6.0', 'rbg@v0.7.0'];
-  if (apiVersion === 'workloads.x-k8s.io/v1alpha2') return ['rbg@v0.7.0'];
+  if (apiVersion === 'workloads.x-k8s.io/v1alpha1') return ['rbg@v0.6.0', 'rbg@v0.7.0', 'rbg@v0.8.0-alpha.5'];
+  if (apiVersion === 'workloads.x-k8s.io/v1alpha2') return ['rbg@v0.7.0', 'rbg@v0.8.0-alpha.5'];
   throw new Error(`no supported versions known for ${apiVersion}`);
 }
 
@@ -52,7 +54,7 @@ test('the sample app covers every kind rayshift synthesizes', () => {
 });
 
 describe.each(manifests.map((m) => [`${m.kind}/${(m.metadata as Json).name}`, m] as const))('%s', (_label, manifest) => {
-  test.each(targetsOf(String(manifest.apiVersion)))('validates against %s', (target) => {
+  test.each(targetsOf(manifest))('validates against %s', (target) => {
     const set = schemas.get(target);
     expect(set).toBeDefined();
     expect(schemaErrors(set!, manifest)).toEqual([]);
@@ -83,6 +85,23 @@ describe('the schema check can fail', () => {
     expect(schemaErrors(schemas.get('gateway-api@v1.2.1')!, named).join('\n')).toMatch(/additional properties \(name\)/);
     expect(schemaErrors(schemas.get('gateway-api@v1.4.0')!, named)).toEqual([]);
     expect(schemaErrors(schemas.get('gateway-api@v1.6.1')!, named)).toEqual([]);
+  });
+
+  test('RBG v0.8 fields: restartPolicyConfig is unknown to v0.7.0 and checked against its enum by v0.8.0-alpha.5', () => {
+    const v08 = manifests.find((m) => (m.metadata as Json).name === 'pd-v08')!;
+    expect(schemaErrors(schemas.get('rbg@v0.7.0')!, v08).join('\n')).toMatch(/additional properties \(restartPolicyConfig\)/);
+    const bad = structuredClone(v08) as Json;
+    ((((bad.spec as Json).roles as Json[])[0].leaderWorkerPattern as Json).restartPolicyConfig as Json).type = 'Always';
+    expect(schemaErrors(schemas.get('rbg@v0.8.0-alpha.5')!, bad).join('\n')).toMatch(/restartPolicyConfig\/type: must be equal to one of the allowed values/);
+  });
+
+  test('the v0.8 v1alpha1 sample names RoleInstanceSet, which v0.6.0 and v0.7.0 accept too (a free-form workload)', () => {
+    const legacy = manifests.find((m) => (m.metadata as Json).name === 'legacy-v08')!;
+    expect(((legacy.spec as Json).roles as Json[]).map((r) => r.workload)).toEqual([
+      { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet' },
+      { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet' },
+    ]);
+    for (const v of ['v0.6.0', 'v0.7.0']) expect(schemaErrors(schemas.get(`rbg@${v}`)!, legacy)).toEqual([]);
   });
 
   test('rayshift extensions are not part of ray.io/v1', () => {

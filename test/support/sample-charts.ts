@@ -12,7 +12,7 @@ const cluster = () =>
   });
 const serve = { applications: [{ name: 'fruit', import_path: 'fruit.app:deployment', route_prefix: '/fruit' }] };
 
-/** The examples plus variants: every strategy and executor, both RBG versions, shared Gateway routes. */
+/** The examples plus variants: every strategy and executor, both RBG API versions, RBG v0.8 fields, shared Gateway routes. */
 export function sampleApp(): App {
   const app = buildExamples(new App({ outdir: '/tmp/rayshift-sample-unused' }));
   new GitOpsServiceChart(app, 'gitops-service', { namespace: 'chat' });
@@ -75,8 +75,33 @@ export function sampleApp(): App {
     ],
     coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '5%', maxUnavailable: 2, partition: 1 } }],
   });
+  // RBG v0.8 fields, valid against v0.8.0-alpha.5 only: the namespace tells the schema test.
+  const v08 = new Chart(app, 'rbg-v08', { namespace: RBG_V08_NAMESPACE });
+  new RoleBasedGroup(v08, 'pd-v08', {
+    metadata: { name: 'pd-v08' },
+    rbgVersion: 'v0.8',
+    executor: 'operator',
+    roles: [
+      { name: 'prefill', replicas: 4, template, leaderWorkerSize: 2, restartPolicyConfig: { type: 'RecreateRoleInstanceOnPodRestart', baseDelaySeconds: 10, maxDelaySeconds: 300 } },
+      { name: 'decode', replicas: 2, template, leaderWorkerSize: 2, restartPolicyConfig: { type: 'None' } },
+      { name: 'router', replicas: 2, template, workload: 'RoleInstanceSet', rollingUpdate: { maxUnavailable: 0, maxSurge: 1, partition: 1 } },
+    ],
+    coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '10%', maxUnavailable: 1 }, progressDeadlineSeconds: 300 }],
+  });
+  new RoleBasedGroup(v08, 'legacy-v08', {
+    metadata: { name: 'legacy-v08' },
+    version: 'v1alpha1',
+    rbgVersion: 'v0.8',
+    roles: [
+      { name: 'prefill', replicas: 2, template },
+      { name: 'decode', replicas: 2, template, leaderWorkerSize: 2 },
+    ],
+  });
   return app;
 }
+
+/** Namespace of the sample objects that use RBG v0.8 fields (valid against v0.8.0-alpha.5 only). */
+export const RBG_V08_NAMESPACE = 'rbg-v08';
 
 /** Every manifest of the sample app. */
 export function sampleManifests(): { [key: string]: unknown }[] {
