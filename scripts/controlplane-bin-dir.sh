@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Prints the folder that holds (or will hold) the test control plane's kube-apiserver and etcd.
+# Prints the folder that holds (or will hold) the test control plane's etcd, kube-apiserver,
+# kube-scheduler and kube-controller-manager.
 #
 #   $RAYSHIFT_CONTROLPLANE_BIN                     when set: prebuilt binaries, used as they are
 #   ${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/controlplane/<k8s version>-<key>/bin   otherwise
@@ -10,7 +11,7 @@
 # `--version` prints the Kubernetes version instead of the folder.
 set -euo pipefail
 
-RECIPE=r1
+RECIPE=r2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mod="$root/test/controlplane"
 

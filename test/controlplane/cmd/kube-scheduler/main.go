@@ -1,0 +1,15 @@
+// Command kube-scheduler is upstream's kube-scheduler (k8s.io/kubernetes/cmd/kube-scheduler), built
+// from the Go module pinned in ../../go.mod; it mirrors upstream's cmd/kube-scheduler/scheduler.go.
+package main
+
+import (
+	"os"
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+)
+
+func main() { os.Exit(cli.Run(app.NewSchedulerCommand())) }
