@@ -10,23 +10,24 @@
  *   clients verify the server against `caFile`.
  * - No kube-controller-manager, scheduler or kubelet: objects are stored and validated, nothing
  *   reconciles them (no garbage collection, namespaces never finish terminating, no `default`
- *   ServiceAccount is created because the ServiceAccount admission plugin is off).
+ *   ServiceAccount is created because the ServiceAccount admission plugin is off). `cluster.ts`
+ *   starts a cluster that has them.
  *
- * Both processes run in their own process groups. `stop()` kills them and removes the folder; a
- * watchdog that reads a pipe from this process does the same if this process dies without `stop()`.
+ * Both processes run in their own process groups (see `processes.ts`). `stop()` kills them and
+ * removes the folder; a watchdog that reads a pipe from this process does the same if this process
+ * dies without `stop()`.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { CrdProject, crdsOf, newestVersion } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
-import { waitAtMost } from './wait-at-most';
+import { freePorts, httpGet, isExecutable, pollUntil, Proc, Supervisor } from './processes';
 
 /** A user of the static token file (`--token-auth-file`). */
 export interface ExtraToken {
@@ -158,18 +159,6 @@ export async function startControlPlane(opts: StartOptions = {}): Promise<Contro
   }
 }
 
-interface Proc {
-  readonly name: string;
-  readonly child: ChildProcess;
-  /** Resolves with a description of how the process ended. */
-  readonly exited: Promise<string>;
-  done: boolean;
-}
-
-/** Control planes not yet stopped, killed synchronously if the process exits without `stop()`. */
-const live = new Set<LocalControlPlane>();
-let exitHookInstalled = false;
-
 class LocalControlPlane implements ControlPlane {
   readonly adminToken = crypto.randomBytes(24).toString('hex');
   url = '';
@@ -184,7 +173,7 @@ class LocalControlPlane implements ControlPlane {
   private apiserverArgs: string[] = [];
   private etcd?: Proc;
   private apiserver?: Proc;
-  private watchdog?: ChildProcess;
+  private supervisor?: Supervisor;
   private stopped = false;
 
   constructor(
@@ -201,9 +190,7 @@ class LocalControlPlane implements ControlPlane {
   }
 
   async start(): Promise<void> {
-    live.add(this);
-    installExitHook();
-    this.startWatchdog();
+    this.supervisor = new Supervisor(this.dir, 'RAYSHIFT_KEEP_CONTROLPLANE');
     const [etcdPort, peerPort, apiPort] = await freePorts(3);
     this.url = `https://127.0.0.1:${apiPort}`;
     this.etcdUrl = `http://127.0.0.1:${etcdPort}`;
@@ -259,7 +246,7 @@ class LocalControlPlane implements ControlPlane {
 
   async restart(): Promise<void> {
     this.assertRunning();
-    if (this.apiserver) await this.kill(this.apiserver, 'SIGTERM', 30_000);
+    if (this.apiserver) await this.supervisor!.kill(this.apiserver, 'SIGTERM', 30_000);
     await this.startApiserver();
   }
 
@@ -272,19 +259,14 @@ class LocalControlPlane implements ControlPlane {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    await Promise.all([this.apiserver, this.etcd].filter((p): p is Proc => !!p).map((p) => this.kill(p, 'SIGKILL', 10_000)));
-    if (process.env.RAYSHIFT_KEEP_CONTROLPLANE !== '1') fs.rmSync(this.dir, { recursive: true, force: true });
-    live.delete(this);
-    // Everything is gone: release the watchdog without letting it act.
-    if (this.watchdog?.stdin && !this.watchdog.stdin.destroyed) this.watchdog.stdin.end('release\n');
-  }
-
-  /** Synchronous last resort on process exit. */
-  killNow(): void {
-    for (const p of [this.apiserver, this.etcd]) {
-      if (p && !p.done && p.child.pid) tryKillGroup(p.child.pid, 'SIGKILL');
+    const sup = this.supervisor;
+    if (!sup) {
+      fs.rmSync(this.dir, { recursive: true, force: true });
+      return;
     }
-    if (process.env.RAYSHIFT_KEEP_CONTROLPLANE !== '1') fs.rmSync(this.dir, { recursive: true, force: true });
+    await Promise.all([this.apiserver, this.etcd].filter((p): p is Proc => !!p).map((p) => sup.kill(p, 'SIGKILL', 10_000)));
+    // Everything is gone: remove the folder and release the watchdog without letting it act.
+    sup.release();
   }
 
   async installCrds(files: readonly string[]): Promise<void> {
@@ -407,84 +389,17 @@ class LocalControlPlane implements ControlPlane {
   }
 
   private launch(name: string, args: string[], log: string): Proc {
-    fs.appendFileSync(log, `--- ${new Date().toISOString()} starting ${name} ${args.join(' ')}\n`);
-    const fd = fs.openSync(log, 'a');
-    let child: ChildProcess;
-    try {
-      child = spawn(path.join(this.binDir, name), args, { detached: true, stdio: ['ignore', fd, fd], cwd: this.dir });
-    } finally {
-      fs.closeSync(fd);
-    }
-    child.unref();
-    const proc: Proc = {
-      name,
-      child,
-      done: false,
-      exited: new Promise<string>((resolve) => {
-        child.once('error', (e) => {
-          proc.done = true;
-          resolve(`failed to start: ${e.message}`);
-        });
-        child.once('exit', (code, signal) => {
-          proc.done = true;
-          resolve(signal ? `killed by ${signal}` : `exited with code ${code}`);
-        });
-      }),
-    };
-    if (child.pid) this.watchdog?.stdin?.write(`pgid ${child.pid}\n`);
-    return proc;
-  }
-
-  private async kill(p: Proc, signal: NodeJS.Signals, graceMs: number): Promise<void> {
-    if (p.done || !p.child.pid) return;
-    tryKillGroup(p.child.pid, signal);
-    // A referenced timer: the children are unref'd, so without it nothing would keep the event loop
-    // alive until their 'exit' events arrive.
-    if (!(await waitAtMost(p.exited, graceMs))) {
-      tryKillGroup(p.child.pid, 'SIGKILL');
-      await waitAtMost(p.exited, 5_000);
-    }
-    // The group may still hold children of the leader; make sure none survive.
-    tryKillGroup(p.child.pid, 'SIGKILL');
+    return this.supervisor!.launch(name, path.join(this.binDir, name), args, log);
   }
 
   /**
    * Polls `check` (undefined = ready, else a reason) until it passes, one of `procs` exits or the
-   * timeout passes; failures name the reason and include the tail of `log`.
+   * timeout passes; failures name the reason and include the tail of `log` (and of etcd's log).
    */
-  private async waitFor(what: string, log: string, procs: Proc[], check: () => Promise<string | undefined>): Promise<void> {
-    const deadline = Date.now() + this.readyTimeoutMs;
-    let last = 'not checked yet';
-    for (;;) {
-      const dead = procs.find((p) => p.done);
-      if (dead) {
-        throw new Error(`${dead.name} ${await dead.exited} while waiting for ${what}.\n${this.logTails(log)}`);
-      }
-      try {
-        const reason = await check();
-        if (reason === undefined) return;
-        last = reason;
-      } catch (e) {
-        last = (e as Error).message;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`timed out after ${this.readyTimeoutMs / 1000} s waiting for ${what}; last: ${last}\n${this.logTails(log)}`);
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-
-  private logTails(log: string): string {
-    const tail = (f: string, n: number) => {
-      try {
-        return fs.readFileSync(f, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
-      } catch {
-        return '(no log)';
-      }
-    };
-    const parts = [`--- last lines of ${log}:\n${tail(log, 40)}`];
-    if (log !== this.etcdLog) parts.push(`--- last lines of ${this.etcdLog}:\n${tail(this.etcdLog, 10)}`);
-    return parts.join('\n');
+  private waitFor(what: string, log: string, procs: Proc[], check: () => Promise<string | undefined>): Promise<void> {
+    const logs = [{ file: log, lines: 40 }];
+    if (log !== this.etcdLog) logs.push({ file: this.etcdLog, lines: 10 });
+    return pollUntil(what, check, { timeoutMs: this.readyTimeoutMs, procs, logs });
   }
 
   private writePki(): void {
@@ -535,58 +450,6 @@ class LocalControlPlane implements ControlPlane {
     };
     fs.writeFileSync(this.kubeconfigPath, stringify(kc), { mode: 0o600 });
   }
-
-  /**
-   * A detached bash that reads our pipe: it learns each process group (`pgid N`) and, on end of file
-   * without `release` (this process died), kills those groups and removes the folder.
-   */
-  private startWatchdog(): void {
-    const script = [
-      'dir=$1; groups=()',
-      'while IFS= read -r line; do',
-      '  case $line in',
-      '    "pgid "*) groups+=("${line#pgid }") ;;',
-      '    release) exit 0 ;;',
-      '  esac',
-      'done',
-      'for g in "${groups[@]}"; do kill -KILL -- "-$g" 2>/dev/null; done',
-      '[ "${RAYSHIFT_KEEP_CONTROLPLANE:-}" = 1 ] || rm -rf -- "$dir"',
-    ].join('\n');
-    const wd = spawn('bash', ['-c', script, 'rayshift-controlplane-watchdog', this.dir], {
-      detached: true,
-      stdio: ['pipe', 'ignore', 'ignore'],
-    });
-    wd.on('error', () => undefined);
-    wd.stdin?.on('error', () => undefined);
-    wd.unref();
-    (wd.stdin as unknown as net.Socket | null)?.unref?.();
-    this.watchdog = wd;
-  }
-}
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const cp of live) cp.killNow();
-  });
-}
-
-function tryKillGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-function isExecutable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 function openssl(cwd: string, args: string[]): void {
@@ -596,37 +459,6 @@ function openssl(cwd: string, args: string[]): void {
     const err = e as { stderr?: Buffer; message: string };
     throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${err.stderr?.toString().trim() || err.message}`);
   }
-}
-
-/** Distinct free loopback ports (bound at once with port 0, then released). */
-async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const s = net.createServer();
-          s.once('error', reject);
-          s.listen(0, '127.0.0.1', () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
-function httpGet(url: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { timeout: 5_000, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no response within 5 s`)));
-    req.on('error', reject);
-  });
 }
 
 function statusMessage(body: unknown): string {
