@@ -1,0 +1,323 @@
+/**
+ * A test cluster that is a cluster: the real control plane (`controlplane.ts`) plus the real
+ * kube-controller-manager, kube-scheduler and kwok (fake Nodes whose Pods run to Ready by the stages
+ * in `kwok-stages.yaml`), and on request the real KubeRay operator and RBG controller, each a child
+ * process on loopback with its log in a file.
+ *
+ * Builds: `npm run controlplane:build` (etcd, kube-apiserver, kube-scheduler, kube-controller-manager)
+ * and `bash scripts/build-cluster.sh` (kwok, rbgs, kuberay-operator; `cluster-bin-dir.sh` pins the
+ * versions). A missing binary fails `startTestCluster` with a message naming the build.
+ *
+ * Nothing talks to a Pod: kwok only writes Pod status (Running, Ready, IPs, container images), so
+ * KubeRay and RBG see their Pods come up, and kube-controller-manager fills EndpointSlices, collects
+ * garbage and finishes namespace deletion as in a real cluster. A test wraps its body in
+ * `printLogsOnFailure` so that a failure prints the tail of every log and keeps the logs.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { crdsOf } from '../../lib/crds/catalog';
+import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
+import { ControlPlane, controlPlaneBinDir, startControlPlane } from './controlplane';
+import { freePorts, httpGet, isExecutable, logTail, pollUntil, Proc, Supervisor } from './processes';
+
+/** A controller built by `scripts/build-cluster.sh`. */
+export type ClusterTool = 'kwok' | 'rbg' | 'kuberay';
+
+/** Options of `startTestCluster`. */
+export interface ClusterOptions {
+  /** Run KubeRay's operator (and install KubeRay's CRDs, RayJob included). @default false */
+  readonly kuberay?: boolean;
+  /** Run RBG's controller (and install every CRD it checks for at start-up). @default false */
+  readonly rbg?: boolean;
+  /** How many fake Nodes kwok manages. @default 2 */
+  readonly nodes?: number;
+  /** Further CRD files to install before the controllers start. */
+  readonly crds?: readonly string[];
+  /** How long each component may take to become ready. @default 120 s */
+  readonly readyTimeoutMs?: number;
+}
+
+/** A running test cluster. */
+export interface TestCluster {
+  /** The control plane (admin kubeconfig, `request`, …). */
+  readonly cp: ControlPlane;
+  /** Names of the fake Nodes, all Ready and schedulable. */
+  readonly nodes: readonly string[];
+  /** Log file of every process, by name (`kube-apiserver`, `etcd`, `kube-scheduler`, …). */
+  readonly logs: Readonly<Record<string, string>>;
+  /**
+   * Runs `body`; when it throws, prints the last lines of every log, keeps all logs in a folder
+   * that outlives `stop()` (named in the output) and rethrows.
+   */
+  printLogsOnFailure<T>(body: () => Promise<T>): Promise<T>;
+  /** Stops every process (controllers first) and removes the temporary folders. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/** Annotation that marks a Node as kwok's (`--manage-nodes-with-annotation-selector`). */
+export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
+
+const PROGRAM: Record<ClusterTool, string> = { kwok: 'kwok', rbg: 'rbgs', kuberay: 'kuberay-operator' };
+/** RBG's controller checks at start-up that all of these exist (from ../shared/crds or the pinned URL). */
+const RBG_CRD_FILES = [
+  'clusterengineruntimeprofiles',
+  'coordinatedpolicies',
+  'instances',
+  'instancesets',
+  'rolebasedgroups',
+  'rolebasedgroupscalingadapters',
+  'rolebasedgroupsets',
+  'roleinstances',
+  'roleinstancesets',
+].map((plural) => `workloads.x-k8s.io_${plural}.yaml`);
+
+/**
+ * The folder holding one tool: `$RAYSHIFT_<TOOL>_BIN`, else the cache folder that
+ * `scripts/build-cluster.sh` builds into (computed by `scripts/cluster-bin-dir.sh`).
+ */
+export function clusterBinDir(tool: ClusterTool, what: 'folder' | 'version' = 'folder'): string {
+  const script = path.join(projectRoot(), 'scripts', 'cluster-bin-dir.sh');
+  try {
+    const args = what === 'version' ? ['--version', tool] : [tool];
+    return execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (e) {
+    throw new Error(`${script} failed: ${String((e as { stderr?: string }).stderr ?? e).trim()}`);
+  }
+}
+
+/** The CRD files the KubeRay operator needs (its release's, RayJob included) and RBG's controller needs. */
+export async function controllerCrdFiles(opts: Pick<ClusterOptions, 'kuberay' | 'rbg'>): Promise<string[]> {
+  const files: Promise<string>[] = [];
+  if (opts.kuberay) {
+    const version = clusterBinDir('kuberay', 'version');
+    // RayJob is not in the catalog (rayshift makes none), yet the operator exits without its CRD.
+    const crds = [...crdsOf('kuberay', version), { project: 'kuberay' as const, version, file: 'ray.io_rayjobs.yaml' }];
+    files.push(...crds.map((c) => resolveCrdFile(c)));
+  }
+  if (opts.rbg) {
+    const version = clusterBinDir('rbg', 'version');
+    files.push(...RBG_CRD_FILES.map((file) => resolveCrdFile({ project: 'rbg', version, file })));
+  }
+  return Promise.all(files);
+}
+
+/** Starts the control plane, the controller manager, the scheduler, kwok with Ready Nodes, then KubeRay and RBG as asked. */
+export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
+  const binaries = locateBinaries(opts);
+  const crds = [...(await controllerCrdFiles(opts)), ...(opts.crds ?? [])];
+  const cp = await startControlPlane({ crds });
+  const cluster = new LocalCluster(cp, binaries, opts);
+  try {
+    await cluster.start();
+    return cluster;
+  } catch (e) {
+    cluster.printLogs();
+    await cluster.stop();
+    throw e;
+  }
+}
+
+/** Paths of every program the cluster runs; throws naming the build when one is missing. */
+function locateBinaries(opts: ClusterOptions): Record<string, string> {
+  const cpBin = controlPlaneBinDir();
+  const found: Record<string, string> = {
+    'kube-controller-manager': path.join(cpBin, 'kube-controller-manager'),
+    'kube-scheduler': path.join(cpBin, 'kube-scheduler'),
+  };
+  const tools: ClusterTool[] = ['kwok', ...(opts.kuberay ? (['kuberay'] as const) : []), ...(opts.rbg ? (['rbg'] as const) : [])];
+  for (const t of tools) found[PROGRAM[t]] = path.join(clusterBinDir(t), PROGRAM[t]);
+  const missing = Object.entries(found).filter(([, file]) => !isExecutable(file));
+  if (missing.length > 0) {
+    throw new Error(
+      `The test cluster is not built: ${missing.map(([, f]) => f).join(', ')} missing. Build it with ` +
+        '`npm run controlplane:build` (kube-scheduler, kube-controller-manager) and `bash scripts/build-cluster.sh` ' +
+        '(kwok, rbgs, kuberay-operator; 5-15 min each on 2 cores when cold), or point RAYSHIFT_CONTROLPLANE_BIN / ' +
+        'RAYSHIFT_KWOK_BIN / RAYSHIFT_RBG_BIN / RAYSHIFT_KUBERAY_BIN at prebuilt binaries.',
+    );
+  }
+  return found;
+}
+
+class LocalCluster implements TestCluster {
+  readonly nodes: string[];
+  readonly logs: Record<string, string>;
+  private readonly dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-cluster-'));
+  private readonly supervisor = new Supervisor(this.dir, 'RAYSHIFT_KEEP_CONTROLPLANE');
+  private readonly procs: Proc[] = [];
+  private readonly readyTimeoutMs: number;
+  private keptLogs?: string;
+  private stopped = false;
+
+  constructor(
+    readonly cp: ControlPlane,
+    private readonly bin: Record<string, string>,
+    private readonly opts: ClusterOptions,
+  ) {
+    this.readyTimeoutMs = opts.readyTimeoutMs ?? 120_000;
+    this.nodes = Array.from({ length: opts.nodes ?? 2 }, (_, i) => `kwok-node-${i}`);
+    this.logs = { etcd: cp.etcdLog, 'kube-apiserver': cp.apiserverLog };
+  }
+
+  async start(): Promise<void> {
+    const kc = this.cp.kubeconfigPath;
+    const [kcmPort, schedPort, kwokPort, rayMetrics, rayProbe, rbgProbe] = await freePorts(6);
+    // Both check tokens and permissions through these kubeconfigs. The control plane has no
+    // request-header (front proxy) CA, so looking it up would only log errors.
+    const delegation = (name: string) => [
+      `--kubeconfig=${kc}`,
+      `--authentication-kubeconfig=${kc}`,
+      `--authorization-kubeconfig=${kc}`,
+      '--authentication-skip-lookup',
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      `--cert-dir=${path.join(this.dir, name)}`,
+      '--v=2',
+    ];
+    const kcm = this.launch('kube-controller-manager', [
+      ...delegation('kube-controller-manager'),
+      `--secure-port=${kcmPort}`,
+      `--root-ca-file=${this.cp.caFile}`,
+      '--use-service-account-credentials=false',
+    ]);
+    const sched = this.launch('kube-scheduler', [...delegation('kube-scheduler'), `--secure-port=${schedPort}`]);
+    const kwok = this.launch(
+      'kwok',
+      [
+        `--kubeconfig=${kc}`,
+        `--config=${path.join(__dirname, 'kwok-stages.yaml')}`,
+        '--manage-all-nodes=false',
+        `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
+        `--server-address=127.0.0.1:${kwokPort}`,
+        '--node-lease-duration-seconds=40',
+        '--cidr=10.244.0.1/16',
+      ],
+      // kwok also reads ~/.kwok/kwok.yaml when it exists: a HOME of its own keeps the user's out.
+      { HOME: this.dir },
+    );
+    await Promise.all([
+      this.ready(kcm, `https://127.0.0.1:${kcmPort}/healthz`),
+      this.ready(sched, `https://127.0.0.1:${schedPort}/readyz`),
+      this.ready(kwok, `http://127.0.0.1:${kwokPort}/healthz`),
+    ]);
+    await this.createNodes([kcm, kwok]);
+
+    const controllers: Promise<void>[] = [];
+    if (this.opts.kuberay) {
+      const ray = this.launch('kuberay-operator', [
+        `--kubeconfig=${kc}`,
+        '--enable-leader-election=false',
+        `--metrics-addr=127.0.0.1:${rayMetrics}`,
+        `--health-probe-bind-address=127.0.0.1:${rayProbe}`,
+        '--log-stdout-encoder=console',
+      ]);
+      controllers.push(this.ready(ray, `http://127.0.0.1:${rayProbe}/readyz`));
+    }
+    if (this.opts.rbg) {
+      const rbg = this.launch('rbgs', [
+        `--kubeconfig=${kc}`,
+        '--enable-webhooks=none',
+        '--metrics-bind-address=0',
+        '--leader-elect=false',
+        `--health-probe-bind-address=127.0.0.1:${rbgProbe}`,
+      ]);
+      controllers.push(this.ready(rbg, `http://127.0.0.1:${rbgProbe}/readyz`));
+    }
+    await Promise.all(controllers);
+    process.stderr.write(
+      `test cluster: ${this.procs.map((p) => `${p.name} (pid ${p.child.pid})`).join(', ')} on ${this.cp.url}; logs in ${this.dir}\n`,
+    );
+  }
+
+  printLogs(lines = 60): void {
+    const parts = Object.entries(this.logs).map(([name, file]) => `--- ${name}: last ${lines} lines of ${file}\n${logTail(file, lines)}`);
+    process.stderr.write(`${parts.join('\n')}\n`);
+  }
+
+  async printLogsOnFailure<T>(body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (e) {
+      this.printLogs();
+      this.keepLogs();
+      throw e;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    // Controllers first, so that none of them logs the control plane going away as its own failure.
+    await Promise.all(this.procs.map((p) => this.supervisor.kill(p, 'SIGTERM', 10_000)));
+    this.keepLogs(false);
+    this.supervisor.release();
+    await this.cp.stop();
+    if (this.keptLogs) process.stderr.write(`test cluster: logs kept in ${this.keptLogs}\n`);
+  }
+
+  /** Copies every log into a folder that outlives `stop()`; with `force` false, only once one was asked for. */
+  private keepLogs(force = true): void {
+    if (!force && this.keptLogs === undefined) return;
+    this.keptLogs ??= fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-cluster-logs-'));
+    for (const [name, file] of Object.entries(this.logs)) {
+      if (fs.existsSync(file)) fs.copyFileSync(file, path.join(this.keptLogs, `${name}.log`));
+    }
+  }
+
+  private launch(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+    const log = path.join(this.dir, `${name}.log`);
+    this.logs[name] = log;
+    const p = this.supervisor.launch(name, this.bin[name], args, log, {
+      env: { ...process.env, KUBECONFIG: this.cp.kubeconfigPath, ...env },
+    });
+    this.procs.push(p);
+    return p;
+  }
+
+  private ready(p: Proc, url: string): Promise<void> {
+    return pollUntil(
+      `${p.name} at ${url}`,
+      async () => {
+        const r = await httpGet(url);
+        return r.status === 200 ? undefined : `HTTP ${r.status} ${r.text.trim().slice(0, 300)}`;
+      },
+      { timeoutMs: this.readyTimeoutMs, procs: [p], logs: [{ file: p.log, lines: 40 }] },
+    );
+  }
+
+  /**
+   * Creates the fake Nodes and waits until each is Ready (kwok) and schedulable (the controller
+   * manager removes the not-ready taint that admission puts on every new Node).
+   */
+  private async createNodes(procs: Proc[]): Promise<void> {
+    for (const [i, name] of this.nodes.entries()) {
+      const r = await this.cp.request('POST', '/api/v1/nodes', {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: {
+          name,
+          annotations: { [KWOK_NODE_ANNOTATION]: 'fake' },
+          labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
+        },
+        spec: { podCIDR: `10.244.${i + 1}.0/24`, podCIDRs: [`10.244.${i + 1}.0/24`] },
+      });
+      if (r.status !== 201) throw new Error(`creating Node ${name}: HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 500)}`);
+    }
+    await pollUntil(
+      `Nodes ${this.nodes.join(', ')} to be Ready without taints`,
+      async () => {
+        const r = await this.cp.request('GET', '/api/v1/nodes?labelSelector=type%3Dkwok');
+        const byName = new Map<string, any>(((r.body?.items ?? []) as any[]).map((n) => [n.metadata.name, n]));
+        for (const name of this.nodes) {
+          const n = byName.get(name);
+          const ready = (n?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Ready');
+          if (ready?.status !== 'True') return `${name}: Ready=${ready?.status ?? 'missing'}`;
+          if ((n.spec?.taints ?? []).length > 0) return `${name}: taints ${JSON.stringify(n.spec.taints)}`;
+        }
+        return undefined;
+      },
+      { timeoutMs: this.readyTimeoutMs, procs, logs: procs.map((p) => ({ file: p.log, lines: 30 })) },
+    );
+  }
+}
