@@ -1,7 +1,8 @@
 /**
  * The test cluster's kube-scheduler and kwok (test/support/cluster.ts): a Pod with no node is bound
  * to one of kwok's fake Nodes by the real scheduler and brought to Running and Ready by kwok's
- * stages; a Pod that fits no Node stays Pending, marked Unschedulable by the scheduler. Needs
+ * stages; a Pod that fits no Node stays Pending, marked Unschedulable by the scheduler; an image
+ * changed in place is reported as a kubelet would after restarting the container. Needs
  * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok`.
  */
 import { pollUntil } from '../support/processes';
@@ -72,4 +73,21 @@ test('a Pod that fits no Node stays Pending, marked Unschedulable by kube-schedu
     });
     expect(pod.status.phase).toBe('Pending');
     expect(pod.spec.nodeName).toBeUndefined();
+  }));
+
+test("an image changed in place is reported by kwok's pod-image-update stage: new image and image ID, one more restart", () =>
+  cluster.printLogsOnFailure(async () => {
+    await createPod('in-place');
+    const before = await podWhen('in-place', 'Running', (p) => (p.status?.phase === 'Running' ? undefined : `phase ${p.status?.phase}`));
+    expect(before.status.containerStatuses[0]).toEqual(expect.objectContaining({ image: 'registry.example/app:1', imageID: 'kwok://registry.example/app:1', restartCount: 0 }));
+    const patched = await cluster.cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/in-place`, { spec: { containers: [{ name: 'main', image: 'registry.example/app:2' }] } }, {
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    expect(patched.status).toBe(200);
+    const after = await podWhen('in-place', 'reporting app:2', (p) =>
+      p.status?.containerStatuses?.[0]?.image === 'registry.example/app:2' ? undefined : `image ${p.status?.containerStatuses?.[0]?.image}`,
+    );
+    expect(after.metadata.uid).toBe(before.metadata.uid);
+    expect(after.status.phase).toBe('Running');
+    expect(after.status.containerStatuses[0]).toEqual(expect.objectContaining({ imageID: 'kwok://registry.example/app:2', restartCount: 1, ready: true }));
   }));
