@@ -8,10 +8,16 @@
  * ready after a per-role delay, or never for roles named by `neverReady`. Raising a partition
  * returns the replicas above it to the old revision at once. A group seen for the first time starts
  * with every replica on its current revision.
+ *
+ * With `workloads` (RBG ≥ v0.7's RoleInstanceSets) it also keeps each role's workload
+ * `<group>-<role>`: its spec follows the role (replicas, rolling update, a template revision), its
+ * status carries the true counts with `observedGeneration`, written before the group's status; and
+ * a role's `roleStatuses` entry is rewritten only when its replicas or readyReplicas change, as RBG
+ * does (docs/rbg-coordination.md), so the entry's updatedReplicas can be stale.
  */
 import { resolveMaxUnavailable } from '../../lib/engine/from-spec';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KubeObject } from '../../lib/runtime/kube/types';
+import { KubeObject, ResourceType } from '../../lib/runtime/kube/types';
 import { RbgResourceType } from '../../lib/runtime/rbg/names';
 import { roleRevision } from '../../lib/runtime/rbg/observe';
 import { IntOrPercent, resolvePartition } from '../../lib/spec/percent';
@@ -21,8 +27,10 @@ import { JsonObject, asArray, asObject } from '../../lib/spec/read';
 export interface SimulatedRbgOptions {
   /** The RoleBasedGroup API version to watch. */
   readonly type: RbgResourceType;
-  /** Time from a replica being updated to it being ready, ms. @default 15 */
+  /** Time from a replica being updated to it being ready, ms; 0: ready at once. @default 15 */
   readonly readyDelayMs?: (group: string, role: string) => number;
+  /** Keep each role's workload of this type, and stale `roleStatuses` entries as RBG does (see the file comment). */
+  readonly workloads?: ResourceType;
   /** Roles whose updated replicas never become ready. */
   readonly neverReady?: (group: string, role: string) => boolean;
 }
@@ -68,15 +76,24 @@ export function simulateRbgController(client: KubeClient, options: SimulatedRbgO
     if (!group) return;
     const roles = states.get(key) ?? new Map<string, RoleState>();
     states.set(key, roles);
-    const roleStatuses = asArray(asObject(group.spec).roles).map((value) => {
+    const current = asObject(group.status);
+    const previous = new Map(asArray(current.roleStatuses).map((e) => [asObject(e).name, asObject(e)]));
+    const roleStatuses = [];
+    for (const value of asArray(asObject(group.spec).roles)) {
       const role = asObject(value);
       const roleName = String(role.name);
       const state = advance(roles, role, key);
       const desired = replicasOf(role);
-      return { name: roleName, replicas: desired, readyReplicas: desired - state.notReady, updatedReplicas: state.updated };
-    });
+      const entry = { name: roleName, replicas: desired, readyReplicas: desired - state.notReady, updatedReplicas: state.updated };
+      if (!options.workloads) {
+        roleStatuses.push(entry);
+        continue;
+      }
+      await syncWorkload(options.workloads, namespace, `${name}-${roleName}`, role, entry);
+      const before = previous.get(roleName);
+      roleStatuses.push(before && before.replicas === entry.replicas && before.readyReplicas === entry.readyReplicas ? before : entry);
+    }
     const status = { observedGeneration: group.metadata.generation, roleStatuses };
-    const current = asObject(group.status);
     if (JSON.stringify({ observedGeneration: current.observedGeneration, roleStatuses: current.roleStatuses }) === JSON.stringify(status)) return;
     await client.patchMerge(options.type, name, namespace, { status }, { subresource: 'status' });
   };
@@ -100,19 +117,55 @@ export function simulateRbgController(client: KubeClient, options: SimulatedRbgO
       state.updated = limit;
       state.notReady = Math.min(state.notReady, limit);
     }
-    while (state.updated < limit && state.notReady < maxUnavailable) {
+    const never = options.neverReady?.(group, roleName) ?? false;
+    const delay = options.readyDelayMs?.(group, roleName) ?? 15;
+    const instant = delay === 0 && !never;
+    while (state.updated < limit && (instant || state.notReady < maxUnavailable)) {
       state.updated++;
+      if (instant) continue;
       state.notReady++;
-      if (options.neverReady?.(group, roleName)) continue;
+      if (never) continue;
       const owner = state;
       const t = setTimeout(() => {
         timers.delete(t);
         owner.notReady = Math.max(0, owner.notReady - 1);
         schedule(key);
-      }, options.readyDelayMs?.(group, roleName) ?? 15);
+      }, delay);
       timers.add(t);
     }
     return state;
+  };
+
+  /** What was last written to each workload (`namespace/name`): its spec and status, as JSON. */
+  const workloadsWritten = new Map<string, { spec: string; generation: number; status: string }>();
+  /** Creates or updates the role's workload spec, then writes its true counts as its status for the generation that spec got. */
+  const syncWorkload = async (type: ResourceType, namespace: string, name: string, role: JsonObject, entry: { replicas: number; readyReplicas: number; updatedReplicas: number }) => {
+    const key = `${namespace}/${name}`;
+    const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
+    const spec = { replicas: entry.replicas, roleInstanceTemplate: { revision: roleRevision(role) }, updateStrategy: { partition: ru.partition ?? null, maxUnavailable: ru.maxUnavailable ?? null, paused: ru.paused ?? null } };
+    let last = workloadsWritten.get(key);
+    if (!last || last.spec !== JSON.stringify(spec)) {
+      const existing = await client.tryGet(type, name, namespace);
+      const written = existing
+        ? await client.patchMerge(type, name, namespace, { spec })
+        : await client.create({ apiVersion: type.apiVersion, kind: type.kind, metadata: { name, namespace }, spec } as KubeObject);
+      last = { spec: JSON.stringify(spec), generation: written.metadata.generation ?? 0, status: '' };
+      workloadsWritten.set(key, last);
+    }
+    // Only updated replicas are ever not ready here, so the updated-and-ready count is the updated minus the not ready.
+    const notReady = entry.replicas - entry.readyReplicas;
+    const status = {
+      observedGeneration: last.generation,
+      replicas: entry.replicas,
+      readyReplicas: entry.readyReplicas,
+      availableReplicas: entry.readyReplicas,
+      updatedReplicas: entry.updatedReplicas,
+      updatedReadyReplicas: entry.updatedReplicas - notReady,
+      currentReplicas: entry.replicas - entry.updatedReplicas,
+    };
+    if (last.status === JSON.stringify(status)) return;
+    await client.patchMerge(type, name, namespace, { status }, { subresource: 'status' });
+    last.status = JSON.stringify(status);
   };
 
   const informer = client.watch(options.type, '*', (event) => {
