@@ -3,7 +3,7 @@ import { dns1035LabelProblem, dns1123SubdomainProblem } from './names';
 import { ProblemList, ValidationResult, show } from './problem';
 import { RayClusterConfig, acceleratorProfile, minimumSafeMaxSurgePercent, validateRayClusterConfig } from './raycluster';
 import { validateRayAuth } from './ray-auth';
-import { asObject, isInteger, isObject } from './read';
+import { INT32_MAX, asObject, isInteger, isObject } from './read';
 import { validateServeConfig } from './serve-config';
 
 /** KubeRay's upgrade strategies: blue/green, incremental (stepwise), or none. */
@@ -96,8 +96,6 @@ export const MAX_RAY_SERVICE_NAME_LENGTH = 47;
 export const NO_SERVE_CONFIG =
   'is unset: the RayCluster runs no Serve applications, so (as in KubeRay) it never counts as ready to serve, the service never becomes Ready and no upgrade completes';
 
-/** Largest value of the int32 fields (`intervalSeconds`, `rayClusterDeletionDelaySeconds`, `progressDeadlineSeconds`). */
-const INT32_MAX = 2_147_483_647;
 
 /** API version of KubeRay's RayService. */
 export const RAY_IO_API_VERSION = 'ray.io/v1';

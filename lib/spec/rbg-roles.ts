@@ -6,7 +6,7 @@
 import { dns1123LabelProblem } from './names';
 import { IntOrPercent, intOrPercentProblem, parsePercent, resolvePartition } from './percent';
 import { ProblemList, show } from './problem';
-import { JsonObject, asObject, isInteger, isObject } from './read';
+import { INT32_MAX, JsonObject, asObject, isInteger, isObject } from './read';
 import {
   RBG_V1ALPHA1,
   RBG_WORKLOAD_API_VERSIONS,
@@ -45,7 +45,7 @@ export function checkRoles(problems: ProblemList, rolesValue: unknown, target: R
     else if (roles.has(name as string)) problems.error(`${here}.name`, `${show(name)} is already used by another role; role names must be unique`);
     else roles.set(name as string, r);
     const replicas = r.replicas ?? 1;
-    if (!isInteger(replicas) || replicas < 0) problems.error(`${here}.replicas`, `must be an integer ≥ 0; got ${show(replicas)}`);
+    if (!isInteger(replicas) || replicas < 0 || replicas > INT32_MAX) problems.error(`${here}.replicas`, `must be an integer ≥ 0 and ≤ ${INT32_MAX} (int32); got ${show(replicas)}`);
     checkRoleRollingUpdate(problems, here, r, replicas, target.release);
     if (target.form === 'model') checkModelRole(problems, here, r, target);
     else checkWireRole(problems, here, r, target);

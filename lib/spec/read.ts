@@ -25,3 +25,6 @@ export function asArray(value: unknown): unknown[] {
 export function isInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value);
 }
+
+/** Largest value of Kubernetes' int32 fields (replicas, seconds). */
+export const INT32_MAX = 2_147_483_647;

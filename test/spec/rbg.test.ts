@@ -108,6 +108,14 @@ describe('roles', () => {
     expectErrorAt(r, 'spec.roles[2].replicas', 'integer ≥ 0', 'got -1');
   });
 
+  test('replicas beyond int32 are rejected (Kubernetes replicas are int32; found by test/fuzz: 2^40 passed and its plan never finished)', () => {
+    const g = group();
+    g.spec.roles = [{ name: 'a', replicas: 2 ** 31 }, { name: 'b', replicas: 2 ** 31 - 1 }];
+    const r = validateRoleBasedGroup(g);
+    expect(errorPaths(r)).toEqual(['spec.roles[0].replicas']);
+    expectErrorAt(r, 'spec.roles[0].replicas', '≤ 2147483647 (int32)', 'got 2147483648');
+  });
+
   test.each([
     ['150%', '"150%" is outside "0%"–"100%"'],
     ['abc', 'whole percent from "0%" to "100%"; got "abc"'],
