@@ -3,6 +3,8 @@
  * explore), fast-check's parameters, the figures each suite prints (requests, specs, crashes, 5xx,
  * peak RSS), and an RSS sampler for the "memory bounded" property.
  */
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import fc from 'fast-check';
 
 /** The default seed: any fixed number; change it only on purpose (the run's inputs change with it). */
@@ -80,11 +82,14 @@ export interface FuzzFigures {
   /** RSS when measuring started and its peak since, MB. */
   rssStartMb: number;
   rssPeakMb: number;
+  /** Peak of the JS heap in use and of array buffers (Buffers), MB: where a growing RSS comes from. */
+  heapPeakMb: number;
+  buffersPeakMb: number;
 }
 
 /** Empty figures. */
 export function newFigures(): FuzzFigures {
-  return { requests: 0, specs: 0, crashes: 0, serverErrors: 0, rssStartMb: 0, rssPeakMb: 0 };
+  return { requests: 0, specs: 0, crashes: 0, serverErrors: 0, rssStartMb: 0, rssPeakMb: 0, heapPeakMb: 0, buffersPeakMb: 0 };
 }
 
 /** One line of figures, as the suites print it (and the issue's closing note quotes it). */
@@ -92,7 +97,7 @@ export function formatFigures(suite: string, f: FuzzFigures, seconds: number): s
   return (
     `fuzz figures (${suite}, FUZZ_SEED=${fuzzSeed()}): requests ${f.requests}, specs ${f.specs}, crashes ${f.crashes}, ` +
     `5xx ${f.serverErrors}, RSS start ${f.rssStartMb.toFixed(0)} MB, peak ${f.rssPeakMb.toFixed(0)} MB ` +
-    `(+${(f.rssPeakMb - f.rssStartMb).toFixed(0)} MB), ${seconds.toFixed(0)} s`
+    `(+${(f.rssPeakMb - f.rssStartMb).toFixed(0)} MB; heap peak ${f.heapPeakMb.toFixed(0)} MB, buffers peak ${f.buffersPeakMb.toFixed(0)} MB), ${seconds.toFixed(0)} s`
   );
 }
 
@@ -102,7 +107,12 @@ const MB = 1024 * 1024;
 export function sampleRss(figures: FuzzFigures, everyMs = 20): { stop(): void } {
   figures.rssStartMb = process.memoryUsage.rss() / MB;
   figures.rssPeakMb = figures.rssStartMb;
-  const sample = () => (figures.rssPeakMb = Math.max(figures.rssPeakMb, process.memoryUsage.rss() / MB));
+  const sample = () => {
+    const m = process.memoryUsage();
+    figures.rssPeakMb = Math.max(figures.rssPeakMb, m.rss / MB);
+    figures.heapPeakMb = Math.max(figures.heapPeakMb, m.heapUsed / MB);
+    figures.buffersPeakMb = Math.max(figures.buffersPeakMb, m.arrayBuffers / MB);
+  };
   const timer = setInterval(sample, everyMs);
   return {
     stop() {
@@ -110,6 +120,16 @@ export function sampleRss(figures: FuzzFigures, everyMs = 20): { stop(): void } 
       clearInterval(timer);
     },
   };
+}
+
+/**
+ * A full garbage collection now. V8 collects lazily: between collections the RSS holds garbage too,
+ * so a peak without them measures the collector's pace, not what the server keeps. `--expose-gc`
+ * set at run time gives a `gc` to contexts created after it.
+ */
+export function collectGarbage(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
 }
 
 /**

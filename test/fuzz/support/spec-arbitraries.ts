@@ -237,7 +237,9 @@ const ROLE_NAMES = ['router', 'prefill', 'decode'];
 const role = fc.record(
   {
     name: mostly(fc.oneof(fc.constantFrom(...ROLE_NAMES), dnsLabel)),
-    replicas: mostly(fc.oneof({ arbitrary: edgyInt(0, 12), weight: 10 }, { arbitrary: fc.constantFrom(1000, 100_000, 2 ** 40), weight: 1 })),
+    // Large but plannable counts, and the first invalid one. Not valid counts past ~1,000,000: the plan
+    // takes replicas / maxUnavailable rounds and gives up after 1,000,000 (a known engine limit).
+    replicas: mostly(fc.oneof({ arbitrary: edgyInt(0, 12), weight: 10 }, { arbitrary: fc.constantFrom(1000, 100_000, 2 ** 31), weight: 1 })),
     rolloutStrategy: maybe(fc.record({ rollingUpdate: mostly(rollingUpdate) }, { requiredKeys: [] })),
     standalonePattern: fc.constant({ template: { spec: { containers: [{ name: 'c', image: 'i' }] } } }),
   },
@@ -272,21 +274,42 @@ const wireRule = fc.record(
   { requiredKeys: [] },
 );
 
+/** A coordinated rolling update in percents (which every API version accepts), mostly in range. */
+const percent = (min: number, max: number) => edgyInt(min, max).map((n) => `${n}%`);
+const coordinatedRollout = fc.record(
+  { maxSkew: mostly(percent(1, 100)), maxUnavailable: mostly(fc.oneof(percent(1, 100), edgyInt(1, 4))), partition: maybe(mostly(percent(0, 60))) },
+  { requiredKeys: ['maxSkew'] },
+);
+
 /** A RoleBasedGroup (v1alpha1 with inline coordination, or v1alpha2) and, sometimes, its CoordinatedPolicy, before noise. */
 export const shapedRbg: fc.Arbitrary<{ group: Record<string, unknown>; policy?: Record<string, unknown> }> = fc
   .record({
     apiVersion: fc.constantFrom(RBG_V1ALPHA1, RBG_V1ALPHA2),
     name: mostly(dnsLabel),
-    roles: mostly(fc.array(role, { maxLength: 4 })),
+    roleCount: fc.oneof({ arbitrary: fc.integer({ min: 2, max: 3 }), weight: 15 }, { arbitrary: fc.integer({ min: 0, max: 1 }), weight: 1 }),
+    roles: fc.array(role, { minLength: 3, maxLength: 3 }),
+    distinctNames: fc.nat({ max: 15 }),
+    ownRollout: fc.nat({ max: 15 }),
+    oneRule: fc.oneof({ arbitrary: fc.constant(true), weight: 4 }, { arbitrary: fc.constant(false), weight: 1 }),
+    coordinatedRollout,
     rules: fc.array(wireRule, { maxLength: 3 }),
     withPolicy: fc.boolean(),
-    policyName: fc.constantFrom('same', 'other'),
+    policyName: pick(['same'], ['other']),
   })
   .map((d) => {
+    // Distinct role names without their own rollout settings and one rule over every role, mostly:
+    // what a valid coordinated group looks like, so that most of them reach the plan.
+    const roles = d.roles.slice(0, d.roleCount).map((r, i) => {
+      const named = d.distinctNames === 0 ? r : { ...r, name: ROLE_NAMES[i] };
+      if (d.ownRollout === 0) return named;
+      const { rolloutStrategy: _own, ...rest } = named;
+      return rest;
+    });
+    const rules = d.oneRule ? [{ name: 'pd', roles: roles.map((r) => r.name), strategy: { rollingUpdate: d.coordinatedRollout } }] : d.rules;
     const inline = d.apiVersion === RBG_V1ALPHA1 && !d.withPolicy;
-    const group = { apiVersion: d.apiVersion, kind: 'RoleBasedGroup', metadata: { name: d.name }, spec: { roles: d.roles, ...(inline ? { coordination: d.rules } : {}) } };
+    const group = { apiVersion: d.apiVersion, kind: 'RoleBasedGroup', metadata: { name: d.name }, spec: { roles, ...(inline ? { coordination: rules } : {}) } };
     if (!d.withPolicy) return { group };
-    const policy = { apiVersion: RBG_V1ALPHA2, kind: 'CoordinatedPolicy', metadata: { name: d.policyName === 'same' ? d.name : 'other' }, spec: { policies: d.rules } };
+    const policy = { apiVersion: RBG_V1ALPHA2, kind: 'CoordinatedPolicy', metadata: { name: d.policyName === 'same' ? d.name : 'other' }, spec: { policies: rules } };
     return { group, policy };
   });
 
