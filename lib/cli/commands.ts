@@ -5,7 +5,7 @@ import type { RoleBasedGroupPlan, RoleBasedGroupPlanInput } from '../engine/plan
 import { rayServiceEngineOptions, rbgPlanInputs } from '../engine/from-spec';
 import { RayServiceSpec } from '../spec/rayservice';
 import { asObject } from '../spec/read';
-import { CheckedInput, InputDocument, LocatedProblem, checkFiles, executorCoordination, groupOfPolicy, identity, isForeign } from './documents';
+import { CheckOptions, CheckedInput, InputDocument, LocatedProblem, checkFiles, executorCoordination, groupOfPolicy, identity, isForeign } from './documents';
 import { renderRayServicePlan, renderRoleBasedGroupPlan } from './render-plan';
 import { Style } from './style';
 
@@ -36,8 +36,8 @@ function formatProblem(p: LocatedProblem, style: Style): string {
   return `${where}${what}:${path} ${message}`;
 }
 
-function check(files: readonly string[], io: Output): CheckedInput {
-  return checkFiles(files, io.stdin ?? (() => fs.readFileSync(0, 'utf8')));
+function check(files: readonly string[], io: Output, options: CheckOptions): CheckedInput {
+  return checkFiles(files, io.stdin ?? (() => fs.readFileSync(0, 'utf8')), options);
 }
 
 /** The problems as `--json` prints them. */
@@ -55,8 +55,8 @@ function summary(problems: readonly LocatedProblem[], documents: readonly InputD
 }
 
 /** `rayshift validate FILE...`: every problem of every document; exit 1 when any is an error. */
-export function validateCommand(files: readonly string[], json: boolean, io: Output): number {
-  const { documents, problems } = check(files, io);
+export function validateCommand(files: readonly string[], json: boolean, io: Output, options: CheckOptions = {}): number {
+  const { documents, problems } = check(files, io, options);
   const failed = problems.some((p) => p.severity === 'error');
   if (json) {
     io.out(`${JSON.stringify({ problems: problemsJson(problems) }, null, 2)}\n`);
@@ -98,8 +98,8 @@ function planDocuments(documents: readonly InputDocument[]): AnyPlan[] {
  * included) are printed as `validate` words them, on stderr, or with `json` in `"problems"` next
  * to `"plans"`; an error exits 1 and plans nothing.
  */
-export function planCommand(files: readonly string[], json: boolean, io: Output): number {
-  const { documents, problems } = check(files, io);
+export function planCommand(files: readonly string[], json: boolean, io: Output, options: CheckOptions = {}): number {
+  const { documents, problems } = check(files, io, options);
   const failed = problems.some((p) => p.severity === 'error');
   const plans = failed ? [] : planDocuments(documents);
   if (json) {

@@ -10,6 +10,7 @@ import { Problem, ProblemList, ValidationResult } from '../spec/problem';
 import { JsonObject, asObject, isObject } from '../spec/read';
 import { validateRayService } from '../spec/rayservice';
 import { COORDINATION_ANNOTATION, EXECUTOR_LABEL, RBG_EXECUTORS, validateCoordinatedPolicy, validateRoleBasedGroup } from '../spec/rbg';
+import type { RbgRelease } from '../spec/rbg-releases';
 import { validateGateway, validateGatewayClass, validateRoute } from '../spec/gateway';
 
 /** The file argument `-` means standard input, which problems name `<stdin>`. */
@@ -45,14 +46,20 @@ export interface CheckedInput {
   readonly problems: LocatedProblem[];
 }
 
+/** What the files are checked for beyond the rules every target shares. */
+export interface CheckOptions {
+  /** The RBG release RoleBasedGroups are for (`--rbg-version`): adds its rules and deprecations. @default none */
+  readonly rbgVersion?: RbgRelease;
+}
+
 /**
  * Reads, parses and validates every document of every file (`-` reads `readStdin()`): a missing
  * or unreadable file, a document that is not YAML, an unknown kind or version in rayshift's API
  * groups and a file with nothing rayshift validates are problems too.
  */
-export function checkFiles(files: readonly string[], readStdin: () => string): CheckedInput {
+export function checkFiles(files: readonly string[], readStdin: () => string, options: CheckOptions = {}): CheckedInput {
   const { documents, problems } = readDocuments(files, readStdin);
-  problems.push(...validateDocuments(documents));
+  problems.push(...validateDocuments(documents, options));
   for (const file of new Set(files.map(fileName))) {
     if (problems.some((p) => p.file === file && p.severity === 'error')) continue;
     const own = documents.filter((d) => d.file === file);
@@ -167,9 +174,9 @@ const RAYSHIFT_EXECUTORS: readonly string[] = RBG_EXECUTORS.filter((e) => e !== 
  * Validates a RoleBasedGroup and, when it carries the coordination annotation, what its executor
  * would reject there, and an annotation that no executor reads (no rayshift executor label).
  */
-function validateGroup(group: InputDocument): ValidationResult {
+function validateGroup(group: InputDocument, options: CheckOptions): ValidationResult {
   const problems = new ProblemList();
-  problems.addAll(validateRoleBasedGroup(group.manifest));
+  problems.addAll(validateRoleBasedGroup(group.manifest, { rbgVersion: options.rbgVersion }));
   const reading = executorCoordination(group);
   if (reading === undefined) return problems.result();
   if (reading.problem !== undefined) problems.error('metadata.annotations', reading.problem);
@@ -203,7 +210,7 @@ function foreignKnownKindProblem(apiVersion: string, kind: string): Problem | un
  * knows (a typo must not pass silently); documents of other groups are skipped, with a warning
  * when their kind is one rayshift validates in its own groups.
  */
-function validateDocuments(documents: readonly InputDocument[]): LocatedProblem[] {
+function validateDocuments(documents: readonly InputDocument[], options: CheckOptions): LocatedProblem[] {
   const out: LocatedProblem[] = [];
   for (const doc of documents) {
     const { kind, name } = identity(doc);
@@ -213,14 +220,14 @@ function validateDocuments(documents: readonly InputDocument[]): LocatedProblem[
       const warning = foreignKnownKindProblem(apiVersion, kind);
       result = { errors: [], warnings: warning ? [warning] : [] };
     } else {
-      result = validateKnown(doc, documents, apiVersion, kind);
+      result = validateKnown(doc, documents, apiVersion, kind, options);
     }
     for (const p of [...result.errors, ...result.warnings]) out.push({ ...p, file: doc.file, document: doc.document, kind, name });
   }
   return out;
 }
 
-function validateKnown(doc: InputDocument, documents: readonly InputDocument[], apiVersion: string, kind: string): ValidationResult {
+function validateKnown(doc: InputDocument, documents: readonly InputDocument[], apiVersion: string, kind: string, options: CheckOptions): ValidationResult {
   switch (`${apiVersion}/${kind}`) {
     case 'ray.io/v1/RayService':
     case 'rayshift.dev/v1alpha1/RayService':
@@ -234,7 +241,7 @@ function validateKnown(doc: InputDocument, documents: readonly InputDocument[], 
       return validateRoute(doc.manifest);
     case 'workloads.x-k8s.io/v1alpha1/RoleBasedGroup':
     case 'workloads.x-k8s.io/v1alpha2/RoleBasedGroup':
-      return validateGroup(doc);
+      return validateGroup(doc, options);
     case 'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy':
       return validateCoordinatedPolicy(doc.manifest, groupOfPolicy(doc, documents)?.manifest);
     default:

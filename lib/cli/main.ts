@@ -3,7 +3,8 @@
  * `yaml` for validate and plan); a subcommand that needs an optional peer dependency imports its
  * modules inside its action, after checking that the packages are installed (`peers.ts`).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
+import { RBG_RELEASES, type RbgRelease } from '../spec/rbg-releases';
 import type { RunOperatorOptions } from '../../operator/run';
 import type { StatusOptions, SteerOptions } from './status-command';
 import type { DashboardOptions } from './dashboard-command';
@@ -45,6 +46,11 @@ export interface ProgramOptions {
   readonly installed?: (pkg: string) => boolean;
 }
 
+/** `--rbg-version`: the RBG release RoleBasedGroups are checked for (its webhook's rules, its deprecations). */
+function rbgVersionOption(): Option {
+  return new Option('--rbg-version <release>', 'RBG release the RoleBasedGroups are for: adds its rules (v0.8: its webhook\'s) and deprecations').choices(RBG_RELEASES);
+}
+
 /** Services the operator reconciles at once: each holds open requests to the API server and a Ray head. */
 const CONCURRENCY_RANGE = { min: 1, max: 1000 } as const;
 
@@ -67,6 +73,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     .description('Validate every RayService, Gateway, route, RoleBasedGroup (with its rayshift.dev/coordination rules) and CoordinatedPolicy in YAML files')
     .argument('<file...>', FILES_HELP)
     .option('--json', 'print {"problems":[{file,document,kind,name,path,message,severity}]} instead of one line per problem')
+    .addOption(rbgVersionOption())
     .addHelpText(
       'after',
       [
@@ -76,12 +83,13 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
         'Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on a usage error.',
       ].join('\n'),
     )
-    .action((files: string[], opts: { json?: boolean }) => exit(validateCommand(files, Boolean(opts.json), io)));
+    .action((files: string[], opts: { json?: boolean; rbgVersion?: RbgRelease }) => exit(validateCommand(files, Boolean(opts.json), io, { rbgVersion: opts.rbgVersion })));
   program
     .command('plan')
     .description('Show the upgrade timeline of each RayService and the rounds of each RoleBasedGroup rollout (CoordinatedPolicy, inline or rayshift.dev/coordination rules)')
     .argument('<file...>', FILES_HELP)
     .option('--json', 'print {"plans":[…],"problems":[…]} instead of tables and charts')
+    .addOption(rbgVersionOption())
     .addHelpText(
       'after',
       [
@@ -92,7 +100,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
         'Exit status: 0 with a plan, 1 when the input is invalid (no plan; "plans" is empty), 2 on a usage error.',
       ].join('\n'),
     )
-    .action((files: string[], opts: { json?: boolean }) => exit(planCommand(files, Boolean(opts.json), io)));
+    .action((files: string[], opts: { json?: boolean; rbgVersion?: RbgRelease }) => exit(planCommand(files, Boolean(opts.json), io, { rbgVersion: opts.rbgVersion })));
   addApiServerOptions(
     program
       .command('status')

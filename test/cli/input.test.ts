@@ -185,3 +185,31 @@ test('the round table of a RoleBasedGroup plan keeps long role names apart and i
   for (const row of rows) expect(row).toHaveLength(heading.length);
   expect(rows[0]).toBe('      1                       6 / 34                    3 / 17');
 });
+
+describe('--rbg-version adds a release\'s own rules', () => {
+  const group = [
+    'apiVersion: workloads.x-k8s.io/v1alpha2',
+    'kind: RoleBasedGroup',
+    'metadata: { name: pd }',
+    'spec:',
+    '  roles:',
+    '    - name: prefill',
+    '      replicas: 5',
+    '      rolloutStrategy: { rollingUpdate: { maxUnavailable: "10%" } }',
+    '      standalonePattern: { template: { spec: { containers: [{ name: p, image: sglang }] } } }',
+  ].join('\n');
+
+  test('validate: "10%" of 5 replicas passes the rules every release shares, and fails RBG v0.8\'s webhook rule', async () => {
+    const shared = await rayshiftIn(['validate', '--json', '-'], { stdin: group });
+    expect(JSON.parse(shared.stdout).problems.filter((p: JsonProblem) => p.severity === 'error')).toEqual([]);
+    const v08 = await rayshiftIn(['validate', '--json', '--rbg-version', 'v0.8', '-'], { stdin: group });
+    expect(v08.code).toBe(1);
+    expect(JSON.parse(v08.stdout).problems).toContainEqual(expect.objectContaining({ kind: 'RoleBasedGroup', name: 'pd', severity: 'error', message: expect.stringContaining("RBG v0.8's webhook rejects both 0") }));
+  });
+
+  test('an unknown release is a usage error naming the releases', async () => {
+    const bad = await rayshiftIn(['validate', '--rbg-version', 'v9', '-'], { stdin: group });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/v0\.6, v0\.7, v0\.8/);
+  });
+});
