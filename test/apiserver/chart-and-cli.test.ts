@@ -65,6 +65,7 @@ test('the command registers with its flags', () => {
     '--dashboard-dir',
     '--max-body-bytes',
     '--token-recheck-seconds',
+    '--no-access-log',
   ]);
 });
 
