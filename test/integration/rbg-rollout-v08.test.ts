@@ -106,6 +106,20 @@ function record(name: string): { seen: Seen[]; until(what: string, check: (s: Se
   };
 }
 
+/**
+ * The RoleInstanceSet `name` once the simulated RBG controller has observed its latest generation
+ * (the operator's last write, releasing the hold, can land just after it reports Complete), or as it
+ * is after 30 s, for the assertion to show.
+ */
+async function observed(name: string): Promise<KubeObject> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ris = await admin.get(RIS_TYPE, name, NS);
+    if ((ris.status as { observedGeneration?: number } | undefined)?.observedGeneration === ris.metadata.generation || Date.now() > deadline) return ris;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 test('a v0.8 group (RoleInstanceSets, restartPolicyConfig) rolls out under RBG v0.8\'s webhook: every write admitted, progress read from the RoleInstanceSets', async () => {
   const name = 'pd-v08';
   const rec = record(name);
@@ -119,7 +133,7 @@ test('a v0.8 group (RoleInstanceSets, restartPolicyConfig) rolls out under RBG v
 
     // Every RoleInstanceSet reached the new revision with every replica updated.
     for (const [role, replicas] of [['prefill', 8], ['decode', 4]] as const) {
-      const ris = await admin.get(RIS_TYPE, `${name}-${role}`, NS);
+      const ris = await observed(`${name}-${role}`);
       expect([role, (ris.status as any).updatedReplicas, (ris.status as any).observedGeneration]).toEqual([role, replicas, ris.metadata.generation]);
     }
     // The group's decode entry stayed at 4 updated (stale) through the rollout, while the executor
