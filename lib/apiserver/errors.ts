@@ -117,15 +117,20 @@ export function toConnectError(err: unknown, subject: Subject): ConnectError {
   }
   if (err instanceof KubeConnectionError) return new ConnectError('the Kubernetes API is unreachable', Code.Unavailable);
   if (err instanceof UnknownKindError) return new ConnectError(`${subject.kind} is not served by this cluster (CRD not installed)`, Code.FailedPrecondition);
-  return new ConnectError('internal error', Code.Internal);
+  // Not a Kubernetes answer but a fault of this server: the original rides along as the cause, for `publicError` to log.
+  return new ConnectError('internal error', Code.Internal, undefined, undefined, err);
 }
 
 /**
  * The error a client may see for anything a handler threw: ConnectErrors as they are, anything
- * else INTERNAL with a fixed message (`onInternal` gets the original, for the server's log).
+ * else INTERNAL with a fixed message (`onInternal` gets the original, for the server's log, also
+ * when `toConnectError` already made it INTERNAL).
  */
 export function publicError(err: unknown, onInternal: (err: unknown) => void): ConnectError {
-  if (err instanceof ConnectError) return err;
+  if (err instanceof ConnectError) {
+    if (err.code === Code.Internal && err.cause !== undefined) onInternal(err.cause);
+    return err;
+  }
   onInternal(err);
   return new ConnectError('internal error', Code.Internal);
 }

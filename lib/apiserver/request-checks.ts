@@ -1,13 +1,16 @@
 /**
  * Checks every request gets from the descriptors, whatever its protocol: enum values must be values
  * of their enum (protobuf enums are open, so a binary or JSON `42` would otherwise reach a handler as
- * a number no `switch` knows, and Connect's JSON parser drops unknown names silently), and update-mask
- * paths must name fields of the resource. Failures are INVALID_ARGUMENT with a google.rpc.BadRequest
- * naming the request field.
+ * a number no `switch` knows, and Connect's JSON parser drops unknown names silently), the object a
+ * request names must be nameable in Kubernetes (`namespace`, `name`), and update-mask paths must name
+ * fields of the resource. Failures are INVALID_ARGUMENT with a google.rpc.BadRequest naming the
+ * request field.
  */
-import { isMessage, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
+import { getOption, hasOption, isMessage, ScalarType, type DescEnum, type DescField, type DescMessage, type JsonValue, type Message } from '@bufbuild/protobuf';
 import { isReflectList, isReflectMap, isReflectMessage, reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
+import { dns1123LabelProblem, dns1123SubdomainProblem } from '../spec/names';
 import { invalidArgument, type FieldViolation } from './errors';
+import { FieldBehavior, field_behavior } from './gen/google/api/field_behavior_pb';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -76,6 +79,44 @@ export function requireKnownEnums(desc: DescMessage, request: Message | JsonValu
   if (violations.length === 0) return;
   const summary = violations.length === 1 ? `${violations[0].field}: ${violations[0].description}` : `${violations.length} fields hold unknown enum values`;
   throw invalidArgument(summary, violations);
+}
+
+/**
+ * The request fields that name a Kubernetes object, with Kubernetes' rules for them: namespaces are
+ * DNS-1123 labels (`ValidateNamespaceName`), and the objects this API reads and writes (custom
+ * resources, ConfigMaps) are named by DNS-1123 subdomains (`NameIsDNSSubdomain`).
+ */
+const IDENTITY_RULES: Readonly<Record<string, { problem: (value: string) => string | undefined; allowed: string }>> = {
+  namespace: { problem: dns1123LabelProblem, allowed: "a namespace name: a DNS-1123 label of at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit" },
+  name: { problem: dns1123SubdomainProblem, allowed: "an object name: a DNS-1123 subdomain of at most 253 lowercase letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or digit" },
+};
+
+function isRequired(field: DescField): boolean {
+  return hasOption(field, field_behavior) && getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
+}
+
+/**
+ * Fails with INVALID_ARGUMENT, one violation per field, unless the request's top-level `namespace`
+ * and `name` are set where the descriptor marks them REQUIRED and follow Kubernetes' naming rules
+ * wherever set. Checked before any Kubernetes call, so an empty or path-like value (`../x`) never
+ * becomes part of a Kubernetes URL.
+ */
+export function requireObjectIdentity(desc: DescMessage, request: Message): void {
+  const violations: FieldViolation[] = [];
+  const message = reflect(desc, request);
+  for (const field of desc.fields) {
+    const rule = IDENTITY_RULES[field.name];
+    if (!rule || field.fieldKind !== 'scalar' || field.scalar !== ScalarType.STRING) continue;
+    const value = message.get(field) as string;
+    if (value === '') {
+      if (isRequired(field)) violations.push({ field: field.name, description: `is required; allowed: ${rule.allowed}` });
+      continue;
+    }
+    const problem = rule.problem(value);
+    if (problem) violations.push({ field: field.name, description: `${problem}; allowed: ${rule.allowed}` });
+  }
+  if (violations.length === 0) return;
+  throw invalidArgument(violations.length === 1 ? `${violations[0].field}: ${violations[0].description}` : `${violations.map((v) => v.field).join(' and ')} are invalid`, violations);
 }
 
 /** Where a mask path stops being checkable field by field: map keys and Struct contents are free-form. */

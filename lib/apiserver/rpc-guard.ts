@@ -7,7 +7,9 @@
  *   client's bytes; and its JSON parser drops enum names it does not know, silently. So each request
  *   message is decoded here as it arrives (inflated first when compressed), and a failure is thrown
  *   from the body stream, where Connect answers it in the caller's protocol before parsing anything
- *   (a Connect GET's message, in the query, is checked before the handler and answered here).
+ *   (a Connect GET's message, in the query, is checked before the handler and answered here,
+ *   inflated first when compressed). Envelope flags other than "compressed" are refused too: Connect
+ *   would parse such a frame's bytes anyway and blame itself when they are no message.
  * - The access log learns the code the caller got (gRPC trailers, gRPC-Web trailer frame, Connect
  *   error JSON or end-stream message) and the body sizes.
  */
@@ -18,10 +20,11 @@ import { codeFromHttpStatus, codeFromString, codeToHttpStatus, errorToJsonBytes 
 import { CALL_RECORD, type CallRecord } from './access-log';
 import { BOUNDED_COMPRESSIONS } from './compression';
 import { requireKnownEnums } from './request-checks';
-import { rpcProtocolOf } from './rpc-errors';
+import { rpcProtocolOf, type RpcProtocol } from './rpc-errors';
 
 /** How the request messages of one call are framed and encoded, from its headers. */
 interface RequestFormat {
+  readonly protocol: RpcProtocol;
   readonly json: boolean;
   /** gRPC, gRPC-Web and Connect streams frame messages in 5-byte-headed envelopes; Connect unary does not. */
   readonly enveloped: boolean;
@@ -36,7 +39,7 @@ function formatOf(header: Headers): RequestFormat {
   const encodingHeader = protocol === 'connect' ? (unary ? 'content-encoding' : 'connect-content-encoding') : 'grpc-encoding';
   const encoding = (header.get(encodingHeader) ?? 'identity').trim().toLowerCase();
   const compression = encoding === 'identity' ? undefined : (BOUNDED_COMPRESSIONS.find((c) => c.name === encoding) ?? null);
-  return { json: media.endsWith('json'), enveloped: !unary, compression };
+  return { protocol, json: media.endsWith('json'), enveloped: !unary, compression };
 }
 
 /** Fails with INVALID_ARGUMENT unless `bytes` are a message of type `desc` whose enum names are known. */
@@ -61,13 +64,17 @@ function checkMessage(desc: DescMessage, bytes: Uint8Array, json: boolean): void
 
 /**
  * Checks the message of a Connect unary GET, which travels in the query (`?encoding=json&message=…`,
- * `base64=1` for binary) rather than in the body. Compressed ones are left to Connect.
+ * `base64=1` for binary, `compression=gzip` inflated here within `maxBytes`) rather than in the body.
+ * A compression this server does not know is left to Connect, which refuses it (UNIMPLEMENTED).
  */
-function checkQueryMessage(desc: DescMessage, url: string): void {
+async function checkQueryMessage(desc: DescMessage, url: string, maxBytes: number): Promise<void> {
   const query = new URL(url).searchParams;
-  if (query.get('compression')) return;
+  const encoding = (query.get('compression') ?? 'identity').toLowerCase();
+  const compression = encoding === 'identity' ? undefined : BOUNDED_COMPRESSIONS.find((c) => c.name === encoding);
+  if (encoding !== 'identity' && !compression) return;
   const raw = query.get('message') ?? '';
-  checkMessage(desc, query.get('base64') === '1' ? Buffer.from(raw, 'base64url') : Buffer.from(raw, 'utf8'), query.get('encoding') === 'json');
+  const bytes = query.get('base64') === '1' ? Buffer.from(raw, 'base64url') : Buffer.from(raw, 'utf8');
+  checkMessage(desc, compression ? await compression.decompress(bytes, maxBytes) : bytes, query.get('encoding') === 'json');
 }
 
 /** A Connect unary error response (what Connect itself answers), for refusals made before its handler runs. */
@@ -76,8 +83,31 @@ function connectErrorResponse(err: ConnectError): UniversalServerResponse {
 }
 
 async function checkPayload(desc: DescMessage, format: RequestFormat, payload: Uint8Array, compressed: boolean, maxBytes: number): Promise<void> {
-  if (compressed && !format.compression) return;
+  if (compressed && format.compression === undefined) throw compressedWithoutEncoding(format);
+  // An encoding this server does not know: Connect refuses the call (UNIMPLEMENTED) before reading.
+  if (compressed && format.compression === null) return;
   checkMessage(desc, compressed ? await format.compression!.decompress(payload, maxBytes) : payload, format.json);
+}
+
+/**
+ * A message whose compressed flag is set in a call that names no encoding. gRPC's compression spec
+ * (grpc/grpc doc/compression.md, test case 6) prescribes INTERNAL with a description of the flag,
+ * for gRPC-Web too; the Connect protocol only says the bit "must be 0", so there it is the client's
+ * fault: INVALID_ARGUMENT.
+ */
+function compressedWithoutEncoding(format: RequestFormat): ConnectError {
+  if (format.protocol === 'connect') return new ConnectError('the message is flagged compressed, but the call names no Connect-Content-Encoding', Code.InvalidArgument);
+  return new ConnectError('the message has its Compressed-Flag set, but the call names no grpc-encoding (gRPC answers this with INTERNAL)', Code.Internal);
+}
+
+/**
+ * Refuses an envelope flag a request message cannot carry: only bit 0 (compressed) is defined for
+ * requests; 0x02 (Connect end-stream) and 0x80 (gRPC-Web trailers) are the server's, the rest reserved.
+ */
+function requireRequestFlags(flags: number): void {
+  if ((flags & ~1) !== 0) {
+    throw new ConnectError(`envelope flags 0x${flags.toString(16).padStart(2, '0')} do not mark a request message (only 0x01, compressed, is defined for requests)`, Code.InvalidArgument);
+  }
 }
 
 /** One framed message: flags (1 compressed; higher bits mark end-stream and trailer frames) and payload. */
@@ -145,7 +175,10 @@ async function* checkedBody(body: AsyncIterable<Uint8Array>, desc: DescMessage, 
     total += chunk.length;
     if (record) record.bytesIn = total;
     if (split) {
-      for (const e of split(chunk)) if ((e.flags & ~1) === 0) await checkPayload(desc, format, e.payload, (e.flags & 1) === 1, maxBytes);
+      for (const e of split(chunk)) {
+        requireRequestFlags(e.flags);
+        await checkPayload(desc, format, e.payload, (e.flags & 1) === 1, maxBytes);
+      }
     } else if (total <= maxBytes) {
       whole.push(Buffer.from(chunk));
     }
@@ -204,7 +237,7 @@ function guarded(handler: UniversalHandler, maxBytes: number): UniversalHandler 
     const record = req.contextValues?.get(CALL_RECORD);
     if (req.method === 'GET') {
       try {
-        checkQueryMessage(handler.method.input, req.url);
+        await checkQueryMessage(handler.method.input, req.url, maxBytes);
       } catch (e) {
         const err = ConnectError.from(e);
         if (record) record.code = err.code;

@@ -13,6 +13,7 @@
  * acts as the server's own identity.
  */
 import { setMaxListeners } from 'node:events';
+import type { Message } from '@bufbuild/protobuf';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { Code, ConnectError, createContextValues, type Interceptor } from '@connectrpc/connect';
 import { connectNodeAdapter } from '@connectrpc/connect-node';
@@ -34,7 +35,7 @@ import { buildOpenApi } from './openapi/build-openapi';
 import { embeddedComments } from './openapi/proto-comments';
 import { httpRoutes } from './rest/http-rules';
 import { createRestHandler, sendError, type NodeRequest, type NodeResponse } from './rest/rest-handler';
-import { requireKnownEnums } from './request-checks';
+import { requireKnownEnums, requireObjectIdentity } from './request-checks';
 import { rpcProtocolOf, sendRpcError } from './rpc-errors';
 import { guardHandlers } from './rpc-guard';
 import { API_SERVICES, serviceBindings } from './services';
@@ -85,8 +86,8 @@ export interface RunningApiServer {
 const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
- * Records metrics for every Connect-router call, refuses unknown enum values, notes what the call is
- * about for the access log and hides internal errors.
+ * Records metrics for every Connect-router call, refuses unknown enum values and objects Kubernetes
+ * could not name, notes what the call is about for the access log and hides internal errors.
  */
 function connectInterceptor(metrics: ApiMetrics, onInternalError: (err: unknown) => void): Interceptor {
   return (next) => async (req) => {
@@ -95,11 +96,14 @@ function connectInterceptor(metrics: ApiMetrics, onInternalError: (err: unknown)
     const protocol = rpcProtocolOf(req.header.get('content-type'));
     try {
       const record = req.contextValues.get(CALL_RECORD);
-      if (!req.stream) {
-        if (record) noteSubject(record, req.message);
-        requireKnownEnums(req.method.input, req.message);
-      }
-      const res = await next(req);
+      const check = (message: Message) => {
+        if (record) noteSubject(record, message);
+        requireKnownEnums(req.method.input, message);
+        requireObjectIdentity(req.method.input, message);
+      };
+      if (!req.stream) check(req.message);
+      // A server stream's one request message arrives as a stream too: checked as the handler reads it.
+      const res = await next(req.stream ? { ...req, message: checkedMessages(req.message, check) } : req);
       metrics.observe(rpc, protocol, 'ok', (performance.now() - started) / 1000);
       if (!res.stream) return res;
       const messages = res.message;
@@ -119,6 +123,14 @@ function connectInterceptor(metrics: ApiMetrics, onInternalError: (err: unknown)
       throw err;
     }
   };
+}
+
+/** The messages of `messages`, each passed to `check` (which may throw) before it is handed on. */
+async function* checkedMessages<T extends Message>(messages: AsyncIterable<T>, check: (message: T) => void): AsyncGenerator<T> {
+  for await (const message of messages) {
+    check(message);
+    yield message;
+  }
 }
 
 /** Starts the server; resolves once it listens. */

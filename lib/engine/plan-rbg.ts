@@ -2,6 +2,7 @@
  * Dry run of a RoleBasedGroup coordinated rolling update: rounds of `nextRbgRound` (or upstream's
  * one-role-at-a-time step) with every workload catching up at once (updated = target, all ready).
  */
+import { RBG_PLAN_MAX_ROUNDS, zeroSkewRolloutProblem } from '../spec/rbg-rules';
 import { progressSkewPercent, type RbgRoleState } from './rbg-roles';
 import { nextRbgRound } from './rbg-rollout';
 import { upstreamPartition, upstreamRollingTargets } from './rbg-upstream';
@@ -46,10 +47,14 @@ export interface RoleBasedGroupPlan {
   readonly complete: boolean;
 }
 
-const MAX_ROUNDS = 1_000_000;
-
-/** Plans the coordinated rollout of `input.roles`. */
+/**
+ * Plans the coordinated rollout of `input.roles` in at most `RBG_PLAN_MAX_ROUNDS` rounds. The one
+ * rollout that could take more, maxSkew 0% over many replicas, is refused by the validators and here
+ * at once (a RangeError naming the field, value and range); any other that would take more throws too.
+ */
 export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGroupPlan {
+  const tooLong = zeroSkewRolloutProblem(input.maxSkewPercent, input.roles);
+  if (tooLong) throw new RangeError(`maxSkewPercent of RoleBasedGroup ${input.name}: ${tooLong}`);
   let roles: RbgRoleState[] = input.roles.map((r) => ({
     name: r.name,
     desired: r.replicas,
@@ -61,7 +66,8 @@ export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGro
   }));
   const rounds: RbgPlanRound[] = [];
   let maxSkew = 0;
-  for (let i = 0; i < MAX_ROUNDS; i++) {
+  // One pass more than the limit: the pass after the last round is the one that sees nothing change.
+  for (let i = 0; i <= RBG_PLAN_MAX_ROUNDS; i++) {
     const partitions = input.coordination === 'parallel' ? parallelPartitions(input.maxSkewPercent, roles) : upstreamPartitions(input.maxSkewPercent, roles);
     const next = roles.map((r) => ({ ...r, updatedReplicas: r.desired - partitions[r.name], currentPartition: partitions[r.name] }));
     if (next.every((r, k) => r.updatedReplicas === roles[k].updatedReplicas)) {
@@ -78,7 +84,7 @@ export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGro
     maxSkew = Math.max(maxSkew, progressSkewPercent(roles));
     rounds.push({ updated: Object.fromEntries(roles.map((r) => [r.name, r.updatedReplicas])), partition: partitions });
   }
-  throw new Error(`plan of RoleBasedGroup ${input.name} did not finish within ${MAX_ROUNDS} rounds`);
+  throw new RangeError(`plan of RoleBasedGroup ${input.name} did not finish within ${RBG_PLAN_MAX_ROUNDS} rounds (maxSkewPercent ${input.maxSkewPercent}); allowed: rollouts of at most ${RBG_PLAN_MAX_ROUNDS} rounds`);
 }
 
 function parallelPartitions(maxSkewPercent: number, roles: readonly RbgRoleState[]): Record<string, number> {

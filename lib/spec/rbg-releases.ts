@@ -6,7 +6,7 @@
  */
 import { intOrPercentProblem, parsePercent } from './percent';
 import { ProblemList, ValidationResult, show } from './problem';
-import { JsonObject, asArray, asObject, isInteger, isObject } from './read';
+import { INT32_MAX, JsonObject, asArray, asObject, isInteger, isObject } from './read';
 
 /** API version of the current RoleBasedGroup (RBG ≥ v0.7.0) and of CoordinatedPolicy. */
 export const RBG_V1ALPHA2 = 'workloads.x-k8s.io/v1alpha2';
@@ -105,7 +105,7 @@ export function checkRestartPolicyConfig(problems: ProblemList, at: string, valu
   for (const field of ['baseDelaySeconds', 'maxDelaySeconds'] as const) {
     const v = value[field];
     if (v === undefined) continue;
-    if (!isInteger(v) || v < 0 || v > 2 ** 31 - 1) problems.error(`${at}.${field}`, `must be an integer from 0 to 2147483647 (seconds); got ${show(v)}`);
+    if (!isInteger(v) || v < 0 || v > INT32_MAX) problems.error(`${at}.${field}`, `must be an integer from 0 to ${INT32_MAX} (seconds); got ${show(v)}`);
     else delays[field] = v;
   }
   if (delays.maxDelaySeconds < delays.baseDelaySeconds) {

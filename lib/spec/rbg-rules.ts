@@ -13,6 +13,13 @@ import { partitionEffect, roleRollingUpdate } from './rbg-roles';
 export const BATCH_MODES = ['Sequential', 'Parallel'] as const;
 
 /**
+ * Most rounds a coordinated rolling update may take for rayshift to plan it (`plan()` keeps every
+ * round, about 200 bytes each). With a maxSkew of 1% or more a rollout takes a few hundred rounds
+ * whatever the replicas; at 0% every round may move a single replica.
+ */
+export const RBG_PLAN_MAX_ROUNDS = 100_000;
+
+/**
  * Checks a list of rules (flattened to the model's shape) at `at`: names, roles (each in one rule,
  * known to the group when `roles` is given) and each strategy; `strategyPrefix` is the wire's
  * `strategy.` in reported paths, `percentOnly` v1alpha1's percent-only rolling-update fields.
@@ -106,6 +113,7 @@ function checkRollingUpdate(
     if (p) problems.error(`${at}.${field}`, percentOnly && typeof ru[field] === 'number' ? `${p} (${RBG_V1ALPHA1} accepts percents only)` : p);
   }
   if (!roles) return;
+  checkZeroSkewRounds(problems, at, ru, ruleRoles, roles, percentOnly);
   for (const roleName of ruleRoles) {
     const role = roles.get(roleName);
     if (!role) continue;
@@ -125,6 +133,32 @@ function checkRollingUpdate(
       }
     }
   }
+}
+
+/**
+ * What is wrong with a coordinated rollout at `maxSkewPercent` over `roles` (partition: replicas kept
+ * on the old revision) for rayshift to plan it, or undefined. At 0% a round may advance one replica
+ * of one role, so the rollout may take as many rounds as the rule rolls replicas (replicas −
+ * partition over the roles with replicas); a rule over fewer than two such roles coordinates nothing.
+ */
+export function zeroSkewRolloutProblem(maxSkewPercent: number, roles: readonly { readonly replicas: number; readonly partition: number }[]): string | undefined {
+  const coordinated = roles.filter((r) => r.replicas > 0);
+  if (maxSkewPercent !== 0 || coordinated.length < 2) return undefined;
+  const rolled = coordinated.reduce((sum, r) => sum + r.replicas - Math.min(Math.max(r.partition, 0), r.replicas), 0);
+  if (rolled <= RBG_PLAN_MAX_ROUNDS) return undefined;
+  return (
+    `"0%" over roles that roll ${rolled} replicas (replicas − partition) may take ${rolled} rounds of one replica; ` +
+    `allowed: "0%" for at most ${RBG_PLAN_MAX_ROUNDS} rolled replicas (rayshift's plan limit), or "1%" to "100%"`
+  );
+}
+
+/** `zeroSkewRolloutProblem` of a rule, its roles' replicas and partitions resolved as the plan resolves them. */
+function checkZeroSkewRounds(problems: ProblemList, at: string, ru: JsonObject, ruleRoles: string[], roles: Map<string, JsonObject>, percentOnly: boolean): void {
+  if (ru.maxSkew !== '0%' || (ru.partition !== undefined && intOrPercentProblem(ru.partition, !percentOnly))) return;
+  const counts = [...new Set(ruleRoles)].map((n) => roles.get(n)?.replicas ?? 1).filter((r): r is number => isInteger(r) && r > 0);
+  const resolved = counts.map((replicas) => ({ replicas, partition: ru.partition === undefined ? 0 : resolvePartition(ru.partition as IntOrPercent, replicas) }));
+  const problem = zeroSkewRolloutProblem(0, resolved);
+  if (problem) problems.error(`${at}.maxSkew`, `${problem} (roles ${ruleRoles.join(', ')})`);
 }
 
 function checkScaling(problems: ProblemList, at: string, value: unknown): void {

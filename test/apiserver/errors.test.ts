@@ -59,6 +59,15 @@ test('network failures are UNAVAILABLE, unknown kinds FAILED_PRECONDITION, anyth
   expect(publicError(passed, () => undefined)).toBe(passed);
 });
 
+test('an error that is no Kubernetes answer (objectPath without a name) is INTERNAL to the caller and still reaches the log', () => {
+  const bug = new Error('RayService: a name is required');
+  const err = toConnectError(bug, subject);
+  expect({ code: err.code, message: err.rawMessage }).toEqual({ code: Code.Internal, message: 'internal error' });
+  const seen: unknown[] = [];
+  expect(publicError(err, (e) => seen.push(e))).toBe(err);
+  expect(seen).toEqual([bug]);
+});
+
 test('every code has an HTTP status and invalidArgument lists every violation', () => {
   for (const code of Object.values(Code).filter((c): c is Code => typeof c === 'number')) expect(HTTP_STATUS_OF_CODE[code]).toBeGreaterThanOrEqual(400);
   const err = invalidArgument('2 problems', [

@@ -15,6 +15,8 @@ import {
   upstreamRollingTargets,
   type RbgRoleState,
 } from '../../lib/engine';
+import { INT32_MAX } from '../../lib/spec/read';
+import { RBG_PLAN_MAX_ROUNDS } from '../../lib/spec/rbg-rules';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
 
 const role = (name: string, desired: number, updated = 0, extra: Partial<RbgRoleState> = {}): RbgRoleState => ({
@@ -172,6 +174,22 @@ describe('parallel rounds', () => {
       { numRuns: 200 },
     );
     expect(fewer).toBeGreaterThan(150);
+  });
+});
+
+describe('plan size', () => {
+  const pd = (prefill: number, decode: number, maxSkewPercent: number, coordination: Algorithm) =>
+    plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent, coordination, roles: [{ name: 'prefill', replicas: prefill, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: decode, partition: 0, maxUnavailable: 1 }] });
+
+  it('int32 roles at 1%: a few hundred rounds, whatever the replicas', () => {
+    for (const coordination of ['parallel', 'upstream'] as const) expect(pd(INT32_MAX, INT32_MAX - 1, 1, coordination).rounds.length).toBeLessThan(1_000);
+  });
+
+  it('0% moves one replica a round: planned up to RBG_PLAN_MAX_ROUNDS rolled replicas, refused beyond at once', () => {
+    const half = RBG_PLAN_MAX_ROUNDS / 2;
+    const atLimit = pd(half, half, 0, 'upstream');
+    expect({ rounds: atLimit.rounds.length, complete: atLimit.complete }).toEqual({ rounds: RBG_PLAN_MAX_ROUNDS, complete: true });
+    expect(() => pd(half, half + 1, 0, 'parallel')).toThrow(new RangeError(`maxSkewPercent of RoleBasedGroup pd: "0%" over roles that roll ${RBG_PLAN_MAX_ROUNDS + 1} replicas (replicas − partition) may take ${RBG_PLAN_MAX_ROUNDS + 1} rounds of one replica; allowed: "0%" for at most ${RBG_PLAN_MAX_ROUNDS} rolled replicas (rayshift's plan limit), or "1%" to "100%"`));
   });
 });
 

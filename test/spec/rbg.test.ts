@@ -10,6 +10,8 @@ import {
   validateRoleBasedGroup,
   validateRoleBasedGroupModel,
 } from '../../lib/spec';
+import { INT32_MAX } from '../../lib/spec/read';
+import { RBG_PLAN_MAX_ROUNDS } from '../../lib/spec/rbg-rules';
 import { at, clone, errorPaths, expectClean, expectErrorAt, expectOnlyError, podTemplate } from './fixtures';
 
 /** A valid v1alpha2 group: router 2, prefill 10, decode 5, no role-level rollout settings. */
@@ -246,6 +248,21 @@ describe('coordination rules', () => {
     const r = validateRoleBasedGroup(g);
     expect(errorPaths(r).sort()).toEqual([`${WIRE_RU}.maxUnavailable`, `${WIRE_RU}.partition`]);
     expectErrorAt(r, `${WIRE_RU}.partition`, 'got the integer 2', `${RBG_V1ALPHA1} accepts percents only`);
+  });
+
+  test('maxSkew "0%" moves one replica a round: refused over more rolled replicas than the plan limit, with the value and the range', () => {
+    const p = policy();
+    p.spec.policies[0].strategy.rollingUpdate = { maxSkew: '0%', maxUnavailable: 1 };
+    const big = group();
+    big.spec.roles[1].replicas = RBG_PLAN_MAX_ROUNDS;
+    big.spec.roles[2].replicas = 2;
+    expectOnlyError(validateCoordinatedPolicy(p, big), `${POLICY_RU}.maxSkew`, `roll ${RBG_PLAN_MAX_ROUNDS + 2} replicas`, `at most ${RBG_PLAN_MAX_ROUNDS} rolled replicas`, '"1%" to "100%"');
+    // A partition keeps replicas out of the rollout (100,000 rolled: at the limit); any other skew takes a few rounds at any size.
+    p.spec.policies[0].strategy.rollingUpdate.partition = 1;
+    expectClean(validateCoordinatedPolicy(p, big));
+    p.spec.policies[0].strategy.rollingUpdate = { maxSkew: '1%', maxUnavailable: 1 };
+    big.spec.roles[2].replicas = INT32_MAX;
+    expectClean(validateCoordinatedPolicy(p, big));
   });
 
   test('v1alpha2 (CoordinatedPolicy) accepts integer partition and maxUnavailable', () => {

@@ -3,11 +3,11 @@
  * request (`body: "*"`) or one field (`body: "field"`), path variables fill their fields, and every
  * other field may come from the query string (`?page_size=10&executor=EXECUTOR_KUBERAY`, nested
  * fields dotted, repeated fields repeated, proto or JSON names). The result is parsed with
- * protobuf's JSON rules after the enum check every protocol gets (`request-checks.ts`).
+ * protobuf's JSON rules between the enum and object-name checks every protocol gets (`request-checks.ts`).
  */
 import { Code, ConnectError } from '@connectrpc/connect';
 import { ScalarType, fromJson, type DescField, type DescMessage, type JsonObject, type JsonValue, type Message } from '@bufbuild/protobuf';
-import { requireKnownEnums } from '../request-checks';
+import { requireKnownEnums, requireObjectIdentity } from '../request-checks';
 import type { HttpRoute } from './http-rules';
 
 function fieldNamed(message: DescMessage, name: string): DescField | undefined {
@@ -89,9 +89,12 @@ export function bindRequest(route: HttpRoute, pathVariables: ReadonlyMap<string,
   }
   // Before decoding, so an unknown enum name is named with its field rather than as a decode failure.
   requireKnownEnums(input, json);
+  let request: Message;
   try {
-    return fromJson(input, json);
+    request = fromJson(input, json);
   } catch (e) {
     throw bad(`the request does not match ${input.typeName}: ${(e as Error).message}`);
   }
+  requireObjectIdentity(input, request);
+  return request;
 }

@@ -140,7 +140,9 @@ export function createRestHandler(opts: RestHandlerOptions): RestHandler {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
 
   return async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://rest.invalid');
+    // Appended to an origin rather than resolved against it: `//x` would otherwise parse as a host
+    // (and `//` throw), where it is a path that no route matches.
+    const url = new URL(`http://rest.invalid${(req.url ?? '/').startsWith('/') ? '' : '/'}${req.url ?? '/'}`);
     const undecodable = undecodablePathSegment(url.pathname);
     if (undecodable !== undefined) {
       // Malformed rather than missing: the client sent bytes no path can be, so 400 rather than 404.

@@ -10,8 +10,10 @@
  *   trailers (or trailers-only headers), or in a trailer frame; `grpc-message` percent-encoded.
  *
  * A server error is an HTTP 5xx or a status meaning UNKNOWN, INTERNAL, DATA_LOSS or UNAVAILABLE
- * (the Kubernetes API is up during the run, so UNAVAILABLE is the server's own failure too).
+ * (the Kubernetes API is up during the run, so UNAVAILABLE is the server's own failure too), except
+ * the one INTERNAL gRPC's compression spec prescribes for a client's fault (`compressedWithoutEncoding`).
  */
+import * as zlib from 'node:zlib';
 import type { WireAnswer, WireRequest } from './wire';
 
 /** The protocol a request speaks, as the server must read it from its path and content type. */
@@ -114,7 +116,34 @@ export function envelopes(body: Buffer): { flags: number; payload: Buffer }[] | 
   return out;
 }
 
-function checkGrpc(answer: WireAnswer, web: boolean): Finding[] {
+/**
+ * Whether the request holds a complete message with its Compressed-Flag set while naming no
+ * `grpc-encoding` (or `identity`): gRPC's compression spec (grpc/grpc doc/compression.md, test case
+ * 6) says such an ill-constructed message "MUST fail with INTERNAL status, its associated description
+ * indicating the invalid Compressed-Flag condition". gRPC-Web keeps gRPC's semantics.
+ */
+function compressedWithoutEncoding(req: WireRequest): boolean {
+  const encoding = req.headers['grpc-encoding'];
+  if (encoding !== undefined && encoding !== 'identity') return false;
+  for (let at = 0; req.body.length - at >= 5; ) {
+    const length = req.body.readUInt32BE(at + 1);
+    if (req.body.length - at - 5 < length) return false;
+    if ((req.body[at] & 1) === 1) return true;
+    at += 5 + length;
+  }
+  return false;
+}
+
+/** A compressed message of `encoding` (gzip or br) inflated; undefined when it does not inflate. */
+function inflate(payload: Buffer, encoding: string | undefined): Buffer | undefined {
+  try {
+    return encoding === 'gzip' ? zlib.gunzipSync(payload) : encoding === 'br' ? zlib.brotliDecompressSync(payload) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function checkGrpc(req: WireRequest, answer: WireAnswer, web: boolean): Finding[] {
   if (answer.status === 415) return []; // not a gRPC subtype the server speaks: refused before gRPC starts
   if (answer.status !== 200) return [{ kind: answer.status >= 500 ? 'server-error' : 'malformed', detail: `HTTP ${answer.status} instead of 200 with a grpc-status` }];
   let raw: string | undefined = answer.trailers['grpc-status'] ?? answer.headers['grpc-status'];
@@ -122,7 +151,8 @@ function checkGrpc(answer: WireAnswer, web: boolean): Finding[] {
   if (raw === undefined && web) {
     const frames = envelopes(answer.body);
     const trailer = frames?.find((f) => (f.flags & 0x80) !== 0);
-    const text = trailer?.payload.toString('latin1') ?? '';
+    // PROTOCOL-WEB.md: 0x81 is "a compressed trailer", in the response's grpc-encoding.
+    const text = (trailer && (trailer.flags & 1) === 1 ? inflate(trailer.payload, answer.headers['grpc-encoding']) : trailer?.payload)?.toString('latin1') ?? '';
     raw = /^grpc-status:\s*(\S+)\s*$/im.exec(text)?.[1];
     message = /^grpc-message:\s*(.*?)\s*$/im.exec(text)?.[1];
   }
@@ -130,7 +160,9 @@ function checkGrpc(answer: WireAnswer, web: boolean): Finding[] {
   if (code === undefined) return [{ kind: 'malformed', detail: `grpc-status ${JSON.stringify(raw)} is not a status code` }];
   const findings: Finding[] = [];
   if (message !== undefined && !percentDecodes(message)) findings.push({ kind: 'malformed', detail: `grpc-message ${JSON.stringify(message)} is not percent-encoded` });
-  if (SERVER_FAILURES.has(code)) findings.push({ kind: 'server-error', detail: `grpc-status ${code} (${CONNECT_NAMES[code]}): ${decodeSafe(message)}` });
+  // INTERNAL where the gRPC spec prescribes it, and only with the description it asks for.
+  const prescribed = code === 13 && compressedWithoutEncoding(req) && /compress/i.test(decodeSafe(message));
+  if (SERVER_FAILURES.has(code) && !prescribed) findings.push({ kind: 'server-error', detail: `grpc-status ${code} (${CONNECT_NAMES[code]}): ${decodeSafe(message)}` });
   if (!web && envelopes(answer.body) === undefined) findings.push({ kind: 'malformed', detail: 'the answer body is not length-prefixed messages' });
   return findings;
 }
@@ -215,7 +247,7 @@ export function checkAnswer(req: WireRequest, answer: WireAnswer, rpcPaths: Read
         ? checkConnect(req, answer)
         : surface === 'connect-stream'
           ? checkConnectStream(req, answer)
-          : checkGrpc(answer, surface === 'grpc-web');
+          : checkGrpc(req, answer, surface === 'grpc-web');
   if (answer.broken && !answer.cut && surface !== 'rest' && surface !== 'connect') findings.push({ kind: 'no-answer', detail: `the answer broke off: ${answer.broken}` });
   return findings;
 }

@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { RBG_V1ALPHA1, RBG_V1ALPHA2 } from '../../../lib/spec';
-
-const INT32_MAX = 2 ** 31 - 1;
+import { INT32_MAX } from '../../../lib/spec/read';
+import { RBG_PLAN_MAX_ROUNDS } from '../../../lib/spec/rbg-rules';
 
 /** Values of every JSON type and the numbers validators trip on (NaN and ±Infinity never reach them from JSON, but do from code). */
 export const junk: fc.Arbitrary<unknown> = fc.oneof(
@@ -237,9 +237,16 @@ const ROLE_NAMES = ['router', 'prefill', 'decode'];
 const role = fc.record(
   {
     name: mostly(fc.oneof(fc.constantFrom(...ROLE_NAMES), dnsLabel)),
-    // Large but plannable counts, and the first invalid one. Not valid counts past ~1,000,000: the plan
-    // takes replicas / maxUnavailable rounds and gives up after 1,000,000 (a known engine limit).
-    replicas: mostly(fc.oneof({ arbitrary: edgyInt(0, 12), weight: 10 }, { arbitrary: fc.constantFrom(1000, 100_000, 2 ** 31), weight: 1 })),
+    // Mostly small; any int32 count now and then, the edges of the plan's round limit (maxSkew 0% moves
+    // one replica a round, so it is refused over more than RBG_PLAN_MAX_ROUNDS rolled replicas) and
+    // the first count past int32.
+    replicas: mostly(
+      fc.oneof(
+        { arbitrary: edgyInt(0, 12), weight: 20 },
+        { arbitrary: fc.integer({ min: 0, max: INT32_MAX }), weight: 1 },
+        { arbitrary: fc.constantFrom(RBG_PLAN_MAX_ROUNDS / 2, RBG_PLAN_MAX_ROUNDS / 2 + 1, INT32_MAX, INT32_MAX + 1), weight: 1 },
+      ),
+    ),
     rolloutStrategy: maybe(fc.record({ rollingUpdate: mostly(rollingUpdate) }, { requiredKeys: [] })),
     standalonePattern: fc.constant({ template: { spec: { containers: [{ name: 'c', image: 'i' }] } } }),
   },
@@ -277,7 +284,7 @@ const wireRule = fc.record(
 /** A coordinated rolling update in percents (which every API version accepts), mostly in range. */
 const percent = (min: number, max: number) => edgyInt(min, max).map((n) => `${n}%`);
 const coordinatedRollout = fc.record(
-  { maxSkew: mostly(percent(1, 100)), maxUnavailable: mostly(fc.oneof(percent(1, 100), edgyInt(1, 4))), partition: maybe(mostly(percent(0, 60))) },
+  { maxSkew: mostly(percent(0, 100)), maxUnavailable: mostly(fc.oneof(percent(1, 100), edgyInt(1, 4))), partition: maybe(mostly(percent(0, 60))) },
   { requiredKeys: ['maxSkew'] },
 );
 
