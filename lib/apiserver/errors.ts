@@ -121,15 +121,31 @@ export function toConnectError(err: unknown, subject: Subject): ConnectError {
   return new ConnectError('internal error', Code.Internal, undefined, undefined, err);
 }
 
+/** Unpaired UTF-16 surrogates: what a JSON `"\\ud800"` decodes to, and no text UTF-8 or percent-encoding can carry. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 /**
- * The error a client may see for anything a handler threw: ConnectErrors as they are, anything
- * else INTERNAL with a fixed message (`onInternal` gets the original, for the server's log, also
- * when `toConnectError` already made it INTERNAL).
+ * `text` with each unpaired surrogate replaced by U+FFFD, for messages that quote a client's value:
+ * gRPC percent-encodes its `grpc-message` with `encodeURIComponent`, which throws on them (the call
+ * then never ends).
+ */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}
+
+/**
+ * The error a client may see for anything a handler threw: ConnectErrors as they are (their message
+ * made well-formed), anything else INTERNAL with a fixed message (`onInternal` gets the original, for
+ * the server's log, also when `toConnectError` already made it INTERNAL).
  */
 export function publicError(err: unknown, onInternal: (err: unknown) => void): ConnectError {
   if (err instanceof ConnectError) {
     if (err.code === Code.Internal && err.cause !== undefined) onInternal(err.cause);
-    return err;
+    const message = wellFormed(err.rawMessage);
+    if (message === err.rawMessage) return err;
+    const copy = new ConnectError(message, err.code, err.metadata, undefined, err.cause);
+    copy.details = err.details;
+    return copy;
   }
   onInternal(err);
   return new ConnectError('internal error', Code.Internal);

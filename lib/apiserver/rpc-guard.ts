@@ -13,12 +13,13 @@
  * - The access log learns the code the caller got (gRPC trailers, gRPC-Web trailer frame, Connect
  *   error JSON or end-stream message) and the body sizes.
  */
-import { fromBinary, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
+import { fromBinary, fromJson, type DescMessage, type JsonValue } from '@bufbuild/protobuf';
 import { Code, ConnectError } from '@connectrpc/connect';
 import { createAsyncIterable, type Compression, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from '@connectrpc/connect/protocol';
 import { codeFromHttpStatus, codeFromString, codeToHttpStatus, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import { CALL_RECORD, type CallRecord } from './access-log';
 import { BOUNDED_COMPRESSIONS } from './compression';
+import { wellFormed } from './errors';
 import { requireKnownEnums } from './request-checks';
 import { rpcProtocolOf, type RpcProtocol } from './rpc-errors';
 
@@ -42,13 +43,19 @@ function formatOf(header: Headers): RequestFormat {
   return { protocol, json: media.endsWith('json'), enveloped: !unary, compression };
 }
 
-/** Fails with INVALID_ARGUMENT unless `bytes` are a message of type `desc` whose enum names are known. */
+const notAMessage = (desc: DescMessage, e: unknown) => new ConnectError(`the request is not a valid ${desc.typeName} message: ${wellFormed((e as Error).message)}`, Code.InvalidArgument);
+
+/**
+ * Fails with INVALID_ARGUMENT unless `bytes` are a message of type `desc` whose enum names are known.
+ * JSON is decoded here too (as Connect does: unknown keys ignored), since Connect's own message for
+ * a value that does not decode quotes it, unpaired surrogates included, which gRPC cannot send.
+ */
 function checkMessage(desc: DescMessage, bytes: Uint8Array, json: boolean): void {
   if (!json) {
     try {
       fromBinary(desc, bytes);
     } catch (e) {
-      throw new ConnectError(`the request is not a valid ${desc.typeName} message: ${(e as Error).message}`, Code.InvalidArgument);
+      throw notAMessage(desc, e);
     }
     return;
   }
@@ -60,6 +67,11 @@ function checkMessage(desc: DescMessage, bytes: Uint8Array, json: boolean): void
     return;
   }
   requireKnownEnums(desc, value);
+  try {
+    fromJson(desc, value, { ignoreUnknownFields: true });
+  } catch (e) {
+    throw notAMessage(desc, e);
+  }
 }
 
 /**

@@ -123,3 +123,10 @@ test('a compressed flag without an encoding: INTERNAL naming the flag on gRPC (i
   const stream = await h1Request(`${server.url}${WATCH}`, undefined, { 'content-type': 'application/connect+proto' }, { prefix: empty, size: 0 });
   expect(stream.text).toContain('"code":"invalid_argument"');
 });
+
+test('a JSON value that does not decode, quoting an unpaired surrogate, is INVALID_ARGUMENT on gRPC (no grpc-message it cannot percent-encode)', async () => {
+  const json = Buffer.from(JSON.stringify({ namespace: 'team-a', name: 'llm' }).replace('}', ',"heartbeatSeconds":"\\ud800"}'));
+  const answer = await h2Request(server.url, undefined, WATCH, { 'content-type': 'application/grpc+json', te: 'trailers' }, { prefix: envelope(0, json), size: 0 });
+  expect(answer.headers['grpc-status']).toBe(String(Code.InvalidArgument));
+  expect(decodeURIComponent(String(answer.headers['grpc-message']))).toContain('\ufffd');
+});

@@ -68,6 +68,13 @@ test('an error that is no Kubernetes answer (objectPath without a name) is INTER
   expect(seen).toEqual([bug]);
 });
 
+test('a message quoting an unpaired surrogate is made well-formed, keeping the code and the details', () => {
+  const err = invalidArgument('name: "\ud800x" is invalid', [{ field: 'name', description: 'x' }]);
+  const shown = publicError(err, () => undefined);
+  expect({ message: shown.rawMessage, code: shown.code, details: shown.details }).toEqual({ message: 'name: "\ufffdx" is invalid', code: Code.InvalidArgument, details: err.details });
+  expect(() => encodeURIComponent(shown.rawMessage)).not.toThrow();
+});
+
 test('every code has an HTTP status and invalidArgument lists every violation', () => {
   for (const code of Object.values(Code).filter((c): c is Code => typeof c === 'number')) expect(HTTP_STATUS_OF_CODE[code]).toBeGreaterThanOrEqual(400);
   const err = invalidArgument('2 problems', [

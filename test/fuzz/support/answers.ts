@@ -204,7 +204,9 @@ function checkConnectStream(req: WireRequest, answer: WireAnswer): Finding[] {
   if (frames === undefined) return answer.cut ? [] : [{ kind: 'malformed', detail: 'the Connect stream is not enveloped messages' }];
   const end = frames.find((f) => (f.flags & 0x02) !== 0);
   if (!end) return answer.cut ? [] : [{ kind: 'malformed', detail: 'the Connect stream has no end-stream message' }];
-  const parsed = json(end.payload);
+  // The compressed bit applies to the end-stream message too, in the response's Connect-Content-Encoding.
+  const payload = (end.flags & 1) === 1 ? inflate(end.payload, answer.headers['connect-content-encoding']) : end.payload;
+  const parsed = payload === undefined ? undefined : json(payload);
   if (!isRecord(parsed)) return [{ kind: 'malformed', detail: 'the end-stream message is not a JSON object' }];
   return parsed.error === undefined ? [] : checkConnectError(parsed.error, 0, unsupportedEncoding(req));
 }

@@ -58,7 +58,9 @@ const apiRayServiceSpec = shapedRayService.map((m) => {
   const spec = m.spec as Record<string, any>;
   const out: Record<string, unknown> = { ...spec };
   if (spec.upgradeStrategy && typeof spec.upgradeStrategy === 'object') {
-    out.upgradeStrategy = { ...spec.upgradeStrategy, type: STRATEGY_ENUM[spec.upgradeStrategy.type] ?? spec.upgradeStrategy.type };
+    // Only known names are mapped: a junk `type` may be an object without a prototype, which no key lookup can convert.
+    const type: unknown = spec.upgradeStrategy.type;
+    out.upgradeStrategy = { ...spec.upgradeStrategy, type: typeof type === 'string' && Object.hasOwn(STRATEGY_ENUM, type) ? STRATEGY_ENUM[type] : type };
   }
   if (spec.rayshift && typeof spec.rayshift === 'object' && typeof spec.rayshift.routeKind === 'string') {
     out.rayshift = { ...spec.rayshift, routeKind: `ROUTE_KIND_${spec.rayshift.routeKind}` };
