@@ -133,7 +133,7 @@ function locateBinaries(opts: ClusterOptions): Record<string, string> {
     throw new Error(
       `The test cluster is not built: ${missing.map(([, f]) => f).join(', ')} missing. Build it with ` +
         '`npm run controlplane:build` (kube-scheduler, kube-controller-manager) and `bash scripts/build-cluster.sh` ' +
-        '(kwok, rbgs, kuberay-operator; 5-15 min each on 2 cores when cold), or point RAYSHIFT_CONTROLPLANE_BIN / ' +
+        '(kwok, rbgs, kuberay-operator; 3-5 min each on 2 cores when cold, see docs/test-cluster.md), or point RAYSHIFT_CONTROLPLANE_BIN / ' +
         'RAYSHIFT_KWOK_BIN / RAYSHIFT_RBG_BIN / RAYSHIFT_KUBERAY_BIN at prebuilt binaries.',
     );
   }
