@@ -5,8 +5,7 @@
  * collected, and a deleted namespace finishes terminating. Needs `npm run controlplane:build` and
  * `bash scripts/build-cluster.sh kwok`.
  */
-import { pollUntil } from '../support/processes';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { getWhen as getClusterWhen, startTestCluster, TestCluster } from '../support/cluster';
 
 let cluster: TestCluster;
 
@@ -24,20 +23,9 @@ async function create(path: string, body: Record<string, unknown>): Promise<any>
   return r.body;
 }
 
-/** Polls GET `path` until `check` returns undefined for the body (else the reason), within 60 s; returns the body. */
-async function getWhen(path: string, what: string, check: (body: any, status: number) => string | undefined): Promise<any> {
-  let body: any;
-  await pollUntil(
-    what,
-    async () => {
-      const r = await cluster.cp.request('GET', path);
-      body = r.body;
-      return check(r.body, r.status);
-    },
-    { timeoutMs: 60_000, intervalMs: 250 },
-  );
-  return body;
-}
+/** `getWhen` on this cluster. */
+const getWhen = (urlPath: string, what: string, check: (body: any, status: number) => string | undefined): Promise<any> =>
+  getClusterWhen(cluster, urlPath, what, check, 60_000);
 
 test('a Deployment runs 3 Pods and its Service gets an EndpointSlice with exactly their IPs', () =>
   cluster.printLogsOnFailure(async () => {

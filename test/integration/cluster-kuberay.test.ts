@@ -7,8 +7,7 @@
  * `bash scripts/build-cluster.sh kwok kuberay`.
  */
 import { RayClusterSpecBuilder } from '../../lib/cdk8s';
-import { pollUntil } from '../support/processes';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { getWhen as getClusterWhen, startTestCluster, TestCluster } from '../support/cluster';
 
 const NS = 'default';
 let cluster: TestCluster;
@@ -21,20 +20,9 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** Polls GET `path` until `check` returns undefined for the body (else the reason), within 90 s; returns the body. */
-async function getWhen(path: string, what: string, check: (body: any, status: number) => string | undefined): Promise<any> {
-  let body: any;
-  await pollUntil(
-    what,
-    async () => {
-      const r = await cluster.cp.request('GET', path);
-      body = r.body;
-      return check(r.body, r.status);
-    },
-    { timeoutMs: 90_000, intervalMs: 500 },
-  );
-  return body;
-}
+/** `getWhen` on this cluster. */
+const getWhen = (urlPath: string, what: string, check: (body: any, status: number) => string | undefined): Promise<any> =>
+  getClusterWhen(cluster, urlPath, what, check, 90_000);
 
 test('KubeRay turns a rayshift-built RayCluster into a head and 2 workers that kwok runs, and reports it ready', () =>
   cluster.printLogsOnFailure(async () => {

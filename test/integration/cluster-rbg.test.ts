@@ -9,7 +9,7 @@
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { pollUntil } from '../support/processes';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { getWhen as getClusterWhen, startTestCluster, TestCluster } from '../support/cluster';
 
 const NS = 'default';
 const REPLICAS: Record<string, number> = { prefill: 2, decode: 1 };
@@ -36,20 +36,9 @@ function synthesize(image: string): any {
   return objects[0];
 }
 
-/** Polls GET `path` until `check` returns undefined for the body (else the reason), within 120 s; returns the body. */
-async function getWhen(path: string, what: string, check: (body: any) => string | undefined): Promise<any> {
-  let body: any;
-  await pollUntil(
-    what,
-    async () => {
-      const r = await cluster.cp.request('GET', path);
-      body = r.body;
-      return r.status === 200 ? check(r.body) : `HTTP ${r.status}`;
-    },
-    { timeoutMs: 120_000, intervalMs: 500 },
-  );
-  return body;
-}
+/** `getWhen` on this cluster for a resource that must exist (another status is a reason to wait). */
+const getWhen = (urlPath: string, what: string, check: (body: any) => string | undefined): Promise<any> =>
+  getClusterWhen(cluster, urlPath, what, (body, status) => (status === 200 ? check(body) : `HTTP ${status}`), 120_000);
 
 /** Waits until RBG reports every role with all replicas ready and updated to the group's template. */
 async function groupReady(what: string): Promise<void> {

@@ -321,3 +321,27 @@ class LocalCluster implements TestCluster {
     );
   }
 }
+
+/**
+ * Polls GET `urlPath` on `cluster`'s API server until `check` returns undefined for the answer (else
+ * the reason it keeps waiting, shown when `timeoutMs` runs out); resolves to the last body.
+ */
+export async function getWhen(
+  cluster: TestCluster,
+  urlPath: string,
+  what: string,
+  check: (body: any, status: number) => string | undefined,
+  timeoutMs = 90_000,
+): Promise<any> {
+  let body: any;
+  await pollUntil(
+    what,
+    async () => {
+      const r = await cluster.cp.request('GET', urlPath);
+      body = r.body;
+      return check(r.body, r.status);
+    },
+    { timeoutMs, intervalMs: 500 },
+  );
+  return body;
+}
