@@ -11,12 +11,12 @@ import {
   goRound,
   nextRbgRound,
   plan,
-  upstreamPartition,
   upstreamRollingTargets,
   type RbgRoleState,
 } from '../../lib/engine';
 import { INT32_MAX } from '../../lib/spec/read';
 import { RBG_PLAN_MAX_ROUNDS } from '../../lib/spec/rbg-rules';
+import { rbgRoundStep, type RbgRoundPlanner } from '../support/rbg-round-step';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
 
 const role = (name: string, desired: number, updated = 0, extra: Partial<RbgRoleState> = {}): RbgRoleState => ({
@@ -29,17 +29,8 @@ const role = (name: string, desired: number, updated = 0, extra: Partial<RbgRole
   ...extra,
 });
 
-type Algorithm = 'upstream' | 'parallel';
-
-/** One round of either algorithm with every workload catching up at once; returns the new updated counts. */
-function step(algorithm: Algorithm, maxSkew: number, roles: RbgRoleState[]): RbgRoleState[] {
-  if (algorithm === 'parallel') {
-    const round = nextRbgRound(maxSkew, roles);
-    return roles.map((r, i) => ({ ...r, updatedReplicas: round.roles[i].target, currentPartition: round.roles[i].partition }));
-  }
-  const targets = upstreamRollingTargets(maxSkew, roles);
-  return roles.map((r) => ({ ...r, updatedReplicas: r.desired - upstreamPartition(r, targets?.get(r.name) ?? r.desired) }));
-}
+type Algorithm = RbgRoundPlanner;
+const step = rbgRoundStep;
 
 /** Rolls until done, checking the skew after every round as RBG's test does; returns the number of rounds. */
 function rollOut(algorithm: Algorithm, maxSkew: number, start: RbgRoleState[], checkSkew = true): number {

@@ -5,9 +5,10 @@
  * upstream's one-role step and rayshift's parallel rounds. The parallel rounds must also pass the
  * check in every order the workloads can catch up in, since rayshift moves several roles at once.
  */
-import { coordinationUpdatedReplicasBound, fastestAndSlowestRole, nextRbgRound, upstreamPartition, upstreamRollingTargets, type RbgRoleState } from '../../lib/engine';
+import { coordinationUpdatedReplicasBound, fastestAndSlowestRole, nextRbgRound, upstreamRollingTargets, type RbgRoleState } from '../../lib/engine';
 import { RBG_V1ALPHA2, resolvePartition, validateCoordinatedPolicy, validateRoleBasedGroup } from '../../lib/spec';
 import { podTemplate } from '../spec/fixtures';
+import { rbgRoundStep } from '../support/rbg-round-step';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
 import { expectDocumented, label } from './ledger';
 import { BOUNDS, FASTEST_SLOWEST, MERGES, MIN_PROGRESS, PARTITIONS, rollingCases, type RollingCase } from './rbg-cases';
@@ -20,14 +21,7 @@ function start(c: RollingCase): RbgRoleState[] {
 }
 
 /** One round with every workload caught up. */
-function step(engine: Engine, maxSkew: number, roles: RbgRoleState[]): RbgRoleState[] {
-  if (engine === 'parallel rounds') {
-    const round = nextRbgRound(maxSkew, roles);
-    return roles.map((r, i) => ({ ...r, updatedReplicas: round.roles[i].target, currentPartition: round.roles[i].partition }));
-  }
-  const targets = upstreamRollingTargets(maxSkew, roles);
-  return roles.map((r) => ({ ...r, updatedReplicas: r.desired - upstreamPartition(r, targets?.get(r.name) ?? r.desired) }));
-}
+const step = (engine: Engine, maxSkew: number, roles: RbgRoleState[]): RbgRoleState[] => rbgRoundStep(engine === 'parallel rounds' ? 'parallel' : 'upstream', maxSkew, roles);
 
 /**
  * Every state between `from` and `to` where some of the roles that move caught up and the others
