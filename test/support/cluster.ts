@@ -37,6 +37,11 @@ export interface ClusterOptions {
   readonly crds?: readonly string[];
   /** How long each component may take to become ready. @default 120 s */
   readonly readyTimeoutMs?: number;
+  /**
+   * Further command-line flags of KubeRay's operator, after the cluster's own (e.g.
+   * `--use-kubernetes-proxy`, so that it reaches Ray through kube-apiserver's proxy). @default none
+   */
+  readonly kuberayArgs?: readonly string[];
 }
 
 /** A running test cluster. */
@@ -211,6 +216,7 @@ class LocalCluster implements TestCluster {
         `--metrics-addr=127.0.0.1:${rayMetrics}`,
         `--health-probe-bind-address=127.0.0.1:${rayProbe}`,
         '--log-stdout-encoder=console',
+        ...(this.opts.kuberayArgs ?? []),
       ]);
       controllers.push(this.ready(ray, `http://127.0.0.1:${rayProbe}/readyz`));
     }
