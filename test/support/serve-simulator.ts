@@ -167,16 +167,34 @@ function isObj(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Ray's `get_capacity_adjusted_num_replicas` (Decimal ROUND_HALF_UP), for the simulator's targets. */
+/**
+ * Ray's `get_capacity_adjusted_num_replicas` (ray/serve/_private/utils.py), the simulator's own
+ * rendering of Ray's Python, deliberately not of rayshift's `lib/runtime/serve/capacity.ts` (the
+ * two must be able to disagree; test/runtime/serve-capacity-ray.test.ts holds both to Ray's
+ * table). Python multiplies `n * tc` as floats, turns that product into an exact `Decimal`, divides
+ * by 100 and rounds half up. Here the product is taken apart into its exact binary fraction
+ * `m / 2^k`, and half-up rounding of `m / (100 · 2^k)` is `floor((2m + 100 · 2^k) / (200 · 2^k))`
+ * in BigInt; at least 1 unless the capacity or the count is 0.
+ */
 export function simulatedCapacityAdjusted(n: number, tc: number | null): number {
   if (tc === null || tc === 100) return n;
   if (tc === 0 || n === 0) return 0;
-  const x = n * tc;
-  let r = Math.floor(x / 100);
-  if (100 * r > x) r -= 1;
-  if (100 * (r + 1) <= x) r += 1;
-  if (x >= 100 * r + 50) r += 1;
-  return Math.max(1, r);
+  const { m, k } = exactBinaryFraction(n * tc);
+  const scale = 1n << k;
+  // BigInt division truncates, which is floor for these non-negative operands.
+  const rounded = (2n * m + 100n * scale) / (200n * scale);
+  return Math.max(1, Number(rounded));
+}
+
+/** A finite non-negative double as the exact fraction `m / 2^k` (doubling a double is exact). */
+function exactBinaryFraction(x: number): { m: bigint; k: bigint } {
+  let v = x;
+  let k = 0n;
+  while (!Number.isInteger(v)) {
+    v *= 2;
+    k += 1n;
+  }
+  return { m: BigInt(v), k };
 }
 
 /** Ray's `is_browser_request`. */
@@ -271,8 +289,8 @@ export async function startSimulatedServeDashboard(options: SimulatedServeDashbo
         ? simulatedCapacityAdjusted(a.initial, targetCapacity)
         : simulatedCapacityAdjusted(a.min, targetCapacity);
     const upper = simulatedCapacityAdjusted(a.max, targetCapacity);
-    // The no-load policy decision is min_replicas; the capacity bounds clip it.
-    return Math.min(upper, Math.max(lower, a.min));
+    // Ray's `apply_bounds`: max(lower, min(upper, decision)); with no load the decision is min_replicas.
+    return Math.max(lower, Math.min(upper, a.min));
   };
 
   const setTarget = (dep: SimDeployment, fresh: boolean, versionChanged: boolean): void => {
