@@ -5,18 +5,16 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { RBG_RELEASES, type RbgRelease } from '../spec/rbg-releases';
-import type { RunOperatorOptions } from '../../operator/run';
 import type { StatusOptions, SteerOptions } from './status-command';
 import type { DashboardOptions } from './dashboard-command';
 import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
-import { PORT_RANGE, integerIn } from './flag-parsers';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
 import { MissingPeerError, OPTIONAL_PEERS, checkPeers, isInstalled } from './peers';
 import { styleFor } from './style';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { projectRoot } from '../crds/resolve';
+import { projectRoot } from '../runtime/package-root';
 
 /** The version in the package's `package.json` (the nearest one above this module, in a checkout or in `node_modules/rayshift`). */
 function packageVersion(): string {
@@ -44,15 +42,17 @@ const PEERS_HELP = [
 export interface ProgramOptions {
   /** Whether a package is installed. @default resolves it from the CLI's modules */
   readonly installed?: (pkg: string) => boolean;
+  /** Subcommands added by the binary that composes the CLI (`rayshift operator`, from operator/). @default none */
+  readonly commands?: readonly CommandRegistrar[];
 }
+
+/** Adds a subcommand to the program; `exit` receives its exit code. */
+export type CommandRegistrar = (program: Command, exit: (code: number) => void) => void;
 
 /** `--rbg-version`: the RBG release RoleBasedGroups are checked for (its webhook's rules, its deprecations). */
 function rbgVersionOption(): Option {
   return new Option('--rbg-version <release>', 'RBG release the RoleBasedGroups are for: adds its rules (v0.8: its webhook\'s) and deprecations').choices(RBG_RELEASES);
 }
-
-/** Services the operator reconciles at once: each holds open requests to the API server and a Ray head. */
-const CONCURRENCY_RANGE = { min: 1, max: 1000 } as const;
 
 /**
  * Builds the program; `io` receives all output and `exit` the exit code (injectable for tests). A
@@ -150,20 +150,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
       });
   }
   registerApiServerCommand(program, exit);
-  program
-    .command('operator')
-    .description('Run the rayshift operator, which executes upgrades of rayshift.dev RayServices')
-    .option('--kubeconfig <path>', 'run outside the cluster with this kubeconfig (default: in-cluster ServiceAccount)')
-    .option('--dashboard-address-template <url>', 'reach Ray dashboards at this URL template with {namespace} and {cluster} (default: <cluster>-head-svc.<namespace>.svc:8265)')
-    .option('--http-port <port>', 'port of /healthz, /readyz and /metrics (default: $RAYSHIFT_HTTP_PORT or 8080)', integerIn('--http-port', PORT_RANGE))
-    .option('--leader-elect', 'campaign for a Lease before reconciling (for more than one replica)')
-    .option('--lease-namespace <ns>', 'namespace of the Lease (default: $POD_NAMESPACE)')
-    .option('--concurrency <n>', 'services reconciled at once (default 8)', integerIn('--concurrency', CONCURRENCY_RANGE))
-    .option('--log-level <level>', 'pino log level', 'info')
-    .action(async (opts: RunOperatorOptions) => {
-      const { runOperator } = await import('../../operator/run');
-      exit(await runOperator(opts));
-    });
+  for (const register of options.commands ?? []) register(program, exit);
   return program;
 }
 
@@ -205,8 +192,11 @@ export async function run(argv: readonly string[], io: Output, options: ProgramO
   return code;
 }
 
-/** Entry point of the `rayshift` binary: real stdout/stderr, exit code in `process.exitCode`. */
-export function main(): void {
+/**
+ * Entry point of the `rayshift` binary: real stdout/stderr, exit code in `process.exitCode`;
+ * `commands` are the subcommands the binary adds (bin/rayshift.js passes `rayshift operator`).
+ */
+export function main(commands: readonly CommandRegistrar[] = []): void {
   const io: Output = {
     out: (t) => process.stdout.write(t),
     err: (t) => process.stderr.write(t),
@@ -214,7 +204,7 @@ export function main(): void {
     errStyle: styleFor(process.stderr),
     interactive: Boolean(process.stdout.isTTY),
   };
-  run(process.argv.slice(2), io).then(
+  run(process.argv.slice(2), io, { commands }).then(
     (code) => {
       process.exitCode = code;
     },

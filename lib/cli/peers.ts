@@ -7,7 +7,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { projectRoot } from '../crds/resolve';
+import { projectRoot } from '../runtime/package-root';
 
 /** The optional peer dependencies the CLI's subcommands load. */
 const CLI_PEERS = ['@kubernetes/client-node', '@connectrpc/connect', '@connectrpc/connect-node', '@bufbuild/protobuf', 'pino', 'prom-client'] as const;

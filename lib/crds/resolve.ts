@@ -2,17 +2,10 @@ import * as fs from 'node:fs';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { PinnedCrd, upstreamUrl } from './catalog';
+import { projectRoot } from '../runtime/package-root';
 
-/** The repository root: the nearest folder above this file that holds `package.json`. */
-export function projectRoot(): string {
-  let dir = __dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${__dirname}`);
-    dir = parent;
-  }
-  return dir;
-}
+// Scripts and tests read the root from here too; the package's own code imports package-root.
+export { projectRoot };
 
 /** Where `../shared/crds` would be for this checkout; override with `RAYSHIFT_SHARED_CRDS`. */
 export function sharedCrdDir(): string {

@@ -2,6 +2,7 @@
 import * as path from 'node:path';
 import { run, type ProgramOptions } from '../../lib/cli/main';
 import type { Output } from '../../lib/cli/commands';
+import { registerOperatorCommand } from '../../operator/command';
 import type { Style } from '../../lib/cli/style';
 
 /** Styles that leave text as it is. */
@@ -14,7 +15,7 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `rayshift ...argv` with `stdin` as standard input (reading it fails when not given). */
+/** Runs `rayshift ...argv` (composed as bin/rayshift.js composes it) with `stdin` as standard input (reading it fails when not given). */
 export async function rayshiftIn(argv: readonly string[], opts: { stdin?: string } & ProgramOptions = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -28,7 +29,7 @@ export async function rayshiftIn(argv: readonly string[], opts: { stdin?: string
       return opts.stdin;
     },
   };
-  const code = await run(argv, io, { installed: opts.installed });
+  const code = await run(argv, io, { installed: opts.installed, commands: [registerOperatorCommand] });
   return { code, stdout, stderr };
 }
 
