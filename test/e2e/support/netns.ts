@@ -23,6 +23,11 @@ export interface NetnsHost {
 
 const PREFIX = 'rs-e2e-';
 
+/** Names of the namespace of head `label` and of its veth ends (root side, namespace side). */
+export function netnsNames(label: string): { readonly namespace: string; readonly rootLink: string; readonly innerLink: string } {
+  return { namespace: `${PREFIX}${label}`, rootLink: `rse-${label}`, innerLink: `rse-${label}-i` };
+}
+
 function ip(args: string[]): void {
   execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
@@ -63,9 +68,7 @@ function removeNamespace(name: string): void {
 export function createNetnsHost(label: string, index: number): NetnsHost {
   if (!/^[a-z0-9]{1,6}$/.test(label)) throw new RangeError(`netns label must be 1-6 lowercase letters or digits; got ${JSON.stringify(label)}`);
   if (!Number.isInteger(index) || index < 1 || index > 250) throw new RangeError(`netns index must be 1-250; got ${index}`);
-  const name = `${PREFIX}${label}`;
-  const outside = `rse-${label}`;
-  const inside = `rse-${label}-i`;
+  const { namespace: name, rootLink: outside, innerLink: inside } = netnsNames(label);
   removeNamespace(name);
   spawnSync('ip', ['link', 'del', outside], { stdio: 'ignore' });
   const address = `10.213.${index}.2`;

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { KubeObject } from '../../../lib/runtime/kube/types';
 import { ServeDashboardClient } from '../../../lib/runtime/serve/client';
 import { KubeClient } from '../../../lib/runtime/kube/client';
+import type { DashboardResolver } from '../../../lib/runtime/serve/resolver';
 import { RAYSHIFT_RAYSERVICE, engineState, waitFor } from '../../support/operator-env';
 import { ServeSample, WeightChange } from './analysis';
 import { E2EEnv, E2E_GATEWAY, E2E_GATEWAY_CLASS, E2E_HTTP_PORT, E2E_NAMESPACE } from './e2e-env';
@@ -20,6 +21,12 @@ import { LoadSecond, LoadTotals, RequestRecord, Sender, httpSender, startLoad } 
  * what was sustained with zero failures.
  */
 export const E2E_RATE = Number(process.env.RAYSHIFT_E2E_RATE ?? 50);
+/**
+ * What a run under load needs of its environment: the operator stack (`E2EEnv`) or the KubeRay
+ * stack (kuberay-env.ts), whose `pool.resolver` maps a RayCluster to its real head's dashboard.
+ */
+export type ScenarioEnv = Pick<E2EEnv, 'admin' | 'auth' | 'logDir' | 'note'> & { readonly pool: { readonly resolver: DashboardResolver } };
+
 /** Offered gRPC load: `RAYSHIFT_E2E_GRPC_RATE`, else `E2E_RATE`. */
 export const E2E_GRPC_RATE = Number(process.env.RAYSHIFT_E2E_GRPC_RATE ?? E2E_RATE);
 
@@ -115,7 +122,7 @@ export function e2eRayService(name: string, o: E2EServiceOptions): KubeObject {
 }
 
 /** The stored RayService. */
-export async function getService(env: E2EEnv, name: string): Promise<KubeObject | undefined> {
+export async function getService(env: Pick<E2EEnv, 'admin'>, name: string): Promise<KubeObject | undefined> {
   return env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, E2E_NAMESPACE);
 }
 
@@ -184,7 +191,7 @@ export function recordWeights(admin: KubeClient, kind: keyof typeof ROUTE_TYPES,
 export type EngineStateReader = () => Promise<Record<string, any>>;
 
 /** The engine state of the operator-run service `name` (`status.engineState` of the rayshift RayService). */
-export function operatorState(env: E2EEnv, name: string): EngineStateReader {
+export function operatorState(env: Pick<E2EEnv, 'admin'>, name: string): EngineStateReader {
   return async () => engineState(await getService(env, name));
 }
 
@@ -192,7 +199,7 @@ export function operatorState(env: E2EEnv, name: string): EngineStateReader {
  * Samples one deployment (default: the `web` app's `Version`) on every cluster of a service once a
  * second (with the heads' token when they run with token auth).
  */
-export function sampleServe(env: E2EEnv, serviceName: string, appName = 'web', deploymentName = 'Version', state: EngineStateReader = operatorState(env, serviceName)): { samples: ServeSample[]; stop(): Promise<void> } {
+export function sampleServe(env: ScenarioEnv, serviceName: string, appName = 'web', deploymentName = 'Version', state: EngineStateReader = operatorState(env, serviceName)): { samples: ServeSample[]; stop(): Promise<void> } {
   const client = new ServeDashboardClient({ resolver: env.pool.resolver, timeoutMs: 5000, ...(env.auth.mode === 'token' ? { token: env.auth.token } : {}) });
   const samples: ServeSample[] = [];
   let stopped = false;
@@ -255,7 +262,7 @@ export interface RunUnderLoad {
  * keeps the load `cooldownMs` longer, and returns what was recorded.
  */
 export async function runUnderLoad(
-  env: E2EEnv,
+  env: ScenarioEnv,
   serviceName: string,
   rate: number,
   change: () => Promise<void>,
@@ -312,7 +319,7 @@ export async function runUnderLoad(
  * start, send delay ms, version or null]`, the weight history, the Serve samples), so that a
  * failing check can be examined after the stack is gone.
  */
-export function saveRun(env: E2EEnv, what: string, run: RunUnderLoad): void {
+export function saveRun(env: ScenarioEnv, what: string, run: RunUnderLoad): void {
   const file = path.join(env.logDir, `run-${what.replace(/[^A-Za-z0-9.{},→-]+/g, '_')}.json`);
   const t0 = run.loadStartedAt;
   try {

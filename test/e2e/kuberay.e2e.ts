@@ -1,0 +1,153 @@
+/**
+ * Executor `kuberay` end to end (issue 16, items 3 and 6): the real KubeRay operator v1.7.0 runs the
+ * incremental upgrades of a RayService that rayshift's `RayService` construct synthesizes, on the
+ * test cluster (kube-apiserver, controller manager, scheduler, kwok Nodes), against real Ray heads,
+ * through the Gateway and HTTPRoute KubeRay creates and Traefik programs, under steady HTTP load.
+ * The only simulated part is the pod network (support/pod-network.ts). For each of KubeRay's own
+ * e2e parameter sets the test records the states KubeRay writes (capacities and weights, in
+ * order) and compares them step by step with `rayshift plan` for the same options. Failed and
+ * timed-out requests are reported as they are, not asserted. Needs root, `npm run e2e:setup`,
+ * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok kuberay`.
+ */
+import { Testing } from 'cdk8s';
+import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
+import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
+import { planRayService } from '../../lib/engine/plan-rayservice';
+import type { RayServiceSpec } from '../../lib/spec/rayservice';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { waitFor } from '../support/operator-env';
+import { failureCounts, summary, tailNotFrom, windowReport } from './support/assertions';
+import { E2E_GATEWAY_CLASS, E2E_NAMESPACE } from './support/e2e-env';
+import { KUBERAY_GATEWAY_PORT, KubeRayE2EEnv, startKubeRayE2EEnv } from './support/kuberay-env';
+import { KUBERAY_RAYSERVICE, compareWithPlan, kubeRayClusters, planStates, recordKubeRayStates, stateKey } from './support/kuberay-sequence';
+import { httpSender } from './support/load';
+import { E2E_RATE, UpgradeParameters, e2eServeConfig, runUnderLoad, waitServingThroughGateway } from './support/scenario';
+
+const RATE = E2E_RATE;
+const REPLICAS = 4;
+const SERVICE = 'web';
+
+/** KubeRay's parameter sets (test/e2eincrementalupgrade/constant.go), in its order. */
+const PARAMETER_SETS: UpgradeParameters[] = [
+  { step: 100, interval: 1, maxSurge: 100 },
+  { step: 25, interval: 5, maxSurge: 50 },
+  { step: 5, interval: 10, maxSurge: 25 },
+];
+
+/**
+ * The RayService as rayshift's construct synthesizes it for executor `kuberay`: a head-only
+ * cluster (every Ray process that matters is a head, see pod-network.ts) whose image tag names
+ * the app version, so each new version is a new cluster spec and KubeRay upgrades to a new cluster.
+ */
+function synthesize(version: string, p: UpgradeParameters): KubeObject {
+  const chart = Testing.chart();
+  new RayService(chart, SERVICE, {
+    metadata: { name: SERVICE, namespace: E2E_NAMESPACE },
+    executor: 'kuberay',
+    rayClusterConfig: new RayClusterSpecBuilder({ image: `rayproject/ray:2.60.0-app-${version}`, rayVersion: '2.60.0', head: { resources: { cpu: '2', memory: '4Gi' } } }),
+    serveConfig: e2eServeConfig(version, REPLICAS),
+    upgradeStrategy: {
+      type: 'NewClusterWithIncrementalUpgrade',
+      clusterUpgradeOptions: { maxSurgePercent: p.maxSurge, stepSizePercent: p.step, intervalSeconds: p.interval, gatewayClassName: E2E_GATEWAY_CLASS },
+    },
+    rayClusterDeletionDelaySeconds: 0,
+  });
+  const objects = Testing.synth(chart) as KubeObject[];
+  expect(objects.map((o) => `${o.apiVersion}/${o.kind}`)).toEqual(['ray.io/v1/RayService']);
+  return objects[0];
+}
+
+let env: KubeRayE2EEnv;
+let version = 1;
+const sender = () => httpSender('127.0.0.1', KUBERAY_GATEWAY_PORT, { maxSockets: Math.max(16, Math.ceil(RATE * 4)) });
+const getRayService = () => env.admin.tryGet(KUBERAY_RAYSERVICE, SERVICE, E2E_NAMESPACE);
+const conditionTrue = (rs: KubeObject | undefined, type: string) => ((rs?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === type && c.status === 'True');
+
+beforeAll(async () => {
+  env = await startKubeRayE2EEnv();
+  await env.admin.create(synthesize('v1', PARAMETER_SETS[0]));
+  await waitFor(async () => {
+    const rs = await getRayService();
+    return kubeRayClusters(rs).active !== undefined && conditionTrue(rs, 'Ready');
+  }, 'KubeRay to report RayService web Ready on its first cluster', 900_000, 500);
+  await waitServingThroughGateway('v1', 300_000, httpSender('127.0.0.1', KUBERAY_GATEWAY_PORT, { maxSockets: 1 }));
+}, 1_500_000);
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval $interval s, maxSurge $maxSurge} under load through Traefik', (params) => {
+  test('completes at 100 % new version; the states KubeRay writes compared step by step with rayshift plan', () =>
+    env.cluster.printLogsOnFailure(async () => {
+      const oldVersion = `v${version}`;
+      const newVersion = `v${version + 1}`;
+      const label = `{${params.step},${params.interval},${params.maxSurge}}`;
+      const old = kubeRayClusters(await getRayService()).active!;
+      const goal = synthesize(newVersion, params);
+      const recorder = recordKubeRayStates(env.admin, E2E_NAMESPACE, SERVICE, old);
+      let run;
+      try {
+        run = await runUnderLoad(
+          env,
+          SERVICE,
+          RATE,
+          async () => {
+            const current = (await getRayService())!;
+            await env.admin.update({ ...current, spec: goal.spec });
+          },
+          async () => {
+            const rs = await getRayService();
+            const c = kubeRayClusters(rs);
+            return c.active !== undefined && c.active !== old && c.pending === undefined && !conditionTrue(rs, 'UpgradeInProgress');
+          },
+          {
+            what: `KubeRay upgrade ${oldVersion} → ${newVersion} ${label}`,
+            sender: sender(),
+            state: async () => {
+              const c = kubeRayClusters(await getRayService());
+              return { activeClusterName: c.active, pendingClusterName: c.pending };
+            },
+          },
+        );
+      } finally {
+        recorder.stop();
+      }
+      const now = kubeRayClusters(await getRayService()).active!;
+      version++;
+
+      const plan = planRayService({ kind: 'RayService', name: SERVICE, options: rayServiceEngineOptions(goal.spec as unknown as RayServiceSpec) });
+      const comparison = compareWithPlan(recorder.states, planStates(plan));
+      const tail = tailNotFrom(run, newVersion);
+      process.stdout.write(
+        [
+          summary(`KubeRay ${label} ${oldVersion}→${newVersion}`, run, RATE),
+          windowReport(`KubeRay ${label}`, run, newVersion, now),
+          `[e2e] KubeRay ${label}: failures ${JSON.stringify(failureCounts(run))}`,
+          `[e2e] KubeRay ${label}: observed states ${comparison.observed.join(', ')}`,
+          `[e2e] KubeRay ${label}: plan states ${plan.steps.map((s) => `${s.atSeconds}s ${s.action} ${stateKey(s)}`).join(', ')}`,
+          `[e2e] KubeRay ${label}: off plan ${JSON.stringify(comparison.offPlan)}, merged into one write ${JSON.stringify(comparison.merged)}`,
+          '',
+        ].join('\n'),
+      );
+      env.note(`${label}: observed ${comparison.observed.join(', ')}; off plan ${JSON.stringify(comparison.offPlan)}; merged ${JSON.stringify(comparison.merged)}`);
+
+      expect({
+        promotedToANewCluster: now !== old,
+        finalWeights: run.history[run.history.length - 1]?.weights,
+        answersAfterTheLastStep: tail.answers > 0,
+        answersAfterTheLastStepFromOthers: tail.others,
+        newVersionAnswered: (run.totals.versions[newVersion] ?? 0) > 0,
+        offPlan: comparison.offPlan,
+        lastState: comparison.observed.length > 0 ? stateKey(recorder.states[recorder.states.length - 1]) : undefined,
+      }).toEqual({
+        promotedToANewCluster: true,
+        finalWeights: [{ name: `${now}-serve-svc`, weight: 100 }],
+        answersAfterTheLastStep: true,
+        answersAfterTheLastStepFromOthers: 0,
+        newVersionAnswered: true,
+        offPlan: [],
+        lastState: '100/0 w100/0',
+      });
+    }), 1_800_000);
+});
