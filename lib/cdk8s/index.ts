@@ -6,4 +6,5 @@ export * from './gateway';
 export * from './route';
 export * from './rolebasedgroup';
 export * from './coordinated-policy';
+export * from './rolebasedgroup-warmup';
 export * from './affinity-batches';

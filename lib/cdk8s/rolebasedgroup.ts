@@ -15,8 +15,10 @@ import {
   WORKLOAD_TYPE_ANNOTATION,
   validateRoleBasedGroupModel,
 } from '../spec/rbg';
-import { asObject } from '../spec/read';
+import { JsonObject, asObject } from '../spec/read';
+import { ResolvedRolloutWarmup, RolloutWarmup, checkRolloutWarmup, resolveRolloutWarmup, roleImages, warmupHash } from '../spec/rbg-warmup';
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
+import { RoleBasedGroupWarmup } from './rolebasedgroup-warmup';
 import { affinityBatches } from '../engine/affinity-batches';
 import { BATCH_LABEL_PREFIX, ROLE_LABEL, renderAffinityBatches } from './affinity-batches';
 import { ValidatedObject } from './validated-object';
@@ -49,6 +51,14 @@ export interface RoleBasedGroupProps {
    * `rayshift.dev/coordination`, and no upstream coordination is synthesized. @default "rbg"
    */
   readonly executor?: RbgExecutor;
+  /**
+   * RBG v0.8: warm the new images on the roles' nodes before each coordinated rollout. With
+   * executor `operator` or `pulumi`, the executor creates a RoleBasedGroupWarmup for each new
+   * revision and moves no partition until it completes (or fails: see `onFailure`). With executor
+   * `rbg` a RoleBasedGroupWarmup child is synthesized (named after the images), but RBG v0.8 does
+   * not wait for it: the warmup runs alongside the rollout (a warning says so). @default no warmup
+   */
+  readonly warmup?: RolloutWarmup;
 }
 
 /**
@@ -74,6 +84,10 @@ export class RoleBasedGroup extends ValidatedObject {
   public readonly executor: RbgExecutor;
   /** The RBG release the group is for. */
   public readonly rbgVersion: RbgRelease;
+  /** The rollout's warmup option, as given. */
+  public readonly warmup?: RolloutWarmup;
+  /** The RoleBasedGroupWarmup child (executor `rbg` with `warmup`). */
+  public readonly warmupObject?: RoleBasedGroupWarmup;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupProps) {
     const version = props.version ?? 'v1alpha2';
@@ -85,13 +99,26 @@ export class RoleBasedGroup extends ValidatedObject {
       ...gvk,
       metadata: props.metadata,
       spec: () => this.renderSpec(),
-      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1', executor, rbgVersion),
+      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1', executor, rbgVersion, props.warmup),
     });
     this.version = version;
     this.roles = props.roles;
     this.coordination = coordination;
     this.executor = executor;
     this.rbgVersion = rbgVersion;
+    this.warmup = props.warmup;
+    if (props.warmup !== undefined && executor === 'rbg') {
+      const w = this.resolvedWarmup()!;
+      const roles = Object.fromEntries(this.warmedRoles(w).map((r) => [r.name, { imagePreload: { images: roleImages(r as unknown as JsonObject), ...(w.pullSecrets.length > 0 ? { pullSecrets: w.pullSecrets } : {}) } }]));
+      const policies = { ...(w.parallelism !== undefined ? { parallelism: w.parallelism } : {}), backoffLimitPerNode: w.backoffLimitPerNode, maxFailedNodes: w.maxFailedNodes, globalTimeoutSeconds: w.globalTimeoutSeconds };
+      // Named after what it preloads: a new image is a new one-shot warmup, the old one is pruned.
+      this.warmupObject = new RoleBasedGroupWarmup(this, 'Warmup', {
+        metadata: { name: `${this.name}-warmup-${warmupHash([roles, policies])}` },
+        group: { group: this, roles },
+        policies,
+        ...(w.tolerations.length > 0 ? { tolerations: w.tolerations } : {}),
+      });
+    }
     if (executor !== 'rbg') {
       this.apiObject.metadata.addLabel(EXECUTOR_LABEL, executor);
       this.apiObject.metadata.addAnnotation(COORDINATION_ANNOTATION, JSON.stringify(this.executorCoordination()));
@@ -106,7 +133,7 @@ export class RoleBasedGroup extends ValidatedObject {
    * `progressDeadlineSeconds` and `rollbackOnDeadline` when set, and — when it rolls
    * AffinityScheduling batch roles — `waves`: the role names released together, in order.
    */
-  public executorCoordination(): { policies: Record<string, unknown>[] } {
+  public executorCoordination(): { policies: Record<string, unknown>[]; warmup?: ResolvedRolloutWarmup } {
     const { roles, rules } = this.rendered();
     const waveOf = this.batchWaves(roles);
     const policies = rules
@@ -125,7 +152,18 @@ export class RoleBasedGroup extends ValidatedObject {
           ...(batched ? { waves: waves.filter((w) => w !== undefined) } : {}),
         };
       });
-    return { policies };
+    const w = this.resolvedWarmup();
+    return { policies, ...(w ? { warmup: { ...w, roles: this.warmedRoles(w).map((r) => r.name) } } : {}) };
+  }
+
+  /** The warmup option with its defaults (roles: every role of the rolling-update rules, as given). */
+  private resolvedWarmup(): ResolvedRolloutWarmup | undefined {
+    return this.warmup === undefined ? undefined : resolveRolloutWarmup(this.warmup, coordinatedRoles(this.coordination));
+  }
+
+  /** The rendered roles a warmup covers: each named role, or the AffinityScheduling batch roles rendered from it. */
+  private warmedRoles(w: ResolvedRolloutWarmup): RoleSpec[] {
+    return this.rendered().roles.filter((r) => w.roles.includes(r.name) || w.roles.includes(r.template.metadata?.labels?.[ROLE_LABEL] ?? ''));
   }
 
   /**
@@ -170,13 +208,32 @@ export class RoleBasedGroup extends ValidatedObject {
 }
 
 /** The model's checks of roles and rules, plus the group name (a DNS label, as RBG's webhook requires). */
-function validateGroup(manifest: unknown, roles: readonly RoleSpec[], rules: readonly CoordinationRule[], v1alpha1: boolean, executor: RbgExecutor, rbgVersion: RbgRelease): ValidationResult {
+function validateGroup(
+  manifest: unknown,
+  roles: readonly RoleSpec[],
+  rules: readonly CoordinationRule[],
+  v1alpha1: boolean,
+  executor: RbgExecutor,
+  rbgVersion: RbgRelease,
+  warmup: RolloutWarmup | undefined,
+): ValidationResult {
   const problems = new ProblemList();
   const name = asObject(asObject(manifest).metadata).name;
   const p = typeof name === 'string' ? dns1123LabelProblem(name) : `is required; got ${show(name)}`;
   if (p) problems.error('metadata.name', p);
   problems.addAll(validateRoleBasedGroupModel(roles, rules, v1alpha1, executor, rbgVersion));
+  if (warmup !== undefined) {
+    checkRolloutWarmup(problems, 'warmup', warmup, { rbgVersion, coordinated: coordinatedRoles(rules) });
+    if (executor === 'rbg') {
+      problems.warning('warmup', 'RBG v0.8 does not wait for a RoleBasedGroupWarmup before rolling (KEP-129 leaves it out): the warmup runs alongside the rollout; use executor "operator" or "pulumi" to start the rollout once the nodes are warm');
+    }
+  }
   return problems.result();
+}
+
+/** Roles of the rolling-update rules, once each. */
+function coordinatedRoles(rules: readonly CoordinationRule[]): string[] {
+  return [...new Set(rules.filter((r) => r.rollingUpdate !== undefined).flatMap((r) => r.roles))];
 }
 
 /** `<apiVersion>/<kind>` of a workload kind, as RBG writes it in the role-workload-type annotation. */

@@ -10,6 +10,7 @@ import { Problem, ProblemList, ValidationResult } from '../spec/problem';
 import { JsonObject, asObject, isObject } from '../spec/read';
 import { validateRayService } from '../spec/rayservice';
 import { COORDINATION_ANNOTATION, EXECUTOR_LABEL, RBG_EXECUTORS, validateCoordinatedPolicy, validateRoleBasedGroup } from '../spec/rbg';
+import { validateRoleBasedGroupWarmup } from '../spec/rbg-warmup';
 import type { RbgRelease } from '../spec/rbg-releases';
 import { validateGateway, validateGatewayClass, validateRoute } from '../spec/gateway';
 
@@ -122,6 +123,7 @@ const KNOWN_KINDS: readonly string[] = [
   'workloads.x-k8s.io/v1alpha1/RoleBasedGroup',
   'workloads.x-k8s.io/v1alpha2/RoleBasedGroup',
   'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy',
+  'workloads.x-k8s.io/v1alpha2/RoleBasedGroupWarmup',
 ];
 
 /** The apiVersions rayshift validates `kind` in (none for a kind it does not know). */
@@ -137,6 +139,14 @@ export function identity(doc: InputDocument): { kind: string; name: string; name
     name: typeof meta.name === 'string' ? meta.name : '',
     namespace: typeof meta.namespace === 'string' ? meta.namespace : '',
   };
+}
+
+/** The group among the documents a warmup targets (`targetRoleBasedGroup.name`, same namespace), as `validateRoleBasedGroupWarmup`'s option. */
+function warmupGroup(warmup: InputDocument, documents: readonly InputDocument[]): { group?: unknown } {
+  const w = identity(warmup);
+  const target = asObject(asObject(warmup.manifest.spec).targetRoleBasedGroup).name;
+  const group = documents.find((d) => identity(d).kind === 'RoleBasedGroup' && identity(d).name === target && identity(d).namespace === w.namespace);
+  return group ? { group: group.manifest } : {};
 }
 
 /** Finds the RoleBasedGroup a CoordinatedPolicy binds to (same name and namespace) among the documents. */
@@ -244,6 +254,8 @@ function validateKnown(doc: InputDocument, documents: readonly InputDocument[], 
       return validateGroup(doc, options);
     case 'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy':
       return validateCoordinatedPolicy(doc.manifest, groupOfPolicy(doc, documents)?.manifest);
+    case 'workloads.x-k8s.io/v1alpha2/RoleBasedGroupWarmup':
+      return validateRoleBasedGroupWarmup(doc.manifest, { ...(options.rbgVersion ? { rbgVersion: options.rbgVersion } : {}), ...warmupGroup(doc, documents) });
     default:
       return { errors: [unknownTypeProblem(apiVersion, kind)], warnings: [] };
   }

@@ -45,23 +45,28 @@ const FILES: Record<CrdProject, readonly string[]> = {
     'gateway.networking.k8s.io_referencegrants.yaml',
   ],
   // RoleInstanceSets are read by the operator's rollout executor (a role's workload); the
-  // ScalingAdapter decides RBG v0.8's webhook rule on `replicas`.
+  // ScalingAdapter decides RBG v0.8's webhook rule on `replicas`; the Warmup (v0.8) is synthesized
+  // by the RoleBasedGroupWarmup construct and created by the executors before a surge.
   rbg: [
     'workloads.x-k8s.io_rolebasedgroups.yaml',
     'workloads.x-k8s.io_coordinatedpolicies.yaml',
     'workloads.x-k8s.io_roleinstancesets.yaml',
     'workloads.x-k8s.io_rolebasedgroupscalingadapters.yaml',
+    'workloads.x-k8s.io_rolebasedgroupwarmups.yaml',
   ],
 };
 
 /**
  * `CoordinatedPolicy` and `RoleInstanceSet` first shipped in RBG v0.7.0; v0.6.0's ScalingAdapter is
- * not pinned, because nothing rayshift runs against v0.6.0 reads it.
+ * not pinned, because nothing rayshift runs against v0.6.0 reads it; `RoleBasedGroupWarmup` first
+ * shipped in v0.8.
  */
 const MISSING: ReadonlyArray<PinnedCrd> = [
   { project: 'rbg', version: 'v0.6.0', file: 'workloads.x-k8s.io_coordinatedpolicies.yaml' },
   { project: 'rbg', version: 'v0.6.0', file: 'workloads.x-k8s.io_roleinstancesets.yaml' },
   { project: 'rbg', version: 'v0.6.0', file: 'workloads.x-k8s.io_rolebasedgroupscalingadapters.yaml' },
+  { project: 'rbg', version: 'v0.6.0', file: 'workloads.x-k8s.io_rolebasedgroupwarmups.yaml' },
+  { project: 'rbg', version: 'v0.7.0', file: 'workloads.x-k8s.io_rolebasedgroupwarmups.yaml' },
 ];
 
 /** Every pinned CRD file of one project release. */

@@ -9,4 +9,5 @@ export * from './ray-auth';
 export * from './initializing-timeout';
 export * from './rayservice';
 export * from './rbg';
+export * from './rbg-warmup';
 export * from './gateway';

@@ -15,6 +15,7 @@ type Json = { [key: string]: unknown };
 function targetsOf(manifest: Json): string[] {
   const apiVersion = String(manifest.apiVersion);
   if ((manifest.metadata as Json).namespace === RBG_V08_NAMESPACE) return ['rbg@v0.8.0-alpha.5'];
+  if (manifest.kind === 'RoleBasedGroupWarmup') return ['rbg@v0.8.0-alpha.5'];
   if (apiVersion === 'ray.io/v1') return SUPPORTED_VERSIONS.kuberay.map((v) => `kuberay@${v}`);
   if (apiVersion === 'rayshift.dev/v1alpha1') return SUPPORTED_VERSIONS.kuberay.map((v) => `rayshift-from-kuberay@${v}`);
   if (apiVersion.startsWith('gateway.networking.k8s.io/')) return SUPPORTED_VERSIONS['gateway-api'].map((v) => `gateway-api@${v}`);
@@ -49,6 +50,7 @@ test('the sample app covers every kind rayshift synthesizes', () => {
       'workloads.x-k8s.io/v1alpha1/RoleBasedGroup',
       'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy',
       'workloads.x-k8s.io/v1alpha2/RoleBasedGroup',
+      'workloads.x-k8s.io/v1alpha2/RoleBasedGroupWarmup',
     ].sort(),
   );
 });
@@ -102,6 +104,17 @@ describe('the schema check can fail', () => {
       { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet' },
     ]);
     for (const v of ['v0.6.0', 'v0.7.0']) expect(schemaErrors(schemas.get(`rbg@${v}`)!, legacy)).toEqual([]);
+  });
+
+  test('RoleBasedGroupWarmup exists from RBG v0.8 on, and its schema checks the warmup\'s minimums', () => {
+    const warmup = manifests.find((m) => m.kind === 'RoleBasedGroupWarmup' && (m.metadata as Json).name === 'gpu-nodes')!;
+    expect(() => schemaErrors(schemas.get('rbg@v0.7.0')!, warmup)).toThrow(/no schema for workloads\.x-k8s\.io\/v1alpha2\/RoleBasedGroupWarmup/);
+    const bad = structuredClone(warmup) as Json;
+    ((bad.spec as Json).policies as Json).parallelism = 0;
+    (((bad.spec as Json).targetNodes as Json).imagePreload as Json).pullSecret = 'x';
+    const errors = schemaErrors(schemas.get('rbg@v0.8.0-alpha.5')!, bad).join('\n');
+    expect(errors).toMatch(/policies\/parallelism: must be >= 1/);
+    expect(errors).toMatch(/additional properties \(pullSecret\)/);
   });
 
   test('rayshift extensions are not part of ray.io/v1', () => {

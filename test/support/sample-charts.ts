@@ -2,7 +2,7 @@
 import { App, Chart } from 'cdk8s';
 import { buildExamples } from '../../examples/main';
 import { GitOpsServiceChart } from '../../examples/gitops';
-import { Gateway, GatewayClass, HttpRoute, RayClusterSpecBuilder, RayService, RoleBasedGroup } from '../../lib';
+import { Gateway, GatewayClass, HttpRoute, RayClusterSpecBuilder, RayService, RoleBasedGroup, RoleBasedGroupWarmup } from '../../lib';
 
 const cluster = () =>
   new RayClusterSpecBuilder({
@@ -96,6 +96,23 @@ export function sampleApp(): App {
       { name: 'prefill', replicas: 2, template },
       { name: 'decode', replicas: 2, template, leaderWorkerSize: 2 },
     ],
+  });
+  // RBG v0.8's RoleBasedGroupWarmup: the child of a group whose rollout RBG runs, and one on nodes.
+  new RoleBasedGroup(v08, 'warm-v08', {
+    metadata: { name: 'warm-v08' },
+    rbgVersion: 'v0.8',
+    roles: [
+      { name: 'prefill', replicas: 2, template },
+      { name: 'decode', replicas: 2, template },
+    ],
+    coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '50%' } }],
+    warmup: { parallelism: 4, pullSecrets: ['regcred'], tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }] },
+  });
+  new RoleBasedGroupWarmup(v08, 'gpu-nodes', {
+    metadata: { name: 'gpu-nodes' },
+    nodes: { selector: { pool: 'gpu' }, actions: { imagePreload: { images: ['lmsysorg/sglang:v0.5.5'] }, customizedAction: { containers: [{ name: 'model', image: 'busybox:1.36', command: ['sh', '-c', 'true'] }] } } },
+    policies: { parallelism: 2, backoffLimitPerNode: 1, maxFailedNodes: 1, globalTimeoutSeconds: 600, ttlSecondsAfterFinished: 3600 },
+    paused: false,
   });
   return app;
 }

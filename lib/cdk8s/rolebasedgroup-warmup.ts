@@ -1,0 +1,105 @@
+import { ApiObjectMetadata } from 'cdk8s';
+import { Construct } from 'constructs';
+import { RoleBasedGroupWarmup as RbgWarmup } from '../../imports/rbgwarmup-workloads.x-k8s.io';
+import { ProblemList } from '../spec/problem';
+import { JsonObject } from '../spec/read';
+import { RbgRelease } from '../spec/rbg-releases';
+import { WarmupActions, WarmupPolicies, roleImages, validateRoleBasedGroupWarmup, wireWarmupActions } from '../spec/rbg-warmup';
+import type { RoleBasedGroup } from './rolebasedgroup';
+import { ValidatedObject } from './validated-object';
+
+/** Nodes a warmup targets: by name or by labels (exactly one). */
+export interface WarmupNodes {
+  /** Node names. @default none (give names or selector) */
+  readonly names?: readonly string[];
+  /** Node labels to select by. @default none (give names or selector) */
+  readonly selector?: Readonly<Record<string, string>>;
+  /** What to do on each node. */
+  readonly actions: WarmupActions;
+}
+
+/** A group whose roles' nodes a warmup targets (the nodes its Pods run on when the warmup starts). */
+export interface WarmupGroupTarget {
+  /** The group: a construct (its name, namespace, release and templates are used) or a name in the warmup's namespace. */
+  readonly group: RoleBasedGroup | string;
+  /** Actions per role. @default with a group construct, every role preloading the images of its template; required with a name */
+  readonly roles?: Readonly<Record<string, WarmupActions>>;
+}
+
+/** Props of a `RoleBasedGroupWarmup`. */
+export interface RoleBasedGroupWarmupProps {
+  /** Object metadata. @default a generated name; the group construct's namespace */
+  readonly metadata?: ApiObjectMetadata;
+  /** The RBG release; only v0.8 has the Warmup CRD. @default the group construct's rbgVersion, else "v0.8" */
+  readonly rbgVersion?: RbgRelease;
+  /** Target nodes (exclusive with `group`). @default none */
+  readonly nodes?: WarmupNodes;
+  /** Target group (exclusive with `nodes`). @default none */
+  readonly group?: WarmupGroupTarget;
+  /** Parallelism, failure limits, global timeout, TTL. @default RBG's: every node at once, retried indefinitely, no timeout */
+  readonly policies?: WarmupPolicies;
+  /** Tolerations of the warmup Pods (e.g. GPU taints). @default none */
+  readonly tolerations?: readonly JsonObject[];
+  /** Create no new warmup Pods. @default false */
+  readonly paused?: boolean;
+}
+
+/**
+ * An RBG v0.8 `RoleBasedGroupWarmup`: preloads images (or runs custom containers) on target nodes
+ * or on the nodes a group's roles run on, one Pod per node, within its parallelism, failure limits
+ * and global timeout. RBG runs it as a one-shot job and does not gate a rollout on it; to start a
+ * coordinated rollout only once the new images are warm, use the `warmup` option of
+ * `RoleBasedGroup` with executor `operator` or `pulumi`.
+ */
+export class RoleBasedGroupWarmup extends ValidatedObject {
+  /** The RBG release the warmup is for. */
+  public readonly rbgVersion: RbgRelease;
+
+  constructor(scope: Construct, id: string, props: RoleBasedGroupWarmupProps) {
+    const target = props.group?.group;
+    const construct = typeof target === 'object' ? target : undefined;
+    const rbgVersion = props.rbgVersion ?? construct?.rbgVersion ?? 'v0.8';
+    const namespace = props.metadata?.namespace ?? construct?.apiObject.metadata.namespace;
+    super(scope, id, {
+      ...RbgWarmup.GVK,
+      metadata: { ...props.metadata, ...(namespace !== undefined ? { namespace } : {}) },
+      spec: () => warmupSpec(props),
+      validate: (manifest) => {
+        const problems = new ProblemList();
+        problems.addAll(validateRoleBasedGroupWarmup(manifest, { rbgVersion, ...(construct ? { group: construct.apiObject.toJson() } : {}) }));
+        return problems.result();
+      },
+    });
+    this.rbgVersion = rbgVersion;
+  }
+}
+
+function warmupSpec(props: RoleBasedGroupWarmupProps): Record<string, unknown> {
+  const nodes = props.nodes;
+  return {
+    ...(nodes
+      ? {
+          targetNodes: {
+            ...(nodes.names ? { nodeNames: [...nodes.names] } : {}),
+            ...(nodes.selector ? { nodeSelector: { ...nodes.selector } } : {}),
+            ...wireWarmupActions(nodes.actions),
+          },
+        }
+      : {}),
+    ...(props.group ? { targetRoleBasedGroup: targetGroup(props.group) } : {}),
+    ...(props.policies ? { policies: { ...props.policies } } : {}),
+    ...(props.tolerations ? { tolerations: [...props.tolerations] } : {}),
+    ...(props.paused !== undefined ? { paused: props.paused } : {}),
+  };
+}
+
+function targetGroup(t: WarmupGroupTarget): Record<string, unknown> {
+  if (typeof t.group === 'string') return { name: t.group, roles: rolesOf(t.roles ?? {}) };
+  const group = t.group;
+  const roles = t.roles ?? Object.fromEntries(group.rendered().roles.map((r) => [r.name, { imagePreload: { images: roleImages(r as unknown as JsonObject) } }]));
+  return { name: group.name, roles: rolesOf(roles) };
+}
+
+function rolesOf(roles: Readonly<Record<string, WarmupActions>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(roles).map(([name, actions]) => [name, wireWarmupActions(actions)]));
+}
