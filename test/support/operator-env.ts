@@ -31,13 +31,18 @@ export interface OperatorEnv {
   stop(): Promise<void>;
 }
 
+/** Installs the rayshift RayService CRD on `cp` and waits until it is Established. */
+export async function installRayshiftCrd(cp: ControlPlane, admin: KubeClient): Promise<void> {
+  const crd = await cp.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', await rayshiftCrd());
+  if (crd.status !== 201) throw new Error(`installing the rayshift CRD: HTTP ${crd.status} ${JSON.stringify(crd.body)}`);
+  await waitFor(async () => (await admin.tryGet({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false }, 'rayservices.rayshift.dev').then((c) => ((c?.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))), 'rayshift CRD Established', 30_000);
+}
+
 /** Starts the control plane, installs every CRD and starts the test-only simulators. */
 export async function startOperatorEnv(options: { kuberay?: SimulatedKubeRayOptions; serve?: (ns: string, cluster: string) => SimulatedServeDashboardOptions; controlPlane?: StartOptions } = {}): Promise<OperatorEnv> {
   const cp = await startControlPlane({ ...options.controlPlane, crds: await upstreamCrdFiles() });
-  const crd = await cp.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', await rayshiftCrd());
-  if (crd.status !== 201) throw new Error(`installing the rayshift CRD: HTTP ${crd.status} ${JSON.stringify(crd.body)}`);
   const admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
-  await waitFor(async () => (await admin.tryGet({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false }, 'rayservices.rayshift.dev').then((c) => ((c?.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))), 'rayshift CRD Established', 30_000);
+  await installRayshiftCrd(cp, admin);
   const simulators: Simulator[] = [simulateKubeRayClusterController(admin, options.kuberay), simulateGatewayController(admin)];
   const fleet = await startSimulatedServeFleet(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
   return {
@@ -150,8 +155,11 @@ export interface ReportedFailure {
  * fleet). Reconcile failures the operator logs are collected in `failures` when given.
  */
 export async function startOperatorHarness(options: Parameters<typeof startOperatorEnv>[0] & { failures?: ReportedFailure[] } = {}): Promise<OperatorHarness> {
-  const env = await startOperatorEnv(options);
-  const failures = options.failures;
+  return startOperatorOn(await startOperatorEnv(options), options.failures);
+}
+
+/** Starts an in-process operator on `env` (dashboards through its fleet); `stop()` stops both. */
+export async function startOperatorOn(env: OperatorEnv, failures?: ReportedFailure[]): Promise<OperatorHarness> {
   const record = (o: object, msg: string) => {
     const r = o as { rayservice?: string; err?: string };
     if (failures && r.rayservice !== undefined && r.err !== undefined) failures.push({ key: r.rayservice, err: `${msg}: ${r.err}` });
