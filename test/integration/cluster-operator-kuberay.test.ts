@@ -45,9 +45,9 @@ afterAll(async () => {
 });
 
 /** A RayService synthesized by the construct; `pool` puts every Pod on Nodes labelled with it. */
-function synthesize(name: string, executor: 'operator' | 'kuberay', workerCpu: string, pool?: string): KubeObject {
+function synthesize(name: string, executor: 'operator' | 'kuberay', workerCpu: string, pool?: string, namespace = NS): KubeObject {
   const podSpec = pool === undefined ? undefined : { nodeSelector: { [POOL_LABEL]: pool } };
-  const chart = new Chart(new App(), 'test', { namespace: NS });
+  const chart = new Chart(new App(), 'test', { namespace });
   new RayService(chart, name, {
     executor,
     metadata: { name },
@@ -187,4 +187,24 @@ test("beside it, KubeRay's RayService controller runs an executor 'kuberay' RayS
       const svc = await env.admin.get(SERVICE, name, NS);
       expect([name, managers(svc).filter((m) => m.startsWith('kuberay'))]).toEqual([name, []]);
     }
+  }), 300_000);
+
+test("KubeRay's behaviour: a ray.io RayService with the same name as a rayshift one in its namespace deletes the rayshift RayClusters (KubeRay finds a RayService's clusters by the originated-from labels alone)", () =>
+  env.cluster.printLogsOnFailure(async () => {
+    const ns = 'same-name';
+    await createNamespace(user, ns);
+    await user.create(synthesize('app', 'operator', '1', undefined, ns));
+    await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'app', ns)).phase === 'Running', 'the rayshift service to serve', 120_000);
+    const ours = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'app', ns)).activeClusterName as string;
+
+    await user.create(synthesize('app', 'kuberay', '1', undefined, ns));
+    // KubeRay's cleanUpRayClusterInstance lists RayClusters labelled originated-from-cr-name=app,
+    // originated-from-crd=RayService, whatever owns them, and deletes every one its status does not name.
+    const events = await getWhen(env.cluster, `/api/v1/namespaces/${ns}/events?fieldSelector=reason%3DDeletedRayCluster`, "KubeRay's DeletedRayCluster event", (b) =>
+      (b.items ?? []).some((e: any) => String(e.message).includes(`${ns}/${ours}`)) ? undefined : `events ${JSON.stringify((b.items ?? []).map((e: any) => e.message))}`,
+    );
+    const event = events.items.find((e: any) => String(e.message).includes(`${ns}/${ours}`));
+    expect([event.involvedObject.apiVersion, event.involvedObject.kind, event.involvedObject.name]).toEqual(['ray.io/v1', 'RayService', 'app']);
+    const cluster = await env.admin.tryGet(RAYCLUSTER, ours, ns);
+    expect(cluster === undefined || cluster.metadata.deletionTimestamp !== undefined).toBe(true);
   }), 300_000);

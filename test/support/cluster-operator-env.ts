@@ -39,7 +39,8 @@ export async function startClusterOperatorEnv(options: ClusterOperatorOptions = 
   const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   try {
     await installRayshiftCrd(cluster.cp, admin);
-    const gateway = simulateGatewayController(KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'simulated-gateway-status' }));
+    const gatewayClient = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'simulated-gateway-status' });
+    const gateway = simulateGatewayController(gatewayClient);
     const fleet = await startSimulatedServeFleet(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
     return {
       cluster,
@@ -48,6 +49,7 @@ export async function startClusterOperatorEnv(options: ClusterOperatorOptions = 
       fleet,
       async stop() {
         await gateway.stop();
+        gatewayClient.close();
         await fleet.close();
         admin.close();
         await cluster.stop();
