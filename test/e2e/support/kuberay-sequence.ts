@@ -45,6 +45,14 @@ export function kubeRayClusters(rs: KubeObject | undefined): { active?: string; 
   return { active: st.activeServiceStatus?.rayClusterName || undefined, pending: st.pendingServiceStatus?.rayClusterName || undefined };
 }
 
+/** Reads which clusters a KubeRay RayService serves from (for `sampleServe`/`runUnderLoad`'s `state`). */
+export function kubeRayStateReader(admin: KubeClient, namespace: string, name: string): () => Promise<Record<string, any>> {
+  return async () => {
+    const c = kubeRayClusters(await admin.tryGet(KUBERAY_RAYSERVICE, name, namespace));
+    return { activeClusterName: c.active, pendingClusterName: c.pending };
+  };
+}
+
 /**
  * Records the state sequence of the upgrade away from cluster `oldCluster`: every distinct state
  * while `oldCluster` is active with a pending cluster, and the promoted state once another cluster
@@ -85,6 +93,10 @@ export interface SequenceComparison {
   readonly merged: string[];
   /** Every observed state with the seconds since the first one. */
   readonly observed: string[];
+  /** Seconds between consecutive weight changes (rayshift: never less than `intervalSeconds`). */
+  readonly trafficStepGaps: number[];
+  /** For each drop of the old cluster's capacity, seconds since the weights last changed (rayshift: one interval). */
+  readonly capacityDropsAfterTraffic: number[];
 }
 
 /**
@@ -108,5 +120,19 @@ export function compareWithPlan(observed: readonly ObservedState[], plan: readon
   }
   for (let k = i + 1; k < plan.length; k++) merged.push(`${stateKey(plan[k])} (not reached)`);
   const t0 = observed[0]?.at ?? 0;
-  return { offPlan, merged, observed: observed.map((o) => `${((o.at - t0) / 1000).toFixed(1)}s ${stateKey(o)}`) };
+  const seconds = (ms: number) => Math.round(ms / 100) / 10;
+  const trafficStepGaps: number[] = [];
+  const capacityDropsAfterTraffic: number[] = [];
+  let lastTraffic: number | undefined;
+  // The promoted row swaps the clusters' roles: read it from the old cluster's side (capacity 0, no traffic).
+  const upgrade = observed.map((o, k) => (k > 0 && stateKey(o) === '100/0 w100/0' ? { ...o, activeTargetCapacity: 0, pendingTargetCapacity: 100, activeWeight: 0, pendingWeight: 100 } : o));
+  for (let k = 1; k < upgrade.length; k++) {
+    const [prev, o] = [upgrade[k - 1], upgrade[k]];
+    if (o.activeTargetCapacity < prev.activeTargetCapacity && lastTraffic !== undefined) capacityDropsAfterTraffic.push(seconds(o.at - lastTraffic));
+    if (o.pendingWeight !== prev.pendingWeight) {
+      if (lastTraffic !== undefined) trafficStepGaps.push(seconds(o.at - lastTraffic));
+      lastTraffic = o.at;
+    }
+  }
+  return { offPlan, merged, observed: observed.map((o) => `${((o.at - t0) / 1000).toFixed(1)}s ${stateKey(o)}`), trafficStepGaps, capacityDropsAfterTraffic };
 }
