@@ -1,16 +1,18 @@
 /**
- * The operator on a real kube-apiserver, with TEST-ONLY simulated KubeRay RayCluster controller,
- * Gateway controller and Serve dashboards (no kubelets here): a full incremental upgrade whose
- * every route weight change, seen through a watch, follows the engine's plan.
+ * The operator on the test cluster (test/support/cluster-operator-env.ts: the real KubeRay turns
+ * its RayClusters into kwok Pods and reports them ready; TEST-ONLY Gateway status writer and Serve
+ * dashboards): a full incremental upgrade whose every route weight change, seen through a watch,
+ * follows the engine's plan.
  */
 import { plan } from '../../lib/engine/plan';
-import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, serveConfig, startOperatorHarness, waitFor } from '../support/operator-env';
+import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, serveConfig, waitFor } from '../support/operator-env';
+import { startClusterOperatorHarness } from '../support/cluster-operator-env';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;
 
 beforeAll(async () => {
-  harness = await startOperatorHarness();
+  harness = await startClusterOperatorHarness();
   env = harness.env;
 }, 300_000);
 

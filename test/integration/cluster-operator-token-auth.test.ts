@@ -1,10 +1,12 @@
 /**
- * The operator against Ray dashboards with token auth (`RAY_AUTH_MODE=token`; TEST-ONLY simulated
- * Serve dashboards that answer 401/403 like Ray's): a RayService whose clusters declare
+ * The operator against Ray dashboards with token auth (`RAY_AUTH_MODE=token`), on the test cluster
+ * (test/support/cluster-operator-env.ts: the real KubeRay runs the clusters; TEST-ONLY simulated
+ * Serve dashboards answer 401/403 like Ray's): a RayService whose clusters declare
  * `authOptions.mode: token` is upgraded with the token read from KubeRay's Secret, and the token
  * is what the dashboards demanded (a wrong Secret stops the upgrade instead of calling anonymously).
  */
-import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, ReportedFailure, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
+import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, ReportedFailure, createNamespace, engineState, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
+import { startClusterOperatorHarness } from '../support/cluster-operator-env';
 
 const TOKEN = 'ray-dashboard-token-4f1c';
 const failures: ReportedFailure[] = [];
@@ -12,7 +14,7 @@ let harness: OperatorHarness;
 let env: OperatorEnv;
 
 beforeAll(async () => {
-  harness = await startOperatorHarness({ serve: () => ({ replicaStartDelayMs: 20, token: TOKEN }), failures });
+  harness = await startClusterOperatorHarness({ serve: () => ({ replicaStartDelayMs: 20, token: TOKEN }), failures });
   env = harness.env;
 }, 300_000);
 
@@ -53,9 +55,17 @@ test('a Secret with the wrong token leaves the service waiting for its cluster, 
   const svc = rayService(ns, 'fruit');
   (svc.spec as Record<string, unknown>).rayClusterConfig = withToken('1', 'ray-token');
   await env.admin.create(svc);
-  await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns)).pendingClusterName !== undefined, 'the first cluster to be created');
-  await new Promise((r) => setTimeout(r, 3000));
+  let pending = '';
+  await waitFor(async () => {
+    pending = (engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns)).pendingClusterName as string | undefined) ?? '';
+    return pending !== '';
+  }, 'the first cluster to be created');
+  // Once KubeRay reports the head ready the operator calls the dashboard, which refuses the token.
+  await waitFor(() => (env.fleet.dashboard(ns, pending)?.requests ?? []).some((r) => r.status === 403), 'the dashboard to refuse the token', 90_000);
   const s = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns));
   expect(s.phase).toBe('Initializing'); // Serve never accepted a config: the dashboard refused the token
   expect(s.activeClusterName).toBeUndefined();
+  const requests = env.fleet.dashboard(ns, pending)!.requests;
+  expect(requests.filter((r) => r.headers.authorization === undefined && r.headers['x-ray-authorization'] === undefined)).toEqual([]);
+  expect(requests.filter((r) => r.method === 'PUT' && r.status === 200)).toEqual([]);
 }, 150_000);
