@@ -5,7 +5,8 @@
  * FAILED_PRECONDITION through `toConnectError`; a token that does not parse is INVALID_ARGUMENT.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
-import type { KubeClient, ListOptions } from '../runtime/kube/client';
+import type { KubeClient } from '../runtime/kube/client';
+import type { ListOptions } from '../runtime/kube/request-options';
 import { KubeApiError } from '../runtime/kube/errors';
 import { KnownTypes, type KubeList, type KubeObject, type ResourceType } from '../runtime/kube/types';
 

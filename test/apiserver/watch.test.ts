@@ -11,7 +11,8 @@ import { BadRequestSchema } from '../../lib/apiserver/gen/google/rpc/error_detai
 import { RayServiceService, WatchUpgradeRequestSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
 import { rayServiceUpgrade } from '../../lib/apiserver/handlers/rayservice-upgrade';
 import { ImpersonatingClients } from '../../lib/apiserver/kube/impersonation';
-import type { KubeClient, RawWatchEvent } from '../../lib/runtime/kube/client';
+import type { KubeClient } from '../../lib/runtime/kube/client';
+import type { RawWatchEvent } from '../../lib/runtime/kube/request-options';
 import { loadClientNode } from '../../lib/runtime/kube/client-node';
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { rayService } from '../support/operator-env';

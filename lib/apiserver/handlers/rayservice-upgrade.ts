@@ -10,7 +10,7 @@ import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
 import { create, equals } from '@bufbuild/protobuf';
 import { rayServiceEngineOptions } from '../../engine/from-spec';
 import { planRayService } from '../../engine/plan-rayservice';
-import type { RawWatchEvent } from '../../runtime/kube/client';
+import type { RawWatchEvent } from '../../runtime/kube/request-options';
 import { KubeApiError, asStatus } from '../../runtime/kube/errors';
 import type { KubeObject } from '../../runtime/kube/types';
 import type { RayServiceSpec } from '../../spec/rayservice';

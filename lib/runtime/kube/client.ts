@@ -7,18 +7,28 @@
  * Configuration and credentials come from `@kubernetes/client-node`'s `KubeConfig` (kubeconfig file,
  * in-cluster ServiceAccount, or the default lookup); see `transport.ts` for the wire.
  */
-import * as fs from 'node:fs';
-import * as net from 'node:net';
-import * as nodePath from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { loadClientNode } from './client-node';
-import { KubeApiError, UnknownKindError, isNotFound } from './errors';
+import { KubeApiError, isNotFound } from './errors';
 import { Informer, InformerHandler, InformerOptions } from './informer';
-import { SERVICE_ACCOUNT_DIR } from './kubeconfig-lookup';
+import { SERVICE_ACCOUNT_DIR, inClusterKubeConfig } from './kubeconfig-lookup';
+import { RestMapper } from './rest-mapper';
 import { KubeConfigTransport, StreamHandle, Transport } from './transport';
 import {
+  ListOptions,
+  ListAllOptions,
+  WriteOptions,
+  ApplyOptions,
+  PatchOptions,
+  DeleteOptions,
+  JsonPatchOp,
+  RawWatchEvent,
+  WatchStreamOptions,
+  selectorString,
+  type KubeClientOptions,
+} from './request-options';
+import {
   ALL_NAMESPACES,
-  KnownTypes,
   KubeList,
   KubeObject,
   ResolvedResource,
@@ -26,106 +36,10 @@ import {
   collectionPath,
   objectPath,
   query,
-  splitApiVersion,
 } from './types';
 
 /** The field manager rayshift writes with. */
 export const FIELD_MANAGER = 'rayshift';
-
-/** A label selector: the string form (`app=x,tier!=db`) or equality pairs. */
-export type LabelSelector = string | Readonly<Record<string, string>>;
-
-/** Options of `KubeClient` factories. */
-export interface KubeClientOptions {
-  /** kubeconfig context to use instead of `current-context`. */
-  readonly context?: string;
-  /** Field manager for create/update/apply/patch; default `rayshift`. */
-  readonly fieldManager?: string;
-  /** Socket inactivity timeout of ordinary requests in ms; default 60 000. */
-  readonly requestTimeoutMs?: number;
-}
-
-/** Options of `list`. */
-export interface ListOptions {
-  /** Namespace, or `ALL_NAMESPACES`/undefined for all (ignored for cluster-scoped kinds). */
-  readonly namespace?: string;
-  readonly labelSelector?: LabelSelector;
-  readonly fieldSelector?: string;
-  /** Page size (`limit`). */
-  readonly limit?: number;
-  /** Continue token from the previous page. */
-  readonly continue?: string;
-}
-
-/** Options of `listAll`. */
-export interface ListAllOptions {
-  readonly namespace?: string;
-  readonly labelSelector?: LabelSelector;
-  readonly fieldSelector?: string;
-  /** Page size; default 500. */
-  readonly pageSize?: number;
-}
-
-/** Options shared by writes. */
-export interface WriteOptions {
-  /** Server-side dry run (`dryRun=All`): validated and admitted, not persisted. */
-  readonly dryRun?: boolean;
-  /** Field manager; default the client's (`rayshift`). */
-  readonly fieldManager?: string;
-}
-
-/** Options of `apply` / `applyStatus`. */
-export interface ApplyOptions extends WriteOptions {
-  /** Take ownership of fields another manager owns instead of failing with 409 Conflict. */
-  readonly force?: boolean;
-}
-
-/** Options of `patchJson` / `patchMerge`. */
-export interface PatchOptions extends WriteOptions {
-  /** Patch a subresource, e.g. `status`. */
-  readonly subresource?: string;
-}
-
-/** Options of `delete`. */
-export interface DeleteOptions {
-  /** `Foreground`, `Background` (server default for most kinds) or `Orphan`. */
-  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
-  readonly gracePeriodSeconds?: number;
-  /** Delete only if the object still has this uid / resourceVersion (409 otherwise). */
-  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
-  readonly dryRun?: boolean;
-  /** Return false instead of throwing when the object does not exist. */
-  readonly ignoreNotFound?: boolean;
-}
-
-/** One RFC 6902 JSON patch operation. */
-export type JsonPatchOp =
-  | { readonly op: 'add' | 'replace' | 'test'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'remove'; readonly path: string }
-  | { readonly op: 'move' | 'copy'; readonly from: string; readonly path: string };
-
-/** A raw watch event as the API server sends it. */
-export interface RawWatchEvent<T extends KubeObject = KubeObject> {
-  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  /** The object (a `Status` for `ERROR`; only `metadata.resourceVersion` is meaningful for `BOOKMARK`). */
-  readonly object: T;
-}
-
-/** Options of `watchStream`. */
-export interface WatchStreamOptions {
-  /** Namespace, or `ALL_NAMESPACES`/undefined for all. */
-  readonly namespace?: string;
-  /** Start after this resourceVersion (from a list or a previous event). */
-  readonly resourceVersion?: string;
-  readonly labelSelector?: LabelSelector;
-  readonly fieldSelector?: string;
-  /** Ask for BOOKMARK events; default true. */
-  readonly allowWatchBookmarks?: boolean;
-  /** Server-side watch timeout; default 300. */
-  readonly timeoutSeconds?: number;
-  /** Abort when nothing arrives for this long (ms); default `(timeoutSeconds + 60) * 1000`. */
-  readonly idleTimeoutMs?: number;
-}
 
 /** A client of one API server with one identity. */
 export class KubeClient {
@@ -134,7 +48,7 @@ export class KubeClient {
   /** The field manager used for writes. */
   readonly fieldManager: string;
   readonly #transport: Transport;
-  readonly #discovery = new Map<string, Promise<Map<string, ResolvedResource>>>();
+  readonly #mapper = new RestMapper((path) => this.request('GET', path));
 
   /** A client over any `Transport` (tests; custom wiring). Prefer the static factories. */
   constructor(transport: Transport, opts: { namespace?: string; fieldManager?: string } = {}) {
@@ -157,25 +71,7 @@ export class KubeClient {
    * token file is re-read every minute, so kubelet's rotation is picked up.
    */
   static inCluster(opts: KubeClientOptions & { serviceAccountDir?: string } = {}): KubeClient {
-    const host = process.env.KUBERNETES_SERVICE_HOST;
-    const port = process.env.KUBERNETES_SERVICE_PORT;
-    if (!host || !port) throw new Error('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
-    const dir = opts.serviceAccountDir ?? SERVICE_ACCOUNT_DIR;
-    let namespace: string | undefined;
-    try {
-      namespace = fs.readFileSync(nodePath.join(dir, 'namespace'), 'utf8').trim() || undefined;
-    } catch {
-      namespace = undefined;
-    }
-    const { KubeConfig } = loadClientNode();
-    const kc = new KubeConfig();
-    // What client-node's loadFromCluster() builds, with the folder and environment given here.
-    kc.loadFromOptions({
-      clusters: [{ name: 'inCluster', server: `https://${net.isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: nodePath.join(dir, 'ca.crt'), skipTLSVerify: false }],
-      users: [{ name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: nodePath.join(dir, 'token') } } }],
-      contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', namespace }],
-      currentContext: 'inClusterContext',
-    });
+    const kc = inClusterKubeConfig(opts.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
     return KubeClient.fromKubeConfig(kc, opts);
   }
 
@@ -214,51 +110,11 @@ export class KubeClient {
   // --- REST mapping ------------------------------------------------------------------------------
 
   /**
-   * The REST mapping of a resource type: from `plural`/`namespaced` when given, from `KnownTypes`, else
-   * from API discovery (cached per group/version, refetched once when the kind is missing, e.g. a CRD
-   * installed after the first lookup). Throws `UnknownKindError` when the server does not serve the kind.
+   * The REST mapping of a resource type (see `RestMapper`). Throws `UnknownKindError` when the server
+   * does not serve the kind.
    */
-  async resolve(type: ResourceType): Promise<ResolvedResource> {
-    const [group, version] = splitApiVersion(type.apiVersion);
-    if (type.plural && type.namespaced !== undefined) {
-      return { apiVersion: type.apiVersion, kind: type.kind, group, version, plural: type.plural, namespaced: type.namespaced };
-    }
-    const known = Object.values(KnownTypes).find((k) => k.apiVersion === type.apiVersion && k.kind === type.kind);
-    if (known) return { apiVersion: known.apiVersion, kind: known.kind, group, version, plural: known.plural, namespaced: known.namespaced };
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (attempt > 0) this.#discovery.delete(type.apiVersion);
-      let p = this.#discovery.get(type.apiVersion);
-      if (!p) {
-        p = this.#discover(type.apiVersion);
-        this.#discovery.set(type.apiVersion, p);
-        p.catch(() => this.#discovery.delete(type.apiVersion));
-      }
-      let mapping: Map<string, ResolvedResource>;
-      try {
-        mapping = await p;
-      } catch (e) {
-        if (isNotFound(e)) {
-          if (attempt === 0) continue;
-          throw new UnknownKindError(type.apiVersion, type.kind);
-        }
-        throw e;
-      }
-      const r = mapping.get(type.kind);
-      if (r) return r;
-    }
-    throw new UnknownKindError(type.apiVersion, type.kind);
-  }
-
-  async #discover(apiVersion: string): Promise<Map<string, ResolvedResource>> {
-    const [group, version] = splitApiVersion(apiVersion);
-    const path = group ? `/apis/${group}/${version}` : `/api/${version}`;
-    const list = await this.request<{ resources?: Array<{ name: string; kind: string; namespaced: boolean }> }>('GET', path);
-    const m = new Map<string, ResolvedResource>();
-    for (const r of list.resources ?? []) {
-      if (r.name.includes('/')) continue; // subresources
-      m.set(r.kind, { apiVersion, kind: r.kind, group, version, plural: r.name, namespaced: r.namespaced });
-    }
-    return m;
+  resolve(type: ResourceType): Promise<ResolvedResource> {
+    return this.#mapper.resolve(type);
   }
 
   // --- raw -----------------------------------------------------------------------------------------
@@ -524,14 +380,6 @@ function requireNamespace(obj: KubeObject, r: ResolvedResource): string | undefi
   const ns = obj.metadata?.namespace;
   if (!ns) throw new Error(`${r.kind} ${obj.metadata?.name ?? obj.metadata?.generateName ?? ''}: metadata.namespace is required (the kind is namespaced)`);
   return ns;
-}
-
-/** The string form of a label selector. */
-export function selectorString(sel: LabelSelector | undefined): string | undefined {
-  if (sel === undefined) return undefined;
-  if (typeof sel === 'string') return sel || undefined;
-  const parts = Object.entries(sel).map(([k, v]) => `${k}=${v}`);
-  return parts.length ? parts.join(',') : undefined;
 }
 
 function parseBody(text: string, contentType: string | string[] | undefined): unknown {

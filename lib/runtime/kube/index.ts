@@ -4,6 +4,7 @@
  * concurrency), `Informer` (list+watch cache), `retryOnConflict` and condition helpers.
  */
 export * from './client';
+export * from './request-options';
 export * from './conditions';
 export * from './errors';
 export * from './informer';

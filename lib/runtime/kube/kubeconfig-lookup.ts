@@ -7,7 +7,9 @@
  * this lookup tells the caller where it looked instead.
  */
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { loadClientNode } from './client-node';
 
 /** Where a pod's ServiceAccount credentials are mounted. */
@@ -70,4 +72,31 @@ function foundIn(l: Omit<KubeconfigLookup, 'found'>): KubeconfigLookup['found'] 
   if (l.env.value !== undefined) return l.env.missing.length === 0 ? 'env' : undefined;
   if (l.home.exists) return 'home';
   return l.inCluster.tokenExists && l.inCluster.host !== undefined ? 'in-cluster' : undefined;
+}
+
+/**
+ * The in-cluster configuration: server from `KUBERNETES_SERVICE_HOST`/`_PORT`, CA, token and
+ * namespace from the ServiceAccount folder `dir`. The token is a token file, re-read every minute,
+ * so kubelet's rotation is picked up (what client-node's `loadFromCluster()` builds, with the
+ * folder and environment given here).
+ */
+export function inClusterKubeConfig(dir: string): KubeConfig {
+  const host = process.env.KUBERNETES_SERVICE_HOST;
+  const port = process.env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) throw new Error('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
+  let namespace: string | undefined;
+  try {
+    namespace = fs.readFileSync(path.join(dir, 'namespace'), 'utf8').trim() || undefined;
+  } catch {
+    namespace = undefined;
+  }
+  const { KubeConfig } = loadClientNode();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'inCluster', server: `https://${net.isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: path.join(dir, 'ca.crt'), skipTLSVerify: false }],
+    users: [{ name: 'inClusterUser', authProvider: { name: 'tokenFile', config: { tokenFile: path.join(dir, 'token') } } }],
+    contexts: [{ name: 'inClusterContext', cluster: 'inCluster', user: 'inClusterUser', namespace }],
+    currentContext: 'inClusterContext',
+  });
+  return kc;
 }

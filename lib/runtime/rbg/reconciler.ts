@@ -9,18 +9,22 @@
  * recorded after the patch lands. A crash between any two calls is safe: the next pass re-derives
  * everything from the group, and a round never raises a partition written for the same revision.
  */
+import { WarmupGateDecision, WarmupObservation, warmupGate } from '../../engine/rbg-warmup';
 import { EXECUTOR_LABEL } from '../../spec/rbg';
+import type { ResolvedRolloutWarmup } from '../../spec/rbg-warmup';
 import { JsonObject, asArray, asObject } from '../../spec/read';
-import { KubeClient, JsonPatchOp } from '../kube/client';
-import { UnknownKindError } from '../kube/errors';
+import { KubeClient } from '../kube/client';
+import type { JsonPatchOp } from '../kube/request-options';
+import { KubeApiError, UnknownKindError } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
 import { ExecutorRule, readCoordination } from './coordination';
 import { recordEvents } from './events';
-import { WorkloadStatus, observeRoles } from './observe';
+import { ObservedRole, WorkloadStatus, observeRoles } from './observe';
 import { OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION } from './names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
-import { ROUND_EVENT, RoleWrite, RolloutEvent, coordinationStep } from './step';
+import { CoordinationStep, ROUND_EVENT, RoleWrite, RolloutEvent, coordinationStep, ruleRevision } from './step';
+import { WARMUP_TYPE, heldByWarmup, heldForWarmup, observeWarmup, plannedWarmup, warmupObject } from './warmup';
 import { workloadOf, workloadStatus } from './workloads';
 
 /** Structured logger (pino-compatible subset). */
@@ -103,14 +107,59 @@ export class RbgRolloutReconciler {
     const roles = observeRoles(group as unknown as JsonObject, workloads);
     const observedGeneration = asObject(group.status).observedGeneration;
     const controllerCaughtUp = typeof observedGeneration === 'number' && observedGeneration >= generation;
-    const steps = reading.rules.map((rule) =>
-      coordinationStep({ rule, roles, controllerCaughtUp, previous: previous?.coordinations.find((c) => c.name === rule.name), now }),
-    );
-    const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: steps.map((s) => s.status) };
-    const wakes = steps.map((s) => s.wakeAt).filter((t): t is number => t !== undefined);
+    const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
+    const steps: CoordinationStep[] = reading.rules.map((rule) => {
+      const prior = previous?.coordinations.find((c) => c.name === rule.name);
+      if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
+      return coordinationStep({ rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now });
+    });
+    const warmup = gate?.decision.status ?? previous?.warmup;
+    const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
+    const wakes = [...steps.map((s) => s.wakeAt), gate?.decision.wakeAt].filter((t): t is number => t !== undefined);
     const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
     for (const s of steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
-    return this.write(group, doc, steps.flatMap((s) => s.writes), steps.flatMap((s) => s.events), wakes.length > 0 ? Math.min(...wakes) : undefined, rounds);
+    return this.write(group, doc, steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...steps.flatMap((s) => s.events)], wakes.length > 0 ? Math.min(...wakes) : undefined, rounds);
+  }
+
+  /**
+   * The warmup gate of a pass: the rules with a warmed role whose revision changed since the last
+   * status (`pending`; none on a group's first pass, whose Pods are created, not updated) wait for
+   * the warmup of the current images, created here when missing. Undefined when no rule waits.
+   */
+  private async warmupGate(
+    group: KubeObject,
+    rules: readonly ExecutorRule[],
+    warmup: ResolvedRolloutWarmup,
+    roles: ReadonlyMap<string, ObservedRole>,
+    previous: RolloutStatusDocument | undefined,
+    now: number,
+  ): Promise<{ decision: WarmupGateDecision; pending: readonly ExecutorRule[] } | undefined> {
+    const pending = rules.filter((rule) => {
+      const prior = previous?.coordinations.find((c) => c.name === rule.name);
+      return rule.roles.some((r) => warmup.roles.includes(r.name)) && prior !== undefined && prior.revision !== ruleRevision(rule, roles);
+    });
+    if (pending.length === 0) return undefined;
+    const planned = plannedWarmup(group as unknown as JsonObject, warmup);
+    const namespace = String(group.metadata.namespace);
+    let observed: WarmupObservation | undefined;
+    try {
+      const obj = await this.client.tryGet(WARMUP_TYPE, planned.name, namespace);
+      observed = obj ? observeWarmup(obj) : undefined;
+    } catch (err) {
+      if (!(err instanceof UnknownKindError)) throw err;
+      // Without RBG v0.8 nothing can warm the nodes: the warmup fails, and onFailure decides.
+      observed = { phase: 'Failed', desired: 0, succeeded: 0, failed: 0, active: 0, message: 'the API server serves no RoleBasedGroupWarmup: RBG v0.8 is not installed' };
+    }
+    const decision = warmupGate({ name: planned.name, revision: planned.revision, previous: previous?.warmup, observed, onFailure: warmup.onFailure, timeoutSeconds: warmup.globalTimeoutSeconds, now });
+    if (decision.create) {
+      try {
+        await this.client.create(warmupObject(group, planned));
+        this.log.info({ rbg: `${namespace}/${group.metadata.name}`, warmup: planned.name }, 'warmup created');
+      } catch (err) {
+        if (!(err instanceof KubeApiError && err.isAlreadyExists)) throw err;
+      }
+    }
+    return { decision, pending };
   }
 
   /**

@@ -22,12 +22,8 @@ export interface ManagedBackend extends BackendKey {
   readonly weight: number;
 }
 
-/** One RFC 6902 JSON Patch operation (the subset rayshift emits). */
-export type JsonPatchOp =
-  | { readonly op: 'test'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'replace'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'add'; readonly path: string; readonly value: unknown }
-  | { readonly op: 'remove'; readonly path: string };
+// One home for JSON patch operations: the Kubernetes client's.
+export type { JsonPatchOp } from '../kube/request-options';
 
 /** Content-Type of an RFC 6902 JSON Patch request to the Kubernetes API. */
 export const JSON_PATCH_CONTENT_TYPE = 'application/json-patch+json';
