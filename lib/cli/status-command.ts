@@ -10,7 +10,7 @@
 import type { ApiClient } from '../apiserver/client';
 import { KubeClient } from '../runtime/kube/client';
 import { KubeconfigLookup, lookUpKubeconfig } from '../runtime/kube/kubeconfig-lookup';
-import { KubeObject } from '../runtime/kube/types';
+import { KnownTypes, KubeObject } from '../runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
 import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
 import { asObject } from '../spec/read';
@@ -116,6 +116,9 @@ const RAYSERVICE_SUBJECT: Subject<ServiceView> = {
   },
 };
 
+/** Through a kubeconfig `status` also shows KubeRay's own RayServices (`ray.io/v1`, executor `kuberay`), read-only. */
+const ANY_RAYSERVICE_SUBJECT: Subject<ServiceView> = { ...RAYSERVICE_SUBJECT, what: 'RayService (rayshift.dev/v1alpha1 or ray.io/v1)' };
+
 const RBG_SUBJECT: Subject<GroupView> = {
   what: 'RoleBasedGroup (workloads.x-k8s.io)',
   view: groupView,
@@ -128,7 +131,7 @@ const RBG_SUBJECT: Subject<GroupView> = {
 /** `rbg/NAME` or `rolebasedgroup/NAME` names a RoleBasedGroup; anything else a RayService. */
 function parseTarget(target: string): { rbg: boolean; name: string } {
   const m = /^(rbg|rolebasedgroups?)\/(.+)$/i.exec(target);
-  return m ? { rbg: true, name: m[2] } : { rbg: false, name: target.replace(/^(rayservices?(\.rayshift\.dev)?)\//i, '') };
+  return m ? { rbg: true, name: m[2] } : { rbg: false, name: target.replace(/^(rayservices?(\.rayshift\.dev|\.ray\.io)?)\//i, '') };
 }
 
 /** One run of `status`: what it shows, from where, and how. */
@@ -168,7 +171,7 @@ export async function statusCommand(target: string, opts: StatusOptions, io: Out
   const common = { namespace, name, opts, io, explain: (e: unknown) => (e as Error).message, stop };
   return rbg
     ? show({ ...common, source: kubeStatusSource(client, [RBG_V1ALPHA2_TYPE, RBG_V1ALPHA1_TYPE], namespace, name), subject: RBG_SUBJECT })
-    : show({ ...common, source: kubeStatusSource(client, [RAYSHIFT_RAYSERVICE], namespace, name), subject: RAYSERVICE_SUBJECT });
+    : show({ ...common, source: kubeStatusSource(client, [RAYSHIFT_RAYSERVICE, KnownTypes.RayService], namespace, name), subject: ANY_RAYSERVICE_SUBJECT });
 }
 
 /** Prints the object of `run.source`, or with `--watch` follows it. */

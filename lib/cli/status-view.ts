@@ -1,5 +1,5 @@
 /**
- * What `rayshift status` shows of a `rayshift.dev` RayService, as pure functions of the object and
+ * What `rayshift status` shows of a RayService (`rayshift.dev`, or KubeRay's `ray.io/v1`), as pure functions of the object and
  * the time: a screen (redrawn in place on a terminal: bars for both weights and both target
  * capacities, the countdown to the next traffic step, conditions) and a one-line summary (printed
  * once per change when the output is a log). The object's fields and the next step's due time come
@@ -25,7 +25,7 @@ function pad(s: string, n: number): string {
 /** The full screen for a terminal, one string per line. */
 export function renderServiceScreen(v: ServiceView, now: number, style: Style, barWidth = 30): string[] {
   const e = v.engine;
-  const head = `${style.bold(`RayService ${v.namespace}/${v.name}`)}  ${e ? `${e.phase} (${e.reason})` : 'no status yet'}`;
+  const head = `${style.bold(`RayService ${v.namespace}/${v.name}`)}  ${e ? `${e.phase} (${e.reason})` : 'no status yet'}${v.executor === 'kuberay' ? '  executed by KubeRay' : ''}`;
   const lines = [head];
   if (v.generation !== undefined && v.observedGeneration !== undefined && v.observedGeneration < v.generation) {
     lines.push(style.yellow(`  spec generation ${v.generation} not observed yet (status is of generation ${v.observedGeneration})`));
@@ -56,7 +56,7 @@ export function renderServiceLine(v: ServiceView, now: number): string {
   const clusters = e.pendingClusterName === undefined
     ? `active ${e.activeClusterName ?? '-'} w${e.activeWeight} cap${e.activeTargetCapacity}`
     : `active ${e.activeClusterName ?? '-'} w${e.activeWeight} cap${e.activeTargetCapacity} | pending ${e.pendingClusterName} w${e.pendingWeight} cap${e.pendingTargetCapacity}`;
-  return `${time} ${v.namespace}/${v.name} ${e.phase}/${e.reason} ${clusters}${e.rollback ? ` rollback=${e.rollback}` : ''}`;
+  return `${time} ${v.namespace}/${v.name} ${e.phase}/${e.reason} ${clusters}${e.rollback ? ` rollback=${e.rollback}` : ''}${v.executor === 'kuberay' ? ' (KubeRay)' : ''}`;
 }
 
 /** A log line without its leading `HH:MM:SS.mmm ` time: what a line-per-change watcher compares. */

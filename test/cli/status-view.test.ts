@@ -68,3 +68,64 @@ test('done means the current generation observed with no upgrade in flight', () 
   expect(upgradeDone(serviceView(obj(engine())))).toBe(false);
   expect(upgradeDone(serviceView(obj(undefined)))).toBe(false);
 });
+
+describe("KubeRay's own RayService (ray.io/v1, executor kuberay): the view reads the status KubeRay writes", () => {
+  /** A `ray.io/v1` RayService as KubeRay v1.7.0 writes its status (field names from its RayServiceStatuses). */
+  function kuberay(status: Record<string, unknown> | undefined) {
+    return {
+      apiVersion: 'ray.io/v1',
+      metadata: { namespace: 'serving', name: 'llm', generation: 3 },
+      spec: { upgradeStrategy: { type: 'NewClusterWithIncrementalUpgrade', clusterUpgradeOptions: { intervalSeconds: 5 } } },
+      ...(status ? { status: { observedGeneration: 3, ...status } } : {}),
+    };
+  }
+  const side = (rayClusterName: string, targetCapacity?: number, trafficRoutedPercent?: number, lastTrafficMigratedTime?: string) => ({
+    rayClusterName,
+    ...(targetCapacity !== undefined ? { targetCapacity } : {}),
+    ...(trafficRoutedPercent !== undefined ? { trafficRoutedPercent } : {}),
+    ...(lastTrafficMigratedTime ? { lastTrafficMigratedTime } : {}),
+  });
+
+  test('mid-upgrade: both sides with capacities and weights, Migrating, the next step an interval after the pending side last moved', () => {
+    const v = serviceView(kuberay({
+      activeServiceStatus: side('llm-aaaaa', 100, 75, '2026-11-21T11:59:50Z'),
+      pendingServiceStatus: side('llm-bbbbb', 50, 25, '2026-11-21T12:00:00Z'),
+      conditions: [{ type: 'Ready', status: 'True', reason: 'NonZeroServeEndpoints' }, { type: 'UpgradeInProgress', status: 'True', reason: 'BothActivePendingClustersExist' }],
+    }));
+    expect(v.executor).toBe('kuberay');
+    expect(withoutTime(renderServiceLine(v, T))).toBe('serving/llm Upgrading/Migrating active llm-aaaaa w75 cap100 | pending llm-bbbbb w25 cap50 (KubeRay)');
+    expect(nextTrafficStepAt(v)).toBe(T + 5_000);
+    expect(renderServiceScreen(v, T, plain)[0]).toBe('RayService serving/llm  Upgrading (Migrating)  executed by KubeRay');
+    expect(upgradeDone(v)).toBe(false);
+  });
+
+  test("unset fields take KubeRay's defaults: a new pending cluster without traffic waits for capacity", () => {
+    const v = serviceView(kuberay({ activeServiceStatus: side('llm-aaaaa'), pendingServiceStatus: side('llm-bbbbb') }));
+    expect(withoutTime(renderServiceLine(v, T))).toBe('serving/llm Upgrading/WaitingForCapacity active llm-aaaaa w100 cap100 | pending llm-bbbbb w0 cap0 (KubeRay)');
+  });
+
+  test('promoted: one active cluster, done; first cluster still starting: Initializing', () => {
+    const done = serviceView(kuberay({ activeServiceStatus: side('llm-bbbbb', 100, 100), pendingServiceStatus: {}, conditions: [{ type: 'Ready', status: 'True' }] }));
+    expect(withoutTime(renderServiceLine(done, T))).toBe('serving/llm Running/UpToDate active llm-bbbbb w100 cap100 (KubeRay)');
+    expect(upgradeDone(done)).toBe(true);
+    const first = serviceView(kuberay({ activeServiceStatus: {}, pendingServiceStatus: side('llm-aaaaa', 100) }));
+    expect(first.engine?.phase).toBe('Initializing');
+    expect(upgradeDone(first)).toBe(false);
+    expect(serviceView(kuberay(undefined)).engine).toBeUndefined();
+  });
+
+  test("a rollback: KubeRay's RollbackInProgress message tells a reverted spec from a changed one", () => {
+    const rolling = (message: string) => serviceView(kuberay({
+      activeServiceStatus: side('llm-aaaaa', 100, 60, '2026-11-21T12:00:00Z'),
+      pendingServiceStatus: side('llm-bbbbb', 50, 40),
+      conditions: [{ type: 'UpgradeInProgress', status: 'True' }, { type: 'RollbackInProgress', status: 'True', reason: 'DesiredClusterSpecChanged', message }],
+    }));
+    expect(rolling('Goal state reverted to original cluster, rolling back.').engine).toMatchObject({ phase: 'RollingBack', rollback: 'SpecReverted', lastTrafficMigratedTime: T });
+    expect(rolling('Goal state changed mid-upgrade, rolling back to original cluster.').engine).toMatchObject({ phase: 'RollingBack', rollback: 'SpecChanged' });
+  });
+
+  test('a rayshift.dev object still reads its engine state, not the sides', () => {
+    expect(serviceView(obj(engine())).executor).toBeUndefined();
+    expect(serviceView({ ...obj(engine()), apiVersion: 'rayshift.dev/v1alpha1' }).engine).toEqual(engine());
+  });
+});

@@ -11,6 +11,10 @@
  */
 import { Testing } from 'cdk8s';
 import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
+import type { Output } from '../../lib/cli/commands';
+import { statusCommand } from '../../lib/cli/status-command';
+import { withoutTime } from '../../lib/cli/status-view';
+import { styleFor } from '../../lib/cli/style';
 import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
 import { planRayService } from '../../lib/engine/plan-rayservice';
 import type { RayServiceSpec } from '../../lib/spec/rayservice';
@@ -86,6 +90,10 @@ describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval
       const old = kubeRayClusters(await getRayService()).active!;
       const goal = synthesize(newVersion, params);
       const recorder = recordKubeRayStates(env.admin, E2E_NAMESPACE, SERVICE, old);
+      // `rayshift status web --watch --until-done` through a pipe follows KubeRay's upgrade beside it
+      const statusOut: string[] = [];
+      let stopStatus = () => undefined as void;
+      let status: Promise<number> | undefined;
       let run;
       try {
         run = await runUnderLoad(
@@ -95,6 +103,9 @@ describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval
           async () => {
             const current = (await getRayService())!;
             await env.admin.update({ ...current, spec: goal.spec });
+            const pipe = styleFor({ isTTY: false } as NodeJS.WriteStream);
+            const io: Output = { out: (t) => void statusOut.push(t), err: (t) => void statusOut.push(`stderr: ${t}`), outStyle: pipe, errStyle: pipe, interactive: false };
+            status = statusCommand(SERVICE, { kubeconfig: env.cluster.cp.kubeconfigPath, namespace: E2E_NAMESPACE, watch: true, untilDone: true }, io, new Promise<void>((r) => (stopStatus = r)));
           },
           async () => {
             const rs = await getRayService();
@@ -111,6 +122,10 @@ describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval
         recorder.stop();
       }
       const now = kubeRayClusters(await getRayService()).active!;
+      // it ends on its own once KubeRay promoted the new cluster; the stop only guards a hang
+      const statusExit = await Promise.race([status, new Promise<string>((r) => setTimeout(() => r('still watching 60 s after the upgrade'), 60_000).unref())]);
+      stopStatus();
+      const statusLines = statusOut.join('').trim().split('\n').map(withoutTime);
       version++;
 
       const plan = planRayService({ kind: 'RayService', name: SERVICE, options: rayServiceEngineOptions(goal.spec as unknown as RayServiceSpec) });
@@ -124,6 +139,7 @@ describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval
           `[e2e] KubeRay ${label}: observed states ${comparison.observed.join(', ')}`,
           `[e2e] KubeRay ${label}: plan states ${plan.steps.map((s) => `${s.atSeconds}s ${s.action} ${stateKey(s)}`).join(', ')}`,
           `[e2e] KubeRay ${label}: off plan ${JSON.stringify(comparison.offPlan)}, merged into one write ${JSON.stringify(comparison.merged)}`,
+          `[e2e] KubeRay ${label}: rayshift status --watch --until-done printed ${statusLines.length} lines, the first ${JSON.stringify(statusLines[0])}, the last ${JSON.stringify(statusLines[statusLines.length - 1])}`,
           `[e2e] KubeRay ${label}: seconds between traffic steps ${JSON.stringify(comparison.trafficStepGaps)}; old cluster's capacity lowered ${JSON.stringify(comparison.capacityDropsAfterTraffic)} s after traffic last moved (rayshift: ${params.interval} s)`,
           '',
         ].join('\n'),
@@ -141,6 +157,10 @@ describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval
         // status write); rayshift's plan shows them as two steps (docs/e2e.md)
         lastCapacityDropMergedIntoPromotion: comparison.merged.includes('0/100 w0/100'),
         lastState: comparison.observed.length > 0 ? stateKey(recorder.states[recorder.states.length - 1]) : undefined,
+        // rayshift status followed KubeRay's upgrade: it saw traffic on both clusters and ended with the new one alone
+        statusExit,
+        statusSawMigration: statusLines.some((l) => l.startsWith(`${E2E_NAMESPACE}/${SERVICE} Upgrading/Migrating active ${old} `) && l.includes(`| pending ${now} `)),
+        statusLastLine: statusLines[statusLines.length - 1],
       }).toEqual({
         promotedToANewCluster: true,
         finalWeights: [{ name: `${now}-serve-svc`, weight: 100 }],
@@ -150,6 +170,9 @@ describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval
         offPlan: [],
         lastCapacityDropMergedIntoPromotion: true,
         lastState: '100/0 w100/0',
+        statusExit: 0,
+        statusSawMigration: true,
+        statusLastLine: `${E2E_NAMESPACE}/${SERVICE} Running/UpToDate active ${now} w100 cap100 (KubeRay)`,
       });
     }), 1_800_000);
 });

@@ -10,10 +10,10 @@
  */
 import { RayServicePlan } from '../../../lib/engine/plan-rayservice';
 import { KubeClient } from '../../../lib/runtime/kube/client';
-import { KubeObject } from '../../../lib/runtime/kube/types';
+import { KnownTypes, KubeObject } from '../../../lib/runtime/kube/types';
 
 /** KubeRay's RayService resource type. */
-export const KUBERAY_RAYSERVICE = { apiVersion: 'ray.io/v1', kind: 'RayService', plural: 'rayservices', namespaced: true };
+export const KUBERAY_RAYSERVICE = KnownTypes.RayService;
 
 /** Capacities and weights of the old and new cluster, as `old TC / new TC, old weight / new weight`. */
 export interface UpgradeState {
