@@ -1,32 +1,41 @@
 /**
  * KubeRay's incremental-upgrade rollback matrix (`TestRayServiceIncrementalUpgradeRollback`,
- * reference kuberay.md §6) executed by the rayshift operator on a real kube-apiserver, with the
- * TEST-ONLY simulated KubeRay RayCluster controller, Gateway controller and Serve dashboards, plus
- * an automatic rollback on the progress deadline. Specs differ by worker CPU: A = 2, B = 500m,
+ * reference kuberay.md §6) executed by the rayshift operator on the test cluster
+ * (test/support/cluster-operator-env.ts: the real KubeRay turns its RayClusters into kwok Pods and
+ * reports their heads; TEST-ONLY Gateway status writer and Serve dashboards), plus an automatic
+ * rollback on the progress deadline. The unhealthy pending head is a real fault: its Pod is
+ * deleted after its Node lost the label the head selects, so KubeRay's new head stays Unschedulable. Specs differ by worker CPU: A = 2, B = 500m,
  * C = 600m. Trigger points use the pending traffic share, as KubeRay's suite does: BeforeTraffic 0,
  * Early (0, 30], Middle [30, 70], Late [70, 100). Every case runs concurrently in its own namespace
  * against one environment and one in-process Operator.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { HTTPROUTE, OperatorEnv, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, startOperatorHarness, waitFor } from '../support/operator-env';
+import { ClusterOperatorEnv, startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { HTTPROUTE, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, waitFor } from '../support/operator-env';
 
 let harness: OperatorHarness;
-let env: OperatorEnv;
-/** RayClusters whose head the simulated KubeRay never (again) reports ready. */
-const unhealthy = new Set<string>();
+let env: ClusterOperatorEnv;
+/** The label the UnhealthyPendingCluster case's B head selects; one Node carries it until the fault. */
+const POOL = { label: 'rayshift.test/pool', value: 'unhealthy-pending' };
 /** Namespaces whose Serve dashboards created from now on hold new replicas in STARTING. */
 const heldNamespaces = new Set<string>();
 /** Reconcile failures the operator reported, per `namespace/name`. */
 const failures: ReportedFailure[] = [];
 
 beforeAll(async () => {
-  harness = await startOperatorHarness({
-    kuberay: { neverReady: (name) => unhealthy.has(name) },
+  harness = await startClusterOperatorHarness({
     serve: (ns) => ({ replicaStartDelayMs: 20, manualReplicaStart: heldNamespaces.has(ns) }),
     failures,
   });
-  env = harness.env;
+  env = harness.env as ClusterOperatorEnv;
+  await labelPoolNode(POOL.value);
 }, 300_000);
+
+/** Sets (or with null removes) the pool label on the cluster's second Node. */
+async function labelPoolNode(value: string | null): Promise<void> {
+  const r = await env.cp.request('PATCH', `/api/v1/nodes/${env.cluster.nodes[1]}`, { metadata: { labels: { [POOL.label]: value } } }, { contentType: 'application/merge-patch+json' });
+  if (r.status !== 200) throw new Error(`labelling ${env.cluster.nodes[1]}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+}
 
 afterAll(async () => {
   await harness?.stop();
@@ -56,10 +65,6 @@ interface Snapshot {
   readonly conditions: { type: string; status: string; reason?: string }[];
 }
 
-/**
- * Each case's service is named after its namespace, so cluster names (derived from the service name
- * and the spec hash) differ between cases: the simulated KubeRay's `neverReady` goes by name only.
- */
 /** Every status the API server reports for the service, through a watch. */
 function recordService(ns: string): { history: Snapshot[]; stop(): void; synced(): Promise<void> } {
   const history: Snapshot[] = [];
@@ -84,8 +89,10 @@ async function state(ns: string): Promise<Record<string, any>> {
   return engineState(await service(ns));
 }
 
-async function setSpec(ns: string, spec: Spec, extra: Record<string, unknown> = {}): Promise<void> {
-  await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, ns, ns, { spec: { rayClusterConfig: rayClusterConfig(CPU[spec]), ...extra } });
+async function setSpec(ns: string, spec: Spec, extra: Record<string, unknown> = {}, pool?: string): Promise<void> {
+  const config = rayClusterConfig(CPU[spec]) as { headGroupSpec: { template: { spec: Record<string, unknown> } } };
+  if (pool !== undefined) config.headGroupSpec.template.spec.nodeSelector = { [POOL.label]: pool };
+  await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, ns, ns, { spec: { rayClusterConfig: config, ...extra } });
 }
 
 function routeBackends(route: KubeObject | undefined): { name: string; weight?: number }[] {
@@ -151,19 +158,20 @@ async function rollbackCase(c: RollbackCase, ns: string, recorder: ReturnType<ty
   if (c.trigger === 'BeforeTraffic') heldNamespaces.add(ns);
 
   // A → B, then the rollback trigger.
-  await setSpec(ns, c.sequence[0]);
+  await setSpec(ns, c.sequence[0], {}, c.unhealthyPending ? POOL.value : undefined);
   const atTriggerState = await waitForTrigger(ns, c.trigger);
   const pendingB = atTriggerState.pendingClusterName as string;
   expect(pendingB).not.toBe(original);
   if (c.unhealthyPending) {
-    unhealthy.add(pendingB);
-    await env.admin.patchMerge(
-      RAYCLUSTER,
-      pendingB,
-      ns,
-      { status: { state: 'unhealthy', conditions: [{ type: 'HeadPodReady', status: 'False', reason: 'HeadPodNotFound', message: 'simulated: the head Pod was deleted', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] } },
-      { subresource: 'status' },
-    );
+    // The head's Node loses the label the head selects, then the head Pod is deleted: KubeRay
+    // makes a new one that cannot be scheduled and reports HeadPodReady=False.
+    await labelPoolNode(null);
+    const heads = await env.cp.request('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=ray.io%2Fcluster%3D${pendingB},ray.io%2Fnode-type%3Dhead`);
+    for (const p of heads.body.items as { metadata: { name: string } }[]) await env.cp.request('DELETE', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}`);
+    await waitFor(async () => {
+      const conds = (((await env.admin.tryGet(RAYCLUSTER, pendingB, ns))?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []);
+      return conds.some((x) => x.type === 'HeadPodReady' && x.status === 'False');
+    }, 'KubeRay to report the pending head not ready', 60_000, 20);
   }
   const revertedAt = Date.now();
   await setSpec(ns, c.sequence[1]);
