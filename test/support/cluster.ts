@@ -42,6 +42,8 @@ export interface ClusterOptions {
    * `--use-kubernetes-proxy`, so that it reaches Ray through kube-apiserver's proxy). @default none
    */
   readonly kuberayArgs?: readonly string[];
+  /** Further kube-apiserver flags (e.g. admission plugins). @default none */
+  readonly apiserverArgs?: readonly string[];
 }
 
 /** A running test cluster. */
@@ -112,7 +114,7 @@ export async function controllerCrdFiles(opts: Pick<ClusterOptions, 'kuberay' | 
 export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
   const binaries = locateBinaries(opts);
   const crds = [...(await controllerCrdFiles(opts)), ...(opts.crds ?? [])];
-  const cp = await startControlPlane({ crds });
+  const cp = await startControlPlane({ crds, ...(opts.apiserverArgs ? { apiserverArgs: opts.apiserverArgs } : {}) });
   const cluster = new LocalCluster(cp, binaries, opts);
   try {
     await cluster.start();
