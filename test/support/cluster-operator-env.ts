@@ -27,6 +27,8 @@ export interface ClusterOperatorOptions {
   readonly serve?: (namespace: string, cluster: string) => SimulatedServeDashboardOptions;
   /** Fake Nodes. @default 2 */
   readonly nodes?: number;
+  /** Further kube-apiserver flags. @default none */
+  readonly apiserverArgs?: readonly string[];
 }
 
 /**
@@ -35,7 +37,7 @@ export interface ClusterOperatorOptions {
  */
 export async function startClusterOperatorEnv(options: ClusterOperatorOptions = {}): Promise<ClusterOperatorEnv> {
   const gatewayCrds = await Promise.all(crdsOf('gateway-api', newestVersion('gateway-api')).map((c) => resolveCrdFile(c)));
-  const cluster = await startTestCluster({ kuberay: true, nodes: options.nodes ?? 2, crds: gatewayCrds });
+  const cluster = await startTestCluster({ kuberay: true, nodes: options.nodes ?? 2, crds: gatewayCrds, ...(options.apiserverArgs ? { apiserverArgs: options.apiserverArgs } : {}) });
   const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   try {
     await installRayshiftCrd(cluster.cp, admin);

@@ -1,13 +1,15 @@
 /**
- * The operator with exactly the install chart's RBAC, on a real kube-apiserver with the TEST-ONLY
- * simulated KubeRay, Gateway controller and Serve fleet: the chart's non-CRD objects (Namespace,
+ * The operator with exactly the install chart's RBAC, on the test cluster
+ * (test/support/cluster-operator-env.ts: the real KubeRay runs the operator's RayClusters as kwok
+ * Pods; TEST-ONLY Gateway status writer and Serve fleet): the chart's non-CRD objects (Namespace,
  * ServiceAccount, ClusterRole and binding, leader-election Role and binding, Deployment) are
  * created, `node bin/rayshift.js operator --leader-elect` runs as a child process with a kubeconfig
  * holding the ServiceAccount's token, and a full incremental upgrade succeeds — with
  * OwnerReferencesPermissionEnforcement on, as on clusters that enforce who may set
  * `blockOwnerDeletion`. The same token is then refused what the role does not grant.
  *
- * Needs `npm run controlplane:build` and `npm run build` (the child runs build/).
+ * Needs `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok kuberay` and `npm run build`
+ * (the child runs build/).
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { Testing } from 'cdk8s';
@@ -20,14 +22,15 @@ import { plan } from '../../lib/engine/plan';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { isStatus } from '../../lib/runtime/kube/errors';
 import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
-import { OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, startOperatorEnv, waitFor } from '../support/operator-env';
+import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
+import { RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, waitFor } from '../support/operator-env';
 import { collectionPath } from '../support/rest-paths';
 
 const ROOT = projectRoot();
 const NS = 'serving';
 const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
 
-let env: OperatorEnv;
+let env: ClusterOperatorEnv;
 let objects: any[];
 let token: string;
 let kubeconfig: string;
@@ -37,7 +40,7 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) throw new Error('build/ is missing: run `npm run build` first (the operator child runs bin/rayshift.js → build/)');
-  env = await startOperatorEnv({ controlPlane: { apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] } });
+  env = await startClusterOperatorEnv({ apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] });
   // The same KubeRay CRD the environment built the installed rayshift CRD from.
   const file = await resolveCrdFile(crdsOf('kuberay', 'v1.7.0').find((c) => c.file === 'ray.io_rayservices.yaml')!);
   objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }) }));
