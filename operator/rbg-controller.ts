@@ -16,6 +16,7 @@ import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
 import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, RbgResourceType, STATUS_ANNOTATION } from '../lib/runtime/rbg/names';
 import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../lib/runtime/rbg/status';
+import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/runtime/rbg/warmup';
 import { WorkQueue } from '../lib/runtime/work-queue';
 
 /** Options of an `RbgRolloutController`. */
@@ -41,6 +42,8 @@ export class RbgRolloutController {
   private readonly queue: WorkQueue;
   private reconciler?: RbgRolloutReconciler;
   private informer?: Informer;
+  /** Watch of the warmups the executor created (RBG v0.8): their status changes wake their group. */
+  private warmups?: Informer;
   private started = false;
 
   constructor(private readonly options: RbgRolloutControllerOptions) {
@@ -65,17 +68,22 @@ export class RbgRolloutController {
     this.reconciler = new RbgRolloutReconciler({ client: this.options.client, type, log: this.options.log, readWorkloads: this.options.readWorkloads });
     this.informer = this.options.client.watch(type, '*', (e) => this.onGroup(e), { labelSelector: { [EXECUTOR_LABEL]: OPERATOR_EXECUTOR } });
     await this.informer.waitForSync();
-    this.options.log.info({ apiVersion: type.apiVersion }, 'watching RoleBasedGroups executed by the operator');
+    if (await this.serves(WARMUP_TYPE)) {
+      this.warmups = this.options.client.watch(WARMUP_TYPE, '*', (e) => this.onWarmup(e), { labelSelector: { [EXECUTOR_LABEL]: OPERATOR_EXECUTOR } });
+      await this.warmups.waitForSync();
+    }
+    this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined }, 'watching RoleBasedGroups executed by the operator');
   }
 
   /** True once started and the watch (if any) has synced (readiness). */
   ready(): boolean {
-    return this.started && (this.informer?.hasSynced() ?? true);
+    return this.started && (this.informer?.hasSynced() ?? true) && (this.warmups?.hasSynced() ?? true);
   }
 
   /** Stops watching; reconciles in flight finish first. */
   async stop(): Promise<void> {
     this.informer?.stop();
+    this.warmups?.stop();
     await this.queue.stop();
   }
 
@@ -87,15 +95,25 @@ export class RbgRolloutController {
   private async servedType(): Promise<RbgResourceType | undefined> {
     const candidates: RbgResourceType[] =
       this.options.apiVersion === 'v1alpha1' ? [RBG_V1ALPHA1_TYPE] : this.options.apiVersion === 'v1alpha2' ? [RBG_V1ALPHA2_TYPE] : [RBG_V1ALPHA2_TYPE, RBG_V1ALPHA1_TYPE];
-    for (const t of candidates) {
-      try {
-        const list = await this.options.client.request<{ resources?: { name: string }[] }>('GET', `/apis/${t.apiVersion}`);
-        if ((list.resources ?? []).some((r) => r.name === t.plural)) return t;
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-    }
+    for (const t of candidates) if (await this.serves(t)) return t;
     return undefined;
+  }
+
+  /** True when the API server serves `type` (its CRD is installed). */
+  private async serves(type: { apiVersion: string; plural: string }): Promise<boolean> {
+    try {
+      const list = await this.options.client.request<{ resources?: { name: string }[] }>('GET', `/apis/${type.apiVersion}`);
+      return (list.resources ?? []).some((r) => r.name === type.plural);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      return false;
+    }
+  }
+
+  /** A warmup changed (its status) or went away (a failed one deleted to retry): its group's gate may open. */
+  private onWarmup(e: InformerEvent): void {
+    const group = e.object.metadata.labels?.[WARMUP_GROUP_LABEL];
+    if (group !== undefined) this.queue.add(`${e.object.metadata.namespace}/${group}`);
   }
 
   private async reconcile(key: string): Promise<void> {

@@ -3,8 +3,8 @@
  * executes: per coordination its phase, rounds, skew against maxSkew, the blocking role and the
  * deadline; per role bars of updated and ready replicas. Pure functions of the group object.
  */
-import { CoordinationStatus, readRolloutStatus } from '../runtime/rbg/status';
-import { describeCoordination } from '../runtime/rbg/status';
+import type { WarmupGateStatus } from '../engine/rbg-warmup';
+import { CoordinationStatus, describeCoordination, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
 import { bar } from './status-view';
 import { Style } from './style';
 
@@ -16,6 +16,8 @@ export interface GroupView {
   readonly observedGeneration?: number;
   readonly invalid?: string;
   readonly coordinations: readonly CoordinationStatus[];
+  /** The warmup of the latest warmed revision (RBG v0.8). */
+  readonly warmup?: WarmupGateStatus;
 }
 
 /** Reads the view from a RoleBasedGroup object (its `rayshift.dev/rollout-status` annotation). */
@@ -28,6 +30,7 @@ export function groupView(obj: { metadata: { namespace?: string; name?: string; 
     observedGeneration: doc?.observedGeneration,
     ...(doc?.invalid !== undefined ? { invalid: doc.invalid } : {}),
     coordinations: doc?.coordinations ?? [],
+    ...(doc?.warmup ? { warmup: doc.warmup } : {}),
   };
 }
 
@@ -40,6 +43,12 @@ export function renderGroupScreen(v: GroupView, now: number, style: Style, barWi
   const lines = [style.bold(`RoleBasedGroup ${v.namespace}/${v.name}`)];
   if (v.invalid !== undefined) lines.push(style.red(`  coordination not run: ${v.invalid}`));
   if (v.coordinations.length === 0 && v.invalid === undefined) lines.push('  no rollout status yet (is the group labelled for the rayshift executor?)');
+  if (v.warmup) {
+    const w = v.warmup;
+    const left = Date.parse(w.deadlineAt) - now;
+    const text = `  warmup ${w.name}  ${w.phase} (${w.reason})  ${w.message}${w.phase === 'Warming' ? `  timeout ${left > 0 ? `in ${Math.ceil(left / 1000)}s` : 'passed'}` : ''}`;
+    lines.push(w.phase === 'Failed' ? style.red(text) : w.phase === 'Proceeded' ? style.yellow(text) : text);
+  }
   for (const c of v.coordinations) {
     const skew = `skew ${c.skewPercent.toFixed(1)}% of max ${c.maxSkewPercent}%`;
     lines.push(`  ${style.bold(c.name)}  ${c.phase} (${c.reason})  round ${c.rounds}  ${c.skewPercent > c.maxSkewPercent ? style.yellow(skew) : skew}${c.wave ? `  batch wave ${c.wave.current}/${c.wave.total}` : ''}`);
@@ -60,7 +69,8 @@ export function renderGroupLines(v: GroupView, now: number): string[] {
   const time = new Date(now).toISOString().slice(11, 23);
   if (v.invalid !== undefined) return [`${time} ${v.namespace}/${v.name} invalid: ${v.invalid}`];
   if (v.coordinations.length === 0) return [`${time} ${v.namespace}/${v.name} no rollout status yet`];
-  return v.coordinations.map((c) => `${time} ${v.namespace}/${v.name} ${describeCoordination(c)}`);
+  const warmup = v.warmup?.phase === 'Warming' || v.coordinations.some((c) => c.reason.startsWith('Warm')) ? [`${time} ${v.namespace}/${v.name} ${describeWarmup(v.warmup!)}`] : [];
+  return [...warmup, ...v.coordinations.map((c) => `${time} ${v.namespace}/${v.name} ${describeCoordination(c)}`)];
 }
 
 /** True once every coordination has finished (complete, failed or rolled back) for the current generation. */

@@ -14,4 +14,5 @@ export * from './rbg-bound';
 export * from './rbg-roles';
 export * from './rbg-rollout';
 export * from './rbg-upstream';
+export * from './rbg-warmup';
 export * from './status';

@@ -11,7 +11,7 @@ import type * as pulumi from '@pulumi/pulumi';
 import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
 import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
-import { RolloutStatusDocument, describeCoordination } from '../runtime/rbg/status';
+import { RolloutStatusDocument, describeCoordination, describeWarmup } from '../runtime/rbg/status';
 import { asObject } from '../spec/read';
 import { inputsChanged, withKubeClient } from './connection';
 import type { ProviderSettings } from './provider-module';
@@ -60,16 +60,24 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
   const reconciler = new RbgRolloutReconciler({ client, type, executor: 'pulumi' });
   const deadlineAt = Date.now() + inputs.deadlineSeconds * 1000;
   let rounds = 0;
+  let warmupLine: string | undefined;
   for (;;) {
     const result = await reconciler.reconcile(inputs.namespace, inputs.name);
     const doc = result.status;
+    // The warmup before the first round (RBG v0.8): print where it stands whenever that changes.
+    const line = doc?.warmup ? describeWarmup(doc.warmup) : undefined;
+    if (line !== undefined && line !== warmupLine) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${line}`);
+    warmupLine = line;
     if (result.rounds > 0) {
       rounds += result.rounds;
       for (const c of doc?.coordinations ?? []) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${describeCoordination(c)}`);
     }
     if (doc?.invalid !== undefined) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: coordination rejected: ${doc.invalid}`);
     const failed = doc?.coordinations.find((c) => c.phase === 'Failed' || c.phase === 'RolledBack');
-    if (failed) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: ${failed.reason}: ${describeCoordination(failed)}`);
+    if (failed) {
+      const warmup = failed.reason.startsWith('Warmup') && doc?.warmup ? `; ${describeWarmup(doc.warmup)}` : '';
+      throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: ${failed.reason}: ${describeCoordination(failed)}${warmup}`);
+    }
     const group = await client.tryGet(type, inputs.name, inputs.namespace);
     if (!group) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name} does not exist`);
     if (rolloutComplete(group, doc)) {

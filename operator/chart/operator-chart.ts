@@ -150,6 +150,12 @@ export function rbgExecutorRules(): JustifiedRule[] {
       rule: { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroups'], verbs: ['get', 'list', 'watch', 'patch'] },
       why: 'watch RoleBasedGroups it executes and patch each coordinated role\'s partition, maxUnavailable and paused, and the rollout-status annotation',
     },
+    {
+      // RBG v0.8 rollouts with a warmup: one RoleBasedGroupWarmup per warmed revision, created (owned by the group, so
+      // deleted with it) and watched for its status. Never update or delete: RBG's controller runs it (and its TTL deletes it).
+      rule: { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroupwarmups'], verbs: ['get', 'list', 'watch', 'create'] },
+      why: 'create the warmup of a new revision before its coordinated rollout and watch its status',
+    },
     // RBG rewrites a role status only when replicas or readyReplicas change, so its updatedReplicas can be stale; the
     // workload's own status is read instead: get only, one group per rule so no kind is granted in a group it is not in.
     ...(

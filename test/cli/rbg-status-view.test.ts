@@ -54,3 +54,17 @@ test('finished only when every coordination of the current generation stopped pr
   expect(rolloutFinished(groupView(group({ observedGeneration: 3, coordinations: [complete] })))).toEqual({ done: false, failed: false });
   expect(rolloutFinished(groupView(group({ observedGeneration: 4, coordinations: [coordination()] })))).toEqual({ done: false, failed: false });
 });
+
+test('a rollout held by its warmup shows where the warmup stands, in nodes, on the screen and in the log lines', () => {
+  const warmup = {
+    name: 'pd-inference-warmup-1a2b3c4d', revision: '1a2b3c4d', phase: 'Warming' as const, reason: 'WarmingImages', message: 'warming images: 3/8 nodes',
+    desired: 8, succeeded: 3, failed: 0, active: 5, startedAt: '2026-11-21T11:59:00.000Z', deadlineAt: '2026-11-21T12:14:00.000Z',
+  };
+  const doc = { observedGeneration: 4, coordinations: [coordination({ reason: 'WarmingImages', message: warmup.message })], warmup };
+  const screen = renderGroupScreen(groupView(group(doc)), T, plain).join('\n');
+  expect(screen).toContain('warmup pd-inference-warmup-1a2b3c4d  Warming (WarmingImages)  warming images: 3/8 nodes  timeout in 840s');
+  expect(renderGroupLines(groupView(group(doc)), T)[0]).toBe('12:00:00.000 pd/pd-inference warmup pd-inference-warmup-1a2b3c4d Warming: warming images: 3/8 nodes');
+  // Once the rollout runs, the log lines are the coordinations' again.
+  const running = { ...doc, coordinations: [coordination()], warmup: { ...warmup, phase: 'Complete' as const, reason: 'WarmupComplete', message: 'images warm on 8/8 nodes' } };
+  expect(renderGroupLines(groupView(group(running)), T)).toHaveLength(1);
+});

@@ -182,6 +182,7 @@ describe('RBAC', () => {
       'gateway.networking.k8s.io/httproutes/status: get',
       'gateway.networking.k8s.io/grpcroutes/status: get',
       'workloads.x-k8s.io/rolebasedgroups: get,list,watch,patch',
+      'workloads.x-k8s.io/rolebasedgroupwarmups: get,list,watch,create',
       'workloads.x-k8s.io/roleinstancesets: get',
       'apps/statefulsets: get',
       'leaderworkerset.x-k8s.io/leaderworkersets: get',

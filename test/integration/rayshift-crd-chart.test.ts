@@ -136,13 +136,15 @@ test('RBAC allows the operator\'s job and nothing next to it', async () => {
   for (const [verb, resource, opts] of denied) expect([verb, resource, opts, await can(verb, resource, opts)]).toEqual([verb, resource, opts, false]);
 });
 
-test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their workloads and record Events — and nothing more', async () => {
+test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their workloads, create and watch warmups and record Events — and nothing more', async () => {
   await eventually(() => can('patch', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }), (v) => v);
   const allowed: Array<[string, string, Parameters<typeof can>[2]]> = [
     ['watch', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['list', 'rolebasedgroups', { group: 'workloads.x-k8s.io' }],
     ['patch', 'rolebasedgroups', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['get', 'roleinstancesets', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['create', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['watch', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['get', 'statefulsets', { group: 'apps', namespace: NS }],
     ['get', 'leaderworkersets', { group: 'leaderworkerset.x-k8s.io', namespace: NS }],
     ['create', 'events', { group: 'events.k8s.io', namespace: NS }],
@@ -155,6 +157,8 @@ test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their w
     ['patch', 'coordinatedpolicies', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['create', 'coordinatedpolicies', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['patch', 'roleinstancesets', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['delete', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['patch', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS, subresource: 'status' }],
     ['list', 'roleinstancesets', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['patch', 'statefulsets', { group: 'apps', namespace: NS }],
     ['get', 'deployments', { group: 'apps', namespace: NS }],

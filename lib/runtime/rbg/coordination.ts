@@ -8,6 +8,7 @@ import type { RbgPlanRole } from '../../engine/plan-rbg';
 import { formatProblem, ProblemList } from '../../spec/problem';
 import { COORDINATION_ANNOTATION, checkExecutorSettings, validateCoordinatedPolicy } from '../../spec/rbg';
 import { JsonObject, asArray, asObject, isObject } from '../../spec/read';
+import { ResolvedRolloutWarmup, RolloutWarmup, checkRolloutWarmup, resolveRolloutWarmup } from '../../spec/rbg-warmup';
 
 /** Seconds without progress before a coordination is stopped, when its rule does not say. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
@@ -31,8 +32,10 @@ export interface ExecutorRule {
   readonly waves?: readonly (readonly string[])[];
 }
 
-/** The rules of a group, or why they cannot be read. */
-export type CoordinationReading = { readonly rules: readonly ExecutorRule[]; readonly problem?: undefined } | { readonly rules?: undefined; readonly problem: string };
+/** The rules of a group (and its rollout warmup, when the annotation has `warmup`), or why they cannot be read. */
+export type CoordinationReading =
+  | { readonly rules: readonly ExecutorRule[]; readonly warmup?: ResolvedRolloutWarmup; readonly problem?: undefined }
+  | { readonly rules?: undefined; readonly warmup?: undefined; readonly problem: string };
 
 /** Reads and checks the group's coordination annotation; an absent annotation means no rules. */
 export function readCoordination(group: JsonObject): CoordinationReading {
@@ -51,6 +54,9 @@ export function readCoordination(group: JsonObject): CoordinationReading {
     checkExecutorSettings(problems, `spec.policies[${i}]`, rule, 'operator');
     checkWaves(problems, `spec.policies[${i}].waves`, asObject(rule));
   });
+  const coordinated = [...new Set(asArray(spec.policies).filter((p) => asObject(asObject(p).strategy).rollingUpdate !== undefined).flatMap((p) => asArray(asObject(p).roles).map(String)))];
+  // The executor cannot know the RBG release; whether the Warmup CRD is served decides at run time.
+  if (spec.warmup !== undefined) checkRolloutWarmup(problems, 'warmup', spec.warmup, { rbgVersion: 'v0.8', coordinated });
   const errors = problems.result().errors;
   if (errors.length > 0) return { problem: `annotation ${COORDINATION_ANNOTATION}: ${errors.map(formatProblem).join('; ')}` };
   const settings = new Map(asArray(spec.policies).map((p) => [String(asObject(p).name), asObject(p)]));
@@ -65,7 +71,7 @@ export function readCoordination(group: JsonObject): CoordinationReading {
       ...(Array.isArray(rule.waves) ? { waves: (rule.waves as string[][]).map((w) => w.filter((n) => input.roles.some((r) => r.name === n))) } : {}),
     };
   });
-  return { rules };
+  return { rules, ...(isObject(spec.warmup) ? { warmup: resolveRolloutWarmup(spec.warmup as RolloutWarmup, coordinated) } : {}) };
 }
 
 /** `waves`, when present: lists of role names of the rule, each role in one wave at most. */

@@ -3,6 +3,7 @@
  * `rayshift.dev/rollout-status` (RBG's status subresource belongs to the RBG controller, and its
  * schema would prune foreign fields). One entry per coordination, with one entry per role.
  */
+import type { WarmupGateStatus } from '../../engine/rbg-warmup';
 import { asArray, asObject, isObject } from '../../spec/read';
 import { STATUS_ANNOTATION } from './names';
 
@@ -45,7 +46,7 @@ export interface RoleRolloutStatus {
 export interface CoordinationStatus {
   readonly name: string;
   readonly phase: CoordinationPhase;
-  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`). */
+  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
   readonly reason: string;
   readonly message: string;
   /** Hash of the coordinated roles' templates this rollout moves them to. */
@@ -77,6 +78,8 @@ export interface RolloutStatusDocument {
   /** Set when the coordination annotation cannot be read; no coordination runs then. */
   readonly invalid?: string;
   readonly coordinations: readonly CoordinationStatus[];
+  /** The warmup of the latest warmed revision (RBG v0.8, the coordination's `warmup` option). */
+  readonly warmup?: WarmupGateStatus;
 }
 
 /** The status document on a group, if it carries a readable one. */
@@ -86,7 +89,12 @@ export function readRolloutStatus(group: { metadata?: { annotations?: Record<str
   try {
     const doc = JSON.parse(text) as unknown;
     if (!isObject(doc) || !Array.isArray(doc.coordinations)) return undefined;
-    return { observedGeneration: Number(doc.observedGeneration ?? 0), ...(typeof doc.invalid === 'string' ? { invalid: doc.invalid } : {}), coordinations: asArray(doc.coordinations).map(asObject) as unknown as CoordinationStatus[] };
+    return {
+      observedGeneration: Number(doc.observedGeneration ?? 0),
+      ...(typeof doc.invalid === 'string' ? { invalid: doc.invalid } : {}),
+      coordinations: asArray(doc.coordinations).map(asObject) as unknown as CoordinationStatus[],
+      ...(isObject(doc.warmup) ? { warmup: doc.warmup as unknown as WarmupGateStatus } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -97,4 +105,9 @@ export function describeCoordination(s: CoordinationStatus): string {
   const roles = s.roles.map((r) => `${r.name} ${r.updated}/${r.desired}`).join(', ');
   const blocking = s.blockingRole !== undefined ? `; blocked by ${s.blockingRole}` : '';
   return `${s.name} ${s.phase} (round ${s.rounds}): ${roles} updated; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%${blocking}`;
+}
+
+/** One line for the warmup: `warmup pd-warmup-1a2b3c4d Warming: warming images: 3/8 nodes`. */
+export function describeWarmup(w: WarmupGateStatus): string {
+  return `warmup ${w.name} ${w.phase}: ${w.message}`;
 }

@@ -76,6 +76,16 @@ interface Member {
   readonly state: RbgRoleState;
 }
 
+/** The revision a coordination of `rule` over `roles` rolls to (the `revision` of its status). */
+export function ruleRevision(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): string {
+  return revisionOf(membersOf({ rule, roles, controllerCaughtUp: true, now: 0 }));
+}
+
+/** The writes that hold every role of `rule` where it stands (paused at its written partition), e.g. while a warmup runs. */
+export function holdWrites(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): RoleWrite[] {
+  return membersOf({ rule, roles, controllerCaughtUp: true, now: 0 }).flatMap((m) => changed(m, m.observed.partition ?? 0, true));
+}
+
 /** See the file comment. */
 export function coordinationStep(input: CoordinationStepInput): CoordinationStep {
   const { rule, previous, now } = input;
