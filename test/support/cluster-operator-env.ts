@@ -13,7 +13,7 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { TestCluster, startTestCluster } from './cluster';
 import { OperatorEnv, OperatorHarness, ReportedFailure, installRayshiftCrd, startOperatorOn } from './operator-env';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
-import { simulateGatewayController, startSimulatedServeFleet } from './simulated-controllers';
+import { simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 
 /** An operator environment backed by the test cluster. */
 export interface ClusterOperatorEnv extends OperatorEnv {
@@ -42,8 +42,8 @@ export async function startClusterOperatorEnv(options: ClusterOperatorOptions = 
   try {
     await installRayshiftCrd(cluster.cp, admin);
     const gatewayClient = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'simulated-gateway-status' });
-    const gateway = simulateGatewayController(gatewayClient);
-    const fleet = await startSimulatedServeFleet(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
+    const gateway = simulateGatewayStatusWithoutDataPlane(gatewayClient);
+    const fleet = await startServeFleetWhereNoRayRuns(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
     return {
       cluster,
       cp: cluster.cp,

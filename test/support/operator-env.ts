@@ -1,7 +1,8 @@
 /**
- * Shared setup of operator integration tests: a real kube-apiserver with the upstream CRDs and
- * rayshift's, an admin client, the TEST-ONLY simulated KubeRay, Gateway controller and Serve
- * fleet, and helpers to write services and record what the API server saw.
+ * Shared setup of operator integration tests: a bare kube-apiserver with the upstream CRDs and
+ * rayshift's, an admin client, the TEST-ONLY simulated KubeRay (for suites on the bare control
+ * plane; cluster-operator-env.ts runs the real one), Gateway status writer and Serve fleet, and
+ * helpers to write services and record what the API server saw.
  */
 import * as fs from 'node:fs';
 import pino from 'pino';
@@ -14,7 +15,7 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { ControlPlane, StartOptions, startControlPlane, upstreamCrdFiles } from './controlplane';
-import { SimulatedKubeRayOptions, SimulatedServeFleet, Simulator, simulateGatewayController, simulateKubeRayClusterController, startSimulatedServeFleet } from './simulated-controllers';
+import { SimulatedKubeRayOptions, SimulatedServeFleet, Simulator, simulateGatewayStatusWithoutDataPlane, simulateKubeRayOnBareControlPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
 
 /** The rayshift RayService CRD (built from KubeRay v1.7.0's), as an object to POST. */
@@ -43,8 +44,8 @@ export async function startOperatorEnv(options: { kuberay?: SimulatedKubeRayOpti
   const cp = await startControlPlane({ ...options.controlPlane, crds: await upstreamCrdFiles() });
   const admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
   await installRayshiftCrd(cp, admin);
-  const simulators: Simulator[] = [simulateKubeRayClusterController(admin, options.kuberay), simulateGatewayController(admin)];
-  const fleet = await startSimulatedServeFleet(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
+  const simulators: Simulator[] = [simulateKubeRayOnBareControlPlane(admin, options.kuberay), simulateGatewayStatusWithoutDataPlane(admin)];
+  const fleet = await startServeFleetWhereNoRayRuns(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
   return {
     cp,
     admin,

@@ -1,12 +1,17 @@
 /**
- * TEST-ONLY stand-ins for what cannot run on this machine, each at the narrowest seam:
- * - `simulateKubeRayClusterController`: KubeRay's RayCluster controller (no kubelets, so no Ray
- *   pods): marks each RayCluster's head ready (`HeadPodReady=True`) some time after it appears.
- * - `simulateGatewayController`: a Gateway API data plane's status writer: marks Gateways
- *   Accepted/Programmed and each route parent Accepted/ResolvedRefs for the route's generation.
- * - `startSimulatedServeFleet`: one loopback address in front of one simulated Serve dashboard
- *   per RayCluster (`/{namespace}/{cluster}/api/serve/...`), reached by the operator through its
- *   dashboard address template, the one injectable seam of the dashboard client.
+ * TEST-ONLY stand-ins, each at the narrowest seam and named for why it stands in:
+ * - `simulateKubeRayOnBareControlPlane`: KubeRay's RayCluster controller for suites that run on the
+ *   bare control plane (no scheduler, kwok or KubeRay process: the pulumi, API server, consumer
+ *   and resilience tests and the benches): marks each RayCluster's head ready
+ *   (`HeadPodReady=True`) some time after it appears. Operator tests that can afford the test
+ *   cluster run the real KubeRay instead (test/support/cluster-operator-env.ts).
+ * - `simulateGatewayStatusWithoutDataPlane`: no Gateway API data plane runs in these suites, so
+ *   this writes the status one would: Gateways Accepted/Programmed and each route parent
+ *   Accepted/ResolvedRefs for the route's generation.
+ * - `startServeFleetWhereNoRayRuns`: no Ray process runs in the integration suites, so one loopback
+ *   address fronts one simulated Serve dashboard per RayCluster (`/{namespace}/{cluster}/api/serve/...`),
+ *   reached by the operator through its dashboard address template, the one injectable seam of
+ *   the dashboard client.
  */
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -33,18 +38,16 @@ function condition(type: string, reason: string, generation?: number): Record<st
 export interface SimulatedKubeRayOptions {
   /** Delay from a RayCluster's creation to its head being ready, ms. @default 50 */
   readonly headReadyDelayMs?: number;
-  /** Clusters whose head never becomes ready (by name). */
-  readonly neverReady?: (name: string) => boolean;
 }
 
-/** TEST-ONLY: plays KubeRay's RayCluster controller (see the file comment). */
-export function simulateKubeRayClusterController(client: KubeClient, options: SimulatedKubeRayOptions = {}): Simulator {
+/** TEST-ONLY: plays KubeRay's RayCluster controller on a bare control plane (see the file comment). */
+export function simulateKubeRayOnBareControlPlane(client: KubeClient, options: SimulatedKubeRayOptions = {}): Simulator {
   const timers = new Set<NodeJS.Timeout>();
   const informer: Informer = client.watch(RAYCLUSTER, '*', (event) => {
     const c = event.object;
     if (event.type === 'delete' || c.metadata.deletionTimestamp) return;
     const ready = ((c.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'HeadPodReady' && x.status === 'True');
-    if (ready || options.neverReady?.(String(c.metadata.name))) return;
+    if (ready) return;
     const t = setTimeout(() => {
       timers.delete(t);
       client
@@ -63,7 +66,7 @@ export function simulateKubeRayClusterController(client: KubeClient, options: Si
 }
 
 /** TEST-ONLY: writes the status a Gateway API implementation would (see the file comment). */
-export function simulateGatewayController(client: KubeClient, controllerName = 'rayshift.dev/simulated-gateway-controller'): Simulator {
+export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, controllerName = 'rayshift.dev/simulated-gateway-controller'): Simulator {
   const gateways = client.watch(GATEWAY, '*', async (event) => {
     const g = event.object;
     if (event.type === 'delete') return;
@@ -114,7 +117,7 @@ export interface SimulatedServeFleet {
 }
 
 /** Starts the fleet; each cluster's dashboard is created with `options(namespace, cluster)`. */
-export async function startSimulatedServeFleet(options: (namespace: string, cluster: string) => SimulatedServeDashboardOptions = () => ({})): Promise<SimulatedServeFleet> {
+export async function startServeFleetWhereNoRayRuns(options: (namespace: string, cluster: string) => SimulatedServeDashboardOptions = () => ({})): Promise<SimulatedServeFleet> {
   const dashboards = new Map<string, Promise<SimulatedServeDashboard>>();
   const settled = new Map<string, SimulatedServeDashboard>();
   const server = http.createServer((req, res) => {
