@@ -86,7 +86,7 @@ function planDocuments(documents: readonly InputDocument[]): AnyPlan[] {
       const executorRules = (executorCoordination(doc)?.rules ?? []).map(
         (r): RoleBasedGroupPlanInput & { rule: string } => ({ kind: 'RoleBasedGroup', name, rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles, coordination: 'parallel' }),
       );
-      for (const input of [...rbgPlanInputs(doc.manifest, policy?.manifest), ...executorRules]) plans.push({ ...plan(input), rule: input.rule });
+      for (const input of [...rbgPlanInputs(doc.manifest, policy?.manifest, 'controller'), ...executorRules]) plans.push({ ...plan(input), rule: input.rule });
     }
   }
   return plans;

@@ -60,10 +60,15 @@ export function renderRoleBasedGroupPlan(plan: RoleBasedGroupPlan & { rule?: str
   // Each column at least two spaces wider than its heading, so that long role names stay apart.
   const width = (r: string) => Math.max(24, heading(r).length + 2);
   const out = [style.bold(`RoleBasedGroup ${plan.name}${plan.rule ? ` (rule ${plan.rule})` : ''}: coordinated rolling update`)];
+  if (plan.coordination === 'controller') {
+    // RBG's own controller, which the rounds model (lib/engine/plan-rbg.ts): say what its first round does.
+    out.push(style.dim("  run by RBG's controller: its first round releases every replica above the user's partition; each later round follows the workloads' progress of maxUnavailable replicas"));
+  }
   out.push(style.dim(`  round  ${roles.map((r) => heading(r).padStart(width(r))).join('')}`));
   plan.rounds.forEach((round, i) => {
     out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}`.padStart(width(r))).join('')}`);
   });
-  out.push(`${plan.rounds.length} rounds, largest skew ${plan.maxSkewPercentObserved.toFixed(1)}%, ${plan.complete ? 'complete' : 'incomplete'}`);
+  const incomplete = plan.coordination === 'controller' ? 'stalls: only the slowest role may advance, and it reached its partition' : 'incomplete';
+  out.push(`${plan.rounds.length} rounds, largest skew ${plan.maxSkewPercentObserved.toFixed(1)}%, ${plan.complete ? 'complete' : incomplete}`);
   return out.join('\n');
 }

@@ -6,7 +6,7 @@ import { IntOrPercent, parsePercent, resolvePartition } from '../spec/percent';
 import { RAY_SERVICE_DEFAULTS, RayServiceSpec, resolveUpgradeOptions } from '../spec/rayservice';
 import { JsonObject, asArray, asObject } from '../spec/read';
 import type { RayServiceEngineOptions } from './options';
-import type { RbgPlanRole, RoleBasedGroupPlanInput } from './plan-rbg';
+import type { RbgCoordination, RbgPlanRole, RoleBasedGroupPlanInput } from './plan-rbg';
 
 /** Engine options of a RayService spec, defaults applied (KubeRay's default strategy is NewCluster). */
 export function rayServiceEngineOptions(spec: RayServiceSpec): RayServiceEngineOptions {
@@ -32,8 +32,10 @@ export function resolveMaxUnavailable(value: IntOrPercent | undefined, replicas:
 /**
  * Plan inputs of a RoleBasedGroup: one per rolling-update rule with a `maxSkew`, from the
  * group's inline v1alpha1 `spec.coordination` or from its CoordinatedPolicy's `spec.policies`.
+ * `coordination` names who runs the rules: `parallel` for rayshift's executors (the default),
+ * `controller` for rules RBG's own controller runs (executor `rbg`).
  */
-export function rbgPlanInputs(group: JsonObject, policy?: JsonObject): (RoleBasedGroupPlanInput & { rule: string })[] {
+export function rbgPlanInputs(group: JsonObject, policy?: JsonObject, coordination: RbgCoordination = 'parallel'): (RoleBasedGroupPlanInput & { rule: string })[] {
   const name = String(asObject(group.metadata).name ?? '');
   const roles = new Map(asArray(asObject(group.spec).roles).map((r) => [String(asObject(r).name), asObject(r)]));
   const rules = policy ? asArray(asObject(policy.spec).policies) : asArray(asObject(group.spec).coordination);
@@ -59,7 +61,7 @@ export function rbgPlanInputs(group: JsonObject, policy?: JsonObject): (RoleBase
       rule: String(r.name),
       maxSkewPercent: parsePercent(ru.maxSkew) ?? 100,
       roles: planRoles,
-      coordination: 'parallel',
+      coordination,
     });
   }
   return out;

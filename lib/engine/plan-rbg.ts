@@ -7,8 +7,17 @@ import { progressSkewPercent, type RbgRoleState } from './rbg-roles';
 import { nextRbgRound } from './rbg-rollout';
 import { upstreamPartition, upstreamRollingTargets } from './rbg-upstream';
 
-/** Which controller's rounds to plan: rayshift's parallel rounds or the upstream RBG controller's. */
-export type RbgCoordination = 'parallel' | 'upstream';
+/**
+ * Which rounds to plan: rayshift's parallel rounds (`parallel`), upstream RBG's step from a first
+ * state with nothing updated (`upstream`, the yardstick of the round counts), or RBG v0.7.0's
+ * controller as it runs (`controller`, what executor `rbg` does): its first partitions are
+ * computed, in the same write as the new template, from role statuses its workloads have not yet
+ * updated, which count every replica of the old revision as updated, so that round keeps only the
+ * user's partitions and releases every other replica at once (observed against the real controller
+ * in test/integration/cluster-rbg-coordinated.test.ts). Later rounds are upstream's step; with
+ * every workload catching up at once none is needed.
+ */
+export type RbgCoordination = 'parallel' | 'upstream' | 'controller';
 
 /** A role to roll, with its resolved settings. */
 export interface RbgPlanRole {
@@ -66,6 +75,7 @@ export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGro
   }));
   const rounds: RbgPlanRound[] = [];
   let maxSkew = 0;
+  if (input.coordination === 'controller') return planControllerRounds(input, roles);
   // One pass more than the limit: the pass after the last round is the one that sees nothing change.
   for (let i = 0; i <= RBG_PLAN_MAX_ROUNDS; i++) {
     const partitions = input.coordination === 'parallel' ? parallelPartitions(input.maxSkewPercent, roles) : upstreamPartitions(input.maxSkewPercent, roles);
@@ -85,6 +95,39 @@ export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGro
     rounds.push({ updated: Object.fromEntries(roles.map((r) => [r.name, r.updatedReplicas])), partition: partitions });
   }
   throw new RangeError(`plan of RoleBasedGroup ${input.name} did not finish within ${RBG_PLAN_MAX_ROUNDS} rounds (maxSkewPercent ${input.maxSkewPercent}); allowed: rollouts of at most ${RBG_PLAN_MAX_ROUNDS} rounds`);
+}
+
+/**
+ * RBG v0.7.0's controller as it runs: it takes upstream's step on every status change of a
+ * workload, and its first step, written with the new template, reads statuses that still count
+ * every old replica as updated. Between steps each workload updates in place up to
+ * `maxUnavailable` replicas (at least one) toward its partition, all workloads at once; a round is
+ * a step that changes some partition. The plan ends when a tick moves nothing: complete, or stalled
+ * where only the slowest role may advance and it already reached its partition.
+ */
+function planControllerRounds(input: RoleBasedGroupPlanInput, initial: RbgRoleState[]): RoleBasedGroupPlan {
+  let roles = initial;
+  const rounds: RbgPlanRound[] = [];
+  let partitions = upstreamPartitions(input.maxSkewPercent, roles.map((r) => ({ ...r, updatedReplicas: r.desired })));
+  let maxSkew = 0;
+  for (let i = 0; i <= RBG_PLAN_MAX_ROUNDS; i++) {
+    const written = partitions;
+    const next = roles.map((r) => ({ ...r, updatedReplicas: Math.max(r.updatedReplicas, Math.min(r.desired - written[r.name], r.updatedReplicas + Math.max(1, r.maxUnavailable))) }));
+    if (rounds.length === 0 || roles.some((r) => rounds[rounds.length - 1].partition[r.name] !== written[r.name])) {
+      rounds.push({ updated: Object.fromEntries(next.map((r) => [r.name, r.updatedReplicas])), partition: written });
+    } else {
+      rounds[rounds.length - 1] = { ...rounds[rounds.length - 1], updated: Object.fromEntries(next.map((r) => [r.name, r.updatedReplicas])) };
+    }
+    const moved = next.some((r, k) => r.updatedReplicas !== roles[k].updatedReplicas);
+    roles = next;
+    maxSkew = Math.max(maxSkew, progressSkewPercent(roles));
+    partitions = upstreamPartitions(input.maxSkewPercent, roles);
+    if (!moved && roles.every((r) => partitions[r.name] === written[r.name])) {
+      const complete = roles.every((r) => r.updatedReplicas >= r.desired - Math.min(r.partition, r.desired));
+      return { kind: 'RoleBasedGroup', name: input.name, coordination: 'controller', rounds, maxSkewPercentObserved: maxSkew, complete };
+    }
+  }
+  throw new RangeError(`plan of RoleBasedGroup ${input.name} did not finish within ${RBG_PLAN_MAX_ROUNDS} steps (maxSkewPercent ${input.maxSkewPercent}); allowed: rollouts of at most ${RBG_PLAN_MAX_ROUNDS} steps`);
 }
 
 function parallelPartitions(maxSkewPercent: number, roles: readonly RbgRoleState[]): Record<string, number> {

@@ -142,10 +142,13 @@ describe('rayshift plan', () => {
     expect(svc.steps[svc.steps.length - 1].action).toBe('promote');
     expect(svc.peakCapacityPercent).toBe(130);
     expect(svc.durationSeconds).toBeGreaterThan(0);
-    const rbg = plans.find((p) => p.kind === 'RoleBasedGroup') as { name: string; rounds: { updated: Record<string, number>; partition: Record<string, number> }[]; maxSkewPercentObserved: number };
+    const rbg = plans.find((p) => p.kind === 'RoleBasedGroup') as { name: string; coordination: string; rounds: { updated: Record<string, number>; partition: Record<string, number> }[]; maxSkewPercentObserved: number };
     expect(rbg.name).toBe('pd');
+    // Its CoordinatedPolicy is run by RBG's controller, whose first round releases every replica.
+    expect(rbg.coordination).toBe('controller');
+    expect(rbg.rounds[0].partition).toEqual({ prefill: 0, decode: 0 });
     expect(rbg.rounds[rbg.rounds.length - 1].updated).toEqual({ prefill: 7, decode: 3 });
-    for (const round of rbg.rounds) expect(round.partition.prefill + round.updated.prefill).toBe(7);
+    for (const round of rbg.rounds) expect(round.updated.prefill).toBeLessThanOrEqual(7 - round.partition.prefill);
     expect(typeof rbg.maxSkewPercentObserved).toBe('number');
   });
 
@@ -157,6 +160,7 @@ describe('rayshift plan', () => {
     expect(r.stdout).toContain('weight %');
     expect(r.stdout).toMatch(/peak capacity 130%, outcome promoted/);
     expect(r.stdout).toContain('RoleBasedGroup pd (rule pd-rollout)');
+    expect(r.stdout).toContain("run by RBG's controller: its first round releases every replica above the user's partition");
     expect(r.stdout).not.toMatch(/\u001b\[/); // no colour off a TTY
   });
 

@@ -152,7 +152,7 @@ describe('RoleBasedGroups whose rollout a rayshift executor runs (rayshift.dev/c
     expect(notJson.stdout).toMatch(/^<stdin>:1 RoleBasedGroup\/pd: metadata\.annotations: annotation rayshift\.dev\/coordination is not JSON: /);
   });
 
-  test('valid rules pass, and plan rounds them exactly as the same rules in a CoordinatedPolicy', async () => {
+  test('valid rules pass and plan rayshift\'s rounds; the same rules in a CoordinatedPolicy plan RBG\'s controller, which releases every replica first', async () => {
     expect(await rayshiftIn(['validate', fixture('rbg-operator.yaml')])).toEqual({ code: 0, stdout: '', stderr: 'valid: 0 errors, 0 warnings in 1 document\n' });
     const r = await rayshiftIn(['plan', '--json', fixture('rbg-operator.yaml')]);
     expect(r.code).toBe(0);
@@ -165,8 +165,11 @@ describe('RoleBasedGroups whose rollout a rayshift executor runs (rayshift.dev/c
       .replace(/ {2}labels:\n.*\n {2}annotations:\n.*\n/, '')
       .concat('---\napiVersion: workloads.x-k8s.io/v1alpha2\nkind: CoordinatedPolicy\nmetadata: {name: pd}\n')
       .concat('spec: {policies: [{name: pd-rollout, roles: [prefill, decode], strategy: {rollingUpdate: {maxSkew: "10%", maxUnavailable: "10%"}}}]}\n');
-    const policy = JSON.parse((await rayshiftIn(['plan', '--json', '-'], { stdin: asPolicy })).stdout) as { plans: unknown[] };
-    expect(policy.plans).toEqual(plans);
+    const policy = JSON.parse((await rayshiftIn(['plan', '--json', '-'], { stdin: asPolicy })).stdout) as { plans: { coordination: string; rounds: { partition: Record<string, number> }[]; complete: boolean }[] };
+    expect(plans[0]).toMatchObject({ coordination: 'parallel' });
+    expect(policy.plans).toHaveLength(1);
+    expect(policy.plans[0]).toMatchObject({ kind: 'RoleBasedGroup', name: 'pd', rule: 'pd-rollout', coordination: 'controller', complete: true });
+    expect(policy.plans[0].rounds[0].partition).toEqual({ prefill: 0, decode: 0 });
   });
 
   test('invalid rules: plan prints the problem and plans nothing', async () => {

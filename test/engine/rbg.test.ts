@@ -13,6 +13,7 @@ import {
   plan,
   upstreamRollingTargets,
   type RbgRoleState,
+  type RoleBasedGroupPlan,
 } from '../../lib/engine';
 import { INT32_MAX } from '../../lib/spec/read';
 import { RBG_PLAN_MAX_ROUNDS } from '../../lib/spec/rbg-rules';
@@ -189,6 +190,30 @@ describe('upstream with three roles', () => {
     const roles = [role('a', 4), role('b', 5), role('c', 5)];
     expect(() => rollOut('upstream', 10, roles)).toThrow('upstream: skew out of bounds at 0/4,1/5,2/5');
     expect(rollOut('parallel', 10, roles)).toBeGreaterThan(0);
+  });
+});
+
+describe('RBG v0.7.0\'s controller as it runs (executor rbg)', () => {
+  const pd = (prefill: number, decode: number, maxUnavailable: number, partition = 0) => [
+    { name: 'prefill', replicas: prefill, partition: Math.min(partition, prefill), maxUnavailable },
+    { name: 'decode', replicas: decode, partition: Math.min(partition, decode), maxUnavailable },
+  ];
+  const partitions = (p: RoleBasedGroupPlan) => p.rounds.map((r) => `${r.partition.prefill}/${r.partition.decode}`);
+
+  it('first writes the user\'s partitions (from the old revision\'s statuses), then takes upstream\'s step after each maxUnavailable tick: 5p/3d at 20% as the real controller rolled it', () => {
+    const p = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 20, coordination: 'controller', roles: pd(5, 3, 1) });
+    // test/integration/cluster-rbg-coordinated.test.ts observed exactly these partitions from rbgs v0.7.0.
+    expect(partitions(p)).toEqual(['0/0', '3/2', '3/1', '2/1', '1/1', '1/0', '0/0']);
+    expect(p.complete).toBe(true);
+    // From nothing updated, upstream's step would hold prefill first.
+    expect(partitions(plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 20, coordination: 'upstream', roles: pd(5, 3, 1) }))[0]).not.toBe('0/0');
+  });
+
+  it('stalls where the slowest role already reached its partition (6p/2d at 25%, partition 1: decode at 1 of 2 holds prefill at 4 of 6)', () => {
+    const p = plan({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 25, coordination: 'controller', roles: pd(6, 2, 2, 1) });
+    expect(partitions(p)).toEqual(['1/1', '2/1']);
+    expect(p.rounds[p.rounds.length - 1].updated).toEqual({ prefill: 4, decode: 1 });
+    expect(p.complete).toBe(false);
   });
 });
 

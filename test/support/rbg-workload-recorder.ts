@@ -1,0 +1,122 @@
+/**
+ * Records, from a watch, every distinct state of the RoleInstanceSets that RBG's real controller
+ * (v0.7.0, test/support/cluster.ts) keeps for one RoleBasedGroup: per role the partition written
+ * into the workload, the updated and ready replicas its controller reports, and the role's entry in
+ * the group's status (what RBG reads while a workload has not observed its spec). The cluster tests
+ * read RBG's coordinated rolling rounds from this (the partitions as they change) and check the
+ * skew at every observed state. Test support, not the package's API.
+ */
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { Informer } from '../../lib/runtime/kube/informer';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+
+/** RBG v1alpha2's default workload, one per role, named `<group>-<role>`. */
+export const ROLE_INSTANCE_SET_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
+
+/** One role's workload as observed. */
+export interface WorkloadState {
+  readonly replicas: number;
+  /** `spec.updateStrategy.partition` as written (a count; RBG writes counts). */
+  readonly partition: number;
+  readonly paused: boolean;
+  readonly updated: number;
+  readonly ready: number;
+  /** The workload's controller has seen its latest spec. */
+  readonly observed: boolean;
+  readonly updateRevision: string;
+  /** The role's entry in the group's `status.roleStatuses` (RBG rewrites it only when replicas or readyReplicas change). */
+  readonly reported?: { readonly updated: number; readonly ready: number };
+}
+
+/** Every role's workload at one moment (roles without a workload yet are absent). */
+export type GroupState = Readonly<Record<string, WorkloadState>>;
+
+/** Watches the RoleInstanceSets of `group`'s `roles` and keeps each distinct combined state. */
+export class WorkloadRecorder {
+  readonly history: GroupState[] = [];
+  private readonly current: Record<string, WorkloadState> = {};
+  private readonly waiters: { check: (s: GroupState) => boolean; resolve: (s: GroupState) => void }[] = [];
+  private readonly reported: Record<string, { updated: number; ready: number }> = {};
+  private readonly informers: Informer[];
+
+  constructor(client: KubeClient, namespace: string, readonly group: string, readonly roles: readonly string[]) {
+    const byName = new Map(roles.map((r) => [`${group}-${r}`, r]));
+    const workloads = client.watch(ROLE_INSTANCE_SET_TYPE, namespace, (e) => {
+      const role = byName.get(e.object.metadata.name ?? '');
+      if (role === undefined || e.type === 'delete') return;
+      this.current[role] = workloadState(e.object);
+      this.record();
+    });
+    // The group's role statuses: what RBG reads for a workload that has not observed its latest spec.
+    const groups = client.watch(RBG_V1ALPHA2_TYPE, namespace, (e) => {
+      if (e.object.metadata.name !== group || e.type === 'delete') return;
+      for (const s of ((e.object.status as any)?.roleStatuses ?? []) as any[]) {
+        if (roles.includes(s.name)) this.reported[s.name] = { updated: s.updatedReplicas ?? 0, ready: s.readyReplicas ?? 0 };
+      }
+      this.record();
+    });
+    this.informers = [workloads, groups];
+  }
+
+  private record(): void {
+    const state: GroupState = Object.fromEntries(Object.entries(this.current).map(([role, w]) => [role, this.reported[role] ? { ...w, reported: { ...this.reported[role] } } : w]));
+    const last = this.history[this.history.length - 1];
+    if (last && JSON.stringify(last) === JSON.stringify(state)) return;
+    this.history.push(state);
+    for (const w of [...this.waiters]) {
+      if (w.check(state)) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.resolve(state);
+      }
+    }
+  }
+
+  /** Resolves with the first state from index `from` on (past or future) passing `check`; fails naming `what` after `timeoutMs`. */
+  until(what: string, check: (s: GroupState) => boolean, timeoutMs = 120_000, from = 0): Promise<GroupState> {
+    const seen = this.history.slice(from).find(check);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.group}: timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(this.history[this.history.length - 1])}`)), timeoutMs);
+      this.waiters.push({ check, resolve: (s) => (clearTimeout(timer), resolve(s)) });
+    });
+  }
+
+  /** States from index `from` on. */
+  since(from: number): GroupState[] {
+    return this.history.slice(from);
+  }
+
+  stop(): void {
+    for (const i of this.informers) i.stop();
+  }
+}
+
+function workloadState(ris: KubeObject): WorkloadState {
+  const spec = (ris.spec ?? {}) as any;
+  const status = (ris.status ?? {}) as any;
+  const us = spec.updateStrategy ?? {};
+  const replicas = spec.replicas ?? 1;
+  return {
+    replicas,
+    partition: partitionCount(us.partition, replicas),
+    paused: us.paused === true,
+    updated: status.updatedReplicas ?? 0,
+    ready: status.readyReplicas ?? 0,
+    observed: (status.observedGeneration ?? 0) >= (ris.metadata.generation ?? 0),
+    updateRevision: status.updateRevision ?? '',
+  };
+}
+
+/** A partition as RBG's workloads read it: a count, or a percent of replicas rounded up; absent is 0. */
+function partitionCount(p: unknown, replicas: number): number {
+  if (typeof p === 'number') return p;
+  if (typeof p === 'string' && p.endsWith('%')) return Math.ceil((Number(p.slice(0, -1)) * replicas) / 100);
+  return 0;
+}
+
+/** Updated fraction skew of a state, percent (largest minus smallest over its roles). */
+export function stateSkewPercent(s: GroupState): number {
+  const p = Object.values(s).map((r) => r.updated / r.replicas);
+  return (Math.max(...p) - Math.min(...p)) * 100;
+}
