@@ -9,18 +9,17 @@
  * `bash scripts/build-cluster.sh kwok kuberay`.
  */
 import * as fs from 'node:fs';
-import { RayClusterSpecBuilder } from '../../lib/cdk8s';
 import { RayService } from '../../lib/pulumi';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
 import { failureCounts, summary, tailNotFrom } from './support/assertions';
-import { E2E_GATEWAY_CLASS, E2E_NAMESPACE } from './support/e2e-env';
-import { KUBERAY_GATEWAY_PORT, KubeRayE2EEnv, startKubeRayE2EEnv } from './support/kuberay-env';
+import { E2E_NAMESPACE } from './support/e2e-env';
+import { KUBERAY_GATEWAY_PORT, KubeRayE2EEnv, kubeRayServiceProps, startKubeRayE2EEnv } from './support/kuberay-env';
 import { kubeRayStateReader } from './support/kuberay-sequence';
 import { httpSender } from './support/load';
-import { E2E_RATE, UpgradeParameters, e2eServeConfig, runUnderLoad, waitServingThroughGateway } from './support/scenario';
+import { backgroundUp } from './support/pulumi-up';
+import { E2E_RATE, UpgradeParameters, runUnderLoad, waitServingThroughGateway } from './support/scenario';
 
 const RATE = E2E_RATE;
-const REPLICAS = 4;
 const SERVICE = 'pweb';
 /** One of KubeRay's parameter sets: the one with intermediate weights and a capacity surge. */
 const PARAMS: UpgradeParameters = { step: 25, interval: 5, maxSurge: 50 };
@@ -40,16 +39,10 @@ beforeAll(async () => {
     stackName: 'kuberay-executor-e2e',
     kubeconfig: env.cluster.cp.kubeconfigPath,
     program: async () => {
+      const { executor: _construct, ...props } = kubeRayServiceProps(SERVICE, version, PARAMS);
       const service = new RayService(SERVICE, {
+        ...props,
         executor: 'kuberay',
-        metadata: { name: SERVICE, namespace: E2E_NAMESPACE },
-        rayClusterConfig: new RayClusterSpecBuilder({ image: `rayproject/ray:2.60.0-app-${version}`, rayVersion: '2.60.0', head: { resources: { cpu: '2', memory: '4Gi' } } }),
-        serveConfig: e2eServeConfig(version, REPLICAS),
-        upgradeStrategy: {
-          type: 'NewClusterWithIncrementalUpgrade',
-          clusterUpgradeOptions: { maxSurgePercent: PARAMS.maxSurge, stepSizePercent: PARAMS.step, intervalSeconds: PARAMS.interval, gatewayClassName: E2E_GATEWAY_CLASS },
-        },
-        rayClusterDeletionDelaySeconds: 0,
         kubeconfig,
         progressPollMs: 500,
         deadlineSeconds: 1200,
@@ -73,31 +66,19 @@ test(`pulumi up with executor kuberay follows KubeRay's upgrade {step ${PARAMS.s
   env.cluster.printLogsOnFailure(async () => {
     const state = kubeRayStateReader(env.admin, E2E_NAMESPACE, SERVICE);
     const before = (await state()).activeClusterName as string;
-    let finished: { ok: boolean; result?: string; active?: string; error?: string } | undefined;
-    let up: Promise<void> | undefined;
+    const up = backgroundUp(stack.stack, cliOutput);
     const run = await runUnderLoad(
       env,
       SERVICE,
       RATE,
       async () => {
         version = 'v2';
-        cliOutput.length = 0;
-        up = stack.stack.up({ onOutput }).then(
-          (r) => {
-            finished = { ok: r.summary.result === 'succeeded', result: r.summary.result, active: r.outputs.active?.value as string };
-          },
-          (err: Error) => {
-            finished = { ok: false, error: err.message };
-          },
-        );
+        await up.start();
       },
-      async () => {
-        if (finished && !finished.ok) throw new Error(`pulumi up failed: ${finished.error ?? finished.result}\n${cliOutput.join('')}`);
-        return finished !== undefined;
-      },
+      () => up.done(),
       { what: `pulumi up (executor kuberay) v1 → v2 {${PARAMS.step},${PARAMS.interval},${PARAMS.maxSurge}}`, sender: httpSender('127.0.0.1', KUBERAY_GATEWAY_PORT, { maxSockets: Math.max(16, Math.ceil(RATE * 4)) }), state },
     );
-    await up;
+    const finished = await up.outcome();
     const after = await state();
     const tail = tailNotFrom(run, 'v2');
     process.stdout.write(`${summary(`pulumi up, executor kuberay {${PARAMS.step},${PARAMS.interval},${PARAMS.maxSurge}} v1→v2`, run, RATE)}\n[e2e] failures ${JSON.stringify(failureCounts(run))}\n`);

@@ -5,12 +5,13 @@
  * through the Gateway and HTTPRoute KubeRay creates and Traefik programs, under steady HTTP load.
  * The only simulated part is the pod network (support/pod-network.ts). For each of KubeRay's own
  * e2e parameter sets the test records the states KubeRay writes (capacities and weights, in
- * order) and compares them step by step with `rayshift plan` for the same options. Failed and
+ * order) and compares them step by step with `rayshift plan` for the same options, while
+ * `rayshift status --watch --until-done` follows the upgrade as a user would. Failed and
  * timed-out requests are reported as they are, not asserted. Needs root, `npm run e2e:setup`,
  * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok kuberay`.
  */
 import { Testing } from 'cdk8s';
-import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
+import { RayService } from '../../lib/cdk8s';
 import type { Output } from '../../lib/cli/commands';
 import { statusCommand } from '../../lib/cli/status-command';
 import { withoutTime } from '../../lib/cli/status-view';
@@ -21,41 +22,19 @@ import type { RayServiceSpec } from '../../lib/spec/rayservice';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { waitFor } from '../support/operator-env';
 import { failureCounts, summary, tailNotFrom, windowReport } from './support/assertions';
-import { E2E_GATEWAY_CLASS, E2E_NAMESPACE } from './support/e2e-env';
-import { KUBERAY_GATEWAY_PORT, KubeRayE2EEnv, startKubeRayE2EEnv } from './support/kuberay-env';
+import { E2E_NAMESPACE } from './support/e2e-env';
+import { KUBERAY_GATEWAY_PORT, KubeRayE2EEnv, kubeRayServiceProps, startKubeRayE2EEnv } from './support/kuberay-env';
 import { KUBERAY_RAYSERVICE, compareWithPlan, kubeRayClusters, kubeRayStateReader, planStates, recordKubeRayStates, stateKey } from './support/kuberay-sequence';
 import { httpSender } from './support/load';
-import { E2E_RATE, UpgradeParameters, e2eServeConfig, runUnderLoad, waitServingThroughGateway } from './support/scenario';
+import { E2E_RATE, KUBERAY_PARAMETER_SETS, UpgradeParameters, runUnderLoad, updateSpec, waitServingThroughGateway } from './support/scenario';
 
 const RATE = E2E_RATE;
-const REPLICAS = 4;
 const SERVICE = 'web';
 
-/** KubeRay's parameter sets (test/e2eincrementalupgrade/constant.go), in its order. */
-const PARAMETER_SETS: UpgradeParameters[] = [
-  { step: 100, interval: 1, maxSurge: 100 },
-  { step: 25, interval: 5, maxSurge: 50 },
-  { step: 5, interval: 10, maxSurge: 25 },
-];
-
-/**
- * The RayService as rayshift's construct synthesizes it for executor `kuberay`: a head-only
- * cluster (every Ray process that matters is a head, see pod-network.ts) whose image tag names
- * the app version, so each new version is a new cluster spec and KubeRay upgrades to a new cluster.
- */
+/** The RayService as rayshift's construct synthesizes it for executor `kuberay` (support/kuberay-env.ts). */
 function synthesize(version: string, p: UpgradeParameters): KubeObject {
   const chart = Testing.chart();
-  new RayService(chart, SERVICE, {
-    metadata: { name: SERVICE, namespace: E2E_NAMESPACE },
-    executor: 'kuberay',
-    rayClusterConfig: new RayClusterSpecBuilder({ image: `rayproject/ray:2.60.0-app-${version}`, rayVersion: '2.60.0', head: { resources: { cpu: '2', memory: '4Gi' } } }),
-    serveConfig: e2eServeConfig(version, REPLICAS),
-    upgradeStrategy: {
-      type: 'NewClusterWithIncrementalUpgrade',
-      clusterUpgradeOptions: { maxSurgePercent: p.maxSurge, stepSizePercent: p.step, intervalSeconds: p.interval, gatewayClassName: E2E_GATEWAY_CLASS },
-    },
-    rayClusterDeletionDelaySeconds: 0,
-  });
+  new RayService(chart, SERVICE, kubeRayServiceProps(SERVICE, version, p));
   const objects = Testing.synth(chart) as KubeObject[];
   expect(objects.map((o) => `${o.apiVersion}/${o.kind}`)).toEqual(['ray.io/v1/RayService']);
   return objects[0];
@@ -69,7 +48,7 @@ const conditionTrue = (rs: KubeObject | undefined, type: string) => ((rs?.status
 
 beforeAll(async () => {
   env = await startKubeRayE2EEnv();
-  await env.admin.create(synthesize('v1', PARAMETER_SETS[0]));
+  await env.admin.create(synthesize('v1', KUBERAY_PARAMETER_SETS[0]));
   await waitFor(async () => {
     const rs = await getRayService();
     return kubeRayClusters(rs).active !== undefined && conditionTrue(rs, 'Ready');
@@ -81,7 +60,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval $interval s, maxSurge $maxSurge} under load through Traefik', (params) => {
+describe.each(KUBERAY_PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval $interval s, maxSurge $maxSurge} under load through Traefik', (params) => {
   test('completes at 100 % new version; the states KubeRay writes compared step by step with rayshift plan', () =>
     env.cluster.printLogsOnFailure(async () => {
       const oldVersion = `v${version}`;
@@ -101,8 +80,7 @@ describe.each(PARAMETER_SETS)('KubeRay incremental upgrade {step $step, interval
           SERVICE,
           RATE,
           async () => {
-            const current = (await getRayService())!;
-            await env.admin.update({ ...current, spec: goal.spec });
+            await updateSpec(env, SERVICE, () => goal.spec as Record<string, any>, KUBERAY_RAYSERVICE);
             const pipe = styleFor({ isTTY: false } as NodeJS.WriteStream);
             const io: Output = { out: (t) => void statusOut.push(t), err: (t) => void statusOut.push(`stderr: ${t}`), outStyle: pipe, errStyle: pipe, interactive: false };
             status = statusCommand(SERVICE, { kubeconfig: env.cluster.cp.kubeconfigPath, namespace: E2E_NAMESPACE, watch: true, untilDone: true }, io, new Promise<void>((r) => (stopStatus = r)));

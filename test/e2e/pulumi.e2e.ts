@@ -18,6 +18,7 @@ import { RayServiceSpec } from '../../lib/spec/rayservice';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
 import { expectForwardUpgrade, summary, windowReport } from './support/assertions';
 import { DashboardProxy, startDashboardProxy } from './support/dashboard-proxy';
+import { backgroundUp } from './support/pulumi-up';
 import { E2EEnv, E2E_NAMESPACE, startE2EEnv } from './support/e2e-env';
 import { E2E_RATE, EngineStateReader, UpgradeParameters, e2eRayService, runUnderLoad, waitServingThroughGateway } from './support/scenario';
 
@@ -90,8 +91,7 @@ afterAll(async () => {
 
 test(`pulumi up executes an incremental upgrade {step ${PARAMS.step}, interval ${PARAMS.interval} s, maxSurge ${PARAMS.maxSurge}} under load through Traefik: zero failures, v2 share never decreasing and within ±5 points of the weight, 100 % v2 at the end, Serve replicas following target_capacity`, async () => {
   const before = (await recordState()).activeClusterName as string;
-  let up: Promise<unknown> | undefined;
-  let finished: { ok: boolean; result?: string; active?: string; error?: string } | undefined;
+  const up = backgroundUp(stack.stack, cliOutput);
   const run = await runUnderLoad(
     env,
     SERVICE,
@@ -99,23 +99,12 @@ test(`pulumi up executes an incremental upgrade {step ${PARAMS.step}, interval $
     async () => {
       version = 'v2';
       cpu = '2';
-      cliOutput.length = 0;
-      up = stack.stack.up({ onOutput }).then(
-        (r) => {
-          finished = { ok: r.summary.result === 'succeeded', result: r.summary.result, active: r.outputs.active?.value as string };
-        },
-        (err: Error) => {
-          finished = { ok: false, error: err.message };
-        },
-      );
+      await up.start();
     },
-    async () => {
-      if (finished && !finished.ok) throw new Error(`pulumi up failed: ${finished.error ?? finished.result}\n${cliOutput.join('')}`);
-      return finished !== undefined;
-    },
+    () => up.done(),
     { what: `pulumi up v1 → v2 {${PARAMS.step},${PARAMS.interval},${PARAMS.maxSurge}}`, state: recordState },
   );
-  await up;
+  const finished = await up.outcome();
   const after = await recordState();
   process.stdout.write(`${summary(`pulumi up {${PARAMS.step},${PARAMS.interval},${PARAMS.maxSurge}} v1→v2`, run, RATE)}\n`);
   process.stdout.write(`${windowReport('pulumi up', run, 'v2', after.activeClusterName as string)}\n`);

@@ -6,19 +6,12 @@
  */
 import { expectForwardUpgrade, summary, windowReport } from './support/assertions';
 import { E2EEnv, startE2EEnv } from './support/e2e-env';
-import { E2E_RATE, UpgradeParameters, deployAndWaitServing, e2eRayService, runUnderLoad, upgradedAwayFrom, updateSpec, e2eServeConfig, getService } from './support/scenario';
+import { E2E_RATE, KUBERAY_PARAMETER_SETS, deployAndWaitServing, e2eRayService, runUnderLoad, upgradedAwayFrom, updateSpec, e2eServeConfig, getService } from './support/scenario';
 import { engineState } from '../support/operator-env';
 
 const RATE = E2E_RATE;
 const REPLICAS = 4;
 const SERVICE = 'web';
-
-/** KubeRay's parameter sets, in the order its e2e suite runs them. */
-const PARAMETER_SETS: UpgradeParameters[] = [
-  { step: 100, interval: 1, maxSurge: 100 },
-  { step: 25, interval: 5, maxSurge: 50 },
-  { step: 5, interval: 10, maxSurge: 25 },
-];
 
 let env: E2EEnv;
 let active: string;
@@ -26,14 +19,14 @@ let version = 1;
 
 beforeAll(async () => {
   env = await startE2EEnv();
-  active = await deployAndWaitServing(env, e2eRayService(SERVICE, { version: 'v1', cpu: '1', replicas: REPLICAS, ...PARAMETER_SETS[0] }), 'v1');
+  active = await deployAndWaitServing(env, e2eRayService(SERVICE, { version: 'v1', cpu: '1', replicas: REPLICAS, ...KUBERAY_PARAMETER_SETS[0] }), 'v1');
 }, 1_200_000);
 
 afterAll(async () => {
   await env?.stop();
 });
 
-describe.each(PARAMETER_SETS)('incremental upgrade {step $step, interval $interval s, maxSurge $maxSurge} under load through Traefik', (params) => {
+describe.each(KUBERAY_PARAMETER_SETS)('incremental upgrade {step $step, interval $interval s, maxSurge $maxSurge} under load through Traefik', (params) => {
   test('zero failures, v2 share never decreasing and within ±5 points of the weight, 100 % v2 at the end, Serve replicas following target_capacity', async () => {
     const oldVersion = `v${version}`;
     const newVersion = `v${version + 1}`;

@@ -89,11 +89,20 @@ function ensureHostsEntries(labels: string[]): void {
   }
 }
 
-/** Starts the whole stack (see the file comment); on failure everything started is stopped again. */
-export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> {
-  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-e2e-'));
+/** A stack's log folder with its `events.log`, and what `stopAll` undoes (in reverse order, each failure noted). */
+export interface E2ERun {
+  readonly logDir: string;
+  note(line: string): void;
+  /** Stops of what was started, in start order. */
+  readonly cleanups: (() => Promise<void> | void)[];
+  stopAll(): Promise<void>;
+}
+
+/** Makes `/tmp/<prefix>*` with an events log and an empty cleanup list. */
+export function startE2ERun(prefix: string): E2ERun {
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const events = fs.createWriteStream(path.join(logDir, 'events.log'), { flags: 'a' });
-  const note = (line: string) => events.write(`${new Date().toISOString()} ${line}\n`);
+  const note = (line: string) => void events.write(`${new Date().toISOString()} ${line}\n`);
   const cleanups: (() => Promise<void> | void)[] = [];
   const stopAll = async () => {
     for (const c of cleanups.reverse()) {
@@ -106,21 +115,34 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
     cleanups.length = 0;
     events.end();
   };
+  return { logDir, note, cleanups, stopAll };
+}
+
+/** Starts heads `labels` one after the other (slow, and the machine has 2 cores), noting each; `run` stops them. */
+export async function startHeads(run: E2ERun, labels: readonly string[], network: RayNetwork, auth: RayAuth): Promise<RayHead[]> {
+  const heads: RayHead[] = [];
+  run.cleanups.push(() => Promise.all(heads.map((h) => h.stop())).then(() => undefined));
+  for (const [i, label] of labels.entries()) {
+    const t0 = Date.now();
+    const head = await startRayHead({ label, index: i + 1, network, auth });
+    heads.push(head);
+    run.note(`Ray head ${label} healthy at ${head.dashboardUrl} after ${Date.now() - t0} ms (log ${head.logFile})`);
+  }
+  return heads;
+}
+
+/** Starts the whole stack (see the file comment); on failure everything started is stopped again. */
+export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> {
+  const run = startE2ERun('rayshift-e2e-');
+  const { logDir, note, cleanups, stopAll } = run;
   try {
     const { network, why } = chooseNetwork();
     note(`network plan: ${network} (${why})`);
     process.stdout.write(`[e2e] Ray heads: ${why}\n[e2e] logs: ${logDir}\n`);
-    const heads: RayHead[] = [];
-    cleanups.push(() => Promise.all(heads.map((h) => h.stop())).then(() => undefined));
     const labels = ['a', 'b', 'c', 'd'].slice(0, options.heads ?? 2);
     if (network === 'root') ensureHostsEntries(labels);
-    // Heads first (slow; one after the other: 2 cores), then the control plane.
-    for (const [i, label] of labels.entries()) {
-      const t0 = Date.now();
-      const head = await startRayHead({ label, index: i + 1, network, auth: options.auth ?? { mode: 'disabled' } });
-      heads.push(head);
-      note(`Ray head ${label} healthy at ${head.dashboardUrl} after ${Date.now() - t0} ms (log ${head.logFile})`);
-    }
+    // Heads first, then the control plane.
+    const heads = await startHeads(run, labels, network, options.auth ?? { mode: 'disabled' });
     const kuberay = crdsOf('kuberay', newestVersion('kuberay'));
     const crds = [...(await Promise.all(kuberay.map((c) => resolveCrdFile(c)))), ...traefikGatewayApiCrdFiles().filter((f) => !f.includes('_vap_'))];
     const cp = await startControlPlane({ crds });

@@ -10,20 +10,43 @@
  * - TEST-ONLY simulated: the pod network (pod-network.ts), which makes a head Pod's IP reach a real
  *   Ray head.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
+import { RayClusterSpecBuilder, type RayServiceProps } from '../../../lib/cdk8s';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import { KubeObject } from '../../../lib/runtime/kube/types';
 import { startTestCluster, TestCluster } from '../../support/cluster';
 import { waitFor } from '../../support/operator-env';
-import { E2E_GATEWAY_CLASS, E2E_NAMESPACE, GATEWAYCLASS, chooseNetwork } from './e2e-env';
+import { E2E_GATEWAY_CLASS, E2E_NAMESPACE, GATEWAYCLASS, chooseNetwork, startE2ERun, startHeads } from './e2e-env';
 import { PodNetwork, simulatePodNetwork } from './pod-network';
-import { RayAuth, RayHead, startRayHead } from './ray-head';
+import { RayAuth, RayHead } from './ray-head';
+import { UpgradeParameters, e2eServeConfig } from './scenario';
 import { RunningTraefik, TRAEFIK_CONTROLLER_NAME, startTraefik, traefikGatewayApiCrdFiles } from './traefik';
 
 /** Listener port of the Gateway KubeRay creates for an incremental upgrade (`DefaultGatewayListenerPort`). */
 export const KUBERAY_GATEWAY_PORT = 80;
+
+/** Replicas of the test app's `Version` deployment at full capacity. */
+export const KUBERAY_E2E_REPLICAS = 4;
+
+/**
+ * Props of the test app's RayService for executor `kuberay` (the cdk8s construct's and the Pulumi
+ * component's): a head-only cluster (every Ray process that matters is a head, see
+ * pod-network.ts) whose image tag names the app version, so each version is a new cluster spec
+ * and KubeRay upgrades to a new cluster, with KubeRay's incremental options `p`.
+ */
+export function kubeRayServiceProps(name: string, version: string, p: UpgradeParameters): RayServiceProps {
+  return {
+    metadata: { name, namespace: E2E_NAMESPACE },
+    executor: 'kuberay',
+    rayClusterConfig: new RayClusterSpecBuilder({ image: `rayproject/ray:2.60.0-app-${version}`, rayVersion: '2.60.0', head: { resources: { cpu: '2', memory: '4Gi' } } }),
+    serveConfig: e2eServeConfig(version, KUBERAY_E2E_REPLICAS),
+    upgradeStrategy: {
+      type: 'NewClusterWithIncrementalUpgrade',
+      clusterUpgradeOptions: { maxSurgePercent: p.maxSurge, stepSizePercent: p.step, intervalSeconds: p.interval, gatewayClassName: E2E_GATEWAY_CLASS },
+    },
+    rayClusterDeletionDelaySeconds: 0,
+  };
+}
 
 /** The running stack. */
 export interface KubeRayE2EEnv {
@@ -42,34 +65,14 @@ export interface KubeRayE2EEnv {
 
 /** Starts the stack (see the file comment); on failure everything started is stopped again. */
 export async function startKubeRayE2EEnv(options: { heads?: number } = {}): Promise<KubeRayE2EEnv> {
-  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-e2e-kuberay-'));
-  const events = fs.createWriteStream(path.join(logDir, 'events.log'), { flags: 'a' });
-  const note = (line: string) => events.write(`${new Date().toISOString()} ${line}\n`);
-  const cleanups: (() => Promise<void> | void)[] = [];
-  const stopAll = async () => {
-    for (const c of cleanups.reverse()) {
-      try {
-        await c();
-      } catch (err) {
-        note(`cleanup: ${(err as Error).message}`);
-      }
-    }
-    cleanups.length = 0;
-    events.end();
-  };
+  const run = startE2ERun('rayshift-e2e-kuberay-');
+  const { logDir, note, cleanups, stopAll } = run;
   try {
     const { network, why } = chooseNetwork();
     if (network !== 'netns') throw new Error(`the KubeRay end-to-end stack needs network namespaces for its pod network (${why})`);
     process.stdout.write(`[e2e] KubeRay stack; logs: ${logDir}\n`);
-    const heads: RayHead[] = [];
-    cleanups.push(() => Promise.all(heads.map((h) => h.stop())).then(() => undefined));
-    // Heads first (slow; one after the other: 2 cores), then the cluster.
-    for (const [i, label] of ['a', 'b', 'c', 'd'].slice(0, options.heads ?? 2).entries()) {
-      const t0 = Date.now();
-      const head = await startRayHead({ label, index: i + 1, network });
-      heads.push(head);
-      note(`Ray head ${label} healthy at ${head.dashboardUrl} after ${Date.now() - t0} ms (log ${head.logFile})`);
-    }
+    // Heads first, then the cluster.
+    const heads = await startHeads(run, ['a', 'b', 'c', 'd'].slice(0, options.heads ?? 2), network, { mode: 'disabled' });
     // KubeRay looks Gateways and HTTPRoutes up through its cache: their CRDs exist before it starts.
     const gatewayCrds = traefikGatewayApiCrdFiles().filter((f) => !f.includes('_vap_'));
     const cluster = await startTestCluster({ kuberay: true, nodes: 1, crds: gatewayCrds, kuberayArgs: ['--use-kubernetes-proxy'] });

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { KubeObject } from '../../../lib/runtime/kube/types';
+import { KubeObject, ResourceType } from '../../../lib/runtime/kube/types';
 import { ServeDashboardClient } from '../../../lib/runtime/serve/client';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import type { DashboardResolver } from '../../../lib/runtime/serve/resolver';
@@ -36,6 +36,13 @@ export interface UpgradeParameters {
   readonly interval: number;
   readonly maxSurge: number;
 }
+
+/** KubeRay's own e2e parameter sets (its test/e2eincrementalupgrade/constant.go), in its order. */
+export const KUBERAY_PARAMETER_SETS: readonly UpgradeParameters[] = [
+  { step: 100, interval: 1, maxSurge: 100 },
+  { step: 25, interval: 5, maxSurge: 50 },
+  { step: 5, interval: 10, maxSurge: 25 },
+];
 
 /** Options of the test RayService. */
 export interface E2EServiceOptions extends Partial<UpgradeParameters> {
@@ -126,10 +133,11 @@ export async function getService(env: Pick<E2EEnv, 'admin'>, name: string): Prom
   return env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, E2E_NAMESPACE);
 }
 
-/** Replaces the spec fields of a service (one update, retried on conflicts). */
-export async function updateSpec(env: E2EEnv, name: string, change: (spec: Record<string, any>) => Record<string, any>): Promise<void> {
+/** Replaces the spec fields of a service (a rayshift RayService unless `type`; one update, retried on conflicts). */
+export async function updateSpec(env: Pick<E2EEnv, 'admin'>, name: string, change: (spec: Record<string, any>) => Record<string, any>, type: ResourceType = RAYSHIFT_RAYSERVICE): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    const current = (await getService(env, name))!;
+    // A controller writing the object (finalizers, status) between the read and the update is a conflict: read again.
+    const current = (await env.admin.tryGet(type, name, E2E_NAMESPACE))!;
     try {
       await env.admin.update({ ...current, spec: change(structuredClone(current.spec as Record<string, any>)) });
       return;
