@@ -3,10 +3,12 @@ import { plan } from '../engine/plan';
 import type { RayServicePlan } from '../engine/plan-rayservice';
 import type { RoleBasedGroupPlan, RoleBasedGroupPlanInput } from '../engine/plan-rbg';
 import { rayServiceEngineOptions, rbgPlanInputs } from '../engine/from-spec';
+import { RbgWarmupStage, planWarmupStage } from '../engine/rbg-warmup';
 import { RayServiceSpec } from '../spec/rayservice';
 import { asObject } from '../spec/read';
 import { CheckOptions, CheckedInput, InputDocument, LocatedProblem, checkFiles, executorCoordination, groupOfPolicy, identity, isForeign } from './documents';
 import { renderRayServicePlan, renderRoleBasedGroupPlan } from './render-plan';
+import { renderWarmupStage } from './render-warmup';
 import { Style } from './style';
 
 /** Where a command writes, and how it styles each stream. */
@@ -67,7 +69,7 @@ export function validateCommand(files: readonly string[], json: boolean, io: Out
   return failed ? EXIT.invalid : EXIT.ok;
 }
 
-type AnyPlan = RayServicePlan | (RoleBasedGroupPlan & { rule: string });
+type AnyPlan = RayServicePlan | (RoleBasedGroupPlan & { rule: string; warmup?: RbgWarmupStage });
 
 /**
  * The plans of valid documents: one per RayService with an upgrade strategy, one per rolling-update
@@ -83,10 +85,17 @@ function planDocuments(documents: readonly InputDocument[]): AnyPlan[] {
       plans.push(plan({ kind: 'RayService', name, options: rayServiceEngineOptions(spec as unknown as RayServiceSpec) }));
     } else if (kind === 'RoleBasedGroup') {
       const policy = documents.find((d) => identity(d).kind === 'CoordinatedPolicy' && groupOfPolicy(d, documents) === doc);
-      const executorRules = (executorCoordination(doc)?.rules ?? []).map(
+      const reading = executorCoordination(doc);
+      // The warmup (RBG v0.8) runs once per group, before the first round: it is shown with the first rule it gates.
+      let warmup = reading?.warmup ? planWarmupStage(doc.manifest, reading.warmup, true) : undefined;
+      const executorRules = (reading?.rules ?? []).map(
         (r): RoleBasedGroupPlanInput & { rule: string } => ({ kind: 'RoleBasedGroup', name, rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles, coordination: 'parallel' }),
       );
-      for (const input of [...rbgPlanInputs(doc.manifest, policy?.manifest, 'controller'), ...executorRules]) plans.push({ ...plan(input), rule: input.rule });
+      for (const input of [...rbgPlanInputs(doc.manifest, policy?.manifest, 'controller'), ...executorRules]) {
+        const gated = warmup !== undefined && input.roles.some((r) => r.name in warmup!.images);
+        plans.push({ ...plan(input), rule: input.rule, ...(gated ? { warmup } : {}) });
+        if (gated) warmup = undefined;
+      }
     }
   }
   return plans;
@@ -111,7 +120,9 @@ export function planCommand(files: readonly string[], json: boolean, io: Output,
     io.err(`${io.errStyle.red('invalid')}: ${summary(problems, documents)}; no plan\n`);
     return EXIT.invalid;
   }
-  const texts = plans.map((p) => (p.kind === 'RayService' ? renderRayServicePlan(p, io.outStyle) : renderRoleBasedGroupPlan(p, io.outStyle)));
+  const texts = plans.map((p) =>
+    p.kind === 'RayService' ? renderRayServicePlan(p, io.outStyle) : [...(p.warmup ? renderWarmupStage(p.name, p.warmup, io.outStyle) : []), renderRoleBasedGroupPlan(p, io.outStyle)].join('\n'),
+  );
   io.out(`${texts.length > 0 ? texts.join('\n\n') : 'nothing to plan: no RayService with an upgrade strategy and no RoleBasedGroup rolling-update rule'}\n`);
   return EXIT.ok;
 }

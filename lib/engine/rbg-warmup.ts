@@ -13,7 +13,12 @@
  * - A verdict is kept for its revision (the warmup may be deleted by its TTL afterwards); a failed
  *   warmup with `onFailure: Fail` holds the rollout until the images change or the failed warmup is
  *   deleted (then it is created and run again).
+ *
+ * `planWarmupStage` is the same warmup as `rayshift plan` shows it, the stage before the rounds.
  */
+
+import { ResolvedRolloutWarmup, roleImages } from '../spec/rbg-warmup';
+import { JsonObject, asArray, asObject } from '../spec/read';
 
 /** What the executor read of the revision's RoleBasedGroupWarmup (`status`). */
 export interface WarmupObservation {
@@ -117,4 +122,33 @@ export function warmupGate(input: WarmupGateInput): WarmupGateDecision {
   }
   const message = o.phase === '' && counts.desired === 0 ? 'warming images: waiting for RBG to list the nodes' : `warming images: ${nodes}${o.phase === 'Paused' ? ' (warmup paused)' : ''}`;
   return { status: { ...base, phase: 'Warming', reason: 'WarmingImages', message }, create: false, open: false, events: [], wakeAt: deadline };
+}
+
+/** The warmup stage of a RoleBasedGroup plan: what runs before the first round. */
+export interface RbgWarmupStage {
+  /** Images preloaded per warmed role (its template's). */
+  readonly images: Readonly<Record<string, readonly string[]>>;
+  /** Nodes warmed at once; undefined: every node at once. */
+  readonly parallelism?: number;
+  readonly backoffLimitPerNode: number;
+  readonly maxFailedNodes: number;
+  readonly timeoutSeconds: number;
+  readonly onFailure: 'Fail' | 'Proceed';
+  /** The first round waits for the warmup (rayshift's executors); false: RBG runs it alongside the rollout. */
+  readonly gated: boolean;
+}
+
+/** The warmup stage of a group with the option `w` (resolved), for `rayshift plan`. */
+export function planWarmupStage(group: JsonObject, w: ResolvedRolloutWarmup, gated: boolean): RbgWarmupStage {
+  const roles = new Map(asArray(asObject(group.spec).roles).map((r) => [String(asObject(r).name), asObject(r)]));
+  const images = Object.fromEntries(w.roles.filter((r) => roles.has(r)).map((r) => [r, roleImages(roles.get(r)!)]));
+  return {
+    images,
+    ...(w.parallelism !== undefined ? { parallelism: w.parallelism } : {}),
+    backoffLimitPerNode: w.backoffLimitPerNode,
+    maxFailedNodes: w.maxFailedNodes,
+    timeoutSeconds: w.globalTimeoutSeconds,
+    onFailure: w.onFailure,
+    gated,
+  };
 }
