@@ -117,11 +117,8 @@ export class Operator {
       this.metrics.writes.inc(result.writes);
       if (result.status) this.metrics.observe(namespace, name, result.status);
       else if (!before) this.metrics.forget(namespace, name);
-      const interval = (before?.spec as { upgradeStrategy?: { clusterUpgradeOptions?: { intervalSeconds?: number } } } | undefined)?.upgradeStrategy?.clusterUpgradeOptions?.intervalSeconds;
-      const shift = result.actions.find((a) => a.type === 'setTrafficWeights');
-      const prior = result.previous;
-      if (shift && prior?.lastTrafficMigratedTime !== undefined && interval !== undefined && shift.pending !== prior.pendingWeight) {
-        const lateness = writtenAt - (prior.lastTrafficMigratedTime + interval * 1000);
+      if (result.trafficStepDueAt !== undefined) {
+        const lateness = writtenAt - result.trafficStepDueAt;
         if (lateness < 0) this.metrics.stepsEarly.inc();
         else this.metrics.stepLateness.observe(lateness / 1000);
       }

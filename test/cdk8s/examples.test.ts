@@ -2,7 +2,7 @@ import { Testing } from 'cdk8s';
 import { GitOpsServiceChart } from '../../examples/gitops';
 import { buildExamples } from '../../examples/main';
 import * as constructs from '../../lib/cdk8s';
-import { validateCoordinatedPolicy, validateGateway, validateRayService, validateRoleBasedGroup, validateRoute } from '../../lib/spec';
+import { validateCoordinatedPolicy, validateGateway, validateRayService, validateRoleBasedGroup, validateRoleBasedGroupWarmup, validateRoute } from '../../lib/spec';
 import { captureStderr, ofKind, single } from './helpers';
 
 describe('examples app', () => {
@@ -17,6 +17,7 @@ describe('examples app', () => {
       'prefill-decode': ['CoordinatedPolicy', 'RoleBasedGroup'],
       'affinity-scheduled': ['RoleBasedGroup'],
       'prefill-decode-operator': ['RoleBasedGroup'],
+      'prefill-decode-warmup': ['RoleBasedGroup', 'RoleBasedGroupWarmup'],
       'openai-gateway': ['Gateway', 'HTTPRoute', 'RayService', 'RayService'],
     });
   });
@@ -58,6 +59,14 @@ describe('examples app', () => {
     expect(JSON.parse(operated.metadata.annotations['rayshift.dev/coordination'])).toBeDefined();
     expect(validateRoleBasedGroup(operated)).toEqual(clean);
 
+    const warm = byId['prefill-decode-warmup'];
+    const warmed = single(warm, 'RoleBasedGroup');
+    expect(JSON.parse(warmed.metadata.annotations['rayshift.dev/coordination']).warmup).toMatchObject({ globalTimeoutSeconds: 600, onFailure: 'Fail' });
+    expect(validateRoleBasedGroup(warmed, { rbgVersion: 'v0.8' })).toEqual(clean);
+    const prepull = single(warm, 'RoleBasedGroupWarmup');
+    expect(prepull.spec.targetNodes).toBeDefined();
+    expect(validateRoleBasedGroupWarmup(prepull, { rbgVersion: 'v0.8' })).toEqual(clean);
+
     const openai = byId['openai-gateway'];
     for (const svc of ofKind(openai, 'RayService')) {
       expect(svc.spec.upgradeStrategy).toEqual({ type: 'None' });
@@ -88,7 +97,7 @@ describe('examples app', () => {
     const exported = Object.entries(constructs).filter(
       ([, value]) => typeof value === 'function' && value.prototype instanceof constructs.ValidatedObject,
     );
-    expect(exported.map(([name]) => name).sort()).toEqual(['CoordinatedPolicy', 'Gateway', 'GatewayClass', 'GrpcRoute', 'HttpRoute', 'RayService', 'RoleBasedGroup']);
+    expect(exported.map(([name]) => name).sort()).toEqual(['CoordinatedPolicy', 'Gateway', 'GatewayClass', 'GrpcRoute', 'HttpRoute', 'RayService', 'RoleBasedGroup', 'RoleBasedGroupWarmup']);
     const used = new Set(app.node.findAll().map((c) => c.constructor));
     expect(exported.filter(([, cls]) => !used.has(cls as never)).map(([name]) => name)).toEqual([]);
 

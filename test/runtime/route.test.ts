@@ -5,6 +5,7 @@
  * must come out JSON-equal.
  */
 import { JsonPatch } from 'cdk8s';
+import { serviceRouteName } from '../../lib/runtime/rayservice/names';
 import * as fc from 'fast-check';
 import {
   JsonPatchOp,
@@ -18,7 +19,6 @@ import {
   planWeightPatch,
   readWeights,
   routePath,
-  serviceRouteName,
   writeRouteWeights,
 } from '../../lib/runtime/route';
 

@@ -1,4 +1,5 @@
 /** Names, labels and annotations of the objects the rayshift operator manages for a RayService. */
+import type { RouteKind } from '../../spec/rayservice';
 
 /** API version of rayshift's RayService. */
 export const RAYSHIFT_RAYSERVICE = { apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', plural: 'rayservices', namespaced: true } as const;
@@ -45,4 +46,14 @@ export function headService(service: string): string {
 /** `<service>-serve-svc`, the stable serve Service (selects the serving cluster). */
 export function stableServeService(service: string): string {
   return `${service}-serve-svc`;
+}
+
+/** `<service>-httproute` (KubeRay's) or `<service>-grpcroute`, the route of a RayService. */
+export function serviceRouteName(service: string, kind: RouteKind = 'HTTP'): string {
+  return `${service}-${kind === 'GRPC' ? 'grpcroute' : 'httproute'}`;
+}
+
+/** `<service>-gateway` (KubeRay's), the Gateway the operator creates when there is no `gatewayRef`. */
+export function serviceGatewayName(service: string): string {
+  return `${service}-gateway`;
 }

@@ -6,42 +6,36 @@
  * its actions. A crash between any two calls is safe: every action is idempotent and the engine
  * re-derives what is left from what it observes next time.
  */
-import { clusterSpecHash } from '../../engine/cluster-hash';
 import { rayServiceEngineOptions } from '../../engine/from-spec';
-import { ObservedCluster, ObservedRoute, RayServiceObservation } from '../../engine/observation';
+import { ObservedCluster } from '../../engine/observation';
 import { RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
 import { RayServiceStatus } from '../../engine/status';
+import { SteeringRequest, canonicalJson, inPlaceServeConfig, isOnlyConfirmation, nextAttentionAt, serveConfigForCapacity, spentSteering, trafficStepDueAt } from '../../engine/pass-rules';
 import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
 import { asArray, asObject } from '../../spec/read';
 import { formatProblem } from '../../spec/problem';
 import { KubeClient } from '../kube/client';
-import { Condition, isConditionTrue, mergeConditions } from '../kube/conditions';
+import { Condition, mergeConditions } from '../kube/conditions';
 import { isStatus } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { ObjectReader, apiReader } from '../kube/object-reader';
 import { RayServiceStore, rayshiftServiceStore } from './store';
+import { RayServiceObserver, gatewayOf, ownsBackend, routeTypeOf } from './observe';
 import { buildServiceRoute, clusterBackends } from '../route/build';
-import { RoutePlanError, managedRuleIndices } from '../route/plan';
-import { routeReadiness } from '../route/readiness';
+import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { ServeDashboardClient } from '../serve/client';
-import { observeServe } from '../serve/readiness';
 import {
   ABORT_ANNOTATION,
   FINALIZER,
   GATEWAY,
-  GRPCROUTE,
-  HTTPROUTE,
-  PAUSE_ANNOTATION,
   PROMOTE_ANNOTATION,
   RAYCLUSTER,
   SERVE_CONFIG_ANNOTATION,
   SERVICE,
-  SPEC_HASH_ANNOTATION,
-  ORIGINATED_FROM_NAME,
   perClusterServeService,
-  stableServeService,
+  serviceRouteName,
 } from './names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import { renderInvalidStatus, renderStatus } from './status';
@@ -60,10 +54,10 @@ export interface ReconcileResult {
   readonly requeueAt?: number;
   /** The engine's status after the pass (undefined when the service is gone or invalid). */
   readonly status?: RayServiceStatus;
-  /** The engine status the pass started from (stored, or held in memory since the last write). */
-  readonly previous?: RayServiceStatus;
   /** Actions carried out. */
   readonly actions: readonly RayServiceAction[];
+  /** When the traffic step this pass took was due (epoch ms; see `trafficStepDueAt`). */
+  readonly trafficStepDueAt?: number;
   /** API writes made (status, objects, route patches; dashboard calls excluded). */
   readonly writes: number;
 }
@@ -93,17 +87,7 @@ export interface RayServiceReconcilerOptions {
 }
 
 const SILENT: ReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
-const WAITING_ON_SERVE = new Set(['CreatingCluster', 'WaitingForHead', 'WaitingForCapacity']);
 const SERVE_PUT_TIMEOUT_MS = 30_000;
-/** Actions whose effect arrives as a watch event of an object the operator watches. */
-const WATCHABLE_ACTIONS = new Set<RayServiceAction['type']>(['createPendingCluster', 'setTrafficWeights', 'promote', 'deleteCluster']);
-/**
- * How long after a step the route may still be unconfirmed (the Gateway has not reported the new
- * generation) before the status says `WaitingForRoute`; until then the step's own status stands.
- */
-const ROUTE_CONFIRMATION_GRACE_MS = 5_000;
-/** Engine fields a confirmation between two steps changes; alone, they are kept in memory until the next write. */
-const CONFIRMATION_FIELDS = new Set(['trafficConfirmed', 'lastTrafficMigratedTime', 'lastProgressTime', 'reason', 'nextStepAt']);
 
 /** An engine status computed but not written yet, and the stored engine state it was computed from. */
 interface UnwrittenStatus {
@@ -124,6 +108,7 @@ export class RayServiceReconciler {
   private readonly unwritten = new Map<string, UnwrittenStatus>();
   /** The engine status this process last wrote (or found stored and unchanged), per service. */
   private readonly written = new Map<string, string>();
+  private readonly observer: RayServiceObserver;
 
   constructor(options: RayServiceReconcilerOptions) {
     this.client = options.client;
@@ -134,6 +119,7 @@ export class RayServiceReconciler {
     this.reader = options.reader ?? apiReader(options.client);
     this.store = options.store ?? rayshiftServiceStore(options.client, this.reader);
     this.watchDriven = options.watchDriven ?? false;
+    this.observer = new RayServiceObserver({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, log: this.log });
   }
 
   /** One pass over the RayService `namespace/name`. */
@@ -167,9 +153,9 @@ export class RayServiceReconciler {
     }
     const spec = svc.spec as unknown as RayServiceSpec;
     const options = rayServiceEngineOptions(spec);
-    const observation = await this.observe(svc, spec, options.strategy === 'NewClusterWithIncrementalUpgrade');
+    const observation = await this.observer.observe(svc, spec, options.strategy === 'NewClusterWithIncrementalUpgrade');
     const stored = observation.status;
-    const basis = canonical(stored ?? null);
+    const basis = canonicalJson(stored ?? null);
     const held = this.unwritten.get(key);
     const now = this.now();
     const previous = held?.basis === basis ? held.status : stored;
@@ -179,13 +165,13 @@ export class RayServiceReconciler {
     // Only a status this process wrote may be followed by one held in memory: after a restart the
     // confirmation is written, so a crash loop cannot keep re-stamping a step that never comes due.
     const ownStatus = this.written.get(key) === basis;
-    const deferred = ownStatus && decision.actions.length === 0 && stored !== undefined && onlyConfirmation(stored, decision.status, now);
+    const deferred = ownStatus && decision.actions.length === 0 && stored !== undefined && isOnlyConfirmation(stored, decision.status, now);
     if (deferred) {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {
       this.unwritten.delete(key);
       if (await this.writeStatus(svc, body)) writes++;
-      this.written.set(key, canonical(decision.status));
+      this.written.set(key, canonicalJson(decision.status));
     }
     const clusters = new Map(observation.owned.map((c) => [String(c.metadata.name), c]));
     try {
@@ -199,101 +185,10 @@ export class RayServiceReconciler {
     if (decision.actions.length > 0) {
       this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
     }
-    const routeWake = routeWakeAt(decision, deferred, now, options.intervalSeconds * 1000);
-    return { requeueAt: this.requeueAt(decision, now, routeWake), status: decision.status, previous, actions: decision.actions, writes };
-  }
-
-  private requeueAt(decision: RayServiceDecision, now: number, routeWake: number | undefined): number | undefined {
-    // Observe what the actions did: at once, unless every effect comes back as a watch event.
-    if (decision.actions.length > 0 && !(this.watchDriven && decision.actions.every((a) => WATCHABLE_ACTIONS.has(a.type)))) return now;
-    const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + this.pollMs : routeWake;
-    const due = decision.nextStepAt;
-    if (due === undefined) return poll;
-    return poll === undefined ? due : Math.min(due, poll);
-  }
-
-  /** Everything the engine needs, read fresh from the API server and the clusters' dashboards. */
-  private async observe(svc: KubeObject, spec: RayServiceSpec, incremental: boolean): Promise<RayServiceObservation & { owned: KubeObject[] }> {
-    const namespace = String(svc.metadata.namespace);
-    const name = String(svc.metadata.name);
-    const annotations = svc.metadata.annotations ?? {};
-    const owner = this.store.ownerReference(svc);
-    const ownedBy = (list: KubeObject[]) => list.filter((c) => (c.metadata.ownerReferences ?? []).some((o) => o.uid === owner.uid && o.controller));
-    let owned = ownedBy(await this.reader.list(RAYCLUSTER, namespace, { [ORIGINATED_FROM_NAME]: name }));
-    // A cluster the status names but the read does not show is confirmed with the API server: a
-    // cache that lags (a restart, a watch gap) must never make a serving cluster look gone.
-    const engineState = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
-    const named = [engineState.activeClusterName, engineState.pendingClusterName].filter((n): n is string => n !== undefined);
-    if (named.some((n) => !owned.some((c) => c.metadata.name === n))) {
-      owned = ownedBy((await this.client.list(RAYCLUSTER, { namespace, labelSelector: { [ORIGINATED_FROM_NAME]: name } })).items);
-    }
-    const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
-    const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
-    return {
-      owned,
-      name,
-      goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
-      clusters,
-      ...(incremental ? { route: await this.observeRoute(svc, spec, clusters.map((c) => c.name)) } : {}),
-      servingCluster: serving ? (asObject(asObject(serving.spec).selector)['ray.io/cluster'] as string | undefined) : undefined,
-      controls: {
-        paused: spec.rayshift?.paused === true || annotations[PAUSE_ANNOTATION] === 'true',
-        promoteNow: annotations[PROMOTE_ANNOTATION] === 'true',
-        abort: annotations[ABORT_ANNOTATION] === 'true',
-      },
-      status: asObject(svc.status).engineState as RayServiceStatus | undefined,
-    };
-  }
-
-  private async observeCluster(cluster: KubeObject): Promise<ObservedCluster> {
-    const name = String(cluster.metadata.name);
-    const base = {
-      name,
-      specHash: cluster.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '',
-      headReady: isConditionTrue(asArray(asObject(cluster.status).conditions) as Condition[], 'HeadPodReady'),
-    };
-    if (!base.headReady || cluster.metadata.deletionTimestamp) return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
-    try {
-      const details = await this.serve.getServeDetails({ namespace: String(cluster.metadata.namespace), name });
-      return { ...base, ...observeServe(details) };
-    } catch (err) {
-      this.log.debug({ cluster: name, err: (err as Error).message }, 'Serve API not answering');
-      return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
-    }
-  }
-
-  private routeType(spec: RayServiceSpec) {
-    return spec.rayshift?.routeKind === 'GRPC' ? GRPCROUTE : HTTPROUTE;
-  }
-
-  private routeName(svcName: string, spec: RayServiceSpec): string {
-    return `${svcName}-${spec.rayshift?.routeKind === 'GRPC' ? 'grpcroute' : 'httproute'}`;
-  }
-
-  private gatewayOf(svc: KubeObject, spec: RayServiceSpec): { name: string; namespace: string } {
-    const ref = spec.rayshift?.gatewayRef;
-    return ref ? { name: ref.name, namespace: ref.namespace ?? String(svc.metadata.namespace) } : { name: `${svc.metadata.name}-gateway`, namespace: String(svc.metadata.namespace) };
-  }
-
-  private async observeRoute(svc: KubeObject, spec: RayServiceSpec, clusterNames: string[]): Promise<ObservedRoute | undefined> {
-    const namespace = String(svc.metadata.namespace);
-    const route = await this.reader.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), namespace);
-    if (!route) return undefined;
-    const byService = new Map(clusterNames.map((c) => [perClusterServeService(c), c]));
-    const rule = managedRuleIndices(route, clusterNames.map((c) => ({ name: perClusterServeService(c), namespace })), { owns: this.owns(svc) })[0];
-    const refs = rule === undefined ? [] : asArray(asObject(asArray(asObject(route.spec).rules)[rule]).backendRefs).map(asObject);
-    const backends = refs
-      .filter((b) => byService.has(String(b.name)) || this.owns(svc)({ name: String(b.name), namespace: b.namespace as string | undefined }))
-      .map((b) => ({ cluster: byService.get(String(b.name)) ?? String(b.name).replace(/-serve-svc$/, ''), weight: typeof b.weight === 'number' ? b.weight : 1 }));
-    const gw = this.gatewayOf(svc, spec);
-    const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
-    return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
-  }
-
-  /** Backends that are the per-cluster serve Services of this service's clusters (`<name>-xxxxx-serve-svc`). */
-  private owns(svc: KubeObject): (b: { name: string; namespace?: string }) => boolean {
-    const pattern = new RegExp(`^${String(svc.metadata.name)}-[0-9a-z]{5}-serve-svc$`);
-    return (b) => pattern.test(b.name) && (b.namespace === undefined || b.namespace === svc.metadata.namespace);
+    const intervalMs = options.intervalSeconds * 1000;
+    const requeueAt = nextAttentionAt(decision, { now, intervalMs, held: deferred, watchDriven: this.watchDriven, pollMs: this.pollMs });
+    const dueAt = trafficStepDueAt(previous, decision.actions, intervalMs);
+    return { requeueAt, status: decision.status, actions: decision.actions, writes, ...(dueAt !== undefined ? { trafficStepDueAt: dueAt } : {}) };
   }
 
   /** Carries out one action; returns the number of API writes it made. */
@@ -310,11 +205,8 @@ export class RayServiceReconciler {
         return 1;
       }
       case 'setTargetCapacity': {
-        // The active cluster keeps the Serve config it serves while another cluster takes over
-        // (KubeRay freezes it too); every other PUT carries the spec's config.
         const cluster = clusters.get(action.clusterName);
-        const frozen = action.cluster === 'active' && decision.status.pendingClusterName !== undefined ? appliedServeConfig(cluster) : undefined;
-        return this.putServeConfig(svc, action.clusterName, cluster, frozen ?? spec.serveConfigV2 ?? '', action.percent);
+        return this.putServeConfig(svc, action.clusterName, cluster, serveConfigForCapacity(action, decision.status, appliedServeConfig(cluster), spec.serveConfigV2 ?? ''), action.percent);
       }
       case 'setTrafficWeights':
         return this.writeWeights(svc, spec, action.activeCluster, action.active, action.pendingCluster, action.pending);
@@ -342,22 +234,16 @@ export class RayServiceReconciler {
     return 1;
   }
 
-  /**
-   * A change of `serveConfigV2` alone needs no new cluster: with no upgrade in flight, the
-   * serving cluster gets the spec's config in place at its current capacity (as KubeRay does,
-   * for every strategy). Returns the API writes made.
-   */
+  /** Applies a Serve config change in place when `inPlaceServeConfig` says so; returns the API writes made. */
   private async applyServeConfigInPlace(svc: KubeObject, spec: RayServiceSpec, decision: RayServiceDecision, observation: { owned: KubeObject[]; clusters: readonly ObservedCluster[]; goalSpecHash: string }): Promise<number> {
-    const s = decision.status;
-    if (s.pendingClusterName !== undefined || s.activeClusterName === undefined || decision.actions.length > 0) return 0;
-    // A spec that was aborted or timed out is not the serving cluster's: its Serve config stays out too.
-    if (s.rejectedSpecHash !== undefined && s.rejectedSpecHash === observation.goalSpecHash) return 0;
-    const cluster = observation.owned.find((c) => c.metadata.name === s.activeClusterName);
-    const observed = observation.clusters.find((c) => c.name === s.activeClusterName);
-    const config = spec.serveConfigV2 ?? '';
-    if (!cluster || !observed?.headReady || observed.targetCapacity === undefined || appliedServeConfig(cluster) === config) return 0;
-    this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}`, cluster: s.activeClusterName }, 'Serve config changed: applying in place');
-    return this.putServeConfig(svc, s.activeClusterName, cluster, config, s.activeTargetCapacity);
+    const active = decision.status.activeClusterName;
+    const cluster = observation.owned.find((c) => c.metadata.name === active);
+    const observed = observation.clusters.find((c) => c.name === active);
+    const serving = observed && { headReady: observed.headReady, targetCapacity: observed.targetCapacity, appliedConfig: appliedServeConfig(cluster) };
+    const put = inPlaceServeConfig(decision, observation.goalSpecHash, serving, spec.serveConfigV2 ?? '');
+    if (!put) return 0;
+    this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}`, cluster: put.cluster }, 'Serve config changed: applying in place');
+    return this.putServeConfig(svc, put.cluster, cluster, put.config, put.percent);
   }
 
   /** Makes a route rayshift cannot take over visible in status (Ready=False, RouteNotAdoptable) instead of only in logs. */
@@ -385,7 +271,7 @@ export class RayServiceReconciler {
     let writes = 0;
     const gatewayRef = spec.rayshift?.gatewayRef;
     if (!gatewayRef) {
-      const gw = this.gatewayOf(svc, spec);
+      const gw = gatewayOf(svc, spec);
       if (!(await this.reader.tryGet(GATEWAY, gw.name, gw.namespace))) {
         await this.createIfAbsentAny(buildGateway(svc, this.store.ownerReference(svc), spec.upgradeStrategy?.clusterUpgradeOptions?.gatewayClassName ?? ''));
         writes++;
@@ -395,8 +281,8 @@ export class RayServiceReconciler {
     // creating it and its `<cluster>-serve-svc` would leave the route pointing at no Service.
     for (const cluster of pending !== undefined ? [active, pending] : [active]) writes += await this.ensurePerClusterService(svc, spec, cluster);
     const backends = [{ cluster: active, weight: activeWeight }, ...(pending !== undefined ? [{ cluster: pending, weight: pendingWeight }] : [])];
-    const routeType = this.routeType(spec);
-    const routeName = this.routeName(name, spec);
+    const routeType = routeTypeOf(spec);
+    const routeName = serviceRouteName(name, spec.rayshift?.routeKind);
     const existing = await this.reader.tryGet(routeType, routeName, namespace);
     if (!existing) {
       const route = buildServiceRoute({
@@ -422,7 +308,7 @@ export class RayServiceReconciler {
       routeClient,
       { kind: routeType.kind, namespace, name: routeName },
       clusterBackends(namespace, backends, servePort(spec)),
-      { owns: this.owns(svc), isConflict: (e) => isStatus(e, 409) || isStatus(e, 422) },
+      { owns: ownsBackend(svc), isConflict: (e) => isStatus(e, 409) || isStatus(e, 422) },
     );
     if (result.ops.length > 0) this.reader.wrote(result.route as KubeObject);
     return writes + (result.ops.length > 0 ? 1 : 0);
@@ -456,8 +342,9 @@ export class RayServiceReconciler {
   /** Removes steering annotations once they took effect (abort: the rollback finished; promote: no upgrade left). */
   private async clearSpentSteering(svc: KubeObject, decision: RayServiceDecision): Promise<number> {
     const annotations = svc.metadata.annotations ?? {};
-    const done = decision.status.pendingClusterName === undefined;
-    const spent = [ABORT_ANNOTATION, PROMOTE_ANNOTATION].filter((a) => annotations[a] === 'true' && done);
+    const annotationOf: Record<SteeringRequest, string> = { abort: ABORT_ANNOTATION, promote: PROMOTE_ANNOTATION };
+    const requested = (Object.keys(annotationOf) as SteeringRequest[]).filter((r) => annotations[annotationOf[r]] === 'true');
+    const spent = spentSteering(requested, decision.status).map((r) => annotationOf[r]);
     if (spent.length === 0) return 0;
     await this.store.patchMetadata(svc, spent.map((a) => ({ op: 'remove' as const, path: `/metadata/annotations/${a.replace(/~/g, '~0').replace(/\//g, '~1')}` })));
     return 1;
@@ -470,7 +357,7 @@ export class RayServiceReconciler {
     const engine = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
     const spec = svc.spec as unknown as RayServiceSpec;
     if (engine.activeClusterName !== undefined && engine.pendingClusterName !== undefined) {
-      const route = await this.reader.tryGet(this.routeType(spec), this.routeName(String(svc.metadata.name), spec), String(svc.metadata.namespace));
+      const route = await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(String(svc.metadata.name), spec.rayshift?.routeKind), String(svc.metadata.namespace));
       if (route) writes += await this.writeWeights(svc, spec, engine.activeClusterName, 100, undefined, 0);
     }
     const finalizers = (svc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
@@ -481,38 +368,6 @@ export class RayServiceReconciler {
     this.log.info({ rayservice: `${svc.metadata.namespace}/${svc.metadata.name}` }, 'finalized: traffic on the active cluster');
     return { actions: [], writes: writes + 1 };
   }
-}
-
-/**
- * When a pass must come for the route's sake, if no watch event brings one earlier. After a weight
- * change: one interval after the grace (the Gateway's acknowledgement normally wakes the service
- * first, and the step then due one interval later replaces this wake-up). While a route wait is
- * held in memory: at the end of its grace, so that it is written if it outlasts it.
- */
-function routeWakeAt(decision: RayServiceDecision, held: boolean, now: number, intervalMs: number): number | undefined {
-  if (decision.actions.some((a) => a.type === 'setTrafficWeights')) return now + ROUTE_CONFIRMATION_GRACE_MS + intervalMs;
-  if (held && decision.status.reason === 'WaitingForRoute') return (decision.status.lastProgressTime ?? now) + ROUTE_CONFIRMATION_GRACE_MS;
-  return undefined;
-}
-
-/**
- * True when `next` differs from the stored `stored` only by the confirmation of a step: the
- * Gateway has yet to report the route's new generation (for at most the grace), or the route was
- * seen carrying the weights, so the step's time is stamped and the interval runs (before a traffic
- * step, or before a capacity drop). Such a status is kept in memory and written with the next step
- * (one status write per step, not three). A crash loses only the stamp, which the next run takes
- * again later: a step can then come late, never early.
- */
-function onlyConfirmation(stored: RayServiceStatus, next: RayServiceStatus, now: number): boolean {
-  if (next.pendingClusterName === undefined) return false;
-  const routeWait = next.reason === 'WaitingForRoute' && stored.reason === 'Migrating' && now < (stored.lastProgressTime ?? 0) + ROUTE_CONFIRMATION_GRACE_MS;
-  if (next.reason !== 'WaitingForInterval' && next.reason !== 'DrainingTraffic' && !routeWait) return false;
-  const a = stored as unknown as Record<string, unknown>;
-  const b = next as unknown as Record<string, unknown>;
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (!CONFIRMATION_FIELDS.has(k) && canonical(a[k]) !== canonical(b[k])) return false;
-  }
-  return true;
 }
 
 /** `body` with the serving-spec record; every status write carries it, as server-side apply drops an omitted field. */
@@ -530,13 +385,5 @@ function appliedServeConfig(cluster: KubeObject | undefined): string | undefined
  * `lastUpdateTime` (it changes on every write), so an unchanged status is never rewritten.
  */
 function sameStatus(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  return canonical({ ...a, lastUpdateTime: undefined }) === canonical({ ...b, lastUpdateTime: undefined });
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : v,
-  );
+  return canonicalJson({ ...a, lastUpdateTime: undefined }) === canonicalJson({ ...b, lastUpdateTime: undefined });
 }

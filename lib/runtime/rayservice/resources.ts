@@ -2,7 +2,7 @@
 import { KubeObject, OwnerReference } from '../kube/types';
 import { asArray, asObject, JsonObject } from '../../spec/read';
 import { RayServiceSpec } from '../../spec/rayservice';
-import { CLUSTER_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION, headService, perClusterServeService, stableServeService } from './names';
+import { CLUSTER_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION, headService, perClusterServeService, serviceGatewayName, stableServeService } from './names';
 
 /** A controller owner reference to `owner`. */
 export function controllerRef(owner: KubeObject): OwnerReference {
@@ -98,7 +98,7 @@ export function buildGateway(service: KubeObject, owner: OwnerReference, classNa
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'Gateway',
-    metadata: { name: `${service.metadata.name}-gateway`, namespace: service.metadata.namespace, ownerReferences: [owner] },
+    metadata: { name: serviceGatewayName(String(service.metadata.name)), namespace: service.metadata.namespace, ownerReferences: [owner] },
     spec: { gatewayClassName: className, listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] },
   };
 }

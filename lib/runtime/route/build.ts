@@ -7,6 +7,7 @@ import { GATEWAY_API_VERSION } from '../../spec/gateway';
 import { GatewayReference, RouteKind } from '../../spec/rayservice';
 import { JsonObject } from '../../spec/read';
 import type { OwnerReference } from '../kube/types';
+import { perClusterServeService, serviceGatewayName, serviceRouteName } from '../rayservice/names';
 import { DEFAULT_SERVE_PORT, ManagedBackend, RouteObjectKind } from './types';
 
 /** Label every object the rayshift operator creates carries, for GitOps tools to key on. */
@@ -19,21 +20,6 @@ export const RAYSERVICE_LABEL = 'rayshift.dev/rayservice';
 /** The Gateway API kind of a `spec.rayshift.routeKind`. */
 export function routeObjectKind(kind: RouteKind = 'HTTP'): RouteObjectKind {
   return kind === 'GRPC' ? 'GRPCRoute' : 'HTTPRoute';
-}
-
-/** Name of a RayService's route: `<name>-httproute` (KubeRay's) or `<name>-grpcroute`. */
-export function serviceRouteName(rayServiceName: string, kind: RouteKind = 'HTTP'): string {
-  return `${rayServiceName}-${kind === 'GRPC' ? 'grpcroute' : 'httproute'}`;
-}
-
-/** Name of the Gateway the operator creates when there is no `gatewayRef`: `<name>-gateway` (KubeRay's). */
-export function serviceGatewayName(rayServiceName: string): string {
-  return `${rayServiceName}-gateway`;
-}
-
-/** Name of a cluster's per-cluster serve Service: `<cluster>-serve-svc` (KubeRay's). */
-export function serveServiceName(clusterName: string): string {
-  return `${clusterName}-serve-svc`;
 }
 
 /** REST path of a route (the `plural` is `httproutes` or `grpcroutes`). */
@@ -71,7 +57,7 @@ export interface ServiceRouteOptions {
 
 /** The managed backends of a route built for these clusters (for `planWeightPatch` / `readWeights`). */
 export function clusterBackends(namespace: string, backends: readonly ClusterWeight[], port = DEFAULT_SERVE_PORT): ManagedBackend[] {
-  return backends.map((b) => ({ name: serveServiceName(b.cluster), namespace, port, weight: b.weight }));
+  return backends.map((b) => ({ name: perClusterServeService(b.cluster), namespace, port, weight: b.weight }));
 }
 
 /**

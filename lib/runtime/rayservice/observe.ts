@@ -1,0 +1,149 @@
+/**
+ * What a reconcile pass observes of a RayService: its owned RayClusters (head readiness, spec hash,
+ * and Serve's state read over the dashboard's REST API), the serving Service, the route's weights
+ * and readiness, and the steering requests, as the engine's `RayServiceObservation`. Reads only.
+ */
+import { clusterSpecHash } from '../../engine/cluster-hash';
+import { ObservedCluster, ObservedRoute, RayServiceObservation } from '../../engine/observation';
+import { RayServiceStatus } from '../../engine/status';
+import { RayServiceSpec } from '../../spec/rayservice';
+import { asArray, asObject } from '../../spec/read';
+import { KubeClient } from '../kube/client';
+import { Condition, isConditionTrue } from '../kube/conditions';
+import { KubeObject } from '../kube/types';
+import { ObjectReader } from '../kube/object-reader';
+import { managedRuleIndices } from '../route/plan';
+import { routeReadiness } from '../route/readiness';
+import { ServeDashboardClient } from '../serve/client';
+import { observeServe } from '../serve/readiness';
+import {
+  ABORT_ANNOTATION,
+  GATEWAY,
+  GRPCROUTE,
+  HTTPROUTE,
+  ORIGINATED_FROM_NAME,
+  PAUSE_ANNOTATION,
+  PROMOTE_ANNOTATION,
+  RAYCLUSTER,
+  SERVICE,
+  SPEC_HASH_ANNOTATION,
+  perClusterServeService,
+  serviceGatewayName,
+  serviceRouteName,
+  stableServeService,
+} from './names';
+import type { RayServiceStore } from './store';
+
+/** The logger an observer reports unanswered dashboards to. */
+interface DebugLogger {
+  debug(obj: object, msg: string): void;
+}
+
+/** What an observer reads through. */
+export interface RayServiceObserverOptions {
+  readonly client: KubeClient;
+  readonly serve: ServeDashboardClient;
+  readonly reader: ObjectReader;
+  readonly store: RayServiceStore;
+  readonly log: DebugLogger;
+}
+
+/** The route object type of a spec's `routeKind`. */
+export function routeTypeOf(spec: RayServiceSpec): typeof HTTPROUTE | typeof GRPCROUTE {
+  return spec.rayshift?.routeKind === 'GRPC' ? GRPCROUTE : HTTPROUTE;
+}
+
+/** The Gateway a service's route attaches to: its `gatewayRef`, else `<name>-gateway` in its namespace. */
+export function gatewayOf(svc: KubeObject, spec: RayServiceSpec): { name: string; namespace: string } {
+  const ref = spec.rayshift?.gatewayRef;
+  const namespace = String(svc.metadata.namespace);
+  return ref ? { name: ref.name, namespace: ref.namespace ?? namespace } : { name: serviceGatewayName(String(svc.metadata.name)), namespace };
+}
+
+/** Backends that are the per-cluster serve Services of this service's clusters (`<name>-xxxxx-serve-svc`). */
+export function ownsBackend(svc: KubeObject): (b: { name: string; namespace?: string }) => boolean {
+  const pattern = new RegExp(`^${String(svc.metadata.name)}-[0-9a-z]{5}-serve-svc$`);
+  return (b) => pattern.test(b.name) && (b.namespace === undefined || b.namespace === svc.metadata.namespace);
+}
+
+/** Reads a RayService's world for the engine (see the file comment). */
+export class RayServiceObserver {
+  private readonly client: KubeClient;
+  private readonly serve: ServeDashboardClient;
+  private readonly reader: ObjectReader;
+  private readonly store: RayServiceStore;
+  private readonly log: DebugLogger;
+
+  constructor(options: RayServiceObserverOptions) {
+    this.client = options.client;
+    this.serve = options.serve;
+    this.reader = options.reader;
+    this.store = options.store;
+    this.log = options.log;
+  }
+
+  /** Everything the engine needs, read fresh from the API server and the clusters' dashboards. */
+  async observe(svc: KubeObject, spec: RayServiceSpec, incremental: boolean): Promise<RayServiceObservation & { owned: KubeObject[] }> {
+    const namespace = String(svc.metadata.namespace);
+    const name = String(svc.metadata.name);
+    const annotations = svc.metadata.annotations ?? {};
+    const owner = this.store.ownerReference(svc);
+    const ownedBy = (list: KubeObject[]) => list.filter((c) => (c.metadata.ownerReferences ?? []).some((o) => o.uid === owner.uid && o.controller));
+    let owned = ownedBy(await this.reader.list(RAYCLUSTER, namespace, { [ORIGINATED_FROM_NAME]: name }));
+    // A cluster the status names but the read does not show is confirmed with the API server: a
+    // cache that lags (a restart, a watch gap) must never make a serving cluster look gone.
+    const engineState = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
+    const named = [engineState.activeClusterName, engineState.pendingClusterName].filter((n): n is string => n !== undefined);
+    if (named.some((n) => !owned.some((c) => c.metadata.name === n))) {
+      owned = ownedBy((await this.client.list(RAYCLUSTER, { namespace, labelSelector: { [ORIGINATED_FROM_NAME]: name } })).items);
+    }
+    const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
+    const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
+    return {
+      owned,
+      name,
+      goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
+      clusters,
+      ...(incremental ? { route: await this.observeRoute(svc, spec, clusters.map((c) => c.name)) } : {}),
+      servingCluster: serving ? (asObject(asObject(serving.spec).selector)['ray.io/cluster'] as string | undefined) : undefined,
+      controls: {
+        paused: spec.rayshift?.paused === true || annotations[PAUSE_ANNOTATION] === 'true',
+        promoteNow: annotations[PROMOTE_ANNOTATION] === 'true',
+        abort: annotations[ABORT_ANNOTATION] === 'true',
+      },
+      status: asObject(svc.status).engineState as RayServiceStatus | undefined,
+    };
+  }
+
+  async observeCluster(cluster: KubeObject): Promise<ObservedCluster> {
+    const name = String(cluster.metadata.name);
+    const base = {
+      name,
+      specHash: cluster.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '',
+      headReady: isConditionTrue(asArray(asObject(cluster.status).conditions) as Condition[], 'HeadPodReady'),
+    };
+    if (!base.headReady || cluster.metadata.deletionTimestamp) return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
+    try {
+      const details = await this.serve.getServeDetails({ namespace: String(cluster.metadata.namespace), name });
+      return { ...base, ...observeServe(details) };
+    } catch (err) {
+      this.log.debug({ cluster: name, err: (err as Error).message }, 'Serve API not answering');
+      return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
+    }
+  }
+
+  async observeRoute(svc: KubeObject, spec: RayServiceSpec, clusterNames: string[]): Promise<ObservedRoute | undefined> {
+    const namespace = String(svc.metadata.namespace);
+    const route = await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(String(svc.metadata.name), spec.rayshift?.routeKind), namespace);
+    if (!route) return undefined;
+    const byService = new Map(clusterNames.map((c) => [perClusterServeService(c), c]));
+    const rule = managedRuleIndices(route, clusterNames.map((c) => ({ name: perClusterServeService(c), namespace })), { owns: ownsBackend(svc) })[0];
+    const refs = rule === undefined ? [] : asArray(asObject(asArray(asObject(route.spec).rules)[rule]).backendRefs).map(asObject);
+    const backends = refs
+      .filter((b) => byService.has(String(b.name)) || ownsBackend(svc)({ name: String(b.name), namespace: b.namespace as string | undefined }))
+      .map((b) => ({ cluster: byService.get(String(b.name)) ?? String(b.name).replace(/-serve-svc$/, ''), weight: typeof b.weight === 'number' ? b.weight : 1 }));
+    const gw = gatewayOf(svc, spec);
+    const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
+    return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
+  }
+}
