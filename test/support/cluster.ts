@@ -19,7 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { crdsOf } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
-import { ControlPlane, controlPlaneBinDir, startControlPlane } from './controlplane';
+import { ControlPlane, ExtraToken, controlPlaneBinDir, startControlPlane } from './controlplane';
 import { freePorts, httpGet, isExecutable, logTail, pollUntil, Proc, Supervisor } from './processes';
 
 /** A controller built by `scripts/build-cluster.sh`. */
@@ -44,6 +44,13 @@ export interface ClusterOptions {
   readonly kuberayArgs?: readonly string[];
   /** Further kube-apiserver flags (e.g. admission plugins). @default none */
   readonly apiserverArgs?: readonly string[];
+  /** Users besides the admin, in the control plane's static token file. @default none */
+  readonly extraTokens?: readonly ExtraToken[];
+  /**
+   * First two octets of the Pod network: Node `i` gets `<podNetwork>.<i+1>.0/24`. A bench that puts
+   * Pod IPs on a host interface picks its own so that it never clashes with another test's. @default '10.244'
+   */
+  readonly podNetwork?: string;
 }
 
 /** A running test cluster. */
@@ -114,7 +121,11 @@ export async function controllerCrdFiles(opts: Pick<ClusterOptions, 'kuberay' | 
 export async function startTestCluster(opts: ClusterOptions = {}): Promise<TestCluster> {
   const binaries = locateBinaries(opts);
   const crds = [...(await controllerCrdFiles(opts)), ...(opts.crds ?? [])];
-  const cp = await startControlPlane({ crds, ...(opts.apiserverArgs ? { apiserverArgs: opts.apiserverArgs } : {}) });
+  const cp = await startControlPlane({
+    crds,
+    ...(opts.apiserverArgs ? { apiserverArgs: opts.apiserverArgs } : {}),
+    ...(opts.extraTokens ? { extraTokens: opts.extraTokens } : {}),
+  });
   const cluster = new LocalCluster(cp, binaries, opts);
   try {
     await cluster.start();
@@ -198,7 +209,7 @@ class LocalCluster implements TestCluster {
         `--manage-nodes-with-annotation-selector=${KWOK_NODE_ANNOTATION}=fake`,
         `--server-address=127.0.0.1:${kwokPort}`,
         '--node-lease-duration-seconds=40',
-        '--cidr=10.244.0.1/16',
+        `--cidr=${this.opts.podNetwork ?? '10.244'}.0.1/16`,
       ],
       // kwok also reads ~/.kwok/kwok.yaml when it exists: a HOME of its own keeps the user's out.
       { HOME: this.dir },
@@ -299,6 +310,7 @@ class LocalCluster implements TestCluster {
    * manager removes the not-ready taint that admission puts on every new Node).
    */
   private async createNodes(procs: Proc[]): Promise<void> {
+    const net = this.opts.podNetwork ?? '10.244';
     for (const [i, name] of this.nodes.entries()) {
       const r = await this.cp.request('POST', '/api/v1/nodes', {
         apiVersion: 'v1',
@@ -308,7 +320,7 @@ class LocalCluster implements TestCluster {
           annotations: { [KWOK_NODE_ANNOTATION]: 'fake' },
           labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', type: 'kwok' },
         },
-        spec: { podCIDR: `10.244.${i + 1}.0/24`, podCIDRs: [`10.244.${i + 1}.0/24`] },
+        spec: { podCIDR: `${net}.${i + 1}.0/24`, podCIDRs: [`${net}.${i + 1}.0/24`] },
       });
       if (r.status !== 201) throw new Error(`creating Node ${name}: HTTP ${r.status}: ${JSON.stringify(r.body).slice(0, 500)}`);
     }
