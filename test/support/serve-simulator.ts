@@ -576,6 +576,8 @@ export async function startSimulatedServeDashboard(options: SimulatedServeDashbo
       }
     }
     if (url.pathname === '/api/gcs_healthz' && method === 'GET') return text(200, 'success');
+    // Serve's proxy health (port 8000 on a real head): up once Serve runs, as a head's proxy is.
+    if (url.pathname === '/-/healthz' && method === 'GET') return started ? text(200, 'success') : text(503, 'no Serve proxy is running');
     if (url.pathname === '/api/authentication_mode' && method === 'GET') {
       return json(200, { authentication_mode: options.token === undefined ? 'disabled' : 'token' });
     }

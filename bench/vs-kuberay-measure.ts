@@ -1,0 +1,151 @@
+/**
+ * Measurements of `vs-kuberay.bench.ts`, the same for both controllers: traffic moves seen by one
+ * HTTPRoute watch (arrival time), API writes from kube-apiserver's audit log by user and user
+ * agent, and CPU seconds of a process from /proc. Not a benchmark itself.
+ */
+import * as fs from 'node:fs';
+import { KubeClient } from '../lib/runtime/kube/client';
+import { Informer } from '../lib/runtime/kube/informer';
+import { quantile } from './operator-harness';
+
+const HTTPROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
+
+/** One traffic move: a change of a route's non-zero backend weights, as the watch delivered it. */
+export interface TrafficMove {
+  readonly route: string;
+  readonly at: number;
+  readonly weights: string;
+}
+
+/**
+ * Records every traffic move of every HTTPRoute. Backends of weight 0 are left out of the
+ * comparison, so adding the pending backend at 0 % or dropping the drained one is no move; each
+ * controller's moves are compared by the same rule.
+ */
+export class TrafficMoveRecorder {
+  readonly moves: TrafficMove[] = [];
+  private readonly last = new Map<string, string>();
+  private readonly informer: Informer;
+
+  constructor(client: KubeClient) {
+    this.informer = client.watch(HTTPROUTE, '*', (e) => {
+      if (e.type === 'delete') return;
+      const route = `${e.object.metadata.namespace}/${e.object.metadata.name}`;
+      const rule = ((e.object.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
+      const weights = (rule?.backendRefs ?? [])
+        .filter((b) => (b.weight ?? 1) > 0)
+        .map((b) => `${b.name}=${b.weight ?? 1}`)
+        .sort()
+        .join(',');
+      if (this.last.get(route) === weights) return;
+      const first = !this.last.has(route);
+      this.last.set(route, weights);
+      if (!first) this.moves.push({ route, at: Date.now(), weights });
+    }, { resyncIntervalMs: 0 });
+  }
+
+  async start(): Promise<void> {
+    this.informer.start();
+    await this.informer.waitForSync();
+  }
+
+  stop(): void {
+    this.informer.stop();
+  }
+
+  /** Routes of namespace `ns` seen so far. */
+  routesIn(ns: string): number {
+    return [...this.last.keys()].filter((k) => k.startsWith(`${ns}/`)).length;
+  }
+
+  /** Moves of namespace `ns` at or after `since`. */
+  movesIn(ns: string, since: number): TrafficMove[] {
+    return this.moves.filter((m) => m.route.startsWith(`${ns}/`) && m.at >= since);
+  }
+}
+
+/** Lateness of traffic moves against their due time (previous move of the same route + interval), ms. */
+export interface MoveLateness {
+  readonly moves: number;
+  /** Moves with a due time (every move but a route's first of the upgrade). */
+  readonly timed: number;
+  readonly p50: number;
+  readonly p99: number;
+  /** Smallest lateness (negative: a move came before its due time). */
+  readonly earliest: number;
+}
+
+/** Lateness of `moves` (one upgrade per route) with interval `intervalS`. */
+export function moveLateness(moves: readonly TrafficMove[], intervalS: number): MoveLateness {
+  const byRoute = new Map<string, TrafficMove[]>();
+  for (const m of moves) byRoute.set(m.route, [...(byRoute.get(m.route) ?? []), m]);
+  const late: number[] = [];
+  for (const list of byRoute.values()) {
+    for (let i = 1; i < list.length; i++) late.push(list[i].at - (list[i - 1].at + intervalS * 1000));
+  }
+  late.sort((a, b) => a - b);
+  return { moves: moves.length, timed: late.length, p50: quantile(late, 0.5), p99: quantile(late, 0.99), earliest: late.length ? late[0] : NaN };
+}
+
+/** The audit policy: metadata of every write, nothing else. */
+export const WRITE_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Metadata
+  verbs: [create, update, patch, delete, deletecollection]
+- level: None
+`;
+
+/** One write from the audit log. */
+export interface AuditedWrite {
+  readonly user: string;
+  readonly userAgent: string;
+  /** `verb resource[/subresource]`. */
+  readonly what: string;
+  readonly at: number;
+}
+
+/** Every write in the audit log `file` (JSON lines, stage ResponseComplete). */
+export function auditedWrites(file: string): AuditedWrite[] {
+  const out: AuditedWrite[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    const e = JSON.parse(line) as { stage: string; verb: string; user?: { username?: string }; userAgent?: string; objectRef?: { resource?: string; subresource?: string }; requestReceivedTimestamp: string };
+    if (e.stage !== 'ResponseComplete') continue;
+    const ref = e.objectRef ?? {};
+    out.push({
+      user: e.user?.username ?? '',
+      userAgent: e.userAgent ?? '',
+      what: `${e.verb} ${ref.resource ?? '?'}${ref.subresource ? `/${ref.subresource}` : ''}`,
+      at: Date.parse(e.requestReceivedTimestamp),
+    });
+  }
+  return out;
+}
+
+/** `what` counts of `writes`, largest first, as `patch rayservices/status 12, …`. */
+export function writeBreakdown(writes: readonly AuditedWrite[]): string {
+  const counts = new Map<string, number>();
+  for (const w of writes) counts.set(w.what, (counts.get(w.what) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`).join(', ');
+}
+
+/** Pid of the process whose command line (NUL-separated) passes `match`; throws when none. */
+export function findPid(what: string, match: (argv: string[]) => boolean): number {
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (match(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))) return Number(pid);
+    } catch {
+      // gone
+    }
+  }
+  throw new Error(`no process found for ${what}`);
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100; // utime, stime in USER_HZ
+}
