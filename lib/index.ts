@@ -19,7 +19,5 @@ export type {
   RbgPlanRole,
   RbgPlanRound,
   RbgCoordination,
-  RayServiceEngineOptions,
-  UpgradeStrategy,
 } from './engine';
-export { rayServiceEngineOptions, rbgPlanInputs } from './engine/from-spec';
+export { rbgPlanInputs } from './engine/from-spec';

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import { plan } from '../engine/plan';
 import type { RayServicePlan } from '../engine/plan-rayservice';
 import type { RoleBasedGroupPlan, RoleBasedGroupPlanInput } from '../engine/plan-rbg';
-import { rayServiceEngineOptions, rbgPlanInputs } from '../engine/from-spec';
+import { rbgPlanInputs } from '../engine/from-spec';
+import { resolveUpgradeOptions } from '../spec/rayservice';
 import { RbgWarmupStage, planWarmupStage } from '../engine/rbg-warmup';
 import { RayServiceSpec } from '../spec/rayservice';
 import { asObject } from '../spec/read';
@@ -82,7 +83,7 @@ function planDocuments(documents: readonly InputDocument[]): AnyPlan[] {
     const { kind, name } = identity(doc);
     const spec = asObject(doc.manifest.spec);
     if (kind === 'RayService' && spec.upgradeStrategy !== undefined) {
-      plans.push(plan({ kind: 'RayService', name, options: rayServiceEngineOptions(spec as unknown as RayServiceSpec) }));
+      plans.push(plan({ kind: 'RayService', name, options: resolveUpgradeOptions(spec as unknown as RayServiceSpec) }));
     } else if (kind === 'RoleBasedGroup') {
       const policy = documents.find((d) => identity(d).kind === 'CoordinatedPolicy' && groupOfPolicy(d, documents) === doc);
       const reading = executorCoordination(doc);

@@ -4,7 +4,7 @@
  */
 import type { RayServiceAction } from './actions';
 import type { ObservedCluster, RayServiceObservation } from './observation';
-import type { RayServiceEngineOptions } from './options';
+import type { ResolvedUpgradeOptions } from '../spec/rayservice';
 import type { RayServiceStatus } from './status';
 
 /** A status under construction. */
@@ -25,7 +25,7 @@ export class EngineRun {
 
   constructor(
     readonly obs: RayServiceObservation,
-    readonly opts: RayServiceEngineOptions,
+    readonly opts: ResolvedUpgradeOptions,
     readonly now: number,
     /** The status being built (starts as a copy of the previous one). */
     readonly s: DraftStatus,

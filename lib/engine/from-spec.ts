@@ -3,23 +3,8 @@
  * Call them only on objects the model's validators accepted.
  */
 import { IntOrPercent, parsePercent, resolvePartition } from '../spec/percent';
-import { RAY_SERVICE_DEFAULTS, RayServiceSpec, resolveUpgradeOptions } from '../spec/rayservice';
 import { JsonObject, asArray, asObject } from '../spec/read';
-import type { RayServiceEngineOptions } from './options';
 import type { RbgCoordination, RbgPlanRole, RoleBasedGroupPlanInput } from './plan-rbg';
-
-/** Engine options of a RayService spec, defaults applied (KubeRay's default strategy is NewCluster). */
-export function rayServiceEngineOptions(spec: RayServiceSpec): RayServiceEngineOptions {
-  const resolved = resolveUpgradeOptions(spec);
-  return {
-    strategy: spec.upgradeStrategy?.type ?? 'NewCluster',
-    maxSurgePercent: resolved.maxSurgePercent,
-    stepSizePercent: resolved.stepSizePercent,
-    intervalSeconds: resolved.intervalSeconds,
-    rayClusterDeletionDelaySeconds: resolved.rayClusterDeletionDelaySeconds,
-    progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
-  };
-}
 
 /** Replicas a percent or count of `replicas` allows down at once: counts as given, percents rounded down, at least 1. */
 export function resolveMaxUnavailable(value: IntOrPercent | undefined, replicas: number): number {

@@ -5,7 +5,6 @@ export * from './cluster-hash';
 export * from './cluster-name';
 export * from './migration-steps';
 export * from './observation';
-export * from './options';
 export * from './plan';
 export * from './plan-rayservice';
 export * from './plan-rbg';

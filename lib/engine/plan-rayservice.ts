@@ -5,7 +5,7 @@
  */
 import type { RayServiceAction } from './actions';
 import type { ObservedCluster, ObservedRoute } from './observation';
-import type { RayServiceEngineOptions, UpgradeStrategy } from './options';
+import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
 import { adoptStatus, nextRayService } from './rayservice-engine';
 import type { RayServiceStatus } from './status';
 
@@ -13,7 +13,7 @@ import type { RayServiceStatus } from './status';
 export interface RayServicePlanInput {
   readonly kind: 'RayService';
   readonly name: string;
-  readonly options: RayServiceEngineOptions;
+  readonly options: ResolvedUpgradeOptions;
 }
 
 /** A step of the timeline, with both capacities and weights right after it. */
@@ -31,7 +31,7 @@ export interface RayServicePlanStep {
 export interface RayServicePlan {
   readonly kind: 'RayService';
   readonly name: string;
-  readonly strategy: UpgradeStrategy;
+  readonly strategy: UpgradeStrategyType;
   readonly steps: readonly RayServicePlanStep[];
   /** Seconds from the spec change to the last step. */
   readonly durationSeconds: number;

@@ -12,7 +12,7 @@ import { scheduleDeletions } from './deletions';
 import { EngineRun, type DraftStatus } from './engine-run';
 import { runIncrementalUpgrade } from './incremental-upgrade';
 import type { RayServiceObservation } from './observation';
-import { checkRayServiceOptions, type RayServiceEngineOptions } from './options';
+import { assertResolvedUpgradeOptions, type ResolvedUpgradeOptions } from '../spec/rayservice';
 import { runServiceCreation } from './service-creation';
 import type { RayServiceStatus } from './status';
 import { runSteadyState } from './steady-state';
@@ -28,8 +28,8 @@ export interface RayServiceDecision {
 }
 
 /** Runs the RayService engine once at time `now` (epoch ms). */
-export function nextRayService(obs: RayServiceObservation, opts: RayServiceEngineOptions, now: number): RayServiceDecision {
-  checkRayServiceOptions(opts);
+export function nextRayService(obs: RayServiceObservation, opts: ResolvedUpgradeOptions, now: number): RayServiceDecision {
+  assertResolvedUpgradeOptions(opts);
   const s = draftOf(obs.status ?? adoptStatus(obs));
   const r = new EngineRun(obs, opts, now, s);
   if (r.active === undefined) {

@@ -2,7 +2,7 @@
  * The RayService engine's status: its intent (names, capacities, weights) and its clock (times in
  * epoch ms). Executors persist it verbatim (it is plain JSON) and pass it back on the next run.
  */
-import type { UpgradeStrategy } from './options';
+import type { UpgradeStrategyType } from '../spec/rayservice';
 
 /** Coarse lifecycle phase. */
 export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack';
@@ -57,7 +57,7 @@ export interface RayServiceStatus {
   /** Spec hash the pending cluster is created from. */
   readonly pendingSpecHash?: string;
   /** Strategy of the upgrade in flight (fixed when it starts). */
-  readonly upgradeStrategy?: UpgradeStrategy;
+  readonly upgradeStrategy?: UpgradeStrategyType;
   /** Intended Serve `target_capacity` of the active cluster. */
   readonly activeTargetCapacity: number;
   /** Intended Serve `target_capacity` of the pending cluster. */

@@ -79,7 +79,10 @@ export interface RayServiceSpec {
 
 /** Defaults applied where a field is unset. */
 export const RAY_SERVICE_DEFAULTS = {
+  /** KubeRay's default `upgradeStrategy.type`. */
+  strategy: 'NewCluster' as UpgradeStrategyType,
   maxSurgePercent: 100,
+  intervalSeconds: 1,
   rayClusterDeletionDelaySeconds: 60,
   progressDeadlineSeconds: 600,
   routeKind: 'HTTP' as RouteKind,
@@ -213,7 +216,7 @@ function checkIncremental(problems: ProblemList, spec: Record<string, unknown>, 
     } else if ((surge as number) % (step as number) !== 0) {
       problems.warning(
         `${at}.stepSizePercent`,
-        `${step} does not divide maxSurgePercent ${surge}: the last traffic step of each surge is cut to what is left (e.g. ${traffic(step as number, surge as number)})`,
+        `${step} does not divide maxSurgePercent ${surge}: the traffic step that reaches each surge's capacity is cut to what is left (the first to ${(surge as number) % (step as number)}; \`rayshift plan\` shows every step)`,
       );
     }
   }
@@ -240,18 +243,6 @@ function checkIncremental(problems: ProblemList, spec: Record<string, unknown>, 
       );
     }
   }
-}
-
-function traffic(step: number, surge: number): string {
-  const points: number[] = [];
-  for (let tc = surge, p = 0; points.length < 4; tc = Math.min(100, tc + surge)) {
-    while (p < tc && points.length < 4) {
-      p = Math.min(p + step, tc);
-      points.push(p);
-    }
-    if (tc === 100) break;
-  }
-  return `traffic ${points.join(', ')}, …`;
 }
 
 function checkExtensions(problems: ProblemList, ext: unknown): void {
@@ -281,8 +272,10 @@ function checkExtensions(problems: ProblemList, ext: unknown): void {
   }
 }
 
-/** Incremental-upgrade options with every default applied, as the engine consumes them. */
+/** Upgrade options with every default applied: the options the engine runs with. */
 export interface ResolvedUpgradeOptions {
+  /** How a change of the cluster spec hash is rolled out. */
+  readonly strategy: UpgradeStrategyType;
   /** Capacity step in percent. */
   readonly maxSurgePercent: number;
   /** Traffic step in percent. */
@@ -304,10 +297,37 @@ export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOpti
   const o = spec.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade' ? spec.upgradeStrategy.clusterUpgradeOptions : undefined;
   const surge = o?.maxSurgePercent ?? RAY_SERVICE_DEFAULTS.maxSurgePercent;
   return {
+    strategy: spec.upgradeStrategy?.type ?? RAY_SERVICE_DEFAULTS.strategy,
     maxSurgePercent: surge,
     stepSizePercent: o?.stepSizePercent ?? surge,
-    intervalSeconds: o?.intervalSeconds ?? 1,
+    intervalSeconds: o?.intervalSeconds ?? RAY_SERVICE_DEFAULTS.intervalSeconds,
     rayClusterDeletionDelaySeconds: spec.rayClusterDeletionDelaySeconds ?? RAY_SERVICE_DEFAULTS.rayClusterDeletionDelaySeconds,
     progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
   };
+}
+
+/**
+ * Throws a `RangeError` naming the field, the value and the allowed range when a resolved option is
+ * out of range: the guard of callers that build options by hand (the engine runs it on every pass;
+ * `validateRayService` reports the same problems to users first).
+ */
+export function assertResolvedUpgradeOptions(o: ResolvedUpgradeOptions): void {
+  if (!UPGRADE_STRATEGY_TYPES.includes(o.strategy)) {
+    throw new RangeError(`strategy is ${String(o.strategy)}; allowed: ${UPGRADE_STRATEGY_TYPES.join(', ')}`);
+  }
+  assertPercent('maxSurgePercent', o.maxSurgePercent);
+  assertPercent('stepSizePercent', o.stepSizePercent);
+  if (!(o.intervalSeconds > 0) || !Number.isFinite(o.intervalSeconds)) {
+    throw new RangeError(`intervalSeconds is ${o.intervalSeconds}; allowed: a finite number > 0`);
+  }
+  assertNonNegative('rayClusterDeletionDelaySeconds', o.rayClusterDeletionDelaySeconds);
+  assertNonNegative('progressDeadlineSeconds', o.progressDeadlineSeconds);
+}
+
+function assertPercent(field: string, v: number): void {
+  if (!Number.isInteger(v) || v < 1 || v > 100) throw new RangeError(`${field} is ${v}; allowed: an integer 1–100`);
+}
+
+function assertNonNegative(field: string, v: number): void {
+  if (!(v >= 0) || !Number.isFinite(v)) throw new RangeError(`${field} is ${v}; allowed: a finite number ≥ 0`);
 }

@@ -16,7 +16,7 @@ import type { Output } from '../../lib/cli/commands';
 import { statusCommand } from '../../lib/cli/status-command';
 import { withoutTime } from '../../lib/cli/status-view';
 import { styleFor } from '../../lib/cli/style';
-import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
+import { resolveUpgradeOptions } from '../../lib/spec/rayservice';
 import { planRayService } from '../../lib/engine/plan-rayservice';
 import type { RayServiceSpec } from '../../lib/spec/rayservice';
 import { KubeObject } from '../../lib/runtime/kube/types';
@@ -106,7 +106,7 @@ describe.each(KUBERAY_PARAMETER_SETS)('KubeRay incremental upgrade {step $step, 
       const statusLines = statusOut.join('').trim().split('\n').map(withoutTime);
       version++;
 
-      const plan = planRayService({ kind: 'RayService', name: SERVICE, options: rayServiceEngineOptions(goal.spec as unknown as RayServiceSpec) });
+      const plan = planRayService({ kind: 'RayService', name: SERVICE, options: resolveUpgradeOptions(goal.spec as unknown as RayServiceSpec) });
       const comparison = compareWithPlan(recorder.states, planStates(plan));
       const tail = tailNotFrom(run, newVersion);
       process.stdout.write(

@@ -1,8 +1,9 @@
 /** Blue/green (`NewCluster`), `None`, first creation and cluster deletion. */
-import { describeStatus, nextRayService, plan, type ObservedCluster, type RayServiceEngineOptions } from '../../lib/engine';
+import { describeStatus, nextRayService, plan, type ObservedCluster } from '../../lib/engine';
+import type { ResolvedUpgradeOptions } from '../../lib/spec';
 import { fixedTiming, incremental, Simulation } from './harness';
 
-const options = (strategy: RayServiceEngineOptions['strategy'], extra: Partial<RayServiceEngineOptions> = {}): RayServiceEngineOptions => ({
+const options = (strategy: ResolvedUpgradeOptions['strategy'], extra: Partial<ResolvedUpgradeOptions> = {}): ResolvedUpgradeOptions => ({
   strategy,
   maxSurgePercent: 100,
   stepSizePercent: 100,

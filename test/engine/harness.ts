@@ -14,11 +14,11 @@ import {
   type ObservedCluster,
   type ObservedRoute,
   type RayServiceAction,
-  type RayServiceEngineOptions,
   type RayServiceStatus,
   type RolloutControls,
   type RouteBackend,
 } from '../../lib/engine';
+import type { ResolvedUpgradeOptions } from '../../lib/spec';
 import { prng } from '../support/prng';
 
 export { prng };
@@ -99,7 +99,7 @@ export class Simulation {
   private readonly deletedClusters = new Set<string>();
 
   constructor(
-    readonly options: RayServiceEngineOptions,
+    readonly options: ResolvedUpgradeOptions,
     readonly timing: WorldTiming,
     init: { readonly goal: string; readonly activeSpec?: string; readonly hooks?: readonly Hook[]; readonly fullReplicas?: number },
     readonly fullReplicas = init.fullReplicas ?? 8,
@@ -336,7 +336,7 @@ export function fixedTiming(overrides: Partial<Omit<WorldTiming, 'actionLatencyM
 }
 
 /** Incremental options with KubeRay-like defaults for the fields a test does not set. */
-export function incremental(o: { maxSurge: number; step: number; interval: number; deletionDelay?: number; deadline?: number }): RayServiceEngineOptions {
+export function incremental(o: { maxSurge: number; step: number; interval: number; deletionDelay?: number; deadline?: number }): ResolvedUpgradeOptions {
   return {
     strategy: 'NewClusterWithIncrementalUpgrade',
     maxSurgePercent: o.maxSurge,

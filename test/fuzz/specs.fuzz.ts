@@ -11,7 +11,8 @@ import { Chart, Testing } from 'cdk8s';
 import fc from 'fast-check';
 import { RayService, type RayServiceProps } from '../../lib/cdk8s';
 import { planRayService, planRoleBasedGroup, type RayServicePlan } from '../../lib/engine';
-import { rayServiceEngineOptions, rbgPlanInputs } from '../../lib/engine/from-spec';
+import { rbgPlanInputs } from '../../lib/engine/from-spec';
+import { resolveUpgradeOptions } from '../../lib/spec/rayservice';
 import { formatProblem, validateCoordinatedPolicy, validateRayService, validateRoleBasedGroup, type RayServiceSpec, type ValidationResult } from '../../lib/spec';
 import { isObject } from '../../lib/spec/read';
 import { FuzzFigures, countCrashes, formatFigures, fuzzParams, newFigures, sampleRss, showInput, withInput } from './support/fuzz-run';
@@ -143,10 +144,10 @@ test(`${RAY_SERVICES} RayServices: validated, planned when valid, synthesized, d
       if (valid) {
         const spec = (m as { spec: RayServiceSpec }).spec;
         const name = (m as { metadata: { name: string } }).metadata.name;
-        const plan = planRayService({ kind: 'RayService', name, options: rayServiceEngineOptions(spec) });
+        const plan = planRayService({ kind: 'RayService', name, options: resolveUpgradeOptions(spec) });
         expectSanePlan(plan);
         reached.valid++;
-        expectSame(planRayService({ kind: 'RayService', name, options: rayServiceEngineOptions(structuredClone(spec)) }), plan, 'the plan of a copy');
+        expectSame(planRayService({ kind: 'RayService', name, options: resolveUpgradeOptions(structuredClone(spec)) }), plan, 'the plan of a copy');
       }
 
       const props = run++ % SYNTH_EVERY === 0 ? constructProps(m) : undefined;

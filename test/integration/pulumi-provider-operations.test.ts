@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { plan } from '../../lib/engine/plan';
-import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
+import { resolveUpgradeOptions } from '../../lib/spec/rayservice';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import * as migration from '../../lib/pulumi/migration-operations';
 import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
@@ -75,7 +75,7 @@ test('create, upgrade along the plan, no-op update, read, delete', async () => {
   expect(updated.outs).toMatchObject({ phase: 'Running', activeWeight: 100 });
   expect(lines).toHaveLength(updated.outs!.stepsLastRun);
   uninterrupted = lines.map((l) => stateOf(l, first, second));
-  const expected = plan({ kind: 'RayService', name: 'fruit', options: rayServiceEngineOptions(upgraded.spec) })
+  const expected = plan({ kind: 'RayService', name: 'fruit', options: resolveUpgradeOptions(upgraded.spec) })
     .steps.filter((s) => s.action === 'shift-traffic')
     .map((s) => s.pendingWeight);
   const two = recorder.history.filter((h) => h.weights.length === 2);
@@ -170,7 +170,7 @@ test('an update killed mid-migration resumes from the record without a skipped o
   const resumed = await migration.update({}, upgraded);
   recorder.stop();
   const second = resumed.outs!.activeClusterName!;
-  const expected = plan({ kind: 'RayService', name: 'fruit', options: rayServiceEngineOptions(upgraded.spec) })
+  const expected = plan({ kind: 'RayService', name: 'fruit', options: resolveUpgradeOptions(upgraded.spec) })
     .steps.filter((s) => s.action === 'shift-traffic')
     .map((s) => s.pendingWeight);
   const two = recorder.history.filter((h) => h.weights.length === 2);

@@ -23,7 +23,7 @@ import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { OpMap } from '@pulumi/pulumi/automation';
 import { plan } from '../../lib/engine/plan';
-import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
+import { resolveUpgradeOptions } from '../../lib/spec/rayservice';
 import { RayService, RayServiceArgs } from '../../lib/pulumi';
 import { recordName } from '../../lib/pulumi/record-name';
 import { KnownTypes } from '../../lib/runtime/kube/types';
@@ -77,7 +77,7 @@ function pendingWeights(history: { weights: { name: string; weight: number }[] }
 
 /** The traffic steps the engine plans for `spec`, as the new cluster's weights. */
 function plannedPendingWeights(spec: RayServiceSpec): number[] {
-  return [0, ...plan({ kind: 'RayService', name: 'fruit', options: rayServiceEngineOptions(spec) }).steps.filter((s) => s.action === 'shift-traffic').map((s) => s.pendingWeight)];
+  return [0, ...plan({ kind: 'RayService', name: 'fruit', options: resolveUpgradeOptions(spec) }).steps.filter((s) => s.action === 'shift-traffic').map((s) => s.pendingWeight)];
 }
 
 /** Process ids of every descendant of `root` (children first-level, then theirs), from `ps`. */

@@ -3,13 +3,13 @@ import {
   RAY_SERVICE_DEFAULTS,
   acceleratorProfile,
   acceleratorsOfPod,
+  assertResolvedUpgradeOptions,
   minimumSafeMaxSurgePercent,
   resolveUpgradeOptions,
   validateRayClusterConfig,
   validateRayService,
 } from '../../lib/spec';
 import { planRayService } from '../../lib/engine';
-import { rayServiceEngineOptions } from '../../lib/engine/from-spec';
 import { at, errorPaths, expectClean, expectErrorAt, expectOnlyError, podTemplate, rayService, rayshiftService } from './fixtures';
 
 const OPTS = 'spec.upgradeStrategy.clusterUpgradeOptions';
@@ -184,7 +184,7 @@ describe('validateRayService: rules beyond KubeRay', () => {
     expectOnlyError(validateRayService(withOption('stepSizePercent', 0)), `${OPTS}.stepSizePercent`, 'from 1 to 100', 'got 0', 'never moves traffic', 'stall forever');
   });
 
-  test('a step that does not divide the surge is a warning, not an error, and shows the cut traffic points', () => {
+  test('a step that does not divide the surge is a warning, not an error, that names the first cut step, which the engine\'s plan takes', () => {
     const m = rayService();
     m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = 25;
     m.spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent = 10;
@@ -192,8 +192,19 @@ describe('validateRayService: rules beyond KubeRay', () => {
     expect(r.errors).toEqual([]);
     expect(r.warnings.map((w) => w.path)).toEqual([`${OPTS}.stepSizePercent`]);
     expect(r.warnings[0].message).toContain('10 does not divide maxSurgePercent 25');
-    // KubeRay caps each step at the pending target capacity: 10, 20, 25, 35, …
-    expect(r.warnings[0].message).toContain('traffic 10, 20, 25, 35');
+    expect(r.warnings[0].message).toContain('cut to what is left (the first to 5;');
+    // KubeRay caps each step at the pending target capacity: 10, 20, then 5 to 25.
+    const shifts = planRayService({ kind: 'RayService', name: 'llm', options: resolveUpgradeOptions(m.spec) }).steps.filter((s) => s.action === 'shift-traffic');
+    expect(shifts.slice(0, 3).map((s) => s.pendingWeight)).toEqual([10, 20, 25]);
+  });
+
+  test('hand-built options out of range fail the guard with the field, the value and the range', () => {
+    const good = resolveUpgradeOptions(rayService().spec);
+    expect(() => assertResolvedUpgradeOptions(good)).not.toThrow();
+    expect(() => assertResolvedUpgradeOptions({ ...good, stepSizePercent: 0 })).toThrow(new RangeError('stepSizePercent is 0; allowed: an integer 1–100'));
+    expect(() => assertResolvedUpgradeOptions({ ...good, intervalSeconds: Infinity })).toThrow(new RangeError('intervalSeconds is Infinity; allowed: a finite number > 0'));
+    expect(() => assertResolvedUpgradeOptions({ ...good, progressDeadlineSeconds: -1 })).toThrow(new RangeError('progressDeadlineSeconds is -1; allowed: a finite number ≥ 0'));
+    expect(() => assertResolvedUpgradeOptions({ ...good, strategy: 'Canary' as never })).toThrow(new RangeError('strategy is Canary; allowed: NewCluster, NewClusterWithIncrementalUpgrade, None'));
   });
 
   test('a dividing step gives no warning', () => {
@@ -498,12 +509,15 @@ describe('validateRayClusterConfig and resolveUpgradeOptions', () => {
     delete m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent;
     delete m.spec.rayClusterDeletionDelaySeconds;
     expect(resolveUpgradeOptions(m.spec)).toEqual({
+      strategy: 'NewClusterWithIncrementalUpgrade',
       maxSurgePercent: 100,
       stepSizePercent: 5,
       intervalSeconds: 60,
       rayClusterDeletionDelaySeconds: 60,
       progressDeadlineSeconds: 600,
     });
+    // Without a strategy, KubeRay's default (NewCluster) and interval 1.
+    expect(resolveUpgradeOptions({ ...m.spec, upgradeStrategy: undefined })).toMatchObject({ strategy: 'NewCluster', intervalSeconds: 1 });
   });
 
   test('clusterUpgradeOptions of another strategy are ignored, as the warning says: defaults, which the engine accepts and plans (found by test/fuzz)', () => {
@@ -512,7 +526,7 @@ describe('validateRayClusterConfig and resolveUpgradeOptions', () => {
       m.spec.upgradeStrategy = { ...(type ? { type } : {}), clusterUpgradeOptions: { maxSurgePercent: 0, stepSizePercent: 0, intervalSeconds: -1 } };
       expect(validateRayService(m).errors).toEqual([]);
       expect(resolveUpgradeOptions(m.spec)).toMatchObject({ maxSurgePercent: 100, stepSizePercent: 100, intervalSeconds: 1 });
-      const plan = planRayService({ kind: 'RayService', name: 'llm', options: rayServiceEngineOptions(m.spec) });
+      const plan = planRayService({ kind: 'RayService', name: 'llm', options: resolveUpgradeOptions(m.spec) });
       expect(plan.outcome).toBe(type === 'None' ? 'unchanged' : 'promoted');
     }
   });

@@ -8,7 +8,7 @@
 import { create, type JsonObject as ProtoJsonObject } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { planRayService } from '../../engine/plan-rayservice';
-import { rayServiceEngineOptions } from '../../engine/from-spec';
+import { resolveUpgradeOptions } from '../../spec/rayservice';
 import type { KubeObject } from '../../runtime/kube/types';
 import { PAUSE_ANNOTATION } from '../../runtime/rayservice/names';
 import { nextTrafficStepAt, serviceView } from '../../runtime/rayservice/progress';
@@ -67,7 +67,7 @@ function steps(spec: unknown, pending: ClusterSide | undefined): { step: number;
   const manifest = { apiVersion: 'rayshift.dev/v1alpha1', metadata: { name: 'plan' }, spec };
   const typed = spec as RayServiceSpec;
   if (!pending || typed.upgradeStrategy?.type !== 'NewClusterWithIncrementalUpgrade' || validateRayService(manifest).errors.length > 0) return { step: 0, totalSteps: 0 };
-  const shifts = planRayService({ kind: 'RayService', name: 'plan', options: rayServiceEngineOptions(typed) }).steps.filter((s) => s.action === 'shift-traffic');
+  const shifts = planRayService({ kind: 'RayService', name: 'plan', options: resolveUpgradeOptions(typed) }).steps.filter((s) => s.action === 'shift-traffic');
   return { step: shifts.filter((s) => s.pendingWeight <= pending.trafficRoutedPercent).length, totalSteps: shifts.length };
 }
 

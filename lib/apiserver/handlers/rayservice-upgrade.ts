@@ -8,7 +8,7 @@
  */
 import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
 import { create, equals } from '@bufbuild/protobuf';
-import { rayServiceEngineOptions } from '../../engine/from-spec';
+import { resolveUpgradeOptions } from '../../spec/rayservice';
 import { planRayService } from '../../engine/plan-rayservice';
 import type { RawWatchEvent } from '../../runtime/kube/request-options';
 import { KubeApiError, asStatus } from '../../runtime/kube/errors';
@@ -58,7 +58,7 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
       const current = await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace));
       const target: KubeObject = req.proposed ? { ...current, spec: specToKube(req.proposed) } : current;
       requireValidRayService(target, 'proposed', true);
-      const plan = planRayService({ kind: 'RayService', name: req.name, options: rayServiceEngineOptions(target.spec as unknown as RayServiceSpec) });
+      const plan = planRayService({ kind: 'RayService', name: req.name, options: resolveUpgradeOptions(target.spec as unknown as RayServiceSpec) });
       return create(UpgradePlanSchema, {
         strategy: plan.strategy,
         steps: plan.steps.map((s) => ({ ...s })),

@@ -6,7 +6,7 @@
  * its actions. A crash between any two calls is safe: every action is idempotent and the engine
  * re-derives what is left from what it observes next time.
  */
-import { rayServiceEngineOptions } from '../../engine/from-spec';
+import { resolveUpgradeOptions } from '../../spec/rayservice';
 import { ObservedCluster } from '../../engine/observation';
 import { RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
@@ -152,7 +152,7 @@ export class RayServiceReconciler {
       return { actions: [], writes };
     }
     const spec = svc.spec as unknown as RayServiceSpec;
-    const options = rayServiceEngineOptions(spec);
+    const options = resolveUpgradeOptions(spec);
     const observation = await this.observer.observe(svc, spec, options.strategy === 'NewClusterWithIncrementalUpgrade');
     const stored = observation.status;
     const basis = canonicalJson(stored ?? null);
