@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { readCoordination, type CoordinationReading } from '../runtime/rbg/coordination';
+import { readCoordination, type CoordinationReading } from '../engine/rbg-executor-rules';
 import { Problem, ProblemList, ValidationResult } from '../spec/problem';
 import { JsonObject, asObject, isObject } from '../spec/read';
 import { validateRayService } from '../spec/rayservice';

@@ -4,7 +4,8 @@
  * deadline; per role bars of updated and ready replicas. Pure functions of the group object.
  */
 import type { WarmupGateStatus } from '../engine/rbg-warmup';
-import { CoordinationStatus, describeCoordination, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
+import type { CoordinationStatus } from '../engine/rbg-coordination-types';
+import { describeCoordination, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
 import { bar } from './status-view';
 import { Style } from './style';
 

@@ -14,11 +14,15 @@
  *   warmup with `onFailure: Fail` holds the rollout until the images change or the failed warmup is
  *   deleted (then it is created and run again).
  *
- * `planWarmupStage` is the same warmup as `rayshift plan` shows it, the stage before the rounds.
+ * `plannedWarmup` is the warmup a group's current templates need, `warmupPendingRules` the rules
+ * that wait for it and `heldForWarmup` their step while they wait; `planWarmupStage` is the same
+ * warmup as `rayshift plan` shows it, the stage before the rounds.
  */
 
-import { ResolvedRolloutWarmup, roleImages } from '../spec/rbg-warmup';
+import { ResolvedRolloutWarmup, roleImages, rolloutWarmupSpec, warmupHash } from '../spec/rbg-warmup';
 import { JsonObject, asArray, asObject } from '../spec/read';
+import { holdWrites, ruleRevision } from './rbg-coordination';
+import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from './rbg-coordination-types';
 
 /** What the executor read of the revision's RoleBasedGroupWarmup (`status`). */
 export interface WarmupObservation {
@@ -122,6 +126,55 @@ export function warmupGate(input: WarmupGateInput): WarmupGateDecision {
   }
   const message = o.phase === '' && counts.desired === 0 ? 'warming images: waiting for RBG to list the nodes' : `warming images: ${nodes}${o.phase === 'Paused' ? ' (warmup paused)' : ''}`;
   return { status: { ...base, phase: 'Warming', reason: 'WarmingImages', message }, create: false, open: false, events: [], wakeAt: deadline };
+}
+
+/** The warmup a group's current templates need. */
+export interface PlannedWarmup {
+  /** `<group>-warmup-<revision>`. */
+  readonly name: string;
+  /** Hash of the spec: the same images and policies are the same warmup. */
+  readonly revision: string;
+  readonly spec: JsonObject;
+}
+
+/** The warmup of `group` (wire form) for the option `w`: the images of each warmed role's current template, on the nodes its Pods run on. */
+export function plannedWarmup(group: JsonObject, w: ResolvedRolloutWarmup): PlannedWarmup {
+  const name = String(asObject(group.metadata).name);
+  const roles = new Map(asArray(asObject(group.spec).roles).map((r) => [String(asObject(r).name), asObject(r)]));
+  const images = new Map(w.roles.filter((r) => roles.has(r)).map((r) => [r, roleImages(roles.get(r)!)] as const).filter(([, list]) => list.length > 0));
+  const spec = rolloutWarmupSpec(name, images, w);
+  const revision = warmupHash(spec);
+  return { name: `${name}-warmup-${revision}`, revision, spec };
+}
+
+/**
+ * The rules that wait for the warmup of `w`: those with a warmed role whose revision changed since
+ * the last status. None on a group's first pass (no prior status), whose Pods are created, not updated.
+ */
+export function warmupPendingRules(rules: readonly ExecutorRule[], w: ResolvedRolloutWarmup, roles: ReadonlyMap<string, ObservedRole>, previous: readonly CoordinationStatus[]): ExecutorRule[] {
+  return rules.filter((rule) => {
+    const prior = previous.find((c) => c.name === rule.name);
+    return rule.roles.some((r) => w.roles.includes(r.name)) && prior !== undefined && prior.revision !== ruleRevision(rule, roles);
+  });
+}
+
+/** Reasons of a coordination held by its warmup (before its first round). */
+const HELD_REASONS: ReadonlySet<string> = new Set(['WarmingImages', 'WarmupFailed', 'WarmupTimedOut']);
+
+/** True for a coordination status written while its warmup held it: the next step starts the rollout afresh. */
+export function heldByWarmup(status: CoordinationStatus): boolean {
+  return HELD_REASONS.has(status.reason);
+}
+
+/**
+ * The step of a coordination whose warmup is not over: every role held where it stands (paused at
+ * its partition), the last status kept with the warmup's phase, reason and message (`Failed` when
+ * the warmup failed and `onFailure` is `Fail`).
+ */
+export function heldForWarmup(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>, prior: CoordinationStatus, warmup: WarmupGateStatus): CoordinationStep {
+  const { deadlineAt: _deadline, blockingRole: _blocking, ...rest } = prior;
+  const failed = warmup.phase === 'Failed';
+  return { status: { ...rest, phase: failed ? 'Failed' : 'Progressing', reason: failed ? warmup.reason : 'WarmingImages', message: warmup.message }, writes: holdWrites(rule, roles), events: [] };
 }
 
 /** The warmup stage of a RoleBasedGroup plan: what runs before the first round. */

@@ -10,4 +10,5 @@ export * from './initializing-timeout';
 export * from './rayservice';
 export * from './rbg';
 export * from './rbg-warmup';
+export * from './rbg-executor';
 export * from './gateway';

@@ -1,7 +1,8 @@
 /** The RoleBasedGroup view of `rayshift status rbg/NAME`, read from the executor's status annotation. */
 import { groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from '../../lib/cli/rbg-status-view';
 import { Style } from '../../lib/cli/style';
-import type { CoordinationStatus, RolloutStatusDocument } from '../../lib/runtime/rbg/status';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
+import type { RolloutStatusDocument } from '../../lib/runtime/rbg/status';
 
 const plain: Style = { red: (s) => s, yellow: (s) => s, green: (s) => s, dim: (s) => s, bold: (s) => s };
 const T = Date.parse('2026-11-21T12:00:00.000Z');

@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import { KubeClient } from '../kube/client';
 import { KnownTypes, KubeObject } from '../kube/types';
 import { EVENT_CONTROLLER } from './names';
-import type { RolloutEvent } from './step';
+import type { RolloutEvent } from '../../engine/rbg-coordination-types';
 
 /** `2026-11-21T16:04:05.123000Z`: a MicroTime as the API server parses it (six fractional digits). */
 export function microTime(ms: number): string {

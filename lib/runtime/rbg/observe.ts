@@ -8,35 +8,7 @@ import { createHash } from 'node:crypto';
 import { IntOrPercent, resolvePartition } from '../../spec/percent';
 import { JsonObject, asArray, asObject, isInteger } from '../../spec/read';
 import { resolveMaxUnavailable } from '../../engine/from-spec';
-
-/** Progress counts of one role. */
-export interface RoleProgress {
-  /** Replicas on the new revision, ready or not. */
-  readonly updatedReplicas: number;
-  /** Ready replicas. */
-  readonly readyReplicas: number;
-  /** Where the counts come from. */
-  readonly source: 'group' | 'workload';
-}
-
-/** One role as observed. */
-export interface ObservedRole {
-  readonly name: string;
-  /** Position in `spec.roles` (the JSON-patch index). */
-  readonly index: number;
-  /** `spec.replicas` (default 1). */
-  readonly desired: number;
-  /** Partition written on the role (resolved to a count); undefined when none is written. */
-  readonly partition?: number;
-  /** maxUnavailable written on the role (resolved to a count); undefined when none is written. */
-  readonly maxUnavailable?: number;
-  /** `rolloutStrategy.rollingUpdate.paused`. */
-  readonly paused: boolean;
-  /** Hash of the role without its replicas and rollout strategy: changes exactly when its pods need a new revision. */
-  readonly revision: string;
-  /** Progress counts; undefined when neither the group's status nor the workload reports the role. */
-  readonly progress?: RoleProgress;
-}
+import type { ObservedRole, RoleProgress } from '../../engine/rbg-coordination-types';
 
 /** The status of a role's workload (RoleInstanceSet, StatefulSet, LeaderWorkerSet), as far as the executor reads it. */
 export interface WorkloadStatus {

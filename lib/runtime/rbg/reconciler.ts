@@ -1,15 +1,18 @@
 /**
  * The RoleBasedGroup coordinated-rollout reconciler: the one place that turns a RoleBasedGroup
  * executed by rayshift (label `rayshift.dev/coordination-executor`) into coordination steps and
- * their decisions into API calls. The engine (`nextRbgRound`, through `coordinationStep`) decides;
- * this file only reads, writes and reports. A pass reads the group (and the coordinated roles'
+ * their decisions into API calls. The engine (`coordinationPass`, lib/engine/rbg-coordination-pass.ts)
+ * decides; this file only reads, writes and reports. A pass reads the group (and the coordinated roles'
  * workloads), runs one step per rule, then writes every role's partition / maxUnavailable / paused
  * and the status annotation in ONE JSON patch guarded by the group's resourceVersion, so a pass
  * either lands whole on the state it was computed from or not at all (and is redone). Events are
  * recorded after the patch lands. A crash between any two calls is safe: the next pass re-derives
  * everything from the group, and a round never raises a partition written for the same revision.
  */
-import { WarmupGateDecision, WarmupObservation, warmupGate } from '../../engine/rbg-warmup';
+import { coordinationPass } from '../../engine/rbg-coordination-pass';
+import type { ExecutorRule, ObservedRole, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
+import { readCoordination } from '../../engine/rbg-executor-rules';
+import { WarmupGateDecision, WarmupObservation, plannedWarmup, warmupGate, warmupPendingRules } from '../../engine/rbg-warmup';
 import { EXECUTOR_LABEL } from '../../spec/rbg';
 import type { ResolvedRolloutWarmup } from '../../spec/rbg-warmup';
 import { JsonObject, asArray, asObject } from '../../spec/read';
@@ -18,13 +21,11 @@ import type { JsonPatchOp } from '../kube/request-options';
 import { KubeApiError, UnknownKindError } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
-import { ExecutorRule, readCoordination } from './coordination';
 import { recordEvents } from './events';
-import { ObservedRole, WorkloadStatus, observeRoles } from './observe';
+import { WorkloadStatus, observeRoles } from './observe';
 import { OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION } from './names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
-import { CoordinationStep, ROUND_EVENT, RoleWrite, RolloutEvent, coordinationStep, ruleRevision } from './step';
-import { WARMUP_TYPE, heldByWarmup, heldForWarmup, observeWarmup, plannedWarmup, warmupObject } from './warmup';
+import { WARMUP_TYPE, observeWarmup, warmupObject } from './warmup';
 import { workloadOf, workloadStatus } from './workloads';
 
 /** Structured logger (pino-compatible subset). */
@@ -108,23 +109,17 @@ export class RbgRolloutReconciler {
     const observedGeneration = asObject(group.status).observedGeneration;
     const controllerCaughtUp = typeof observedGeneration === 'number' && observedGeneration >= generation;
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
-    const steps: CoordinationStep[] = reading.rules.map((rule) => {
-      const prior = previous?.coordinations.find((c) => c.name === rule.name);
-      if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
-      return coordinationStep({ rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now });
-    });
+    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), now });
     const warmup = gate?.decision.status ?? previous?.warmup;
-    const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
-    const wakes = [...steps.map((s) => s.wakeAt), gate?.decision.wakeAt].filter((t): t is number => t !== undefined);
-    const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
-    for (const s of steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
-    return this.write(group, doc, steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...steps.flatMap((s) => s.events)], wakes.length > 0 ? Math.min(...wakes) : undefined, rounds);
+    const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
+    for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
+    return this.write(group, doc, pass.steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
   }
 
   /**
-   * The warmup gate of a pass: the rules with a warmed role whose revision changed since the last
-   * status (`pending`; none on a group's first pass, whose Pods are created, not updated) wait for
-   * the warmup of the current images, created here when missing. Undefined when no rule waits.
+   * The warmup gate of a pass: the rules that wait for the warmup of the current images (the
+   * engine's `warmupPendingRules`) and the gate's decision over the warmup read here, created here
+   * when missing. Undefined when no rule waits.
    */
   private async warmupGate(
     group: KubeObject,
@@ -134,10 +129,7 @@ export class RbgRolloutReconciler {
     previous: RolloutStatusDocument | undefined,
     now: number,
   ): Promise<{ decision: WarmupGateDecision; pending: readonly ExecutorRule[] } | undefined> {
-    const pending = rules.filter((rule) => {
-      const prior = previous?.coordinations.find((c) => c.name === rule.name);
-      return rule.roles.some((r) => warmup.roles.includes(r.name)) && prior !== undefined && prior.revision !== ruleRevision(rule, roles);
-    });
+    const pending = warmupPendingRules(rules, warmup, roles, previous?.coordinations ?? []);
     if (pending.length === 0) return undefined;
     const planned = plannedWarmup(group as unknown as JsonObject, warmup);
     const namespace = String(group.metadata.namespace);

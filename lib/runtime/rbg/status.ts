@@ -1,75 +1,16 @@
 /**
  * The rollout status the executor writes on a RoleBasedGroup, as JSON in the annotation
  * `rayshift.dev/rollout-status` (RBG's status subresource belongs to the RBG controller, and its
- * schema would prune foreign fields). One entry per coordination, with one entry per role.
+ * schema would prune foreign fields). One entry per coordination (`CoordinationStatus`, the
+ * engine's), with one entry per role.
  */
+import type { CoordinationStatus } from '../../engine/rbg-coordination-types';
 import type { WarmupGateStatus } from '../../engine/rbg-warmup';
 import { asArray, asObject, isObject } from '../../spec/read';
 import { STATUS_ANNOTATION } from './names';
 
-/** Where a coordination stands. */
-export type CoordinationPhase = 'Progressing' | 'Complete' | 'Failed' | 'RolledBack';
-
-/** Where one role stands. */
-export type RolePhase =
-  /** Reached its final partition. */
-  | 'Complete'
-  /** Its workload is moving replicas up to the written partition. */
-  | 'Updating'
-  /** Waiting for another role before its partition may move (maxSkew). */
-  | 'WaitingForSkew'
-  /** More replicas unavailable than maxUnavailable: held, and it holds the others. */
-  | 'Unavailable'
-  /** An AffinityScheduling batch role waiting for the waves before it to be updated and ready. */
-  | 'WaitingForBatch'
-  /** Stopped by the progress deadline. */
-  | 'Stopped'
-  /** Returned to the old revision by the progress deadline. */
-  | 'RolledBack';
-
-/** One role of a coordination. */
-export interface RoleRolloutStatus {
-  readonly name: string;
-  readonly desired: number;
-  readonly updated: number;
-  readonly ready: number;
-  /** Partition written (replicas kept on the old revision). */
-  readonly partition: number;
-  /** Progress ahead of the coordination's slowest role, percent. */
-  readonly skewPercent: number;
-  readonly phase: RolePhase;
-  /** Why the role is where it is, in words. */
-  readonly reason: string;
-}
-
-/** One coordination (rolling-update rule). */
-export interface CoordinationStatus {
-  readonly name: string;
-  readonly phase: CoordinationPhase;
-  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
-  readonly reason: string;
-  readonly message: string;
-  /** Hash of the coordinated roles' templates this rollout moves them to. */
-  readonly revision: string;
-  /** Rounds written for this revision (a round lowers at least one partition). */
-  readonly rounds: number;
-  /** Largest minus smallest progress of the roles now, percent. */
-  readonly skewPercent: number;
-  readonly maxSkewPercent: number;
-  /** The role holding the others back, when one does. */
-  readonly blockingRole?: string;
-  /** AffinityScheduling batch release: the wave being rolled (1-based) of how many. */
-  readonly wave?: { readonly current: number; readonly total: number };
-  /** When this revision's rollout was first seen (ISO time). */
-  readonly startedAt: string;
-  /** Last time a replica became updated or ready, or a partition was lowered (ISO time). */
-  readonly lastProgressAt: string;
-  /** When the progress deadline passes without further progress (ISO time); absent once finished. */
-  readonly deadlineAt?: string;
-  /** High-water mark of Σ(updated + ready) over the roles, to tell progress from flapping readiness. */
-  readonly progressMark: number;
-  readonly roles: readonly RoleRolloutStatus[];
-}
+// The type's home is the engine; re-exported for readers of the status document.
+export type { CoordinationStatus } from '../../engine/rbg-coordination-types';
 
 /** The whole annotation. */
 export interface RolloutStatusDocument {

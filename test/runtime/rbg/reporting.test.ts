@@ -4,7 +4,8 @@ import { buildEvent, microTime } from '../../../lib/runtime/rbg/events';
 import { RbgRolloutMetrics } from '../../../lib/runtime/rbg/metrics';
 import { STATUS_ANNOTATION } from '../../../lib/runtime/rbg/names';
 import { roleWriteOps } from '../../../lib/runtime/rbg/reconciler';
-import { CoordinationStatus, RolloutStatusDocument, describeCoordination, readRolloutStatus } from '../../../lib/runtime/rbg/status';
+import type { CoordinationStatus } from '../../../lib/engine/rbg-coordination-types';
+import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from '../../../lib/runtime/rbg/status';
 
 const group = (roles: unknown[]) => ({ apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroup', metadata: { name: 'pd', namespace: 'serving', uid: 'u-1', resourceVersion: '42' }, spec: { roles } });
 const write = { name: 'decode', index: 1, partition: 17, maxUnavailable: 2, paused: false };

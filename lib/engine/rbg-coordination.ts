@@ -20,55 +20,21 @@
  *   released roles) once every role of the waves before it is updated and ready.
  */
 import { createHash } from 'node:crypto';
-import { progressOf, type RbgRoleState } from '../../engine/rbg-roles';
-import { nextRbgRound, type RbgRound } from '../../engine/rbg-rollout';
-import type { ExecutorRule } from './coordination';
-import type { ObservedRole } from './observe';
-import type { CoordinationPhase, CoordinationStatus, RolePhase, RoleRolloutStatus } from './status';
-
-/** Rolling-update fields to write on one role. */
-export interface RoleWrite {
-  readonly name: string;
-  /** Position in `spec.roles`. */
-  readonly index: number;
-  readonly partition: number;
-  readonly maxUnavailable: number;
-  readonly paused: boolean;
-}
-
-/** An Event to record on the group. */
-export interface RolloutEvent {
-  readonly type: 'Normal' | 'Warning';
-  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RolledBack`. */
-  readonly reason: string;
-  readonly message: string;
-}
-
-/** Reason of the Event recorded for every round written. */
-export const ROUND_EVENT = 'RolloutRound';
-
-/** What a pass over one coordination sees. */
-export interface CoordinationStepInput {
-  readonly rule: ExecutorRule;
-  /** Every role of the group, by name. */
-  readonly roles: ReadonlyMap<string, ObservedRole>;
-  /** The RBG controller has observed the group's current generation. */
-  readonly controllerCaughtUp: boolean;
-  /** The coordination's status from the previous pass. */
-  readonly previous?: CoordinationStatus;
-  /** Epoch ms. */
-  readonly now: number;
-}
-
-/** What a pass over one coordination decides. */
-export interface CoordinationStep {
-  readonly status: CoordinationStatus;
-  /** Only the roles whose written fields must change. */
-  readonly writes: readonly RoleWrite[];
-  readonly events: readonly RolloutEvent[];
-  /** Look again at this time (epoch ms) even if nothing changes: the progress deadline. */
-  readonly wakeAt?: number;
-}
+import {
+  ROUND_EVENT,
+  type CoordinationPhase,
+  type CoordinationStatus,
+  type CoordinationStep,
+  type CoordinationStepInput,
+  type ExecutorRule,
+  type ObservedRole,
+  type RolePhase,
+  type RoleRolloutStatus,
+  type RoleWrite,
+  type RolloutEvent,
+} from './rbg-coordination-types';
+import { progressOf, type RbgRoleState } from './rbg-roles';
+import { nextRbgRound, type RbgRound } from './rbg-rollout';
 
 interface Member {
   readonly rule: ExecutorRule['roles'][number];

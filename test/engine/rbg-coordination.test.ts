@@ -1,9 +1,7 @@
 /** `coordinationStep`: the executor's decision for one coordination, pure (no API server). */
-import { nextRbgRound } from '../../../lib/engine/rbg-rollout';
-import { ExecutorRule } from '../../../lib/runtime/rbg/coordination';
-import { ObservedRole } from '../../../lib/runtime/rbg/observe';
-import { CoordinationStatus } from '../../../lib/runtime/rbg/status';
-import { CoordinationStep, coordinationStep } from '../../../lib/runtime/rbg/step';
+import { coordinationStep } from '../../lib/engine/rbg-coordination';
+import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import { nextRbgRound } from '../../lib/engine/rbg-rollout';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');
 

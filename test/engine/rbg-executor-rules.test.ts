@@ -4,9 +4,10 @@
  * coordination), and `readCoordination` reads exactly those rules back.
  */
 import { Testing } from 'cdk8s';
-import { RoleBasedGroup, RoleBasedGroupProps } from '../../../lib/cdk8s/rolebasedgroup';
-import { DEFAULT_PROGRESS_DEADLINE_SECONDS, readCoordination } from '../../../lib/runtime/rbg/coordination';
-import { COORDINATION_ANNOTATION, EXECUTOR_LABEL } from '../../../lib/spec/rbg';
+import { RoleBasedGroup, RoleBasedGroupProps } from '../../lib/cdk8s/rolebasedgroup';
+import { readCoordination } from '../../lib/engine/rbg-executor-rules';
+import { RBG_EXECUTOR_DEFAULTS } from '../../lib/spec/rbg-executor';
+import { COORDINATION_ANNOTATION, EXECUTOR_LABEL } from '../../lib/spec/rbg';
 
 const template = { spec: { containers: [{ name: 'main', image: 'sglang:v1' }] } };
 
@@ -86,7 +87,7 @@ describe('readCoordination', () => {
           { name: 'prefill', replicas: 4, partition: 0, maxUnavailable: 1 },
           { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 },
         ],
-        progressDeadlineSeconds: DEFAULT_PROGRESS_DEADLINE_SECONDS,
+        progressDeadlineSeconds: RBG_EXECUTOR_DEFAULTS.progressDeadlineSeconds,
         rollbackOnDeadline: false,
       },
     ]);

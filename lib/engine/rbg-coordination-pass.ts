@@ -1,0 +1,47 @@
+/**
+ * One executor pass over every coordination of a RoleBasedGroup (pure): each rule's step — held
+ * where it stands while its warmup runs, else `coordinationStep` — the rounds written and when to
+ * look again. The runtime's reconciler observes the group, asks for this, and writes the result.
+ */
+import { coordinationStep } from './rbg-coordination';
+import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type ExecutorRule, type ObservedRole } from './rbg-coordination-types';
+import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
+
+/** What a pass over a group sees. */
+export interface CoordinationPassInput {
+  readonly rules: readonly ExecutorRule[];
+  /** Every role of the group, by name. */
+  readonly roles: ReadonlyMap<string, ObservedRole>;
+  /** The RBG controller has observed the group's current generation. */
+  readonly controllerCaughtUp: boolean;
+  /** The coordinations' statuses from the previous pass. */
+  readonly previous: readonly CoordinationStatus[];
+  /** The warmup gate's decision and the rules that wait for it (`warmupPendingRules`); absent when no rule waits. */
+  readonly gate?: { readonly decision: WarmupGateDecision; readonly pending: readonly ExecutorRule[] };
+  /** Epoch ms. */
+  readonly now: number;
+}
+
+/** What a pass over a group decides. */
+export interface CoordinationPass {
+  /** One step per rule, in the rules' order. */
+  readonly steps: readonly CoordinationStep[];
+  /** Rules whose step wrote a round (lowered a partition). */
+  readonly rounds: number;
+  /** The earliest time to look again even if nothing changes (a progress deadline, the warmup's timeout). */
+  readonly wakeAt?: number;
+}
+
+/** See the file comment. */
+export function coordinationPass(input: CoordinationPassInput): CoordinationPass {
+  const { rules, roles, controllerCaughtUp, gate, now } = input;
+  const steps = rules.map((rule) => {
+    const prior = input.previous.find((c) => c.name === rule.name);
+    if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
+    // A status written while the warmup held the rule describes no round: the rollout starts afresh.
+    return coordinationStep({ rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now });
+  });
+  const wakes = [...steps.map((s) => s.wakeAt), gate?.decision.wakeAt].filter((t): t is number => t !== undefined);
+  const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
+  return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}) };
+}

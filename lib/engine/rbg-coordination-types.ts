@@ -1,0 +1,163 @@
+/**
+ * The data of a rayshift executor's pass over a RoleBasedGroup coordination (pure types): the rule
+ * it runs, the roles it observes, the status it reports and the writes and Events it decides.
+ * `coordinationStep` (rbg-coordination.ts) turns the first two into the others; lib/runtime/rbg
+ * observes the roles and writes the rest.
+ */
+import type { RbgPlanRole } from './plan-rbg';
+
+/** One rolling-update rule as the executor runs it. */
+export interface ExecutorRule {
+  /** Rule name. */
+  readonly name: string;
+  /** Largest allowed progress skew between the roles, percent (100 when the rule sets none). */
+  readonly maxSkewPercent: number;
+  /** The coordinated roles that exist in the group, with their resolved partition and maxUnavailable. */
+  readonly roles: readonly RbgPlanRole[];
+  /** Seconds without progress before the rollout is stopped. */
+  readonly progressDeadlineSeconds: number;
+  /** Return every role to the old revision when the deadline passes. */
+  readonly rollbackOnDeadline: boolean;
+  /**
+   * AffinityScheduling release order: role names per wave; wave k+1 starts once every role of the
+   * waves before it is updated and ready. Undefined: one wave of every role.
+   */
+  readonly waves?: readonly (readonly string[])[];
+}
+
+/** Progress counts of one role. */
+export interface RoleProgress {
+  /** Replicas on the new revision, ready or not. */
+  readonly updatedReplicas: number;
+  /** Ready replicas. */
+  readonly readyReplicas: number;
+  /** Where the counts come from. */
+  readonly source: 'group' | 'workload';
+}
+
+/** One role as observed. */
+export interface ObservedRole {
+  readonly name: string;
+  /** Position in `spec.roles` (the JSON-patch index). */
+  readonly index: number;
+  /** `spec.replicas` (default 1). */
+  readonly desired: number;
+  /** Partition written on the role (resolved to a count); undefined when none is written. */
+  readonly partition?: number;
+  /** maxUnavailable written on the role (resolved to a count); undefined when none is written. */
+  readonly maxUnavailable?: number;
+  /** `rolloutStrategy.rollingUpdate.paused`. */
+  readonly paused: boolean;
+  /** Hash of the role without its replicas and rollout strategy: changes exactly when its pods need a new revision. */
+  readonly revision: string;
+  /** Progress counts; undefined when neither the group's status nor the workload reports the role. */
+  readonly progress?: RoleProgress;
+}
+
+/** Where a coordination stands. */
+export type CoordinationPhase = 'Progressing' | 'Complete' | 'Failed' | 'RolledBack';
+
+/** Where one role stands. */
+export type RolePhase =
+  /** Reached its final partition. */
+  | 'Complete'
+  /** Its workload is moving replicas up to the written partition. */
+  | 'Updating'
+  /** Waiting for another role before its partition may move (maxSkew). */
+  | 'WaitingForSkew'
+  /** More replicas unavailable than maxUnavailable: held, and it holds the others. */
+  | 'Unavailable'
+  /** An AffinityScheduling batch role waiting for the waves before it to be updated and ready. */
+  | 'WaitingForBatch'
+  /** Stopped by the progress deadline. */
+  | 'Stopped'
+  /** Returned to the old revision by the progress deadline. */
+  | 'RolledBack';
+
+/** One role of a coordination. */
+export interface RoleRolloutStatus {
+  readonly name: string;
+  readonly desired: number;
+  readonly updated: number;
+  readonly ready: number;
+  /** Partition written (replicas kept on the old revision). */
+  readonly partition: number;
+  /** Progress ahead of the coordination's slowest role, percent. */
+  readonly skewPercent: number;
+  readonly phase: RolePhase;
+  /** Why the role is where it is, in words. */
+  readonly reason: string;
+}
+
+/** One coordination (rolling-update rule). */
+export interface CoordinationStatus {
+  readonly name: string;
+  readonly phase: CoordinationPhase;
+  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
+  readonly reason: string;
+  readonly message: string;
+  /** Hash of the coordinated roles' templates this rollout moves them to. */
+  readonly revision: string;
+  /** Rounds written for this revision (a round lowers at least one partition). */
+  readonly rounds: number;
+  /** Largest minus smallest progress of the roles now, percent. */
+  readonly skewPercent: number;
+  readonly maxSkewPercent: number;
+  /** The role holding the others back, when one does. */
+  readonly blockingRole?: string;
+  /** AffinityScheduling batch release: the wave being rolled (1-based) of how many. */
+  readonly wave?: { readonly current: number; readonly total: number };
+  /** When this revision's rollout was first seen (ISO time). */
+  readonly startedAt: string;
+  /** Last time a replica became updated or ready, or a partition was lowered (ISO time). */
+  readonly lastProgressAt: string;
+  /** When the progress deadline passes without further progress (ISO time); absent once finished. */
+  readonly deadlineAt?: string;
+  /** High-water mark of Σ(updated + ready) over the roles, to tell progress from flapping readiness. */
+  readonly progressMark: number;
+  readonly roles: readonly RoleRolloutStatus[];
+}
+
+/** Rolling-update fields to write on one role. */
+export interface RoleWrite {
+  readonly name: string;
+  /** Position in `spec.roles`. */
+  readonly index: number;
+  readonly partition: number;
+  readonly maxUnavailable: number;
+  readonly paused: boolean;
+}
+
+/** An Event to record on the group. */
+export interface RolloutEvent {
+  readonly type: 'Normal' | 'Warning';
+  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RolledBack`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Reason of the Event recorded for every round written. */
+export const ROUND_EVENT = 'RolloutRound';
+
+/** What a pass over one coordination sees. */
+export interface CoordinationStepInput {
+  readonly rule: ExecutorRule;
+  /** Every role of the group, by name. */
+  readonly roles: ReadonlyMap<string, ObservedRole>;
+  /** The RBG controller has observed the group's current generation. */
+  readonly controllerCaughtUp: boolean;
+  /** The coordination's status from the previous pass. */
+  readonly previous?: CoordinationStatus;
+  /** Epoch ms. */
+  readonly now: number;
+}
+
+/** What a pass over one coordination decides. */
+export interface CoordinationStep {
+  readonly status: CoordinationStatus;
+  /** Only the roles whose written fields must change. */
+  readonly writes: readonly RoleWrite[];
+  readonly events: readonly RolloutEvent[];
+  /** Look again at this time (epoch ms) even if nothing changes: the progress deadline. */
+  readonly wakeAt?: number;
+}

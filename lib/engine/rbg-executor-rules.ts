@@ -1,0 +1,46 @@
+/**
+ * The coordination rules a rayshift executor enforces on a RoleBasedGroup, read from the group's
+ * `rayshift.dev/coordination` annotation, checked by lib/spec (`validateCoordinationAnnotation`)
+ * and resolved against the group's roles with the same adapter `rayshift plan` uses, the spec's
+ * defaults (`RBG_EXECUTOR_DEFAULTS`) filling what a rule does not set.
+ */
+import { formatProblem } from '../spec/problem';
+import { COORDINATION_ANNOTATION } from '../spec/rbg';
+import { RBG_EXECUTOR_DEFAULTS, rollingUpdateRoles, validateCoordinationAnnotation } from '../spec/rbg-executor';
+import { ResolvedRolloutWarmup, RolloutWarmup, resolveRolloutWarmup } from '../spec/rbg-warmup';
+import { JsonObject, asArray, asObject, isObject } from '../spec/read';
+import { rbgPlanInputs } from './from-spec';
+import type { ExecutorRule } from './rbg-coordination-types';
+
+/** The rules of a group (and its rollout warmup, when the annotation has `warmup`), or why they cannot be read. */
+export type CoordinationReading =
+  | { readonly rules: readonly ExecutorRule[]; readonly warmup?: ResolvedRolloutWarmup; readonly problem?: undefined }
+  | { readonly rules?: undefined; readonly warmup?: undefined; readonly problem: string };
+
+/** Reads and checks the group's coordination annotation; an absent annotation means no rules. */
+export function readCoordination(group: JsonObject): CoordinationReading {
+  const text = asObject(asObject(group.metadata).annotations)[COORDINATION_ANNOTATION];
+  if (text === undefined) return { rules: [] };
+  let spec: unknown;
+  try {
+    spec = JSON.parse(String(text));
+  } catch (err) {
+    return { problem: `annotation ${COORDINATION_ANNOTATION} is not JSON: ${(err as Error).message}` };
+  }
+  if (!isObject(spec)) return { problem: `annotation ${COORDINATION_ANNOTATION} must be a JSON object with "policies"` };
+  const errors = validateCoordinationAnnotation(asObject(group.metadata), spec).errors;
+  if (errors.length > 0) return { problem: `annotation ${COORDINATION_ANNOTATION}: ${errors.map(formatProblem).join('; ')}` };
+  const settings = new Map(asArray(spec.policies).map((p) => [String(asObject(p).name), asObject(p)]));
+  const rules = rbgPlanInputs(group, { spec }).map((input): ExecutorRule => {
+    const rule = settings.get(input.rule) ?? {};
+    return {
+      name: input.rule,
+      maxSkewPercent: input.maxSkewPercent,
+      roles: input.roles,
+      progressDeadlineSeconds: typeof rule.progressDeadlineSeconds === 'number' ? rule.progressDeadlineSeconds : RBG_EXECUTOR_DEFAULTS.progressDeadlineSeconds,
+      rollbackOnDeadline: typeof rule.rollbackOnDeadline === 'boolean' ? rule.rollbackOnDeadline : RBG_EXECUTOR_DEFAULTS.rollbackOnDeadline,
+      ...(Array.isArray(rule.waves) ? { waves: (rule.waves as string[][]).map((w) => w.filter((n) => input.roles.some((r) => r.name === n))) } : {}),
+    };
+  });
+  return { rules, ...(isObject(spec.warmup) ? { warmup: resolveRolloutWarmup(spec.warmup as RolloutWarmup, rollingUpdateRoles(spec)) } : {}) };
+}

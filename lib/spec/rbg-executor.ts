@@ -1,0 +1,56 @@
+/**
+ * The options a rayshift executor (`operator`, `pulumi`) runs a RoleBasedGroup rollout with, as
+ * the group's `rayshift.dev/coordination` annotation carries them: their defaults and the checks
+ * of the whole annotation (a CoordinatedPolicy `spec` plus rayshift's deadline settings, release
+ * waves and warmup). The engine resolves a checked annotation into rules (`readCoordination`).
+ */
+import { ProblemList, ValidationResult } from './problem';
+import { JsonObject, asArray, asObject } from './read';
+import { checkExecutorSettings, validateCoordinatedPolicy } from './rbg';
+import { checkRolloutWarmup } from './rbg-warmup';
+
+/** Defaults of a rule's rayshift-executor settings, when the rule does not set them. */
+export const RBG_EXECUTOR_DEFAULTS = {
+  /** Seconds without progress before a coordination is stopped. */
+  progressDeadlineSeconds: 600,
+  /** Stop where the roles stand at the deadline rather than return them to the old revision. */
+  rollbackOnDeadline: false,
+} as const;
+
+/** The roles named by the annotation's rolling-update rules, each once, in order of appearance. */
+export function rollingUpdateRoles(spec: JsonObject): string[] {
+  const rolling = asArray(spec.policies).filter((p) => asObject(asObject(p).strategy).rollingUpdate !== undefined);
+  return [...new Set(rolling.flatMap((p) => asArray(asObject(p).roles).map(String)))];
+}
+
+/**
+ * Checks a parsed coordination annotation (`spec`) of the group with `metadata`: the policy rules,
+ * each rule's executor settings and waves, and the warmup. Returns every problem at once.
+ */
+export function validateCoordinationAnnotation(metadata: JsonObject, spec: JsonObject): ValidationResult {
+  const problems = new ProblemList();
+  problems.addAll(validateCoordinatedPolicy({ metadata, spec }));
+  asArray(spec.policies).forEach((rule, i) => {
+    checkExecutorSettings(problems, `spec.policies[${i}]`, rule, 'operator');
+    checkWaves(problems, `spec.policies[${i}].waves`, asObject(rule));
+  });
+  // The executor cannot know the RBG release; whether the Warmup CRD is served decides at run time.
+  if (spec.warmup !== undefined) checkRolloutWarmup(problems, 'warmup', spec.warmup, { rbgVersion: 'v0.8', coordinated: rollingUpdateRoles(spec) });
+  return problems.result();
+}
+
+/** `waves`, when present: lists of role names of the rule, each role in one wave at most. */
+function checkWaves(problems: ProblemList, at: string, rule: JsonObject): void {
+  if (rule.waves === undefined) return;
+  const seen = new Set<string>();
+  const roles = asArray(rule.roles);
+  if (!Array.isArray(rule.waves) || !rule.waves.every((w) => Array.isArray(w) && w.every((n) => typeof n === 'string'))) {
+    problems.error(at, 'must be a list of lists of role names');
+    return;
+  }
+  for (const name of (rule.waves as string[][]).flat()) {
+    if (!roles.includes(name)) problems.error(at, `${JSON.stringify(name)} is not a role of the rule`);
+    else if (seen.has(name)) problems.error(at, `${JSON.stringify(name)} is in more than one wave`);
+    seen.add(name);
+  }
+}
