@@ -67,6 +67,8 @@ function spec(version: string): Record<string, unknown> {
   return {
     ...base,
     rayClusterConfig: {
+      // KubeRay refuses NewClusterWithIncrementalUpgrade without the autoscaler.
+      enableInTreeAutoscaling: true,
       headGroupSpec: {
         rayStartParams: { 'num-cpus': '0' },
         template: { spec: { containers: [{ name: 'ray-head', image: `rayproject/ray:2.52.0-v${version}`, ports: [{ name: 'serve', containerPort: 8000 }, { name: 'dashboard', containerPort: 8265 }] }] } },
@@ -155,7 +157,10 @@ async function main(): Promise<void> {
       await waitFor(async () => {
         const s = await states();
         return names.every((x) => s.get(x)?.ready && s.get(x)?.active && !s.get(x)?.pending) && recorder.routesIn(ns) >= n;
-      }, `${n} ${executor} services to run`, 120_000 + n * 3000, 500);
+      }, `${n} ${executor} services to run`, 120_000 + n * 3000, 500).catch(async (e) => {
+        const one = await admin.tryGet(type, names[0], ns);
+        throw new Error(`${(e as Error).message}; ${names[0]}: ${JSON.stringify(one?.status)}; routes ${recorder.routesIn(ns)}; heads bound ${JSON.stringify([...heads.bound()])}`);
+      });
       await new Promise((r) => setTimeout(r, 3000)); // let the start-up writes settle before measuring
       const first = await states();
       const cpu0 = { kuberay: cpuSeconds(pids.kuberay), rayshift: cpuSeconds(pids.rayshift), apiserver: cpuSeconds(pids.apiserver) };

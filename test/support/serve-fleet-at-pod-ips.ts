@@ -2,7 +2,7 @@
  * TEST-ONLY "Serve fleet at Pod IPs": no Ray process runs in the test cluster, yet KubeRay started
  * with `--use-kubernetes-proxy` reaches each head's dashboard through kube-apiserver's service
  * proxy and Serve's proxy health through its pod proxy, so kube-apiserver dials the head Pod's IP.
- * This puts every head Pod's IP (kwok's, from the Node's podCIDR) on a dummy interface in the root
+ * This puts every head Pod's IP (kwok's, from the Node's podCIDR) on a veth interface in the root
  * network namespace and answers on 0.0.0.0:8265 (dashboard) and 0.0.0.0:8000 (`/-/healthz`) with the
  * simulated Serve dashboard of the cluster the request's local address belongs to
  * (`startServeFleetWhereNoRayRuns`, so Serve behaves as in every other suite). rayshift's operator
@@ -31,7 +31,7 @@ function ip(...args: string[]): void {
   execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/** Starts the servers and the head-Pod watch on `client`; `device` names the dummy interface. */
+/** Starts the servers and the head-Pod watch on `client`; `device` names the interface. */
 export async function startServeFleetAtPodIps(client: KubeClient, fleet: SimulatedServeFleet, device = 'rs-bench'): Promise<ServeFleetAtPodIps> {
   const base = new URL(fleet.template.replace('/{namespace}/{cluster}', ''));
   try {
@@ -39,8 +39,10 @@ export async function startServeFleetAtPodIps(client: KubeClient, fleet: Simulat
   } catch {
     // none
   }
-  ip('link', 'add', device, 'type', 'dummy');
+  // A veth pair, not a dummy link: this kernel has no dummy driver. Deleting one end removes both.
+  ip('link', 'add', device, 'type', 'veth', 'peer', 'name', `${device}-p`);
   ip('link', 'set', device, 'up');
+  ip('link', 'set', `${device}-p`, 'up');
   const byIp = new Map<string, string>();
   const ipOfPod = new Map<string, string>();
 
