@@ -12,20 +12,20 @@ import { specToKube } from '../apiserver/convert/rayservice';
 import { UpgradeEventType, type UpgradeStatus } from '../apiserver/gen/rayshift/v1/upgrade_pb';
 import type { KubeObject } from '../runtime/kube/types';
 import { RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
+import type { SteeringVerb } from '../engine/steering';
 import type { JsonObject } from '../spec/read';
 import type { StatusSource } from './status-source';
 
-/** The steering verbs the API server offers, and the RPC of each. */
+/** The RPC of each steering verb. */
 const STEERING_RPCS = {
   pause: 'pauseRayService',
   resume: 'resumeRayService',
   promote: 'promoteRayService',
   abort: 'abortRayService',
   rollback: 'rollbackRayService',
-} as const;
+} as const satisfies Record<SteeringVerb, string>;
 
-/** A steering verb (`pause`, `resume`, `promote`, `abort`, `rollback`). */
-export type SteeringVerb = keyof typeof STEERING_RPCS;
+export type { SteeringVerb } from '../engine/steering';
 
 /** The RayService as the Kubernetes API would return it, from what the API server answered. */
 function asKubeObject(namespace: string, name: string, spec: JsonObject, upgrade: UpgradeStatus | undefined): KubeObject {

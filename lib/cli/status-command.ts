@@ -12,7 +12,9 @@ import { KubeClient } from '../runtime/kube/client';
 import { KubeconfigLookup, lookUpKubeconfig } from '../runtime/kube/kubeconfig-lookup';
 import { KnownTypes, KubeObject } from '../runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
-import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
+import { retryOnConflict } from '../runtime/kube/retry';
+import { RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
+import { steeringPatch, steeringRefusal, steeringStateOf } from '../engine/steering';
 import { asObject } from '../spec/read';
 import type { ApiAttempt } from './api-connection';
 import { ApiConnectionOptions, apiConnectionProblem, plaintextTokenNotice, resolveToken } from './api-options';
@@ -274,18 +276,25 @@ const STEERED: Readonly<Record<SteeringVerb, string>> = {
   rollback: "rolling back: the spec is the serving cluster's again",
 };
 
-/** The steering annotation each verb sets through a kubeconfig (`resume` removes the pause); `rollback` needs the API server. */
-const STEERING_ANNOTATIONS = {
-  pause: { annotation: PAUSE_ANNOTATION, value: 'true' },
-  resume: { annotation: PAUSE_ANNOTATION, value: null },
-  promote: { annotation: PROMOTE_ANNOTATION, value: 'true' },
-  abort: { annotation: ABORT_ANNOTATION, value: 'true' },
-} as const;
+/**
+ * The user the cluster authenticates the kubeconfig as (a SelfSubjectReview), for the last-steering
+ * record; `''` when the cluster will not say (the record is informational: the audit log names the writer).
+ */
+async function reviewedUser(client: KubeClient): Promise<string> {
+  try {
+    const review = await client.create({ apiVersion: KnownTypes.SelfSubjectReview.apiVersion, kind: KnownTypes.SelfSubjectReview.kind, metadata: {} });
+    const username = asObject(asObject(review.status).userInfo).username;
+    return typeof username === 'string' ? username : '';
+  } catch {
+    return '';
+  }
+}
 
 /**
- * `rayshift pause|resume|promote|abort|rollback NAME`. Through a kubeconfig it sets (or removes)
- * the verb's annotation; through `--api-server` it calls the verb's RPC, which checks the caller's
- * right to the verb and that it applies now (`rollback` only goes that way).
+ * `rayshift pause|resume|promote|abort|rollback NAME`. Through a kubeconfig it checks that the verb
+ * applies now and writes its patch (the steering rules of lib/engine/steering.ts, which the API
+ * server applies too); through `--api-server` it calls the verb's RPC, which also checks the
+ * caller's right to the verb (`rollback` only goes that way).
  */
 export async function steerCommand(verb: SteeringVerb, name: string, opts: SteerOptions, io: Output): Promise<number> {
   const problem = apiConnectionProblem(opts);
@@ -310,16 +319,24 @@ export async function steerCommand(verb: SteeringVerb, name: string, opts: Steer
   const client = clientFor(opts, io);
   if (!client) return EXIT.invalid;
   const namespace = opts.namespace ?? client.namespace ?? 'default';
-  const s = STEERING_ANNOTATIONS[verb];
   try {
-    const svc = await client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
-    if (!svc) {
-      io.err(notFound(namespace));
+    const user = await reviewedUser(client);
+    // The same rules as the API server (lib/engine/steering.ts), on a fresh read guarded by its resourceVersion.
+    const refusal = await retryOnConflict(async () => {
+      const svc = await client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
+      if (!svc) return notFound(namespace);
+      const state = steeringStateOf(svc);
+      const why = steeringRefusal(verb, state);
+      if (why !== undefined) return `${io.errStyle.red('error:')} cannot ${verb} RayService ${namespace}/${name}: ${why}\n`;
+      const patch = steeringPatch(verb, state, { verb, user, reason: '', time: new Date().toISOString() });
+      await client.patchMerge(RAYSHIFT_RAYSERVICE, name, namespace, { ...patch, metadata: { ...patch.metadata, resourceVersion: svc.metadata.resourceVersion } });
+      return undefined;
+    });
+    if (refusal !== undefined) {
+      io.err(refusal);
       return EXIT.invalid;
     }
-    await client.patchMerge(RAYSHIFT_RAYSERVICE, name, namespace, { metadata: { annotations: { [s.annotation]: s.value } } });
-    const heldBySpec = verb === 'resume' && asObject(asObject(svc.spec).rayshift).paused === true;
-    io.out(`RayService ${namespace}/${name} ${heldBySpec ? 'resumed, but spec.rayshift.paused still holds it' : STEERED[verb]}\n`);
+    io.out(`RayService ${namespace}/${name} ${STEERED[verb]}\n`);
     return EXIT.ok;
   } finally {
     client.close();

@@ -80,7 +80,24 @@ test('steering verbs that do not apply are FAILED_PRECONDITION', async () => {
     const r = await env.rest('POST', `${base}/llm:${verb}`, { reason: 'test' });
     expect(r.status).toBe(400);
     expect(r.body.code).toBe(Code.FailedPrecondition);
+    // The refusal names the phase the service is in.
+    expect(r.body.message).toMatch(/\(phase Running\)$/);
   }
+});
+
+test('a NewCluster upgrade can be paused (the engine holds its switch) but not promoted', async () => {
+  const body = rayServiceBody('bg') as any;
+  body.spec.upgradeStrategy = { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER' };
+  expect((await env.rest('POST', base, body)).status).toBe(200);
+  await waitUntil('bg', (u) => u.phase === 'UPGRADE_PHASE_IDLE' && !!u.active?.cluster, 'the first cluster to serve');
+  expect((await env.rest('POST', `${base}/bg:pause`, { reason: 'hold the switch' })).status).toBe(200);
+  await startUpgrade('bg');
+  const held = await waitUntil('bg', (u) => u.phase === 'UPGRADE_PHASE_PAUSED' && !!u.pending?.cluster, 'the pause to hold the switch');
+  const promote = await env.rest('POST', `${base}/bg:promote`, {});
+  expect(promote.body).toMatchObject({ code: Code.FailedPrecondition, message: expect.stringContaining('a NewCluster upgrade switches as soon as the new cluster serves') });
+  expect((await env.rest('POST', `${base}/bg:resume`, {})).status).toBe(200);
+  const done = await waitUntil('bg', (u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending, 'the switch after resume');
+  expect(done.active.cluster).toBe(held.pending.cluster);
 });
 
 test('the watch follows a full incremental upgrade over gRPC and REST and ends on completion', async () => {

@@ -157,7 +157,9 @@ test('through --api-server, status and pause/resume print what the kubeconfig pa
   const paused = await run(['pause', 'fruit', '-n', ns], ['--api-server', env.api.url, '--ca-file', env.cp.caFile], { RAYSHIFT_TOKEN: env.tokens.alice });
   expect(paused).toEqual({ code: 0, out: `RayService ${ns}/fruit paused: no further step until resumed\n`, err: '' });
   const again = await run(['pause', 'fruit', '-n', ns], alice);
-  expect(again).toEqual({ code: 1, out: '', err: `error: cannot pause RayService ${ns}/fruit: the upgrade is already paused\n` });
+  expect(again).toEqual({ code: 1, out: '', err: `error: cannot pause RayService ${ns}/fruit: the upgrade is already paused (phase Running)\n` });
+  // The kubeconfig path applies the same rules and says the same.
+  expect(await run(['pause', 'fruit', '-n', ns])).toEqual(again);
 
   await startUpgrade(ns, 'fruit');
   await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns)).phase === 'Paused', 'the pause to hold the upgrade', 60_000);

@@ -87,21 +87,31 @@ describe('projection', () => {
   });
 });
 
-describe('verbApplies', () => {
-  test('pause needs an unpaused incremental upgrade, resume a paused one', () => {
+describe('verbApplies (the steering rules of lib/engine/steering.ts, read from the API JSON)', () => {
+  test('pause holds any upgrade, NewCluster too, but not the strategy None; resume needs a paused one', () => {
     expect(verbApplies('pause', svc, shifting(25, T0))).toBe(true);
-    expect(verbApplies('pause', { ...svc, spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER' } } }, shifting(25, T0))).toBe(false);
+    expect(verbApplies('pause', { ...svc, spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER' } } }, shifting(25, T0))).toBe(true);
+    expect(verbApplies('pause', { ...svc, spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NONE' } } }, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'a' } })).toBe(false);
     expect(verbApplies('resume', svc, shifting(25, T0))).toBe(false);
     expect(verbApplies('resume', svc, shifting(25, T0, { paused: true }))).toBe(true);
     expect(verbApplies('pause', svc, shifting(25, T0, { paused: true }))).toBe(false);
   });
 
-  test('promote, abort and rollback need an upgrade in flight that is not rolling back', () => {
+  test('promote, abort and rollback need an upgrade in flight that is not rolling back; promote an incremental one not yet promoted', () => {
     for (const verb of ['promote', 'abort', 'rollback'] as const) {
       expect(verbApplies(verb, svc, shifting(25, T0))).toBe(true);
       expect(verbApplies(verb, svc, shifting(25, T0, { phase: 'UPGRADE_PHASE_ROLLING_BACK' }))).toBe(false);
       expect(verbApplies(verb, svc, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'a' } })).toBe(false);
     }
+    expect(verbApplies('promote', { ...svc, annotations: { 'rayshift.dev/promote': 'true' } }, shifting(25, T0))).toBe(false);
+    // The upgrade in flight keeps the strategy it started with (the engine state), not the spec's now.
+    const blueGreen = shifting(25, T0, { executorStatus: { engineState: { upgradeStrategy: 'NewCluster' } } });
+    expect(verbApplies('promote', svc, blueGreen)).toBe(false);
+    expect(verbApplies('abort', svc, blueGreen)).toBe(true);
+  });
+
+  test('nothing applies without a status', () => {
+    expect(verbApplies('pause', svc, undefined)).toBe(false);
   });
 });
 

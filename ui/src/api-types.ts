@@ -7,7 +7,5 @@ export type { RayServiceJson } from '../../lib/apiserver/gen/rayshift/v1/rayserv
 export type { RoleBasedGroupJson } from '../../lib/apiserver/gen/rayshift/v1/rolebasedgroup_pb';
 export type { UpgradeEventJson, UpgradePlanJson, UpgradeStatusJson } from '../../lib/apiserver/gen/rayshift/v1/upgrade_pb';
 
-/** The steering verbs, in the order the page shows them. */
-export const STEERING_VERBS = ['pause', 'resume', 'promote', 'abort', 'rollback'] as const;
-/** A steering verb (`:pause`, …), which is also its RBAC subresource. */
-export type SteeringVerb = (typeof STEERING_VERBS)[number];
+/** The steering verbs, in the order the page shows them, each also its RBAC subresource (one home: the steering rules). */
+export { STEERING_VERBS, type SteeringVerb } from '../../lib/engine/steering';

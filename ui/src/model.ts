@@ -4,6 +4,7 @@
  * due time itself is the status's `next_traffic_step_time`, computed by the server), which steering
  * verbs apply, and the last steering record.
  */
+import { PROMOTE_ANNOTATION, lastSteeringOf, steeringApplies, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
 import type { RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
@@ -97,42 +98,41 @@ export function projection(plan: UpgradePlanJson | undefined, current: Sample, a
   return [{ ...current, at: anchor }, ...steps.slice(from + 1).map((s) => ({ at: anchor + (num(s.atSeconds) - t0) * 1000, ...splitOf(s) }))];
 }
 
+/** The API's strategy enum as the steering rules name it; unset is KubeRay's default. */
+const STRATEGIES: Readonly<Record<string, SteeringState['strategy']>> = {
+  UPGRADE_STRATEGY_TYPE_NEW_CLUSTER: 'NewCluster',
+  UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE: 'NewClusterWithIncrementalUpgrade',
+  UPGRADE_STRATEGY_TYPE_NONE: 'None',
+};
+
+/** What the steering rules read, from the API's JSON (the upgrade in flight keeps the strategy it started with). */
+export function steeringStateOfJson(svc: RayServiceJson | undefined, u: UpgradeStatusJson): SteeringState {
+  const engine = (u.executorStatus as { engineState?: { upgradeStrategy?: SteeringState['strategy'] } } | undefined)?.engineState;
+  return {
+    phase: phaseLabel(u.phase),
+    strategy: engine?.upgradeStrategy ?? STRATEGIES[svc?.spec?.upgradeStrategy?.type ?? ''] ?? 'NewCluster',
+    upgrading: inFlight(u),
+    rollingBack: u.phase === 'UPGRADE_PHASE_ROLLING_BACK',
+    paused: !!u.paused,
+    pausedBySpec: svc?.spec?.rayshift?.paused === true,
+    promoteRequested: svc?.annotations?.[PROMOTE_ANNOTATION] === 'true',
+  };
+}
+
 /**
- * Whether a steering verb applies to the current status (the server refuses the others with
- * FAILED_PRECONDITION): pause needs an unpaused incremental upgrade, resume a paused one, and
- * promote, abort and rollback an upgrade in flight that is not rolling back already.
+ * Whether a steering verb applies to the current status, by the rules the API server enforces
+ * (lib/engine/steering.ts; it refuses the others with FAILED_PRECONDITION).
  */
 export function verbApplies(verb: SteeringVerb, svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined): boolean {
-  if (!u) return false;
-  const incremental = svc?.spec?.upgradeStrategy?.type === 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE';
-  switch (verb) {
-    case 'pause':
-      return incremental && !u.paused;
-    case 'resume':
-      return !!u.paused;
-    default:
-      return inFlight(u) && u.phase !== 'UPGRADE_PHASE_ROLLING_BACK';
-  }
+  return u !== undefined && steeringApplies(verb, steeringStateOfJson(svc, u));
 }
 
 /** The last steering verb recorded on a service (`rayshift.dev/last-steering`). */
-export interface SteeringRecord {
-  readonly verb: string;
-  readonly user: string;
-  readonly reason: string;
-  readonly time: string;
-}
+export type { SteeringRecord } from '../../lib/engine/steering';
 
 /** The service's last steering record, when it has a readable one. */
 export function lastSteering(svc: RayServiceJson | undefined): SteeringRecord | undefined {
-  const raw = svc?.annotations?.['rayshift.dev/last-steering'];
-  if (!raw) return undefined;
-  try {
-    const r = JSON.parse(raw) as Partial<SteeringRecord>;
-    return { verb: String(r.verb ?? ''), user: String(r.user ?? ''), reason: String(r.reason ?? ''), time: String(r.time ?? '') };
-  } catch {
-    return undefined;
-  }
+  return lastSteeringOf(svc?.annotations);
 }
 
 /** A phase enum as words: `UPGRADE_PHASE_ROLLING_BACK` → `Rolling back`. */

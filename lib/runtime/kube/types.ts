@@ -99,6 +99,7 @@ export const KnownTypes = {
   Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true },
   HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true },
   GRPCRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true },
+  SelfSubjectReview: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', namespaced: false },
 } as const satisfies Record<string, Required<ResourceType>>;
 
 /** Splits `apiVersion` into group and version (`v1` → `['', 'v1']`). */

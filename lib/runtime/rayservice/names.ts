@@ -26,12 +26,8 @@ export const SPEC_HASH_ANNOTATION = 'rayshift.dev/cluster-spec-hash';
 export const SERVE_CONFIG_ANNOTATION = 'rayshift.dev/serve-config';
 /** Finalizer that puts traffic in a safe state before a RayService goes away. */
 export const FINALIZER = 'rayshift.dev/finalizer';
-/** Steering annotation: `"true"` finishes the upgrade without waiting for intervals. */
-export const PROMOTE_ANNOTATION = 'rayshift.dev/promote';
-/** Steering annotation: `"true"` rolls the upgrade in flight back; the operator removes it once done. */
-export const ABORT_ANNOTATION = 'rayshift.dev/abort';
-/** Steering annotation: `"true"` holds the upgrade (like `spec.rayshift.paused`). */
-export const PAUSE_ANNOTATION = 'rayshift.dev/paused';
+/** The steering annotations, whose home is the steering rules (lib/engine/steering.ts). */
+export { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION } from '../../engine/steering';
 
 /** `<cluster>-serve-svc`, the per-cluster serve Service a route backend points at. */
 export function perClusterServeService(cluster: string): string {

@@ -1,0 +1,140 @@
+/**
+ * Steering of operator-executed RayServices, in one place: which verb applies to a service's
+ * observed state (and why not, naming the phase), and the merge patch each verb makes. The rules
+ * follow what the engine honours (`controls` of the observation): pause holds any upgrade
+ * (incremental or `NewCluster`) but never a rollback; promote only skips the intervals of an
+ * incremental upgrade; abort rolls back an upgrade in flight. The API server, the CLI's kubeconfig
+ * path and the dashboard all ask here. Pure and free of Node types, so the dashboard bundles it.
+ */
+import { asObject } from '../spec/read';
+import type { UpgradeStrategyType } from '../spec/rayservice';
+
+/** Steering annotation: `"true"` finishes the upgrade without waiting for intervals; the operator removes it once no upgrade is left. */
+export const PROMOTE_ANNOTATION = 'rayshift.dev/promote';
+/** Steering annotation: `"true"` rolls the upgrade in flight back; the operator removes it once done. */
+export const ABORT_ANNOTATION = 'rayshift.dev/abort';
+/** Steering annotation: `"true"` holds the upgrade (like `spec.rayshift.paused`). */
+export const PAUSE_ANNOTATION = 'rayshift.dev/paused';
+/** Annotation recording the last steering verb: `{verb, user, reason, time}` as JSON. */
+export const LAST_STEERING_ANNOTATION = 'rayshift.dev/last-steering';
+
+/** The steering verbs, in the order access lists and the dashboard show them; each is also its RBAC subresource. */
+export const STEERING_VERBS = ['pause', 'resume', 'promote', 'abort', 'rollback'] as const;
+/** A steering verb. */
+export type SteeringVerb = (typeof STEERING_VERBS)[number];
+
+/** What the rules read of a RayService. */
+export interface SteeringState {
+  /** The phase as `rayshift status` shows it (`status.phase`), named when a verb is refused. */
+  readonly phase: string;
+  /** The strategy of the upgrade in flight, else the spec's (KubeRay's default `NewCluster`). */
+  readonly strategy: UpgradeStrategyType;
+  /** An upgrade (or its rollback) is in flight: an active and a pending cluster. */
+  readonly upgrading: boolean;
+  /** A rollback runs (the engine never pauses or promotes one). */
+  readonly rollingBack: boolean;
+  /** Held by the pause annotation or `spec.rayshift.paused`. */
+  readonly paused: boolean;
+  /** `spec.rayshift.paused` is true: resuming clears it too, or the service would stay held. */
+  readonly pausedBySpec: boolean;
+  /** The promote annotation is set. */
+  readonly promoteRequested: boolean;
+}
+
+/** Who steered, why and when: the JSON of {@link LAST_STEERING_ANNOTATION}. */
+export interface SteeringRecord {
+  readonly verb: string;
+  readonly user: string;
+  readonly reason: string;
+  readonly time: string;
+}
+
+/** The parts of a `rayshift.dev` RayService object the rules read (as the Kubernetes API returns it). */
+export interface SteeredObject {
+  readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> };
+  readonly spec?: unknown;
+  readonly status?: unknown;
+}
+
+/** The steering state of a `rayshift.dev` RayService, from its spec, annotations and the engine state the operator persisted. */
+export function steeringStateOf(obj: SteeredObject): SteeringState {
+  const status = asObject(obj.status);
+  const engine = asObject(status.engineState);
+  const spec = asObject(obj.spec);
+  const annotations = obj.metadata?.annotations ?? {};
+  const pausedBySpec = asObject(spec.rayshift).paused === true;
+  const named = (v: unknown) => typeof v === 'string' && v !== '';
+  const specStrategy = asObject(spec.upgradeStrategy).type;
+  return {
+    phase: typeof status.phase === 'string' && status.phase !== '' ? status.phase : 'Unknown',
+    strategy: (engine.upgradeStrategy ?? specStrategy ?? 'NewCluster') as UpgradeStrategyType,
+    upgrading: named(engine.activeClusterName) && named(engine.pendingClusterName),
+    rollingBack: engine.rollback !== undefined || status.phase === 'RollingBack',
+    paused: pausedBySpec || annotations[PAUSE_ANNOTATION] === 'true',
+    pausedBySpec,
+    promoteRequested: annotations[PROMOTE_ANNOTATION] === 'true',
+  };
+}
+
+/** Why `verb` does not apply to `s` (naming the phase), or `undefined` when it does. */
+export function steeringRefusal(verb: SteeringVerb, s: SteeringState): string | undefined {
+  const why = refusal(verb, s);
+  return why === undefined ? undefined : `${why} (phase ${s.phase})`;
+}
+
+function refusal(verb: SteeringVerb, s: SteeringState): string | undefined {
+  switch (verb) {
+    case 'pause':
+      if (s.strategy === 'None') return 'the strategy None never upgrades: there is nothing to pause';
+      if (s.paused) return 'the upgrade is already paused';
+      // The engine holds a forward upgrade only; a pause set now would hold nothing until the rollback ends.
+      if (s.rollingBack) return 'a rollback is never paused';
+      return undefined;
+    case 'resume':
+      return s.paused ? undefined : 'the upgrade is not paused';
+    case 'promote':
+      if (!s.upgrading) return 'nothing to promote: no upgrade is in flight';
+      if (s.rollingBack) return 'cannot promote: a rollback is running';
+      if (s.strategy !== 'NewClusterWithIncrementalUpgrade') return `a ${s.strategy} upgrade switches as soon as the new cluster serves: there is nothing to promote`;
+      if (s.promoteRequested) return 'a promotion is already requested';
+      return undefined;
+    case 'abort':
+    case 'rollback':
+      if (!s.upgrading) return `nothing to ${verb}: no upgrade is in flight`;
+      if (s.rollingBack) return `cannot ${verb}: a rollback is already running`;
+      return undefined;
+  }
+}
+
+/** True when `verb` applies to `s`. */
+export function steeringApplies(verb: SteeringVerb, s: SteeringState): boolean {
+  return steeringRefusal(verb, s) === undefined;
+}
+
+/**
+ * The JSON merge patch of `verb` on a service in state `s` (which the caller checked with
+ * {@link steeringRefusal}): the steering annotation set or removed, `spec.rayshift.paused` cleared
+ * by resume, and `record` as the last steering when given. Rollback's spec (the serving cluster's,
+ * which only the API server recovers) is the caller's to add.
+ */
+export function steeringPatch(verb: SteeringVerb, s: SteeringState, record?: SteeringRecord): { metadata: { annotations: Record<string, string | null> }; spec?: { rayshift: { paused: false } } } {
+  const annotations: Record<string, string | null> = {};
+  if (verb === 'pause') annotations[PAUSE_ANNOTATION] = 'true';
+  if (verb === 'resume') annotations[PAUSE_ANNOTATION] = null;
+  if (verb === 'promote') annotations[PROMOTE_ANNOTATION] = 'true';
+  if (verb === 'abort') annotations[ABORT_ANNOTATION] = 'true';
+  if (record !== undefined) annotations[LAST_STEERING_ANNOTATION] = JSON.stringify(record);
+  return { metadata: { annotations }, ...(verb === 'resume' && s.pausedBySpec ? { spec: { rayshift: { paused: false as const } } } : {}) };
+}
+
+/** The last steering record of an annotation map, when it has a readable one. */
+export function lastSteeringOf(annotations: Readonly<Record<string, string>> | undefined): SteeringRecord | undefined {
+  const raw = annotations?.[LAST_STEERING_ANNOTATION];
+  if (!raw) return undefined;
+  try {
+    const r = asObject(JSON.parse(raw));
+    return { verb: String(r.verb ?? ''), user: String(r.user ?? ''), reason: String(r.reason ?? ''), time: String(r.time ?? '') };
+  } catch {
+    return undefined;
+  }
+}
