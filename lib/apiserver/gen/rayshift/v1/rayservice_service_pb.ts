@@ -1644,7 +1644,7 @@ export const RayServiceService: GenService<{
     output: typeof SteeringAccessSchema;
   },
   /**
-   * Holds the upgrade at its current step (FAILED_PRECONDITION when already paused or not incremental).
+   * Holds the upgrade at its current step, or the next upgrade before it starts, whatever its strategy (FAILED_PRECONDITION when already paused, during a rollback, or with the strategy None).
    *
    * @generated from rpc rayshift.v1.RayServiceService.PauseRayService
    */
@@ -1664,7 +1664,7 @@ export const RayServiceService: GenService<{
     output: typeof UpgradeStatusSchema;
   },
   /**
-   * Finishes the upgrade in flight without waiting for intervals (FAILED_PRECONDITION when none is in flight).
+   * Finishes the incremental upgrade in flight without waiting for intervals (FAILED_PRECONDITION when none is in flight, during a rollback, or for NewCluster, which switches without intervals).
    *
    * @generated from rpc rayshift.v1.RayServiceService.PromoteRayService
    */
