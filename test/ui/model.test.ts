@@ -5,7 +5,7 @@
 import { planRayService } from '../../lib/engine/plan-rayservice';
 import type { RayServiceJson, UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
 import { ApiError } from '../../ui/src/api-error';
-import { appendSample, formatCountdown, lastSteering, phaseLabel, projection, sampleOf, spokenCountdown, verbApplies } from '../../ui/src/model';
+import { appendSample, formatCountdown, lastSteering, phaseLabel, projection, sampleOf, spokenCountdown, verbRefusal } from '../../ui/src/model';
 import { readEventStream } from '../../ui/src/sse';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
@@ -87,7 +87,13 @@ describe('projection', () => {
   });
 });
 
-describe('verbApplies (the steering rules of lib/engine/steering.ts, read from the API JSON)', () => {
+describe('verbRefusal (the steering rules of lib/engine/steering.ts, read from the API JSON)', () => {
+  const verbApplies = (...args: Parameters<typeof verbRefusal>) => verbRefusal(...args) === undefined;
+
+  test('a refusal says why, naming the phase as the page words it', () => {
+    expect(verbRefusal('promote', svc, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'a' } })).toBe('nothing to promote: no upgrade is in flight (phase Idle)');
+  });
+
   test('pause holds any upgrade, NewCluster too, but not the strategy None; resume needs a paused one', () => {
     expect(verbApplies('pause', svc, shifting(25, T0))).toBe(true);
     expect(verbApplies('pause', { ...svc, spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER' } } }, shifting(25, T0))).toBe(true);

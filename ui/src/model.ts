@@ -4,7 +4,7 @@
  * due time itself is the status's `next_traffic_step_time`, computed by the server), which steering
  * verbs apply, and the last steering record.
  */
-import { PROMOTE_ANNOTATION, lastSteeringOf, steeringApplies, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
+import { PROMOTE_ANNOTATION, lastSteeringOf, steeringRefusal, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
 import type { RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
@@ -120,11 +120,12 @@ export function steeringStateOfJson(svc: RayServiceJson | undefined, u: UpgradeS
 }
 
 /**
- * Whether a steering verb applies to the current status, by the rules the API server enforces
- * (lib/engine/steering.ts; it refuses the others with FAILED_PRECONDITION).
+ * Why a steering verb does not apply to the current status (naming the phase), by the rules the
+ * API server enforces (lib/engine/steering.ts; it refuses the verb with FAILED_PRECONDITION);
+ * `undefined` when it applies.
  */
-export function verbApplies(verb: SteeringVerb, svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined): boolean {
-  return u !== undefined && steeringApplies(verb, steeringStateOfJson(svc, u));
+export function verbRefusal(verb: SteeringVerb, svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined): string | undefined {
+  return u === undefined ? 'no upgrade status yet' : steeringRefusal(verb, steeringStateOfJson(svc, u));
 }
 
 /** The last steering verb recorded on a service (`rayshift.dev/last-steering`). */

@@ -21,7 +21,7 @@ import {
 } from '../api';
 import { RolloutChart } from '../components/RolloutChart';
 import { Bar, Conditions, Countdown, PhaseBadge } from '../components/small';
-import { inFlight, lastSteering, projection, sampleOf, timeOf, verbApplies, type Sample } from '../model';
+import { inFlight, lastSteering, projection, sampleOf, timeOf, verbRefusal, type Sample } from '../model';
 import { historyOf, record } from '../store';
 
 const VERB_HELP: Record<SteeringVerb, string> = {
@@ -207,8 +207,9 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
           <div class="buttons" role="group" aria-label="Steering verbs">
             {STEERING_VERBS.map((verb) => {
               const permitted = allowed?.[verb] ?? false;
-              const applies = verbApplies(verb, svc, status);
-              const why = !allowed ? 'Checking your permissions…' : !permitted ? 'You may not use this verb here.' : !applies ? 'Does not apply to the current state.' : VERB_HELP[verb];
+              const refusal = verbRefusal(verb, svc, status);
+              const applies = refusal === undefined;
+              const why = !allowed ? 'Checking your permissions…' : !permitted ? 'You may not use this verb here.' : !applies ? `Does not apply now: ${refusal}.` : VERB_HELP[verb];
               return (
                 <span key={verb} class="verb">
                   <button type="button" class={verb === 'abort' || verb === 'rollback' ? 'danger' : ''} disabled={!permitted || !applies || busy !== undefined} aria-describedby={`why-${verb}`} data-testid={`steer-${verb}`} onClick={() => void act(verb)}>
