@@ -253,9 +253,10 @@ describe('executor kuberay', () => {
       finishedBeforeReady = !readySet;
       return r;
     });
-    await waitFor(async () => (await env.admin.tryGet(RAY_IO_RAYSERVICE, 'kr', NS)) !== undefined, 'the RayService to be created', 240_000);
-    // Give `up` time to finish if it did not wait (it must not), then play KubeRay's part.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // The Kubernetes provider's await reports each status it reads while it waits for the Ready
+    // condition: its report of the status without conditions proves `up` is waiting on the service;
+    // then play KubeRay's part.
+    await waitFor(async () => /kr-rayservice creating \(\d+s\) warning: Has no \.status\.conditions/.test(cliOutput.join('')), 'pulumi up to wait on the RayService KubeRay has not made Ready', 240_000);
     expect(finishedBeforeReady).toBeUndefined();
     const svc = await env.admin.get(RAY_IO_RAYSERVICE, 'kr', NS);
     readySet = true;
