@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import pino from 'pino';
 import { KubeClient } from '../lib/runtime/kube/client';
 import { defaultDashboardResolver, templateDashboardResolver } from '../lib/runtime/serve/resolver';
-import { LeaderElector } from './leader-election';
+import { LeaderElector } from '../lib/runtime/kube/leader-election';
 import { OperatorMetrics } from './metrics';
 import { RbgRolloutController } from './rbg-controller';
 import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';

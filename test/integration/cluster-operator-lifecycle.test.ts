@@ -3,7 +3,7 @@
  * TEST-ONLY Gateway status writer and Serve dashboards): the finalizer puts all traffic back on the active cluster when a service is
  * deleted mid-upgrade, and leader election hands the Lease over on release and on expiry.
  */
-import { LeaderElector } from '../../operator/leader-election';
+import { LeaderElector } from '../../lib/runtime/kube/leader-election';
 import { HTTPROUTE, OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
 import { startClusterOperatorHarness } from '../support/cluster-operator-env';
 
@@ -46,7 +46,8 @@ test('leader election: one leader at a time; the Lease passes on release and on 
   await a.run(() => lost.push('a'));
   let bLeads = false;
   const bRun = b.run(() => lost.push('b')).then(() => (bLeads = true));
-  await new Promise((r) => setTimeout(r, 1000));
+  // b's attempts while a renews are the proof that it tried and was refused, not merely slow.
+  await waitFor(async () => b.attempts >= 3, "b's third attempt at the Lease a holds");
   expect(a.isLeader).toBe(true);
   expect(bLeads).toBe(false);
   await a.release();
@@ -56,7 +57,7 @@ test('leader election: one leader at a time; the Lease passes on release and on 
   // A candidate that stops renewing (a crash) loses the Lease once it expires.
   const c = new LeaderElector(env.admin, { namespace: ns, identity: 'c', leaseDurationSeconds: 2, renewMs: 300, retryMs: 200 });
   const cRun = c.run(() => lost.push('c'));
-  (b as unknown as { stopped: boolean }).stopped = true; // b crashes: no release, no renewals
+  b.abandon(); // b crashes: no release, no renewals
   await cRun;
   expect(c.isLeader).toBe(true);
   await c.release();

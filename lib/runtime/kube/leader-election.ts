@@ -4,9 +4,9 @@
  * `onLost`) when a renewal has not succeeded within the lease duration. Optimistic concurrency
  * on the Lease's resourceVersion makes two candidates' writes exclusive.
  */
-import { KubeClient } from '../lib/runtime/kube/client';
-import { isConflict, isNotFound } from '../lib/runtime/kube/errors';
-import { KubeObject } from '../lib/runtime/kube/types';
+import { KubeClient } from './client';
+import { isConflict, isNotFound } from './errors';
+import { KubeObject } from './types';
 
 const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
 
@@ -32,6 +32,7 @@ export class LeaderElector {
   private leading = false;
   private lastRenew = 0;
   private stopped = false;
+  private attemptCount = 0;
   private readonly name: string;
   private readonly duration: number;
 
@@ -48,12 +49,18 @@ export class LeaderElector {
     return this.leading;
   }
 
+  /** Acquire-or-renew attempts made so far, successful or not (a waiting candidate's count rises every `retryMs`). */
+  get attempts(): number {
+    return this.attemptCount;
+  }
+
   /** Campaigns until leading (resolves then); `onLost` is called if leadership is lost later. */
   run(onLost: () => void): Promise<void> {
     return new Promise((resolve) => {
       const attempt = async () => {
         if (this.stopped) return;
         const ok = await this.tryAcquireOrRenew().catch(() => false);
+        this.attemptCount++;
         const now = Date.now();
         if (ok) {
           this.lastRenew = now;
@@ -72,10 +79,19 @@ export class LeaderElector {
     });
   }
 
-  /** Stops campaigning and releases the lease if held, so a successor need not wait for expiry. */
-  async release(): Promise<void> {
+  /**
+   * Stops campaigning and renewing without releasing the lease, as a crashed process would: a
+   * successor takes the lease once it expires. For a process that can no longer trust its API
+   * connection; `release` is the clean hand-over.
+   */
+  abandon(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** Stops campaigning and releases the lease if held, so a successor need not wait for expiry. */
+  async release(): Promise<void> {
+    this.abandon();
     if (!this.leading) return;
     this.leading = false;
     const lease = await this.client.tryGet(LEASE, this.name, this.options.namespace);
