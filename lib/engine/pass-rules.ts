@@ -1,7 +1,7 @@
 /**
  * The rules of one reconcile pass around the engine's decision: what must be persisted now and
- * what may wait, when the service next needs attention, which Serve config a cluster gets, which
- * steering requests are spent, and when a traffic step was due. Pure: the reconciler
+ * what may wait, when the service next needs attention, which Serve config a cluster gets, and
+ * when a traffic step was due (spent steering requests are the steering rules', lib/engine/steering.ts). Pure: the reconciler
  * (lib/runtime/rayservice/reconciler.ts) observes, asks these, and executes.
  */
 import { RayServiceAction } from './actions';
@@ -123,14 +123,6 @@ export function inPlaceServeConfig(
   if (s.rejectedSpecHash !== undefined && s.rejectedSpecHash === goalSpecHash) return undefined;
   if (!serving?.headReady || serving.targetCapacity === undefined || serving.appliedConfig === specConfig) return undefined;
   return { cluster: s.activeClusterName, config: specConfig, percent: s.activeTargetCapacity };
-}
-
-/** Steering requests: abort the upgrade, promote it now. */
-export type SteeringRequest = 'abort' | 'promote';
-
-/** The requests that took effect and can be cleared: abort once the rollback finished, promote once no upgrade is left. */
-export function spentSteering(requested: readonly SteeringRequest[], status: RayServiceStatus): SteeringRequest[] {
-  return status.pendingClusterName === undefined ? [...requested] : [];
 }
 
 /** JSON with object keys sorted: equal for equal values whatever the key order (the API server sorts them). */

@@ -23,6 +23,15 @@ export const STEERING_VERBS = ['pause', 'resume', 'promote', 'abort', 'rollback'
 /** A steering verb. */
 export type SteeringVerb = (typeof STEERING_VERBS)[number];
 
+/**
+ * The steering annotations that took effect and that the operator clears: abort once the rollback
+ * finished, promote once no upgrade is left — both once no pending cluster remains.
+ */
+export function spentSteeringAnnotations(annotations: Readonly<Record<string, string>>, engine: { readonly pendingClusterName?: string }): string[] {
+  if (engine.pendingClusterName !== undefined) return [];
+  return [ABORT_ANNOTATION, PROMOTE_ANNOTATION].filter((a) => annotations[a] === 'true');
+}
+
 /** What the rules read of a RayService. */
 export interface SteeringState {
   /** The phase as `rayshift status` shows it (`status.phase`), named when a verb is refused. */

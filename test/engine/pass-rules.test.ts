@@ -11,7 +11,6 @@ import {
   isOnlyConfirmation,
   nextAttentionAt,
   serveConfigForCapacity,
-  spentSteering,
   trafficStepDueAt,
 } from '../../lib/engine/pass-rules';
 import { RayServiceDecision } from '../../lib/engine/rayservice-engine';
@@ -114,11 +113,6 @@ describe('Serve configs', () => {
     expect(inPlaceServeConfig(decision(SERVING), 'h1', { ...ready, appliedConfig: 'new' }, 'new')).toBeUndefined();
     expect(inPlaceServeConfig(decision(SERVING), 'h1', undefined, 'new')).toBeUndefined();
   });
-});
-
-test('steering requests are spent once no upgrade is left', () => {
-  expect(spentSteering(['abort', 'promote'], MIGRATING)).toEqual([]);
-  expect(spentSteering(['promote'], { ...MIGRATING, pendingClusterName: undefined })).toEqual(['promote']);
 });
 
 test('canonicalJson ignores key order and keeps arrays in order', () => {

@@ -10,6 +10,7 @@ import {
   PROMOTE_ANNOTATION,
   STEERING_VERBS,
   lastSteeringOf,
+  spentSteeringAnnotations,
   steeringPatch,
   steeringRefusal,
   steeringStateOf,
@@ -65,6 +66,13 @@ describe.each(TABLE)('%s with %s', (situation, strategy, applying) => {
     if (applying.includes(verb)) expect(refusal).toBeUndefined();
     else expect(refusal).toMatch(new RegExp(`\\(phase ${s.phase}\\)$`));
   });
+});
+
+test('abort and promote annotations are spent, and cleared, once no pending cluster remains', () => {
+  const both = { 'rayshift.dev/abort': 'true', 'rayshift.dev/promote': 'true', 'rayshift.dev/paused': 'true' };
+  expect(spentSteeringAnnotations(both, { pendingClusterName: 'svc-b' })).toEqual([]);
+  expect(spentSteeringAnnotations(both, {})).toEqual(['rayshift.dev/abort', 'rayshift.dev/promote']);
+  expect(spentSteeringAnnotations({ 'rayshift.dev/promote': 'false' }, {})).toEqual([]);
 });
 
 test('refusals say why', () => {

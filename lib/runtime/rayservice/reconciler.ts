@@ -11,7 +11,8 @@ import { ObservedCluster } from '../../engine/observation';
 import { RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
 import { RayServiceStatus } from '../../engine/status';
-import { SteeringRequest, canonicalJson, inPlaceServeConfig, isOnlyConfirmation, nextAttentionAt, serveConfigForCapacity, spentSteering, trafficStepDueAt } from '../../engine/pass-rules';
+import { canonicalJson, inPlaceServeConfig, isOnlyConfirmation, nextAttentionAt, serveConfigForCapacity, trafficStepDueAt } from '../../engine/pass-rules';
+import { spentSteeringAnnotations } from '../../engine/steering';
 import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
 import { asArray, asObject } from '../../spec/read';
 import { formatProblem } from '../../spec/problem';
@@ -27,10 +28,8 @@ import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { ServeDashboardClient } from '../serve/client';
 import {
-  ABORT_ANNOTATION,
   FINALIZER,
   GATEWAY,
-  PROMOTE_ANNOTATION,
   RAYCLUSTER,
   SERVE_CONFIG_ANNOTATION,
   SERVICE,
@@ -342,9 +341,7 @@ export class RayServiceReconciler {
   /** Removes steering annotations once they took effect (abort: the rollback finished; promote: no upgrade left). */
   private async clearSpentSteering(svc: KubeObject, decision: RayServiceDecision): Promise<number> {
     const annotations = svc.metadata.annotations ?? {};
-    const annotationOf: Record<SteeringRequest, string> = { abort: ABORT_ANNOTATION, promote: PROMOTE_ANNOTATION };
-    const requested = (Object.keys(annotationOf) as SteeringRequest[]).filter((r) => annotations[annotationOf[r]] === 'true');
-    const spent = spentSteering(requested, decision.status).map((r) => annotationOf[r]);
+    const spent = spentSteeringAnnotations(annotations, decision.status);
     if (spent.length === 0) return 0;
     await this.store.patchMetadata(svc, spent.map((a) => ({ op: 'remove' as const, path: `/metadata/annotations/${a.replace(/~/g, '~0').replace(/\//g, '~1')}` })));
     return 1;
