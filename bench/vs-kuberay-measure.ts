@@ -4,8 +4,8 @@
  * agent, and CPU seconds of a process from /proc. Not a benchmark itself.
  */
 import * as fs from 'node:fs';
-import { KubeClient } from '../lib/runtime/kube/client';
-import { Informer } from '../lib/runtime/kube/informer';
+import type { KubeClient } from '../lib/runtime/kube/client';
+import type { Informer } from '../lib/runtime/kube/informer';
 import { quantile } from './operator-harness';
 
 const HTTPROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
@@ -67,38 +67,71 @@ export class TrafficMoveRecorder {
 /** Lateness of traffic moves against their due time (previous move of the same route + interval), ms. */
 export interface MoveLateness {
   readonly moves: number;
-  /** Moves with a due time (every move but a route's first of the upgrade). */
+  /** Interval-bound moves: the previous move did not fill the new cluster's capacity, so only the clock held this one. */
   readonly timed: number;
+  /** Lateness of the interval-bound moves. */
   readonly p50: number;
   readonly p99: number;
-  /** Smallest lateness (negative: a move came before its due time). */
+  /** Moves after one that filled the new cluster's target capacity: they also waited for a capacity step. */
+  readonly capacityBound: number;
+  readonly capacityP50: number;
+  /** Smallest lateness over every move with a due time (negative: before its due time). */
   readonly earliest: number;
 }
 
-/** Lateness of `moves` (one upgrade per route) with interval `intervalS`. */
-export function moveLateness(moves: readonly TrafficMove[], intervalS: number): MoveLateness {
+/**
+ * Lateness of `moves` (one upgrade per route) with interval `intervalS`. The new cluster's backend
+ * is the one that gains weight; a move whose predecessor left it at a multiple of `maxSurge` (its
+ * target capacity, which grows by maxSurge) followed a capacity step, for KubeRay and rayshift alike.
+ */
+export function moveLateness(moves: readonly TrafficMove[], intervalS: number, maxSurge: number): MoveLateness {
   const byRoute = new Map<string, TrafficMove[]>();
   for (const m of moves) byRoute.set(m.route, [...(byRoute.get(m.route) ?? []), m]);
-  const late: number[] = [];
+  const timed: number[] = [];
+  const capacity: number[] = [];
   for (const list of byRoute.values()) {
-    for (let i = 1; i < list.length; i++) late.push(list[i].at - (list[i - 1].at + intervalS * 1000));
+    const parse = (m: TrafficMove) => new Map(m.weights.split(',').map((w) => [w.split('=')[0], Number(w.split('=')[1])] as [string, number]));
+    const first = parse(list[0]);
+    const last = parse(list[list.length - 1]);
+    // The new cluster's backend is the one that gained the most weight over the upgrade.
+    const pending = [...last.keys()].sort((x, y) => last.get(y)! - (first.get(y) ?? 0) - (last.get(x)! - (first.get(x) ?? 0)))[0];
+    const pendingWeight = (m: TrafficMove) => parse(m).get(pending) ?? 0;
+    for (let i = 1; i < list.length; i++) {
+      const late = list[i].at - (list[i - 1].at + intervalS * 1000);
+      (pendingWeight(list[i - 1]) % maxSurge === 0 ? capacity : timed).push(late);
+    }
   }
-  late.sort((a, b) => a - b);
-  return { moves: moves.length, timed: late.length, p50: quantile(late, 0.5), p99: quantile(late, 0.99), earliest: late.length ? late[0] : NaN };
+  const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+  sorted(timed);
+  sorted(capacity);
+  const all = sorted([...timed, ...capacity]);
+  return {
+    moves: moves.length,
+    timed: timed.length,
+    p50: quantile(timed, 0.5),
+    p99: quantile(timed, 0.99),
+    capacityBound: capacity.length,
+    capacityP50: quantile(capacity, 0.5),
+    earliest: all.length ? all[0] : NaN,
+  };
 }
 
-/** The audit policy: metadata of every write, nothing else. */
+/** The audit policy: metadata of every write and of every request through a Pod or Service proxy, nothing else. */
 export const WRITE_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
 - level: Metadata
+  resources: [{group: "", resources: [pods/proxy, services/proxy]}]
+- level: Metadata
   verbs: [create, update, patch, delete, deletecollection]
 - level: None
 `;
 
-/** One write from the audit log. */
+/** One write, or one request through a proxy (a call to Ray, not a write), from the audit log. */
 export interface AuditedWrite {
+  /** A request through `pods/proxy` or `services/proxy`. */
+  readonly proxy: boolean;
   readonly user: string;
   readonly userAgent: string;
   /** `verb resource[/subresource]`. */
@@ -115,6 +148,7 @@ export function auditedWrites(file: string): AuditedWrite[] {
     if (e.stage !== 'ResponseComplete') continue;
     const ref = e.objectRef ?? {};
     out.push({
+      proxy: ref.subresource === 'proxy',
       user: e.user?.username ?? '',
       userAgent: e.userAgent ?? '',
       what: `${e.verb} ${ref.resource ?? '?'}${ref.subresource ? `/${ref.subresource}` : ''}`,

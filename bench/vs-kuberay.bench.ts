@@ -52,6 +52,8 @@ interface PhaseResult {
   readonly wallS: number;
   readonly writes: number;
   readonly writeKinds: string;
+  /** Requests through kube-apiserver's Pod and Service proxies (KubeRay's calls to Ray), per step. */
+  readonly proxied: number;
   /** KubeRay's writes during rayshift's run (its RayCluster controller makes the Pods). */
   readonly kuberayWrites: number;
   readonly controllerCpu: number;
@@ -176,16 +178,20 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 1500)); // the audit log's last lines
       const inWindow = auditedWrites(auditLog).filter((w) => w.at >= start && w.at <= end);
       const byKubeRay = (w: AuditedWrite) => w.userAgent.startsWith('kuberay-operator');
-      const mine = inWindow.filter(executor === 'kuberay' ? byKubeRay : (w) => w.user === OPERATOR_USER);
+      const all = inWindow.filter(executor === 'kuberay' ? byKubeRay : (w) => w.user === OPERATOR_USER);
+      const mine = all.filter((w) => !w.proxy);
       const moves = recorder.movesIn(ns, start);
+      const trace = moves.filter((m) => m.route === moves[0]?.route).map((m) => `+${fmt((m.at - start) / 1000)}s ${m.weights}`);
+      console.log(`  ${moves[0]?.route ?? 'no route'} moved: ${trace.join('; ')}`);
       const perStep = Math.max(1, moves.length);
       await admin.delete(NAMESPACE, ns, undefined);
       await waitFor(async () => (await admin.tryGet(NAMESPACE, ns)) === undefined, `namespace ${ns} to go`, 180_000, 500);
       return {
-        lateness: moveLateness(moves, INTERVAL_S),
+        lateness: moveLateness(moves, INTERVAL_S, MAX_SURGE),
         wallS: (end - start) / 1000,
         writes: mine.length / perStep,
         writeKinds: writeBreakdown(mine),
+        proxied: (all.length - mine.length) / perStep,
         kuberayWrites: executor === 'kuberay' ? 0 : inWindow.filter(byKubeRay).length / perStep,
         controllerCpu: (executor === 'kuberay' ? cpu1.kuberay - cpu0.kuberay : cpu1.rayshift - cpu0.rayshift) / perStep,
         kuberayCpu: executor === 'kuberay' ? 0 : (cpu1.kuberay - cpu0.kuberay) / perStep,
@@ -203,11 +209,13 @@ async function main(): Promise<void> {
       const rs = await runPhase('rayshift', n);
       console.log(`  done in ${fmt(rs.wallS)} s, ${rs.lateness.moves} traffic moves; the operator's writes: ${rs.writeKinds}`);
       results.push({ n, kr, rs });
+      printResults(results); // after every N, so that a run stopped during a larger N still shows the smaller ones
     }
-    printResults(results);
   } finally {
     for (const c of cleanups) await c();
     if (operator && operator.exitCode === null) operator.kill('SIGKILL');
+    if (process.env.RAYSHIFT_KEEP_CONTROLPLANE) console.log(`audit log and operator log kept in ${dir}`);
+    else fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -216,15 +224,15 @@ function printResults(results: readonly { n: number; kr: PhaseResult; rs: PhaseR
   console.log('');
   console.log(`rayshift's operator vs KubeRay v1.7.0: step ${STEP} %, interval ${INTERVAL_S} s, maxSurge ${MAX_SURGE} %, ${TRAFFIC_STEPS} traffic steps per upgrade (ideal ${ideal} s); all N upgraded at once`);
   console.log(`machine: ${os.cpus().length} cores; load average at each run's end shown per row`);
-  const row = (label: string, r: PhaseResult) => [label, r.lateness.moves, r.lateness.timed, r.lateness.p50, r.lateness.p99, r.lateness.earliest, r.wallS / ideal, r.writes, r.controllerCpu * 1000, r.apiserverCpu * 1000, r.load];
+  const row = (label: string, r: PhaseResult) => [label, r.lateness.moves, r.lateness.timed, r.lateness.p50, r.lateness.p99, r.lateness.capacityBound, r.lateness.capacityP50, r.lateness.earliest, r.wallS / ideal, r.writes, r.proxied, r.controllerCpu * 1000, r.apiserverCpu * 1000, r.load];
   const ratio = (a: number, b: number) => (b === 0 ? NaN : a / b);
-  const rows: (string | number)[][] = [['N / controller', 'moves', 'timed', 'late p50 ms', 'late p99 ms', 'earliest ms', 'wall/ideal', 'writes/step', 'ctrl CPU ms/step', 'apiserver CPU ms/step', 'load 1/5/15']];
+  const rows: (string | number)[][] = [['N / controller', 'moves', 'timed', 'late p50 ms', 'late p99 ms', 'after capacity', 'its p50 ms', 'earliest ms', 'wall/ideal', 'writes/step', 'proxied/step', 'ctrl CPU ms/step', 'apiserver CPU ms/step', 'load 1/5/15']];
   for (const { n, kr, rs } of results) {
     rows.push(row(`${n} KubeRay`, kr), row(`${n} rayshift`, rs));
-    rows.push([`${n} rayshift/KubeRay`, '', '', ratio(rs.lateness.p50, kr.lateness.p50), ratio(rs.lateness.p99, kr.lateness.p99), '', ratio(rs.wallS, kr.wallS), ratio(rs.writes, kr.writes), ratio(rs.controllerCpu, kr.controllerCpu), ratio(rs.apiserverCpu, kr.apiserverCpu), '']);
+    rows.push([`${n} rayshift/KubeRay`, '', '', ratio(rs.lateness.p50, kr.lateness.p50), ratio(rs.lateness.p99, kr.lateness.p99), '', ratio(rs.lateness.capacityP50, kr.lateness.capacityP50), '', ratio(rs.wallS, kr.wallS), ratio(rs.writes, kr.writes), '', ratio(rs.controllerCpu, kr.controllerCpu), ratio(rs.apiserverCpu, kr.apiserverCpu), '']);
   }
   printTable(rows);
-  console.log('(late = traffic move seen by the bench\'s HTTPRoute watch − (the route\'s previous move + interval), over every move but an upgrade\'s first; writes from the audit log: KubeRay by user agent kuberay-operator, rayshift by its own user; per traffic move)');
+  console.log("(late = traffic move seen by the bench's HTTPRoute watch − (the route's previous move + interval); timed = interval-bound moves, p50/p99 over them; after capacity = moves that also waited for a capacity step; earliest over both; writes from the audit log: KubeRay by user agent kuberay-operator, rayshift by its own user; per traffic move; proxied = KubeRay's calls to Ray through kube-apiserver's proxies, not writes)");
   for (const { n, rs } of results) {
     console.log(`N=${n}: during rayshift's run KubeRay's RayCluster controller also made ${fmt(rs.kuberayWrites)} writes and ${fmt(rs.kuberayCpu * 1000)} ms CPU per step (the Pods of rayshift's clusters)`);
   }
