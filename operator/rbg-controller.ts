@@ -6,6 +6,9 @@
  * status updates); no interval drives them. A restart resumes from the partitions and the status
  * annotation each group carries. A group whose label is removed or changed leaves the watch; it is
  * then handed back (its armed or stopped roles unpaused, the status annotation removed).
+ * RoleInstanceSets are watched too: RBG rewrites a group's role status only when a role's replicas
+ * or ready replicas change, so a workload's updated replicas (an in-place update that never looked
+ * unready to RBG) would otherwise wake the operator only at the progress deadline.
  */
 import { EXECUTOR_LABEL } from '../lib/spec/rbg';
 import { KubeClient } from '../lib/runtime/kube/client';
@@ -13,7 +16,7 @@ import { isNotFound } from '../lib/runtime/kube/errors';
 import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
 import { KubeObject } from '../lib/runtime/kube/types';
 import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
-import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, RbgResourceType, STATUS_ANNOTATION } from '../lib/runtime/rbg/names';
+import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATUS_ANNOTATION } from '../lib/runtime/rbg/names';
 import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/runtime/rbg/warmup';
@@ -44,6 +47,8 @@ export class RbgRolloutController {
   private informer?: Informer;
   /** Watch of the warmups the executor created (RBG v0.8): their status changes wake their group. */
   private warmups?: Informer;
+  /** Watch of the RoleInstanceSets (the workloads' status changes wake their group). */
+  private workloads?: Informer;
   private started = false;
 
   constructor(private readonly options: RbgRolloutControllerOptions) {
@@ -72,18 +77,23 @@ export class RbgRolloutController {
       this.warmups = this.options.client.watch(WARMUP_TYPE, '*', (e) => this.onWarmup(e), { labelSelector: { [EXECUTOR_LABEL]: OPERATOR_EXECUTOR } });
       await this.warmups.waitForSync();
     }
-    this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined }, 'watching RoleBasedGroups executed by the operator');
+    if (this.options.readWorkloads !== false && (await this.serves(ROLE_INSTANCE_SET_TYPE))) {
+      this.workloads = this.options.client.watch(ROLE_INSTANCE_SET_TYPE, '*', (e) => this.onWorkload(e));
+      await this.workloads.waitForSync();
+    }
+    this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined, workloads: this.workloads !== undefined }, 'watching RoleBasedGroups executed by the operator');
   }
 
   /** True once started and the watch (if any) has synced (readiness). */
   ready(): boolean {
-    return this.started && (this.informer?.hasSynced() ?? true) && (this.warmups?.hasSynced() ?? true);
+    return this.started && (this.informer?.hasSynced() ?? true) && (this.warmups?.hasSynced() ?? true) && (this.workloads?.hasSynced() ?? true);
   }
 
   /** Stops watching; reconciles in flight finish first. */
   async stop(): Promise<void> {
     this.informer?.stop();
     this.warmups?.stop();
+    this.workloads?.stop();
     await this.queue.stop();
   }
 
@@ -114,6 +124,13 @@ export class RbgRolloutController {
   private onWarmup(e: InformerEvent): void {
     const group = e.object.metadata.labels?.[WARMUP_GROUP_LABEL];
     if (group !== undefined) this.queue.add(`${e.object.metadata.namespace}/${group}`);
+  }
+
+  /** A workload changed: its owning group, when the operator executes it, may have progressed. */
+  private onWorkload(e: InformerEvent): void {
+    const owner = (e.object.metadata.ownerReferences ?? []).find((o) => o.controller && o.kind === 'RoleBasedGroup');
+    const namespace = e.object.metadata.namespace;
+    if (owner && namespace && this.informer?.get(owner.name, namespace)) this.queue.add(`${namespace}/${owner.name}`);
   }
 
   private async reconcile(key: string): Promise<void> {

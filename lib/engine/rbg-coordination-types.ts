@@ -33,6 +33,8 @@ export interface RoleProgress {
   readonly readyReplicas: number;
   /** Where the counts come from. */
   readonly source: 'group' | 'workload';
+  /** The workload's `status.updateRevision` (its template's revision) when the counts come from the workload. */
+  readonly workloadRevision?: string;
 }
 
 /** One role as observed. */
@@ -87,6 +89,13 @@ export interface RoleRolloutStatus {
   readonly phase: RolePhase;
   /** Why the role is where it is, in words. */
   readonly reason: string;
+  /** The workload's template revision its counts were last read at (its `status.updateRevision`). */
+  readonly workloadRevision?: string;
+  /**
+   * The workload's template revision of the previous rollout: while the workload still reports it,
+   * RBG has not carried this rollout's template into it and its counts are the old template's.
+   */
+  readonly fromWorkloadRevision?: string;
 }
 
 /** One coordination (rolling-update rule). */

@@ -52,8 +52,34 @@ export function holdWrites(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
   return membersOf({ rule, roles, controllerCaughtUp: true, now: 0 }).flatMap((m) => changed(m, m.observed.partition ?? 0, true));
 }
 
-/** See the file comment. */
+/**
+ * See the file comment. A role whose workload still reports the previous rollout's template
+ * revision (`fromWorkloadRevision`) counts as unobserved: RBG marks the group observed before it
+ * writes the new template into the workloads, and until then the workload counts every old replica
+ * as updated, which would release the other roles' partitions (observed with RBG v0.7.0:
+ * decode 6/6 "updated" a moment after the template change, so both roles were released at once).
+ * Each role's status records the revisions, so a restarted executor keeps telling them apart.
+ */
 export function coordinationStep(input: CoordinationStepInput): CoordinationStep {
+  const newRollout = input.previous === undefined || input.previous.revision !== ruleRevision(input.rule, input.roles);
+  const before = new Map((input.previous?.roles ?? []).map((r) => [r.name, r]));
+  const revisions = new Map<string, Pick<RoleRolloutStatus, 'workloadRevision' | 'fromWorkloadRevision'>>();
+  const roles = new Map(input.roles);
+  for (const { name } of input.rule.roles) {
+    const observed = roles.get(name);
+    const was = before.get(name);
+    const from = newRollout ? was?.workloadRevision : was?.fromWorkloadRevision;
+    const current = observed?.progress?.source === 'workload' ? observed.progress.workloadRevision : undefined;
+    const stale = from !== undefined && current === from;
+    if (observed && stale) roles.set(name, { ...observed, progress: undefined });
+    const workloadRevision = (stale ? undefined : current) ?? (newRollout ? undefined : was?.workloadRevision);
+    revisions.set(name, { ...(workloadRevision !== undefined ? { workloadRevision } : {}), ...(from !== undefined ? { fromWorkloadRevision: from } : {}) });
+  }
+  const step = decideStep({ ...input, roles });
+  return { ...step, status: { ...step.status, roles: step.status.roles.map((r) => ({ ...r, ...revisions.get(r.name) })) } };
+}
+
+function decideStep(input: CoordinationStepInput): CoordinationStep {
   const { rule, previous, now } = input;
   const members = membersOf(input);
   const revision = revisionOf(members);
@@ -85,7 +111,7 @@ export function coordinationStep(input: CoordinationStepInput): CoordinationStep
       ...base,
       phase: prior?.phase === 'Complete' ? 'Complete' : 'Progressing',
       reason: 'WaitingForController',
-      message: 'waiting for the RBG controller to observe the latest generation of the group',
+      message: 'waiting for the RBG controller to carry the latest generation of the group into its workloads',
       rounds: prior?.rounds ?? 0,
       lastProgressAt,
       progressMark: prior?.progressMark ?? -1,

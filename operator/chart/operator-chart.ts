@@ -158,9 +158,13 @@ export function rbgExecutorRules(): JustifiedRule[] {
     },
     // RBG rewrites a role status only when replicas or readyReplicas change, so its updatedReplicas can be stale; the
     // workload's own status is read instead: get only, one group per rule so no kind is granted in a group it is not in.
+    // RoleInstanceSets (v1alpha2's default workload) are also watched, so their progress wakes the group's pass.
+    {
+      rule: { apiGroups: ['workloads.x-k8s.io'], resources: ['roleinstancesets'], verbs: ['get', 'list', 'watch'] },
+      why: 'read and watch the progress of coordinated roles run as roleinstancesets where the RoleBasedGroup status is stale',
+    },
     ...(
       [
-        ['workloads.x-k8s.io', 'roleinstancesets'],
         ['apps', 'statefulsets'],
         ['leaderworkerset.x-k8s.io', 'leaderworkersets'],
       ] as const

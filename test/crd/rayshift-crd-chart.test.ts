@@ -183,7 +183,7 @@ describe('RBAC', () => {
       'gateway.networking.k8s.io/grpcroutes/status: get',
       'workloads.x-k8s.io/rolebasedgroups: get,list,watch,patch',
       'workloads.x-k8s.io/rolebasedgroupwarmups: get,list,watch,create',
-      'workloads.x-k8s.io/roleinstancesets: get',
+      'workloads.x-k8s.io/roleinstancesets: get,list,watch',
       'apps/statefulsets: get',
       'leaderworkerset.x-k8s.io/leaderworkersets: get',
       'core/events: create,patch',

@@ -105,6 +105,44 @@ test('nothing is decided while the RBG controller has not observed the latest ge
   expect(s.wakeAt).toBe(Date.parse(previous.lastProgressAt) + 60_000);
 });
 
+describe('a workload still on the previous rollout\'s template counts as unobserved (RBG v0.7.0 marks the group observed before it writes the workloads)', () => {
+  /** `setup` read from workloads: `[updated, workload revision]` per role. */
+  const fromWorkloads = (setup: Record<'prefill' | 'decode', [number, string]>, roleRevision: string, paused = true) =>
+    new Map(
+      [...roles({ prefill: { desired: 40, updated: 0, partition: 0, maxUnavailable: 4, paused, revision: roleRevision }, decode: { desired: 20, updated: 0, partition: 0, maxUnavailable: 2, paused, revision: roleRevision } })].map(([name, r]) => {
+        const [updated, workloadRevision] = setup[name as 'prefill' | 'decode'];
+        return [name, { ...r, progress: { updatedReplicas: updated, readyReplicas: r.desired, source: 'workload' as const, workloadRevision } }];
+      }),
+    );
+  const armedAtV1 = () => step(fromWorkloads({ prefill: [40, 'p-1'], decode: [20, 'd-1'] }, 'v1')).status;
+
+  test('the first pass of a new revision with decode\'s workload still at the old template (20/20 "updated") releases nothing', () => {
+    const armed = armedAtV1();
+    expect(armed.roles.map((r) => r.workloadRevision)).toEqual(['p-1', 'd-1']);
+    const s = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [20, 'd-1'] }, 'v2'), armed, T0 + 1000);
+    expect(s.writes).toEqual([]);
+    expect(s.status).toMatchObject({ phase: 'Progressing', reason: 'WaitingForController', rounds: 0 });
+    expect(s.status.roles.map((r) => [r.name, r.workloadRevision, r.fromWorkloadRevision])).toEqual([
+      ['prefill', 'p-2', 'p-1'],
+      ['decode', undefined, 'd-1'],
+    ]);
+  });
+
+  test('once every workload reports the new template the round is the engine\'s from the true counts; a pass reading the old template again (after a restart) waits', () => {
+    const waiting = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [20, 'd-1'] }, 'v2'), armedAtV1(), T0 + 1000).status;
+    const s = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [0, 'd-2'] }, 'v2'), waiting, T0 + 2000);
+    const engine = nextRbgRound(10, [
+      { name: 'prefill', desired: 40, updatedReplicas: 0, readyReplicas: 40, maxUnavailable: 4, partition: 0, currentPartition: 40 },
+      { name: 'decode', desired: 20, updatedReplicas: 0, readyReplicas: 20, maxUnavailable: 2, partition: 0, currentPartition: 20 },
+    ]);
+    expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual(engine.roles.map((r) => [r.name, r.partition, false]));
+    expect(s.status.roles.map((r) => [r.workloadRevision, r.fromWorkloadRevision])).toEqual([['p-2', 'p-1'], ['d-2', 'd-1']]);
+    const again = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [20, 'd-1'] }, 'v2', false), s.status, T0 + 3000);
+    expect(again.writes).toEqual([]);
+    expect(again.status.reason).toBe('WaitingForController');
+  });
+});
+
 test('a partition already written lower is never raised, whatever the counts say', () => {
   const previous = step(armedAtV2, step(roles({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status).status;
   // Someone (a previous operator) wrote prefill further than the skew bound would now allow.

@@ -8,6 +8,8 @@
 export const RBG_V1ALPHA2_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroup', plural: 'rolebasedgroups', namespaced: true } as const;
 /** RoleBasedGroup v1alpha1 (RBG v0.6.0; deprecated but served by v0.7.0). */
 export const RBG_V1ALPHA1_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha1', kind: 'RoleBasedGroup', plural: 'rolebasedgroups', namespaced: true } as const;
+/** RoleInstanceSet, RBG v1alpha2's default workload of a role (named `<group>-<role>`, owned by the group). */
+export const ROLE_INSTANCE_SET_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
 /** Either RoleBasedGroup resource type. */
 export type RbgResourceType = typeof RBG_V1ALPHA2_TYPE | typeof RBG_V1ALPHA1_TYPE;
 

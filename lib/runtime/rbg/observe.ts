@@ -20,15 +20,22 @@ export interface WorkloadStatus {
   readonly updatedReplicas?: number;
   /** `status.readyReplicas`. */
   readonly readyReplicas?: number;
+  /** `status.updateRevision`: the revision of the template the workload counts `updatedReplicas` against. */
+  readonly updateRevision?: string;
 }
 
 /**
- * A role's progress: the workload's own status when it has observed its latest spec (the group
- * copies from it, possibly late), else the group's `roleStatuses` entry.
+ * A role's progress: the workload's own status once it has observed its latest spec (the group
+ * copies from it, possibly late); none while a workload that was read has not (the group's entry
+ * then still counts the previous template's replicas as updated); else, when no workload was read,
+ * the group's `roleStatuses` entry.
  */
 export function roleProgress(groupEntry: JsonObject | undefined, workload: WorkloadStatus | undefined): RoleProgress | undefined {
-  if (workload && isInteger(workload.updatedReplicas) && isInteger(workload.readyReplicas) && workload.generation !== undefined && (workload.observedGeneration ?? -1) >= workload.generation) {
-    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload' };
+  if (workload) {
+    const observed = workload.generation !== undefined && (workload.observedGeneration ?? -1) >= workload.generation;
+    if (!observed || !isInteger(workload.updatedReplicas) || !isInteger(workload.readyReplicas)) return undefined;
+    const revision = workload.updateRevision ? { workloadRevision: workload.updateRevision } : {};
+    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision };
   }
   if (!groupEntry) return undefined;
   return { updatedReplicas: count(groupEntry.updatedReplicas), readyReplicas: count(groupEntry.readyReplicas), source: 'group' };

@@ -31,5 +31,6 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
     observedGeneration: num(status.observedGeneration),
     updatedReplicas: num(status.updatedReplicas),
     readyReplicas: num(status.readyReplicas),
+    ...(typeof status.updateRevision === 'string' ? { updateRevision: status.updateRevision } : {}),
   };
 }

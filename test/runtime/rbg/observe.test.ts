@@ -11,8 +11,16 @@ describe('roleProgress', () => {
     expect(roleProgress(entry, { generation: 4, observedGeneration: 4, updatedReplicas: 9, readyReplicas: 18 })).toEqual({ updatedReplicas: 9, readyReplicas: 18, source: 'workload' });
   });
 
-  test('a workload that has not observed its latest spec is ignored in favour of the group\'s entry', () => {
-    expect(roleProgress(entry, { generation: 5, observedGeneration: 4, updatedReplicas: 9, readyReplicas: 18 })).toEqual({ updatedReplicas: 3, readyReplicas: 20, source: 'group' });
+  test('the workload\'s template revision comes with its counts', () => {
+    expect(roleProgress(entry, { generation: 4, observedGeneration: 4, updatedReplicas: 9, readyReplicas: 18, updateRevision: 'pd-decode-7c6f' })).toEqual({ updatedReplicas: 9, readyReplicas: 18, source: 'workload', workloadRevision: 'pd-decode-7c6f' });
+  });
+
+  test('a workload that has not observed its latest spec: unknown, not the group\'s entry (which still counts the previous template\'s replicas as updated)', () => {
+    expect(roleProgress(entry, { generation: 5, observedGeneration: 4, updatedReplicas: 9, readyReplicas: 18 })).toBeUndefined();
+  });
+
+  test('no workload read (its kind not served): the group\'s entry', () => {
+    expect(roleProgress(entry, undefined)).toEqual({ updatedReplicas: 3, readyReplicas: 20, source: 'group' });
   });
 
   test('no entry and no workload: unknown', () => {
@@ -78,5 +86,6 @@ describe('workloadOf', () => {
 
   test('workloadStatus reads generation and counts, leaving absent ones undefined', () => {
     expect(workloadStatus({ metadata: { generation: 3 }, status: { observedGeneration: 3, updatedReplicas: 2 } })).toEqual({ generation: 3, observedGeneration: 3, updatedReplicas: 2, readyReplicas: undefined });
+    expect(workloadStatus({ metadata: { generation: 3 }, status: { observedGeneration: 3, updatedReplicas: 2, updateRevision: 'pd-decode-7c6f' } }).updateRevision).toBe('pd-decode-7c6f');
   });
 });
