@@ -106,10 +106,13 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
   }
 
   if (!input.controllerCaughtUp || members.some((m) => m.observed.progress === undefined)) {
+    // A completed rollout stays as reported: a workload catching up with the re-arming write (RBG
+    // v0.7.0 bumps its generation) says nothing new, and its unknown counts must not read as 0.
+    if (prior?.phase === 'Complete') return { status: prior, writes: [], events: [] };
     const lastProgressAt = prior?.lastProgressAt ?? iso(now);
     const waiting: CoordinationStatus = {
       ...base,
-      phase: prior?.phase === 'Complete' ? 'Complete' : 'Progressing',
+      phase: 'Progressing',
       reason: 'WaitingForController',
       message: 'waiting for the RBG controller to carry the latest generation of the group into its workloads',
       rounds: prior?.rounds ?? 0,
@@ -117,7 +120,6 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
       progressMark: prior?.progressMark ?? -1,
       roles: members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, m.observed.progress === undefined ? 'Updating' : phaseOf(m, undefined), 'waiting for the RBG controller')),
     };
-    if (waiting.phase === 'Complete') return { status: waiting, writes: [], events: [] };
     return deadlineOr(input, members, { members, readiness: false }, waiting, Date.parse(lastProgressAt) + deadlineMs, () => ({ status: { ...waiting, deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs) }, writes: [], events: [], wakeAt: Date.parse(lastProgressAt) + deadlineMs }));
   }
 

@@ -128,6 +128,14 @@ describe('a workload still on the previous rollout\'s template counts as unobser
     ]);
   });
 
+  test('a Complete rollout whose workload has not observed the re-arming write stays as reported (no unknown counts shown as 0)', () => {
+    const armed = armedAtV1();
+    const catchingUp = new Map([...fromWorkloads({ prefill: [40, 'p-1'], decode: [20, 'd-1'] }, 'v1')].map(([name, r]) => [name, name === 'decode' ? { ...r, progress: undefined } : r]));
+    const s = step(catchingUp, armed, T0 + 1000);
+    expect(s.writes).toEqual([]);
+    expect(s.status).toEqual(armed);
+  });
+
   test('once every workload reports the new template the round is the engine\'s from the true counts; a pass reading the old template again (after a restart) waits', () => {
     const waiting = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [20, 'd-1'] }, 'v2'), armedAtV1(), T0 + 1000).status;
     const s = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [0, 'd-2'] }, 'v2'), waiting, T0 + 2000);
