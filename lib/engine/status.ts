@@ -91,3 +91,16 @@ export function describeStatus(s: RayServiceStatus): string {
     : `${s.activeClusterName ?? '-'} @${s.activeTargetCapacity}% w${s.activeWeight} -> ${s.pendingClusterName} @${s.pendingTargetCapacity}% w${s.pendingWeight}`;
   return `${s.phase}/${s.reason}: ${clusters}`;
 }
+
+/** True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion, and the last pass carried out no action. */
+export function isSettled(status: RayServiceStatus, actionsCarriedOut: number): boolean {
+  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
+}
+
+/** Reasons that mean the goal spec was given up (its upgrade aborted or timed out and rolled back). */
+const GIVEN_UP: ReadonlySet<RayServiceReason> = new Set<RayServiceReason>(['Aborted', 'ProgressDeadlineExceeded', 'RollbackDeadlineExceeded']);
+
+/** True when the engine gave the goal spec (its cluster hash `goalSpecHash`) up: it stays rejected until the spec changes. */
+export function isGoalGivenUp(status: RayServiceStatus, goalSpecHash: string): boolean {
+  return GIVEN_UP.has(status.reason) && status.rejectedSpecHash === goalSpecHash;
+}

@@ -1,12 +1,12 @@
 /**
- * The Pulumi executor's loop: run `RayServiceReconciler` passes over a service's record until the
- * migration settles, sleeping until each pass's due time, and enforce the run's deadline (dynamic
- * providers get no timeouts and no cancel). Every pass starts from the record, so a run killed
- * anywhere resumes on the next `pulumi up` exactly where the record says, no step skipped or
- * repeated.
+ * The Pulumi executor's run: `RayServiceReconciler` passes over a service's record, driven by the
+ * runtime's one loop (`driveUntilSettled`: each pass at its due time, the run's deadline) until the
+ * engine says the migration settled. Every pass starts from the record, so a run killed anywhere
+ * resumes on the next `pulumi up` exactly where the record says, no step skipped or repeated.
  */
 import { clusterSpecHash } from '../engine/cluster-hash';
-import { RayServiceStatus, describeStatus } from '../engine/status';
+import { RayServiceStatus, describeStatus, isGoalGivenUp, isSettled } from '../engine/status';
+import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RayServiceReconciler } from '../runtime/rayservice/reconciler';
 import { ABORT_ANNOTATION, PAUSE_ANNOTATION } from '../runtime/rayservice/names';
@@ -36,14 +36,6 @@ export interface DriveResult {
   readonly steps: number;
 }
 
-/** Engine reasons that mean the goal spec was given up. */
-const GIVEN_UP = new Set(['Aborted', 'ProgressDeadlineExceeded', 'RollbackDeadlineExceeded']);
-
-/** True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion. */
-export function settled(status: RayServiceStatus, actionsCarriedOut: number): boolean {
-  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
-}
-
 /**
  * Drives the service `namespace/name` (its record must exist) until it settles. Resolves with the
  * final status; rejects with the reason when the model rejects the spec, when the engine gives the
@@ -58,36 +50,40 @@ export async function driveMigration(client: KubeClient, serve: ServeDashboardCl
   const reconciler = new RayServiceReconciler({ client, serve, store: recordStore(client), capacityPollMs: options.capacityPollMs });
   let steps = 0;
   let deadlineHit: string | undefined;
-  for (;;) {
-    const result = await reconciler.reconcile(namespace, name);
-    const status = result.status;
-    if (!status) throw new Error(`RayService ${namespace}/${name} rejected: ${await rejection(client, namespace, name)}`);
-    if (result.actions.length > 0) {
-      steps++;
-      options.log(stepLine(name, result.actions, status, Date.now()));
-    }
-    if (settled(status, result.actions.length)) {
+  let last: RayServiceStatus | undefined;
+  return driveUntilSettled<DriveResult>(
+    async () => {
+      const result = await reconciler.reconcile(namespace, name);
+      const status = result.status;
+      if (!status) throw new Error(`RayService ${namespace}/${name} rejected: ${await rejection(client, namespace, name)}`);
+      last = status;
+      if (result.actions.length > 0) {
+        steps++;
+        options.log(stepLine(name, result.actions, status, Date.now()));
+      }
+      if (!isSettled(status, result.actions.length)) return { settled: false, ...(result.requeueAt !== undefined ? { wakeAt: result.requeueAt } : {}) };
       if (deadlineHit) throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; rolled back: ${describeStatus(status)}`);
-      if (GIVEN_UP.has(status.reason) && status.rejectedSpecHash === goal) {
+      if (isGoalGivenUp(status, goal)) {
         throw new Error(`RayService ${namespace}/${name}: the upgrade was given up (${status.reason}) and rolled back; change the cluster spec to try again: ${describeStatus(status)}`);
       }
-      return { status, steps };
-    }
-    if (deadlineHit === undefined && Date.now() >= options.deadlineAt) {
-      deadlineHit = `the deadline passed at ${describeStatus(status)}`;
-      if (options.onDeadline === 'pause' || status.activeClusterName === undefined || status.pendingClusterName === undefined) {
-        await setRecordAnnotation(client, namespace, name, PAUSE_ANNOTATION, 'true');
-        const paused = await reconciler.reconcile(namespace, name);
-        throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; held at ${paused.status ? describeStatus(paused.status) : 'its last step'} (the next pulumi up resumes)`);
-      }
-      options.log(`${new Date().toISOString().slice(11, 19)} ${name} deadline passed: rolling back`);
-      await setRecordAnnotation(client, namespace, name, ABORT_ANNOTATION, 'true');
-      continue;
-    }
-    const due = result.requeueAt ?? Date.now() + options.capacityPollMs;
-    const until = deadlineHit === undefined ? Math.min(due, options.deadlineAt) : due;
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())));
-  }
+      return { settled: true, result: { status, steps } };
+    },
+    {
+      deadlineAt: options.deadlineAt,
+      pollMs: options.capacityPollMs,
+      onDeadline: async () => {
+        const status = last!;
+        deadlineHit = `the deadline passed at ${describeStatus(status)}`;
+        if (options.onDeadline === 'pause' || status.activeClusterName === undefined || status.pendingClusterName === undefined) {
+          await setRecordAnnotation(client, namespace, name, PAUSE_ANNOTATION, 'true');
+          const paused = await reconciler.reconcile(namespace, name);
+          throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; held at ${paused.status ? describeStatus(paused.status) : 'its last step'} (the next pulumi up resumes)`);
+        }
+        options.log(`${new Date().toISOString().slice(11, 19)} ${name} deadline passed: rolling back`);
+        await setRecordAnnotation(client, namespace, name, ABORT_ANNOTATION, 'true');
+      },
+    },
+  );
 }
 
 /** Why the reconciler rejected the spec, as it recorded it in the status. */

@@ -8,13 +8,17 @@ export type DeadlineAction =
   /** Hold the upgrade at its current step (weights and capacities consistent), then fail; the next `pulumi up` resumes it. */
   | 'pause';
 
-/** Defaults of the executor's run settings. */
+/** Defaults of the run settings of every dynamic resource that drives or follows a rollout during `pulumi up`. */
 export const MIGRATION_DEFAULTS = {
-  /** Seconds one `pulumi up` may spend driving the migration. */
+  /** Seconds one `pulumi up` may spend driving (or following) a rollout. */
   deadlineSeconds: 3600,
   onDeadline: 'rollback' as DeadlineAction,
   /** Poll period while waiting for Serve capacity, ms. */
   capacityPollMs: 1000,
+  /** Poll period while following KubeRay's or the operator's upgrade (`UpgradeProgress`), ms. */
+  progressPollMs: 2000,
+  /** Poll period while waiting for RBG's controller to move the workloads (`RoleBasedGroupRollout`), ms. */
+  rolloutPollMs: 1000,
 } as const;
 
 /** Inputs of `RayServiceMigration` as the provider receives them (secrets unwrapped). */

@@ -8,6 +8,7 @@
  * status annotation, as with the operator under GitOps.
  */
 import type * as pulumi from '@pulumi/pulumi';
+import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
 import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
@@ -58,38 +59,44 @@ export function rolloutComplete(group: { metadata: { generation?: number }; stat
 async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<RbgRolloutOutputs> {
   const type = inputs.apiVersion === RBG_V1ALPHA1_TYPE.apiVersion ? RBG_V1ALPHA1_TYPE : RBG_V1ALPHA2_TYPE;
   const reconciler = new RbgRolloutReconciler({ client, type, executor: 'pulumi' });
-  const deadlineAt = Date.now() + inputs.deadlineSeconds * 1000;
   let rounds = 0;
   let warmupLine: string | undefined;
-  for (;;) {
-    const result = await reconciler.reconcile(inputs.namespace, inputs.name);
-    const doc = result.status;
-    // The warmup before the first round (RBG v0.8): print where it stands whenever that changes.
-    const line = doc?.warmup ? describeWarmup(doc.warmup) : undefined;
-    if (line !== undefined && line !== warmupLine) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${line}`);
-    warmupLine = line;
-    if (result.rounds > 0) {
-      rounds += result.rounds;
-      for (const c of doc?.coordinations ?? []) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${describeCoordination(c)}`);
-    }
-    if (doc?.invalid !== undefined) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: coordination rejected: ${doc.invalid}`);
-    const failed = doc?.coordinations.find((c) => c.phase === 'Failed' || c.phase === 'RolledBack');
-    if (failed) {
-      const warmup = failed.reason.startsWith('Warmup') && doc?.warmup ? `; ${describeWarmup(doc.warmup)}` : '';
-      throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: ${failed.reason}: ${describeCoordination(failed)}${warmup}`);
-    }
-    const group = await client.tryGet(type, inputs.name, inputs.namespace);
-    if (!group) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name} does not exist`);
-    if (rolloutComplete(group, doc)) {
-      const { kubeconfig: _secret, ...shape } = inputs;
-      return { ...shape, roundsLastRun: rounds };
-    }
-    if (Date.now() >= deadlineAt) {
-      throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: rollout not complete after ${inputs.deadlineSeconds}s: ${(doc?.coordinations ?? []).map(describeCoordination).join('; ') || 'no status yet'}`);
-    }
-    const due = Math.min(result.requeueAt ?? Infinity, Date.now() + inputs.pollMs, deadlineAt);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
-  }
+  let doc: RolloutStatusDocument | undefined;
+  return driveUntilSettled<RbgRolloutOutputs>(
+    async () => {
+      const result = await reconciler.reconcile(inputs.namespace, inputs.name);
+      doc = result.status;
+      // The warmup before the first round (RBG v0.8): print where it stands whenever that changes.
+      const line = doc?.warmup ? describeWarmup(doc.warmup) : undefined;
+      if (line !== undefined && line !== warmupLine) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${line}`);
+      warmupLine = line;
+      if (result.rounds > 0) {
+        rounds += result.rounds;
+        for (const c of doc?.coordinations ?? []) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${describeCoordination(c)}`);
+      }
+      if (doc?.invalid !== undefined) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: coordination rejected: ${doc.invalid}`);
+      const failed = doc?.coordinations.find((c) => c.phase === 'Failed' || c.phase === 'RolledBack');
+      if (failed) {
+        const warmup = failed.reason.startsWith('Warmup') && doc?.warmup ? `; ${describeWarmup(doc.warmup)}` : '';
+        throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: ${failed.reason}: ${describeCoordination(failed)}${warmup}`);
+      }
+      const group = await client.tryGet(type, inputs.name, inputs.namespace);
+      if (!group) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name} does not exist`);
+      if (rolloutComplete(group, doc)) {
+        const { kubeconfig: _secret, ...shape } = inputs;
+        return { settled: true, result: { ...shape, roundsLastRun: rounds } };
+      }
+      // RBG's controller moves the workloads without telling: poll at least every pollMs.
+      return { settled: false, wakeAt: Math.min(result.requeueAt ?? Infinity, Date.now() + inputs.pollMs) };
+    },
+    {
+      deadlineAt: Date.now() + inputs.deadlineSeconds * 1000,
+      pollMs: inputs.pollMs,
+      onDeadline: () => {
+        throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: rollout not complete after ${inputs.deadlineSeconds}s: ${(doc?.coordinations ?? []).map(describeCoordination).join('; ') || 'no status yet'}`);
+      },
+    },
+  );
 }
 
 function run(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<RbgRolloutOutputs> {

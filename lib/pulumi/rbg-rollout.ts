@@ -4,6 +4,7 @@
  * `rbg-rollout-operations.ts`). Serialized like `RayServiceMigration`: it captures only a module path.
  */
 import * as pulumi from '@pulumi/pulumi';
+import { MIGRATION_DEFAULTS } from './migration-inputs';
 import { operationsProvider, runtimeModulePath } from './provider-module';
 import type * as operations from './rbg-rollout-operations';
 import type { RbgRolloutInputs, RbgRolloutOutputs } from './rbg-rollout-operations';
@@ -42,8 +43,8 @@ export class RoleBasedGroupRollout extends pulumi.dynamic.Resource {
         name: args.name,
         namespace: args.namespace,
         specHash: args.specHash,
-        deadlineSeconds: args.deadlineSeconds ?? 3600,
-        pollMs: args.pollMs ?? 1000,
+        deadlineSeconds: args.deadlineSeconds ?? MIGRATION_DEFAULTS.deadlineSeconds,
+        pollMs: args.pollMs ?? MIGRATION_DEFAULTS.rolloutPollMs,
         context: args.context,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         roundsLastRun: undefined,

@@ -6,6 +6,7 @@
  */
 import type * as pulumi from '@pulumi/pulumi';
 import { Condition, isConditionTrue } from '../runtime/kube/conditions';
+import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { KubeObject } from '../runtime/kube/types';
 import { asArray, asObject } from '../spec/read';
@@ -73,26 +74,30 @@ export function snapshotOf(svc: KubeObject): UpgradeSnapshot {
 /** Follows the service until its current generation is observed, Ready and not upgrading; throws at the deadline. */
 async function follow(client: KubeClient, inputs: ProgressInputs): Promise<ProgressOutputs> {
   const type = { apiVersion: inputs.apiVersion, kind: 'RayService', plural: 'rayservices', namespaced: true };
-  const deadlineAt = Date.now() + inputs.deadlineSeconds * 1000;
   let last = '';
   let moves = 0;
-  for (;;) {
-    const svc = await client.tryGet(type, inputs.name, inputs.namespace);
-    const snap = svc ? snapshotOf(svc) : undefined;
-    if (snap && snap.line !== last) {
-      if (last !== '') moves++;
-      last = snap.line;
-      console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${snap.upgrading ? 'upgrading' : 'serving'}: ${snap.line}`);
-    }
-    if (snap && snap.observed && snap.ready && !snap.upgrading) {
+  let snap: ReturnType<typeof snapshotOf> | undefined;
+  return driveUntilSettled<ProgressOutputs>(
+    async () => {
+      const svc = await client.tryGet(type, inputs.name, inputs.namespace);
+      snap = svc ? snapshotOf(svc) : undefined;
+      if (snap && snap.line !== last) {
+        if (last !== '') moves++;
+        last = snap.line;
+        console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${snap.upgrading ? 'upgrading' : 'serving'}: ${snap.line}`);
+      }
+      if (!(snap && snap.observed && snap.ready && !snap.upgrading)) return { settled: false };
       const { kubeconfig: _secret, ...shape } = inputs;
-      return { ...shape, ...(snap.active !== undefined ? { activeClusterName: snap.active } : {}), movesSeen: moves };
-    }
-    if (Date.now() >= deadlineAt) {
-      throw new Error(`RayService ${inputs.namespace}/${inputs.name}: still ${snap ? (snap.upgrading ? `upgrading (${snap.line})` : 'not Ready') : 'missing'} after ${inputs.deadlineSeconds}s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(inputs.pollMs, Math.max(0, deadlineAt - Date.now()))));
-  }
+      return { settled: true, result: { ...shape, ...(snap.active !== undefined ? { activeClusterName: snap.active } : {}), movesSeen: moves } };
+    },
+    {
+      deadlineAt: Date.now() + inputs.deadlineSeconds * 1000,
+      pollMs: inputs.pollMs,
+      onDeadline: () => {
+        throw new Error(`RayService ${inputs.namespace}/${inputs.name}: still ${snap ? (snap.upgrading ? `upgrading (${snap.line})` : 'not Ready') : 'missing'} after ${inputs.deadlineSeconds}s`);
+      },
+    },
+  );
 }
 
 function run(config: ProviderSettings, inputs: ProgressInputs): Promise<ProgressOutputs> {

@@ -5,6 +5,7 @@
  * the deadline passes. Serialized like `RayServiceMigration`: it captures only a module path.
  */
 import * as pulumi from '@pulumi/pulumi';
+import { MIGRATION_DEFAULTS } from './migration-inputs';
 import { operationsProvider, runtimeModulePath } from './provider-module';
 import type * as operations from './upgrade-progress-operations';
 import type { ProgressInputs, ProgressOutputs } from './upgrade-progress-operations';
@@ -45,8 +46,8 @@ export class UpgradeProgress extends pulumi.dynamic.Resource {
         name: args.name,
         namespace: args.namespace,
         goalSpecHash: args.goalSpecHash,
-        deadlineSeconds: args.deadlineSeconds ?? 3600,
-        pollMs: args.pollMs ?? 2000,
+        deadlineSeconds: args.deadlineSeconds ?? MIGRATION_DEFAULTS.deadlineSeconds,
+        pollMs: args.pollMs ?? MIGRATION_DEFAULTS.progressPollMs,
         context: args.context,
         kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
         activeClusterName: undefined,

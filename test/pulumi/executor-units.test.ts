@@ -3,11 +3,10 @@
  * of what the reconciler creates, when a run is settled, the step line, diff's replace and in-place
  * decisions, and the follower's reading of a KubeRay status.
  */
-import { RayServiceStatus } from '../../lib/engine/status';
+import { RayServiceStatus, isSettled } from '../../lib/engine/status';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { ObjectReader } from '../../lib/runtime/kube/object-reader';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { settled } from '../../lib/pulumi/migration-drive';
 import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
 import * as migration from '../../lib/pulumi/migration-operations';
 import { RECORD_LABEL } from '../../lib/pulumi/record-name';
@@ -55,12 +54,12 @@ test('what the reconciler creates is owned by the record ConfigMap, for the oper
 });
 
 test('a run is settled only with one serving cluster, nothing pending, no deletion due and no action carried out', () => {
-  expect(settled(status({}), 0)).toBe(true);
-  expect(settled(status({}), 1)).toBe(false);
-  expect(settled(status({ pendingClusterName: 'fruit-bbbbb' }), 0)).toBe(false);
-  expect(settled(status({ deletions: [{ name: 'fruit-zzzzz', at: 1 }] }), 0)).toBe(false);
-  expect(settled(status({ activeClusterName: undefined }), 0)).toBe(false);
-  expect(settled(status({ phase: 'Initializing' }), 0)).toBe(false);
+  expect(isSettled(status({}), 0)).toBe(true);
+  expect(isSettled(status({}), 1)).toBe(false);
+  expect(isSettled(status({ pendingClusterName: 'fruit-bbbbb' }), 0)).toBe(false);
+  expect(isSettled(status({ deletions: [{ name: 'fruit-zzzzz', at: 1 }] }), 0)).toBe(false);
+  expect(isSettled(status({ activeClusterName: undefined }), 0)).toBe(false);
+  expect(isSettled(status({ phase: 'Initializing' }), 0)).toBe(false);
 });
 
 test('a step line names the time, the actions, both weights and both capacities', () => {
