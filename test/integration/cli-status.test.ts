@@ -10,7 +10,7 @@ import { execFile, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ApiEnv, TEAM_A, startApiEnv } from '../apiserver/support/api-env';
-import { RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
+import { RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
 
 const root = path.resolve(__dirname, '../..');
 const bin = path.join(root, 'bin/rayshift.js');
@@ -88,6 +88,25 @@ async function watchHeldUpgrade(ns: string, connection: string[], resume: () => 
   return lines;
 }
 
+/**
+ * Proves the pause held `ns/name` at a pass that would have stepped without it: once the pending
+ * cluster's head is ready and an interval has passed since traffic last moved, if it ever did (an
+ * unpaused engine raises the pending capacity at once, then moves traffic), the operator is made to run a pass,
+ * whose engine state must still hold no pending capacity and no pending traffic.
+ */
+async function expectHeldAfterDue(ns: string, name: string): Promise<void> {
+  const pending = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, ns)).pendingClusterName as string;
+  expect(pending).toBeDefined();
+  await waitFor(async () => {
+    const cluster = await env.admin.tryGet(RAYCLUSTER, pending, ns);
+    const conditions = (cluster?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+    const s = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, name, ns));
+    return conditions.some((c) => c.type === 'HeadPodReady' && c.status === 'True') && (s.lastTrafficMigratedTime === undefined || Date.now() > s.lastTrafficMigratedTime + 1000);
+  }, 'the pending head to be ready and the next step due', 60_000);
+  const s = await operatorPassNow(env.admin, ns, name);
+  expect({ phase: s.phase, pendingTargetCapacity: s.pendingTargetCapacity, pendingWeight: s.pendingWeight }).toEqual({ phase: 'Paused', pendingTargetCapacity: 0, pendingWeight: 0 });
+}
+
 test('through a pipe, --watch --until-done prints one line per change, weights only grow, and exits 0 when promoted', async () => {
   const ns = 'cli-pipe';
   await runningService(ns, 'fruit', 1);
@@ -133,8 +152,7 @@ test('pause holds the next step and resume releases it; a missing service is an 
   expect(paused).toEqual({ code: 0, out: `RayService ${ns}/fruit paused: no further step until resumed\n` });
   await startUpgrade(ns, 'fruit');
   await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns)).phase === 'Paused', 'the pause to hold the upgrade', 60_000);
-  await new Promise((r) => setTimeout(r, 2500)); // more than two intervals
-  expect(engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns)).pendingWeight).toBe(0);
+  await expectHeldAfterDue(ns, 'fruit');
   expect((await cli(['status', 'fruit', '-n', ns])).out).toContain('Paused (Paused)');
   expect((await cli(['resume', 'fruit', '-n', ns])).code).toBe(0);
   await waitFor(async () => {

@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { crdsOf } from '../../lib/crds/catalog';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { resolveCrdFile } from '../../lib/crds/resolve';
+import { RAY_SERVICE_DEFAULTS } from '../../lib/spec/rayservice';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
@@ -120,6 +121,26 @@ export const RAYCLUSTER = { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural:
 /** The engine state a service's status carries. */
 export function engineState(svc: KubeObject | undefined): Record<string, any> {
   return ((svc?.status as { engineState?: Record<string, unknown> } | undefined)?.engineState ?? {}) as Record<string, any>;
+}
+
+/**
+ * Makes the operator run a pass on `namespace/name` now and resolves with the engine state that pass
+ * wrote: the spec gets its progress deadline set to the default explicitly (the generation moves,
+ * no decision changes), and the pass is the one whose status carries that generation. Positive
+ * evidence that the operator looked at the service at a given time, for tests that would otherwise
+ * sleep and assert that nothing happened.
+ */
+export async function operatorPassNow(admin: KubeClient, namespace: string, name: string): Promise<Record<string, any>> {
+  const current = await admin.get(RAYSHIFT_RAYSERVICE, name, namespace);
+  const deadline = (current.spec as { rayshift?: { progressDeadlineSeconds?: number } }).rayshift?.progressDeadlineSeconds;
+  const next = deadline === RAY_SERVICE_DEFAULTS.progressDeadlineSeconds ? null : RAY_SERVICE_DEFAULTS.progressDeadlineSeconds;
+  const generation = (await admin.patchMerge(RAYSHIFT_RAYSERVICE, name, namespace, { spec: { rayshift: { progressDeadlineSeconds: next } } })).metadata.generation;
+  let svc: KubeObject | undefined;
+  await waitFor(async () => {
+    svc = await admin.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
+    return (svc?.status as { observedGeneration?: number } | undefined)?.observedGeneration === generation;
+  }, `the operator to run a pass on generation ${generation} of ${namespace}/${name}`);
+  return engineState(svc);
 }
 
 /** Records every distinct weight vector of a route's managed rule as the API server's watch reports it. */
