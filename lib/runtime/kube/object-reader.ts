@@ -22,7 +22,7 @@ export interface ObjectReader {
 }
 
 /** A reader that asks the API server every time (the CLI, the Pulumi provider, tests). */
-export function apiReader(client: KubeClient): ObjectReader {
+export function apiReader(client: Pick<KubeClient, 'tryGet' | 'list'>): ObjectReader {
   return {
     tryGet: (type, name, namespace) => client.tryGet(type, name, namespace),
     list: async (type, namespace, labels) => (await client.list(type, { namespace, labelSelector: labels })).items,

@@ -8,13 +8,12 @@ import { ObservedCluster, ObservedRoute, RayServiceObservation } from '../../eng
 import { RayServiceStatus } from '../../engine/status';
 import { RayServiceSpec } from '../../spec/rayservice';
 import { asArray, asObject } from '../../spec/read';
-import { KubeClient } from '../kube/client';
 import { Condition, isConditionTrue } from '../kube/conditions';
 import { KubeObject } from '../kube/types';
 import { ObjectReader } from '../kube/object-reader';
 import { managedRuleIndices } from '../route/plan';
 import { routeReadiness } from '../route/readiness';
-import { ServeDashboardClient } from '../serve/client';
+import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
 import {
   ABORT_ANNOTATION,
@@ -41,8 +40,8 @@ interface DebugLogger {
 
 /** What an observer reads through. */
 export interface RayServiceObserverOptions {
-  readonly client: KubeClient;
-  readonly serve: ServeDashboardClient;
+  readonly client: Pick<RayServiceKube, 'list'>;
+  readonly serve: Pick<RayServiceServe, 'getServeDetails'>;
   readonly reader: ObjectReader;
   readonly store: RayServiceStore;
   readonly log: DebugLogger;
@@ -68,8 +67,8 @@ export function ownsBackend(svc: KubeObject): (b: { name: string; namespace?: st
 
 /** Reads a RayService's world for the engine (see the file comment). */
 export class RayServiceObserver {
-  private readonly client: KubeClient;
-  private readonly serve: ServeDashboardClient;
+  private readonly client: Pick<RayServiceKube, 'list'>;
+  private readonly serve: Pick<RayServiceServe, 'getServeDetails'>;
   private readonly reader: ObjectReader;
   private readonly store: RayServiceStore;
   private readonly log: DebugLogger;

@@ -16,7 +16,6 @@ import { spentSteeringAnnotations } from '../../engine/steering';
 import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
 import { asArray, asObject } from '../../spec/read';
 import { formatProblem } from '../../spec/problem';
-import { KubeClient } from '../kube/client';
 import { Condition, mergeConditions } from '../kube/conditions';
 import { isStatus } from '../kube/errors';
 import { KubeObject } from '../kube/types';
@@ -26,7 +25,7 @@ import { RayServiceObserver, gatewayOf, ownsBackend, routeTypeOf } from './obser
 import { buildServiceRoute, clusterBackends } from '../route/build';
 import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
-import { ServeDashboardClient } from '../serve/client';
+import { RayServiceKube, RayServiceServe } from './ports';
 import {
   FINALIZER,
   GATEWAY,
@@ -63,10 +62,10 @@ export interface ReconcileResult {
 
 /** Dependencies and settings of a `RayServiceReconciler`. */
 export interface RayServiceReconcilerOptions {
-  /** Kubernetes access. */
-  readonly client: KubeClient;
-  /** Ray dashboard access (its resolver decides the only addresses called). */
-  readonly serve: ServeDashboardClient;
+  /** Kubernetes access (a `KubeClient`). */
+  readonly client: RayServiceKube;
+  /** Ray dashboard access (a `ServeDashboardClient`, whose resolver decides the only addresses called). */
+  readonly serve: RayServiceServe;
   /** The clock. @default Date.now */
   readonly now?: () => number;
   /** Poll period while waiting for Serve capacity, which cannot be watched, ms. @default 1000 */
@@ -96,8 +95,8 @@ interface UnwrittenStatus {
 
 /** See the file comment. */
 export class RayServiceReconciler {
-  private readonly client: KubeClient;
-  private readonly serve: ServeDashboardClient;
+  private readonly client: RayServiceKube;
+  private readonly serve: RayServiceServe;
   private readonly now: () => number;
   private readonly pollMs: number;
   private readonly log: ReconcileLogger;
@@ -300,8 +299,8 @@ export class RayServiceReconciler {
     // ops and the writer re-reads from the API server.
     let reads = 0;
     const routeClient: RouteClient = {
-      get: (path) => (reads++ === 0 ? Promise.resolve(existing) : this.client.request('GET', path)),
-      patch: (path, ops, contentType) => this.client.request('PATCH', path, { body: ops, contentType }),
+      get: () => (reads++ === 0 ? Promise.resolve(existing) : this.client.get(routeType, routeName, namespace)),
+      patch: (_path, ops) => this.client.patchJson(routeType, routeName, namespace, ops),
     };
     const result = await writeRouteWeights(
       routeClient,

@@ -4,12 +4,12 @@
  * (status subresource), which owns its objects; the Pulumi dynamic provider, which has no CRD in
  * the cluster, keeps them in an object of its own, which owns them. The reconciler is the same.
  */
-import { KubeClient } from '../kube/client';
 import { isNotFound } from '../kube/errors';
 import { ObjectReader } from '../kube/object-reader';
 import { KubeObject, OwnerReference } from '../kube/types';
 import { JsonPatchOp } from '../route/types';
 import { RAYSHIFT_RAYSERVICE } from './names';
+import type { RayServiceKube } from './ports';
 import { controllerRef } from './resources';
 
 /** The service record a reconciler works on. */
@@ -35,7 +35,7 @@ export interface RayServiceStore {
 }
 
 /** The operator's store: `rayshift.dev/v1alpha1` RayServices, status through server-side apply. */
-export function rayshiftServiceStore(client: KubeClient, reader: ObjectReader): RayServiceStore {
+export function rayshiftServiceStore(client: Pick<RayServiceKube, 'applyStatus' | 'patchJson'>, reader: ObjectReader): RayServiceStore {
   return {
     usesFinalizer: true,
     get: (namespace, name) => reader.tryGet(RAYSHIFT_RAYSERVICE, name, namespace),
