@@ -110,15 +110,24 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     // v0.7.0 bumps its generation) says nothing new, and its unknown counts must not read as 0.
     if (prior?.phase === 'Complete') return { status: prior, writes: [], events: [] };
     const lastProgressAt = prior?.lastProgressAt ?? iso(now);
+    // A role whose counts are unknown for now (its workload catching up with a round) keeps the
+    // counts last reported, so the status does not flicker to 0 updated between rounds.
+    const reported = new Map((prior?.roles ?? []).map((r) => [r.name, r]));
+    const unknown = members.filter((m) => m.observed.progress === undefined && reported.has(m.state.name));
     const waiting: CoordinationStatus = {
       ...base,
+      skewPercent: unknown.length > 0 ? prior!.skewPercent : base.skewPercent,
       phase: 'Progressing',
       reason: 'WaitingForController',
       message: 'waiting for the RBG controller to carry the latest generation of the group into its workloads',
       rounds: prior?.rounds ?? 0,
       lastProgressAt,
       progressMark: prior?.progressMark ?? -1,
-      roles: members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, m.observed.progress === undefined ? 'Updating' : phaseOf(m, undefined), 'waiting for the RBG controller')),
+      roles: members.map((m) =>
+        unknown.includes(m)
+          ? { ...reported.get(m.state.name)!, reason: 'waiting for the RBG controller' }
+          : roleStatus(m, members, m.observed.partition ?? 0, m.observed.progress === undefined ? 'Updating' : phaseOf(m, undefined), 'waiting for the RBG controller'),
+      ),
     };
     return deadlineOr(input, members, { members, readiness: false }, waiting, Date.parse(lastProgressAt) + deadlineMs, () => ({ status: { ...waiting, deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs) }, writes: [], events: [], wakeAt: Date.parse(lastProgressAt) + deadlineMs }));
   }

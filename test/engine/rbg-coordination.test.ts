@@ -136,6 +136,19 @@ describe('a workload still on the previous rollout\'s template counts as unobser
     expect(s.status).toEqual(armed);
   });
 
+  test('between rounds a role whose workload has not observed the round keeps the counts last reported', () => {
+    const waiting = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [20, 'd-1'] }, 'v2'), armedAtV1(), T0 + 1000).status;
+    const round = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [0, 'd-2'] }, 'v2'), waiting, T0 + 2000);
+    const moving = fromWorkloads({ prefill: [4, 'p-2'], decode: [2, 'd-2'] }, 'v2', false);
+    const reported = step(moving, round.status, T0 + 3000).status;
+    expect(reported.roles.map((r) => r.updated)).toEqual([4, 2]);
+    const catchingUp = new Map([...moving].map(([name, r]) => [name, name === 'decode' ? { ...r, progress: undefined } : r]));
+    const s = step(catchingUp, reported, T0 + 4000);
+    expect(s.writes).toEqual([]);
+    expect(s.status).toMatchObject({ reason: 'WaitingForController', skewPercent: reported.skewPercent });
+    expect(s.status.roles.map((r) => [r.name, r.updated])).toEqual([['prefill', 4], ['decode', 2]]);
+  });
+
   test('once every workload reports the new template the round is the engine\'s from the true counts; a pass reading the old template again (after a restart) waits', () => {
     const waiting = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [20, 'd-1'] }, 'v2'), armedAtV1(), T0 + 1000).status;
     const s = step(fromWorkloads({ prefill: [0, 'p-2'], decode: [0, 'd-2'] }, 'v2'), waiting, T0 + 2000);
