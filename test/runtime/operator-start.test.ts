@@ -10,14 +10,21 @@ import { ScriptedTransport } from '../support/scripted-transport';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 const resolver = { resolve: () => 'http://127.0.0.1:1' };
 
-test('an operator that is built but not started sends no request and opens no watch', async () => {
-  const t = new ScriptedTransport({});
-  const operator = new Operator({ client: new KubeClient(t), resolver, log: SILENT });
-  await new Promise((r) => setTimeout(r, 50));
-  expect(t.requests).toEqual([]);
-  expect(t.streams).toEqual([]);
-  expect(operator.ready()).toBe(false);
-  await operator.stop();
+test('an operator that is built but not started sends no request, opens no watch and arms no timer', async () => {
+  jest.useFakeTimers({ now: 0 });
+  try {
+    const t = new ScriptedTransport({});
+    const operator = new Operator({ client: new KubeClient(t), resolver, log: SILENT });
+    // No timer is armed, so nothing can start later; an hour of the clock (and its promise jobs) sends nothing.
+    expect(jest.getTimerCount()).toBe(0);
+    await jest.advanceTimersByTimeAsync(3_600_000);
+    expect(t.requests).toEqual([]);
+    expect(t.streams).toEqual([]);
+    expect(operator.ready()).toBe(false);
+    await operator.stop();
+  } finally {
+    jest.useRealTimers();
+  }
 });
 
 test('start() lists and watches RayServices, their RayClusters and Services, routes and Gateways, then is ready', async () => {

@@ -144,12 +144,15 @@ describe('WorkQueue', () => {
   });
 
   test('after stop() nothing new runs', async () => {
+    jest.useFakeTimers({ now: 0 });
     const seen: string[] = [];
     const q = new WorkQueue(async (k) => void seen.push(k));
     await q.stop();
     q.add('a');
     q.addAt('b', Date.now() + 1);
-    await new Promise((r) => setTimeout(r, 10));
+    // Nothing is scheduled (a stopped queue arms no timer), and a minute of the clock runs nothing.
+    expect(jest.getTimerCount()).toBe(0);
+    await jest.advanceTimersByTimeAsync(60_000);
     expect(seen).toEqual([]);
   });
 });
