@@ -26,11 +26,17 @@ let token: string;
 const warnings = new Map<string, string | undefined>();
 
 
+/**
+ * Polls `fn` until `ok` holds (a wait for the API server's controllers and RBAC cache, not an
+ * assertion that something did not happen); throws on timeout so a wait that never ends fails here
+ * rather than as a confusing assertion later.
+ */
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
-    if (ok(v) || Date.now() > deadline) return v;
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms; last value: ${JSON.stringify(v).slice(0, 300)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
