@@ -175,6 +175,25 @@ test('once the interval is up one traffic step writes the route weights and the 
   expect((step.writes[1].body as { op: string }[]).map((op) => op.op)).toContain('test');
 });
 
+test('a route moved by another writer between the read and the patch: the guard refuses the patch, and the reconciler re-reads and writes the step again', async () => {
+  const w = world();
+  const { active, pending } = await firstTrafficStep(w);
+  w.kube.beforeNext('patchJson', 'HTTPRoute', () =>
+    w.kube.mutate(HTTPROUTE, `${NAME}-httproute`, NS, (o) => {
+      // Someone reorders the backends: the patch's `test` ops on their names no longer hold.
+      (o.spec as { rules: { backendRefs: unknown[] }[] }).rules[0].backendRefs.reverse();
+      return o;
+    }),
+  );
+  w.clock.now += INTERVAL_MS;
+  const step = await w.pass();
+  expect(step.log).toEqual(['applyStatus RayService/svc', 'patchJson HTTPRoute/svc-httproute', 'patchJson HTTPRoute/svc-httproute']);
+  expect(step.res.writes).toBe(2);
+  // The second patch was planned from a fresh read: its guard names the backends in their new order.
+  expect(step.writes[2].body).toContainEqual({ op: 'test', path: '/spec/rules/0/backendRefs/0/name', value: `${pending}-serve-svc` });
+  expect(weights(w.route())).toEqual([`${pending}-serve-svc=50`, `${active}-serve-svc=50`]);
+});
+
 test('a refused status write fails the pass before any action, and the next pass writes the status and carries the action out', async () => {
   const w = world();
   w.kube.failNext('applyStatus', 'RayService', 409, 'Conflict');

@@ -49,7 +49,7 @@ export class FakeKube implements RayServiceKube {
   /** Every write, in the order it was made (refused writes included, so a retry shows twice). */
   readonly writes: FakeWrite[] = [];
   private readonly objects = new Map<string, KubeObject>();
-  private readonly faults: { verb: FakeVerb; kind: string; error: KubeApiError }[] = [];
+  private readonly hooks: { verb: FakeVerb; kind: string; run: () => void }[] = [];
   private rv = 100;
   private uids = 0;
 
@@ -79,7 +79,14 @@ export class FakeKube implements RayServiceKube {
 
   /** The next write of `verb` on `kind` fails with HTTP `statusCode` (`reason` as the API server would say). */
   failNext(verb: FakeVerb, kind: string, statusCode: number, reason: string): void {
-    this.faults.push({ verb, kind, error: new KubeApiError({ statusCode, reason, method: verb, path: `fake/${kind}` }) });
+    this.beforeNext(verb, kind, () => {
+      throw new KubeApiError({ statusCode, reason, method: verb, path: `fake/${kind}` });
+    });
+  }
+
+  /** Runs `run` just before the next write of `verb` on `kind` is applied (another writer racing it). */
+  beforeNext(verb: FakeVerb, kind: string, run: () => void): void {
+    this.hooks.push({ verb, kind, run });
   }
 
   /** The writes made since `from` (an index into `writes`), as `verb Kind/name`. */
@@ -161,11 +168,11 @@ export class FakeKube implements RayServiceKube {
     throw this.notFound('delete', type, name);
   }
 
-  /** Records a write and throws a queued fault for it, if any. */
+  /** Records a write and runs the hook queued for it, if any (which may throw the write's fault). */
   private record(verb: FakeVerb, obj: TypeRef & { metadata: { name?: string } }, body?: unknown): void {
     this.writes.push({ verb, kind: obj.kind, name: String(obj.metadata.name), ...(body !== undefined ? { body } : {}) });
-    const i = this.faults.findIndex((f) => f.verb === verb && f.kind === obj.kind);
-    if (i >= 0) throw this.faults.splice(i, 1)[0].error;
+    const i = this.hooks.findIndex((h) => h.verb === verb && h.kind === obj.kind);
+    if (i >= 0) this.hooks.splice(i, 1)[0].run();
   }
 
   /** A write naming a resourceVersion other than the stored one is a 409 Conflict. */
