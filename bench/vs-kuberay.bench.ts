@@ -110,13 +110,25 @@ async function main(): Promise<void> {
     nodes,
     crds: gatewayCrds,
     kuberayArgs: ['--use-kubernetes-proxy'],
-    apiserverArgs: [`--audit-policy-file=${path.join(dir, 'audit-policy.yaml')}`, `--audit-log-path=${auditLog}`],
+    apiserverArgs: [
+      `--audit-policy-file=${path.join(dir, 'audit-policy.yaml')}`,
+      `--audit-log-path=${auditLog}`,
+      // The control plane's /24 holds 254 Services; 100 services upgrading need up to 6 each.
+      '--service-cluster-ip-range=10.96.0.0/16',
+    ],
     extraTokens: [{ token: operatorToken, user: OPERATOR_USER, groups: ['system:masters'] }],
     podNetwork: POD_NETWORK,
   });
   const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   const cleanups: (() => Promise<void> | void)[] = [() => cluster.stop(), () => admin.close()];
   let operator: ChildProcess | undefined;
+  // Ctrl-C or a kill still stops the cluster, the operator and the interface.
+  const onSignal = () => void (async () => {
+    for (const c of cleanups) await Promise.resolve(c()).catch(() => undefined);
+    operator?.kill('SIGKILL');
+    process.exit(130);
+  })();
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
     await installRayshiftCrd(cluster.cp, admin);
     const gateway = simulateGatewayStatusWithoutDataPlane(admin);
