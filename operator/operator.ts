@@ -10,7 +10,10 @@ import { Informer, InformerEvent, InformerOptions } from '../lib/runtime/kube/in
 import { CachedObjectReader } from '../lib/runtime/kube/object-reader';
 import { KubeObject, ResourceType } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
-import { GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE } from '../lib/runtime/rayservice/names';
+import {
+  GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, ORIGINATED_FROM_RAYSERVICE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
+} from '../lib/spec/object-names';
+import type { RouteKind } from '../lib/spec/rayservice';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { kubeRayTokenSource } from '../lib/runtime/serve/kuberay-token';
 import { DashboardResolver } from '../lib/runtime/serve/resolver';
@@ -47,7 +50,7 @@ export class Operator {
   constructor(options: OperatorOptions) {
     this.metrics = options.metrics ?? new OperatorMetrics();
     const c = options.client;
-    const owned = { labelSelector: { [ORIGINATED_FROM_CRD]: 'RayService' } };
+    const owned = { labelSelector: { [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE } };
     // Informers are made here and started by `start()`: an operator that is built but never started
     // (a standby replica before it leads, a test that does not run it) watches nothing.
     const informer = (type: ResourceType, handler: (e: InformerEvent) => void, opts: InformerOptions = {}) => new Informer(c, type, '*', handler, opts);
@@ -56,8 +59,8 @@ export class Operator {
       { type: RAYSHIFT_RAYSERVICE, informer: this.services },
       { type: RAYCLUSTER, informer: informer(RAYCLUSTER, (e) => this.onOwned(e), owned) },
       { type: SERVICE, informer: informer(SERVICE, (e) => this.onOwned(e), owned) },
-      { type: HTTPROUTE, informer: informer(HTTPROUTE, (e) => this.onRoute(e, '-httproute')) },
-      { type: GRPCROUTE, informer: informer(GRPCROUTE, (e) => this.onRoute(e, '-grpcroute')) },
+      { type: HTTPROUTE, informer: informer(HTTPROUTE, (e) => this.onRoute(e, 'HTTP')) },
+      { type: GRPCROUTE, informer: informer(GRPCROUTE, (e) => this.onRoute(e, 'GRPC')) },
       { type: GATEWAY, informer: informer(GATEWAY, (e) => this.onGateway(e)) },
     ];
     this.informers = cached.map((x) => x.informer);
@@ -160,12 +163,10 @@ export class Operator {
     if (owner) this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
   }
 
-  private onRoute(e: InformerEvent, suffix: string): void {
+  private onRoute(e: InformerEvent, kind: RouteKind): void {
     if (!this.relevant(e)) return;
-    const name = String(e.object.metadata.name);
-    if (!name.endsWith(suffix)) return;
-    const service = name.slice(0, -suffix.length);
-    if (this.services.get(service, e.object.metadata.namespace)) this.queue.add(`${e.object.metadata.namespace}/${service}`);
+    const service = serviceOfRoute(String(e.object.metadata.name), kind);
+    if (service !== undefined && this.services.get(service, e.object.metadata.namespace)) this.queue.add(`${e.object.metadata.namespace}/${service}`);
   }
 
   private onGateway(e: InformerEvent): void {
@@ -174,7 +175,7 @@ export class Operator {
     const name = String(e.object.metadata.name);
     for (const s of this.services.list()) {
       const ref = (s.spec as { rayshift?: { gatewayRef?: { name: string; namespace?: string } } } | undefined)?.rayshift?.gatewayRef;
-      const uses = ref ? ref.name === name && (ref.namespace ?? s.metadata.namespace) === ns : `${s.metadata.name}-gateway` === name && s.metadata.namespace === ns;
+      const uses = ref ? ref.name === name && (ref.namespace ?? s.metadata.namespace) === ns : serviceGatewayName(String(s.metadata.name)) === name && s.metadata.namespace === ns;
       if (uses) this.queue.add(this.keyOf(s));
     }
   }

@@ -1,4 +1,5 @@
 import { k8s } from 'cdk8s-plus-28';
+import { RAY_PORTS } from '../spec/object-names';
 import { HeadGroupSpec, PodTemplateJson, RayClusterConfig, WorkerGroupSpec } from '../spec/raycluster';
 
 /** Resources of one Ray container. */
@@ -74,12 +75,12 @@ export class RayClusterSpecBuilder {
     const p = this.props;
     const autoscale = requireAutoscaler || (p.enableAutoscaler ?? false);
     const ports: { name: string; containerPort: number }[] = [
-      { name: 'gcs', containerPort: 6379 },
-      { name: 'dashboard', containerPort: 8265 },
-      { name: 'client', containerPort: 10001 },
-      { name: 'serve', containerPort: p.servePort ?? 8000 },
+      { name: RAY_PORTS.gcs.name, containerPort: RAY_PORTS.gcs.port },
+      { name: RAY_PORTS.dashboard.name, containerPort: RAY_PORTS.dashboard.port },
+      { name: RAY_PORTS.client.name, containerPort: RAY_PORTS.client.port },
+      { name: RAY_PORTS.serve.name, containerPort: p.servePort ?? RAY_PORTS.serve.port },
     ];
-    if (p.serveGrpcPort !== undefined) ports.push({ name: 'serve-grpc', containerPort: p.serveGrpcPort });
+    if (p.serveGrpcPort !== undefined) ports.push({ name: RAY_PORTS.serveGrpc.name, containerPort: p.serveGrpcPort });
     const headGroupSpec: HeadGroupSpec = {
       rayStartParams: p.head.rayStartParams ?? { 'num-cpus': '0' },
       template: this.podTemplate('ray-head', p.head.resources, p.head.podSpec, ports),

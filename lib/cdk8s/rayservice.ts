@@ -1,6 +1,7 @@
 import { ApiObject, ApiObjectMetadata } from 'cdk8s';
 import { Construct, IConstruct, Node } from 'constructs';
 import { RayService as KubeRayService } from '../../imports/ray-ray.io';
+import { GATEWAY, HTTPROUTE, serviceGatewayName, serviceRouteName } from '../spec/object-names';
 import { RayClusterConfig } from '../spec/raycluster';
 import {
   RAYSHIFT_API_VERSION,
@@ -108,8 +109,8 @@ export class RayService extends ValidatedObject {
     const objects = appObjects(this);
     const namespace = this.apiObject.metadata.namespace ?? '';
     return [
-      ['Gateway', `${this.name}-gateway`],
-      ['HTTPRoute', `${this.name}-httproute`],
+      [GATEWAY.kind, serviceGatewayName(this.name)],
+      [HTTPROUTE.kind, serviceRouteName(this.name, 'HTTP')],
     ]
       .filter(([kind, name]) => objects.has(`${kind}/${namespace}/${name}`))
       .map(

@@ -7,6 +7,7 @@
  */
 import { create } from '@bufbuild/protobuf';
 import type { KubeObject } from '../../runtime/kube/types';
+import { RAYCLUSTER, RAY_PORTS } from '../../spec/object-names';
 import { JsonObject, asArray, asObject } from '../../spec/read';
 import { ClusterSchema, type Cluster, type WorkerGroupSpec } from '../gen/rayshift/v1/cluster_pb';
 import type { ComputeTemplate } from '../gen/rayshift/v1/compute_template_pb';
@@ -14,19 +15,12 @@ import { conditionsOf } from './conditions';
 import { mergePatch } from './json-merge';
 import { timestampOf } from './timestamps';
 
-/** KubeRay's RayCluster. */
-export const RAYCLUSTER_TYPE = { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural: 'rayclusters', namespaced: true } as const;
 /** Pod annotation naming the template a group was made from. */
 export const COMPUTE_TEMPLATE_ANNOTATION = 'ray.io/compute-template';
 /** Pod annotation naming the image a group was made with. */
 export const COMPUTE_IMAGE_ANNOTATION = 'ray.io/compute-image';
 
-const HEAD_PORTS = [
-  { name: 'gcs', containerPort: 6379 },
-  { name: 'client', containerPort: 10001 },
-  { name: 'dashboard', containerPort: 8265 },
-  { name: 'metrics', containerPort: 8080 },
-];
+const HEAD_PORTS = [RAY_PORTS.gcs, RAY_PORTS.client, RAY_PORTS.dashboard, RAY_PORTS.metrics].map(({ name, port }) => ({ name, containerPort: port }));
 
 function resources(t: ComputeTemplate): JsonObject {
   const amounts: JsonObject = { cpu: String(t.cpu), memory: `${t.memory}${t.memoryUnit || 'Gi'}` };
@@ -70,8 +64,8 @@ export function clusterToKube(cluster: Cluster, namespace: string, templates: Re
     workerGroupSpecs: spec.workerGroupSpec.map(worker),
   };
   return {
-    apiVersion: RAYCLUSTER_TYPE.apiVersion,
-    kind: RAYCLUSTER_TYPE.kind,
+    apiVersion: RAYCLUSTER.apiVersion,
+    kind: RAYCLUSTER.kind,
     metadata: {
       name: cluster.name,
       namespace,

@@ -1,10 +1,7 @@
 /** The Kubernetes kind behind each `Executor`. */
 import { Code, ConnectError } from '@connectrpc/connect';
-import { RAYSHIFT_RAYSERVICE } from '../../runtime/rayservice/names';
+import { KUBERAY_RAYSERVICE, RAYSHIFT_RAYSERVICE } from '../../spec/object-names';
 import { Executor } from '../gen/rayshift/v1/common_pb';
-
-/** KubeRay's RayService. */
-export const KUBERAY_RAYSERVICE = { apiVersion: 'ray.io/v1', kind: 'RayService', plural: 'rayservices', namespaced: true } as const;
 
 /** The RayService resource type an executor works on (unspecified means the rayshift operator). */
 export function rayServiceType(executor: Executor): typeof RAYSHIFT_RAYSERVICE | typeof KUBERAY_RAYSERVICE {

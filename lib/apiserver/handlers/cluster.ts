@@ -7,7 +7,8 @@ import { create } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import { dns1035LabelProblem } from '../../spec/names';
 import { scopeOf } from '../auth/request-scope';
-import { RAYCLUSTER_TYPE, clusterFromKube, clusterToKube } from '../convert/cluster';
+import { RAYCLUSTER } from '../../spec/object-names';
+import { clusterFromKube, clusterToKube } from '../convert/cluster';
 import { computeTemplateFromConfigMap } from '../convert/compute-template';
 import { invalidArgument, type FieldViolation } from '../errors';
 import { ListClustersResponseSchema, type Cluster, type ClusterService } from '../gen/rayshift/v1/cluster_pb';
@@ -59,22 +60,22 @@ export function clusters(deps: HandlerDeps): ServiceImpl<typeof ClusterService> 
 
     async getCluster(req, ctx) {
       const subject = { kind: 'Cluster', namespace: req.namespace, name: req.name };
-      return clusterFromKube(await kubeCall(subject, () => scopeOf(ctx).kube.get(RAYCLUSTER_TYPE, req.name, req.namespace)));
+      return clusterFromKube(await kubeCall(subject, () => scopeOf(ctx).kube.get(RAYCLUSTER, req.name, req.namespace)));
     },
 
     async listClusters(req, ctx) {
-      const page = await kubeCall({ kind: 'Cluster', namespace: req.namespace }, () => listNamespacePage(scopeOf(ctx).kube, RAYCLUSTER_TYPE, req.namespace, req));
+      const page = await kubeCall({ kind: 'Cluster', namespace: req.namespace }, () => listNamespacePage(scopeOf(ctx).kube, RAYCLUSTER, req.namespace, req));
       return create(ListClustersResponseSchema, { clusters: page.items.map(clusterFromKube), nextPageToken: page.nextPageToken });
     },
 
     async listAllClusters(req, ctx) {
-      const page = await kubeCall({ kind: 'Cluster' }, () => listAllNamespacesPage(scopeOf(ctx).kube, deps.server, RAYCLUSTER_TYPE, req));
+      const page = await kubeCall({ kind: 'Cluster' }, () => listAllNamespacesPage(scopeOf(ctx).kube, deps.server, RAYCLUSTER, req));
       return create(ListClustersResponseSchema, { clusters: page.items.map(clusterFromKube), nextPageToken: page.nextPageToken });
     },
 
     async deleteCluster(req, ctx) {
       const subject = { kind: 'Cluster', namespace: req.namespace, name: req.name };
-      await kubeCall(subject, () => scopeOf(ctx).kube.delete(RAYCLUSTER_TYPE, req.name, req.namespace, req.etag ? { preconditions: { resourceVersion: req.etag } } : {}));
+      await kubeCall(subject, () => scopeOf(ctx).kube.delete(RAYCLUSTER, req.name, req.namespace, req.etag ? { preconditions: { resourceVersion: req.etag } } : {}));
       return create(EmptySchema);
     },
   };

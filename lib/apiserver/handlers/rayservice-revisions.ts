@@ -13,7 +13,9 @@ import { timestampMs } from '@bufbuild/protobuf/wkt';
 import type { ServiceImpl } from '@connectrpc/connect';
 import { clusterSpecHash, type JsonValue } from '../../engine/cluster-hash';
 import type { KubeObject } from '../../runtime/kube/types';
-import { ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION, SPEC_HASH_ANNOTATION } from '../../runtime/rayservice/names';
+import {
+  ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, ORIGINATED_FROM_RAYSERVICE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION, SPEC_HASH_ANNOTATION,
+} from '../../spec/object-names';
 import { serviceView } from '../../runtime/rayservice/progress';
 import { asObject, isObject } from '../../spec/read';
 import { scopeOf } from '../auth/request-scope';
@@ -82,7 +84,7 @@ export function rayServiceRevisions(): RevisionsImpl {
     async listRayServiceRevisions(req, ctx) {
       const { kube } = scopeOf(ctx);
       const svc = await kubeCall({ kind: 'RayService', namespace: req.namespace, name: req.name }, () => kube.get(RAYSHIFT_RAYSERVICE, req.name, req.namespace));
-      const labelSelector = { [ORIGINATED_FROM_NAME]: req.name, [ORIGINATED_FROM_CRD]: 'RayService' };
+      const labelSelector = { [ORIGINATED_FROM_NAME]: req.name, [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE };
       const clusters = await kubeCall({ kind: 'RayCluster', namespace: req.namespace }, () => kube.listAll(RAYCLUSTER, { namespace: req.namespace, labelSelector }));
       return create(ListRayServiceRevisionsResponseSchema, { revisions: revisionsOf(svc, clusters.items) });
     },

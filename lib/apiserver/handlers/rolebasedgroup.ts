@@ -3,14 +3,13 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import type { KubeClient } from '../../runtime/kube/client';
 import type { KubeObject } from '../../runtime/kube/types';
+import { RBG_V1ALPHA2_TYPE } from '../../runtime/rbg/names';
 import { RBG_V1ALPHA2 } from '../../spec/rbg';
 import { scopeOf } from '../auth/request-scope';
 import { roleBasedGroupFromKube } from '../convert/rolebasedgroup';
 import { ListRoleBasedGroupsResponseSchema, type RoleBasedGroupService } from '../gen/rayshift/v1/rolebasedgroup_pb';
 import { kubeCall } from './kube-call';
 
-/** RBG's RoleBasedGroup (v1alpha2, the storage version). */
-export const ROLEBASEDGROUP_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleBasedGroup', plural: 'rolebasedgroups', namespaced: true } as const;
 /** RBG's CoordinatedPolicy. */
 export const COORDINATEDPOLICY_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'CoordinatedPolicy', plural: 'coordinatedpolicies', namespaced: true } as const;
 
@@ -28,13 +27,13 @@ export function roleBasedGroups(): ServiceImpl<typeof RoleBasedGroupService> {
   return {
     async getRoleBasedGroup(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const group = await kubeCall({ kind: 'RoleBasedGroup', namespace: req.namespace, name: req.name }, () => kube.get(ROLEBASEDGROUP_TYPE, req.name, req.namespace));
+      const group = await kubeCall({ kind: 'RoleBasedGroup', namespace: req.namespace, name: req.name }, () => kube.get(RBG_V1ALPHA2_TYPE, req.name, req.namespace));
       return roleBasedGroupFromKube(group, await policyOf(kube, group));
     },
 
     async listRoleBasedGroups(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const list = await kubeCall({ kind: 'RoleBasedGroup', namespace: req.namespace }, () => kube.listAll(ROLEBASEDGROUP_TYPE, { namespace: req.namespace }));
+      const list = await kubeCall({ kind: 'RoleBasedGroup', namespace: req.namespace }, () => kube.listAll(RBG_V1ALPHA2_TYPE, { namespace: req.namespace }));
       const groups = await Promise.all(list.items.map(async (g) => roleBasedGroupFromKube(g, await policyOf(kube, g))));
       return create(ListRoleBasedGroupsResponseSchema, { roleBasedGroups: groups });
     },

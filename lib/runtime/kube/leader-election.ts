@@ -6,9 +6,9 @@
  */
 import { KubeClient } from './client';
 import { isConflict, isNotFound } from './errors';
-import { KubeObject } from './types';
+import { KnownTypes, KubeObject } from './types';
 
-const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
+const LEASE = KnownTypes.Lease;
 
 /** Options of `LeaderElector`. */
 export interface LeaderElectionOptions {

@@ -1,4 +1,5 @@
 /** Object, list and resource-type shapes shared by the client and the informer. */
+import { GATEWAY, GRPCROUTE, HTTPROUTE, KUBERAY_RAYSERVICE, RAYCLUSTER, SERVICE } from '../../spec/object-names';
 
 /** Pass as the namespace of `list`/`watch` to cover every namespace. */
 export const ALL_NAMESPACES = '*';
@@ -84,21 +85,21 @@ export interface ResolvedResource {
   readonly namespaced: boolean;
 }
 
-/** Well-known resource types (no discovery round trip). */
+/** Well-known resource types (no discovery round trip); those a RayService owns are lib/spec/object-names.ts's. */
 export const KnownTypes = {
   Namespace: { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
   ConfigMap: { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
   Secret: { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
-  Service: { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true },
+  Service: SERVICE,
   Pod: { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
   ServiceAccount: { apiVersion: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true },
   Event: { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true },
   Lease: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },
-  RayService: { apiVersion: 'ray.io/v1', kind: 'RayService', plural: 'rayservices', namespaced: true },
-  RayCluster: { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural: 'rayclusters', namespaced: true },
-  Gateway: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true },
-  HTTPRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true },
-  GRPCRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true },
+  RayService: KUBERAY_RAYSERVICE,
+  RayCluster: RAYCLUSTER,
+  Gateway: GATEWAY,
+  HTTPRoute: HTTPROUTE,
+  GRPCRoute: GRPCROUTE,
   SelfSubjectReview: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', namespaced: false },
 } as const satisfies Record<string, Required<ResourceType>>;
 

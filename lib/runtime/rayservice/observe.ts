@@ -17,6 +17,7 @@ import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
 import {
   ABORT_ANNOTATION,
+  CLUSTER_LABEL,
   GATEWAY,
   GRPCROUTE,
   HTTPROUTE,
@@ -26,7 +27,10 @@ import {
   RAYCLUSTER,
   SERVICE,
   SPEC_HASH_ANNOTATION,
+  clusterOfServeService,
+  isClusterServeServiceOf,
   perClusterServeService,
+  routeTypeOfKind,
   serviceGatewayName,
   serviceRouteName,
   stableServeService,
@@ -49,7 +53,7 @@ export interface RayServiceObserverOptions {
 
 /** The route object type of a spec's `routeKind`. */
 export function routeTypeOf(spec: RayServiceSpec): typeof HTTPROUTE | typeof GRPCROUTE {
-  return spec.rayshift?.routeKind === 'GRPC' ? GRPCROUTE : HTTPROUTE;
+  return routeTypeOfKind(spec.rayshift?.routeKind);
 }
 
 /** The Gateway a service's route attaches to: its `gatewayRef`, else `<name>-gateway` in its namespace. */
@@ -61,8 +65,8 @@ export function gatewayOf(svc: KubeObject, spec: RayServiceSpec): { name: string
 
 /** Backends that are the per-cluster serve Services of this service's clusters (`<name>-xxxxx-serve-svc`). */
 export function ownsBackend(svc: KubeObject): (b: { name: string; namespace?: string }) => boolean {
-  const pattern = new RegExp(`^${String(svc.metadata.name)}-[0-9a-z]{5}-serve-svc$`);
-  return (b) => pattern.test(b.name) && (b.namespace === undefined || b.namespace === svc.metadata.namespace);
+  const service = String(svc.metadata.name);
+  return (b) => isClusterServeServiceOf(service, b.name) && (b.namespace === undefined || b.namespace === svc.metadata.namespace);
 }
 
 /** Reads a RayService's world for the engine (see the file comment). */
@@ -104,7 +108,7 @@ export class RayServiceObserver {
       goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
       clusters,
       ...(incremental ? { route: await this.observeRoute(svc, spec, clusters.map((c) => c.name)) } : {}),
-      servingCluster: serving ? (asObject(asObject(serving.spec).selector)['ray.io/cluster'] as string | undefined) : undefined,
+      servingCluster: serving ? (asObject(asObject(serving.spec).selector)[CLUSTER_LABEL] as string | undefined) : undefined,
       controls: {
         paused: spec.rayshift?.paused === true || annotations[PAUSE_ANNOTATION] === 'true',
         promoteNow: annotations[PROMOTE_ANNOTATION] === 'true',
@@ -140,7 +144,7 @@ export class RayServiceObserver {
     const refs = rule === undefined ? [] : asArray(asObject(asArray(asObject(route.spec).rules)[rule]).backendRefs).map(asObject);
     const backends = refs
       .filter((b) => byService.has(String(b.name)) || ownsBackend(svc)({ name: String(b.name), namespace: b.namespace as string | undefined }))
-      .map((b) => ({ cluster: byService.get(String(b.name)) ?? String(b.name).replace(/-serve-svc$/, ''), weight: typeof b.weight === 'number' ? b.weight : 1 }));
+      .map((b) => ({ cluster: byService.get(String(b.name)) ?? clusterOfServeService(String(b.name)), weight: typeof b.weight === 'number' ? b.weight : 1 }));
     const gw = gatewayOf(svc, spec);
     const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
     return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };

@@ -196,8 +196,7 @@ export class RayServiceReconciler {
       case 'createPendingCluster': {
         const cluster = await this.createIfAbsent(buildRayCluster(svc, this.store.ownerReference(svc), spec, action.name, action.specHash, action.startFromMinReplicas), RAYCLUSTER);
         if (decision.status.upgradeStrategy === 'NewClusterWithIncrementalUpgrade' || spec.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade') {
-          const portName = spec.rayshift?.routeKind === 'GRPC' ? 'serve-grpc' : 'serve';
-          await this.createIfAbsent(buildPerClusterServeService(cluster, servePort(spec), portName), SERVICE);
+          await this.createIfAbsent(buildPerClusterServeService(cluster, spec), SERVICE);
           return 2;
         }
         return 1;
@@ -318,7 +317,7 @@ export class RayServiceReconciler {
     if (await this.reader.tryGet(SERVICE, perClusterServeService(clusterName), namespace)) return 0;
     const cluster = await this.reader.tryGet(RAYCLUSTER, clusterName, namespace);
     if (!cluster || cluster.metadata.deletionTimestamp) return 0;
-    await this.createIfAbsent(buildPerClusterServeService(cluster, servePort(spec), spec.rayshift?.routeKind === 'GRPC' ? 'serve-grpc' : 'serve'), SERVICE);
+    await this.createIfAbsent(buildPerClusterServeService(cluster, spec), SERVICE);
     return 1;
   }
 

@@ -2,15 +2,19 @@
 import { KubeObject, OwnerReference } from '../kube/types';
 import { asArray, asObject, JsonObject } from '../../spec/read';
 import { RayServiceSpec } from '../../spec/rayservice';
-import { CLUSTER_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION, headService, perClusterServeService, serviceGatewayName, stableServeService } from './names';
+import {
+  CLUSTER_LABEL, GATEWAY, GATEWAY_HTTP_LISTENER, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, ORIGINATED_FROM_RAYSERVICE, NamedPort, RAYCLUSTER, RAY_PORTS, SERVE_LABEL, SERVICE,
+  SPEC_HASH_ANNOTATION, headService, perClusterServeService, serveLabelValue, servePortOf, serviceGatewayName, stableServeService,
+} from '../../spec/object-names';
 
 /** A controller owner reference to `owner`. */
 export function controllerRef(owner: KubeObject): OwnerReference {
   return { apiVersion: owner.apiVersion, kind: owner.kind, name: String(owner.metadata.name), uid: String(owner.metadata.uid), controller: true, blockOwnerDeletion: true };
 }
 
-/** The head container's port named `name`, else `fallback` (KubeRay's `GetServePort` rule). */
-export function headPort(spec: RayServiceSpec, name: string, fallback: number): number {
+/** The number of the head container's port named `port.name`, else its default (KubeRay's `GetServePort` rule). */
+export function headPort(spec: RayServiceSpec, port: NamedPort): number {
+  const { name, port: fallback } = port;
   const containers = asArray(asObject(asObject(spec.rayClusterConfig.headGroupSpec.template).spec).containers);
   for (const c of containers) {
     for (const p of asArray(asObject(c).ports)) {
@@ -21,9 +25,9 @@ export function headPort(spec: RayServiceSpec, name: string, fallback: number): 
   return fallback;
 }
 
-/** The serve port routes point at: `serve` (8000) for HTTP, `serve-grpc` (9000) for gRPC. */
+/** The number of the serve port routes point at (`servePortOf` the spec's route kind). */
 export function servePort(spec: RayServiceSpec): number {
-  return spec.rayshift?.routeKind === 'GRPC' ? headPort(spec, 'serve-grpc', 9000) : headPort(spec, 'serve', 8000);
+  return headPort(spec, servePortOf(spec.rayshift?.routeKind));
 }
 
 /**
@@ -40,12 +44,12 @@ export function buildRayCluster(service: KubeObject, owner: OwnerReference, spec
     });
   }
   return {
-    apiVersion: 'ray.io/v1',
-    kind: 'RayCluster',
+    apiVersion: RAYCLUSTER.apiVersion,
+    kind: RAYCLUSTER.kind,
     metadata: {
       name,
       namespace: service.metadata.namespace,
-      labels: { ...(service.metadata.labels ?? {}), [ORIGINATED_FROM_NAME]: String(service.metadata.name), [ORIGINATED_FROM_CRD]: 'RayService' },
+      labels: { ...(service.metadata.labels ?? {}), [ORIGINATED_FROM_NAME]: String(service.metadata.name), [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE },
       annotations: { [SPEC_HASH_ANNOTATION]: specHash },
       ownerReferences: [owner],
     },
@@ -53,52 +57,54 @@ export function buildRayCluster(service: KubeObject, owner: OwnerReference, spec
   };
 }
 
-/** `<cluster>-serve-svc`: selects the cluster's serving pods; owned by the cluster (KubeRay's shape). */
-export function buildPerClusterServeService(cluster: KubeObject, port: number, portName: string): KubeObject {
+/** `<cluster>-serve-svc` on the spec's serve port: selects the cluster's serving pods; owned by the cluster (KubeRay's shape). */
+export function buildPerClusterServeService(cluster: KubeObject, spec: RayServiceSpec): KubeObject {
   const name = String(cluster.metadata.name);
+  const portName = servePortOf(spec.rayshift?.routeKind).name;
+  const port = servePort(spec);
   return {
-    apiVersion: 'v1',
-    kind: 'Service',
+    apiVersion: SERVICE.apiVersion,
+    kind: SERVICE.kind,
     metadata: {
       name: perClusterServeService(name),
       namespace: cluster.metadata.namespace,
-      labels: { [ORIGINATED_FROM_NAME]: name, [ORIGINATED_FROM_CRD]: 'RayService', 'ray.io/serve': `${name}-serve` },
+      labels: { [ORIGINATED_FROM_NAME]: name, [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE, [SERVE_LABEL]: serveLabelValue(name) },
       ownerReferences: [controllerRef(cluster)],
     },
-    spec: { selector: { [CLUSTER_LABEL]: name, 'ray.io/serve': 'true' }, ports: [{ name: portName, port, targetPort: port, protocol: 'TCP' }] },
+    spec: { selector: { [CLUSTER_LABEL]: name, [SERVE_LABEL]: 'true' }, ports: [{ name: portName, port, targetPort: port, protocol: 'TCP' }] },
   };
 }
 
 /** `<service>-head-svc` and `<service>-serve-svc` pointed at `cluster`, owned by `owner` (blue/green, None and first creation). */
 export function buildStableServices(service: KubeObject, owner: OwnerReference, spec: RayServiceSpec, cluster: string): KubeObject[] {
   const name = String(service.metadata.name);
-  const labels = { [ORIGINATED_FROM_NAME]: name, [ORIGINATED_FROM_CRD]: 'RayService' };
-  const serve = headPort(spec, 'serve', 8000);
+  const labels = { [ORIGINATED_FROM_NAME]: name, [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE };
+  const serve = headPort(spec, RAY_PORTS.serve);
   return [
     {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: headService(name), namespace: service.metadata.namespace, labels: { ...labels, 'ray.io/node-type': 'head' }, ownerReferences: [owner] },
+      apiVersion: SERVICE.apiVersion,
+      kind: SERVICE.kind,
+      metadata: { name: headService(name), namespace: service.metadata.namespace, labels: { ...labels, [NODE_TYPE_LABEL]: 'head' }, ownerReferences: [owner] },
       spec: {
-        selector: { [CLUSTER_LABEL]: cluster, 'ray.io/node-type': 'head' },
-        ports: [{ name: 'dashboard', port: headPort(spec, 'dashboard', 8265) }, { name: 'serve', port: serve }],
+        selector: { [CLUSTER_LABEL]: cluster, [NODE_TYPE_LABEL]: 'head' },
+        ports: [{ name: RAY_PORTS.dashboard.name, port: headPort(spec, RAY_PORTS.dashboard) }, { name: RAY_PORTS.serve.name, port: serve }],
       },
     },
     {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: stableServeService(name), namespace: service.metadata.namespace, labels: { ...labels, 'ray.io/serve': `${name}-serve` }, ownerReferences: [owner] },
-      spec: { selector: { [CLUSTER_LABEL]: cluster, 'ray.io/serve': 'true' }, ports: [{ name: 'serve', port: serve }] },
+      apiVersion: SERVICE.apiVersion,
+      kind: SERVICE.kind,
+      metadata: { name: stableServeService(name), namespace: service.metadata.namespace, labels: { ...labels, [SERVE_LABEL]: serveLabelValue(name) }, ownerReferences: [owner] },
+      spec: { selector: { [CLUSTER_LABEL]: cluster, [SERVE_LABEL]: 'true' }, ports: [{ name: RAY_PORTS.serve.name, port: serve }] },
     },
   ];
 }
 
-/** `<service>-gateway` of class `className`, owned by `owner`, with KubeRay's single HTTP listener on port 80. */
+/** `<service>-gateway` of class `className`, owned by `owner`, with KubeRay's single HTTP listener (`GATEWAY_HTTP_LISTENER`). */
 export function buildGateway(service: KubeObject, owner: OwnerReference, className: string): KubeObject {
   return {
-    apiVersion: 'gateway.networking.k8s.io/v1',
-    kind: 'Gateway',
+    apiVersion: GATEWAY.apiVersion,
+    kind: GATEWAY.kind,
     metadata: { name: serviceGatewayName(String(service.metadata.name)), namespace: service.metadata.namespace, ownerReferences: [owner] },
-    spec: { gatewayClassName: className, listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] },
+    spec: { gatewayClassName: className, listeners: [{ ...GATEWAY_HTTP_LISTENER }] },
   };
 }

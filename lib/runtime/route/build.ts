@@ -7,24 +7,20 @@ import { GATEWAY_API_VERSION } from '../../spec/gateway';
 import { GatewayReference, RouteKind } from '../../spec/rayservice';
 import { JsonObject } from '../../spec/read';
 import type { OwnerReference } from '../kube/types';
-import { perClusterServeService, serviceGatewayName, serviceRouteName } from '../rayservice/names';
+import {
+  GRPCROUTE, HTTPROUTE, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RAYSERVICE_LABEL, perClusterServeService, routeTypeOfKind, serviceGatewayName, serviceRouteName,
+} from '../../spec/object-names';
 import { DEFAULT_SERVE_PORT, ManagedBackend, RouteObjectKind } from './types';
-
-/** Label every object the rayshift operator creates carries, for GitOps tools to key on. */
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-/** Value of `MANAGED_BY_LABEL` on the operator's objects. */
-export const MANAGED_BY_VALUE = 'rayshift-operator';
-/** Label naming the RayService an object belongs to. */
-export const RAYSERVICE_LABEL = 'rayshift.dev/rayservice';
 
 /** The Gateway API kind of a `spec.rayshift.routeKind`. */
 export function routeObjectKind(kind: RouteKind = 'HTTP'): RouteObjectKind {
-  return kind === 'GRPC' ? 'GRPCRoute' : 'HTTPRoute';
+  return routeTypeOfKind(kind).kind;
 }
 
 /** REST path of a route (the `plural` is `httproutes` or `grpcroutes`). */
 export function routePath(kind: RouteObjectKind, namespace: string, name: string): string {
-  return `/apis/gateway.networking.k8s.io/v1/namespaces/${namespace}/${kind === 'GRPCRoute' ? 'grpcroutes' : 'httproutes'}/${name}`;
+  const type = kind === GRPCROUTE.kind ? GRPCROUTE : HTTPROUTE;
+  return `/apis/${type.apiVersion}/namespaces/${namespace}/${type.plural}/${name}`;
 }
 
 /** One cluster on the route and its weight. */

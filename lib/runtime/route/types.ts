@@ -2,6 +2,8 @@
  * Shapes shared by the route helpers. Routes are read as untrusted JSON (whatever the API server
  * returned), so these are the few fields the helpers look at, never a full Gateway API type.
  */
+import { GATEWAY_API_VERSION } from '../../spec/gateway';
+import { RAY_PORTS } from '../../spec/object-names';
 
 /** The two route kinds rayshift writes weights to. */
 export type RouteObjectKind = 'HTTPRoute' | 'GRPCRoute';
@@ -29,7 +31,7 @@ export type { JsonPatchOp } from '../kube/request-options';
 export const JSON_PATCH_CONTENT_TYPE = 'application/json-patch+json';
 
 /** API group of the Gateway API. */
-export const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
+export const GATEWAY_API_GROUP = GATEWAY_API_VERSION.slice(0, GATEWAY_API_VERSION.indexOf('/'));
 
 /** Default Serve port of a per-cluster serve Service (KubeRay's `serve` port). */
-export const DEFAULT_SERVE_PORT = 8000;
+export const DEFAULT_SERVE_PORT: number = RAY_PORTS.serve.port;

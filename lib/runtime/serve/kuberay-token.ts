@@ -7,10 +7,11 @@
  */
 import { asObject } from '../../spec/read';
 import { ObjectReader } from '../kube/object-reader';
-import { RAYCLUSTER } from '../rayservice/names';
+import { RAYCLUSTER } from '../../spec/object-names';
+import { KnownTypes } from '../kube/types';
 import { ClusterRef } from './errors';
 
-const SECRET = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true } as const;
+const SECRET = KnownTypes.Secret;
 /** Key of the token in KubeRay's Secret. */
 export const KUBERAY_TOKEN_KEY = 'auth_token';
 

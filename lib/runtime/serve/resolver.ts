@@ -2,6 +2,7 @@
  * Where a cluster's Ray dashboard is. This is the client's only injectable seam: the client sends
  * requests to the address the resolver returns and to no other (it follows no redirects).
  */
+import { RAY_PORTS, headService } from '../../spec/object-names';
 import type { ClusterRef } from './errors';
 
 /** Maps a RayCluster to the base URL of its dashboard (`http://host:8265`, optionally with a path prefix). */
@@ -24,7 +25,7 @@ export interface DefaultDashboardResolverOptions {
 }
 
 /** KubeRay's default dashboard port (head container port named `dashboard`). */
-export const DEFAULT_DASHBOARD_PORT = 8265;
+export const DEFAULT_DASHBOARD_PORT: number = RAY_PORTS.dashboard.port;
 
 /**
  * The default resolver: a user-configured address when there is one for the cluster, else KubeRay's
@@ -41,7 +42,7 @@ export function defaultDashboardResolver(options: DefaultDashboardResolverOption
     resolve(cluster: ClusterRef): string {
       const configured = addresses[`${cluster.namespace}/${cluster.name}`] ?? addresses[cluster.name];
       if (configured !== undefined) return configured;
-      return `http://${cluster.name}-head-svc.${cluster.namespace}.svc.${domain}:${port}`;
+      return `http://${headService(cluster.name)}.${cluster.namespace}.svc.${domain}:${port}`;
     },
   };
 }

@@ -1,0 +1,153 @@
+/**
+ * The one home of the names of every object a RayService owns, and of what they carry: resource
+ * types, object names, labels, annotations, ports and their names. It sits in `lib/spec` (pure, no
+ * imports outside the layer) because the constructs, the runtime, the operator, the API server and
+ * the CLI all need the same strings, and `lib/spec` is the one layer all of them may import. The
+ * names follow KubeRay's (ray-operator v1.7.0) so objects rendered by either controller match.
+ * RoleBasedGroup types and annotations the executor writes stay in lib/runtime/rbg/names.ts.
+ */
+import { GATEWAY_API_VERSION } from './gateway';
+import { RAY_IO_API_VERSION, RAYSHIFT_API_VERSION, RouteKind } from './rayservice';
+
+// Resource types: `{apiVersion, kind, plural, namespaced}`, structurally the runtime's `ResourceType`
+// with the REST mapping given, so no call needs a discovery round trip.
+
+/** rayshift's RayService (executor `operator`). */
+export const RAYSHIFT_RAYSERVICE = { apiVersion: RAYSHIFT_API_VERSION, kind: 'RayService', plural: 'rayservices', namespaced: true } as const;
+/** KubeRay's RayService (executor `kuberay`). */
+export const KUBERAY_RAYSERVICE = { apiVersion: RAY_IO_API_VERSION, kind: 'RayService', plural: 'rayservices', namespaced: true } as const;
+/** KubeRay's RayCluster. */
+export const RAYCLUSTER = { apiVersion: RAY_IO_API_VERSION, kind: 'RayCluster', plural: 'rayclusters', namespaced: true } as const;
+/** Core Service. */
+export const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true } as const;
+/** Gateway API Gateway. */
+export const GATEWAY = { apiVersion: GATEWAY_API_VERSION, kind: 'Gateway', plural: 'gateways', namespaced: true } as const;
+/** Gateway API HTTPRoute. */
+export const HTTPROUTE = { apiVersion: GATEWAY_API_VERSION, kind: 'HTTPRoute', plural: 'httproutes', namespaced: true } as const;
+/** Gateway API GRPCRoute. */
+export const GRPCROUTE = { apiVersion: GATEWAY_API_VERSION, kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true } as const;
+
+/** The route type of a `spec.rayshift.routeKind`. */
+export function routeTypeOfKind(kind: RouteKind = 'HTTP'): typeof HTTPROUTE | typeof GRPCROUTE {
+  return kind === 'GRPC' ? GRPCROUTE : HTTPROUTE;
+}
+
+// Labels, annotations and the finalizer.
+
+/** KubeRay's label naming the custom resource a cluster or Service originated from. */
+export const ORIGINATED_FROM_NAME = 'ray.io/originated-from-cr-name';
+/** KubeRay's label naming the kind of that resource (`ORIGINATED_FROM_RAYSERVICE` here). */
+export const ORIGINATED_FROM_CRD = 'ray.io/originated-from-crd';
+/** Value of `ORIGINATED_FROM_CRD` on everything a RayService owns; the operator watches by it. */
+export const ORIGINATED_FROM_RAYSERVICE = 'RayService';
+/** Label KubeRay puts on every pod of a cluster; Services select a cluster by it. */
+export const CLUSTER_LABEL = 'ray.io/cluster';
+/** KubeRay's label of a pod's node type; the head Service selects `head`. */
+export const NODE_TYPE_LABEL = 'ray.io/node-type';
+/** KubeRay's serve label: `true` on pods ready to serve, `<owner>-serve` on serve Services. */
+export const SERVE_LABEL = 'ray.io/serve';
+/** Label every object the rayshift operator creates carries, for GitOps tools to key on. */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+/** Value of `MANAGED_BY_LABEL` on the operator's objects. */
+export const MANAGED_BY_VALUE = 'rayshift-operator';
+/** Label naming the RayService an object belongs to. */
+export const RAYSERVICE_LABEL = 'rayshift.dev/rayservice';
+/** Annotation holding the engine's spec hash of a cluster. */
+export const SPEC_HASH_ANNOTATION = 'rayshift.dev/cluster-spec-hash';
+/** Annotation holding the Serve config (YAML) last PUT to a cluster, so an old cluster keeps its own during an upgrade. */
+export const SERVE_CONFIG_ANNOTATION = 'rayshift.dev/serve-config';
+/** Finalizer that puts traffic in a safe state before a RayService goes away. */
+export const FINALIZER = 'rayshift.dev/finalizer';
+
+/** `SERVE_LABEL`'s value on a serve Service of `owner` (a cluster or a RayService): `<owner>-serve`. */
+export function serveLabelValue(owner: string): string {
+  return `${owner}-serve`;
+}
+
+// Ports: KubeRay's defaults of the head container's named ports. The name is what Services and
+// `headPort` look up; the number is used when the head container does not declare the name.
+
+/** A named port and its default number. */
+export interface NamedPort {
+  /** Port name on the head container and the Services. */
+  readonly name: string;
+  /** KubeRay's default number. */
+  readonly port: number;
+}
+
+/** The head container's ports, by role. */
+export const RAY_PORTS = {
+  /** Ray's GCS server. */
+  gcs: { name: 'gcs', port: 6379 },
+  /** Ray client server. */
+  client: { name: 'client', port: 10001 },
+  /** Ray dashboard, which also serves the Serve REST API. */
+  dashboard: { name: 'dashboard', port: 8265 },
+  /** Ray's metrics export. */
+  metrics: { name: 'metrics', port: 8080 },
+  /** Serve HTTP proxy. */
+  serve: { name: 'serve', port: 8000 },
+  /** Serve gRPC proxy. */
+  serveGrpc: { name: 'serve-grpc', port: 9000 },
+} as const satisfies Record<string, NamedPort>;
+
+/** The Serve port a route of `kind` points at: `serve` (8000) for HTTP, `serve-grpc` (9000) for gRPC. */
+export function servePortOf(kind: RouteKind = 'HTTP'): NamedPort {
+  return kind === 'GRPC' ? RAY_PORTS.serveGrpc : RAY_PORTS.serve;
+}
+
+/** The listener of the Gateway the operator creates: KubeRay's single HTTP listener on port 80. */
+export const GATEWAY_HTTP_LISTENER = { name: 'http', protocol: 'HTTP', port: 80 } as const;
+
+// Object names.
+
+const SERVE_SVC = '-serve-svc';
+const ROUTE_SUFFIX: Readonly<Record<RouteKind, string>> = { HTTP: '-httproute', GRPC: '-grpcroute' };
+
+/** `<cluster>-serve-svc`, the per-cluster serve Service a route backend points at. */
+export function perClusterServeService(cluster: string): string {
+  return `${cluster}${SERVE_SVC}`;
+}
+
+/**
+ * `<name>-head-svc`: KubeRay's head Service of the RayCluster `name` (where its dashboard is
+ * reached), and, for a RayService `name`, the stable head Service that selects the serving cluster.
+ */
+export function headService(name: string): string {
+  return `${name}-head-svc`;
+}
+
+/** `<service>-serve-svc`, the stable serve Service (selects the serving cluster). */
+export function stableServeService(service: string): string {
+  return `${service}${SERVE_SVC}`;
+}
+
+/** `<service>-httproute` (KubeRay's) or `<service>-grpcroute`, the route of a RayService. */
+export function serviceRouteName(service: string, kind: RouteKind = 'HTTP'): string {
+  return `${service}${ROUTE_SUFFIX[kind]}`;
+}
+
+/** The RayService whose route of `kind` is named `route`, or undefined when the name is not a service's route. */
+export function serviceOfRoute(route: string, kind: RouteKind = 'HTTP'): string | undefined {
+  const suffix = ROUTE_SUFFIX[kind];
+  return route.endsWith(suffix) ? route.slice(0, -suffix.length) : undefined;
+}
+
+/** `<service>-gateway` (KubeRay's), the Gateway the operator creates when there is no `gatewayRef`. */
+export function serviceGatewayName(service: string): string {
+  return `${service}-gateway`;
+}
+
+/**
+ * Whether `backend` is the per-cluster serve Service of some cluster of `service`: clusters are
+ * `<service>-<5 characters>` (KubeRay's random suffix, or the engine's `newClusterName`), so this
+ * recognises backends of clusters this operator no longer lists.
+ */
+export function isClusterServeServiceOf(service: string, backend: string): boolean {
+  return new RegExp(`^${service}-[0-9a-z]{5}${SERVE_SVC}$`).test(backend);
+}
+
+/** The cluster a per-cluster serve Service `<cluster>-serve-svc` belongs to (the name itself when it has no such suffix). */
+export function clusterOfServeService(backend: string): string {
+  return backend.endsWith(SERVE_SVC) ? backend.slice(0, -SERVE_SVC.length) : backend;
+}
