@@ -16,7 +16,7 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/runtime/rbg/names';
 import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { validateRoleBasedGroup } from '../../lib/spec/rbg';
@@ -26,7 +26,6 @@ import { SCALING_ADAPTER_TYPE, SimulatedRbgWebhook, startRbgWebhook } from '../s
 import { SimulatedRbgController, simulateRbgController } from '../support/simulated-rbg';
 
 const NS = 'pd';
-const RIS_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
 
@@ -44,7 +43,7 @@ beforeAll(async () => {
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   webhook = await startRbgWebhook(admin, NS);
   // Decode replicas are ready the moment they are updated: its readyReplicas never change, so RBG never rewrites its roleStatuses entry.
-  simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE, workloads: RIS_TYPE, readyDelayMs: (_g, role) => (role === 'decode' ? 0 : 20) });
+  simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE, workloads: ROLE_INSTANCE_SET_TYPE, readyDelayMs: (_g, role) => (role === 'decode' ? 0 : 20) });
   controller = new RbgRolloutController({ client: admin, log: SILENT });
   await controller.start();
 }, 300_000);
@@ -115,7 +114,7 @@ function record(name: string): { seen: Seen[]; until(what: string, check: (s: Se
 async function observed(name: string): Promise<KubeObject> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ris = await admin.get(RIS_TYPE, name, NS);
+    const ris = await admin.get(ROLE_INSTANCE_SET_TYPE, name, NS);
     if ((ris.status as { observedGeneration?: number } | undefined)?.observedGeneration === ris.metadata.generation || Date.now() > deadline) return ris;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -14,7 +14,7 @@ import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/runtime/rbg/names';
 import { roleRevision } from '../../lib/runtime/rbg/observe';
 import { RolloutStatusDocument, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RolloutWarmup } from '../../lib/spec/rbg-warmup';
@@ -25,7 +25,6 @@ import { SimulatedRbgController, simulateRbgController } from '../support/simula
 import { warmupCreated, writeWarmupStatus } from '../support/simulated-rbg-warmup';
 
 const NS = 'warm';
-const RIS_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
 
@@ -40,7 +39,7 @@ beforeAll(async () => {
   admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
   gitops = KubeClient.fromKubeconfig(cp.kubeconfigPath, { fieldManager: 'gitops' });
   await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE, workloads: RIS_TYPE, readyDelayMs: () => 10 });
+  simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE, workloads: ROLE_INSTANCE_SET_TYPE, readyDelayMs: () => 10 });
   controller = new RbgRolloutController({ client: admin, log: SILENT });
   await controller.start();
 }, 300_000);
@@ -103,7 +102,7 @@ async function observed(group: string, role: string): Promise<number> {
   for (;;) {
     const stored = await admin.get(RBG_V1ALPHA2_TYPE, group, NS);
     const revision = roleRevision(((stored.spec as any).roles as JsonObject[]).find((r) => r.name === role)!);
-    const ris = await admin.get(RIS_TYPE, `${group}-${role}`, NS);
+    const ris = await admin.get(ROLE_INSTANCE_SET_TYPE, `${group}-${role}`, NS);
     const status = ris.status as { observedGeneration?: number; updatedReplicas?: number } | undefined;
     const current = (ris.spec as any)?.roleInstanceTemplate?.revision === revision && status?.observedGeneration === ris.metadata.generation;
     if (current || Date.now() > deadline) return status?.updatedReplicas ?? -1;

@@ -9,10 +9,7 @@
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
-
-/** RBG v1alpha2's default workload, one per role, named `<group>-<role>`. */
-export const ROLE_INSTANCE_SET_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/runtime/rbg/names';
 
 /** One role's workload as observed. */
 export interface WorkloadState {
