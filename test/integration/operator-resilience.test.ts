@@ -391,10 +391,14 @@ test('specs that pass CEL but fail the model get Ready=False/ValidationFailed na
       return st.phase === 'Running' && st.activeClusterName !== from && st.pendingClusterName === undefined;
     }, 'healthy to upgrade', 90_000, 100);
 
-    // No crash loop: the same process still runs, the rejections are not retried as errors, and the
-    // invalid services' status is not rewritten over and over.
-    const rv = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'notyaml', ns)).metadata.resourceVersion;
-    await sleep(1500);
+    // No crash loop: the same process still runs, the rejections are not retried as errors, and a
+    // pass over an invalid service does not rewrite its status: an annotation (which the operator
+    // reconciles on) makes it run one, proven by its logged rejection, and the object stays at the
+    // annotation's resourceVersion.
+    const rejections = () => op.lines.filter((l) => l.includes('spec rejected') && l.includes(`"${ns}/notyaml"`)).length;
+    const before = rejections();
+    const rv = (await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, 'notyaml', ns, { metadata: { annotations: { 'test.rayshift.dev/nudge': '1' } } })).metadata.resourceVersion;
+    await waitFor(() => rejections() > before, 'the operator to reconcile the annotated service', 30_000);
     expect((await env.admin.get(RAYSHIFT_RAYSERVICE, 'notyaml', ns)).metadata.resourceVersion).toBe(rv);
     expect(op.proc.exitCode).toBeNull();
     expect(op.proc.signalCode).toBeNull();
