@@ -158,10 +158,14 @@ describe.each(CASES)('$name: $replicas, maxSkew $maxSkewPercent%, maxUnavailable
         v1Revision = Object.fromEntries(roles.map((r) => [r, before[r].updateRevision]));
         const from = recorder.history.length - 1;
         await replace(`${GROUPS}/${name}`, v2.group);
-        // Where the plan ends: complete, or stalled where it says.
+        // Where the rollout ends: complete, or stalled: every workload at its partition and ready, and
+        // RBG's step from these counts writes the partitions already written (the plan's last round,
+        // unless RBG read stale counts on the way).
         await recorder.until(
-          `the plan's last round ${JSON.stringify(last)}, every replica ready`,
-          (s) => roles.every((r) => s[r].observed && s[r].updateRevision !== v1Revision[r] && s[r].ready === replicas[r] && s[r].updated === last.updated[r] && s[r].partition === last.partition[r]),
+          `the rollout complete or stalled (the plan ends at ${JSON.stringify(last)}), every replica ready`,
+          (s) =>
+            roles.every((r) => s[r].observed && s[r].updateRevision !== v1Revision[r] && s[r].ready === replicas[r] && s[r].updated === replicas[r] - s[r].partition) &&
+            (roles.every((r) => s[r].updated === replicas[r] - userPartition[r]) || roles.every((r) => stepFrom(s, c, 'rbg')[r] === s[r].partition)),
           180_000,
           from,
         );
@@ -219,9 +223,9 @@ describe.each(CASES)('$name: $replicas, maxSkew $maxSkewPercent%, maxUnavailable
     const observed = sequences(states.map((s) => Object.fromEntries(roles.map((r) => [r, s[r].partition]))), roles);
     const planned = sequences(predicted.rounds.map((r) => r.partition), roles);
     process.stderr.write(`${name}: observed ${JSON.stringify(observed)}, planned ${JSON.stringify(planned)}\n`);
-    expect(Object.fromEntries(roles.map((r) => [r, observed[r].at(-1)]))).toEqual(Object.fromEntries(roles.map((r) => [r, planned[r].at(-1)])));
     if (JSON.stringify(observed) === JSON.stringify(planned)) return;
-    // A difference: some write follows only from counts RBG read that were not the replicas on the new revision.
+    // A difference (in the rounds, or in where the rollout stalls): some write follows only from counts
+    // RBG read that were not the replicas on the new revision.
     const staleOnly = writes.filter((w) => {
       if (w.at === 0) return false;
       const window = readWindow(states, writes, w);
