@@ -15,14 +15,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
-import { plan, upstreamPartition, upstreamRollingTargets, type RbgRoleState, type RoleBasedGroupPlan } from '../../lib/engine';
+import { plan, type RoleBasedGroupPlan } from '../../lib/engine';
 import { rbgPlanInputs } from '../../lib/engine/from-spec';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { CoordinationRule } from '../../lib/spec/rbg';
 import { startTestCluster, TestCluster } from '../support/cluster';
+import { CoordinatedCase, partitionWrites, PartitionWrite, readWindow, sequences, skewExcesses, staleOnlyWrites, stepFrom, updatedOnNew } from '../support/rbg-coordinated-analysis';
 import { GroupState, stateSkewPercent, WorkloadRecorder } from '../support/rbg-workload-recorder';
-import { rbgSkewCheck } from '../support/rbg-skew-check';
 
 const NS = 'default';
 const GROUPS = `/apis/workloads.x-k8s.io/v1alpha2/namespaces/${NS}/rolebasedgroups`;
@@ -53,56 +53,6 @@ function synthesize(name: string, replicas: Record<string, number>, rollingUpdat
   return { group: objects.find((o) => o.kind === 'RoleBasedGroup')!, policy: objects.find((o) => o.kind === 'CoordinatedPolicy')! };
 }
 
-/** Each change of a role's partition: the role, its new value and the index of the state showing it. */
-interface PartitionWrite {
-  readonly role: string;
-  readonly partition: number;
-  readonly at: number;
-}
-
-/** The partitions RBG wrote, one entry per change of one role's (RBG writes the roles' workloads one after the other). */
-function partitionWrites(states: readonly GroupState[], roles: readonly string[]): PartitionWrite[] {
-  const writes: PartitionWrite[] = [];
-  states.forEach((s, at) => {
-    for (const role of roles) {
-      if (at === 0 || s[role].partition !== states[at - 1][role].partition) writes.push({ role, partition: s[role].partition, at });
-    }
-  });
-  return writes;
-}
-
-/** Each role's partitions in order, repeats dropped. */
-function sequences(rounds: readonly Readonly<Record<string, number>>[], roles: readonly string[]): Record<string, number[]> {
-  return Object.fromEntries(roles.map((r) => [r, rounds.map((p) => p[r]).filter((v, i, all) => i === 0 || v !== all[i - 1])]));
-}
-
-/**
- * The partitions the engine's port of RBG's step (`upstreamRollingTargets`, `upstreamPartition`)
- * writes from one observed state. `rbg`: as RBG reads it — a workload's counts as it reports them
- * (before it observes the new template, its old replicas count as updated), or, while it has not
- * observed its latest spec, the role's entry in the group's status (RBG's
- * `ConstructWorkloadRoleStatus`). `true`: the replicas really on the new revision (`v1Revision`
- * names the old one).
- */
-function stepFrom(state: GroupState, c: Case, reading: 'rbg' | 'true', v1Revision: Record<string, string> = {}): Record<string, number> {
-  const roles: RbgRoleState[] = Object.keys(c.replicas).map((name) => {
-    const w = state[name];
-    const read = reading === 'rbg' ? (!w.observed && w.reported ? w.reported : w) : { updated: w.updateRevision === v1Revision[name] ? 0 : w.updated, ready: w.ready };
-    return { name, desired: c.replicas[name], updatedReplicas: read.updated, readyReplicas: read.ready, maxUnavailable: c.maxUnavailable, partition: Math.min(c.partition ?? 0, c.replicas[name]) };
-  });
-  const targets = upstreamRollingTargets(c.maxSkewPercent, roles);
-  return Object.fromEntries(roles.map((r) => [r.name, upstreamPartition(r, targets?.get(r.name) ?? r.desired)]));
-}
-
-/**
- * The states RBG may have read for `write`: those since its previous write of the same role (one
- * before it, as RBG's cache may lag its own write), which its reconciles follow one at a time.
- */
-function readWindow(states: readonly GroupState[], writes: readonly PartitionWrite[], write: PartitionWrite): GroupState[] {
-  const previous = writes.slice(0, writes.indexOf(write)).filter((w) => w.role === write.role).pop();
-  return states.slice(Math.max(0, (previous?.at ?? 0) - 1), write.at);
-}
-
 /** PUT of a new version of an object, retried on 409 (RBG writes the group's status and annotations meanwhile). */
 async function replace(urlPath: string, next: KubeObject): Promise<void> {
   for (let attempt = 0; ; attempt++) {
@@ -113,15 +63,7 @@ async function replace(urlPath: string, next: KubeObject): Promise<void> {
   }
 }
 
-interface Case {
-  readonly name: string;
-  readonly replicas: Record<string, number>;
-  readonly maxSkewPercent: number;
-  readonly maxUnavailable: number;
-  readonly partition?: number;
-}
-
-const CASES: Case[] = [
+const CASES: CoordinatedCase[] = [
   { name: 'pd-4-2', replicas: { prefill: 4, decode: 2 }, maxSkewPercent: 50, maxUnavailable: 1 },
   { name: 'pd-5-3', replicas: { prefill: 5, decode: 3 }, maxSkewPercent: 20, maxUnavailable: 1 },
   // A user partition on the role that ends slowest: RBG v0.7.0 stalls (only the slowest role may advance).
@@ -178,15 +120,20 @@ describe.each(CASES)('$name: $replicas, maxSkew $maxSkewPercent%, maxUnavailable
       }
     }), 300_000);
 
-  test('every observed state passes RBG\'s own skew check (maxSkew + one replica of the smallest role), counting replicas on the new revision', () => {
+  test('every observed state passes RBG\'s own skew check (maxSkew + one replica of the smallest role), counting replicas on the new revision, unless a release RBG made without the true counts let it', () => {
     expect(states.length).toBeGreaterThan(2);
-    const onNew = (s: GroupState) => roles.map((r) => ({ name: r, desired: replicas[r], updatedReplicas: s[r].updateRevision === v1Revision[r] ? 0 : s[r].updated }));
-    for (const s of states) {
-      const verdict = rbgSkewCheck(maxSkewPercent, onNew(s));
-      if (!verdict.ok) expect({ verdict, state: s }).toEqual({ verdict: { ...verdict, ok: true }, state: s });
+    // RBG v0.7.0 releases every replica above the user's partition in its first write (the plan's
+    // first round), and again where it reads a workload's stale counts: replicas updated under
+    // such a release can break the bound until the slower role catches up (seen: 5p/3d at 20%,
+    // decode 3/3 beside prefill 2/5). A release from the true counts never may.
+    const stale = staleOnlyWrites(states, writes, c);
+    for (const excess of skewExcesses(states, writes, c)) {
+      const fromTrueCounts = excess.release.at > 0 && !stale.includes(excess.release);
+      if (fromTrueCounts) expect({ excess, state: states[excess.at] }).toEqual({ excess: { ...excess, release: 'the first write or one only stale counts explain' }, state: states[excess.at] });
     }
     // The roles did move at different times: the bound was exercised.
-    expect(Math.max(...states.map((s) => stateSkewPercent(Object.fromEntries(onNew(s).map((r) => [r.name, { ...s[r.name], updated: r.updatedReplicas }])))))).toBeGreaterThan(0);
+    const onNew = (s: GroupState) => Object.fromEntries(roles.map((r) => [r, { ...s[r], updated: updatedOnNew(s, r, v1Revision) }]));
+    expect(Math.max(...states.map((s) => stateSkewPercent(onNew(s))))).toBeGreaterThan(0);
   });
 
   test('the rollout ends as planned: complete, or stalled where RBG\'s step can no longer move any partition', () => {
@@ -226,11 +173,6 @@ describe.each(CASES)('$name: $replicas, maxSkew $maxSkewPercent%, maxUnavailable
     if (JSON.stringify(observed) === JSON.stringify(planned)) return;
     // A difference (in the rounds, or in where the rollout stalls): some write follows only from counts
     // RBG read that were not the replicas on the new revision.
-    const staleOnly = writes.filter((w) => {
-      if (w.at === 0) return false;
-      const window = readWindow(states, writes, w);
-      return !window.some((s) => stepFrom(s, c, 'true', v1Revision)[w.role] === w.partition) && window.some((s) => stepFrom(s, c, 'rbg')[w.role] === w.partition);
-    });
-    expect(staleOnly.length).toBeGreaterThan(0);
+    expect(staleOnlyWrites(states, writes, c).length).toBeGreaterThan(0);
   });
 });
