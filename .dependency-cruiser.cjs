@@ -46,6 +46,13 @@ const layerRules = LAYERS.map((layer) => {
   };
 });
 
+/**
+ * What the package publishes: package.json's `exports` (`rayshift`, `rayshift/pulumi`,
+ * `rayshift/operator`) and the two modules bin/rayshift.js composes into the CLI. The CRD catalog
+ * and its resolver are development-time (`npm run import`, tests); lib/apiserver/gen is generated.
+ */
+const ENTRY_POINTS = '^(lib/index|lib/pulumi/index|operator/chart/index|lib/cli/main|operator/command)\\.ts$';
+
 /** Node modules that do I/O: the pure layers never import them. */
 const IO_MODULES = '^(node:)?(fs|fs/promises|http|https|http2|net|tls|dgram|child_process|worker_threads)$';
 
@@ -72,6 +79,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^(lib|operator)/', pathNot: ['^lib/crds/(resolve|regenerate)\\.ts$'] },
       to: { path: '^lib/crds/(resolve|regenerate)\\.ts$' },
+    },
+    {
+      name: 'reached-from-an-entry-point',
+      comment: 'every module of lib/ and operator/ is reached from what the package publishes (package.json exports and bin/rayshift.js); code only tests use belongs in test/ (ARCHITECTURE.md, Rules)',
+      severity: 'error',
+      from: { path: ENTRY_POINTS },
+      to: { path: '^(lib|operator)/', pathNot: [ENTRY_POINTS, '^lib/crds/(resolve|regenerate|catalog)\\.ts$', '^lib/apiserver/gen/'], reachable: false },
     },
     {
       name: 'no-circular',

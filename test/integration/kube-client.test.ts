@@ -7,18 +7,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as util from 'node:util';
 import { stringify } from 'yaml';
-import {
-  ALL_NAMESPACES,
-  Condition,
-  KnownTypes,
-  KubeApiError,
-  KubeClient,
-  KubeObject,
-  UnknownKindError,
-  findCondition,
-  retryOnConflict,
-  setCondition,
-} from '../../lib/runtime/kube';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { Condition, findCondition, setCondition } from '../../lib/runtime/kube/conditions';
+import { KubeApiError, UnknownKindError } from '../../lib/runtime/kube/errors';
+import { retryOnConflict } from '../../lib/runtime/kube/retry';
+import { ALL_NAMESPACES, KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 
 const NS = 'kube-client-it';

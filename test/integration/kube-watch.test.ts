@@ -10,7 +10,11 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import { ALL_NAMESPACES, Informer, InformerEvent, KnownTypes, KubeApiError, KubeClient, KubeObject } from '../../lib/runtime/kube';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { KubeApiError } from '../../lib/runtime/kube/errors';
+import { Informer } from '../../lib/runtime/kube/informer';
+import { InformerEvent } from '../../lib/runtime/kube/informer-options';
+import { ALL_NAMESPACES, KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 
 const NS = 'kube-watch-it';

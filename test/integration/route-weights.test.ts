@@ -5,18 +5,11 @@
  * edit while ours still lands (the `test` guards refuse a stale patch, the writer re-reads and
  * re-plans). Needs `npm run controlplane:build`.
  */
-import {
-  JsonPatchOp,
-  RouteClient,
-  buildServiceRoute,
-  clusterBackends,
-  isPatchConflict,
-  planWeightPatch,
-  readWeights,
-  routePath,
-  routeReadiness,
-  writeRouteWeights,
-} from '../../lib/runtime/route';
+import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime/route/build';
+import { planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
+import { routeReadiness } from '../../lib/runtime/route/readiness';
+import { JsonPatchOp } from '../../lib/runtime/route/types';
+import { RouteClient, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 
 const NS = 'serving';

@@ -9,18 +9,11 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as util from 'node:util';
-import {
-  HttpRequest,
-  HttpResponse,
-  KnownTypes,
-  KubeApiError,
-  KubeClient,
-  KubeConnectionError,
-  StreamHandle,
-  Transport,
-  UnknownKindError,
-  loadClientNode,
-} from '../../lib/runtime/kube';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { loadClientNode } from '../../lib/runtime/kube/client-node';
+import { KubeApiError, KubeConnectionError, UnknownKindError } from '../../lib/runtime/kube/errors';
+import { HttpRequest, HttpResponse, StreamHandle, Transport } from '../../lib/runtime/kube/transport';
+import { KnownTypes } from '../../lib/runtime/kube/types';
 
 type Reply = { status: number; body?: unknown };
 

@@ -1,20 +1,7 @@
 /** Conditions, retryOnConflict, backoff and typed errors of lib/runtime/kube (no server). */
-import {
-  Condition,
-  KubeApiError,
-  KubeConnectionError,
-  backoffDelay,
-  findCondition,
-  isConditionTrue,
-  isConflict,
-  isNotFound,
-  kubeTime,
-  mergeConditions,
-  removeCondition,
-  retryOnConflict,
-  sameConditions,
-  setCondition,
-} from '../../lib/runtime/kube';
+import { Condition, findCondition, isConditionTrue, kubeTime, mergeConditions, removeCondition, sameConditions, setCondition } from '../../lib/runtime/kube/conditions';
+import { KubeApiError, KubeConnectionError, isConflict, isNotFound } from '../../lib/runtime/kube/errors';
+import { backoffDelay, retryOnConflict } from '../../lib/runtime/kube/retry';
 
 const T0 = new Date('2030-01-01T00:00:00.789Z');
 const T1 = new Date('2030-01-01T01:00:00Z');

@@ -3,18 +3,11 @@
  * backoff, ordering and handler isolation. The same behaviours against a real kube-apiserver (restart,
  * etcd compaction) are in test/integration/kube-watch.test.ts.
  */
-import {
-  HttpRequest,
-  HttpResponse,
-  InformerEvent,
-  KnownTypes,
-  KubeApiError,
-  KubeClient,
-  KubeConnectionError,
-  KubeObject,
-  StreamHandle,
-  Transport,
-} from '../../lib/runtime/kube';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { KubeApiError, KubeConnectionError } from '../../lib/runtime/kube/errors';
+import { InformerEvent } from '../../lib/runtime/kube/informer-options';
+import { HttpRequest, HttpResponse, StreamHandle, Transport } from '../../lib/runtime/kube/transport';
+import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 
 const CM = KnownTypes.ConfigMap;
 

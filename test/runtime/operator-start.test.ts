@@ -3,7 +3,7 @@
  * replica before it leads, or one that is never started, holds no watch and no timer); `start()`
  * lists and watches every type it caches; `stop()` ends the watches.
  */
-import { KubeClient } from '../../lib/runtime/kube';
+import { KubeClient } from '../../lib/runtime/kube/client';
 import { Operator } from '../../operator/operator';
 import { ScriptedTransport } from '../support/scripted-transport';
 

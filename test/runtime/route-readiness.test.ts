@@ -1,5 +1,5 @@
 /** routeReadiness: parents Accepted/ResolvedRefs for the current generation, Gateways Accepted/Programmed, and reasons that name them. */
-import { routeReadiness, sameParent } from '../../lib/runtime/route';
+import { routeReadiness, sameParent } from '../../lib/runtime/route/readiness';
 
 const cond = (type: string, status: string, observedGeneration?: number, reason = type, message = '') => ({
   type,

@@ -7,20 +7,10 @@
 import { JsonPatch } from 'cdk8s';
 import { serviceRouteName } from '../../lib/runtime/rayservice/names';
 import * as fc from 'fast-check';
-import {
-  JsonPatchOp,
-  RoutePlanError,
-  RouteWriteConflictError,
-  applyJsonPatch,
-  buildServiceRoute,
-  clusterBackends,
-  isPatchConflict,
-  managedRuleIndices,
-  planWeightPatch,
-  readWeights,
-  routePath,
-  writeRouteWeights,
-} from '../../lib/runtime/route';
+import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime/route/build';
+import { RoutePlanError, applyJsonPatch, managedRuleIndices, planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
+import { JsonPatchOp } from '../../lib/runtime/route/types';
+import { RouteWriteConflictError, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
 
 /** Applies ops with fast-json-patch (cdk8s's JsonPatch), not rayshift's own applier; throws when a `test` fails. */
 function applyRfc6902<T>(doc: T, ops: readonly JsonPatchOp[]): T {

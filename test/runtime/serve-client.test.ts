@@ -5,14 +5,10 @@ import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  ClusterRef,
-  ServeApiError,
-  ServeDashboardClient,
-  buildServeDeployBody,
-  defaultDashboardResolver,
-  evaluateCapacityReadiness,
-} from '../../lib/runtime/serve';
+import { ServeDashboardClient, buildServeDeployBody } from '../../lib/runtime/serve/client';
+import { ClusterRef, ServeApiError } from '../../lib/runtime/serve/errors';
+import { evaluateCapacityReadiness } from '../../lib/runtime/serve/readiness';
+import { defaultDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { SimulatedServeDashboard, startSimulatedServeDashboard } from '../support/serve-simulator';
 
 const CLUSTER: ClusterRef = { name: 'ray-a', namespace: 'team' };

@@ -2,13 +2,9 @@
  * Pure tests of the Serve readiness predicate, capacity rounding and GET parsing, on JSON fixtures
  * written from the shapes documented in ray-local.md §2 (no HTTP).
  */
-import {
-  ServeShapeError,
-  capacityAdjustedReplicas,
-  evaluateCapacityReadiness,
-  observeServe,
-  parseServeInstanceDetails,
-} from '../../lib/runtime/serve';
+import { capacityAdjustedReplicas } from '../../lib/runtime/serve/capacity';
+import { evaluateCapacityReadiness, observeServe } from '../../lib/runtime/serve/readiness';
+import { ServeShapeError, parseServeInstanceDetails } from '../../lib/runtime/serve/types';
 
 /** ray-local.md §2's GET body: app DEPLOYING, Version UPSCALING 1 → 2 at target_capacity 50. */
 function upscaling(): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * and watch stream, answers API discovery from `served`, lists as empty, and holds watch streams
  * open until aborted.
  */
-import { HttpRequest, HttpResponse, StreamHandle, Transport } from '../../lib/runtime/kube';
+import { HttpRequest, HttpResponse, StreamHandle, Transport } from '../../lib/runtime/kube/transport';
 
 /** Answers discovery from `served` (group/version → plurals), lists as empty, and holds watch streams open until aborted. */
 export class ScriptedTransport implements Transport {

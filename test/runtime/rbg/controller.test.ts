@@ -3,7 +3,7 @@
  * with which label selector, and that it stays idle (and ready) where RBG is not installed. The
  * rollouts themselves are covered on a real API server by test/integration/rbg-rollout.test.ts.
  */
-import { KubeClient } from '../../../lib/runtime/kube';
+import { KubeClient } from '../../../lib/runtime/kube/client';
 import { RbgRolloutController } from '../../../operator/rbg-controller';
 import { ScriptedTransport } from '../../support/scripted-transport';
 
