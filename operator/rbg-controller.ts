@@ -16,10 +16,10 @@ import { isNotFound } from '../lib/runtime/kube/errors';
 import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
 import { KubeObject } from '../lib/runtime/kube/types';
 import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
-import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATUS_ANNOTATION } from '../lib/runtime/rbg/names';
+import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATUS_ANNOTATION } from '../lib/spec/object-names';
 import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../lib/runtime/rbg/status';
-import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/runtime/rbg/warmup';
+import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
 import { WorkQueue } from '../lib/runtime/work-queue';
 
 /** Options of an `RbgRolloutController`. */

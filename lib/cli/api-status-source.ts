@@ -11,7 +11,7 @@ import type { ApiClient } from '../apiserver/client';
 import { specToKube } from '../apiserver/convert/rayservice';
 import { UpgradeEventType, type UpgradeStatus } from '../apiserver/gen/rayshift/v1/upgrade_pb';
 import type { KubeObject } from '../runtime/kube/types';
-import { RAYSHIFT_RAYSERVICE } from '../runtime/rayservice/names';
+import { RAYSHIFT_RAYSERVICE } from '../spec/object-names';
 import type { SteeringVerb } from '../engine/steering';
 import type { JsonObject } from '../spec/read';
 import type { StatusSource } from './status-source';

@@ -9,7 +9,7 @@ import { RayServiceStatus, describeStatus, isGoalGivenUp, isSettled } from '../e
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RayServiceReconciler } from '../runtime/rayservice/reconciler';
-import { ABORT_ANNOTATION, PAUSE_ANNOTATION } from '../runtime/rayservice/names';
+import { ABORT_ANNOTATION, PAUSE_ANNOTATION } from '../engine/steering';
 import { ServeDashboardClient } from '../runtime/serve/client';
 import { RayServiceSpec } from '../spec/rayservice';
 import { DeadlineAction } from './migration-inputs';

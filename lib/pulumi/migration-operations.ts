@@ -7,7 +7,7 @@
 import type * as pulumi from '@pulumi/pulumi';
 import { clusterSpecHash } from '../engine/cluster-hash';
 import { RayServiceStatus } from '../engine/status';
-import { PAUSE_ANNOTATION } from '../runtime/rayservice/names';
+import { PAUSE_ANNOTATION } from '../engine/steering';
 import { RayServiceSpec } from '../spec/rayservice';
 import { ConnectionSettings, connectServe, inputsChanged, withKubeClient } from './connection';
 import { driveMigration } from './migration-drive';

@@ -10,7 +10,7 @@
 import type * as pulumi from '@pulumi/pulumi';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
-import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../runtime/rbg/names';
+import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
 import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
 import { RolloutStatusDocument, describeCoordination, describeWarmup } from '../runtime/rbg/status';
 import { asObject } from '../spec/read';

@@ -6,7 +6,7 @@
  */
 import { KubeClient } from '../runtime/kube/client';
 import { KnownTypes, KubeObject, ResourceType } from '../runtime/kube/types';
-import { GATEWAY, GRPCROUTE, HTTPROUTE, RAYCLUSTER, SERVICE } from '../runtime/rayservice/names';
+import { GATEWAY, GRPCROUTE, HTTPROUTE, RAYCLUSTER, SERVICE } from '../spec/object-names';
 import { recordName } from './record-name';
 import { readRecord } from './service-record';
 

@@ -4,10 +4,11 @@
  * imports outside the layer) because the constructs, the runtime, the operator, the API server and
  * the CLI all need the same strings, and `lib/spec` is the one layer all of them may import. The
  * names follow KubeRay's (ray-operator v1.7.0) so objects rendered by either controller match.
- * RoleBasedGroup types and annotations the executor writes stay in lib/runtime/rbg/names.ts.
+ * RoleBasedGroups' resource types and what rayshift's RBG executor writes on them are here too.
  */
 import { GATEWAY_API_VERSION } from './gateway';
 import { RAY_IO_API_VERSION, RAYSHIFT_API_VERSION, RouteKind } from './rayservice';
+import { RBG_V1ALPHA1, RBG_V1ALPHA2 } from './rbg-releases';
 
 // Resource types: `{apiVersion, kind, plural, namespaced}`, structurally the runtime's `ResourceType`
 // with the REST mapping given, so no call needs a discovery round trip.
@@ -151,3 +152,28 @@ export function isClusterServeServiceOf(service: string, backend: string): boole
 export function clusterOfServeService(backend: string): string {
   return backend.endsWith(SERVE_SVC) ? backend.slice(0, -SERVE_SVC.length) : backend;
 }
+
+// RoleBasedGroups (RBG): resource types, and what rayshift's executor writes on groups besides
+// `EXECUTOR_LABEL` and `COORDINATION_ANNOTATION` (lib/spec/rbg), which the constructs write.
+
+/** RoleBasedGroup v1alpha2 (RBG ≥ v0.7.0, storage version there). */
+export const RBG_V1ALPHA2_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleBasedGroup', plural: 'rolebasedgroups', namespaced: true } as const;
+/** RoleBasedGroup v1alpha1 (RBG v0.6.0; deprecated but served by v0.7.0). */
+export const RBG_V1ALPHA1_TYPE = { apiVersion: RBG_V1ALPHA1, kind: 'RoleBasedGroup', plural: 'rolebasedgroups', namespaced: true } as const;
+/** Either RoleBasedGroup resource type. */
+export type RbgResourceType = typeof RBG_V1ALPHA2_TYPE | typeof RBG_V1ALPHA1_TYPE;
+/** RoleInstanceSet, RBG v1alpha2's default workload of a role (named `<group>-<role>`, owned by the group). */
+export const ROLE_INSTANCE_SET_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
+/** RBG's CoordinatedPolicy (v1alpha2; named like the group it coordinates). */
+export const COORDINATED_POLICY_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'CoordinatedPolicy', plural: 'coordinatedpolicies', namespaced: true } as const;
+/** RoleBasedGroupWarmup (RBG v0.8.0-alpha.5). */
+export const WARMUP_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleBasedGroupWarmup', plural: 'rolebasedgroupwarmups', namespaced: true } as const;
+
+/** `EXECUTOR_LABEL` (lib/spec/rbg) value of groups the operator rolls. */
+export const OPERATOR_EXECUTOR = 'operator';
+/** Annotation where the executor reports each coordination's progress, as JSON (lib/runtime/rbg/status.ts). */
+export const STATUS_ANNOTATION = 'rayshift.dev/rollout-status';
+/** Reporting component of the Events the executor records. */
+export const EVENT_CONTROLLER = 'rayshift.dev/rbg-coordinator';
+/** Label on an executor's warmup naming its group, so a warmup's status change wakes the group. */
+export const WARMUP_GROUP_LABEL = 'rayshift.dev/warmup-for';

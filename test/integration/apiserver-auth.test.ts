@@ -12,7 +12,7 @@ import { Code } from '@connectrpc/connect';
 import { ApiClient, createApiClient } from '../../lib/apiserver/client';
 import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
 import type { RunningApiServer } from '../../lib/apiserver/server';
-import { RAYSHIFT_RAYSERVICE } from '../../lib/runtime/rayservice/names';
+import { RAYSHIFT_RAYSERVICE } from '../../lib/spec/object-names';
 import { ApiEnv, TEAM_A, TEAM_B, auditEventOf, grantUser, rayServiceBody, serviceAccountCaller, startApiEnv } from '../apiserver/support/api-env';
 import { CHART_IDENTITY, startChartApiServer } from '../apiserver/support/chart-server';
 import { waitFor } from '../support/operator-env';

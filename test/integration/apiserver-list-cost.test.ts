@@ -10,7 +10,7 @@ import { NAMESPACES_PER_PAGE, listAllNamespacesPage } from '../../lib/apiserver/
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { loadClientNode } from '../../lib/runtime/kube/client-node';
 import { KubeConfigTransport, type HttpRequest, type Transport } from '../../lib/runtime/kube/transport';
-import { RAYSHIFT_RAYSERVICE } from '../../lib/runtime/rayservice/names';
+import { RAYSHIFT_RAYSERVICE } from '../../lib/spec/object-names';
 import { ApiEnv, grantUser, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
 import { createNamespace, waitFor } from '../support/operator-env';
 

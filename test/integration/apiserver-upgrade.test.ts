@@ -15,7 +15,7 @@ import { toJson } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
 import { ListRayServiceEventsResponseSchema, ListRayServiceRevisionsResponseSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
 import { UpgradeEventType, UpgradePhase, type UpgradeEvent } from '../../lib/apiserver/gen/rayshift/v1/upgrade_pb';
-import { RAYSHIFT_RAYSERVICE } from '../../lib/runtime/rayservice/names';
+import { RAYSHIFT_RAYSERVICE } from '../../lib/spec/object-names';
 import { ApiEnv, TEAM_A, auditEventOf, eventAbout, grantUser, rayServiceBody, serviceAccountCaller, startApiEnv } from '../apiserver/support/api-env';
 import { waitFor } from '../support/operator-env';
 

@@ -16,7 +16,7 @@ import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
 import { plan } from '../../lib/engine/plan';
 import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { FINALIZER, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/runtime/rayservice/names';
+import { FINALIZER, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
 import { getWhen } from '../support/cluster';
 import { ClusterOperatorEnv, startClusterOperatorHarness } from '../support/cluster-operator-env';
 import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, recordRouteWeights, serveConfig, waitFor } from '../support/operator-env';

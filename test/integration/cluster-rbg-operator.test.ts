@@ -17,7 +17,7 @@ import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { projectRoot } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { CoordinationRule } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';

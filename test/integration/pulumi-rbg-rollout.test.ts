@@ -13,7 +13,7 @@ import { resolveCrdFile } from '../../lib/crds/resolve';
 import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { ControlPlane, startControlPlane } from '../support/controlplane';
 import { SimulatedRbgController, simulateRbgController } from '../support/simulated-rbg';

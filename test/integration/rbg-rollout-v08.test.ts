@@ -16,7 +16,7 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
 import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { validateRoleBasedGroup } from '../../lib/spec/rbg';

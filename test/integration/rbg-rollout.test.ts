@@ -17,7 +17,7 @@ import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, RbgResourceType } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, RbgResourceType } from '../../lib/spec/object-names';
 import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { CoordinationRule } from '../../lib/spec/rbg';

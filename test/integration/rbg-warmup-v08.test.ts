@@ -14,7 +14,7 @@ import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
 import { roleRevision } from '../../lib/runtime/rbg/observe';
 import { RolloutStatusDocument, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RolloutWarmup } from '../../lib/spec/rbg-warmup';

@@ -6,7 +6,7 @@
  */
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { FINALIZER, HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION } from '../../lib/runtime/rayservice/names';
+import { FINALIZER, HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION } from '../../lib/spec/object-names';
 import { RayServiceReconciler, ReconcileResult } from '../../lib/runtime/rayservice/reconciler';
 import { rayService } from '../support/operator-env';
 import { FakeKube, FakeWrite } from './support/fake-kube';

@@ -5,7 +5,7 @@
  * must come out JSON-equal.
  */
 import { JsonPatch } from 'cdk8s';
-import { serviceRouteName } from '../../lib/runtime/rayservice/names';
+import { serviceRouteName } from '../../lib/spec/object-names';
 import * as fc from 'fast-check';
 import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime/route/build';
 import { RoutePlanError, applyJsonPatch, managedRuleIndices, planWeightPatch, readWeights } from '../../lib/runtime/route/plan';

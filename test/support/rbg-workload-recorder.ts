@@ -9,7 +9,7 @@
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
 
 /** One role's workload as observed. */
 export interface WorkloadState {

@@ -8,7 +8,7 @@
  */
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { WARMUP_TYPE } from '../../lib/runtime/rbg/warmup';
+import { WARMUP_TYPE } from '../../lib/spec/object-names';
 
 /** What the simulated warmup controller reports. */
 export interface SimulatedWarmupStatus {

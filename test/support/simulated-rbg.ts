@@ -18,7 +18,7 @@
 import { resolveMaxUnavailable } from '../../lib/engine/from-spec';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject, ResourceType } from '../../lib/runtime/kube/types';
-import { RbgResourceType } from '../../lib/runtime/rbg/names';
+import { RbgResourceType } from '../../lib/spec/object-names';
 import { roleRevision } from '../../lib/runtime/rbg/observe';
 import { IntOrPercent, resolvePartition } from '../../lib/spec/percent';
 import { JsonObject, asArray, asObject } from '../../lib/spec/read';

@@ -19,7 +19,7 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { projectRoot } from '../../lib/crds/resolve';
 import type { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/runtime/rbg/names';
+import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { TEAM_A, rayServiceBody } from '../apiserver/support/api-env';
 import { recordRouteWeights, waitFor } from '../support/operator-env';
 import { UiEnv, axeScan, grantViewer, screenshot, startUiEnv } from './support/ui-env';

@@ -10,7 +10,7 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { planRayService } from '../../engine/plan-rayservice';
 import { resolveUpgradeOptions } from '../../spec/rayservice';
 import type { KubeObject } from '../../runtime/kube/types';
-import { PAUSE_ANNOTATION } from '../../runtime/rayservice/names';
+import { PAUSE_ANNOTATION } from '../../engine/steering';
 import { nextTrafficStepAt, serviceView } from '../../runtime/rayservice/progress';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { validateRayService } from '../../spec/rayservice';

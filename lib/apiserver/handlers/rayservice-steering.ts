@@ -16,7 +16,7 @@ import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
 import type { ResourceAttributes } from '../auth/access-reviewer';
 import { retryOnConflict } from '../../runtime/kube/retry';
 import type { KubeObject } from '../../runtime/kube/types';
-import { RAYSHIFT_RAYSERVICE } from '../../runtime/rayservice/names';
+import { RAYSHIFT_RAYSERVICE } from '../../spec/object-names';
 import { STEERING_VERBS, steeringPatch, steeringRefusal, steeringStateOf, type SteeringRecord, type SteeringVerb } from '../../engine/steering';
 import { asObject } from '../../spec/read';
 import { scopeOf, type RequestScope } from '../auth/request-scope';

@@ -3,20 +3,17 @@ import type { ServiceImpl } from '@connectrpc/connect';
 import { create } from '@bufbuild/protobuf';
 import type { KubeClient } from '../../runtime/kube/client';
 import type { KubeObject } from '../../runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../runtime/rbg/names';
-import { RBG_V1ALPHA2 } from '../../spec/rbg';
+import { COORDINATED_POLICY_TYPE, RBG_V1ALPHA2_TYPE } from '../../spec/object-names';
 import { scopeOf } from '../auth/request-scope';
 import { roleBasedGroupFromKube } from '../convert/rolebasedgroup';
 import { ListRoleBasedGroupsResponseSchema, type RoleBasedGroupService } from '../gen/rayshift/v1/rolebasedgroup_pb';
 import { kubeCall } from './kube-call';
 
-/** RBG's CoordinatedPolicy. */
-export const COORDINATEDPOLICY_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'CoordinatedPolicy', plural: 'coordinatedpolicies', namespaced: true } as const;
 
 /** The CoordinatedPolicy named like `group`, when it exists and the caller may read it. */
 async function policyOf(kube: KubeClient, group: KubeObject): Promise<KubeObject | undefined> {
   try {
-    return await kube.tryGet(COORDINATEDPOLICY_TYPE, String(group.metadata.name), group.metadata.namespace);
+    return await kube.tryGet(COORDINATED_POLICY_TYPE, String(group.metadata.name), group.metadata.namespace);
   } catch {
     return undefined;
   }

@@ -14,7 +14,7 @@
  */
 import { clusterSpecHash, type JsonValue } from '../../engine/cluster-hash';
 import type { KubeObject } from '../../runtime/kube/types';
-import { SPEC_HASH_ANNOTATION } from '../../runtime/rayservice/names';
+import { SPEC_HASH_ANNOTATION } from '../../spec/object-names';
 import { servingSpecIn } from '../../runtime/rayservice/serving-spec';
 import { asArray, asObject, isObject } from '../../spec/read';
 

@@ -15,26 +15,8 @@ import { managedRuleIndices } from '../route/plan';
 import { routeReadiness } from '../route/readiness';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
-import {
-  ABORT_ANNOTATION,
-  CLUSTER_LABEL,
-  GATEWAY,
-  GRPCROUTE,
-  HTTPROUTE,
-  ORIGINATED_FROM_NAME,
-  PAUSE_ANNOTATION,
-  PROMOTE_ANNOTATION,
-  RAYCLUSTER,
-  SERVICE,
-  SPEC_HASH_ANNOTATION,
-  clusterOfServeService,
-  isClusterServeServiceOf,
-  perClusterServeService,
-  routeTypeOfKind,
-  serviceGatewayName,
-  serviceRouteName,
-  stableServeService,
-} from './names';
+import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGatewayName, serviceRouteName, stableServeService } from '../../spec/object-names';
+import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION } from '../../engine/steering';
 import type { RayServiceStore } from './store';
 
 /** The logger an observer reports unanswered dashboards to. */

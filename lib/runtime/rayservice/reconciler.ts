@@ -26,15 +26,7 @@ import { buildServiceRoute, clusterBackends } from '../route/build';
 import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { RayServiceKube, RayServiceServe } from './ports';
-import {
-  FINALIZER,
-  GATEWAY,
-  RAYCLUSTER,
-  SERVE_CONFIG_ANNOTATION,
-  SERVICE,
-  perClusterServeService,
-  serviceRouteName,
-} from './names';
+import { FINALIZER, GATEWAY, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import { renderInvalidStatus, renderStatus } from './status';
 import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';

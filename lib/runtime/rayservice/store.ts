@@ -8,7 +8,7 @@ import { isNotFound } from '../kube/errors';
 import { ObjectReader } from '../kube/object-reader';
 import { KubeObject, OwnerReference } from '../kube/types';
 import { JsonPatchOp } from '../route/types';
-import { RAYSHIFT_RAYSERVICE } from './names';
+import { RAYSHIFT_RAYSERVICE } from '../../spec/object-names';
 import type { RayServiceKube } from './ports';
 import { controllerRef } from './resources';
 

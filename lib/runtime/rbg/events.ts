@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import { KubeClient } from '../kube/client';
 import { KnownTypes, KubeObject } from '../kube/types';
-import { EVENT_CONTROLLER } from './names';
+import { EVENT_CONTROLLER } from '../../spec/object-names';
 import type { RolloutEvent } from '../../engine/rbg-coordination-types';
 
 /** `2026-11-21T16:04:05.123000Z`: a MicroTime as the API server parses it (six fractional digits). */

@@ -23,9 +23,9 @@ import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
 import { recordEvents } from './events';
 import { WorkloadStatus, observeRoles } from './observe';
-import { OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION } from './names';
+import { OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
-import { WARMUP_TYPE, observeWarmup, warmupObject } from './warmup';
+import { observeWarmup, warmupObject } from './warmup';
 import { workloadOf, workloadStatus } from './workloads';
 
 /** Structured logger (pino-compatible subset). */

@@ -7,7 +7,7 @@
 import type { CoordinationStatus } from '../../engine/rbg-coordination-types';
 import type { WarmupGateStatus } from '../../engine/rbg-warmup';
 import { asArray, asObject, isObject } from '../../spec/read';
-import { STATUS_ANNOTATION } from './names';
+import { STATUS_ANNOTATION } from '../../spec/object-names';
 
 // The type's home is the engine; re-exported for readers of the status document.
 export type { CoordinationStatus } from '../../engine/rbg-coordination-types';

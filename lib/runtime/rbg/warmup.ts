@@ -5,14 +5,11 @@
  * reconciler does the reads and writes.
  */
 import type { PlannedWarmup, WarmupObservation } from '../../engine/rbg-warmup';
+import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../../spec/object-names';
 import { EXECUTOR_LABEL } from '../../spec/rbg';
 import { asArray, asObject } from '../../spec/read';
 import { KubeObject } from '../kube/types';
 
-/** RoleBasedGroupWarmup (RBG v0.8.0-alpha.5). */
-export const WARMUP_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroupWarmup', plural: 'rolebasedgroupwarmups', namespaced: true } as const;
-/** Label on an executor's warmup naming its group, so a warmup's status change wakes the group. */
-export const WARMUP_GROUP_LABEL = 'rayshift.dev/warmup-for';
 
 /** The object to create: owned by the group (deleted with it), labelled with its executor and the group's name. */
 export function warmupObject(group: KubeObject, planned: PlannedWarmup): KubeObject {

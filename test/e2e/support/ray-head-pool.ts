@@ -21,7 +21,7 @@
 import * as http from 'node:http';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import { KubeObject } from '../../../lib/runtime/kube/types';
-import { CLUSTER_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME } from '../../../lib/runtime/rayservice/names';
+import { CLUSTER_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME } from '../../../lib/spec/object-names';
 import type { ClusterRef } from '../../../lib/runtime/serve/errors';
 import { DashboardResolver } from '../../../lib/runtime/serve/resolver';
 import { RAY_AUTH_HEADER } from '../../../lib/runtime/serve/client';

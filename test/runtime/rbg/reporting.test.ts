@@ -2,7 +2,7 @@
 import { Registry } from 'prom-client';
 import { buildEvent, microTime } from '../../../lib/runtime/rbg/events';
 import { RbgRolloutMetrics } from '../../../lib/runtime/rbg/metrics';
-import { STATUS_ANNOTATION } from '../../../lib/runtime/rbg/names';
+import { STATUS_ANNOTATION } from '../../../lib/spec/object-names';
 import { roleWriteOps } from '../../../lib/runtime/rbg/reconciler';
 import type { CoordinationStatus } from '../../../lib/engine/rbg-coordination-types';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from '../../../lib/runtime/rbg/status';

@@ -4,7 +4,7 @@
  * implementation accepts a route.
  */
 import { KubeObject } from '../../../lib/runtime/kube/types';
-import { GATEWAY, HTTPROUTE, RAYCLUSTER } from '../../../lib/runtime/rayservice/names';
+import { GATEWAY, HTTPROUTE, RAYCLUSTER } from '../../../lib/spec/object-names';
 import { FakeKube } from './fake-kube';
 
 function condition(type: string, generation: number | undefined): Record<string, unknown> {
