@@ -10,8 +10,6 @@
  */
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
-import { crdsOf } from '../../lib/crds/catalog';
-import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { Informer } from '../../lib/runtime/kube/informer';
@@ -20,41 +18,26 @@ import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object
 import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { validateRoleBasedGroup } from '../../lib/spec/rbg';
-import { RbgRolloutController } from '../../operator/rbg-controller';
-import { ControlPlane, startControlPlane } from '../support/controlplane';
-import { SCALING_ADAPTER_TYPE, SimulatedRbgWebhook, startRbgWebhook } from '../support/rbg-webhook';
-import { SimulatedRbgController, simulateRbgController } from '../support/simulated-rbg';
+import { RbgV08Env, startRbgV08Env } from '../support/rbg-v08-env';
+import { SCALING_ADAPTER_TYPE, SimulatedRbgWebhook } from '../support/rbg-webhook';
 
 const NS = 'pd';
-const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
 
-let cp: ControlPlane;
+let env: RbgV08Env;
 let admin: KubeClient;
 let gitops: KubeClient;
 let webhook: SimulatedRbgWebhook;
-let simulator: SimulatedRbgController;
-let controller: RbgRolloutController;
 
 beforeAll(async () => {
-  cp = await startControlPlane({ crds: await Promise.all(crdsOf('rbg', 'v0.8.0-alpha.5').map((c) => resolveCrdFile(c))) });
-  admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
-  gitops = KubeClient.fromKubeconfig(cp.kubeconfigPath, { fieldManager: 'gitops' });
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  webhook = await startRbgWebhook(admin, NS);
   // Decode replicas are ready the moment they are updated: its readyReplicas never change, so RBG never rewrites its roleStatuses entry.
-  simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE, workloads: ROLE_INSTANCE_SET_TYPE, readyDelayMs: (_g, role) => (role === 'decode' ? 0 : 20) });
-  controller = new RbgRolloutController({ client: admin, log: SILENT });
-  await controller.start();
+  env = await startRbgV08Env({ namespace: NS, webhook: true, readyDelayMs: (_g, role) => (role === 'decode' ? 0 : 20) });
+  ({ admin, gitops } = env);
+  webhook = env.webhook!;
 }, 300_000);
 
 afterAll(async () => {
-  await controller?.stop();
-  await simulator?.stop();
-  await webhook?.stop();
-  admin?.close();
-  gitops?.close();
-  await cp?.stop();
+  await env?.stop();
 }, 60_000);
 
 /** The group as the construct synthesizes it for RBG v0.8, run by the operator. */

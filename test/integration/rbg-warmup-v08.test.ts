@@ -9,8 +9,6 @@
  */
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
-import { crdsOf } from '../../lib/crds/catalog';
-import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
@@ -19,37 +17,23 @@ import { roleRevision } from '../../lib/runtime/rbg/observe';
 import { RolloutStatusDocument, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RolloutWarmup } from '../../lib/spec/rbg-warmup';
 import { JsonObject } from '../../lib/spec/read';
-import { RbgRolloutController } from '../../operator/rbg-controller';
-import { ControlPlane, startControlPlane } from '../support/controlplane';
-import { SimulatedRbgController, simulateRbgController } from '../support/simulated-rbg';
+import { RbgV08Env, startRbgV08Env } from '../support/rbg-v08-env';
 import { warmupCreated, writeWarmupStatus } from '../support/simulated-rbg-warmup';
 
 const NS = 'warm';
-const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
 
-let cp: ControlPlane;
+let env: RbgV08Env;
 let admin: KubeClient;
 let gitops: KubeClient;
-let simulator: SimulatedRbgController;
-let controller: RbgRolloutController;
 
 beforeAll(async () => {
-  cp = await startControlPlane({ crds: await Promise.all(crdsOf('rbg', 'v0.8.0-alpha.5').map((c) => resolveCrdFile(c))) });
-  admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
-  gitops = KubeClient.fromKubeconfig(cp.kubeconfigPath, { fieldManager: 'gitops' });
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE, workloads: ROLE_INSTANCE_SET_TYPE, readyDelayMs: () => 10 });
-  controller = new RbgRolloutController({ client: admin, log: SILENT });
-  await controller.start();
+  env = await startRbgV08Env({ namespace: NS, readyDelayMs: () => 10 });
+  ({ admin, gitops } = env);
 }, 300_000);
 
 afterAll(async () => {
-  await controller?.stop();
-  await simulator?.stop();
-  admin?.close();
-  gitops?.close();
-  await cp?.stop();
+  await env?.stop();
 }, 60_000);
 
 /** The group as the construct synthesizes it: prefill and decode coordinated and warmed, the router neither. */
