@@ -40,13 +40,25 @@ export function isOnlyConfirmation(stored: RayServiceStatus, next: RayServiceSta
   return true;
 }
 
+/**
+ * Whether a pass writes its status now (`write`) or keeps it in memory until the next write
+ * (`hold`): held only when the pass carries out no action, the stored status is the one this
+ * process wrote last (after a restart the confirmation is written, so a crash loop cannot keep
+ * re-stamping a step that never comes due), and the new status only confirms a step
+ * (`isOnlyConfirmation`).
+ */
+export function statusWrite(decision: RayServiceDecision, stored: RayServiceStatus | undefined, storedIsOwn: boolean, now: number): 'write' | 'hold' {
+  const hold = storedIsOwn && decision.actions.length === 0 && stored !== undefined && isOnlyConfirmation(stored, decision.status, now);
+  return hold ? 'hold' : 'write';
+}
+
 /** What `nextAttentionAt` needs besides the decision. */
 export interface AttentionInput {
   /** The pass's time (epoch ms). */
   readonly now: number;
   /** The traffic step interval, ms. */
   readonly intervalMs: number;
-  /** The pass kept its status in memory (`isOnlyConfirmation`) instead of writing it. */
+  /** The pass kept its status in memory (`statusWrite` said `hold`) instead of writing it. */
   readonly held: boolean;
   /** Watch events of the objects the actions write wake the service (an operator). */
   readonly watchDriven: boolean;

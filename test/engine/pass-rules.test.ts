@@ -11,6 +11,7 @@ import {
   isOnlyConfirmation,
   nextAttentionAt,
   serveConfigForCapacity,
+  statusWrite,
   trafficStepDueAt,
 } from '../../lib/engine/pass-rules';
 import { RayServiceDecision } from '../../lib/engine/rayservice-engine';
@@ -54,6 +55,19 @@ describe('isOnlyConfirmation', () => {
   test('with no upgrade in flight nothing waits', () => {
     const idle = { ...MIGRATING, pendingClusterName: undefined, reason: 'WaitingForInterval' as const };
     expect(isOnlyConfirmation(MIGRATING, idle, NOW)).toBe(false);
+  });
+});
+
+describe('statusWrite', () => {
+  const confirmed = { ...MIGRATING, reason: 'WaitingForInterval' as const, trafficConfirmed: true, lastTrafficMigratedTime: NOW, lastProgressTime: NOW, nextStepAt: NOW + 30_000 };
+  test.each([
+    ['a confirmation over this process\'s own status, no action', decision(confirmed), MIGRATING, true, 'hold'],
+    ['the stored status another process (or an earlier run) wrote', decision(confirmed), MIGRATING, false, 'write'],
+    ['a confirmation with an action to carry out', decision(confirmed, [CAPACITY]), MIGRATING, true, 'write'],
+    ['no stored status yet', decision(confirmed), undefined, true, 'write'],
+    ['a change beyond the confirmation', decision({ ...confirmed, pendingWeight: 75, activeWeight: 25 }), MIGRATING, true, 'write'],
+  ] as const)('%s', (_what, d, stored, own, expected) => {
+    expect(statusWrite(d, stored, own, NOW)).toBe(expected);
   });
 });
 

@@ -11,7 +11,7 @@ import { ObservedCluster } from '../../engine/observation';
 import { RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
 import { RayServiceStatus } from '../../engine/status';
-import { canonicalJson, inPlaceServeConfig, isOnlyConfirmation, nextAttentionAt, serveConfigForCapacity, trafficStepDueAt } from '../../engine/pass-rules';
+import { canonicalJson, inPlaceServeConfig, nextAttentionAt, serveConfigForCapacity, statusWrite, trafficStepDueAt } from '../../engine/pass-rules';
 import { spentSteeringAnnotations } from '../../engine/steering';
 import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
 import { asArray, asObject } from '../../spec/read';
@@ -152,10 +152,7 @@ export class RayServiceReconciler {
     const decision = nextRayService({ ...observation, status: previous }, options, now);
     const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
     const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now)), servingSpec);
-    // Only a status this process wrote may be followed by one held in memory: after a restart the
-    // confirmation is written, so a crash loop cannot keep re-stamping a step that never comes due.
-    const ownStatus = this.written.get(key) === basis;
-    const deferred = ownStatus && decision.actions.length === 0 && stored !== undefined && isOnlyConfirmation(stored, decision.status, now);
+    const deferred = statusWrite(decision, stored, this.written.get(key) === basis, now) === 'hold';
     if (deferred) {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {
