@@ -1,6 +1,6 @@
 /**
  * The rules of one reconcile pass around the engine's decision: what must be persisted now and
- * what may wait, when the service next needs attention, which Serve config a cluster gets, and
+ * what may wait, what a deletion does first, when the service next needs attention, which Serve config a cluster gets, and
  * when a traffic step was due (spent steering requests are the steering rules', lib/engine/steering.ts). Pure: the reconciler
  * (lib/runtime/rayservice/reconciler.ts) observes, asks these, and executes.
  */
@@ -50,6 +50,16 @@ export function isOnlyConfirmation(stored: RayServiceStatus, next: RayServiceSta
 export function statusWrite(decision: RayServiceDecision, stored: RayServiceStatus | undefined, storedIsOwn: boolean, now: number): 'write' | 'hold' {
   const hold = storedIsOwn && decision.actions.length === 0 && stored !== undefined && isOnlyConfirmation(stored, decision.status, now);
   return hold ? 'hold' : 'write';
+}
+
+/**
+ * What deleting a RayService does before its finalizer is released: with an upgrade in flight,
+ * every request goes back to the active cluster (the safe state; both clusters are deleted with
+ * the service, the pending one may not be serving yet). Nothing otherwise.
+ */
+export function finalizationActions(status: Partial<RayServiceStatus>): RayServiceAction[] {
+  if (status.activeClusterName === undefined || status.pendingClusterName === undefined) return [];
+  return [{ type: 'setTrafficWeights', activeCluster: status.activeClusterName, active: 100, pending: 0 }];
 }
 
 /** What `nextAttentionAt` needs besides the decision. */

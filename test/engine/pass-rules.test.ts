@@ -7,6 +7,7 @@ import { RayServiceAction } from '../../lib/engine/actions';
 import {
   ROUTE_CONFIRMATION_GRACE_MS,
   canonicalJson,
+  finalizationActions,
   inPlaceServeConfig,
   isOnlyConfirmation,
   nextAttentionAt,
@@ -68,6 +69,16 @@ describe('statusWrite', () => {
     ['a change beyond the confirmation', decision({ ...confirmed, pendingWeight: 75, activeWeight: 25 }), MIGRATING, true, 'write'],
   ] as const)('%s', (_what, d, stored, own, expected) => {
     expect(statusWrite(d, stored, own, NOW)).toBe(expected);
+  });
+});
+
+describe('finalizationActions', () => {
+  test('with an upgrade in flight, every request goes back to the active cluster', () => {
+    expect(finalizationActions(MIGRATING)).toEqual([{ type: 'setTrafficWeights', activeCluster: 'a', active: 100, pending: 0 }]);
+  });
+  test('a service with one cluster, or none yet, needs nothing before its finalizer goes', () => {
+    expect(finalizationActions({ ...MIGRATING, pendingClusterName: undefined })).toEqual([]);
+    expect(finalizationActions({})).toEqual([]);
   });
 });
 

@@ -11,7 +11,7 @@ import { ObservedCluster } from '../../engine/observation';
 import { RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
 import { RayServiceStatus } from '../../engine/status';
-import { canonicalJson, inPlaceServeConfig, nextAttentionAt, serveConfigForCapacity, statusWrite, trafficStepDueAt } from '../../engine/pass-rules';
+import { canonicalJson, finalizationActions, inPlaceServeConfig, nextAttentionAt, serveConfigForCapacity, statusWrite, trafficStepDueAt } from '../../engine/pass-rules';
 import { spentSteeringAnnotations } from '../../engine/steering';
 import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
 import { asArray, asObject } from '../../spec/read';
@@ -334,15 +334,15 @@ export class RayServiceReconciler {
     return 1;
   }
 
-  /** Deletion: put all traffic on the active cluster (the safe state), then release the finalizer. */
+  /** Deletion: carry out the engine's finalization actions, then release the finalizer. */
   private async finalize(svc: KubeObject): Promise<ReconcileResult> {
     if (!(svc.metadata.finalizers ?? []).includes(FINALIZER)) return { actions: [], writes: 0 };
     let writes = 0;
     const engine = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
     const spec = svc.spec as unknown as RayServiceSpec;
-    if (engine.activeClusterName !== undefined && engine.pendingClusterName !== undefined) {
+    for (const action of finalizationActions(engine)) {
       const route = await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(String(svc.metadata.name), spec.rayshift?.routeKind), String(svc.metadata.namespace));
-      if (route) writes += await this.writeWeights(svc, spec, engine.activeClusterName, 100, undefined, 0);
+      if (route && action.type === 'setTrafficWeights') writes += await this.writeWeights(svc, spec, action.activeCluster, action.active, action.pendingCluster, action.pending);
     }
     const finalizers = (svc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
     await this.store.patchMetadata(svc, [
