@@ -19,7 +19,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { crdsOf } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
-import { ControlPlane, ExtraToken, controlPlaneBinDir, startControlPlane } from './controlplane';
+import { ControlPlane, ExtraToken, startControlPlane } from './controlplane';
+import { controlPlaneBinDir } from './controlplane-files';
 import { freePorts, httpGet, isExecutable, logTail, pollUntil, Proc, Supervisor } from './processes';
 
 /** A controller built by `scripts/build-cluster.sh`. */

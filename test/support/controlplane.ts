@@ -17,16 +17,16 @@
  * removes the folder; a watchdog that reads a pipe from this process does the same if this process
  * dies without `stop()`.
  */
-import { execFileSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import { CrdProject, crdsOf, newestVersion } from '../../lib/crds/catalog';
-import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
+import { resolveCrdFile } from '../../lib/crds/resolve';
+import { appendTokens, controlPlaneBinDir, writeAdminKubeconfig, writeTestPki } from './controlplane-files';
 import { freePorts, httpGet, isExecutable, pollUntil, Proc, Supervisor } from './processes';
 
 /** A user of the static token file (`--token-auth-file`). */
@@ -116,19 +116,6 @@ const ADMIN_USER = 'rayshift-admin';
 const SA_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 const PROGRAMS = ['etcd', 'kube-apiserver'] as const;
 
-/**
- * The folder with the control plane binaries: `$RAYSHIFT_CONTROLPLANE_BIN`, else the cache folder that
- * `scripts/build-controlplane.sh` builds into (computed by `scripts/controlplane-bin-dir.sh`).
- */
-export function controlPlaneBinDir(): string {
-  const script = path.join(projectRoot(), 'scripts', 'controlplane-bin-dir.sh');
-  try {
-    return execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (e) {
-    throw new Error(`${script} failed: ${String((e as { stderr?: string }).stderr ?? e).trim()}`);
-  }
-}
-
 /** The CRD files of the newest pinned release of KubeRay, Gateway API and RBG (resolved to local paths). */
 export async function upstreamCrdFiles(): Promise<string[]> {
   const projects: CrdProject[] = ['kuberay', 'gateway-api', 'rbg'];
@@ -197,11 +184,11 @@ class LocalControlPlane implements ControlPlane {
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     const d = this.dir;
 
-    this.writePki();
+    writeTestPki(this.dir);
     this.ca = fs.readFileSync(this.caFile, 'utf8');
-    this.writeTokens([{ token: this.adminToken, user: ADMIN_USER, uid: `${ADMIN_USER}-uid`, groups: ['system:masters'] }]);
-    this.writeTokens(this.opts.extraTokens ?? []);
-    this.writeKubeconfig();
+    appendTokens(this.tokensFile, [{ token: this.adminToken, user: ADMIN_USER, uid: `${ADMIN_USER}-uid`, groups: ['system:masters'] }]);
+    appendTokens(this.tokensFile, this.opts.extraTokens ?? []);
+    writeAdminKubeconfig(this.kubeconfigPath, this.url, this.caFile, ADMIN_USER, this.adminToken);
 
     this.etcd = this.launch('etcd', [
       '--name=rayshift',
@@ -252,7 +239,7 @@ class LocalControlPlane implements ControlPlane {
 
   async addTokens(tokens: readonly ExtraToken[]): Promise<void> {
     this.assertRunning();
-    this.writeTokens(tokens);
+    appendTokens(this.tokensFile, tokens);
     await this.restart();
   }
 
@@ -400,64 +387,6 @@ class LocalControlPlane implements ControlPlane {
     const logs = [{ file: log, lines: 40 }];
     if (log !== this.etcdLog) logs.push({ file: this.etcdLog, lines: 10 });
     return pollUntil(what, check, { timeoutMs: this.readyTimeoutMs, procs, logs });
-  }
-
-  private writePki(): void {
-    const pki = path.join(this.dir, 'pki');
-    fs.mkdirSync(pki, { recursive: true });
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    openssl(pki, ['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '7', '-subj', '/CN=rayshift-test-ca',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
-    openssl(pki, ['req', '-new', ...ec, '-keyout', 'apiserver.key', '-out', 'apiserver.csr', '-subj', '/CN=kube-apiserver']);
-    fs.writeFileSync(
-      path.join(pki, 'apiserver.ext'),
-      [
-        'basicConstraints=CA:FALSE',
-        'keyUsage=critical,digitalSignature,keyEncipherment',
-        'extendedKeyUsage=serverAuth',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,IP:10.0.0.1',
-        '',
-      ].join('\n'),
-    );
-    openssl(pki, ['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-      '-out', 'apiserver.crt', '-days', '7', '-extfile', 'apiserver.ext']);
-    const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-    fs.writeFileSync(path.join(this.dir, 'sa.key'), privateKey.export({ type: 'pkcs1', format: 'pem' }), { mode: 0o600 });
-  }
-
-  private writeTokens(tokens: readonly ExtraToken[]): void {
-    // CSV lines `token,user,uid,"group1,group2"`.
-    const lines = tokens.map((t) => {
-      const uid = t.uid ?? `${t.user}-uid`;
-      for (const [k, v] of [['token', t.token], ['user', t.user], ['uid', uid], ...(t.groups ?? []).map((g) => ['group', g])]) {
-        if (!v || /[",\s]/.test(v)) throw new Error(`extraTokens: ${k} ${JSON.stringify(v)} must be non-empty, without commas, quotes or spaces`);
-      }
-      const cols = [t.token, t.user, uid];
-      if (t.groups?.length) cols.push(`"${t.groups.join(',')}"`);
-      return cols.join(',') + '\n';
-    });
-    fs.appendFileSync(this.tokensFile, lines.join(''), { mode: 0o600 });
-  }
-
-  private writeKubeconfig(): void {
-    const kc = {
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'rayshift-test', cluster: { server: this.url, 'certificate-authority': this.caFile } }],
-      users: [{ name: ADMIN_USER, user: { token: this.adminToken } }],
-      contexts: [{ name: 'rayshift-test', context: { cluster: 'rayshift-test', user: ADMIN_USER, namespace: 'default' } }],
-      'current-context': 'rayshift-test',
-    };
-    fs.writeFileSync(this.kubeconfigPath, stringify(kc), { mode: 0o600 });
-  }
-}
-
-function openssl(cwd: string, args: string[]): void {
-  try {
-    execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (e) {
-    const err = e as { stderr?: Buffer; message: string };
-    throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed: ${err.stderr?.toString().trim() || err.message}`);
   }
 }
 
