@@ -1,78 +1,13 @@
 /**
- * planWeightPatch / readWeights / buildServiceRoute / writeRouteWeights on many route shapes. Every
- * patch is applied with an independent RFC 6902 implementation (fast-json-patch, through cdk8s's
- * JsonPatch) as well as rayshift's own `applyJsonPatch`, and everything but the managed backends
- * must come out JSON-equal.
+ * planWeightPatch on many route shapes: a shared HTTPRoute with unmanaged rules, backends and
+ * filters, a GRPCRoute, and random routes. Every patch is applied with an independent RFC 6902
+ * implementation as well as rayshift's own `applyJsonPatch`, and everything but the managed
+ * backends must come out JSON-equal.
  */
-import { JsonPatch } from 'cdk8s';
-import { serviceRouteName } from '../../lib/spec/object-names';
 import * as fc from 'fast-check';
-import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime/route/build';
 import { RoutePlanError, applyJsonPatch, managedRuleIndices, planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
-import { RouteWriteConflictError, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
-
-/** Applies ops with fast-json-patch (cdk8s's JsonPatch), not rayshift's own applier; throws when a `test` fails. */
-function applyRfc6902<T>(doc: T, ops: readonly JsonPatchOp[]): T {
-  const patches = ops.map((o) => {
-    switch (o.op) {
-      case 'test':
-        return JsonPatch.test(o.path, o.value);
-      case 'replace':
-        return JsonPatch.replace(o.path, o.value);
-      case 'add':
-        return JsonPatch.add(o.path, o.value);
-      case 'remove':
-        return JsonPatch.remove(o.path);
-    }
-  });
-  return JsonPatch.apply(structuredClone(doc), ...patches) as T;
-}
-
-/** A deep copy. */
-function clone<T>(v: T): T {
-  return JSON.parse(JSON.stringify(v)) as T;
-}
-
-/** Backend as the API server stores it (group/kind defaulted). */
-function backend(name: string, weight?: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { group: '', kind: 'Service', name, port: 8000, ...(weight !== undefined ? { weight } : {}), ...extra };
-}
-
-/**
- * A shared HTTPRoute as a platform team would own it: hostnames, an unmanaged admin rule with a
- * header match and a filter before the service's rule, the service's rule with its own filter,
- * an unmanaged backend and the active cluster, and an unmanaged redirect rule after it.
- */
-function sharedHttpRoute(): any {
-  return {
-    apiVersion: 'gateway.networking.k8s.io/v1',
-    kind: 'HTTPRoute',
-    metadata: { name: 'llm', namespace: 'serving', generation: 4, resourceVersion: '812', labels: { team: 'platform' }, annotations: { note: 'shared' } },
-    spec: {
-      parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', name: 'shared', namespace: 'gateways', sectionName: 'https' }],
-      hostnames: ['llm.example.com'],
-      rules: [
-        {
-          name: 'admin',
-          matches: [{ path: { type: 'PathPrefix', value: '/admin' }, headers: [{ type: 'Exact', name: 'x-admin', value: '1' }] }],
-          filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { set: [{ name: 'x-from', value: 'gw' }] } }],
-          backendRefs: [backend('admin-svc', 3)],
-        },
-        {
-          matches: [{ path: { type: 'PathPrefix', value: '/' } }],
-          filters: [{ type: 'ResponseHeaderModifier', responseHeaderModifier: { add: [{ name: 'x-served-by', value: 'ray' }] } }],
-          timeouts: { request: '30s' },
-          backendRefs: [backend('static-svc', 0, { filters: [{ type: 'RequestHeaderModifier', requestHeaderModifier: { remove: ['cookie'] } }] }), backend('llm-aaaaa-serve-svc', 100)],
-        },
-        {
-          matches: [{ path: { type: 'Exact', value: '/old' } }],
-          filters: [{ type: 'RequestRedirect', requestRedirect: { path: { type: 'ReplaceFullPath', replaceFullPath: '/' }, statusCode: 301 } }],
-        },
-      ],
-    },
-  };
-}
+import { ACTIVE, PENDING, apply, applyRfc6902, backend, clone, sharedHttpRoute } from './support/route-fixtures';
 
 /** Removes the given backends from every rule, for comparing "everything else" before and after. */
 function withoutBackends(route: any, names: readonly string[]): any {
@@ -81,16 +16,6 @@ function withoutBackends(route: any, names: readonly string[]): any {
     if (Array.isArray(rule.backendRefs)) rule.backendRefs = rule.backendRefs.filter((b: any) => !names.includes(b.name));
   }
   return r;
-}
-
-const ACTIVE = 'llm-aaaaa-serve-svc';
-const PENDING = 'llm-bbbbb-serve-svc';
-
-/** Applies with both implementations, asserts they agree, returns the result. */
-function apply(route: any, ops: readonly JsonPatchOp[]): any {
-  const a = applyRfc6902(route, ops);
-  expect(applyJsonPatch(route, ops)).toEqual(a);
-  return a;
 }
 
 function managedBackends(route: any, names: readonly string[]): any[] {
@@ -327,72 +252,6 @@ describe('planWeightPatch on a GRPCRoute', () => {
   });
 });
 
-describe('readWeights', () => {
-  test('reads managed weights, absent backends as undefined, and the share including unmanaged backends', () => {
-    const route = sharedHttpRoute();
-    route.spec.rules[1].backendRefs[0].weight = 100;
-    route.spec.rules[1].backendRefs.push(backend(PENDING));
-    expect(readWeights(route, [{ name: ACTIVE }, { name: PENDING }, { name: 'gone' }])).toEqual([
-      { name: ACTIVE, weight: 100, sharePercent: (100 * 100) / 201, consistent: true },
-      { name: PENDING, weight: 1, sharePercent: 100 / 201, consistent: true },
-      { name: 'gone', weight: undefined, sharePercent: 0, consistent: true },
-    ]);
-  });
-
-  test('flags rules that disagree', () => {
-    const route = sharedHttpRoute();
-    route.spec.rules.push({ backendRefs: [backend(ACTIVE, 50)] });
-    expect(readWeights(route, [{ name: ACTIVE }])[0]).toMatchObject({ weight: 100, consistent: false });
-  });
-
-  test('a route without managed rules reads every backend as absent', () => {
-    expect(readWeights(sharedHttpRoute(), [{ name: 'x' }])).toEqual([{ name: 'x', weight: undefined, sharePercent: 0, consistent: true }]);
-  });
-});
-
-describe('buildServiceRoute', () => {
-  test('KubeRay\'s HTTPRoute shape: <name>-httproute, parentRefs to <name>-gateway, one PathPrefix "/" rule, <cluster>-serve-svc backends', () => {
-    const route = buildServiceRoute({ rayServiceName: 'llm', namespace: 'serving', backends: [{ cluster: 'llm-aaaaa', weight: 100 }] });
-    expect(route).toEqual({
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
-      metadata: { name: 'llm-httproute', namespace: 'serving', labels: { 'app.kubernetes.io/managed-by': 'rayshift-operator', 'rayshift.dev/rayservice': 'llm' } },
-      spec: {
-        parentRefs: [{ name: 'llm-gateway', namespace: 'serving' }],
-        rules: [{ matches: [{ path: { type: 'PathPrefix', value: '/' } }], backendRefs: [{ name: ACTIVE, namespace: 'serving', port: 8000, weight: 100 }] }],
-      },
-    });
-  });
-
-  test('GRPCRoute with a gatewayRef, a port, owner references and both clusters', () => {
-    const owner = { apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', name: 'llm', uid: 'u1', controller: true };
-    const route = buildServiceRoute({
-      rayServiceName: 'llm',
-      namespace: 'serving',
-      routeKind: 'GRPC',
-      gatewayRef: { name: 'shared', namespace: 'gateways', sectionName: 'grpc' },
-      backends: [{ cluster: 'llm-aaaaa', weight: 80 }, { cluster: 'llm-bbbbb', weight: 20 }],
-      port: 9000,
-      ownerReferences: [owner],
-      labels: { team: 'ml' },
-    }) as any;
-    expect(route.kind).toBe('GRPCRoute');
-    expect(route.metadata.name).toBe(serviceRouteName('llm', 'GRPC'));
-    expect(route.metadata.ownerReferences).toEqual([owner]);
-    expect(route.metadata.labels.team).toBe('ml');
-    expect(route.spec.parentRefs).toEqual([{ name: 'shared', namespace: 'gateways', sectionName: 'grpc' }]);
-    expect(route.spec.rules).toEqual([{ backendRefs: clusterBackends('serving', [{ cluster: 'llm-aaaaa', weight: 80 }, { cluster: 'llm-bbbbb', weight: 20 }], 9000) }]);
-    expect(routePath('GRPCRoute', 'serving', 'llm-grpcroute')).toBe('/apis/gateway.networking.k8s.io/v1/namespaces/serving/grpcroutes/llm-grpcroute');
-  });
-
-  test('the built route is managed by planWeightPatch: the pending cluster is added next to the active one', () => {
-    const route = buildServiceRoute({ rayServiceName: 'llm', namespace: 'serving', backends: [{ cluster: 'llm-aaaaa', weight: 100 }] });
-    const managed = clusterBackends('serving', [{ cluster: 'llm-aaaaa', weight: 90 }, { cluster: 'llm-bbbbb', weight: 10 }]);
-    const after = apply(route, planWeightPatch(route, managed));
-    expect(after).toEqual(buildServiceRoute({ rayServiceName: 'llm', namespace: 'serving', backends: [{ cluster: 'llm-aaaaa', weight: 90 }, { cluster: 'llm-bbbbb', weight: 10 }] }));
-  });
-});
-
 describe('property: only managed weights change, whatever the route', () => {
   const name = fc.constantFrom('a-svc', 'b-svc', 'c-svc', ACTIVE, PENDING, 'llm-ccccc-serve-svc');
   const ref = fc.record(
@@ -447,108 +306,5 @@ describe('property: only managed weights change, whatever the route', () => {
       }),
       { numRuns: 300 },
     );
-  });
-});
-
-/** An in-memory API server path for one route, with a hook that runs between our read and our write. */
-class FakeClient {
-  gets = 0;
-  patches = 0;
-  beforePatch?: (route: any) => void;
-  constructor(public route: any) {}
-  async get(path: string): Promise<unknown> {
-    expect(path).toBe(routePath('HTTPRoute', 'serving', 'llm'));
-    this.gets++;
-    return clone(this.route);
-  }
-  async patch(_path: string, ops: readonly JsonPatchOp[], contentType: string): Promise<unknown> {
-    expect(contentType).toBe('application/json-patch+json');
-    this.patches++;
-    if (this.beforePatch) {
-      const hook = this.beforePatch;
-      this.beforePatch = undefined;
-      hook(this.route);
-    }
-    try {
-      this.route = applyRfc6902(this.route, ops);
-    } catch {
-      throw Object.assign(new Error('the server rejected our request due to an error in our request'), {
-        status: 422,
-        body: { kind: 'Status', status: 'Failure', message: 'the server rejected our request due to an error in our request', reason: 'Invalid', details: {}, code: 422 },
-      });
-    }
-    return clone(this.route);
-  }
-}
-
-describe('writeRouteWeights', () => {
-  const ref = { kind: 'HTTPRoute' as const, namespace: 'serving', name: 'llm' };
-  const managed = [{ name: ACTIVE, weight: 70 }, { name: PENDING, weight: 30 }];
-
-  test('a route that already carries the weights costs one GET and no PATCH', async () => {
-    const route = sharedHttpRoute();
-    route.spec.rules[1].backendRefs.push(backend(PENDING, 0));
-    const client = new FakeClient(route);
-    const r = await writeRouteWeights(client, ref, [{ name: ACTIVE, weight: 100 }, { name: PENDING, weight: 0 }]);
-    expect(r).toMatchObject({ attempts: 1, ops: [] });
-    expect([client.gets, client.patches]).toEqual([1, 0]);
-  });
-
-  test('a concurrent writer that moves the managed rule makes the first patch fail its test; the retry keeps both edits', async () => {
-    const client = new FakeClient(sharedHttpRoute());
-    client.beforePatch = (route) => route.spec.rules.splice(0, 0, { matches: [{ path: { type: 'Exact', value: '/healthz' } }], backendRefs: [backend('health-svc', 1)] });
-    const r = await writeRouteWeights(client, ref, managed);
-    expect(r.attempts).toBe(2);
-    expect([client.gets, client.patches]).toEqual([2, 2]);
-    expect(client.route.spec.rules[0].backendRefs[0].name).toBe('health-svc');
-    expect(client.route.spec.rules[2].backendRefs.map((b: any) => [b.name, b.weight])).toEqual([['static-svc', 0], [ACTIVE, 70], [PENDING, 30]]);
-  });
-
-  test('a concurrent edit elsewhere does not conflict: one patch, both edits kept', async () => {
-    const client = new FakeClient(sharedHttpRoute());
-    client.beforePatch = (route) => (route.spec.hostnames = ['llm.example.com', 'llm.example.org']);
-    const r = await writeRouteWeights(client, ref, managed);
-    expect(r.attempts).toBe(1);
-    expect(client.route.spec.hostnames).toEqual(['llm.example.com', 'llm.example.org']);
-  });
-
-  test('gives up with RouteWriteConflictError after maxAttempts, waiting backoffMs between attempts', async () => {
-    const client = new FakeClient(sharedHttpRoute());
-    let n = 0;
-    client.patch = async () => {
-      n++;
-      throw { status: 422, body: { message: 'the server rejected our request due to an error in our request', details: {} } };
-    };
-    const waits: number[] = [];
-    await expect(writeRouteWeights(client, ref, managed, { maxAttempts: 3, backoffMs: (a) => (waits.push(a), 1) })).rejects.toThrow(RouteWriteConflictError);
-    expect(n).toBe(3);
-    expect(waits).toEqual([2, 3]);
-  });
-
-  test('other errors (a schema violation, 403, 404) are thrown at once', async () => {
-    const client = new FakeClient(sharedHttpRoute());
-    const invalid = { status: 422, body: { message: 'HTTPRoute "llm" is invalid', details: { causes: [{ field: 'spec.rules[1].backendRefs[1].weight' }] } } };
-    client.patch = async () => {
-      throw invalid;
-    };
-    await expect(writeRouteWeights(client, ref, managed)).rejects.toBe(invalid);
-    const forbidden = { statusCode: 403 };
-    client.patch = async () => {
-      throw forbidden;
-    };
-    await expect(writeRouteWeights(client, ref, managed)).rejects.toBe(forbidden);
-  });
-
-  test('isPatchConflict: 409, and 422 without causes', () => {
-    expect(isPatchConflict({ status: 409 })).toBe(true);
-    expect(isPatchConflict({ code: 422, body: { details: {} } })).toBe(true);
-    expect(isPatchConflict(Object.assign(new Error('x'), { statusCode: 422 }))).toBe(true);
-    expect(isPatchConflict({ status: 422, body: { details: { causes: [{ field: 'x' }] } } })).toBe(false);
-    // The shape of lib/runtime/kube's KubeApiError: statusCode plus the Status details.
-    expect(isPatchConflict(Object.assign(new Error('HTTP 422'), { statusCode: 422, details: {} }))).toBe(true);
-    expect(isPatchConflict(Object.assign(new Error('HTTP 422'), { statusCode: 422, details: { causes: [{ field: 'spec.rules' }] } }))).toBe(false);
-    expect(isPatchConflict({ status: 500 })).toBe(false);
-    expect(isPatchConflict(new Error('socket hang up'))).toBe(false);
-    expect(isPatchConflict(undefined)).toBe(false);
   });
 });
