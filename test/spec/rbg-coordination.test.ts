@@ -1,10 +1,12 @@
+/**
+ * Coordination of RoleBasedGroup roles: v1alpha1 inline rules and v1alpha2 CoordinatedPolicy
+ * (roles, percents, maxSkew, partitions per role, scaling, names) and AffinityScheduling in the
+ * model form (ratios, batch mode, topology key).
+ */
 import {
   CoordinationRule,
   RBG_V1ALPHA1,
-  RBG_V1ALPHA2,
   RoleSpec,
-  intOrPercentProblem,
-  parsePercent,
   resolvePartition,
   validateCoordinatedPolicy,
   validateRoleBasedGroup,
@@ -12,165 +14,12 @@ import {
 } from '../../lib/spec';
 import { INT32_MAX } from '../../lib/spec/read';
 import { RBG_PLAN_MAX_ROUNDS } from '../../lib/spec/rbg-rules';
-import { clone, errorPaths, expectClean, expectErrorAt, expectOnlyError, podTemplate } from './fixtures';
+import { errorPaths, expectClean, expectErrorAt, expectOnlyError, podTemplate } from './fixtures';
+import { group, groupV1Alpha1, policy } from './support/rbg-fixtures';
 
-/** A valid v1alpha2 group: router 2, prefill 10, decode 5, no role-level rollout settings. */
-function group(): any {
-  return {
-    apiVersion: RBG_V1ALPHA2,
-    kind: 'RoleBasedGroup',
-    metadata: { name: 'pd-inference', namespace: 'pd' },
-    spec: {
-      roles: [
-        { name: 'router', replicas: 2, standalonePattern: { template: podTemplate(0) } },
-        { name: 'prefill', replicas: 10, standalonePattern: { template: podTemplate(1) } },
-        { name: 'decode', replicas: 5, standalonePattern: { template: podTemplate(1) } },
-      ],
-    },
-  };
-}
-
-/** A valid CoordinatedPolicy for `group()`: same name and namespace, one rule over prefill and decode. */
-function policy(): any {
-  return {
-    apiVersion: RBG_V1ALPHA2,
-    kind: 'CoordinatedPolicy',
-    metadata: { name: 'pd-inference', namespace: 'pd' },
-    spec: {
-      policies: [
-        {
-          name: 'pd-rollout',
-          roles: ['prefill', 'decode'],
-          strategy: {
-            rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%', partition: '20%' },
-            scaling: { maxSkew: '10%', progression: 'OrderReady' },
-          },
-        },
-      ],
-    },
-  };
-}
-
-/** The same group in v1alpha1, with the rule inline under `spec.coordination` (wire shape: `strategy`). */
-function groupV1Alpha1(): any {
-  const g = group();
-  g.apiVersion = RBG_V1ALPHA1;
-  g.spec.roles = g.spec.roles.map((r: any) => ({ name: r.name, replicas: r.replicas, template: r.standalonePattern.template }));
-  g.spec.coordination = [
-    { name: 'pd-rollout', roles: ['prefill', 'decode'], strategy: { rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%', partition: '20%' } } },
-  ];
-  return g;
-}
-
-const ROLE_RU = (i: number) => `spec.roles[${i}].rolloutStrategy.rollingUpdate`;
 const RULE = 'spec.coordination[0]';
 const WIRE_RU = `${RULE}.strategy.rollingUpdate`;
 const POLICY_RU = 'spec.policies[0].strategy.rollingUpdate';
-
-function withRoleRollingUpdate(ru: Record<string, unknown>, roleIndex = 1): any {
-  const g = group();
-  g.spec.roles[roleIndex].rolloutStrategy = { type: 'RollingUpdate', rollingUpdate: ru };
-  return g;
-}
-
-describe('baselines', () => {
-  test('a v1alpha2 group without coordination has no findings', () => {
-    expectClean(validateRoleBasedGroup(group()));
-  });
-
-  test('its CoordinatedPolicy, checked against the group, has no findings', () => {
-    expectClean(validateCoordinatedPolicy(policy(), group()));
-    expectClean(validateCoordinatedPolicy(policy()));
-  });
-
-  test('a v1alpha1 group with inline percent coordination has no findings', () => {
-    expectClean(validateRoleBasedGroup(groupV1Alpha1()));
-  });
-
-  test('role-level rolling-update settings within range are valid', () => {
-    expectClean(validateRoleBasedGroup(withRoleRollingUpdate({ maxUnavailable: '25%', maxSurge: 1, partition: 3, paused: false })));
-  });
-});
-
-describe('roles', () => {
-  test('a group name that is not a DNS label is rejected', () => {
-    const g = group();
-    g.metadata.name = 'PD_Inference';
-    expectOnlyError(validateRoleBasedGroup(g), 'metadata.name', '"PD_Inference"', 'DNS-1123 label');
-  });
-
-  test('no roles, duplicate names, bad names and negative replicas are rejected', () => {
-    const g = group();
-    g.spec.roles = [];
-    expectOnlyError(validateRoleBasedGroup(g), 'spec.roles', 'at least one role');
-    g.spec.roles = [{ name: 'a', replicas: 1 }, { name: 'a', replicas: 1 }, { name: 'B!', replicas: -1 }, 'c'];
-    const r = validateRoleBasedGroup(g);
-    expect(errorPaths(r).sort()).toEqual(['spec.roles[1].name', 'spec.roles[2].name', 'spec.roles[2].replicas', 'spec.roles[3]'].sort());
-    expectErrorAt(r, 'spec.roles[1].name', '"a" is already used');
-    expectErrorAt(r, 'spec.roles[2].replicas', 'integer ≥ 0', 'got -1');
-  });
-
-  test('replicas beyond int32 are rejected (Kubernetes replicas are int32; found by test/fuzz: 2^40 passed and its plan never finished)', () => {
-    const g = group();
-    g.spec.roles = [{ name: 'a', replicas: 2 ** 31 }, { name: 'b', replicas: 2 ** 31 - 1 }];
-    const r = validateRoleBasedGroup(g);
-    expect(errorPaths(r)).toEqual(['spec.roles[0].replicas']);
-    expectErrorAt(r, 'spec.roles[0].replicas', '≤ 2147483647 (int32)', 'got 2147483648');
-  });
-
-  test.each([
-    ['150%', '"150%" is outside "0%"–"100%"'],
-    ['abc', 'whole percent from "0%" to "100%"; got "abc"'],
-    ['2.5%', 'whole percent from "0%" to "100%"; got "2.5%"'],
-    [-1, 'integer ≥ 0 or a percent'],
-    [1.5, 'got 1.5'],
-  ])('role maxUnavailable %p is rejected', (value, words) => {
-    expectOnlyError(validateRoleBasedGroup(withRoleRollingUpdate({ maxUnavailable: value })), `${ROLE_RU(1)}.maxUnavailable`, words);
-  });
-
-  test.each(['150%', 'abc', '2.5%'])('role maxSurge and partition %p are rejected', (value) => {
-    const r = validateRoleBasedGroup(withRoleRollingUpdate({ maxSurge: value, partition: value }));
-    expect(errorPaths(r).sort()).toEqual([`${ROLE_RU(1)}.maxSurge`, `${ROLE_RU(1)}.partition`]);
-    for (const e of r.errors) expect(e.message).toContain(JSON.stringify(value));
-  });
-
-  test('a model role (rollingUpdate at the top) is reported at spec.roles[i].rollingUpdate', () => {
-    const roles: RoleSpec[] = [{ name: 'a', replicas: 2, template: podTemplate(0), rollingUpdate: { maxSurge: '200%' } }];
-    expectOnlyError(validateRoleBasedGroupModel(roles, [], false), 'spec.roles[0].rollingUpdate.maxSurge', '"200%" is outside');
-  });
-
-  test('partition equal to replicas is rejected; replicas − 1 is valid', () => {
-    expectOnlyError(
-      validateRoleBasedGroup(withRoleRollingUpdate({ partition: 10 })),
-      `${ROLE_RU(1)}.partition`,
-      '10 keeps 10 of 10 replicas on the old revision',
-      'below replicas (10)',
-    );
-    expectClean(validateRoleBasedGroup(withRoleRollingUpdate({ partition: 9 })));
-  });
-
-  test('a partition above replicas is rejected', () => {
-    expectOnlyError(validateRoleBasedGroup(withRoleRollingUpdate({ partition: 12 })), `${ROLE_RU(1)}.partition`, '12 exceeds the 10 replicas', 'below replicas (10)');
-  });
-
-  test('percent partitions round up: "99%" of 10 keeps 9 (valid), "100%" of 10 keeps 10 (rejected)', () => {
-    expectClean(validateRoleBasedGroup(withRoleRollingUpdate({ partition: '99%' })));
-    expectOnlyError(validateRoleBasedGroup(withRoleRollingUpdate({ partition: '100%' })), `${ROLE_RU(1)}.partition`, '"100%" keeps 10 of 10 replicas');
-  });
-
-  test('maxUnavailable and maxSurge both 0 are rejected, in any form', () => {
-    for (const ru of [{ maxUnavailable: 0, maxSurge: 0 }, { maxUnavailable: '0%', maxSurge: 0 }, { maxUnavailable: 0, maxSurge: '0%' }, { maxUnavailable: 0 }]) {
-      expectOnlyError(validateRoleBasedGroup(withRoleRollingUpdate(ru)), `${ROLE_RU(1)}.maxUnavailable`, 'and maxSurge are both 0', 'above 0');
-    }
-  });
-
-  test('maxUnavailable 0 is valid with a surge; both 0 are fine on a role with 0 replicas', () => {
-    expectClean(validateRoleBasedGroup(withRoleRollingUpdate({ maxUnavailable: 0, maxSurge: 1 })));
-    const g = withRoleRollingUpdate({ maxUnavailable: 0, maxSurge: 0, partition: 5 });
-    g.spec.roles[1].replicas = 0;
-    expectClean(validateRoleBasedGroup(g));
-  });
-});
 
 describe('coordination rules', () => {
   test('an unknown role name is rejected, listing the group roles', () => {
@@ -415,88 +264,5 @@ describe('AffinityScheduling (model form)', () => {
     const rules: CoordinationRule[] = [{ name: 'r', roles: ['prefill', 'decode'], rollingUpdate: { partition: 1 as any } }];
     expectOnlyError(validateRoleBasedGroupModel(roles, rules, true), 'spec.coordination[0].rollingUpdate.partition', 'accepts percents only');
     expectClean(validateRoleBasedGroupModel(roles, rules, false));
-  });
-});
-
-describe('percent helpers', () => {
-  test('parsePercent reads percent strings only', () => {
-    expect(parsePercent('10%')).toBe(10);
-    expect(parsePercent('2.5%')).toBe(2.5);
-    expect(parsePercent('10')).toBeUndefined();
-    expect(parsePercent(10)).toBeUndefined();
-    expect(parsePercent('%')).toBeUndefined();
-    expect(parsePercent('-5%')).toBeUndefined();
-  });
-
-  test('intOrPercentProblem names the value and the range', () => {
-    expect(intOrPercentProblem('100%', false)).toBeUndefined();
-    expect(intOrPercentProblem('0%', false)).toBeUndefined();
-    expect(intOrPercentProblem(3, true)).toBeUndefined();
-    expect(intOrPercentProblem(3, false)).toContain('got the integer 3');
-    expect(intOrPercentProblem('150%', true)).toContain('"150%" is outside "0%"–"100%"');
-    expect(intOrPercentProblem(undefined, true)).toContain('got unset');
-    expect(intOrPercentProblem({}, false)).toContain('percent string');
-  });
-
-  test('resolvePartition rounds percents up, keeps one replica to update unless 100%, and clamps', () => {
-    expect(resolvePartition('20%', 40)).toBe(8);
-    expect(resolvePartition('25%', 10)).toBe(3);
-    expect(resolvePartition('99%', 10)).toBe(9);
-    expect(resolvePartition('100%', 10)).toBe(10);
-    expect(resolvePartition('1%', 1)).toBe(0);
-    expect(resolvePartition('0%', 10)).toBe(0);
-    expect(resolvePartition(3, 10)).toBe(3);
-    expect(resolvePartition(20, 10)).toBe(10);
-  });
-});
-
-describe('findings are located and never thrown', () => {
-  // Each garbage input gets exactly these errors (path and the words that say why), every one
-  // located under metadata. or spec., and no warning: a validator that throws, drops a finding or
-  // reports one at the wrong path fails its case.
-  const NO_NAME: [string, string] = ['metadata.name', 'is required; got unset'];
-  const NO_ROLES: [string, string] = ['spec.roles', 'must list at least one role; got unset'];
-  test.each<[string, unknown, Array<[string, string]>]>([
-    ['null', null, [NO_NAME, NO_ROLES]],
-    ['a number', 1, [NO_NAME, NO_ROLES]],
-    ['a string', 'x', [NO_NAME, NO_ROLES]],
-    [
-      'roles and coordination of the wrong type',
-      { spec: { roles: 'all', coordination: 'x' } },
-      [NO_NAME, ['spec.roles', 'got "all"'], ['spec.coordination', 'inline coordination exists only in workloads.x-k8s.io/v1alpha1']],
-    ],
-    [
-      'a v1alpha1 group with an empty role and garbage rules',
-      { apiVersion: RBG_V1ALPHA1, spec: { roles: [{}], coordination: [1, {}] } },
-      [
-        NO_NAME,
-        ['spec.roles[0].name', 'is required; got unset'],
-        ['spec.coordination[0]', 'must be a rule with name and roles; got 1'],
-        ['spec.coordination[1].name', 'is required; got unset'],
-        ['spec.coordination[1].roles', 'must list the coordinated roles; got unset'],
-        ['spec.coordination[1]', 'sets no strategy'],
-      ],
-    ],
-  ])('a garbage group (%s) gets exactly its located errors', (_, manifest, expected) => {
-    const r = validateRoleBasedGroup(manifest);
-    expect(errorPaths(r)).toEqual(expected.map(([path]) => path));
-    r.errors.forEach((e, i) => expect(e.message).toContain(expected[i][1]));
-    expect(r.warnings).toEqual([]);
-  });
-
-  test('a garbage policy against a non-group gets exactly its located errors', () => {
-    const r = validateCoordinatedPolicy({ spec: { policies: [null, { roles: 'x', strategy: 1 }] } }, 'not a group');
-    expect(errorPaths(r)).toEqual(['metadata.name', 'spec.policies[0]', 'spec.policies[1].name', 'spec.policies[1].roles', 'spec.policies[1]']);
-    expectErrorAt(r, 'spec.policies[0]', 'must be a rule with name and roles; got null');
-    expectErrorAt(r, 'spec.policies[1].roles', 'must list the coordinated roles; got "x"');
-    expectErrorAt(r, 'spec.policies[1]', 'sets no strategy');
-    expect(r.warnings).toEqual([]);
-  });
-
-  test('validation does not mutate its input', () => {
-    const g = groupV1Alpha1();
-    const before = clone(g);
-    validateRoleBasedGroup(g);
-    expect(g).toEqual(before);
   });
 });
