@@ -24,6 +24,7 @@ import { CoordinationRule } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { ControlPlane, startControlPlane } from '../support/controlplane';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
+import { StateRecorder } from '../support/state-recorder';
 import { SimulatedRbgController, simulateRbgController } from '../support/simulated-rbg';
 
 const ROOT = projectRoot();
@@ -37,40 +38,14 @@ interface Observation {
 }
 
 /** Records every distinct observation of one group through a watch, and resolves waits on them (no polling). */
-class GroupRecorder {
-  readonly history: Observation[] = [];
-  private readonly waiters: { check: (o: Observation) => boolean; resolve: (o: Observation) => void }[] = [];
+class GroupRecorder extends StateRecorder<Observation> {
   private readonly informer: Informer;
 
   constructor(client: KubeClient, type: RbgResourceType, namespace: string, readonly name: string) {
+    super(name, 90_000);
     this.informer = client.watch(type, namespace, (e) => {
-      if (e.object.metadata.name !== name || e.type === 'delete') return;
-      const o = observe(e.object);
-      const last = this.history[this.history.length - 1];
-      if (last && JSON.stringify(last) === JSON.stringify(o)) return;
-      this.history.push(o);
-      for (const w of [...this.waiters]) {
-        if (w.check(o)) {
-          this.waiters.splice(this.waiters.indexOf(w), 1);
-          w.resolve(o);
-        }
-      }
+      if (e.object.metadata.name === name && e.type !== 'delete') this.record(observe(e.object));
     });
-  }
-
-  /** Resolves with the first observation from index `from` on (past or future) satisfying `check`; fails naming `what` after `timeoutMs`. */
-  until(what: string, check: (o: Observation) => boolean, timeoutMs = 90_000, from = 0): Promise<Observation> {
-    const seen = this.history.slice(from).find(check);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name}: timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(this.history[this.history.length - 1])}`)), timeoutMs);
-      this.waiters.push({ check, resolve: (o) => (clearTimeout(timer), resolve(o)) });
-    });
-  }
-
-  /** Observations since index `from`. */
-  since(from: number): Observation[] {
-    return this.history.slice(from);
   }
 
   stop(): void {

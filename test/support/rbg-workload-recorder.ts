@@ -9,6 +9,7 @@
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
+import { StateRecorder } from './state-recorder';
 import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
 
 /** One role's workload as observed. */
@@ -31,13 +32,13 @@ export type GroupState = Readonly<Record<string, WorkloadState>>;
 
 /** Watches the RoleInstanceSets of `group`'s `roles` and keeps each distinct combined state. */
 export class WorkloadRecorder {
-  readonly history: GroupState[] = [];
+  private readonly states: StateRecorder<GroupState>;
   private readonly current: Record<string, WorkloadState> = {};
-  private readonly waiters: { check: (s: GroupState) => boolean; resolve: (s: GroupState) => void }[] = [];
   private readonly reported: Record<string, { updated: number; ready: number }> = {};
   private readonly informers: Informer[];
 
   constructor(client: KubeClient, namespace: string, readonly group: string, readonly roles: readonly string[]) {
+    this.states = new StateRecorder(group, 120_000);
     const byName = new Map(roles.map((r) => [`${group}-${r}`, r]));
     const workloads = client.watch(ROLE_INSTANCE_SET_TYPE, namespace, (e) => {
       const role = byName.get(e.object.metadata.name ?? '');
@@ -56,32 +57,23 @@ export class WorkloadRecorder {
     this.informers = [workloads, groups];
   }
 
+  /** Every distinct state so far. */
+  get history(): readonly GroupState[] {
+    return this.states.history;
+  }
+
   private record(): void {
-    const state: GroupState = Object.fromEntries(Object.entries(this.current).map(([role, w]) => [role, this.reported[role] ? { ...w, reported: { ...this.reported[role] } } : w]));
-    const last = this.history[this.history.length - 1];
-    if (last && JSON.stringify(last) === JSON.stringify(state)) return;
-    this.history.push(state);
-    for (const w of [...this.waiters]) {
-      if (w.check(state)) {
-        this.waiters.splice(this.waiters.indexOf(w), 1);
-        w.resolve(state);
-      }
-    }
+    this.states.record(Object.fromEntries(Object.entries(this.current).map(([role, w]) => [role, this.reported[role] ? { ...w, reported: { ...this.reported[role] } } : w])));
   }
 
   /** Resolves with the first state from index `from` on (past or future) passing `check`; fails naming `what` after `timeoutMs`. */
-  until(what: string, check: (s: GroupState) => boolean, timeoutMs = 120_000, from = 0): Promise<GroupState> {
-    const seen = this.history.slice(from).find(check);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.group}: timed out after ${timeoutMs} ms waiting for ${what}; last: ${JSON.stringify(this.history[this.history.length - 1])}`)), timeoutMs);
-      this.waiters.push({ check, resolve: (s) => (clearTimeout(timer), resolve(s)) });
-    });
+  until(what: string, check: (s: GroupState) => boolean, timeoutMs?: number, from = 0): Promise<GroupState> {
+    return this.states.until(what, check, timeoutMs, from);
   }
 
   /** States from index `from` on. */
   since(from: number): GroupState[] {
-    return this.history.slice(from);
+    return this.states.since(from);
   }
 
   stop(): void {
