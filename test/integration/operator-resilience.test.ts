@@ -257,7 +257,16 @@ test('SIGKILLed at random points during 24 upgrades of 9 services, the operator 
   await waitFor(async () => (await env.admin.list(RAYCLUSTER, { namespace: ns })).items.length === services.length, 'retired clusters to be deleted', 60_000, 200);
   current.proc.kill('SIGTERM');
   await current.exited;
-  await sleep(300); // let the recorders drain
+  // The recorders have handled every change: each watch's cache holds every object's current version.
+  const drained = async (informer: typeof routeWatch, type: typeof HTTPROUTE | typeof RAYSHIFT_RAYSERVICE, names: string[]) => {
+    for (const name of names) {
+      const rv = (await env.admin.get(type, name, ns)).metadata.resourceVersion;
+      await waitFor(async () => informer.get(name, ns)?.metadata.resourceVersion === rv, `the ${type.kind} watch to deliver ${name} at resourceVersion ${rv}`);
+    }
+    await informer.idle();
+  };
+  await drained(routeWatch, HTTPROUTE, services.map((s) => `${s.name}-httproute`));
+  await drained(statusWatch, RAYSHIFT_RAYSERVICE, services.map((s) => s.name));
   routeWatch.stop();
   statusWatch.stop();
 
