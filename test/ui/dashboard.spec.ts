@@ -21,7 +21,7 @@ import { projectRoot } from '../../lib/crds/resolve';
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { TEAM_A, rayServiceBody } from '../apiserver/support/api-env';
-import { recordRouteWeights, waitFor } from '../support/operator-env';
+import { RAYSHIFT_RAYSERVICE, engineState, operatorPassNow, recordRouteWeights, waitFor } from '../support/operator-env';
 import { UiEnv, axeScan, grantViewer, screenshot, startUiEnv } from './support/ui-env';
 
 const INTERVAL_SECONDS = 3;
@@ -213,8 +213,15 @@ test('Pause holds the next step and Resume lets the upgrade continue', async () 
     await expect(alice.getByTestId('countdown').textContent()).resolves.toBe('none scheduled');
     const heldAt = route.history.length;
     const heldWeights = route.history[heldAt - 1].weights;
-    // Two intervals: without the pause, at least one more step would have reached the route.
-    await new Promise((r) => setTimeout(r, 2 * INTERVAL_SECONDS * 1000 + 1_000));
+    // Once the next step is due, a pass of the operator (made to run now) must still hold it: the
+    // engine state it writes keeps the pending weight and says Paused.
+    let held: Record<string, any> = {};
+    await waitFor(async () => {
+      held = engineState(await env.api.admin.get(RAYSHIFT_RAYSERVICE, 'llm', TEAM_A));
+      return held.trafficConfirmed === true && Date.now() > held.lastTrafficMigratedTime + INTERVAL_SECONDS * 1000;
+    }, 'the next step to be due', 30_000, 100);
+    const pass = await operatorPassNow(env.api.admin, TEAM_A, 'llm');
+    expect({ phase: pass.phase, pendingWeight: pass.pendingWeight }).toEqual({ phase: 'Paused', pendingWeight: held.pendingWeight });
     expect(route.history.length).toBe(heldAt);
     expect((await waitUntilUpgrade(() => true, 'status')).phase).toBe('UPGRADE_PHASE_PAUSED');
 

@@ -2,10 +2,11 @@
  * Every RayService the viewer may list (all namespaces) and the RoleBasedGroups of their namespaces
  * plus any the viewer adds, with phase and a sparkline of the split, refreshed every few seconds.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { ApiError, listAllRayServices, listRoleBasedGroups, type RayServiceJson, type RoleBasedGroupJson } from '../api';
 import { PhaseBadge, Sparkline } from '../components/small';
 import { num, sampleOf, type Sample } from '../model';
+import { usePolling } from '../polling';
 import { hrefOf } from '../route';
 import { record } from '../store';
 
@@ -47,30 +48,10 @@ async function load(extra: readonly string[]): Promise<Listing> {
 /** The list page. */
 export function ListPage() {
   const [listing, setListing] = useState<Listing | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const [extra, setExtra] = useState(savedNamespaces);
   const [draft, setDraft] = useState(extra.join(' '));
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const tick = async () => {
-      try {
-        const l = await load(extra);
-        if (stopped) return;
-        setListing(l);
-        setError(undefined);
-      } catch (e) {
-        if (!stopped) setError(e instanceof ApiError ? e.message : 'loading failed');
-      }
-      if (!stopped) timer = setTimeout(tick, REFRESH_MS);
-    };
-    void tick();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [extra]);
+  const error = usePolling(() => load(extra), setListing, REFRESH_MS, [extra]);
 
   const saveNamespaces = (e: Event) => {
     e.preventDefault();

@@ -3,10 +3,11 @@
  * coordination rule, each role's updated share and the skew between them against `maxSkew`.
  * Refreshed every few seconds (the API has no watch for groups).
  */
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, getRoleBasedGroup, type RoleBasedGroupJson } from '../api';
+import { useState } from 'preact/hooks';
+import { getRoleBasedGroup, type RoleBasedGroupJson } from '../api';
 import { Bar } from '../components/small';
 import { num } from '../model';
+import { usePolling } from '../polling';
 
 const REFRESH_MS = 2_000;
 
@@ -17,28 +18,8 @@ function percent(v: number | string | undefined): string {
 /** The RoleBasedGroup page of `namespace/name`. */
 export function RbgPage({ namespace, name }: { namespace: string; name: string }) {
   const [group, setGroup] = useState<RoleBasedGroupJson | undefined>();
-  const [error, setError] = useState<string | undefined>();
 
-  useEffect(() => {
-    let stopped = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const tick = async () => {
-      try {
-        const g = await getRoleBasedGroup(namespace, name);
-        if (stopped) return;
-        setGroup(g);
-        setError(undefined);
-      } catch (e) {
-        if (!stopped) setError(e instanceof ApiError ? e.message : 'loading failed');
-      }
-      if (!stopped) timer = setTimeout(tick, REFRESH_MS);
-    };
-    void tick();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [namespace, name]);
+  const error = usePolling(() => getRoleBasedGroup(namespace, name), setGroup, REFRESH_MS, [namespace, name]);
 
   const ready = group?.conditions?.find((c) => c.type === 'Ready');
   return (
