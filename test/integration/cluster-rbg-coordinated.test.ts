@@ -136,13 +136,18 @@ describe.each(CASES)('$name: $replicas, maxSkew $maxSkewPercent%, maxUnavailable
     expect(Math.max(...states.map((s) => stateSkewPercent(onNew(s))))).toBeGreaterThan(0);
   });
 
-  test('the rollout ends as planned: complete, or stalled where RBG\'s step can no longer move any partition', () => {
+  test('the rollout ends as planned: complete, or stalled where RBG\'s step can no longer move any partition, unless stale counts released more', () => {
     const final = states[states.length - 1];
+    const updated = Object.fromEntries(roles.map((r) => [r, final[r].updated]));
+    const complete = Object.fromEntries(roles.map((r) => [r, replicas[r] - userPartition[r]]));
     if (predicted.complete) {
-      expect(Object.fromEntries(roles.map((r) => [r, final[r].updated]))).toEqual(Object.fromEntries(roles.map((r) => [r, replicas[r] - userPartition[r]])));
+      expect(updated).toEqual(complete);
+    } else if (JSON.stringify(updated) === JSON.stringify(complete)) {
+      // The plan stalls, yet RBG went on: only a release it made from stale counts can do that
+      // (seen: 6p/2d with partition 1, prefill 1 -> 2 -> 1 after a stale read of decode).
+      expect(staleOnlyWrites(states, writes, c).length).toBeGreaterThan(0);
     } else {
       // Nothing changes any more, so RBG reconciles nothing new; its step from here writes what is written.
-      expect(roles.some((r) => final[r].updated < replicas[r] - userPartition[r])).toBe(true);
       expect(stepFrom(final, c, 'rbg')).toEqual(Object.fromEntries(roles.map((r) => [r, final[r].partition])));
     }
   });
