@@ -13,7 +13,6 @@
  * garbage and finishes namespace deletion as in a real cluster. A test wraps its body in
  * `printLogsOnFailure` so that a failure prints the tail of every log and keeps the logs.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -21,7 +20,7 @@ import { crdsOf } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
 import { ControlPlane, ExtraToken, startControlPlane } from './controlplane';
 import { controlPlaneBinDir } from './controlplane-files';
-import { freePorts, httpGet, isExecutable, logTail, pollUntil, Proc, Supervisor } from './processes';
+import { freePorts, httpGet, isExecutable, logTail, pollUntil, Proc, runBinDirScript, Supervisor } from './processes';
 
 /** A controller built by `scripts/build-cluster.sh`. */
 export type ClusterTool = 'kwok' | 'rbg' | 'kuberay';
@@ -93,13 +92,7 @@ const RBG_CRD_FILES = [
  * `scripts/build-cluster.sh` builds into (computed by `scripts/cluster-bin-dir.sh`).
  */
 export function clusterBinDir(tool: ClusterTool, what: 'folder' | 'version' = 'folder'): string {
-  const script = path.join(projectRoot(), 'scripts', 'cluster-bin-dir.sh');
-  try {
-    const args = what === 'version' ? ['--version', tool] : [tool];
-    return execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (e) {
-    throw new Error(`${script} failed: ${String((e as { stderr?: string }).stderr ?? e).trim()}`);
-  }
+  return runBinDirScript(path.join(projectRoot(), 'scripts', 'cluster-bin-dir.sh'), what === 'version' ? ['--version', tool] : [tool]);
 }
 
 /** The CRD files the KubeRay operator needs (its release's, RayJob included) and RBG's controller needs. */

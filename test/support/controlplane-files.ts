@@ -10,18 +10,14 @@ import * as path from 'node:path';
 import { stringify } from 'yaml';
 import { projectRoot } from '../../lib/crds/resolve';
 import type { ExtraToken } from './controlplane';
+import { runBinDirScript } from './processes';
 
 /**
  * The folder with the control plane binaries: `$RAYSHIFT_CONTROLPLANE_BIN`, else the cache folder that
  * `scripts/build-controlplane.sh` builds into (computed by `scripts/controlplane-bin-dir.sh`).
  */
 export function controlPlaneBinDir(): string {
-  const script = path.join(projectRoot(), 'scripts', 'controlplane-bin-dir.sh');
-  try {
-    return execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (e) {
-    throw new Error(`${script} failed: ${String((e as { stderr?: string }).stderr ?? e).trim()}`);
-  }
+  return runBinDirScript(path.join(projectRoot(), 'scripts', 'controlplane-bin-dir.sh'));
 }
 
 /** Writes `<dir>/pki` (CA, kube-apiserver's serving certificate for 127.0.0.1 and the in-cluster names) and `<dir>/sa.key`. */

@@ -3,7 +3,7 @@
  * controllers in `cluster.ts`): each runs in its own process group with its output appended to a log
  * file, is killed with its whole group, and is reaped by a watchdog if this process dies first.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -252,4 +252,16 @@ export function httpGet(url: string): Promise<{ status: number; text: string }> 
     req.on('timeout', () => req.destroy(new Error(`GET ${url}: no response within 5 s`)));
     req.on('error', reject);
   });
+}
+
+/**
+ * What one of the project's bin-dir scripts (`scripts/*-bin-dir.sh`, `test/traefik/bin-dir.sh`)
+ * prints for `args`: a build's cache folder, the override it honours, or a pinned version.
+ */
+export function runBinDirScript(script: string, args: readonly string[] = []): string {
+  try {
+    return execFileSync('bash', [script, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  } catch (e) {
+    throw new Error(`${script} failed: ${String((e as { stderr?: string }).stderr ?? e).trim()}`);
+  }
 }

@@ -12,12 +12,12 @@
  * where the toolchain's bin folder comes first. Annotate Kubernetes objects with `BACKGROUND_DELETION`
  * (the test control plane has no garbage collector).
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { LocalWorkspace, PulumiCommand, PulumiFn, Stack } from '@pulumi/pulumi/automation';
 import { projectRoot } from '../../lib/crds/resolve';
+import { runBinDirScript } from './processes';
 
 /** The programs `scripts/build-pulumi.sh` puts in the bin folder. */
 const PROGRAMS = ['pulumi', 'pulumi-resource-kubernetes', 'pulumi-resource-pulumi-nodejs'] as const;
@@ -56,12 +56,7 @@ export interface PulumiToolchain {
  * `scripts/build-pulumi.sh` builds into (computed by `scripts/pulumi-bin-dir.sh`).
  */
 export function pulumiBinDir(): string {
-  const script = path.join(projectRoot(), 'scripts', 'pulumi-bin-dir.sh');
-  try {
-    return execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (e) {
-    throw new Error(`${script} failed: ${String((e as { stderr?: string }).stderr ?? e).trim()}`);
-  }
+  return runBinDirScript(path.join(projectRoot(), 'scripts', 'pulumi-bin-dir.sh'));
 }
 
 /** The built toolchain; throws, naming `npm run pulumi:build`, when any of its programs is missing. */

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { projectRoot } from '../../../lib/crds/resolve';
+import { runBinDirScript } from '../../support/processes';
 import { waitAtMost } from '../../support/wait-at-most';
 
 /** GatewayClass `spec.controllerName` that Traefik handles. */
@@ -16,8 +17,7 @@ export const TRAEFIK_CONTROLLER_NAME = 'traefik.io/gateway-controller';
 
 /** The folder holding the built `traefik` (`$RAYSHIFT_TRAEFIK_BIN` or the build cache). */
 export function traefikBinDir(): string {
-  const script = path.join(projectRoot(), 'test', 'traefik', 'bin-dir.sh');
-  return execFileSync('bash', [script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return runBinDirScript(path.join(projectRoot(), 'test', 'traefik', 'bin-dir.sh'));
 }
 
 /** The Gateway API version Traefik is built against (its `sigs.k8s.io/gateway-api` requirement). */
