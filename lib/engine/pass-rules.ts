@@ -1,10 +1,11 @@
 /**
  * The rules of one reconcile pass around the engine's decision: what must be persisted now and
- * what may wait, what a deletion does first, when the service next needs attention, which Serve config a cluster gets, and
- * when a traffic step was due (spent steering requests are the steering rules', lib/engine/steering.ts). Pure: the reconciler
- * (lib/runtime/rayservice/reconciler.ts) observes, asks these, and executes.
+ * what may wait, what a deletion does first, when the service next needs attention, which Serve
+ * config a cluster gets, and when a traffic step was due (spent steering requests are the steering
+ * rules', lib/engine/steering.ts). Pure: the reconciler (lib/runtime/rayservice/reconciler.ts)
+ * observes, asks these, and executes.
  */
-import { RayServiceAction } from './actions';
+import { RayServiceAction, SetTrafficWeightsAction } from './actions';
 import { RayServiceDecision } from './rayservice-engine';
 import { RayServiceReason, RayServiceStatus } from './status';
 
@@ -57,7 +58,7 @@ export function statusWrite(decision: RayServiceDecision, stored: RayServiceStat
  * every request goes back to the active cluster (the safe state; both clusters are deleted with
  * the service, the pending one may not be serving yet). Nothing otherwise.
  */
-export function finalizationActions(status: Partial<RayServiceStatus>): RayServiceAction[] {
+export function finalizationActions(status: Partial<RayServiceStatus>): SetTrafficWeightsAction[] {
   if (status.activeClusterName === undefined || status.pendingClusterName === undefined) return [];
   return [{ type: 'setTrafficWeights', activeCluster: status.activeClusterName, active: 100, pending: 0 }];
 }

@@ -9,7 +9,6 @@ import { roleBasedGroupFromKube } from '../convert/rolebasedgroup';
 import { ListRoleBasedGroupsResponseSchema, type RoleBasedGroupService } from '../gen/rayshift/v1/rolebasedgroup_pb';
 import { kubeCall } from './kube-call';
 
-
 /** The CoordinatedPolicy named like `group`, when it exists and the caller may read it. */
 async function policyOf(kube: KubeClient, group: KubeObject): Promise<KubeObject | undefined> {
   try {

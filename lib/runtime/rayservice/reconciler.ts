@@ -340,10 +340,10 @@ export class RayServiceReconciler {
     let writes = 0;
     const engine = asObject(asObject(svc.status).engineState) as Partial<RayServiceStatus>;
     const spec = svc.spec as unknown as RayServiceSpec;
-    for (const action of finalizationActions(engine)) {
-      const route = await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(String(svc.metadata.name), spec.rayshift?.routeKind), String(svc.metadata.namespace));
-      if (route && action.type === 'setTrafficWeights') writes += await this.writeWeights(svc, spec, action.activeCluster, action.active, action.pendingCluster, action.pending);
-    }
+    const actions = finalizationActions(engine);
+    const route = actions.length === 0 ? undefined : await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(String(svc.metadata.name), spec.rayshift?.routeKind), String(svc.metadata.namespace));
+    // Without a route no request reaches either cluster: nothing to move.
+    for (const a of route ? actions : []) writes += await this.writeWeights(svc, spec, a.activeCluster, a.active, a.pendingCluster, a.pending);
     const finalizers = (svc.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
     await this.store.patchMetadata(svc, [
       { op: 'test', path: '/metadata/resourceVersion', value: svc.metadata.resourceVersion },

@@ -10,7 +10,6 @@ import { EXECUTOR_LABEL } from '../../spec/rbg';
 import { asArray, asObject } from '../../spec/read';
 import { KubeObject } from '../kube/types';
 
-
 /** The object to create: owned by the group (deleted with it), labelled with its executor and the group's name. */
 export function warmupObject(group: KubeObject, planned: PlannedWarmup): KubeObject {
   const executor = group.metadata.labels?.[EXECUTOR_LABEL];
