@@ -9,8 +9,8 @@
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { StateRecorder } from './state-recorder';
 import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
+import { StateRecorder } from './state-recorder';
 
 /** One role's workload as observed. */
 export interface WorkloadState {
@@ -31,20 +31,19 @@ export interface WorkloadState {
 export type GroupState = Readonly<Record<string, WorkloadState>>;
 
 /** Watches the RoleInstanceSets of `group`'s `roles` and keeps each distinct combined state. */
-export class WorkloadRecorder {
-  private readonly states: StateRecorder<GroupState>;
+export class WorkloadRecorder extends StateRecorder<GroupState> {
   private readonly current: Record<string, WorkloadState> = {};
   private readonly reported: Record<string, { updated: number; ready: number }> = {};
   private readonly informers: Informer[];
 
   constructor(client: KubeClient, namespace: string, readonly group: string, readonly roles: readonly string[]) {
-    this.states = new StateRecorder(group, 120_000);
+    super(group, 120_000);
     const byName = new Map(roles.map((r) => [`${group}-${r}`, r]));
     const workloads = client.watch(ROLE_INSTANCE_SET_TYPE, namespace, (e) => {
       const role = byName.get(e.object.metadata.name ?? '');
       if (role === undefined || e.type === 'delete') return;
       this.current[role] = workloadState(e.object);
-      this.record();
+      this.recordCurrent();
     });
     // The group's role statuses: what RBG reads for a workload that has not observed its latest spec.
     const groups = client.watch(RBG_V1ALPHA2_TYPE, namespace, (e) => {
@@ -52,28 +51,13 @@ export class WorkloadRecorder {
       for (const s of ((e.object.status as any)?.roleStatuses ?? []) as any[]) {
         if (roles.includes(s.name)) this.reported[s.name] = { updated: s.updatedReplicas ?? 0, ready: s.readyReplicas ?? 0 };
       }
-      this.record();
+      this.recordCurrent();
     });
     this.informers = [workloads, groups];
   }
 
-  /** Every distinct state so far. */
-  get history(): readonly GroupState[] {
-    return this.states.history;
-  }
-
-  private record(): void {
-    this.states.record(Object.fromEntries(Object.entries(this.current).map(([role, w]) => [role, this.reported[role] ? { ...w, reported: { ...this.reported[role] } } : w])));
-  }
-
-  /** Resolves with the first state from index `from` on (past or future) passing `check`; fails naming `what` after `timeoutMs`. */
-  until(what: string, check: (s: GroupState) => boolean, timeoutMs?: number, from = 0): Promise<GroupState> {
-    return this.states.until(what, check, timeoutMs, from);
-  }
-
-  /** States from index `from` on. */
-  since(from: number): GroupState[] {
-    return this.states.since(from);
+  private recordCurrent(): void {
+    this.record(Object.fromEntries(Object.entries(this.current).map(([role, w]) => [role, this.reported[role] ? { ...w, reported: { ...this.reported[role] } } : w])));
   }
 
   stop(): void {
