@@ -91,7 +91,9 @@ async function state(ns: string): Promise<Record<string, any>> {
 
 async function setSpec(ns: string, spec: Spec, extra: Record<string, unknown> = {}, pool?: string): Promise<void> {
   const config = rayClusterConfig(CPU[spec]) as { headGroupSpec: { template: { spec: Record<string, unknown> } } };
-  if (pool !== undefined) config.headGroupSpec.template.spec.nodeSelector = { [POOL.label]: pool };
+  // A merge patch keeps fields it does not mention: a spec without a pool removes the selector, so
+  // A→B(pool)→A is A again and not a third spec.
+  config.headGroupSpec.template.spec.nodeSelector = pool === undefined ? null : { [POOL.label]: pool };
   await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, ns, ns, { spec: { rayClusterConfig: config, ...extra } });
 }
 
