@@ -1,7 +1,10 @@
 /**
  * The `RayService` component through the Automation API with the real Pulumi CLI (built from Go
- * modules, offline) against a real kube-apiserver with the TEST-ONLY simulated KubeRay RayCluster
- * controller, Gateway controller and Serve fleet, and no operator.
+ * modules, offline) on the test cluster (test/support/cluster-operator-env.ts): the real KubeRay
+ * operator turns the RayClusters Pulumi's migration creates into Pods on kwok's Nodes and reports
+ * their heads, and kube-controller-manager collects what their owners leave, so the programs keep
+ * `@pulumi/kubernetes`' default foreground deletion. Serve and the Gateway status stay TEST-ONLY
+ * simulations (no Ray process or Gateway data plane runs here).
  *
  * Executor `pulumi`: `up` creates the service; a second `up` with a changed cluster spec runs a full
  * incremental upgrade whose route weights, watched from here, follow the engine's plan; a third `up`
@@ -9,12 +12,12 @@
  * SIGKILLed), cancelled (`pulumi cancel` releases the stack's lock) and run again finishes
  * without a skipped or repeated step; `destroy` removes everything.
  *
- * Executor `kuberay`: `up` waits for the RayService's Ready condition, which this test sets (the
- * simulated KubeRay only runs RayClusters) after `up` has been seen waiting.
- *
  * Executor `operator` (an in-process rayshift operator started for that block only): `up` waits
  * until the operator serves the service, and an `up` with a changed cluster spec follows the
  * operator's upgrade to its end.
+ *
+ * Executor `kuberay` needs KubeRay to see Serve become ready, so it runs where real Ray heads do:
+ * test/e2e/kuberay-pulumi.e2e.ts.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -31,21 +34,21 @@ import { RayClusterConfig } from '../../lib/spec/raycluster';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
 import { Operator } from '../../operator/operator';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { HTTPROUTE, OperatorEnv, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, startOperatorEnv, waitFor } from '../support/operator-env';
+import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
+import { HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor } from '../support/operator-env';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
 
 const NS = 'pulumi-e2e';
 const INCREMENTAL = { type: 'NewClusterWithIncrementalUpgrade' as const, clusterUpgradeOptions: { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, gatewayClassName: 'simulated' } };
-const RAY_IO_RAYSERVICE = { apiVersion: 'ray.io/v1', kind: 'RayService', plural: 'rayservices', namespaced: true };
 
-let env: OperatorEnv;
+let env: ClusterOperatorEnv;
 let kubeconfig: string;
 const stacks: PulumiTestStack[] = [];
 const cliOutput: string[] = [];
 const onOutput = (line: string) => void cliOutput.push(line);
 
 beforeAll(async () => {
-  env = await startOperatorEnv();
+  env = await startClusterOperatorEnv();
   kubeconfig = fs.readFileSync(env.cp.kubeconfigPath, 'utf8');
   await createNamespace(env.admin, NS);
 }, 300_000);
@@ -54,16 +57,6 @@ afterAll(async () => {
   for (const s of stacks) await s.dispose();
   await env?.stop();
 });
-
-/**
- * This control plane runs no garbage collector (no kube-controller-manager), so the foreground
- * deletion `@pulumi/kubernetes` asks for by default would wait forever for dependents: the test
- * programs ask for background deletion of their Kubernetes objects instead.
- */
-const backgroundDeletion: pulumi.ResourceTransformation = (a) =>
-  a.type.startsWith('kubernetes:') && a.type !== 'pulumi:providers:kubernetes'
-    ? { props: { ...a.props, metadata: { ...a.props.metadata, annotations: { ...a.props.metadata?.annotations, 'pulumi.com/deletionPropagationPolicy': 'background' } } }, opts: a.opts }
-    : undefined;
 
 /** Changes other than `same` in an operation summary (`{}` when nothing changed). */
 function changes(summary: OpMap | undefined): Record<string, number> {
@@ -225,60 +218,10 @@ describe('executor pulumi', () => {
     expect((await env.admin.list(RAYCLUSTER, { namespace: NS })).items).toEqual([]);
     expect(await env.admin.tryGet(HTTPROUTE, 'fruit-httproute', NS)).toBeUndefined();
     expect(await env.admin.tryGet({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true }, 'fruit-gateway', NS)).toBeUndefined();
-    expect((await env.admin.list(KnownTypes.Service, { namespace: NS })).items).toEqual([]);
+    // KubeRay's head Services belong to their RayClusters: the garbage collector removes them.
+    await waitFor(async () => (await env.admin.list(KnownTypes.Service, { namespace: NS })).items.length === 0, 'every Service to be gone');
     expect(await env.admin.tryGet(KnownTypes.ConfigMap, recordName('fruit'), NS)).toBeUndefined();
   }, 300_000);
-});
-
-describe('executor kuberay', () => {
-  test('up waits for the RayService Ready condition before it finishes', async () => {
-    const stack = await startPulumiStack({
-      projectName: 'rayshift-e2e',
-      stackName: 'kuberay-executor',
-      kubeconfig: env.cp.kubeconfigPath,
-      program: async () => {
-        const provider = new k8s.Provider('k8s', { kubeconfig });
-        const svc = new RayService(
-          'kr',
-          { metadata: { name: 'kr', namespace: NS }, rayClusterConfig: rayClusterConfig('1') as unknown as RayClusterConfig, serveConfig: serveConfig(), upgradeStrategy: INCREMENTAL, kubeconfig, progressPollMs: 200, deadlineSeconds: 240 },
-          { providers: { kubernetes: provider }, transformations: [backgroundDeletion] },
-        );
-        return { active: svc.activeClusterName };
-      },
-    });
-    stacks.push(stack);
-    let readySet = false;
-    let finishedBeforeReady: boolean | undefined;
-    const up = stack.stack.up({ onOutput }).then((r) => {
-      finishedBeforeReady = !readySet;
-      return r;
-    });
-    // The Kubernetes provider's await reports each status it reads while it waits for the Ready
-    // condition: its report of the status without conditions proves `up` is waiting on the service;
-    // then play KubeRay's part.
-    await waitFor(async () => /kr-rayservice creating \(\d+s\) warning: Has no \.status\.conditions/.test(cliOutput.join('')), 'pulumi up to wait on the RayService KubeRay has not made Ready', 240_000);
-    expect(finishedBeforeReady).toBeUndefined();
-    const svc = await env.admin.get(RAY_IO_RAYSERVICE, 'kr', NS);
-    readySet = true;
-    await env.admin.patchMerge(RAY_IO_RAYSERVICE, 'kr', NS, {
-      status: {
-        observedGeneration: svc.metadata.generation,
-        serviceStatus: 'Running',
-        activeServiceStatus: { rayClusterName: 'kr-abcde', targetCapacity: 100, trafficRoutedPercent: 100 },
-        conditions: [
-          { type: 'Ready', status: 'True', reason: 'NonZeroServeEndpoints', message: 'simulated by the test', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
-          { type: 'UpgradeInProgress', status: 'False', reason: 'NoPendingCluster', message: 'simulated by the test', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
-        ],
-      },
-    }, { subresource: 'status' });
-    const result = await up;
-    expect(result.summary.result).toBe('succeeded');
-    expect(finishedBeforeReady).toBe(false);
-    expect(result.outputs.active.value).toBe('kr-abcde');
-    const destroyed = await stack.stack.destroy({ onOutput });
-    expect(destroyed.summary.result).toBe('succeeded');
-    expect(await env.admin.tryGet(RAY_IO_RAYSERVICE, 'kr', NS)).toBeUndefined();
-  }, 400_000);
 });
 
 describe('executor operator', () => {
@@ -308,7 +251,7 @@ describe('executor operator', () => {
         const svc = new RayService(
           'op',
           { executor: 'operator', metadata: { name: 'op', namespace: NS }, rayClusterConfig: rayClusterConfig(cpu) as unknown as RayClusterConfig, serveConfig: serveConfig(), upgradeStrategy: SLOW_INCREMENTAL, rayClusterDeletionDelaySeconds: 0, kubeconfig, progressPollMs: 100, deadlineSeconds: 240 },
-          { providers: { kubernetes: provider }, transformations: [backgroundDeletion] },
+          { providers: { kubernetes: provider } },
         );
         return { active: svc.activeClusterName, moves: svc.progress!.movesSeen };
       },
