@@ -3,6 +3,7 @@ import { loadClientNode } from '../runtime/kube/client-node';
 import { KubeClient } from '../runtime/kube/client';
 import { ServeDashboardClient } from '../runtime/serve/client';
 import { defaultDashboardResolver, templateDashboardResolver } from '../runtime/serve/resolver';
+import type { ProviderSettings } from './provider-module';
 
 /** Field manager of the Pulumi executor's writes. */
 export const PULUMI_FIELD_MANAGER = 'rayshift-pulumi';
@@ -15,6 +16,20 @@ export interface ConnectionSettings {
   readonly context?: string;
   /** Dashboard address template with `{namespace}` and `{cluster}`. @default KubeRay's in-cluster head Service */
   readonly dashboardAddressTemplate?: string;
+}
+
+/** The connection of a resource: its inputs first, else the provider's configuration (the stack's), else the default kubeconfig lookup. */
+export function connectionOf(config: ProviderSettings, inputs: ConnectionSettings): ConnectionSettings {
+  return {
+    kubeconfig: inputs.kubeconfig ?? config.kubeconfig,
+    context: inputs.context ?? config.context,
+    dashboardAddressTemplate: inputs.dashboardAddressTemplate,
+  };
+}
+
+/** `<namespace>/<name>`, the id of every rayshift dynamic resource. */
+export function resourceId(inputs: { readonly namespace: string; readonly name: string }): string {
+  return `${inputs.namespace}/${inputs.name}`;
 }
 
 /** A Kubernetes client for the settings; close it when done. */

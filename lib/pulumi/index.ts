@@ -7,6 +7,7 @@ export * from './migration';
 export * from './migration-inputs';
 export * from './upgrade-progress';
 export * from './rbg-rollout';
+export type { ClusterConnectionArgs, FollowedRolloutArgs } from './dynamic-args';
 export { synthesizeValidated } from './manifests';
 export type { Manifest } from './manifests';
 export { RECORD_LABEL, recordName } from './record-name';

@@ -9,27 +9,13 @@ import { clusterSpecHash } from '../engine/cluster-hash';
 import { RayServiceStatus } from '../engine/status';
 import { PAUSE_ANNOTATION } from '../engine/steering';
 import { RayServiceSpec } from '../spec/rayservice';
-import { ConnectionSettings, connectServe, inputsChanged, withKubeClient } from './connection';
+import { connectionOf, connectServe, inputsChanged, resourceId, withKubeClient } from './connection';
 import { driveMigration } from './migration-drive';
 import { MigrationInputs, MigrationOutputs, REPLACING_INPUTS } from './migration-inputs';
 import { recordName } from './record-name';
 import { readRecord, serviceOfRecord, setRecordAnnotation, writeRecordSpec } from './service-record';
 import type { ProviderSettings } from './provider-module';
 import { tearDown } from './teardown';
-
-/** The connection: the resource's inputs first, else the provider's configuration, else the default kubeconfig lookup. */
-function settingsOf(config: ProviderSettings, inputs: Partial<MigrationInputs>): ConnectionSettings {
-  return {
-    kubeconfig: inputs.kubeconfig ?? config.kubeconfig,
-    context: inputs.context ?? config.context,
-    dashboardAddressTemplate: inputs.dashboardAddressTemplate,
-  };
-}
-
-/** `<namespace>/<name>`, the resource's id. */
-export function migrationId(inputs: Pick<MigrationInputs, 'namespace' | 'name'>): string {
-  return `${inputs.namespace}/${inputs.name}`;
-}
 
 function outputsOf(inputs: MigrationInputs, status: RayServiceStatus | undefined, steps: number): MigrationOutputs {
   const { kubeconfig: _secret, ...shape } = inputs;
@@ -47,7 +33,7 @@ function outputsOf(inputs: MigrationInputs, status: RayServiceStatus | undefined
 
 /** Writes the spec into the record, lifts a hold left by an earlier run's deadline and drives the migration. */
 async function run(config: ProviderSettings, inputs: MigrationInputs): Promise<MigrationOutputs> {
-  const settings = settingsOf(config, inputs);
+  const settings = connectionOf(config, inputs);
   return withKubeClient(settings, async (client) => {
     await writeRecordSpec(client, inputs.namespace, inputs.name, inputs.spec, inputs.labels);
     await setRecordAnnotation(client, inputs.namespace, inputs.name, PAUSE_ANNOTATION, undefined);
@@ -75,7 +61,7 @@ class UnfinishedCreation extends Error {
 
 /** `create`: the first RayCluster, Serve config, Services, Gateway and route, driven until the service serves. */
 export async function create(config: ProviderSettings, inputs: MigrationInputs & { __provider?: string }): Promise<pulumi.dynamic.CreateResult<MigrationOutputs>> {
-  const id = migrationId(inputs);
+  const id = resourceId(inputs);
   try {
     return { id, outs: await run(config, inputs) };
   } catch (err) {
@@ -112,7 +98,7 @@ export function diff(olds: MigrationOutputs, news: MigrationInputs): pulumi.dyna
 
 /** `read` (refresh): the record's spec and status, or gone when the record is. */
 export async function read(config: ProviderSettings, id: string, props: MigrationOutputs): Promise<pulumi.dynamic.ReadResult<MigrationOutputs>> {
-  return withKubeClient(settingsOf(config, props), async (client) => {
+  return withKubeClient(connectionOf(config, props), async (client) => {
     const record = await readRecord(client, props.namespace, props.name);
     if (!record) return { id: '', props: {} as MigrationOutputs };
     const svc = serviceOfRecord(record, props.name);
@@ -124,7 +110,7 @@ export async function read(config: ProviderSettings, id: string, props: Migratio
 
 /** `delete`: traffic off, then everything the record owns, then the record. */
 async function deleteService(config: ProviderSettings, props: MigrationOutputs): Promise<void> {
-  await withKubeClient(settingsOf(config, props), async (client) => {
+  await withKubeClient(connectionOf(config, props), async (client) => {
     const deleted = await tearDown(client, props.namespace, props.name);
     console.log(`${props.name}: deleted ${deleted.join(', ') || 'nothing (already gone)'}`);
   });

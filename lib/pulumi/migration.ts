@@ -7,12 +7,13 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 import { RayServiceSpec } from '../spec/rayservice';
+import { ClusterConnectionArgs, connectionInputs } from './dynamic-args';
 import { DeadlineAction, MIGRATION_DEFAULTS, MigrationInputs, MigrationOutputs } from './migration-inputs';
 import type * as operations from './migration-operations';
 import { operationsProvider, runtimeModulePath } from './provider-module';
 
-/** Inputs of a `RayServiceMigration`. */
-export interface RayServiceMigrationArgs {
+/** Inputs of a `RayServiceMigration` (the connection, `kubeconfig` and `context`, as every dynamic resource's). */
+export interface RayServiceMigrationArgs extends ClusterConnectionArgs {
   /** RayService name. */
   readonly name: pulumi.Input<string>;
   /** Namespace. */
@@ -21,10 +22,6 @@ export interface RayServiceMigrationArgs {
   readonly spec: pulumi.Input<RayServiceSpec>;
   /** Labels of the service's record, copied to its clusters. @default none */
   readonly labels?: pulumi.Input<Record<string, string>>;
-  /** Kubeconfig text; stored as a secret, never an output. @default stack config `rayshift:kubeconfig`, else `$KUBECONFIG` */
-  readonly kubeconfig?: pulumi.Input<string>;
-  /** Kubeconfig context. @default stack config `rayshift:context`, else the current context */
-  readonly context?: pulumi.Input<string>;
   /** Dashboard address template with `{namespace}` and `{cluster}`. @default KubeRay's in-cluster head Service */
   readonly dashboardAddressTemplate?: pulumi.Input<string>;
   /** Seconds one `pulumi up` may spend on the migration. @default 3600 */
@@ -61,12 +58,11 @@ export class RayServiceMigration extends pulumi.dynamic.Resource {
         namespace: args.namespace,
         spec: args.spec,
         labels: args.labels ?? {},
-        context: args.context,
         dashboardAddressTemplate: args.dashboardAddressTemplate,
         deadlineSeconds: args.deadlineSeconds ?? MIGRATION_DEFAULTS.deadlineSeconds,
         onDeadline: args.onDeadline ?? MIGRATION_DEFAULTS.onDeadline,
         capacityPollMs: args.capacityPollMs ?? MIGRATION_DEFAULTS.capacityPollMs,
-        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
+        ...connectionInputs(args),
         recordName: undefined,
         activeClusterName: undefined,
         activeWeight: undefined,

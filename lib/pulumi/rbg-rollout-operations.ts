@@ -7,34 +7,18 @@
  * partition, maxUnavailable and paused (the construct leaves them to the coordination) and its
  * status annotation, as with the operator under GitOps.
  */
-import type * as pulumi from '@pulumi/pulumi';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
 import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
 import { RolloutStatusDocument, describeCoordination, describeWarmup } from '../runtime/rbg/status';
 import { asObject } from '../spec/read';
-import { inputsChanged, withKubeClient } from './connection';
-import type { ProviderSettings } from './provider-module';
+import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
 
-/** Inputs of `RoleBasedGroupRollout` as its provider receives them. */
-export interface RbgRolloutInputs {
-  /** `workloads.x-k8s.io/v1alpha2` or `workloads.x-k8s.io/v1alpha1`. */
-  readonly apiVersion: string;
-  /** Group name. */
-  readonly name: string;
-  /** Namespace. */
-  readonly namespace: string;
+/** Inputs of `RoleBasedGroupRollout` as its provider receives them: the group (`apiVersion` `workloads.x-k8s.io/v1alpha2` or `…/v1alpha1`), the run settings, the connection, and: */
+export interface RbgRolloutInputs extends FollowedRolloutInputs {
   /** Hash of the group's spec: a change makes Pulumi run `update`, which rolls it out. */
   readonly specHash: string;
-  /** Seconds one `pulumi up` may spend on the rollout. */
-  readonly deadlineSeconds: number;
-  /** Poll period of the group's status, ms. */
-  readonly pollMs: number;
-  /** Kubeconfig text (secret input, never an output). */
-  readonly kubeconfig?: string;
-  /** Kubeconfig context. */
-  readonly context?: string;
 }
 
 /** Outputs: the inputs without the kubeconfig, and the rounds the last run wrote. */
@@ -99,22 +83,13 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
   );
 }
 
-function run(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<RbgRolloutOutputs> {
-  return withKubeClient({ kubeconfig: inputs.kubeconfig ?? config.kubeconfig, context: inputs.context ?? config.context }, (client) => follow(client, inputs));
-}
+const operations = followedRolloutOperations(follow, ['specHash']);
 
 /** `create`: arms the new group's coordination (its first status) and waits until it is complete. */
-export async function create(config: ProviderSettings, inputs: RbgRolloutInputs): Promise<pulumi.dynamic.CreateResult<RbgRolloutOutputs>> {
-  return { id: `${inputs.namespace}/${inputs.name}`, outs: await run(config, inputs) };
-}
+export const create = operations.create;
 
 /** `update`: rolls the changed group out round by round. */
-export async function update(config: ProviderSettings, news: RbgRolloutInputs): Promise<pulumi.dynamic.UpdateResult<RbgRolloutOutputs>> {
-  return { outs: await run(config, news) };
-}
+export const update = operations.update;
 
 /** `diff`: a change of the group's spec or of the settings re-runs `update` (the kubeconfig is not compared). */
-export function diff(olds: RbgRolloutOutputs, news: RbgRolloutInputs): pulumi.dynamic.DiffResult {
-  const keys: (keyof RbgRolloutInputs)[] = ['apiVersion', 'name', 'namespace', 'specHash', 'deadlineSeconds', 'pollMs', 'context'];
-  return { changes: inputsChanged(olds, news, keys) };
-}
+export const diff = operations.diff;

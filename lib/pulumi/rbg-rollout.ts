@@ -4,29 +4,18 @@
  * `rbg-rollout-operations.ts`). Serialized like `RayServiceMigration`: it captures only a module path.
  */
 import * as pulumi from '@pulumi/pulumi';
+import { FollowedRolloutArgs, followedRolloutInputs } from './dynamic-args';
 import { MIGRATION_DEFAULTS } from './migration-inputs';
 import { operationsProvider, runtimeModulePath } from './provider-module';
 import type * as operations from './rbg-rollout-operations';
 import type { RbgRolloutInputs, RbgRolloutOutputs } from './rbg-rollout-operations';
 
-/** Inputs of a `RoleBasedGroupRollout`. */
-export interface RoleBasedGroupRolloutArgs {
-  /** The group's API version. */
-  readonly apiVersion: pulumi.Input<string>;
-  /** Group name. */
-  readonly name: pulumi.Input<string>;
-  /** Namespace. */
-  readonly namespace: pulumi.Input<string>;
+/** Inputs of a `RoleBasedGroupRollout`: the group (its `apiVersion`, `name`, `namespace`), the deadline and the connection, and: */
+export interface RoleBasedGroupRolloutArgs extends FollowedRolloutArgs {
   /** Hash of the group's spec. */
   readonly specHash: pulumi.Input<string>;
-  /** Seconds one `pulumi up` may spend on the rollout. @default 3600 */
-  readonly deadlineSeconds?: pulumi.Input<number>;
   /** Poll period, ms. @default 1000 */
   readonly pollMs?: pulumi.Input<number>;
-  /** Kubeconfig text; stored as a secret, never an output. @default stack config `rayshift:kubeconfig`, else `$KUBECONFIG` */
-  readonly kubeconfig?: pulumi.Input<string>;
-  /** Kubeconfig context. */
-  readonly context?: pulumi.Input<string>;
 }
 
 /** Runs a RoleBasedGroup's coordinated rollout during `pulumi up` (type `pulumi-nodejs:dynamic/rayshift:RoleBasedGroupRollout`). */
@@ -38,17 +27,7 @@ export class RoleBasedGroupRollout extends pulumi.dynamic.Resource {
     super(
       operationsProvider<RbgRolloutInputs, RbgRolloutOutputs, typeof operations>(runtimeModulePath('rbg-rollout-operations')),
       name,
-      {
-        apiVersion: args.apiVersion,
-        name: args.name,
-        namespace: args.namespace,
-        specHash: args.specHash,
-        deadlineSeconds: args.deadlineSeconds ?? MIGRATION_DEFAULTS.deadlineSeconds,
-        pollMs: args.pollMs ?? MIGRATION_DEFAULTS.rolloutPollMs,
-        context: args.context,
-        kubeconfig: args.kubeconfig === undefined ? undefined : pulumi.secret(args.kubeconfig),
-        roundsLastRun: undefined,
-      },
+      { ...followedRolloutInputs(args, MIGRATION_DEFAULTS.rolloutPollMs), specHash: args.specHash, roundsLastRun: undefined },
       opts,
       'rayshift',
       'RoleBasedGroupRollout',

@@ -4,33 +4,17 @@
  * weights or capacities move, until no upgrade is in progress for the current generation or the
  * deadline passes. It only reads: the controller owns the migration.
  */
-import type * as pulumi from '@pulumi/pulumi';
 import { Condition, isConditionTrue } from '../runtime/kube/conditions';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { KubeObject } from '../runtime/kube/types';
 import { asArray, asObject } from '../spec/read';
-import { inputsChanged, withKubeClient } from './connection';
-import type { ProviderSettings } from './provider-module';
+import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
 
-/** Inputs of `UpgradeProgress` as its provider receives them. */
-export interface ProgressInputs {
-  /** `ray.io/v1` (KubeRay) or `rayshift.dev/v1alpha1` (the operator). */
-  readonly apiVersion: string;
-  /** RayService name. */
-  readonly name: string;
-  /** Namespace. */
-  readonly namespace: string;
+/** Inputs of `UpgradeProgress` as its provider receives them: the RayService (`apiVersion` `ray.io/v1` for KubeRay or `rayshift.dev/v1alpha1` for the operator), the run settings, the connection, and: */
+export interface ProgressInputs extends FollowedRolloutInputs {
   /** Hash of the goal cluster spec: a change makes Pulumi run `update`, which follows the upgrade it starts. */
   readonly goalSpecHash: string;
-  /** Seconds to follow an upgrade before failing. */
-  readonly deadlineSeconds: number;
-  /** Poll period, ms. */
-  readonly pollMs: number;
-  /** Kubeconfig text (secret input, never an output). */
-  readonly kubeconfig?: string;
-  /** Kubeconfig context. */
-  readonly context?: string;
 }
 
 /** Outputs of `UpgradeProgress`: the inputs without the kubeconfig, and where the service stands. */
@@ -100,22 +84,13 @@ async function follow(client: KubeClient, inputs: ProgressInputs): Promise<Progr
   );
 }
 
-function run(config: ProviderSettings, inputs: ProgressInputs): Promise<ProgressOutputs> {
-  return withKubeClient({ kubeconfig: inputs.kubeconfig ?? config.kubeconfig, context: inputs.context ?? config.context }, (client) => follow(client, inputs));
-}
+const operations = followedRolloutOperations(follow, ['goalSpecHash']);
 
 /** `create`: follows the service's first rollout. */
-export async function create(config: ProviderSettings, inputs: ProgressInputs): Promise<pulumi.dynamic.CreateResult<ProgressOutputs>> {
-  return { id: `${inputs.namespace}/${inputs.name}`, outs: await run(config, inputs) };
-}
+export const create = operations.create;
 
 /** `update`: follows the upgrade a spec change started. */
-export async function update(config: ProviderSettings, news: ProgressInputs): Promise<pulumi.dynamic.UpdateResult<ProgressOutputs>> {
-  return { outs: await run(config, news) };
-}
+export const update = operations.update;
 
 /** `diff`: any change of the goal or the settings re-runs `update` (the kubeconfig is not compared). */
-export function diff(olds: ProgressOutputs, news: ProgressInputs): pulumi.dynamic.DiffResult {
-  const keys: (keyof ProgressInputs)[] = ['apiVersion', 'name', 'namespace', 'goalSpecHash', 'deadlineSeconds', 'pollMs', 'context'];
-  return { changes: inputsChanged(olds, news, keys) };
-}
+export const diff = operations.diff;
