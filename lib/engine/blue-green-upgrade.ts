@@ -43,13 +43,9 @@ function dropPending(r: EngineRun, reason: RayServiceReason): void {
   clearPending(r, reason);
 }
 
+/** Ends the pending side with `reason` (a blue/green upgrade has no rollback and leaves the weights to the switch). */
 function clearPending(r: EngineRun, reason: RayServiceReason): void {
-  const s = r.s;
-  s.phase = 'Running';
-  s.reason = reason;
-  s.pendingClusterName = undefined;
-  s.pendingSpecHash = undefined;
-  s.upgradeStrategy = undefined;
-  s.pendingTargetCapacity = 0;
+  r.endPending();
+  r.s.reason = reason;
   r.decide();
 }

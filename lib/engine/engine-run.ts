@@ -78,6 +78,20 @@ export class EngineRun {
     return seconds === 0 || this.s.lastProgressTime === undefined ? Infinity : this.s.lastProgressTime + seconds * 1000;
   }
 
+  /**
+   * Ends the pending side (a promotion, a dropped pending cluster or a finished rollback): phase
+   * `Running`, no pending cluster, spec hash or upgrade strategy, pending target capacity 0. The
+   * reason, the weights and a rollback's cause are the caller's.
+   */
+  endPending(): void {
+    const s = this.s;
+    s.phase = 'Running';
+    s.pendingClusterName = undefined;
+    s.pendingSpecHash = undefined;
+    s.upgradeStrategy = undefined;
+    s.pendingTargetCapacity = 0;
+  }
+
   /** On the first run after a pause is lifted, restarts the progress clock so the pause never counts. */
   resumeIfPaused(): void {
     if (this.s.phase === 'Paused' && this.obs.controls?.paused !== true) this.s.lastProgressTime = this.now;

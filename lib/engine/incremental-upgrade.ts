@@ -214,12 +214,7 @@ function intervalWait(r: EngineRun, reason: 'WaitingForInterval' | 'DrainingTraf
 
 /** Clears the pending side after a promotion or a completed rollback. */
 function endUpgrade(r: EngineRun): void {
-  const s = r.s;
-  s.phase = 'Running';
-  s.pendingClusterName = undefined;
-  s.pendingSpecHash = undefined;
-  s.upgradeStrategy = undefined;
-  s.rollback = undefined;
-  s.pendingTargetCapacity = 0;
-  s.pendingWeight = 0;
+  r.endPending();
+  r.s.rollback = undefined;
+  r.s.pendingWeight = 0;
 }

@@ -31,15 +31,12 @@ export function runServiceCreation(r: EngineRun): void {
   else if (!pending.headReady) s.reason = 'WaitingForHead';
   else if (!r.ready(pending, 100)) s.reason = 'WaitingForCapacity';
   else {
-    s.phase = 'Running';
+    r.endPending();
     s.reason = 'Promoted';
     s.activeClusterName = pending.name;
     s.activeTargetCapacity = 100;
     s.activeWeight = 100;
     s.pendingWeight = 0;
-    s.pendingTargetCapacity = 0;
-    s.pendingClusterName = undefined;
-    s.pendingSpecHash = undefined;
     r.decide();
   }
 }
