@@ -340,28 +340,28 @@ export class ServeDashboardClient {
         { status: answer.status },
       );
     }
-    if (answer.status === 401) {
-      throw fail(
-        'unauthorized',
-        token === undefined
-          ? 'answered 401 Unauthorized: the cluster requires a token (RAY_AUTH_MODE=token) and none is configured for it'
-          : 'answered 401 Unauthorized: the dashboard did not accept the configured token',
-        { status: 401, body: excerpt },
-      );
-    }
-    if (answer.status === 403) {
-      throw fail(
-        'forbidden',
-        token === undefined
-          ? 'answered 403 Forbidden (no token is configured for this cluster)'
-          : 'answered 403 Forbidden: the configured token was rejected; check the token for this cluster',
-        { status: 403, body: excerpt },
-      );
+    const refused = AUTH_REFUSALS[answer.status];
+    if (refused !== undefined) {
+      throw fail(refused.kind, token === undefined ? refused.withoutToken : refused.withToken, { status: answer.status, body: excerpt });
     }
     const hint = answer.status === 405 ? ' (the dashboard took the request for browser traffic)' : '';
     throw fail('http', `answered ${answer.status}${hint}: ${excerpt || '(empty body)'}`, { status: answer.status, body: excerpt });
   }
 }
+
+/** The error of a 401 or 403 answer, worded by whether a token was sent. */
+const AUTH_REFUSALS: Readonly<Partial<Record<number, { readonly kind: ServeApiErrorKind; readonly withoutToken: string; readonly withToken: string }>>> = {
+  401: {
+    kind: 'unauthorized',
+    withoutToken: 'answered 401 Unauthorized: the cluster requires a token (RAY_AUTH_MODE=token) and none is configured for it',
+    withToken: 'answered 401 Unauthorized: the dashboard did not accept the configured token',
+  },
+  403: {
+    kind: 'forbidden',
+    withoutToken: 'answered 403 Forbidden (no token is configured for this cluster)',
+    withToken: 'answered 403 Forbidden: the configured token was rejected; check the token for this cluster',
+  },
+};
 
 function redact(text: string, token: string | undefined): string {
   return token === undefined ? text : text.split(token).join('<redacted>');
