@@ -1,5 +1,9 @@
 /** Runs a Kubernetes call and maps its failure to a google.rpc code (see `toConnectError`). */
+import type { KubeClient } from '../../runtime/kube/client';
+import type { KubeObject } from '../../runtime/kube/types';
+import { rayServiceType } from '../convert/executor';
 import { toConnectError, type Subject } from '../errors';
+import type { Executor } from '../gen/rayshift/v1/common_pb';
 
 /** The result of `call`, or a ConnectError describing `subject` when it fails. */
 export async function kubeCall<T>(subject: Subject, call: () => Promise<T>): Promise<T> {
@@ -8,4 +12,14 @@ export async function kubeCall<T>(subject: Subject, call: () => Promise<T>): Pro
   } catch (e) {
     throw toConnectError(e, subject);
   }
+}
+
+/** The subject of a request about one RayService (its `namespace` and `name`). */
+export function rayServiceSubject(req: { readonly namespace: string; readonly name: string }): Subject {
+  return { kind: 'RayService', namespace: req.namespace, name: req.name };
+}
+
+/** The RayService a request names, read as `executor`'s resource type, or a ConnectError describing it when the read fails. */
+export function readRayService(kube: KubeClient, req: { readonly namespace: string; readonly name: string }, executor: Executor): Promise<KubeObject> {
+  return kubeCall(rayServiceSubject(req), () => kube.get(rayServiceType(executor), req.name, req.namespace));
 }

@@ -20,7 +20,7 @@ import { RayServiceSchema, type RayService } from '../gen/rayshift/v1/rayservice
 import { listAllNamespacesPage, listNamespacePage } from '../pagination';
 import { requireFieldMask } from '../request-checks';
 import type { HandlerDeps } from './deps';
-import { kubeCall } from './kube-call';
+import { kubeCall, rayServiceSubject, readRayService } from './kube-call';
 
 type CrudImpl = Pick<
   ServiceImpl<typeof RayServiceService>,
@@ -86,8 +86,7 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
 
     async getRayService(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      return message(await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace)));
+      return message(await readRayService(kube, req, req.executor));
     },
 
     async listRayServices(req, ctx) {
@@ -105,8 +104,8 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
     async updateRayService(req, ctx) {
       const { kube } = scopeOf(ctx);
       const svc = required(req.rayService, 'ray_service');
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      const current = requireEtag(await kubeCall(subject, () => kube.get(rayServiceType(svc.executor), req.name, req.namespace)), svc.etag, subject);
+      const subject = rayServiceSubject(req);
+      const current = requireEtag(await readRayService(kube, req, svc.executor), svc.etag, subject);
       const next: KubeObject = {
         ...current,
         metadata: { ...current.metadata, labels: { ...svc.labels }, annotations: { ...svc.annotations }, resourceVersion: svc.etag || current.metadata.resourceVersion },
@@ -121,7 +120,7 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
       const svc = required(req.rayService, 'ray_service');
       const paths = required(req.updateMask, 'update_mask').paths;
       requireFieldMask(RayServiceSchema, paths, PATCHABLE);
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      const subject = rayServiceSubject(req);
       const readAndWrite = async (): Promise<KubeObject> => {
         const current = requireEtag(await kube.get(rayServiceType(svc.executor), req.name, req.namespace), svc.etag, subject);
         const merged = toJson(RayServiceSchema, message(current), { useProtoFieldName: true }) as JsonObject;
@@ -143,7 +142,7 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
 
     async deleteRayService(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      const subject = rayServiceSubject(req);
       await kubeCall(subject, () => kube.delete(rayServiceType(req.executor), req.name, req.namespace, req.etag ? { preconditions: { resourceVersion: req.etag } } : {}));
       return create(EmptySchema);
     },

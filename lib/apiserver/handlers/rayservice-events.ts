@@ -10,11 +10,10 @@ import type { KubeClient } from '../../runtime/kube/client';
 import { KnownTypes, type KubeObject } from '../../runtime/kube/types';
 import { asObject } from '../../spec/read';
 import { scopeOf } from '../auth/request-scope';
-import { rayServiceType } from '../convert/executor';
 import { timestampOf } from '../convert/timestamps';
 import { upgradeStatusOf } from '../convert/upgrade-status';
 import { ListRayServiceEventsResponseSchema, type RayServiceEvent, type RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
-import { kubeCall } from './kube-call';
+import { kubeCall, readRayService } from './kube-call';
 
 type EventsImpl = Pick<ServiceImpl<typeof RayServiceService>, 'listRayServiceEvents'>;
 
@@ -43,8 +42,7 @@ export function rayServiceEvents(): EventsImpl {
   return {
     async listRayServiceEvents(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      const svc = await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace));
+      const svc = await readRayService(kube, req, req.executor);
       const u = upgradeStatusOf(svc);
       const clusters = [u.active?.cluster, u.pending?.cluster].filter((c): c is string => !!c);
       const lists = await kubeCall({ kind: 'Event', namespace: req.namespace }, () =>

@@ -21,7 +21,7 @@ import { asObject, isObject } from '../../spec/read';
 import { scopeOf } from '../auth/request-scope';
 import { timestampOf } from '../convert/timestamps';
 import { ListRayServiceRevisionsResponseSchema, RayServiceRevisionSchema, RevisionState, type RayServiceRevision, type RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
-import { kubeCall } from './kube-call';
+import { kubeCall, rayServiceSubject } from './kube-call';
 import { recordedRevertingSpec, revertingClusterConfig } from './rollback-spec';
 
 type RevisionsImpl = Pick<ServiceImpl<typeof RayServiceService>, 'listRayServiceRevisions'>;
@@ -83,7 +83,7 @@ export function rayServiceRevisions(): RevisionsImpl {
   return {
     async listRayServiceRevisions(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const svc = await kubeCall({ kind: 'RayService', namespace: req.namespace, name: req.name }, () => kube.get(RAYSHIFT_RAYSERVICE, req.name, req.namespace));
+      const svc = await kubeCall(rayServiceSubject(req), () => kube.get(RAYSHIFT_RAYSERVICE, req.name, req.namespace));
       const labelSelector = { [ORIGINATED_FROM_NAME]: req.name, [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE };
       const clusters = await kubeCall({ kind: 'RayCluster', namespace: req.namespace }, () => kube.listAll(RAYCLUSTER, { namespace: req.namespace, labelSelector }));
       return create(ListRayServiceRevisionsResponseSchema, { revisions: revisionsOf(svc, clusters.items) });

@@ -24,7 +24,7 @@ import { upgradeStatusOf } from '../convert/upgrade-status';
 import { requireValidRayService } from '../convert/validation';
 import { SteeringAccessSchema, type RayServiceService, type SteerRayServiceRequest } from '../gen/rayshift/v1/rayservice_service_pb';
 import type { UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
-import { kubeCall } from './kube-call';
+import { kubeCall, rayServiceSubject } from './kube-call';
 import { recordedRevertingSpec } from './rollback-spec';
 
 type SteeringImpl = Pick<
@@ -69,7 +69,7 @@ function patchFor(verb: SteeringVerb, svc: KubeObject, record: SteeringRecord): 
 /** The steering handlers. */
 export function rayServiceSteering(): SteeringImpl {
   async function steer(verb: SteeringVerb, req: SteerRayServiceRequest, scope: RequestScope): Promise<UpgradeStatus> {
-    const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+    const subject = rayServiceSubject(req);
     await scope.authorize(steeringAttributes(verb, req.namespace, req.name));
     // The operator writes status often, which moves the resourceVersion: re-read, re-check and retry on conflict.
     const patched = await kubeCall(subject, () =>

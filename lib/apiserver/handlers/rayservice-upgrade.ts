@@ -23,7 +23,7 @@ import { upgradeInFlight, upgradeStatusOf } from '../convert/upgrade-status';
 import { requireValidRayService } from '../convert/validation';
 import type { RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
 import { UpgradeEventType, UpgradePhase, UpgradePlanSchema, UpgradeStatusSchema, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
-import { kubeCall } from './kube-call';
+import { kubeCall, rayServiceSubject, readRayService } from './kube-call';
 
 type UpgradeImpl = Pick<ServiceImpl<typeof RayServiceService>, 'getUpgradeStatus' | 'planRayService' | 'watchUpgrade'>;
 
@@ -48,14 +48,12 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
   return {
     async getUpgradeStatus(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      return upgradeStatusOf(await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace)));
+      return upgradeStatusOf(await readRayService(kube, req, req.executor));
     },
 
     async planRayService(req, ctx) {
       const { kube } = scopeOf(ctx);
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
-      const current = await kubeCall(subject, () => kube.get(rayServiceType(req.executor), req.name, req.namespace));
+      const current = await readRayService(kube, req, req.executor);
       const target: KubeObject = req.proposed ? { ...current, spec: specToKube(req.proposed) } : current;
       requireValidRayService(target, 'proposed', true);
       const plan = planRayService({ kind: 'RayService', name: req.name, options: resolveUpgradeOptions(target.spec as unknown as RayServiceSpec) });
@@ -72,7 +70,7 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
     async *watchUpgrade(req, ctx) {
       const scope = scopeOf(ctx);
       const type = rayServiceType(req.executor);
-      const subject = { kind: 'RayService', namespace: req.namespace, name: req.name };
+      const subject = rayServiceSubject(req);
       if (req.heartbeatSeconds < 0 || req.heartbeatSeconds > MAX_HEARTBEAT_SECONDS) {
         const description = `must be between 0 (the server's default) and ${MAX_HEARTBEAT_SECONDS} seconds; got ${req.heartbeatSeconds}`;
         throw invalidArgument(`heartbeat_seconds ${description}`, [{ field: 'heartbeat_seconds', description }]);
@@ -91,7 +89,7 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
         });
       }, (opts.tokenRecheckSeconds ?? 30) * 1000);
       try {
-        const initial = await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace));
+        const initial = await readRayService(scope.kube, req, req.executor);
         let last = upgradeStatusOf(initial);
         let seenInFlight = upgradeInFlight(last);
         let resourceVersion = req.resourceVersion || String(initial.metadata.resourceVersion);
@@ -119,7 +117,7 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
               if (event.type === 'ERROR') {
                 const status = asStatus(event.object);
                 if (status?.code === 410) {
-                  resourceVersion = String((await kubeCall(subject, () => scope.kube.get(type, req.name, req.namespace))).metadata.resourceVersion);
+                  resourceVersion = String((await readRayService(scope.kube, req, req.executor)).metadata.resourceVersion);
                   break;
                 }
                 throw new KubeApiError({ statusCode: status?.code ?? 500, reason: status?.reason, method: 'WATCH', path: '' });
