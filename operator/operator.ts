@@ -17,7 +17,8 @@ import type { RouteKind } from '../lib/spec/rayservice';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { kubeRayTokenSource } from '../lib/runtime/serve/kuberay-token';
 import { DashboardResolver } from '../lib/runtime/serve/resolver';
-import { WorkQueue } from '../lib/runtime/work-queue';
+import type { WorkQueue } from '../lib/runtime/work-queue';
+import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
 
 /** Options of an `Operator`. */
@@ -75,13 +76,7 @@ export class Operator {
       reader,
       watchDriven: true,
     });
-    this.queue = new WorkQueue((key) => this.reconcile(key), {
-      concurrency: options.concurrency ?? 8,
-      onError: (key, err, attempt) => {
-        this.metrics.errors.inc();
-        options.log.warn({ rayservice: key, attempt, err: (err as Error).message }, 'reconcile failed; retrying');
-      },
-    });
+    this.queue = reconcileQueue((key) => this.reconcile(key), { concurrency: options.concurrency ?? 8, errors: this.metrics.errors, log: options.log, keyField: 'rayservice' });
   }
 
   /** Starts the watches and waits until their caches are synced. */

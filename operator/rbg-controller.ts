@@ -20,7 +20,8 @@ import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_
 import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
-import { WorkQueue } from '../lib/runtime/work-queue';
+import type { WorkQueue } from '../lib/runtime/work-queue';
+import { reconcileQueue } from './reconcile-queue';
 
 /** Options of an `RbgRolloutController`. */
 export interface RbgRolloutControllerOptions {
@@ -53,13 +54,7 @@ export class RbgRolloutController {
 
   constructor(private readonly options: RbgRolloutControllerOptions) {
     this.metrics = options.metrics ?? new RbgRolloutMetrics();
-    this.queue = new WorkQueue((key) => this.reconcile(key), {
-      concurrency: options.concurrency ?? 4,
-      onError: (key, err, attempt) => {
-        this.metrics.errors.inc();
-        options.log.warn({ rbg: key, attempt, err: (err as Error).message }, 'reconcile failed; retrying');
-      },
-    });
+    this.queue = reconcileQueue((key) => this.reconcile(key), { concurrency: options.concurrency ?? 4, errors: this.metrics.errors, log: options.log, keyField: 'rbg' });
   }
 
   /** Finds the served RoleBasedGroup version, starts the watch and waits until its cache is synced. Without RBG installed it stays idle. */

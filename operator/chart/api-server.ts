@@ -13,6 +13,7 @@
  */
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
+import { componentDeployment, RAYSHIFT_IMAGE } from './component-deployment';
 
 /** Name of the API server's ServiceAccount, RBAC objects, Deployment and Service. */
 export const API_SERVER_NAME = 'rayshift-api-server';
@@ -106,38 +107,26 @@ export class ApiServer extends Construct {
       new k8s.KubeClusterRoleBinding(this, `${suffix}-binding`, { metadata: { name, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [subject] });
     }
     const port = k8s.IntOrString.fromString('https');
-    this.deployment = new k8s.KubeDeployment(this, 'Deployment', {
-      metadata: { name: API_SERVER_NAME, namespace, labels },
-      spec: {
-        replicas: props.replicas ?? 2,
-        selector: { matchLabels: { 'app.kubernetes.io/name': API_SERVER_NAME } },
-        template: {
-          metadata: { labels },
-          spec: {
-            serviceAccountName: API_SERVER_NAME,
-            automountServiceAccountToken: true,
-            securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
-            containers: [
-              {
-                name: 'api-server',
-                image: props.image ?? 'ghcr.io/rayshift/rayshift:0.1.0',
-                imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
-                args: ['api-server', '--listen', `:${API_SERVER_PORT}`, '--tls-cert', '/etc/rayshift/tls/tls.crt', '--tls-key', '/etc/rayshift/tls/tls.key'],
-                ports: [{ name: 'https', containerPort: API_SERVER_PORT, protocol: 'TCP' }],
-                livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, periodSeconds: 10, timeoutSeconds: 2 },
-                readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
-                resources: props.resources ?? {
-                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
-                  limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
-                },
-                securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
-                volumeMounts: [{ name: 'tls', mountPath: '/etc/rayshift/tls', readOnly: true }],
-              },
-            ],
-            volumes: [{ name: 'tls', secret: { secretName: props.tlsSecretName } }],
+    this.deployment = componentDeployment(this, { name: API_SERVER_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {
+      securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [
+        {
+          name: 'api-server',
+          image: props.image ?? RAYSHIFT_IMAGE,
+          imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
+          args: ['api-server', '--listen', `:${API_SERVER_PORT}`, '--tls-cert', '/etc/rayshift/tls/tls.crt', '--tls-key', '/etc/rayshift/tls/tls.key'],
+          ports: [{ name: 'https', containerPort: API_SERVER_PORT, protocol: 'TCP' }],
+          livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, periodSeconds: 10, timeoutSeconds: 2 },
+          readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
+          resources: props.resources ?? {
+            requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+            limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
           },
+          securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+          volumeMounts: [{ name: 'tls', mountPath: '/etc/rayshift/tls', readOnly: true }],
         },
-      },
+      ],
+      volumes: [{ name: 'tls', secret: { secretName: props.tlsSecretName } }],
     });
     this.service = new k8s.KubeService(this, 'Service', {
       metadata: { name: API_SERVER_NAME, namespace, labels },

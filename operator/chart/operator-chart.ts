@@ -8,6 +8,7 @@ import { Chart, ChartProps } from 'cdk8s';
 import { ApiServer, ApiServerProps } from './api-server';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct, Node } from 'constructs';
+import { componentDeployment, RAYSHIFT_IMAGE } from './component-deployment';
 import { ValidatedObject } from '../../lib/cdk8s/validated-object';
 import { generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
@@ -284,65 +285,53 @@ export class OperatorChart extends Chart {
     });
 
     const port = k8s.IntOrString.fromString('http');
-    this.deployment = new k8s.KubeDeployment(this, 'Deployment', {
-      metadata: { name: OPERATOR_NAME, namespace, labels },
-      spec: {
-        replicas: props.replicas ?? 2,
-        selector: { matchLabels: { 'app.kubernetes.io/name': OPERATOR_NAME } },
-        template: {
-          metadata: { labels },
-          spec: {
-            serviceAccountName: OPERATOR_NAME,
-            automountServiceAccountToken: true,
-            terminationGracePeriodSeconds: 30,
-            securityContext: {
-              runAsNonRoot: true,
-              runAsUser: OPERATOR_UID,
-              runAsGroup: OPERATOR_UID,
-              seccompProfile: { type: 'RuntimeDefault' },
-            },
-            affinity: {
-              podAntiAffinity: {
-                preferredDuringSchedulingIgnoredDuringExecution: [
-                  { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': OPERATOR_NAME } } } },
-                ],
-              },
-            },
-            containers: [
-              {
-                name: 'operator',
-                image: props.image ?? 'ghcr.io/rayshift/rayshift:0.1.0',
-                imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
-                args: ['operator', '--leader-elect', ...(props.extraArgs ?? [])],
-                env: [
-                  { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-                  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-                  { name: 'RAYSHIFT_LEASE_NAME', value: OPERATOR_LEASE_NAME },
-                  { name: 'RAYSHIFT_HTTP_PORT', value: String(OPERATOR_HTTP_PORT) },
-                  { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' },
-                ],
-                ports: [{ name: 'http', containerPort: OPERATOR_HTTP_PORT, protocol: 'TCP' }],
-                livenessProbe: { httpGet: { path: '/healthz', port }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
-                readinessProbe: { httpGet: { path: '/readyz', port }, initialDelaySeconds: 2, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
-                resources: props.resources ?? {
-                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
-                  limits: { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('256Mi') },
-                },
-                securityContext: {
-                  runAsNonRoot: true,
-                  runAsUser: OPERATOR_UID,
-                  allowPrivilegeEscalation: false,
-                  privileged: false,
-                  readOnlyRootFilesystem: true,
-                  capabilities: { drop: ['ALL'] },
-                },
-                volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
-              },
-            ],
-            volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
-          },
+    this.deployment = componentDeployment(this, { name: OPERATOR_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {
+      terminationGracePeriodSeconds: 30,
+      securityContext: {
+        runAsNonRoot: true,
+        runAsUser: OPERATOR_UID,
+        runAsGroup: OPERATOR_UID,
+        seccompProfile: { type: 'RuntimeDefault' },
+      },
+      affinity: {
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'app.kubernetes.io/name': OPERATOR_NAME } } } },
+          ],
         },
       },
+      containers: [
+        {
+          name: 'operator',
+          image: props.image ?? RAYSHIFT_IMAGE,
+          imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
+          args: ['operator', '--leader-elect', ...(props.extraArgs ?? [])],
+          env: [
+            { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+            { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+            { name: 'RAYSHIFT_LEASE_NAME', value: OPERATOR_LEASE_NAME },
+            { name: 'RAYSHIFT_HTTP_PORT', value: String(OPERATOR_HTTP_PORT) },
+            { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' },
+          ],
+          ports: [{ name: 'http', containerPort: OPERATOR_HTTP_PORT, protocol: 'TCP' }],
+          livenessProbe: { httpGet: { path: '/healthz', port }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
+          readinessProbe: { httpGet: { path: '/readyz', port }, initialDelaySeconds: 2, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
+          resources: props.resources ?? {
+            requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+            limits: { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('256Mi') },
+          },
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: OPERATOR_UID,
+            allowPrivilegeEscalation: false,
+            privileged: false,
+            readOnlyRootFilesystem: true,
+            capabilities: { drop: ['ALL'] },
+          },
+          volumeMounts: [{ name: 'tmp', mountPath: '/tmp' }],
+        },
+      ],
+      volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
     });
 
     Node.of(this).addValidation({ validate: () => rbacProblems([...clusterRules, ...nsRules]) });

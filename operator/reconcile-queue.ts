@@ -1,0 +1,25 @@
+/** The work queue of an operator controller: a failed reconcile counts as an error and is logged before its retry. */
+import { Reconcile, WorkQueue } from '../lib/runtime/work-queue';
+
+/** What a controller's queue reports a failure to. */
+export interface ReconcileQueueOptions {
+  /** Keys reconciled at once. */
+  readonly concurrency: number;
+  /** Counter of failed reconciles. */
+  readonly errors: { inc(): void };
+  /** Where the failure is logged (a warning: the key is retried with backoff). */
+  readonly log: { warn(obj: object, msg: string): void };
+  /** Log field naming the key, e.g. `rayservice`. */
+  readonly keyField: string;
+}
+
+/** A `WorkQueue` over `reconcile` that counts and logs each failure before retrying the key. */
+export function reconcileQueue(reconcile: Reconcile, options: ReconcileQueueOptions): WorkQueue {
+  return new WorkQueue(reconcile, {
+    concurrency: options.concurrency,
+    onError: (key, err, attempt) => {
+      options.errors.inc();
+      options.log.warn({ [options.keyField]: key, attempt, err: (err as Error).message }, 'reconcile failed; retrying');
+    },
+  });
+}
