@@ -4,6 +4,7 @@
  * screen readers. The last observed point is also exposed as `data-*` attributes of the SVG.
  */
 import type { Sample } from '../model';
+import { ColumnHeadings } from './small';
 
 const W = 720;
 const H = 260;
@@ -112,16 +113,7 @@ export function RolloutChart({ history, projection, now, clusters }: RolloutChar
           <summary>Data table</summary>
           <table>
             <caption>Observed splits, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                {SERIES.map((s) => (
-                  <th scope="col" key={s.key}>
-                    {s.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <ColumnHeadings names={['Time', ...SERIES.map((s) => s.label)]} />
             <tbody>
               {[...history].reverse().slice(0, 50).map((p) => (
                 <tr key={p.at}>

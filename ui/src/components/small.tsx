@@ -1,4 +1,4 @@
-/** Small building blocks: the split sparkline, a percentage bar, the countdown, conditions and badges. */
+/** Small building blocks: the split sparkline, a percentage bar, the countdown, conditions, badges and table headings. */
 import { useEffect, useState } from 'preact/hooks';
 import type { UpgradeStatusJson } from '../api';
 import { formatCountdown, phaseLabel, spokenCountdown, type Sample } from '../model';
@@ -74,6 +74,21 @@ export function Countdown({ due }: { due: number | undefined }) {
   );
 }
 
+/** A table's header row: one column heading per name, in order. */
+export function ColumnHeadings({ names }: { names: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((n) => (
+          <th scope="col" key={n}>
+            {n}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 /** Conditions as a table. */
 export function Conditions({ status }: { status: UpgradeStatusJson | undefined }) {
   const conditions = status?.conditions ?? [];
@@ -81,15 +96,7 @@ export function Conditions({ status }: { status: UpgradeStatusJson | undefined }
   return (
     <table class="conditions">
       <caption>Conditions</caption>
-      <thead>
-        <tr>
-          <th scope="col">Type</th>
-          <th scope="col">Status</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Message</th>
-          <th scope="col">Since</th>
-        </tr>
-      </thead>
+      <ColumnHeadings names={['Type', 'Status', 'Reason', 'Message', 'Since']} />
       <tbody>
         {conditions.map((c) => (
           <tr key={c.type}>

@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, listAllRayServices, listRoleBasedGroups, type RayServiceJson, type RoleBasedGroupJson } from '../api';
-import { PhaseBadge, Sparkline } from '../components/small';
+import { ColumnHeadings, PhaseBadge, Sparkline } from '../components/small';
 import { num, sampleOf, type Sample } from '../model';
 import { usePolling } from '../polling';
 import { hrefOf } from '../route';
@@ -45,6 +45,18 @@ async function load(extra: readonly string[]): Promise<Listing> {
   };
 }
 
+/** A list row's first cells: the namespace, and the name as the row's heading linking to the object's page. */
+function ObjectCells({ page, namespace, name }: { page: 'rayservice' | 'rolebasedgroup'; namespace: string | undefined; name: string | undefined }) {
+  return (
+    <>
+      <td>{namespace}</td>
+      <th scope="row">
+        <a href={hrefOf({ page, namespace: namespace ?? '', name: name ?? '' })}>{name}</a>
+      </th>
+    </>
+  );
+}
+
 /** The list page. */
 export function ListPage() {
   const [listing, setListing] = useState<Listing | undefined>();
@@ -76,25 +88,13 @@ export function ListPage() {
           <p class="muted">No RayServices you may list.</p>
         ) : (
           <table class="list" data-testid="rayservice-list">
-            <thead>
-              <tr>
-                <th scope="col">Namespace</th>
-                <th scope="col">Name</th>
-                <th scope="col">Phase</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Split (pending share)</th>
-                <th scope="col">Traffic</th>
-              </tr>
-            </thead>
+            <ColumnHeadings names={['Namespace', 'Name', 'Phase', 'Reason', 'Split (pending share)', 'Traffic']} />
             <tbody>
               {listing.services.map(({ svc, samples }) => {
                 const u = svc.upgrade;
                 return (
                   <tr key={`${svc.namespace}/${svc.name}`}>
-                    <td>{svc.namespace}</td>
-                    <th scope="row">
-                      <a href={hrefOf({ page: 'rayservice', namespace: svc.namespace ?? '', name: svc.name ?? '' })}>{svc.name}</a>
-                    </th>
+                    <ObjectCells page="rayservice" namespace={svc.namespace} name={svc.name} />
                     <td>
                       <PhaseBadge phase={u?.phase} />
                     </td>
@@ -122,15 +122,7 @@ export function ListPage() {
         {listing && listing.groups.length === 0 && <p class="muted">No RoleBasedGroups in these namespaces.</p>}
         {listing && listing.groups.length > 0 && (
           <table class="list" data-testid="rbg-list">
-            <thead>
-              <tr>
-                <th scope="col">Namespace</th>
-                <th scope="col">Name</th>
-                <th scope="col">Ready</th>
-                <th scope="col">Updated replicas</th>
-                <th scope="col">Skew</th>
-              </tr>
-            </thead>
+            <ColumnHeadings names={['Namespace', 'Name', 'Ready', 'Updated replicas', 'Skew']} />
             <tbody>
               {listing.groups.map((g) => {
                 const roles = g.roles ?? [];
@@ -140,10 +132,7 @@ export function ListPage() {
                 const worst = (g.coordination ?? []).reduce((m, c) => Math.max(m, num(c.skewPercent) - num(c.maxSkewPercent)), -Infinity);
                 return (
                   <tr key={`${g.namespace}/${g.name}`}>
-                    <td>{g.namespace}</td>
-                    <th scope="row">
-                      <a href={hrefOf({ page: 'rolebasedgroup', namespace: g.namespace ?? '', name: g.name ?? '' })}>{g.name}</a>
-                    </th>
+                    <ObjectCells page="rolebasedgroup" namespace={g.namespace} name={g.name} />
                     <td>{ready?.status ?? 'Unknown'}</td>
                     <td>{`${updated} of ${total}`}</td>
                     <td>{worst === -Infinity ? '–' : worst > 0 ? <span class="warn">over maxSkew</span> : 'within maxSkew'}</td>

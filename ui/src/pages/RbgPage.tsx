@@ -5,7 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { getRoleBasedGroup, type RoleBasedGroupJson } from '../api';
-import { Bar } from '../components/small';
+import { Bar, ColumnHeadings } from '../components/small';
 import { num } from '../model';
 import { usePolling } from '../polling';
 
@@ -41,13 +41,7 @@ export function RbgPage({ namespace, name }: { namespace: string; name: string }
           <section aria-labelledby="roles-heading" class="panel">
             <h2 id="roles-heading">Roles</h2>
             <table class="roles" data-testid="rbg-roles">
-              <thead>
-                <tr>
-                  <th scope="col">Role</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">Ready</th>
-                </tr>
-              </thead>
+              <ColumnHeadings names={['Role', 'Updated', 'Ready']} />
               <tbody>
                 {(group.roles ?? []).map((r) => (
                   <tr key={r.name} data-role={r.name} data-updated={r.updatedReplicas ?? 0} data-ready={r.readyReplicas ?? 0} data-replicas={r.replicas ?? 0}>
@@ -78,12 +72,7 @@ export function RbgPage({ namespace, name }: { namespace: string; name: string }
                   <div class="skew-max" style={{ left: `${Math.min(100, num(c.maxSkewPercent))}%` }} />
                 </div>
                 <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Role</th>
-                      <th scope="col">Updated share</th>
-                    </tr>
-                  </thead>
+                  <ColumnHeadings names={['Role', 'Updated share']} />
                   <tbody>
                     {(c.roles ?? []).map((r) => (
                       <tr key={r.role}>

@@ -20,7 +20,7 @@ import {
   type WatchState,
 } from '../api';
 import { RolloutChart } from '../components/RolloutChart';
-import { Bar, Conditions, Countdown, PhaseBadge } from '../components/small';
+import { Bar, ColumnHeadings, Conditions, Countdown, PhaseBadge } from '../components/small';
 import { inFlight, lastSteering, projection, sampleOf, timeOf, verbRefusal, type Sample } from '../model';
 import { historyOf, record } from '../store';
 
@@ -172,14 +172,7 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
         <section aria-labelledby="clusters-heading" class="panel">
           <h2 id="clusters-heading">Clusters</h2>
           <table class="clusters">
-            <thead>
-              <tr>
-                <th scope="col">Side</th>
-                <th scope="col">RayCluster</th>
-                <th scope="col">Traffic</th>
-                <th scope="col">Target capacity</th>
-              </tr>
-            </thead>
+            <ColumnHeadings names={['Side', 'RayCluster', 'Traffic', 'Target capacity']} />
             <tbody>
               {(['active', 'pending'] as const).map((side) => {
                 const c = status?.[side];
