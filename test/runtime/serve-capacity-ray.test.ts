@@ -1,10 +1,10 @@
 /**
  * rayshift's capacity rounding (`lib/runtime/serve/capacity.ts`) and the Serve simulator's own
- * rendering of it (`test/support/serve-simulator.ts`) against Ray's values. The two are written
- * independently, so each can be wrong on its own; both are held to Ray's table here.
+ * rendering of it (`test/support/serve-simulator-capacity.ts`) against Ray's values. The two are
+ * written independently, so each can be wrong on its own; both are held to Ray's table here.
  */
 import { capacityAdjustedReplicas } from '../../lib/runtime/serve/capacity';
-import { simulatedCapacityAdjusted } from '../support/serve-simulator';
+import { simulatedCapacityAdjusted } from '../support/serve-simulator-capacity';
 
 /**
  * Ray's own cases: `TestTargetCapacity.test_get_capacity_adjusted_num_replicas` in
