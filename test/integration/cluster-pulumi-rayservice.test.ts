@@ -23,7 +23,6 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as k8s from '@pulumi/kubernetes';
-import * as pulumi from '@pulumi/pulumi';
 import { OpMap } from '@pulumi/pulumi/automation';
 import { plan } from '../../lib/engine/plan';
 import { resolveUpgradeOptions } from '../../lib/spec/rayservice';
