@@ -80,11 +80,11 @@ export interface AttentionInput {
 /**
  * When the service next needs a pass if no watch event brings one earlier (epoch ms; undefined:
  * only an event will). At once after actions whose effects cannot all be watched; while waiting on
- * Serve, one poll later; otherwise the engine's due time or the route's wake-up, whichever is
- * first. The route's wake-up: after a weight change, one interval after the grace (the Gateway's
- * acknowledgement normally wakes the service first, and the step then due one interval later
- * replaces this); while a route wait is held in memory, at the end of its grace, so that it is
- * written if it outlasts it.
+ * Serve (and, without watches, on the route), one poll later; otherwise the engine's due time or
+ * the route's wake-up, whichever is first. The route's wake-up: after a weight change, one
+ * interval after the grace (the Gateway's acknowledgement normally wakes the service first, and the
+ * step then due one interval later replaces this); while a route wait is held in memory, at the end
+ * of its grace, so that it is written if it outlasts it.
  */
 export function nextAttentionAt(decision: RayServiceDecision, input: AttentionInput): number | undefined {
   const { now } = input;
@@ -92,7 +92,11 @@ export function nextAttentionAt(decision: RayServiceDecision, input: AttentionIn
   let routeWake: number | undefined;
   if (decision.actions.some((a) => a.type === 'setTrafficWeights')) routeWake = now + ROUTE_CONFIRMATION_GRACE_MS + input.intervalMs;
   else if (input.held && decision.status.reason === 'WaitingForRoute') routeWake = (decision.status.lastProgressTime ?? now) + ROUTE_CONFIRMATION_GRACE_MS;
-  const poll = WAITING_ON_SERVE.has(decision.status.reason) ? now + input.pollMs : routeWake;
+  // The Gateway's acknowledgement of a route reaches only a watching driver as an event; one that
+  // does not watch (Pulumi) must poll for it as it does for Serve.
+  const reason = decision.status.reason;
+  const polled = WAITING_ON_SERVE.has(reason) || (!input.watchDriven && reason === 'WaitingForRoute');
+  const poll = polled ? now + input.pollMs : routeWake;
   const due = decision.nextStepAt;
   if (due === undefined) return poll;
   return poll === undefined ? due : Math.min(due, poll);

@@ -11,13 +11,14 @@
  * - the installed `rayshift` bin: `--version`, `validate`, `plan --json`, and `dashboard` serving its page;
  * - a Pulumi project (Pulumi.yaml, runtime nodejs) importing `rayshift/pulumi`, compiled with the
  *   tsconfig of `pulumi new typescript` (no skipLibCheck): preview and up of an
- *   `executor: 'pulumi'` RayService with the real Pulumi CLI (built from Go modules) against the test
- *   control plane with the TEST-ONLY simulated KubeRay, Gateway controller and Serve dashboards, then an
- *   up that upgrades it, so the dynamic provider's serialized code runs from the installed package.
+ *   `executor: 'pulumi'` RayService with the real Pulumi CLI (built from Go modules) on the test
+ *   cluster (the real KubeRay runs its RayClusters; Serve dashboards and the Gateway status are
+ *   TEST-ONLY simulations), then an up that upgrades it, so the dynamic provider's serialized code runs from the installed package.
  *   The program is inline (run by the Automation API from the project's own node_modules) because
  *   Pulumi's nodejs language host, `pulumi-language-nodejs`, is a Go module the proxy refuses (403).
  *
- * Run by `npm run test:consumer` (after `npm run controlplane:build` and `npm run pulumi:build`).
+ * Run by `npm run test:consumer` (after `npm run controlplane:build`, `npm run cluster:build` and
+ * `npm run pulumi:build`).
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -27,7 +28,8 @@ import { spawn } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import { recordName } from '../../lib/pulumi/record-name';
-import { OperatorEnv, createNamespace, rayClusterConfig, serveConfig, startOperatorEnv } from '../support/operator-env';
+import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
+import { createNamespace, rayClusterConfig, serveConfig } from '../support/operator-env';
 import { pulumiToolchain, TEST_PASSPHRASE } from '../support/pulumi';
 import { PackResult, consumerPath, copyFixture, freshProject, installedBytes, mb, nodeBinDir, npmInstall, packPackage, run } from './consumer-project';
 
@@ -167,7 +169,7 @@ describe('a cdk8s app', () => {
 
 describe('a Pulumi program', () => {
   const NS = 'consumer';
-  let env: OperatorEnv;
+  let env: ClusterOperatorEnv;
   let project: string;
   let cliEnv: Record<string, string>;
   let stackConfig: Record<string, { value: string; secret?: boolean }>;
@@ -176,7 +178,7 @@ describe('a Pulumi program', () => {
     project = freshProject('pulumi');
     copyFixture('pulumi-app', project);
     await npmInstall(project, [pack.tarball, peer('@pulumi/pulumi'), peer('@pulumi/kubernetes'), peer('@kubernetes/client-node'), peer('typescript'), peer('@types/node')], node24);
-    env = await startOperatorEnv();
+    env = await startClusterOperatorEnv();
     await createNamespace(env.admin, NS);
     const toolchain = pulumiToolchain();
     const home = path.join(project, '.pulumi-home');
@@ -221,7 +223,7 @@ describe('a Pulumi program', () => {
     report.push(`Pulumi app node_modules: ${mb(installedBytes(path.join(project, 'node_modules')))}`);
   });
 
-  test('preview and up create the service; an up with a new cluster spec upgrades it through the installed provider', async () => {
+  test('preview and up create the service; an up with a new cluster spec upgrades it through the installed provider', () => env.cluster.printLogsOnFailure(async () => {
     const [preview, up] = await upWith('1');
     expect(preview).toMatchObject({ op: 'preview', changes: { create: 3 } });
     expect(up).toMatchObject({ op: 'up', result: 'succeeded', changes: { create: 3 } });
@@ -238,7 +240,7 @@ describe('a Pulumi program', () => {
     const state = fs.readFileSync(findStackState(path.join(project, 'state')), 'utf8');
     expect(state).toContain(path.join(project, 'node_modules', 'rayshift', 'build', 'lib', 'pulumi'));
     expect(state).not.toContain(ROOT + path.sep);
-  }, 900_000);
+  }), 900_000);
 });
 
 /**

@@ -102,6 +102,12 @@ describe('nextAttentionAt', () => {
     expect(nextAttentionAt(decision(routeWait), attention)).toBeUndefined();
     expect(nextAttentionAt(decision({ ...MIGRATING, reason: 'WaitingForInterval' }, [], NOW + 30_000), attention)).toBe(NOW + 30_000);
   });
+  test('a driver without watches (Pulumi) polls a route wait: no event would wake it', () => {
+    // The consumer test's `pulumi up` once slept from the route wait to its deadline (the progress deadline was the only wake-up).
+    const routeWait = { ...MIGRATING, reason: 'WaitingForRoute' as const };
+    expect(nextAttentionAt(decision(routeWait, [], NOW + 600_000), { ...attention, watchDriven: false })).toBe(NOW + 1_000);
+    expect(nextAttentionAt(decision(routeWait, [], NOW + 600_000), attention)).toBe(NOW + 600_000);
+  });
 });
 
 describe('trafficStepDueAt', () => {
