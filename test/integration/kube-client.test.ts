@@ -13,6 +13,7 @@ import { KubeApiError, UnknownKindError } from '../../lib/runtime/kube/errors';
 import { retryOnConflict } from '../../lib/runtime/kube/retry';
 import { ALL_NAMESPACES, KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
+import { rejectionOf } from '../support/rejection';
 
 const NS = 'kube-client-it';
 const RS = { apiVersion: 'ray.io/v1', kind: 'RayService' } as const; // resolved through discovery
@@ -66,16 +67,6 @@ function httpRoute(name: string, weights: [number, number]): KubeObject {
   };
 }
 
-async function expectKubeError(p: Promise<unknown>): Promise<KubeApiError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(KubeApiError);
-    return e as KubeApiError;
-  }
-  throw new Error('expected a KubeApiError, the call succeeded');
-}
-
 describe('KubeClient (real kube-apiserver)', () => {
   test('loads the kubeconfig (server, context namespace) and resolves CRD kinds through discovery', async () => {
     expect(kube.server).toBe(cp.url);
@@ -110,7 +101,7 @@ describe('KubeClient (real kube-apiserver)', () => {
 
     // Another manager setting the same field conflicts unless it forces; force moves ownership.
     const other = { apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 'ssa', namespace: NS, labels: { app: 'other' } } };
-    const conflict = await expectKubeError(kube.apply(other, { fieldManager: 'gitops' }));
+    const conflict = await rejectionOf(kube.apply(other, { fieldManager: 'gitops' }), KubeApiError);
     expect(conflict.statusCode).toBe(409);
     expect(conflict.isConflict).toBe(true);
     expect(conflict.serverMessage).toContain('rayshift');
@@ -151,7 +142,7 @@ describe('KubeClient (real kube-apiserver)', () => {
     const t3 = new Date('2030-01-01T00:10:00Z');
     const flipped = setCondition((got.status as any).conditions as Condition[], { type: 'Ready', status: 'True', reason: 'Serving', observedGeneration: 1 }, t3);
     const statusApply = { apiVersion: 'ray.io/v1', kind: 'RayService', metadata: { name: 'st', namespace: NS }, status: { observedGeneration: 1, conditions: flipped } };
-    const mixed = await expectKubeError(kube.applyStatus(statusApply));
+    const mixed = await rejectionOf(kube.applyStatus(statusApply), KubeApiError);
     expect(mixed.isConflict).toBe(true);
     await kube.applyStatus(statusApply, { force: true });
     got = await kube.get(RS, 'st', NS);
@@ -162,7 +153,7 @@ describe('KubeClient (real kube-apiserver)', () => {
   test('update with a stale resourceVersion gets a typed 409; retryOnConflict succeeds after a concurrent writer', async () => {
     const cm = await kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'occ', namespace: NS }, data: { a: '1' } });
     await kube.update({ ...cm, data: { a: '2' } });
-    const stale = await expectKubeError(kube.update({ ...cm, data: { a: 'stale' } }));
+    const stale = await rejectionOf(kube.update({ ...cm, data: { a: 'stale' } }), KubeApiError);
     expect(stale.statusCode).toBe(409);
     expect(stale.reason).toBe('Conflict');
     expect(stale.isConflict).toBe(true);
@@ -188,11 +179,12 @@ describe('KubeClient (real kube-apiserver)', () => {
 
     // AlreadyExists is a 409 too, but not a conflict: not retried.
     let calls = 0;
-    const exists = await expectKubeError(
+    const exists = await rejectionOf(
       retryOnConflict(() => {
         calls++;
         return kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'occ', namespace: NS } });
       }),
+      KubeApiError,
     );
     expect(exists.isAlreadyExists).toBe(true);
     expect(calls).toBe(1);
@@ -201,12 +193,13 @@ describe('KubeClient (real kube-apiserver)', () => {
   test('JSON patch: a failing test op is rejected and changes nothing; a passing one changes only the weights', async () => {
     await kube.create(httpRoute('route', [90, 10]));
     const before = await kube.get(ROUTE, 'route', NS);
-    const err = await expectKubeError(
+    const err = await rejectionOf(
       kube.patchJson(ROUTE, 'route', NS, [
         { op: 'test', path: '/spec/rules/0/backendRefs/0/weight', value: 50 },
         { op: 'replace', path: '/spec/rules/0/backendRefs/0/weight', value: 0 },
         { op: 'replace', path: '/spec/rules/0/backendRefs/1/weight', value: 100 },
       ]),
+      KubeApiError,
     );
     // kube-apiserver answers a failed `test` op with a bare 422 Invalid ("the server rejected our request...").
     expect(err.statusCode).toBe(422);
@@ -229,11 +222,12 @@ describe('KubeClient (real kube-apiserver)', () => {
     expect(patched.metadata.managedFields!.some((m) => m.manager === 'rayshift' && m.operation === 'Update')).toBe(true);
 
     // The resourceVersion guard now fails: the object moved on.
-    const guard = await expectKubeError(
+    const guard = await rejectionOf(
       kube.patchJson(ROUTE, 'route', NS, [
         { op: 'test', path: '/metadata/resourceVersion', value: before.metadata.resourceVersion },
         { op: 'replace', path: '/spec/rules/0/backendRefs/0/weight', value: 0 },
       ]),
+      KubeApiError,
     );
     expect(guard.statusCode).toBe(422);
     expect((await kube.get<any>(ROUTE, 'route', NS)).spec.rules[0].backendRefs[0].weight).toBe(70);
@@ -273,12 +267,12 @@ describe('KubeClient (real kube-apiserver)', () => {
     expect(await kube.tryGet(RS, 'del-fg', NS)).toBeUndefined();
 
     const cm = await kube.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'del-pre', namespace: NS } });
-    const pre = await expectKubeError(kube.delete(CM, 'del-pre', NS, { preconditions: { resourceVersion: '1' } }));
+    const pre = await rejectionOf(kube.delete(CM, 'del-pre', NS, { preconditions: { resourceVersion: '1' } }), KubeApiError);
     expect(pre.statusCode).toBe(409);
     expect(await kube.delete(CM, 'del-pre', NS, { propagationPolicy: 'Background', preconditions: { uid: cm.metadata.uid } })).toBe(true);
     expect(await kube.tryGet(CM, 'del-pre', NS)).toBeUndefined();
     expect(await kube.delete(CM, 'del-pre', NS, { ignoreNotFound: true })).toBe(false);
-    const nf = await expectKubeError(kube.delete(CM, 'del-pre', NS));
+    const nf = await rejectionOf(kube.delete(CM, 'del-pre', NS), KubeApiError);
     expect(nf.isNotFound).toBe(true);
     expect(nf.message).toBe(`DELETE /api/v1/namespaces/${NS}/configmaps/del-pre: HTTP 404 NotFound: configmaps "del-pre" not found`);
   });
@@ -286,7 +280,7 @@ describe('KubeClient (real kube-apiserver)', () => {
   test('schema validation errors are typed 422 Invalid with causes', async () => {
     const bad = httpRoute('bad', [90, 10]);
     (bad.spec as any).rules[0].backendRefs[0].weight = -1;
-    const err = await expectKubeError(kube.create(bad));
+    const err = await rejectionOf(kube.create(bad), KubeApiError);
     expect(err.statusCode).toBe(422);
     expect(err.reason).toBe('Invalid');
     expect(err.details?.causes?.some((c) => c.field?.includes('weight'))).toBe(true);
@@ -312,7 +306,7 @@ describe('KubeClient (real kube-apiserver)', () => {
     const sa = KubeClient.fromKubeconfig(kcPath);
     expect(sa.namespace).toBe(NS);
     try {
-      const err = await expectKubeError(sa.get(KnownTypes.RayService, 'ssa', NS));
+      const err = await rejectionOf(sa.get(KnownTypes.RayService, 'ssa', NS), KubeApiError);
       expect(err.statusCode).toBe(403);
       expect(err.reason).toBe('Forbidden');
       expect(err.isForbidden).toBe(true);
@@ -322,7 +316,7 @@ describe('KubeClient (real kube-apiserver)', () => {
         expect(text).not.toContain(cp.adminToken);
       }
       // Discovery is open to authenticated users, so kinds still resolve; writes are forbidden too.
-      expect((await expectKubeError(sa.apply(rayService('sa-made')))).statusCode).toBe(403);
+      expect((await rejectionOf(sa.apply(rayService('sa-made')), KubeApiError)).statusCode).toBe(403);
 
       // Granting the right makes the same client succeed (RBAC caches may lag a little).
       await kube.create({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'rs-reader', namespace: NS }, rules: [{ apiGroups: ['ray.io'], resources: ['rayservices'], verbs: ['get'] }] });
@@ -348,7 +342,7 @@ describe('KubeClient (real kube-apiserver)', () => {
     writeKubeconfig(badPath, badToken);
     const bad = KubeClient.fromKubeconfig(badPath);
     try {
-      const err = await expectKubeError(bad.get(KnownTypes.ConfigMap, 'x', NS));
+      const err = await rejectionOf(bad.get(KnownTypes.ConfigMap, 'x', NS), KubeApiError);
       expect(err.statusCode).toBe(401);
       expect(err.isUnauthorized).toBe(true);
       expect(util.inspect(err) + JSON.stringify(err) + err.message).not.toContain(badToken);
@@ -373,7 +367,7 @@ describe('KubeClient (real kube-apiserver)', () => {
       expect(pod.namespace).toBe(NS);
       expect(pod.server).toBe(cp.url);
       // Authenticated as the ServiceAccount (whose rights are none): the server names it in the 403.
-      const err = await expectKubeError(pod.list(CM, { namespace: NS }));
+      const err = await rejectionOf(pod.list(CM, { namespace: NS }), KubeApiError);
       expect(err.statusCode).toBe(403);
       expect(err.serverMessage).toContain(`system:serviceaccount:${NS}:pod-sa`);
     } finally {

@@ -7,7 +7,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ServeDashboardClient, buildServeDeployBody } from '../../lib/runtime/serve/client';
 import { defaultDashboardResolver, templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { CLUSTER, SERVE_CONFIG_V2, caught, clientFor, closeServers, rawRequest, servers, simulator } from './support/serve-client-harness';
+import { ServeApiError } from '../../lib/runtime/serve/errors';
+import { rejectionOf } from '../support/rejection';
+import { CLUSTER, SERVE_CONFIG_V2, clientFor, closeServers, rawRequest, servers, simulator } from './support/serve-client-harness';
 
 const TOKEN = 'tok-3f9a2c1e7b5d4a60';
 
@@ -27,7 +29,7 @@ describe('token auth (RAY_AUTH_MODE=token)', () => {
     const sim = await simulator({ token: TOKEN });
     const wrong = 'wrong-token-0123456789';
     for (const call of [(c: ServeDashboardClient) => c.getServeDetails(CLUSTER), (c: ServeDashboardClient) => c.putServeConfig(CLUSTER, SERVE_CONFIG_V2, 10)]) {
-      const err = await caught(call(clientFor(sim, { token: wrong })));
+      const err = await rejectionOf(call(clientFor(sim, { token: wrong })), ServeApiError);
       expect(err).toMatchObject({ kind: 'forbidden', status: 403, cluster: 'team/ray-a', address: sim.url });
       expect(err.message).toContain('team/ray-a');
       expect(err.message).toContain(sim.url);
@@ -42,7 +44,7 @@ describe('token auth (RAY_AUTH_MODE=token)', () => {
 
   test('a missing token is a typed 401', async () => {
     const sim = await simulator({ token: TOKEN });
-    const err = await caught(clientFor(sim).getServeDetails(CLUSTER));
+    const err = await rejectionOf(clientFor(sim).getServeDetails(CLUSTER), ServeApiError);
     expect(err).toMatchObject({ kind: 'unauthorized', status: 401, body: 'Unauthorized: Missing authentication token' });
     expect(err.message).toMatch(/requires a token \(RAY_AUTH_MODE=token\) and none is configured/);
   });
@@ -52,12 +54,12 @@ describe('transport behaviour', () => {
   test('a stalled dashboard gives a typed timeout', async () => {
     const sim = await simulator();
     sim.setStalled(true);
-    const err = await caught(clientFor(sim, { timeoutMs: 100 }).getServeDetails(CLUSTER));
+    const err = await rejectionOf(clientFor(sim, { timeoutMs: 100 }).getServeDetails(CLUSTER), ServeApiError);
     expect(err).toMatchObject({ kind: 'timeout', cluster: 'team/ray-a', address: sim.url, method: 'GET', path: '/api/serve/applications/' });
     expect(err.status).toBeUndefined();
     expect(err.retryable).toBe(true);
     expect(err.message).toMatch(/no complete answer within 100 ms/);
-    const perCall = await caught(clientFor(sim).putServeConfig(CLUSTER, SERVE_CONFIG_V2, 0, { timeoutMs: 50 }));
+    const perCall = await rejectionOf(clientFor(sim).putServeConfig(CLUSTER, SERVE_CONFIG_V2, 0, { timeoutMs: 50 }), ServeApiError);
     expect(perCall.kind).toBe('timeout');
   });
 
@@ -67,7 +69,7 @@ describe('transport behaviour', () => {
     const controller = new AbortController();
     const pending = clientFor(sim).getServeDetails(CLUSTER, { signal: controller.signal });
     setTimeout(() => controller.abort(), 20);
-    expect((await caught(pending)).kind).toBe('aborted');
+    expect((await rejectionOf(pending, ServeApiError)).kind).toBe('aborted');
   });
 
   test("global fetch's PUT is refused as browser traffic (405); our client's PUT succeeds", async () => {
@@ -108,7 +110,7 @@ describe('transport behaviour', () => {
     sim.setRedirect(`http://localhost:${otherPort}/api/serve/applications/?api_type=declarative`);
     const client = clientFor(sim, { token: TOKEN });
     for (const call of [() => client.getServeDetails(CLUSTER), () => client.putServeConfig(CLUSTER, SERVE_CONFIG_V2, 10)]) {
-      const err = await caught(call());
+      const err = await rejectionOf(call(), ServeApiError);
       expect(err).toMatchObject({ kind: 'redirect', status: 307, address: sim.url });
       expect(err.message).toContain(`redirecting to http://localhost:${otherPort}`);
       expect(err.message).toMatch(/never followed/);
@@ -124,7 +126,7 @@ describe('transport behaviour', () => {
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
     const client = new ServeDashboardClient({ resolver: { resolve: () => `http://127.0.0.1:${port}` } });
-    const err = await caught(client.getServeDetails(CLUSTER));
+    const err = await rejectionOf(client.getServeDetails(CLUSTER), ServeApiError);
     expect(err).toMatchObject({ kind: 'network', address: `http://127.0.0.1:${port}` });
     expect(err.message).toMatch(/ECONNREFUSED/);
     expect(err.retryable).toBe(true);
@@ -154,13 +156,13 @@ describe('address resolution', () => {
       ['http://10.0.0.1:8265/?x=1', /query or fragment/],
     ] as const) {
       const client = new ServeDashboardClient({ resolver: { resolve: () => address } });
-      const err = await caught(client.getServeDetails(CLUSTER));
+      const err = await rejectionOf(client.getServeDetails(CLUSTER), ServeApiError);
       expect(err.kind).toBe('address');
       expect(err.message).toMatch(why);
       expect(err.message).not.toContain('secret');
     }
     const failing = new ServeDashboardClient({ resolver: { resolve: () => Promise.reject(new Error('no such cluster')) } });
-    const err = await caught(failing.getServeDetails(CLUSTER));
+    const err = await rejectionOf(failing.getServeDetails(CLUSTER), ServeApiError);
     expect(err).toMatchObject({ kind: 'address', address: '(unresolved)' });
     expect(err.message).toMatch(/team\/ray-a.*no such cluster/);
   });

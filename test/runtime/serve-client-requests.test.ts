@@ -4,7 +4,9 @@
  * target_capacity), capacities refused before sending, and Ray's validation errors as typed 400s.
  */
 import { buildServeDeployBody } from '../../lib/runtime/serve/client';
-import { CLUSTER, SERVE_CONFIG_V2, caught, clientFor, closeServers, rawRequest, simulator } from './support/serve-client-harness';
+import { ServeApiError } from '../../lib/runtime/serve/errors';
+import { rejectionOf } from '../support/rejection';
+import { CLUSTER, SERVE_CONFIG_V2, clientFor, closeServers, rawRequest, simulator } from './support/serve-client-harness';
 
 afterEach(closeServers);
 
@@ -64,7 +66,7 @@ describe('PUT /api/serve/applications/ with target_capacity', () => {
   test('a capacity outside 0..100 or not an integer is refused before sending', async () => {
     const sim = await simulator();
     for (const tc of [101, -1, 2.5]) {
-      const err = await caught(clientFor(sim).putServeConfig(CLUSTER, SERVE_CONFIG_V2, tc));
+      const err = await rejectionOf(clientFor(sim).putServeConfig(CLUSTER, SERVE_CONFIG_V2, tc), ServeApiError);
       expect(err.kind).toBe('config');
       expect(err.message).toMatch(new RegExp(`target_capacity must be an integer between 0 and 100 .*got ${tc}`));
     }
@@ -75,7 +77,7 @@ describe('PUT /api/serve/applications/ with target_capacity', () => {
   test("Ray's validation errors come back as typed 400s", async () => {
     const sim = await simulator();
     const dup = { applications: [{ name: 'a', import_path: 'x:y' }, { name: 'a', import_path: 'x:y', route_prefix: '/b' }] };
-    const err = await caught(clientFor(sim).putServeConfig(CLUSTER, dup, 10));
+    const err = await rejectionOf(clientFor(sim).putServeConfig(CLUSTER, dup, 10), ServeApiError);
     expect(err).toMatchObject({ kind: 'http', status: 400, cluster: 'team/ray-a', address: sim.url });
     expect(err.message).toMatch(/duplicate or empty application name 'a'/);
     expect(err.retryable).toBe(false);

@@ -5,7 +5,7 @@
  */
 import * as http from 'node:http';
 import { ServeDashboardClient } from '../../../lib/runtime/serve/client';
-import { ClusterRef, ServeApiError } from '../../../lib/runtime/serve/errors';
+import { ClusterRef } from '../../../lib/runtime/serve/errors';
 import { defaultDashboardResolver } from '../../../lib/runtime/serve/resolver';
 import { SimulatedServeDashboard, startSimulatedServeDashboard } from '../../support/serve-simulator';
 
@@ -42,16 +42,6 @@ export async function simulator(options: Parameters<typeof startSimulatedServeDa
 
 export function clientFor(sim: SimulatedServeDashboard, extra: ConstructorParameters<typeof ServeDashboardClient>[0] = {}): ServeDashboardClient {
   return new ServeDashboardClient({ resolver: defaultDashboardResolver({ addresses: { 'team/ray-a': sim.url } }), ...extra });
-}
-
-export async function caught(promise: Promise<unknown>): Promise<ServeApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ServeApiError);
-    return err as ServeApiError;
-  }
-  throw new Error('expected a ServeApiError');
 }
 
 export function rawRequest(url: string, method: string, headers: http.OutgoingHttpHeaders, body?: string): Promise<{ status: number; body: string }> {
