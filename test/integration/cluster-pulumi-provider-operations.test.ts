@@ -46,8 +46,9 @@ beforeEach(() => {
 
 afterEach(() => jest.restoreAllMocks());
 
-function inputs(ns: string, name: string, cpu: string, extra: Partial<MigrationInputs> = {}): MigrationInputs {
-  const spec = { ...(rayService(ns, name, { maxSurge: 50, step: 25, interval: 1 }).spec as object), rayClusterConfig: rayClusterConfig(cpu) } as RayServiceSpec;
+/** The migration's inputs for a service whose workers request `cpu`, with traffic steps `intervalSeconds` apart. */
+function inputs(ns: string, name: string, cpu: string, extra: Partial<MigrationInputs> = {}, intervalSeconds = 1): MigrationInputs {
+  const spec = { ...(rayService(ns, name, { maxSurge: 50, step: 25, interval: intervalSeconds }).spec as object), rayClusterConfig: rayClusterConfig(cpu) } as RayServiceSpec;
   return { name, namespace: ns, spec, labels: { team: 'ml' }, kubeconfig, dashboardAddressTemplate: env.fleet.template, deadlineSeconds: 120, onDeadline: 'rollback', capacityPollMs: 50, ...extra };
 }
 
@@ -120,9 +121,8 @@ test('the deadline rolls an upgrade back and fails with the reason', async () =>
   await createNamespace(env.admin, ns);
   const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   const first = created.outs!.activeClusterName!;
-  const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2 });
-  const spec = { ...slow.spec, upgradeStrategy: { ...slow.spec.upgradeStrategy, clusterUpgradeOptions: { ...slow.spec.upgradeStrategy!.clusterUpgradeOptions!, intervalSeconds: 10 } } } as RayServiceSpec;
-  await expect(migration.update({}, { ...slow, spec })).rejects.toThrow(/RayService pulumi-deadline\/fruit: the deadline passed at .*; rolled back: .*fruit-\w{5} @100%/);
+  const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2 }, 10);
+  await expect(migration.update({}, slow)).rejects.toThrow(/RayService pulumi-deadline\/fruit: the deadline passed at .*; rolled back: .*fruit-\w{5} @100%/);
   expect(lines.some((l) => /deadline passed: rolling back/.test(l))).toBe(true);
   const route = await env.admin.get(HTTPROUTE, 'fruit-httproute', ns);
   expect((route.spec as any).rules[0].backendRefs.map((b: any) => [b.name, b.weight])).toEqual([[`${first}-serve-svc`, 100]]);
@@ -134,14 +134,13 @@ test('onDeadline pause holds the upgrade at its step and fails; the next run lif
   await createNamespace(env.admin, ns);
   const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   const first = created.outs!.activeClusterName!;
-  const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2, onDeadline: 'pause' });
-  const spec = { ...slow.spec, upgradeStrategy: { ...slow.spec.upgradeStrategy, clusterUpgradeOptions: { ...slow.spec.upgradeStrategy!.clusterUpgradeOptions!, intervalSeconds: 4 } } } as RayServiceSpec;
-  await expect(migration.update({}, { ...slow, spec })).rejects.toThrow(/the deadline passed at .*; held at Paused\/Paused: .* \(the next pulumi up resumes\)/);
+  const slow = inputs(ns, 'fruit', '2', { deadlineSeconds: 2, onDeadline: 'pause' }, 4);
+  await expect(migration.update({}, slow)).rejects.toThrow(/the deadline passed at .*; held at Paused\/Paused: .* \(the next pulumi up resumes\)/);
   const record = await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), ns);
   expect(record.metadata.annotations).toMatchObject({ 'rayshift.dev/paused': 'true' });
   const held = await env.admin.get(HTTPROUTE, 'fruit-httproute', ns);
   expect((held.spec as any).rules[0].backendRefs).toHaveLength(2); // both clusters serve, as the step left them
-  const resumed = await migration.update({}, { ...slow, spec, deadlineSeconds: 120 });
+  const resumed = await migration.update({}, { ...slow, deadlineSeconds: 120 });
   expect(resumed.outs!.activeClusterName).not.toBe(first);
   expect((await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), ns)).metadata.annotations ?? {}).not.toHaveProperty(['rayshift.dev/paused']);
   await migration.delete({ kubeconfig }, resumed.outs!);
