@@ -76,7 +76,7 @@ export class Operator {
       reader,
       watchDriven: true,
     });
-    this.queue = reconcileQueue((key) => this.reconcile(key), { concurrency: options.concurrency ?? 8, errors: this.metrics.errors, log: options.log, keyField: 'rayservice' });
+    this.queue = reconcileQueue((key) => this.reconcile(key), { concurrency: options.concurrency ?? 8, errors: this.metrics.errors, log: options.log, keyField: 'rayservice', reachability: options.client.reachability });
   }
 
   /** Starts the watches and waits until their caches are synced. */

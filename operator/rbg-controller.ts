@@ -54,7 +54,7 @@ export class RbgRolloutController {
 
   constructor(private readonly options: RbgRolloutControllerOptions) {
     this.metrics = options.metrics ?? new RbgRolloutMetrics();
-    this.queue = reconcileQueue((key) => this.reconcile(key), { concurrency: options.concurrency ?? 4, errors: this.metrics.errors, log: options.log, keyField: 'rbg' });
+    this.queue = reconcileQueue((key) => this.reconcile(key), { concurrency: options.concurrency ?? 4, errors: this.metrics.errors, log: options.log, keyField: 'rbg', reachability: options.client.reachability });
   }
 
   /** Finds the served RoleBasedGroup version, starts the watch and waits until its cache is synced. Without RBG installed it stays idle. */

@@ -95,6 +95,23 @@ export class WorkQueue {
     this.arm();
   }
 
+  /**
+   * Queues now every key waiting out a failure's backoff (their failure counts stay): for when the
+   * cause has gone away, e.g. the API server answers again after a restart.
+   */
+  retryFailedNow(): void {
+    for (const key of this.failures.keys()) {
+      if (this.active.has(key)) continue;
+      this.dueAt.delete(key); // its backoff entry in the heap is skipped when it fires
+      this.add(key);
+    }
+  }
+
+  /** True once `stop()` was called. */
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
   /** Keys queued, being reconciled or waiting for a due time. */
   get size(): number {
     return new Set([...this.queued, ...this.active, ...this.dueAt.keys()]).size;

@@ -5,8 +5,9 @@
  *
  * - Bad input: specs that pass CEL but fail the model get Ready=False/ValidationFailed naming the
  *   field, and the operator process keeps reconciling other services.
- * - kube-apiserver restarted mid-upgrade: the in-process operator's watches resume, the upgrade
- *   completes, and a spec change made after the restart is picked up.
+ * - kube-apiserver restarted mid-upgrade: the in-process operator's watches resume (their backoffs end
+ *   at the client's first answered request, `Reachability`), the upgrade completes, and a spec change
+ *   made after the restart is picked up.
  *
  * The operator process itself dying is in operator-resilience-crash.test.ts. Needs
  * `npm run controlplane:build` and `npm run build` (the bad-input test's child runs build/).
@@ -90,7 +91,10 @@ test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right
   const { env } = suite;
   const ns = 'restart';
   await createNamespace(env.admin, ns);
-  const operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log: pino({ level: 'silent' }), capacityPollMs: 50 });
+  // The operator's log stays in memory and is printed if the test fails (what it retried, and when).
+  const logLines: string[] = [];
+  const log = pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line.trimEnd()) });
+  const operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log, capacityPollMs: 50 });
   await operator.start();
   try {
     await env.admin.create(rayService(ns, 'kiwi', { maxSurge: 50, step: 10, interval: 1 }));
@@ -131,6 +135,9 @@ test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right
       const st = await state(ns, 'kiwi');
       return st.phase === 'Running' && st.activeClusterName !== second && st.pendingClusterName === undefined;
     }, 'the upgrade started after the restart to complete', 60_000, 100);
+  } catch (e) {
+    process.stderr.write(`--- restart test: engine state ${JSON.stringify(await state(ns, 'kiwi').catch((err) => String(err)))}\n--- last 150 operator log lines:\n${logLines.slice(-150).join('\n')}\n`);
+    throw e;
   } finally {
     await operator.stop();
   }

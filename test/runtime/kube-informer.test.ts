@@ -188,6 +188,21 @@ describe('Informer', () => {
     await inf.stop();
   });
 
+  test('a backoff ends when another request of the same client is answered after the outage', async () => {
+    // A minute of backoff after the first failure: only the restored signal can reopen the watch in time.
+    const { t, kube, start } = setup({ backoff: { initialMs: 60_000, maxMs: 60_000, jitter: 0 } });
+    t.state = { rv: '10', items: [] };
+    const inf = start();
+    const w = await t.watch(1);
+    w.fail('ECONNRESET');
+    await until('the broken watch to be counted', () => inf.stats.errors === 1);
+    expect(kube.reachability.reachable).toBe(false);
+    await kube.request('GET', '/api/v1/namespaces/ns/configmaps'); // e.g. a controller's write, answered 200
+    const w2 = await t.watch(2);
+    expect(w2.query.get('resourceVersion')).toBe('10');
+    await inf.stop();
+  });
+
   test('list failures are retried; waitForSync reports the last error on timeout', async () => {
     const { t, errors, start } = setup({ backoff: { initialMs: 30, maxMs: 30, jitter: 0 } });
     const forbidden = { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'configmaps is forbidden' } };

@@ -143,6 +143,34 @@ describe('WorkQueue', () => {
     await q.stop();
   });
 
+  test('retryFailedNow() runs the keys waiting out a failure at once, once each, and leaves the others alone', async () => {
+    jest.useFakeTimers({ now: 0 });
+    const attempts: string[] = [];
+    let failing = true;
+    const q = new WorkQueue(
+      async (k) => {
+        attempts.push(`${k}@${Date.now()}`);
+        if (failing && k === 'broken') throw new Error('ECONNREFUSED');
+      },
+      { retryBaseMs: 10_000 },
+    );
+    q.add('broken');
+    q.addAt('stepping', 50_000);
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect(attempts).toEqual(['broken@0']);
+    failing = false;
+    q.retryFailedNow();
+    await jest.advanceTimersByTimeAsync(1);
+    await q.idle();
+    // The retry ran at 1 s, not at its 10 s backoff, and the backoff's own wake-up does not run it again.
+    await jest.advanceTimersByTimeAsync(20_000);
+    expect(attempts).toEqual(['broken@0', 'broken@1000']);
+    // A key that never failed keeps its due time.
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(attempts).toEqual(['broken@0', 'broken@1000', 'stepping@50000']);
+    await q.stop();
+  });
+
   test('after stop() nothing new runs', async () => {
     jest.useFakeTimers({ now: 0 });
     const seen: string[] = [];

@@ -12,6 +12,7 @@ import { loadClientNode } from './client-node';
 import { KubeApiError, isNotFound } from './errors';
 import { Informer, InformerHandler, InformerOptions } from './informer';
 import { SERVICE_ACCOUNT_DIR, inClusterKubeConfig } from './kubeconfig-lookup';
+import { Reachability } from './reachability';
 import { RestMapper } from './rest-mapper';
 import { KubeConfigTransport, StreamHandle, Transport } from './transport';
 import {
@@ -47,12 +48,14 @@ export class KubeClient {
   readonly namespace: string;
   /** The field manager used for writes. */
   readonly fieldManager: string;
+  /** Whether the API server answers this client's requests; informers wake when it comes back. */
+  readonly reachability = new Reachability();
   readonly #transport: Transport;
   readonly #mapper = new RestMapper((path) => this.request('GET', path));
 
   /** A client over any `Transport` (tests; custom wiring). Prefer the static factories. */
   constructor(transport: Transport, opts: { namespace?: string; fieldManager?: string } = {}) {
-    this.#transport = transport;
+    this.#transport = this.reachability.track(transport);
     this.namespace = opts.namespace || 'default';
     this.fieldManager = opts.fieldManager ?? FIELD_MANAGER;
   }

@@ -4,7 +4,9 @@
  * - Every watch asks for bookmarks, so the resourceVersion to resume from stays fresh even when
  *   nothing of this type changes.
  * - A closed watch (server timeout, API server restart, network failure) resumes from the last seen
- *   resourceVersion; failures back off exponentially (default 0.5 s → 30 s, jittered).
+ *   resourceVersion; failures back off exponentially (default 0.5 s → 30 s, jittered), and a backoff
+ *   ends early when the client's first request after a network failure is answered (`Reachability`):
+ *   after an API server restart, every informer resumes as soon as the server serves again.
  * - A 410 Gone (HTTP status, or an `ERROR` event with code 410: resourceVersion compacted or older
  *   than the restarted server's watch cache) relists. A relist is diffed against the cache, so only
  *   real changes are reported: objects whose resourceVersion did not change produce no event.
@@ -328,15 +330,15 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.#opts.logger?.warn({ err: e, kind: this.#type.kind, failures }, `informer ${context} failed; retrying`);
   }
 
+  /** Sleeps `ms`, or less: `stop()` and the client's first 2xx answer after a network failure wake it. */
   #sleep(ms: number): Promise<void> {
     if (this.#stopped) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const t = setTimeout(() => {
-        this.#wake = undefined;
-        resolve();
-      }, ms);
+      const t = setTimeout(() => this.#wake?.(), ms);
+      const cancelRestored = this.#client.reachability.onceRestored(() => this.#wake?.());
       this.#wake = () => {
         clearTimeout(t);
+        cancelRestored();
         this.#wake = undefined;
         resolve();
       };
