@@ -11,19 +11,19 @@
  * Needs `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok kuberay` and `npm run build`
  * (the child runs build/).
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Testing } from 'cdk8s';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { crdsOf } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
-import { plan } from '../../lib/engine/plan';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { isStatus } from '../../lib/runtime/kube/errors';
 import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
 import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
-import { RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, waitFor } from '../support/operator-env';
+import { spawnOperatorChild } from '../support/operator-child';
+import { RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights } from '../support/operator-env';
 import { collectionPath } from '../support/rest-paths';
 
 const ROOT = projectRoot();
@@ -35,7 +35,6 @@ let objects: any[];
 let token: string;
 let kubeconfig: string;
 let child: ChildProcess | undefined;
-const lines: string[] = [];
 
 
 beforeAll(async () => {
@@ -72,20 +71,9 @@ test('the chart creates the operator\'s identity and RBAC, with no Secrets and o
 });
 
 test('as its ServiceAccount, with the chart\'s RBAC only, the operator (child process, leader-elected) runs a full incremental upgrade', async () => {
-  child = spawn(process.execPath, [path.join(ROOT, 'bin', 'rayshift.js'), 'operator', '--kubeconfig', kubeconfig, '--dashboard-address-template', env.fleet.template, '--http-port', '0', '--leader-elect', '--lease-namespace', OPERATOR_NAMESPACE], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
-  let buf = '';
-  const onData = (c: Buffer) => {
-    buf += c.toString('utf8');
-    const parts = buf.split('\n');
-    buf = parts.pop()!;
-    lines.push(...parts);
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  const operator = spawnOperatorChild(kubeconfig, env.fleet.template, ['--leader-elect', '--lease-namespace', OPERATOR_NAMESPACE]);
+  const { proc, lines, exited } = operator;
+  child = proc;
   /** Runs a wait; on failure, adds the operator's last log lines to the error. */
   const logged = async (wait: () => Promise<void>) => {
     try {
@@ -96,10 +84,10 @@ test('as its ServiceAccount, with the chart\'s RBAC only, the operator (child pr
   };
   let recorder: ReturnType<typeof recordRouteWeights> | undefined;
   try {
-    await logged(() => waitFor(() => lines.some((l) => l.includes('watches synced')), 'the operator to lead and sync', 60_000));
+    await logged(() => waitFor(() => operator.synced(), 'the operator to lead and sync', 60_000));
     // It holds its Lease (created and renewed with the Role's create/get/update).
     const lease = await env.admin.get(LEASE, OPERATOR_LEASE_NAME, OPERATOR_NAMESPACE);
-    expect((lease.spec as { holderIdentity?: string }).holderIdentity).toMatch(new RegExp(`-${child.pid}$`));
+    expect((lease.spec as { holderIdentity?: string }).holderIdentity).toMatch(new RegExp(`-${proc.pid}$`));
 
     await env.admin.create(rayService(NS, 'fruit', { maxSurge: 50, step: 25, interval: 1 }));
     const state = async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', NS));
@@ -118,11 +106,7 @@ test('as its ServiceAccount, with the chart\'s RBAC only, the operator (child pr
     await waitFor(async () => (await env.admin.tryGet(RAYCLUSTER, first, NS)) === undefined, 'the old cluster to be deleted');
     recorder.stop();
 
-    const expected = plan({ kind: 'RayService', name: 'fruit', options: { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } })
-      .steps.filter((s) => s.action === 'shift-traffic')
-      .map((s) => s.pendingWeight);
-    const pending = rec.history.filter((h) => h.weights.length === 2).map((h) => h.weights.find((w) => w.name === `${second}-serve-svc`)!.weight);
-    expect(pending).toEqual([0, ...expected]);
+    expect(recordedPendingWeights(rec.history, second)).toEqual(plannedPendingWeights(incrementalOptions(50, 25)));
     expect(rec.history[rec.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
     // Everything it created exists: the per-cluster backend Service (owned by its RayCluster, which
     // needs `update` on rayclusters/finalizers under OwnerReferencesPermissionEnforcement), the
@@ -136,14 +120,14 @@ test('as its ServiceAccount, with the chart\'s RBAC only, the operator (child pr
     expect(lines.filter((l) => /reconcile failed|forbidden|\b403\b/i.test(l))).toEqual([]);
 
     // SIGTERM: it stops and hands its Lease back (an `update` of that one Lease).
-    child.kill('SIGTERM');
+    proc.kill('SIGTERM');
     await exited;
-    expect(child.exitCode).toBe(0);
+    expect(proc.exitCode).toBe(0);
     const released = await env.admin.get(LEASE, OPERATOR_LEASE_NAME, OPERATOR_NAMESPACE);
     expect((released.spec as { holderIdentity?: string }).holderIdentity).toBe('');
   } finally {
     recorder?.stop();
-    child.kill('SIGKILL');
+    proc.kill('SIGKILL');
   }
 }, 150_000);
 

@@ -24,7 +24,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as k8s from '@pulumi/kubernetes';
 import { OpMap } from '@pulumi/pulumi/automation';
-import { plan } from '../../lib/engine/plan';
 import { resolveUpgradeOptions } from '../../lib/spec/rayservice';
 import { RayService, RayServiceArgs } from '../../lib/pulumi';
 import { recordName } from '../../lib/pulumi/record-name';
@@ -34,7 +33,7 @@ import { RayServiceSpec } from '../../lib/spec/rayservice';
 import { Operator } from '../../operator/operator';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
-import { HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor } from '../support/operator-env';
+import { HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
 
 const NS = 'pulumi-e2e';
@@ -60,16 +59,6 @@ afterAll(async () => {
 /** Changes other than `same` in an operation summary (`{}` when nothing changed). */
 function changes(summary: OpMap | undefined): Record<string, number> {
   return Object.fromEntries(Object.entries(summary ?? {}).filter(([op, n]) => op !== 'same' && (n ?? 0) > 0));
-}
-
-/** Pending weights of the route's two-backend states, for the cluster `pending`. */
-function pendingWeights(history: { weights: { name: string; weight: number }[] }[], pending: string): number[] {
-  return history.filter((h) => h.weights.length === 2).map((h) => h.weights.find((w) => w.name === `${pending}-serve-svc`)?.weight ?? -1);
-}
-
-/** The traffic steps the engine plans for `spec`, as the new cluster's weights. */
-function plannedPendingWeights(spec: RayServiceSpec): number[] {
-  return [0, ...plan({ kind: 'RayService', name: 'fruit', options: resolveUpgradeOptions(spec) }).steps.filter((s) => s.action === 'shift-traffic').map((s) => s.pendingWeight)];
 }
 
 /** Process ids of every descendant of `root` (children first-level, then theirs), from `ps`. */
@@ -155,7 +144,7 @@ describe('executor pulumi', () => {
     expect({ result: result.summary.result, output: cliOutput.join('') }).toMatchObject({ result: 'succeeded' });
     expect(changes(result.summary.resourceChanges)).toEqual({ update: 1 });
     const second = result.outputs.active.value as string;
-    expect(pendingWeights(recorder.history, second)).toEqual(plannedPendingWeights(specOf()));
+    expect(recordedPendingWeights(recorder.history, second)).toEqual(plannedPendingWeights(resolveUpgradeOptions(specOf())));
     expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
     expect(cliOutput.join('')).toMatch(/fruit setTrafficWeights: weights fruit-\w{5} 75 \/ fruit-\w{5} 25, capacity \d+% \/ \d+%/);
     expect((await env.admin.list(RAYCLUSTER, { namespace: NS })).items.map((c) => c.metadata.name)).toEqual([second]);
@@ -207,7 +196,7 @@ describe('executor pulumi', () => {
     const third = result.outputs.active.value as string;
     expect(third).not.toBe(first);
     expect(recorder.history.length).toBeGreaterThan(split);
-    expect(pendingWeights(recorder.history, third)).toEqual(plannedPendingWeights(specOf()));
+    expect(recordedPendingWeights(recorder.history, third)).toEqual(plannedPendingWeights(resolveUpgradeOptions(specOf())));
     expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${third}-serve-svc`, weight: 100 }]);
   }, 400_000);
 

@@ -22,8 +22,8 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
-import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayService, waitFor } from '../support/operator-env';
-import { SERVICE, backendsOf, changeCpu, planned, useResilienceSuite } from '../support/operator-resilience';
+import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayService, waitFor, plannedPendingWeights, incrementalOptions } from '../support/operator-env';
+import { SERVICE, backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
 import { prng } from '../support/prng';
 
 const SEED = Number(process.env.RAYSHIFT_CRASH_SEED ?? 20240611);
@@ -189,7 +189,7 @@ test('SIGKILLed at random points during 24 upgrades of 9 services, the operator 
   expect(kills.length).toBeGreaterThanOrEqual(20);
 
   for (const s of services) {
-    const expected = [0, ...planned(s.maxSurge, s.step)];
+    const expected = plannedPendingWeights(incrementalOptions(s.maxSurge, s.step));
     const history = routes.get(`${s.name}-httproute`)!;
     const events = statuses.get(s.name)!;
     for (const u of upgrades.filter((x) => x.service === s.name)) {

@@ -8,9 +8,10 @@ import * as fs from 'node:fs';
 import pino from 'pino';
 import { parse } from 'yaml';
 import { crdsOf } from '../../lib/crds/catalog';
+import { plan } from '../../lib/engine/plan';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { resolveCrdFile } from '../../lib/crds/resolve';
-import { RAY_SERVICE_DEFAULTS } from '../../lib/spec/rayservice';
+import { RAY_SERVICE_DEFAULTS, ResolvedUpgradeOptions } from '../../lib/spec/rayservice';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
@@ -143,9 +144,12 @@ export async function operatorPassNow(admin: KubeClient, namespace: string, name
   return engineState(svc);
 }
 
+/** The distinct weight vectors of a route's managed rule, in the order a watch saw them. */
+export type RouteWeightHistory = { at: number; weights: { name: string; weight: number }[] }[];
+
 /** Records every distinct weight vector of a route's managed rule as the API server's watch reports it. */
-export function recordRouteWeights(admin: KubeClient, namespace: string, name: string): { history: { at: number; weights: { name: string; weight: number }[] }[]; stop(): void } {
-  const history: { at: number; weights: { name: string; weight: number }[] }[] = [];
+export function recordRouteWeights(admin: KubeClient, namespace: string, name: string): { history: RouteWeightHistory; stop(): void } {
+  const history: RouteWeightHistory = [];
   const informer = admin.watch(HTTPROUTE, namespace, (e) => {
     if (e.object.metadata.name !== name || e.type === 'delete') return;
     const rule = ((e.object.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
@@ -197,4 +201,19 @@ export async function startOperatorOn(env: OperatorEnv, failures?: ReportedFailu
       await env.stop();
     },
   };
+}
+
+/** The new cluster's weight in each two-backend state of `history` (-1 where its backend is missing). */
+export function recordedPendingWeights(history: RouteWeightHistory, pendingCluster: string): number[] {
+  return history.filter((h) => h.weights.length === 2).map((h) => h.weights.find((w) => w.name === `${pendingCluster}-serve-svc`)?.weight ?? -1);
+}
+
+/** The new cluster's weights the engine plans for `options`: 0 when its backend joins, then one per traffic step. */
+export function plannedPendingWeights(options: ResolvedUpgradeOptions): number[] {
+  return [0, ...plan({ kind: 'RayService', name: 'planned', options }).steps.filter((s) => s.action === 'shift-traffic').map((s) => s.pendingWeight)];
+}
+
+/** Incremental upgrade options as the tests' services resolve them (1 s interval, clusters deleted at once). */
+export function incrementalOptions(maxSurgePercent: number, stepSizePercent: number): ResolvedUpgradeOptions {
+  return { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent, stepSizePercent, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 };
 }

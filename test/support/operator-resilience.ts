@@ -10,30 +10,19 @@
  *
  * Needs `npm run controlplane:build` and `npm run build` (the child runs build/).
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../../lib/crds/resolve';
-import { plan } from '../../lib/engine/plan';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
+import { ChildOperator, spawnOperatorChild } from './operator-child';
 import { OperatorEnv, RAYSHIFT_RAYSERVICE, engineState, rayClusterConfig, startOperatorEnv } from './operator-env';
 
 const ROOT = projectRoot();
-const CLI = path.join(ROOT, 'bin', 'rayshift.js');
 
 /** Core v1 Services, for the route backends the operator creates. */
 export const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
-
-/** `rayshift operator` as a child process; its JSON log lines are kept. */
-export interface ChildOperator {
-  readonly proc: ChildProcess;
-  readonly lines: string[];
-  /** Resolves when the process has exited. */
-  readonly exited: Promise<void>;
-  /** True once it logged that its watches synced. */
-  synced(): boolean;
-}
 
 /** What a resilience test file uses; `env` is there once its `beforeAll` ran. */
 export interface ResilienceSuite {
@@ -80,38 +69,10 @@ export function useResilienceSuite(): ResilienceSuite {
 }
 
 function spawnOperator(env: OperatorEnv, children: Set<ChildProcess>, kubeconfig: string, extraArgs: string[]): ChildOperator {
-  const proc = spawn(process.execPath, [CLI, 'operator', '--kubeconfig', kubeconfig, '--dashboard-address-template', env.fleet.template, '--http-port', '0', ...extraArgs], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(proc);
-  const lines: string[] = [];
-  let synced = false;
-  let buf = '';
-  const onData = (chunk: Buffer) => {
-    buf += chunk.toString('utf8');
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      lines.push(line);
-      if (line.includes('watches synced')) synced = true;
-    }
-  };
-  proc.stdout!.on('data', onData);
-  proc.stderr!.on('data', onData);
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => {
-    children.delete(proc);
-    resolve();
-  }));
-  return { proc, lines, exited, synced: () => synced };
-}
-
-/** Pending weights of the plan's traffic steps for (maxSurge, step). */
-export function planned(maxSurge: number, step: number): number[] {
-  return plan({ kind: 'RayService', name: 'x', options: { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: maxSurge, stepSizePercent: step, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } })
-    .steps.filter((s) => s.action === 'shift-traffic')
-    .map((s) => s.pendingWeight);
+  const child = spawnOperatorChild(kubeconfig, env.fleet.template, extraArgs);
+  children.add(child.proc);
+  void child.exited.then(() => children.delete(child.proc));
+  return child;
 }
 
 /** Changes the worker CPU (a new cluster spec) with a merge patch (no resourceVersion race with status writes). */
