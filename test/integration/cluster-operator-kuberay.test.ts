@@ -13,13 +13,12 @@
  */
 import { App, Chart } from 'cdk8s';
 import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
-import { plan } from '../../lib/engine/plan';
 import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { FINALIZER, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
 import { getWhen } from '../support/cluster';
 import { ClusterOperatorEnv, startClusterOperatorHarness } from '../support/cluster-operator-env';
-import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, recordRouteWeights, serveConfig, waitFor } from '../support/operator-env';
+import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, incrementalOptions, plannedPendingWeights, recordRouteWeights, recordedPendingWeights, serveConfig, waitFor } from '../support/operator-env';
 
 const NS = 'side-by-side';
 /** The Node label the upgraded spec selects: its head stays Pending until a Node carries it. */
@@ -122,11 +121,7 @@ test('the operator upgrades a RayService incrementally on RayClusters that KubeR
     await waitFor(() => recorder.history[recorder.history.length - 1].weights.length === 1, 'the route to drop the old backend');
     recorder.stop();
 
-    const expected = plan({ kind: 'RayService', name: 'fruit', options: { strategy: 'NewClusterWithIncrementalUpgrade', ...OPTIONS, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } })
-      .steps.filter((s) => s.action === 'shift-traffic')
-      .map((s) => s.pendingWeight);
-    const two = recorder.history.filter((h) => h.weights.length === 2);
-    expect(two.map((h) => h.weights.find((w) => w.name === `${pending}-serve-svc`)!.weight)).toEqual([0, ...expected]);
+    expect(recordedPendingWeights(recorder.history, pending)).toEqual(plannedPendingWeights(incrementalOptions(OPTIONS.maxSurgePercent, OPTIONS.stepSizePercent)));
     expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${pending}-serve-svc`, weight: 100 }]);
 
     // The new cluster's Pods run on the labelled Node, KubeRay reports it ready; the old one is gone with its Pods.

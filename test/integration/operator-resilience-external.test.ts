@@ -15,7 +15,7 @@
 import pino from 'pino';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
-import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, rayService, recordRouteWeights, waitFor, plannedPendingWeights, incrementalOptions } from '../support/operator-env';
+import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, rayService, recordRouteWeights, recordedPendingWeights, waitFor, plannedPendingWeights, incrementalOptions } from '../support/operator-env';
 import { SERVICE, backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
 
 const suite = useResilienceSuite();
@@ -123,7 +123,7 @@ test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right
     const status = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'kiwi', ns)).status as { conditions: { type: string; status: string }[] };
     expect(status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
     // Weights seen (the recorder may miss some across the restart): increasing, a subsequence of the plan.
-    const pendingWeights = recorder.history.filter((h) => h.weights.length === 2 && h.weights[1].name === `${second}-serve-svc`).map((h) => h.weights[1].weight);
+    const pendingWeights = recordedPendingWeights(recorder.history, second);
     const expected = plannedPendingWeights(incrementalOptions(50, 10));
     expect(pendingWeights.every((w) => expected.includes(w))).toBe(true);
     expect([...pendingWeights].sort((a, b) => a - b)).toEqual(pendingWeights);
