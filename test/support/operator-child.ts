@@ -27,15 +27,17 @@ export function spawnOperatorChild(kubeconfig: string, dashboardTemplate: string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
+  let synced = false; // set as lines arrive: the crash test asks on every poll of a long log
   let buf = '';
   const onData = (chunk: Buffer) => {
     buf += chunk.toString('utf8');
     const parts = buf.split('\n');
     buf = parts.pop()!;
     lines.push(...parts);
+    synced ||= parts.some((l) => l.includes('watches synced'));
   };
   proc.stdout!.on('data', onData);
   proc.stderr!.on('data', onData);
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  return { proc, lines, exited, synced: () => lines.some((l) => l.includes('watches synced')) };
+  return { proc, lines, exited, synced: () => synced };
 }
