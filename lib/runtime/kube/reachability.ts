@@ -30,12 +30,12 @@ export class Reachability {
   }
 
   /** Records a network failure. */
-  failed(): void {
+  #failed(): void {
     this.#reachable = false;
   }
 
   /** Records a 2xx answer; wakes the waiting listeners if the server was unreachable. */
-  answered(): void {
+  #answered(): void {
     if (this.#reachable) return;
     this.#reachable = true;
     const listeners = [...this.#listeners];
@@ -48,11 +48,11 @@ export class Reachability {
     const observe = <T extends { status: number }>(p: Promise<T>): Promise<T> =>
       p.then(
         (res) => {
-          if (res.status >= 200 && res.status < 300) this.answered();
+          if (res.status >= 200 && res.status < 300) this.#answered();
           return res;
         },
         (err: unknown) => {
-          if (err instanceof KubeConnectionError) this.failed();
+          if (err instanceof KubeConnectionError) this.#failed();
           throw err;
         },
       );
@@ -64,7 +64,7 @@ export class Reachability {
       stream: async (req: HttpRequest, onLine: (line: string) => void): Promise<StreamHandle> => {
         const handle = await observe(transport.stream(req, onLine));
         handle.done.catch((err: unknown) => {
-          if (err instanceof KubeConnectionError) this.failed();
+          if (err instanceof KubeConnectionError) this.#failed();
         });
         return handle;
       },
