@@ -4,7 +4,7 @@
  * TEST-ONLY simulated KubeRay, Gateway controller and Serve fleet. Checked: the list and rollout
  * pages; the chart's last point against the HTTPRoute's weights; the countdown reaching zero
  * against the time each interval-bound traffic step reached the route; Pause holding the operator
- * and Resume letting it continue; a viewer without steering rights seeing disabled buttons and
+ * and Resume letting it continue (with the Pause answer arriving after the watch's newer status); a viewer without steering rights seeing disabled buttons and
  * refused calls; recovery after the API server restarts; the RoleBasedGroup page; screenshots that
  * are not blank; axe-core scans without serious or critical violations; the API server serving the
  * dashboard under `/ui/` itself.
@@ -206,10 +206,19 @@ test('Pause holds the next step and Resume lets the upgrade continue', async () 
     await waitFor(() => route.history.length > 0, 'the route', 30_000);
     await startUpgrade();
     await alice.locator('svg[data-pending-weight="25"]').waitFor({ timeout: 120_000 });
-    const pause = alice.getByTestId('steer-pause');
-    await pause.click();
+    // The answer to Pause is held until the watch has shown the operator's Paused: the answer (the
+    // object as the pause write left it, still Shifting) then arrives last, and must not take the
+    // badge back, since no later event would correct it while the upgrade is held.
+    const badge = alice.locator('.badge');
+    await alice.route(/:pause$/, async (call) => {
+      const answer = await call.fetch();
+      await alice.locator('.badge', { hasText: 'Paused' }).waitFor({ timeout: 30_000 }).catch(() => undefined);
+      await call.fulfill({ response: answer });
+    });
+    await alice.getByTestId('steer-pause').click();
     await alice.getByTestId('steer-outcome').getByText('Pause accepted.').waitFor();
-    await alice.locator('.badge', { hasText: 'Paused' }).waitFor();
+    await alice.unroute(/:pause$/);
+    await expect(badge.textContent()).resolves.toBe('Paused');
     await expect(alice.getByTestId('countdown').textContent()).resolves.toBe('none scheduled');
     const heldAt = route.history.length;
     const heldWeights = route.history[heldAt - 1].weights;

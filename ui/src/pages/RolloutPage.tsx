@@ -4,7 +4,7 @@
  * capacities, conditions, the last stop and steering record, and the steering buttons (enabled when
  * the verb applies and the viewer may use it).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ApiError,
   STEERING_VERBS,
@@ -55,6 +55,8 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>();
   const [lastStop, setLastStop] = useState<{ reason: string; at: number } | undefined>();
   const [now, setNow] = useState(Date.now());
+  /** Status events the watch has delivered: a steering answer older than the latest of them is not shown. */
+  const watchEvents = useRef(0);
   const generation = status?.generation;
 
   useEffect(() => {
@@ -111,6 +113,7 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
         onEvent(e) {
           if (!e.status || e.type === 'UPGRADE_EVENT_TYPE_HEARTBEAT') return;
           const u = e.status;
+          watchEvents.current++;
           setStatus(u);
           setHistory(record(key, sampleOf(u, Date.now())));
           if (u.reason && STOP_REASONS.test(u.reason)) setLastStop((prev) => (prev?.reason === u.reason ? prev : { reason: u.reason!, at: Date.now() }));
@@ -127,8 +130,12 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
     setBusy(verb);
     setOutcome(undefined);
     try {
+      const seen = watchEvents.current;
       const u = await steer(namespace, name, verb, `from the dashboard`);
-      setStatus(u);
+      // The answer is the object as the steering write left it. The watch delivers that write too, and
+      // an event that arrived while the answer travelled may already be newer (the operator's Paused):
+      // showing the answer then would take the page back to a state that no later event corrects.
+      if (watchEvents.current === seen) setStatus(u);
       setOutcome({ ok: true, text: `${verb[0].toUpperCase()}${verb.slice(1)} accepted.` });
     } catch (e) {
       setOutcome({ ok: false, text: `${verb} refused: ${e instanceof ApiError ? e.message : 'the request failed'}` });
