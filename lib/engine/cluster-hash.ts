@@ -5,6 +5,7 @@
  * hashes made by this function.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../spec/canonical-json';
 
 /** Any JSON value. */
 export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -22,7 +23,7 @@ const BASE32_HEX = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
  */
 export function clusterSpecHash(rayClusterSpec: JsonValue | string): string {
   const spec: JsonValue = typeof rayClusterSpec === 'string' ? (JSON.parse(rayClusterSpec) as JsonValue) : rayClusterSpec;
-  const digest = createHash('sha1').update(canonicalJson(withoutIgnoredFields(spec))).digest();
+  const digest = createHash('sha1').update(canonicalJson(withoutIgnoredFields(spec), { omitNullMembers: true })).digest();
   return base32Hex(digest);
 }
 
@@ -60,18 +61,6 @@ function omit(o: JsonObject, keys: readonly string[]): Record<string, JsonValue>
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function canonicalJson(v: JsonValue): string {
-  if (Array.isArray(v)) return `[${(v as readonly JsonValue[]).map(canonicalJson).join(',')}]`;
-  if (isObject(v)) {
-    const members = Object.keys(v)
-      .filter((k) => v[k] !== null && v[k] !== undefined)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(v);
 }
 
 function base32Hex(bytes: Uint8Array): string {

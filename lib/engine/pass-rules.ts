@@ -8,6 +8,7 @@
 import { RayServiceAction, SetTrafficWeightsAction } from './actions';
 import { RayServiceDecision } from './rayservice-engine';
 import { RayServiceReason, RayServiceStatus } from './status';
+import { canonicalJson } from '../spec/canonical-json';
 
 /**
  * How long after a step the route may still be unconfirmed (the Gateway has not reported the new
@@ -152,11 +153,3 @@ export function inPlaceServeConfig(
   return { cluster: s.activeClusterName, config: specConfig, percent: s.activeTargetCapacity };
 }
 
-/** JSON with object keys sorted: equal for equal values whatever the key order (the API server sorts them). */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : v,
-  );
-}
