@@ -9,6 +9,14 @@ export const BATCH_LABEL_PREFIX = 'affinity.rayshift.dev/';
 /** Default topology domain of a batch. */
 export const DEFAULT_TOPOLOGY_KEY = 'kubernetes.io/hostname';
 
+/** The roles and coordination rules of a group as synthesized, with AffinityScheduling batches rendered. */
+export interface RenderedGroup {
+  /** The roles, split roles replaced by their batch roles. */
+  readonly roles: RoleSpec[];
+  /** The rules, references to split roles expanded to their batch roles. */
+  readonly rules: CoordinationRule[];
+}
+
 /**
  * Renders AffinityScheduling rules into roles the RBG controller can schedule: each coordinated
  * role becomes one role per batch (`<role>-b<k>` with `ratio` replicas), whose pods carry the
@@ -19,11 +27,7 @@ export const DEFAULT_TOPOLOGY_KEY = 'kubernetes.io/hostname';
  * Rolling-update rules over split roles are expanded the same way. Roles outside every
  * AffinityScheduling rule are returned unchanged.
  */
-export function renderAffinityBatches(
-  group: string,
-  roles: readonly RoleSpec[],
-  rules: readonly CoordinationRule[],
-): { roles: RoleSpec[]; rules: CoordinationRule[] } {
+export function renderAffinityBatches(group: string, roles: readonly RoleSpec[], rules: readonly CoordinationRule[]): RenderedGroup {
   const split = new Map<string, string[]>();
   const rendered = new Map<string, RoleSpec[]>();
   for (const rule of rules) {

@@ -2,6 +2,7 @@ import { Construct } from 'constructs';
 import { CoordinatedPolicy as RbgCoordinatedPolicy } from '../../imports/rbg-workloads.x-k8s.io';
 import { CoordinationRule, validateCoordinatedPolicy } from '../spec/rbg';
 import type { RoleBasedGroup } from './rolebasedgroup';
+import { ValidationResult } from '../spec/problem';
 import { ValidatedObject } from './validated-object';
 
 /** Props of a `CoordinatedPolicy`. */
@@ -9,7 +10,7 @@ export interface CoordinatedPolicyProps {
   /** The group the policy applies to; the policy takes its name and namespace. */
   readonly group: RoleBasedGroup;
   /** Rules. @default the group's rolling-update and scaling rules (AffinityScheduling rendered into batch roles) */
-  readonly rules?: readonly CoordinationRule[];
+  readonly rules?: CoordinationRule[];
 }
 
 /** The wire `strategy` of a rule: its rolling-update and scaling parts. */
@@ -26,6 +27,8 @@ export function toWireStrategy(rule: CoordinationRule): Record<string, unknown> 
  * (its own examples use different names and silently do nothing).
  */
 export class CoordinatedPolicy extends ValidatedObject {
+  readonly #props: CoordinatedPolicyProps;
+
   constructor(scope: Construct, id: string, props: CoordinatedPolicyProps) {
     const group = props.group;
     super(scope, id, {
@@ -34,10 +37,15 @@ export class CoordinatedPolicy extends ValidatedObject {
         name: group.name,
         ...(group.apiObject.metadata.namespace !== undefined ? { namespace: group.apiObject.metadata.namespace } : {}),
       },
-      spec: () => ({
-        policies: (props.rules ?? group.rendered().rules).map((r) => ({ name: r.name, roles: r.roles, strategy: toWireStrategy(r) })),
-      }),
-      validate: (manifest) => validateCoordinatedPolicy(manifest, group.apiObject.toJson()),
     });
+    this.#props = props;
+  }
+
+  protected renderSpec(): any {
+    return { policies: (this.#props.rules ?? this.#props.group.rendered().rules).map((r) => ({ name: r.name, roles: r.roles, strategy: toWireStrategy(r) })) };
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateCoordinatedPolicy(manifest, this.#props.group.apiObject.toJson());
   }
 }

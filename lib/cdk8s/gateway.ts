@@ -2,6 +2,7 @@ import { ApiObjectMetadata, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
 import { Gateway as GatewayApiGateway, GatewayClass as GatewayApiGatewayClass } from '../../imports/gateway-gateway.networking.k8s.io';
 import { GatewayListener, validateGateway, validateGatewayClass } from '../spec/gateway';
+import { ValidationResult } from '../spec/problem';
 import { ValidatedObject } from './validated-object';
 
 /** Props of a `GatewayClass`. */
@@ -19,18 +20,21 @@ export interface GatewayClassProps {
  * chart's (or one given in `metadata`) is left out of the manifest.
  */
 export class GatewayClass extends ValidatedObject {
+  readonly #props: GatewayClassProps;
+
   constructor(scope: Construct, id: string, props: GatewayClassProps) {
-    super(scope, id, {
-      ...GatewayApiGatewayClass.GVK,
-      metadata: props.metadata,
-      spec: () => ({
-        controllerName: props.controllerName,
-        ...(props.description !== undefined ? { description: props.description } : {}),
-      }),
-      validate: validateGatewayClass,
-    });
+    super(scope, id, { ...GatewayApiGatewayClass.GVK, metadata: props.metadata });
+    this.#props = props;
     // cdk8s stamps the chart's namespace on every object; the namespace is known by now and final.
     if (this.apiObject.metadata.namespace !== undefined) this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
+  }
+
+  protected renderSpec(): any {
+    return { controllerName: this.#props.controllerName, ...(this.#props.description !== undefined ? { description: this.#props.description } : {}) };
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateGatewayClass(manifest);
   }
 }
 
@@ -41,25 +45,30 @@ export interface GatewayProps {
   /** The GatewayClass: a construct or its name. */
   readonly gatewayClass: GatewayClass | string;
   /** Listeners. @default one HTTP listener named "http" on port 80, as KubeRay creates */
-  readonly listeners?: readonly GatewayListener[];
+  readonly listeners?: GatewayListener[];
 }
 
 /** A Gateway: a shared entry point whose routes split traffic between Ray clusters. */
 export class Gateway extends ValidatedObject {
-  /** The listeners. */
-  public readonly listeners: readonly GatewayListener[];
+  readonly #gatewayClass: string | GatewayClass;
+  readonly #listeners: GatewayListener[];
 
   constructor(scope: Construct, id: string, props: GatewayProps) {
-    const listeners = props.listeners ?? [{ name: 'http', protocol: 'HTTP', port: 80 }];
-    super(scope, id, {
-      ...GatewayApiGateway.GVK,
-      metadata: props.metadata,
-      spec: () => ({
-        gatewayClassName: typeof props.gatewayClass === 'string' ? props.gatewayClass : props.gatewayClass.name,
-        listeners,
-      }),
-      validate: validateGateway,
-    });
-    this.listeners = listeners;
+    super(scope, id, { ...GatewayApiGateway.GVK, metadata: props.metadata });
+    this.#gatewayClass = props.gatewayClass;
+    this.#listeners = props.listeners ?? [{ name: 'http', protocol: 'HTTP', port: 80 }];
+  }
+
+  protected renderSpec(): any {
+    return { gatewayClassName: typeof this.#gatewayClass === 'string' ? this.#gatewayClass : this.#gatewayClass.name, listeners: this.#listeners };
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateGateway(manifest);
+  }
+
+  /** The listeners (a copy). */
+  public get listeners(): GatewayListener[] {
+    return [...this.#listeners];
   }
 }

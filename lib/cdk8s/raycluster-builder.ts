@@ -14,14 +14,48 @@ export interface RayContainerResources {
   readonly acceleratorResource?: string;
 }
 
+/**
+ * Pod settings of a Ray head or worker group beyond its container, merged into the pod spec. Types
+ * are the Kubernetes API's (`k8s` of cdk8s-plus); other PodSpec fields go through
+ * `RayClusterConfig` or a JSON patch.
+ */
+export interface RayPodSettings {
+  /** Service account of the pods. @default the namespace's default */
+  readonly serviceAccountName?: string;
+  /** Node labels the pods must run on. @default none */
+  readonly nodeSelector?: Record<string, string>;
+  /** Tolerations (e.g. of GPU node taints). @default none */
+  readonly tolerations?: k8s.Toleration[];
+  /** Node and pod affinity. @default none */
+  readonly affinity?: k8s.Affinity;
+  /** How the pods spread over topology domains. @default none */
+  readonly topologySpreadConstraints?: k8s.TopologySpreadConstraint[];
+  /** Volumes. @default none */
+  readonly volumes?: k8s.Volume[];
+  /** Init containers. @default none */
+  readonly initContainers?: k8s.Container[];
+  /** Secrets to pull the image with. @default none */
+  readonly imagePullSecrets?: k8s.LocalObjectReference[];
+  /** Priority class of the pods. @default none */
+  readonly priorityClassName?: string;
+  /** Runtime class (e.g. `nvidia`). @default the cluster's default */
+  readonly runtimeClassName?: string;
+  /** Scheduler of the pods. @default the default scheduler */
+  readonly schedulerName?: string;
+  /** Pod security context. @default none */
+  readonly securityContext?: k8s.PodSecurityContext;
+  /** Seconds a pod may take to stop. @default 30 */
+  readonly terminationGracePeriodSeconds?: number;
+}
+
 /** The head group. */
 export interface RayHeadProps {
   /** Head resources. */
   readonly resources: RayContainerResources;
   /** `ray start` parameters. @default { "num-cpus": "0" } so the head runs no Serve replicas */
   readonly rayStartParams?: Record<string, string>;
-  /** Extra pod settings (service account, volumes, node selectors, …) merged into the head pod spec. */
-  readonly podSpec?: Partial<k8s.PodSpec>;
+  /** Extra pod settings (service account, volumes, node selectors, …) merged into the head pod spec. @default none */
+  readonly podSpec?: RayPodSettings;
 }
 
 /** One worker group. */
@@ -38,8 +72,8 @@ export interface RayWorkerGroupProps {
   readonly maxReplicas: number;
   /** `ray start` parameters. @default {} */
   readonly rayStartParams?: Record<string, string>;
-  /** Extra pod settings merged into the worker pod spec. */
-  readonly podSpec?: Partial<k8s.PodSpec>;
+  /** Extra pod settings merged into the worker pod spec. @default none */
+  readonly podSpec?: RayPodSettings;
 }
 
 /** Inputs of a `RayClusterSpecBuilder`. */
@@ -51,7 +85,7 @@ export interface RayClusterSpecBuilderProps {
   /** The head group. */
   readonly head: RayHeadProps;
   /** The worker groups. @default none */
-  readonly workerGroups?: readonly RayWorkerGroupProps[];
+  readonly workerGroups?: RayWorkerGroupProps[];
   /** Run the Ray autoscaler; forced on when an incremental upgrade needs it. @default false */
   readonly enableAutoscaler?: boolean;
   /** Autoscaler options. @default { upscalingMode: "Default", idleTimeoutSeconds: 60 } when the autoscaler runs */
@@ -71,7 +105,7 @@ export class RayClusterSpecBuilder {
   constructor(private readonly props: RayClusterSpecBuilderProps) {}
 
   /** The RayCluster spec; `requireAutoscaler` turns the autoscaler on whatever the props say. */
-  public build(requireAutoscaler = false): RayClusterConfig {
+  public toRayClusterConfig(requireAutoscaler = false): RayClusterConfig {
     const p = this.props;
     const autoscale = requireAutoscaler || (p.enableAutoscaler ?? false);
     const ports: { name: string; containerPort: number }[] = [
@@ -105,7 +139,7 @@ export class RayClusterSpecBuilder {
   private podTemplate(
     containerName: string,
     resources: RayContainerResources,
-    podSpec: Partial<k8s.PodSpec> | undefined,
+    podSpec: RayPodSettings | undefined,
     ports: { name: string; containerPort: number }[],
   ): PodTemplateJson {
     const amounts: Record<string, string> = { cpu: resources.cpu, memory: resources.memory };

@@ -12,6 +12,7 @@ import {
 } from '../spec/rayservice';
 import { ServeConfig, serializeServeConfig } from '../spec/serve-config';
 import { RayClusterSpecBuilder } from './raycluster-builder';
+import { ValidationResult } from '../spec/problem';
 import { ValidatedObject } from './validated-object';
 
 const indexes = new WeakMap<IConstruct, Set<string>>();
@@ -76,12 +77,14 @@ export class RayService extends ValidatedObject {
   public readonly executor: RayServiceExecutor;
   /** The synthesized spec. */
   public readonly spec: RayServiceSpec;
+  /** The Serve config as typed props, whose problems are reported by field. */
+  readonly #typedServeConfig?: ServeConfig;
 
   constructor(scope: Construct, id: string, props: RayServiceProps) {
     const executor = props.executor ?? 'kuberay';
     const incremental = props.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade';
     const cluster =
-      props.rayClusterConfig instanceof RayClusterSpecBuilder ? props.rayClusterConfig.build(incremental) : props.rayClusterConfig;
+      props.rayClusterConfig instanceof RayClusterSpecBuilder ? props.rayClusterConfig.toRayClusterConfig(incremental) : props.rayClusterConfig;
     const spec: RayServiceSpec = {
       rayClusterConfig: cluster,
       ...(props.serveConfig !== undefined ? { serveConfigV2: typeof props.serveConfig === 'string' ? props.serveConfig : serializeServeConfig(props.serveConfig) } : {}),
@@ -90,18 +93,21 @@ export class RayService extends ValidatedObject {
       ...(props.excludeHeadPodFromServeSvc !== undefined ? { excludeHeadPodFromServeSvc: props.excludeHeadPodFromServeSvc } : {}),
       ...(props.rayshift !== undefined ? { rayshift: props.rayshift } : {}),
     };
-    super(scope, id, {
-      apiVersion: executor === 'operator' ? RAYSHIFT_API_VERSION : KubeRayService.GVK.apiVersion,
-      kind: KubeRayService.GVK.kind,
-      metadata: props.metadata,
-      spec: () => spec,
-      validate: (manifest) => validateRayService(manifest, typeof props.serveConfig === 'string' ? undefined : props.serveConfig),
-    });
+    super(scope, id, { apiVersion: executor === 'operator' ? RAYSHIFT_API_VERSION : KubeRayService.GVK.apiVersion, kind: KubeRayService.GVK.kind, metadata: props.metadata });
     this.executor = executor;
     this.spec = spec;
+    this.#typedServeConfig = typeof props.serveConfig === 'string' ? undefined : props.serveConfig;
     if (executor === 'kuberay' && incremental) {
       Node.of(this).addValidation({ validate: () => this.kubeRayNameCollisions() });
     }
+  }
+
+  protected renderSpec(): any {
+    return this.spec;
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateRayService(manifest, this.#typedServeConfig);
   }
 
   /** Objects anywhere in the app that KubeRay would overwrite: it owns `<name>-gateway` and `<name>-httproute`. */

@@ -1,7 +1,7 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { RoleBasedGroupWarmup as RbgWarmup } from '../../imports/rbgwarmup-workloads.x-k8s.io';
-import { ProblemList } from '../spec/problem';
+import { ProblemList, ValidationResult } from '../spec/problem';
 import { JsonObject } from '../spec/read';
 import { RbgRelease } from '../spec/rbg-releases';
 import { WarmupActions, WarmupPolicies, roleImages, validateRoleBasedGroupWarmup, wireWarmupActions } from '../spec/rbg-warmup';
@@ -11,7 +11,7 @@ import { ValidatedObject } from './validated-object';
 /** Nodes a warmup targets: by name or by labels (exactly one). */
 export interface WarmupNodes {
   /** Node names. @default none (give names or selector) */
-  readonly names?: readonly string[];
+  readonly names?: string[];
   /** Node labels to select by. @default none (give names or selector) */
   readonly selector?: Readonly<Record<string, string>>;
   /** What to do on each node. */
@@ -39,7 +39,7 @@ export interface RoleBasedGroupWarmupProps {
   /** Parallelism, failure limits, global timeout, TTL. @default RBG's: every node at once, retried indefinitely, no timeout */
   readonly policies?: WarmupPolicies;
   /** Tolerations of the warmup Pods (e.g. GPU taints). @default none */
-  readonly tolerations?: readonly JsonObject[];
+  readonly tolerations?: JsonObject[];
   /** Create no new warmup Pods. @default false */
   readonly paused?: boolean;
 }
@@ -54,24 +54,33 @@ export interface RoleBasedGroupWarmupProps {
 export class RoleBasedGroupWarmup extends ValidatedObject {
   /** The RBG release the warmup is for. */
   public readonly rbgVersion: RbgRelease;
+  readonly #props: RoleBasedGroupWarmupProps;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupWarmupProps) {
-    const target = props.group?.group;
-    const construct = typeof target === 'object' ? target : undefined;
+    const construct = targetConstruct(props);
     const rbgVersion = props.rbgVersion ?? construct?.rbgVersion ?? 'v0.8';
     const namespace = props.metadata?.namespace ?? construct?.apiObject.metadata.namespace;
-    super(scope, id, {
-      ...RbgWarmup.GVK,
-      metadata: { ...props.metadata, ...(namespace !== undefined ? { namespace } : {}) },
-      spec: () => warmupSpec(props),
-      validate: (manifest) => {
-        const problems = new ProblemList();
-        problems.addAll(validateRoleBasedGroupWarmup(manifest, { rbgVersion, ...(construct ? { group: construct.apiObject.toJson() } : {}) }));
-        return problems.result();
-      },
-    });
+    super(scope, id, { ...RbgWarmup.GVK, metadata: { ...props.metadata, ...(namespace !== undefined ? { namespace } : {}) } });
     this.rbgVersion = rbgVersion;
+    this.#props = props;
   }
+
+  protected renderSpec(): any {
+    return warmupSpec(this.#props);
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    const construct = targetConstruct(this.#props);
+    const problems = new ProblemList();
+    problems.addAll(validateRoleBasedGroupWarmup(manifest, { rbgVersion: this.rbgVersion, ...(construct ? { group: construct.apiObject.toJson() } : {}) }));
+    return problems.result();
+  }
+}
+
+/** The `RoleBasedGroup` construct the warmup targets, when it was given as one (not by name). */
+function targetConstruct(props: RoleBasedGroupWarmupProps): RoleBasedGroup | undefined {
+  const target = props.group?.group;
+  return typeof target === 'object' ? target : undefined;
 }
 
 function warmupSpec(props: RoleBasedGroupWarmupProps): Record<string, unknown> {

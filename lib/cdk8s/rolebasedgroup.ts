@@ -20,8 +20,17 @@ import { ResolvedRolloutWarmup, RolloutWarmup, checkRolloutWarmup, resolveRollou
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
 import { RoleBasedGroupWarmup } from './rolebasedgroup-warmup';
 import { affinityBatches } from '../engine/affinity-batches';
-import { BATCH_LABEL_PREFIX, ROLE_LABEL, renderAffinityBatches } from './affinity-batches';
+import { BATCH_LABEL_PREFIX, ROLE_LABEL, RenderedGroup, renderAffinityBatches } from './affinity-batches';
 import { ValidatedObject } from './validated-object';
+import { canonicalJson } from '../spec/canonical-json';
+
+/** The rules a rayshift executor enforces, as the `rayshift.dev/coordination` annotation carries them. */
+export interface ExecutorCoordination {
+  /** The rolling-update rules in CoordinatedPolicy `spec` form, with rayshift's deadline fields and batch `waves`. */
+  readonly policies: Record<string, unknown>[];
+  /** The warmup before a revision's first round, defaults applied. @default no warmup */
+  readonly warmup?: ResolvedRolloutWarmup;
+}
 
 /** RoleBasedGroup API versions: v1alpha2 (RBG ≥ v0.7.0, coordination in a CoordinatedPolicy) or v1alpha1 (inline coordination). */
 export type RoleBasedGroupVersion = 'v1alpha1' | 'v1alpha2';
@@ -40,9 +49,9 @@ export interface RoleBasedGroupProps {
    */
   readonly rbgVersion?: RbgRelease;
   /** The roles, e.g. router, prefill and decode. */
-  readonly roles: readonly RoleSpec[];
+  readonly roles: RoleSpec[];
   /** Coordination rules (rolling update, scaling, AffinityScheduling). @default none */
-  readonly coordination?: readonly CoordinationRule[];
+  readonly coordination?: CoordinationRule[];
   /**
    * Who executes the coordinated rolling update. `rbg`: the upstream controller, through a
    * CoordinatedPolicy (v1alpha2) or inline `spec.coordination` (v1alpha1). `operator` / `pulumi`:
@@ -74,10 +83,8 @@ export interface RoleBasedGroupProps {
 export class RoleBasedGroup extends ValidatedObject {
   /** The API version synthesized. */
   public readonly version: RoleBasedGroupVersion;
-  /** The roles as given (before AffinityScheduling batches are rendered). */
-  public readonly roles: readonly RoleSpec[];
-  /** The coordination rules as given. */
-  public readonly coordination: readonly CoordinationRule[];
+  readonly #roles: RoleSpec[];
+  readonly #coordination: CoordinationRule[];
   /** The CoordinatedPolicy child (v1alpha2 with rolling-update or scaling rules, executor `rbg`). */
   public readonly policy?: CoordinatedPolicy;
   /** Who executes the coordinated rolling update. */
@@ -98,12 +105,10 @@ export class RoleBasedGroup extends ValidatedObject {
     super(scope, id, {
       ...gvk,
       metadata: props.metadata,
-      spec: () => this.renderSpec(),
-      validate: (manifest) => validateGroup(manifest, props.roles, coordination, version === 'v1alpha1', executor, rbgVersion, props.warmup),
     });
     this.version = version;
-    this.roles = props.roles;
-    this.coordination = coordination;
+    this.#roles = props.roles;
+    this.#coordination = coordination;
     this.executor = executor;
     this.rbgVersion = rbgVersion;
     this.warmup = props.warmup;
@@ -121,10 +126,21 @@ export class RoleBasedGroup extends ValidatedObject {
     }
     if (executor !== 'rbg') {
       this.apiObject.metadata.addLabel(EXECUTOR_LABEL, executor);
-      this.apiObject.metadata.addAnnotation(COORDINATION_ANNOTATION, JSON.stringify(this.executorCoordination()));
+      // Sorted keys: the same rules give the same text whatever order their props were written in.
+      this.apiObject.metadata.addAnnotation(COORDINATION_ANNOTATION, canonicalJson(this.executorCoordination()));
     } else if (version === 'v1alpha2' && coordination.some((r) => r.rollingUpdate !== undefined || r.scaling !== undefined)) {
       this.policy = new CoordinatedPolicy(this, 'CoordinatedPolicy', { group: this });
     }
+  }
+
+  /** The roles as given, before AffinityScheduling batches are rendered (a copy). */
+  public get roles(): RoleSpec[] {
+    return [...this.#roles];
+  }
+
+  /** The coordination rules as given (a copy). */
+  public get coordination(): CoordinationRule[] {
+    return [...this.#coordination];
   }
 
   /**
@@ -133,13 +149,13 @@ export class RoleBasedGroup extends ValidatedObject {
    * `progressDeadlineSeconds` and `rollbackOnDeadline` when set, and — when it rolls
    * AffinityScheduling batch roles — `waves`: the role names released together, in order.
    */
-  public executorCoordination(): { policies: Record<string, unknown>[]; warmup?: ResolvedRolloutWarmup } {
+  public executorCoordination(): ExecutorCoordination {
     const { roles, rules } = this.rendered();
     const waveOf = this.batchWaves(roles);
     const policies = rules
       .filter((r) => r.rollingUpdate !== undefined)
       .map((r) => {
-        const given = this.coordination.find((c) => c.name === r.name);
+        const given = this.#coordination.find((c) => c.name === r.name);
         const batched = r.roles.some((n) => waveOf.has(n));
         const waves: string[][] = [];
         for (const n of r.roles) (waves[waveOf.get(n) ?? 0] ??= []).push(n);
@@ -158,7 +174,7 @@ export class RoleBasedGroup extends ValidatedObject {
 
   /** The warmup option with its defaults (roles: every role of the rolling-update rules, as given). */
   private resolvedWarmup(): ResolvedRolloutWarmup | undefined {
-    return this.warmup === undefined ? undefined : resolveRolloutWarmup(this.warmup, coordinatedRoles(this.coordination));
+    return this.warmup === undefined ? undefined : resolveRolloutWarmup(this.warmup, coordinatedRoles(this.#coordination));
   }
 
   /** The rendered roles a warmup covers: each named role, or the AffinityScheduling batch roles rendered from it. */
@@ -173,11 +189,11 @@ export class RoleBasedGroup extends ValidatedObject {
    */
   private batchWaves(rendered: readonly RoleSpec[]): Map<string, number> {
     const waves = new Map<string, number>();
-    for (const rule of this.coordination) {
+    for (const rule of this.#coordination) {
       const affinity = rule.affinityScheduling;
       if (!affinity) continue;
       const mode = affinity.batchMode ?? 'Sequential';
-      const members = rule.roles.map((n) => this.roles.find((r) => r.name === n)).filter((r): r is RoleSpec => r !== undefined);
+      const members = rule.roles.map((n) => this.#roles.find((r) => r.name === n)).filter((r): r is RoleSpec => r !== undefined);
       const ratios = members.map((r) => ({ name: r.name, replicas: r.replicas ?? 1, ratio: affinity.ratios[r.name] ?? 1 }));
       // Bad ratios or replicas are reported by validation at synthesis; they have no waves.
       if (ratios.some((r) => !Number.isInteger(r.ratio) || r.ratio <= 0 || !Number.isInteger(r.replicas) || r.replicas < 0)) continue;
@@ -193,11 +209,15 @@ export class RoleBasedGroup extends ValidatedObject {
   }
 
   /** Roles and rules as synthesized, with AffinityScheduling rendered into batch roles. */
-  public rendered(): { roles: RoleSpec[]; rules: CoordinationRule[] } {
-    return renderAffinityBatches(this.name, this.roles, this.coordination);
+  public rendered(): RenderedGroup {
+    return renderAffinityBatches(this.name, this.#roles, this.#coordination);
   }
 
-  private renderSpec(): Record<string, unknown> {
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateGroup(manifest, this.#roles, this.#coordination, this.version === 'v1alpha1', this.executor, this.rbgVersion, this.warmup);
+  }
+
+  protected renderSpec(): any {
     const { roles, rules } = this.rendered();
     const wireRoles = roles.map((r) => (this.version === 'v1alpha1' ? roleV1Alpha1(r, this.rbgVersion) : roleV1Alpha2(r)));
     if (this.version === 'v1alpha1' && this.executor === 'rbg' && rules.length > 0) {

@@ -2,76 +2,119 @@ import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { GrpcRoute as GatewayApiGrpcRoute, HttpRoute as GatewayApiHttpRoute } from '../../imports/gateway-gateway.networking.k8s.io';
 import { BackendReference, ParentReference, validateRoute } from '../spec/gateway';
+import { ValidationResult } from '../spec/problem';
 import { Gateway } from './gateway';
-import { GroupVersionKind, ValidatedObject } from './validated-object';
+import { ValidatedObject } from './validated-object';
+
+/** How a path is matched (Gateway API `PathMatchType`). */
+export type PathMatchType = 'Exact' | 'PathPrefix' | 'RegularExpression';
+/** How a header, query parameter or gRPC method is matched. */
+export type ValueMatchType = 'Exact' | 'RegularExpression';
+
+/** A path match (Gateway API `HTTPPathMatch`). */
+export interface HttpPathMatch {
+  /** How the path is matched. @default "PathPrefix" */
+  readonly type?: PathMatchType;
+  /** The path. @default "/" */
+  readonly value?: string;
+}
+
+/** A header or query parameter match (Gateway API `HTTPHeaderMatch`, `HTTPQueryParamMatch`, `GRPCHeaderMatch`). */
+export interface NameValueMatch {
+  /** How the value is matched. @default "Exact" */
+  readonly type?: ValueMatchType;
+  /** The header or parameter name. */
+  readonly name: string;
+  /** The value. */
+  readonly value: string;
+}
+
+/** A gRPC method match (Gateway API `GRPCMethodMatch`). */
+export interface GrpcMethodMatch {
+  /** How service and method are matched. @default "Exact" */
+  readonly type?: ValueMatchType;
+  /** The service, e.g. `llm.Generator`. @default every service */
+  readonly service?: string;
+  /** The method. @default every method */
+  readonly method?: string;
+}
 
 /** An HTTP request match: path, headers, method, query parameters (Gateway API `HTTPRouteMatch`). */
 export interface HttpRouteMatch {
   /** Path match. @default PathPrefix "/" */
-  readonly path?: { readonly type?: 'Exact' | 'PathPrefix' | 'RegularExpression'; readonly value?: string };
-  /** Header matches. */
-  readonly headers?: readonly { readonly type?: 'Exact' | 'RegularExpression'; readonly name: string; readonly value: string }[];
-  /** Query parameter matches. */
-  readonly queryParams?: readonly { readonly type?: 'Exact' | 'RegularExpression'; readonly name: string; readonly value: string }[];
-  /** HTTP method. */
+  readonly path?: HttpPathMatch;
+  /** Header matches. @default none */
+  readonly headers?: NameValueMatch[];
+  /** Query parameter matches. @default none */
+  readonly queryParams?: NameValueMatch[];
+  /** HTTP method. @default every method */
   readonly method?: string;
 }
 
 /** A gRPC request match: service/method and headers (Gateway API `GRPCRouteMatch`). */
 export interface GrpcRouteMatch {
   /** Method match. @default every method */
-  readonly method?: { readonly type?: 'Exact' | 'RegularExpression'; readonly service?: string; readonly method?: string };
-  /** Header matches. */
-  readonly headers?: readonly { readonly type?: 'Exact' | 'RegularExpression'; readonly name: string; readonly value: string }[];
+  readonly method?: GrpcMethodMatch;
+  /** Header matches. @default none */
+  readonly headers?: NameValueMatch[];
 }
 
-/** One rule of a route: matches, filters and weighted backends. */
-export interface RouteRule<M> {
+/** What a rule of either route kind has besides its matches: a name, filters and weighted backends. */
+export interface RouteRuleOptions {
   /** Rule name, for policies that target one rule; needs Gateway API ≥ v1.4.0 (v1.2.1 rejects it). @default none */
   readonly name?: string;
-  /** Matches. @default match everything */
-  readonly matches?: readonly M[];
   /** Filters (header modifiers, mirrors, …) passed through unchanged. @default none */
-  readonly filters?: readonly { readonly [key: string]: unknown }[];
+  readonly filters?: { readonly [key: string]: unknown }[];
   /** Weighted backends. */
-  readonly backendRefs: readonly BackendReference[];
+  readonly backendRefs: BackendReference[];
 }
 
-/** Props shared by `HttpRoute` and `GrpcRoute`. */
-export interface RouteProps<M> {
+/** One rule of an `HttpRoute`: matches, filters and weighted backends. */
+export interface HttpRouteRule extends RouteRuleOptions {
+  /** Matches. @default match everything */
+  readonly matches?: HttpRouteMatch[];
+}
+
+/** One rule of a `GrpcRoute`: matches, filters and weighted backends. */
+export interface GrpcRouteRule extends RouteRuleOptions {
+  /** Matches. @default match everything */
+  readonly matches?: GrpcRouteMatch[];
+}
+
+/** Props of either route kind besides its rules. */
+export interface RouteOptions {
   /** Object metadata. @default a generated name */
   readonly metadata?: ApiObjectMetadata;
   /** Gateways (or listeners) to attach to: constructs or references. */
-  readonly parents: readonly (Gateway | ParentReference)[];
+  readonly parents: (Gateway | ParentReference)[];
   /** Host names the route serves. @default every host of the listener */
-  readonly hostnames?: readonly string[];
-  /** Rules. */
-  readonly rules: readonly RouteRule<M>[];
+  readonly hostnames?: string[];
 }
 
-/** Shared shape of the two route kinds; only the match type and the kind differ. */
-abstract class Route<M> extends ValidatedObject {
-  /** The rules, as given. */
-  public readonly rules: readonly RouteRule<M>[];
+/** Props of an `HttpRoute`. */
+export interface HttpRouteProps extends RouteOptions {
+  /** Rules. */
+  readonly rules: HttpRouteRule[];
+}
 
-  protected constructor(scope: Construct, id: string, gvk: GroupVersionKind, props: RouteProps<M>) {
-    super(scope, id, {
-      ...gvk,
-      metadata: props.metadata,
-      spec: () => ({
-        parentRefs: props.parents.map((p) => (p instanceof Gateway ? parentOf(p) : p)),
-        ...(props.hostnames !== undefined ? { hostnames: props.hostnames } : {}),
-        rules: props.rules.map((r) => ({
-          ...(r.name !== undefined ? { name: r.name } : {}),
-          ...(r.matches !== undefined ? { matches: r.matches } : {}),
-          ...(r.filters !== undefined ? { filters: r.filters } : {}),
-          backendRefs: r.backendRefs,
-        })),
-      }),
-      validate: validateRoute,
-    });
-    this.rules = props.rules;
-  }
+/** Props of a `GrpcRoute`. */
+export interface GrpcRouteProps extends RouteOptions {
+  /** Rules. */
+  readonly rules: GrpcRouteRule[];
+}
+
+/** The spec of a route of either kind: only the match type and the kind differ. */
+function routeSpec(props: RouteOptions, rules: (RouteRuleOptions & { readonly matches?: object[] })[]): Record<string, unknown> {
+  return {
+    parentRefs: props.parents.map((p) => (p instanceof Gateway ? parentOf(p) : p)),
+    ...(props.hostnames !== undefined ? { hostnames: props.hostnames } : {}),
+    rules: rules.map((r) => ({
+      ...(r.name !== undefined ? { name: r.name } : {}),
+      ...(r.matches !== undefined ? { matches: r.matches } : {}),
+      ...(r.filters !== undefined ? { filters: r.filters } : {}),
+      backendRefs: r.backendRefs,
+    })),
+  };
 }
 
 function parentOf(gateway: Gateway): ParentReference {
@@ -80,15 +123,51 @@ function parentOf(gateway: Gateway): ParentReference {
 }
 
 /** An HTTPRoute with weighted backends, for shared Gateways and routes that rayshift's executors or the user own. */
-export class HttpRoute extends Route<HttpRouteMatch> {
-  constructor(scope: Construct, id: string, props: RouteProps<HttpRouteMatch>) {
-    super(scope, id, GatewayApiHttpRoute.GVK, props);
+export class HttpRoute extends ValidatedObject {
+  readonly #props: RouteOptions;
+  readonly #rules: HttpRouteRule[];
+
+  constructor(scope: Construct, id: string, props: HttpRouteProps) {
+    super(scope, id, { ...GatewayApiHttpRoute.GVK, metadata: props.metadata });
+    this.#props = props;
+    this.#rules = props.rules;
+  }
+
+  protected renderSpec(): any {
+    return routeSpec(this.#props, this.#rules);
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateRoute(manifest);
+  }
+
+  /** The rules, as given (a copy). */
+  public get rules(): HttpRouteRule[] {
+    return [...this.#rules];
   }
 }
 
 /** A GRPCRoute with weighted backends, for gRPC Serve applications. */
-export class GrpcRoute extends Route<GrpcRouteMatch> {
-  constructor(scope: Construct, id: string, props: RouteProps<GrpcRouteMatch>) {
-    super(scope, id, GatewayApiGrpcRoute.GVK, props);
+export class GrpcRoute extends ValidatedObject {
+  readonly #props: RouteOptions;
+  readonly #rules: GrpcRouteRule[];
+
+  constructor(scope: Construct, id: string, props: GrpcRouteProps) {
+    super(scope, id, { ...GatewayApiGrpcRoute.GVK, metadata: props.metadata });
+    this.#props = props;
+    this.#rules = props.rules;
+  }
+
+  protected renderSpec(): any {
+    return routeSpec(this.#props, this.#rules);
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateRoute(manifest);
+  }
+
+  /** The rules, as given (a copy). */
+  public get rules(): GrpcRouteRule[] {
+    return [...this.#rules];
   }
 }

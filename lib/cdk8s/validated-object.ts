@@ -10,14 +10,10 @@ export interface GroupVersionKind {
   readonly kind: string;
 }
 
-/** What a `ValidatedObject` synthesizes and how it is checked. */
+/** The object a `ValidatedObject` synthesizes: its kind and metadata (the spec comes from `renderSpec`). */
 export interface ValidatedObjectOptions extends GroupVersionKind {
-  /** Object metadata; the name defaults to one generated from the construct path. */
+  /** Object metadata. @default a name generated from the construct path */
   readonly metadata?: ApiObjectMetadata;
-  /** Produces the object's `spec` at synthesis time, after every mutation. */
-  readonly spec: () => unknown;
-  /** The model's validator for the whole manifest. */
-  readonly validate: (manifest: unknown) => ValidationResult;
 }
 
 /**
@@ -28,18 +24,14 @@ export interface ValidatedObjectOptions extends GroupVersionKind {
 export abstract class ValidatedObject extends Construct {
   /** The underlying object; use it for JSON-patch escape hatches. */
   public readonly apiObject: ApiObject;
-  private readonly validator: (manifest: unknown) => ValidationResult;
-  private readonly produceSpec: () => unknown;
 
   protected constructor(scope: Construct, id: string, options: ValidatedObjectOptions) {
     super(scope, id);
-    this.validator = options.validate;
-    this.produceSpec = options.spec;
     this.apiObject = new ApiObject(this, 'Resource', {
       apiVersion: options.apiVersion,
       kind: options.kind,
       metadata: options.metadata,
-      spec: Lazy.any({ produce: options.spec }),
+      spec: Lazy.any({ produce: () => this.renderSpec() }),
     });
     Node.of(this).addValidation({
       validate: () => {
@@ -49,6 +41,12 @@ export abstract class ValidatedObject extends Construct {
       },
     });
   }
+
+  /** The object's `spec`, produced at synthesis time (after every mutation of the construct). */
+  protected abstract renderSpec(): any;
+
+  /** The model's validator for the whole manifest. */
+  protected abstract validateManifest(manifest: any): ValidationResult;
 
   /** The object's name in the cluster. */
   public get name(): string {
@@ -67,6 +65,6 @@ export abstract class ValidatedObject extends Construct {
    */
   public findings(): ValidationResult {
     const o = this.apiObject;
-    return this.validator({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.name, namespace: o.metadata.namespace }, spec: this.produceSpec() });
+    return this.validateManifest({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.name, namespace: o.metadata.namespace }, spec: this.renderSpec() });
   }
 }

@@ -2,16 +2,16 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { Chart } from 'cdk8s';
-import { GrpcRoute as GrpcRouteConstruct, GrpcRouteMatch, HttpRoute as HttpRouteConstruct, HttpRouteMatch, RouteProps } from '../cdk8s/route';
+import { GrpcRoute as GrpcRouteConstruct, GrpcRouteProps, HttpRoute as HttpRouteConstruct, HttpRouteProps } from '../cdk8s/route';
 import { ParentReference } from '../spec/gateway';
 import { metadataNamed, renderComponent } from './component-children';
 import { Gateway } from './gateway';
 
 /**
- * Props of a route component: the construct's, with parents given as `Gateway` components or
+ * Props of a route component: the construct's (`P`), with parents given as `Gateway` components or
  * references, plus who owns the weights.
  */
-export type RouteArgs<M> = Omit<RouteProps<M>, 'parents'> & {
+export type RouteArgs<P extends HttpRouteProps | GrpcRouteProps> = Omit<P, 'parents'> & {
   /** Gateways (or listeners) to attach to: components (the route waits for them) or references. */
   readonly parents: readonly (Gateway | ParentReference)[];
   /**
@@ -27,16 +27,16 @@ export type RouteArgs<M> = Omit<RouteProps<M>, 'parents'> & {
 /** The path of the rules a migration owns: the whole list, which Gateway API declares atomic. */
 export const MIGRATION_OWNED_ROUTE_PATHS = ['spec.rules'] as const;
 
-type RouteConstruct<M> = new (scope: Chart, id: string, props: RouteProps<M>) => HttpRouteConstruct | GrpcRouteConstruct;
+type RouteConstruct<P> = new (scope: Chart, id: string, props: P) => HttpRouteConstruct | GrpcRouteConstruct;
 
 /** Shared body of the two route components; only the construct and the type token differ. */
-abstract class RouteComponent<M> extends pulumi.ComponentResource {
+abstract class RouteComponent<P extends HttpRouteProps | GrpcRouteProps> extends pulumi.ComponentResource {
   /** The route's name in the cluster. */
   public readonly routeName: string;
   /** The `@pulumi/kubernetes` route. */
   public readonly resource: k8s.apiextensions.CustomResource;
 
-  protected constructor(type: string, construct: RouteConstruct<M>, name: string, args: RouteArgs<M>, opts?: pulumi.ComponentResourceOptions) {
+  protected constructor(type: string, construct: RouteConstruct<P>, name: string, args: RouteArgs<P>, opts?: pulumi.ComponentResourceOptions) {
     super(type, name, {}, opts);
     const gateways = args.parents.filter((p): p is Gateway => p instanceof Gateway);
     const parents = args.parents.map((p) =>
@@ -45,7 +45,7 @@ abstract class RouteComponent<M> extends pulumi.ComponentResource {
     const { construct: route, resources } = renderComponent(
       this,
       name,
-      (chart) => new construct(chart, name, { ...args, parents, metadata: metadataNamed(name, args.metadata) }),
+      (chart) => new construct(chart, name, { ...args, parents, metadata: metadataNamed(name, args.metadata) } as P),
       {
         dependsOn: gateways,
         childOptions: () => (args.weightsOwnedByMigration ? { ignoreChanges: MIGRATION_OWNED_ROUTE_PATHS } : {}),
@@ -58,15 +58,15 @@ abstract class RouteComponent<M> extends pulumi.ComponentResource {
 }
 
 /** An HTTPRoute with weighted backends (type `rayshift:index:HttpRoute`). */
-export class HttpRoute extends RouteComponent<HttpRouteMatch> {
-  constructor(name: string, args: RouteArgs<HttpRouteMatch>, opts?: pulumi.ComponentResourceOptions) {
+export class HttpRoute extends RouteComponent<HttpRouteProps> {
+  constructor(name: string, args: RouteArgs<HttpRouteProps>, opts?: pulumi.ComponentResourceOptions) {
     super('rayshift:index:HttpRoute', HttpRouteConstruct, name, args, opts);
   }
 }
 
 /** A GRPCRoute with weighted backends (type `rayshift:index:GrpcRoute`). */
-export class GrpcRoute extends RouteComponent<GrpcRouteMatch> {
-  constructor(name: string, args: RouteArgs<GrpcRouteMatch>, opts?: pulumi.ComponentResourceOptions) {
+export class GrpcRoute extends RouteComponent<GrpcRouteProps> {
+  constructor(name: string, args: RouteArgs<GrpcRouteProps>, opts?: pulumi.ComponentResourceOptions) {
     super('rayshift:index:GrpcRoute', GrpcRouteConstruct, name, args, opts);
   }
 }

@@ -3,10 +3,18 @@ import { ProblemList, ValidationResult, show } from './problem';
 import type { RayAuthOptions } from './ray-auth';
 import { JsonObject, asArray, asObject, isInteger, isObject } from './read';
 
+/** Labels and annotations of a pod template. */
+export interface PodTemplateMetadata {
+  /** Labels of the pods. @default none */
+  readonly labels?: Record<string, string>;
+  /** Annotations of the pods. @default none */
+  readonly annotations?: Record<string, string>;
+}
+
 /** A pod template in its JSON (wire) form, as in a RayCluster's head and worker groups. */
 export interface PodTemplateJson {
-  /** Labels and annotations of the pods. */
-  readonly metadata?: { readonly labels?: Record<string, string>; readonly annotations?: Record<string, string> };
+  /** Labels and annotations of the pods. @default none */
+  readonly metadata?: PodTemplateMetadata;
   /** The pod spec; `containers` is required by Kubernetes. */
   readonly spec: { readonly containers: readonly JsonObject[]; readonly [key: string]: unknown };
 }
@@ -19,7 +27,11 @@ export interface HeadGroupSpec {
   readonly serviceType?: string;
   /** The head pod template. */
   readonly template: PodTemplateJson;
-  /** Any other field of KubeRay's HeadGroupSpec. */
+  /**
+   * Any other field of KubeRay's HeadGroupSpec. TypeScript only (jsii languages have no index signatures:
+   * set such fields with a JSON patch on the construct's `apiObject`).
+   * @jsii ignore
+   */
   readonly [key: string]: unknown;
 }
 
@@ -37,7 +49,11 @@ export interface WorkerGroupSpec {
   readonly rayStartParams?: Record<string, string>;
   /** The worker pod template. */
   readonly template: PodTemplateJson;
-  /** Any other field of KubeRay's WorkerGroupSpec. */
+  /**
+   * Any other field of KubeRay's WorkerGroupSpec. TypeScript only (jsii languages have no index signatures:
+   * set such fields with a JSON patch on the construct's `apiObject`).
+   * @jsii ignore
+   */
   readonly [key: string]: unknown;
 }
 
@@ -54,8 +70,12 @@ export interface RayClusterConfig {
   /** The head group. */
   readonly headGroupSpec: HeadGroupSpec;
   /** The worker groups. */
-  readonly workerGroupSpecs?: readonly WorkerGroupSpec[];
-  /** Any other field of KubeRay's RayClusterSpec. */
+  readonly workerGroupSpecs?: WorkerGroupSpec[];
+  /**
+   * Any other field of KubeRay's RayClusterSpec. TypeScript only (jsii languages have no index signatures:
+   * set such fields with a JSON patch on the construct's `apiObject`).
+   * @jsii ignore
+   */
   readonly [key: string]: unknown;
 }
 

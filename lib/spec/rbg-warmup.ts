@@ -19,17 +19,17 @@ export const WARMUP_RELEASES: readonly RbgRelease[] = ['v0.8'];
 /** Pulls images onto a node ahead of time (`imagePreload`). */
 export interface ImagePreload {
   /** Image references, at least one (e.g. `lmsysorg/sglang:v0.5.6`). */
-  readonly images: readonly string[];
+  readonly images: string[];
   /** Names of Secrets in the namespace used to pull them. @default none */
-  readonly pullSecrets?: readonly string[];
+  readonly pullSecrets?: string[];
 }
 
 /** User containers run on each node (`customizedAction`); the node is warm when all of them exit successfully. */
 export interface CustomizedAction {
   /** Containers (Kubernetes `Container` objects), at least one. */
-  readonly containers: readonly JsonObject[];
+  readonly containers: JsonObject[];
   /** Volumes they mount. @default none */
-  readonly volumes?: readonly JsonObject[];
+  readonly volumes?: JsonObject[];
 }
 
 /** What a warmup does on a node; at least one of the two. */
@@ -67,9 +67,9 @@ export const WARMUP_FAILURE_ACTIONS = ['Fail', 'Proceed'] as const;
  */
 export interface RolloutWarmup {
   /** Roles whose nodes are warmed (each must be coordinated by a rolling-update rule). @default every role of the rolling-update rules */
-  readonly roles?: readonly string[];
+  readonly roles?: string[];
   /** Secrets to pull the images with. @default none */
-  readonly pullSecrets?: readonly string[];
+  readonly pullSecrets?: string[];
   /** Nodes warmed at once. @default every node at once */
   readonly parallelism?: number;
   /** Retries per node before it counts as failed. @default 2 */
@@ -85,19 +85,36 @@ export interface RolloutWarmup {
    */
   readonly onFailure?: WarmupFailureAction;
   /** Tolerations of the warmup Pods (e.g. GPU node taints). @default none */
-  readonly tolerations?: readonly JsonObject[];
+  readonly tolerations?: JsonObject[];
 }
 
 /** The defaults of `RolloutWarmup`: bounded, so that a rollout never waits forever on a warmup. */
 export const ROLLOUT_WARMUP_DEFAULTS = { backoffLimitPerNode: 2, maxFailedNodes: 0, globalTimeoutSeconds: 900, onFailure: 'Fail' as WarmupFailureAction };
 
 /** A `RolloutWarmup` with its defaults applied and its roles resolved. */
-export type ResolvedRolloutWarmup = Required<Omit<RolloutWarmup, 'parallelism'>> & { readonly parallelism?: number };
+export interface ResolvedRolloutWarmup {
+  /** Roles whose nodes are warmed. */
+  readonly roles: string[];
+  /** Secrets to pull the images with. */
+  readonly pullSecrets: string[];
+  /** Nodes warmed at once; every node at once when absent. */
+  readonly parallelism?: number;
+  /** Retries per node before it counts as failed. */
+  readonly backoffLimitPerNode: number;
+  /** Failed nodes tolerated before the warmup fails. */
+  readonly maxFailedNodes: number;
+  /** Seconds the warmup may take before it counts as failed. */
+  readonly globalTimeoutSeconds: number;
+  /** When the warmup fails. */
+  readonly onFailure: WarmupFailureAction;
+  /** Tolerations of the warmup Pods. */
+  readonly tolerations: JsonObject[];
+}
 
 /** Applies the defaults; `coordinated` are the roles of the rolling-update rules (the default roles). */
 export function resolveRolloutWarmup(w: RolloutWarmup, coordinated: readonly string[]): ResolvedRolloutWarmup {
   return {
-    roles: w.roles ?? coordinated,
+    roles: w.roles ?? [...coordinated],
     pullSecrets: w.pullSecrets ?? [],
     backoffLimitPerNode: w.backoffLimitPerNode ?? ROLLOUT_WARMUP_DEFAULTS.backoffLimitPerNode,
     maxFailedNodes: w.maxFailedNodes ?? ROLLOUT_WARMUP_DEFAULTS.maxFailedNodes,
@@ -141,7 +158,7 @@ export function roleImages(role: JsonObject): string[] {
  * template), each preloaded on the nodes its Pods run on, with the option's policies.
  */
 export function rolloutWarmupSpec(group: string, images: ReadonlyMap<string, readonly string[]>, w: ResolvedRolloutWarmup): JsonObject {
-  const roles = Object.fromEntries([...images].map(([role, list]) => [role, wireWarmupActions({ imagePreload: { images: list, pullSecrets: w.pullSecrets } })]));
+  const roles = Object.fromEntries([...images].map(([role, list]) => [role, wireWarmupActions({ imagePreload: { images: [...list], pullSecrets: w.pullSecrets } })]));
   return {
     targetRoleBasedGroup: { name: group, roles },
     policies: {
@@ -283,7 +300,7 @@ export interface RolloutWarmupContext {
   /** The group's RBG release. */
   readonly rbgVersion: RbgRelease;
   /** Roles of the group's rolling-update rules. */
-  readonly coordinated: readonly string[];
+  readonly coordinated: string[];
 }
 
 /** Checks the `warmup` option of a coordinated rollout at `at`. */

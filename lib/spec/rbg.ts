@@ -48,7 +48,7 @@ export interface RoleSpec {
   /** Pod template of each instance. */
   readonly template: PodTemplateJson;
   /** Roles that must be ready first. */
-  readonly dependencies?: readonly string[];
+  readonly dependencies?: string[];
   /** Rolling-update settings; a role under a rolling-update coordination must leave them to the coordination. */
   readonly rollingUpdate?: RoleRollingUpdate;
   /** Pods per instance for leader/worker roles (multi-node inference). @default 1 (standalone) */
@@ -100,7 +100,7 @@ export interface CoordinationRule {
   /** Rule name, unique in the group. */
   readonly name: string;
   /** The coordinated roles. */
-  readonly roles: readonly string[];
+  readonly roles: string[];
   /** Coordinated rolling update. */
   readonly rollingUpdate?: RollingUpdateCoordination;
   /** Coordinated scaling. */

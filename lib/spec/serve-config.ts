@@ -19,7 +19,11 @@ export interface ServeDeploymentConfig {
   readonly autoscaling_config?: { readonly [key: string]: unknown };
   /** Ray actor options (`num_cpus`, `num_gpus`, `resources`, …). */
   readonly ray_actor_options?: { readonly [key: string]: unknown };
-  /** Any other Serve deployment option. */
+  /**
+   * Any other Serve deployment option. TypeScript only (jsii languages have no index signatures:
+   * set such fields with a JSON patch on the construct's `apiObject`).
+   * @jsii ignore
+   */
   readonly [key: string]: unknown;
 }
 
@@ -36,19 +40,27 @@ export interface ServeApplicationConfig {
   /** Arguments passed to the application builder. */
   readonly args?: { readonly [key: string]: unknown };
   /** Per-deployment overrides. */
-  readonly deployments?: readonly ServeDeploymentConfig[];
+  readonly deployments?: ServeDeploymentConfig[];
+}
+
+/** The gRPC proxy options of a Serve config (Ray's `gRPCOptionsSchema`). */
+export interface ServeGrpcOptions {
+  /** Port of the gRPC proxy. @default 9000 */
+  readonly port?: number;
+  /** Import paths of the `add_*Servicer_to_server` functions of the gRPC services served. @default none */
+  readonly grpc_servicer_functions?: string[];
 }
 
 /** A Serve config (`serveConfigV2`) as typed applications; serialized to the YAML string the CRD expects. */
 export interface ServeConfig {
   /** The applications to run; at least one. */
-  readonly applications: readonly ServeApplicationConfig[];
+  readonly applications: ServeApplicationConfig[];
   /** Where HTTP proxies run. @default "EveryNode" */
   readonly proxy_location?: 'EveryNode' | 'HeadOnly' | 'Disabled';
   /** HTTP proxy options (`host`, `port`, `request_timeout_s`, …). */
   readonly http_options?: { readonly [key: string]: unknown };
-  /** gRPC proxy options (`port`, `grpc_servicer_functions`). */
-  readonly grpc_options?: { readonly port?: number; readonly grpc_servicer_functions?: readonly string[] };
+  /** gRPC proxy options. @default no gRPC proxy */
+  readonly grpc_options?: ServeGrpcOptions;
   /** Serve logging options. */
   readonly logging_config?: { readonly [key: string]: unknown };
 }

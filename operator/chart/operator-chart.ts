@@ -198,14 +198,16 @@ export class RayshiftCrd extends ValidatedObject {
   public readonly crd: JsonObject;
 
   constructor(scope: Construct, id: string, crd: JsonObject) {
-    super(scope, id, {
-      apiVersion: String(crd.apiVersion),
-      kind: String(crd.kind),
-      metadata: { name: String(asObject(crd.metadata).name) },
-      spec: () => crd.spec,
-      validate: validateRayshiftCrd,
-    });
+    super(scope, id, { apiVersion: String(crd.apiVersion), kind: String(crd.kind), metadata: { name: String(asObject(crd.metadata).name) } });
     this.crd = crd;
+  }
+
+  protected renderSpec(): any {
+    return this.crd.spec;
+  }
+
+  protected validateManifest(manifest: unknown): ValidationResult {
+    return validateRayshiftCrd(manifest);
   }
 }
 

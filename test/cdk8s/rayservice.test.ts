@@ -102,7 +102,7 @@ describe('RayClusterSpecBuilder', () => {
   });
 
   test('build(): ports, GPUs, replicas and pod-spec extras', () => {
-    const spec = builder({ serveGrpcPort: 9000, workerGroups: [{ groupName: 'gpu', minReplicas: 2, maxReplicas: 4, resources: { cpu: '8', memory: '64Gi', accelerators: 2 }, podSpec: { serviceAccountName: 'ray' } }] }).build();
+    const spec = builder({ serveGrpcPort: 9000, workerGroups: [{ groupName: 'gpu', minReplicas: 2, maxReplicas: 4, resources: { cpu: '8', memory: '64Gi', accelerators: 2 }, podSpec: { serviceAccountName: 'ray' } }] }).toRayClusterConfig();
     const head = spec.headGroupSpec.template.spec.containers[0] as any;
     expect(head.ports).toEqual(expect.arrayContaining([{ name: 'serve', containerPort: 8000 }, { name: 'serve-grpc', containerPort: 9000 }, { name: 'dashboard', containerPort: 8265 }]));
     expect(spec.headGroupSpec.rayStartParams).toEqual({ 'num-cpus': '0' });
@@ -136,7 +136,7 @@ describe('validation at synthesis', () => {
 
   test('a raw cluster spec without the autoscaler is rejected for incremental upgrades', () => {
     const chart = namespacedChart();
-    service(chart, { rayClusterConfig: builder().build(false) });
+    service(chart, { rayClusterConfig: builder().toRayClusterConfig(false) });
     expect(synthError(chart)).toContain('RayService/llm: spec.rayClusterConfig.enableInTreeAutoscaling: must be true');
   });
 

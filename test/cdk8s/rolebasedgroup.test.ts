@@ -136,6 +136,20 @@ describe('RoleBasedGroup v1alpha1', () => {
   });
 });
 
+describe('executor operator', () => {
+  test('the coordination annotation is the same text whatever order the rule props were written in', () => {
+    const annotation = (rule: CoordinationRule) => {
+      const chart = chartIn();
+      group(chart, { executor: 'operator', coordination: [rule] });
+      return single(Testing.synth(chart), 'RoleBasedGroup').metadata.annotations['rayshift.dev/coordination'];
+    };
+    const written = annotation({ name: 'pd-rollout', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%', partition: '20%' }, progressDeadlineSeconds: 600 });
+    const reordered = annotation({ progressDeadlineSeconds: 600, rollingUpdate: { partition: '20%', maxUnavailable: '10%', maxSkew: '10%' }, roles: ['prefill', 'decode'], name: 'pd-rollout' });
+    expect(reordered).toBe(written);
+    expect(written).toBe('{"policies":[{"name":"pd-rollout","progressDeadlineSeconds":600,"roles":["prefill","decode"],"strategy":{"rollingUpdate":{"maxSkew":"10%","maxUnavailable":"10%","partition":"20%"}}}]}');
+  });
+});
+
 describe('validation at synthesis', () => {
   test('every problem of the group is listed in one error', () => {
     const chart = chartIn();

@@ -31,7 +31,7 @@ test('KubeRay turns a rayshift-built RayCluster into a head and 2 workers that k
       rayVersion: '2.52.0',
       head: { resources: { cpu: '2', memory: '8Gi' } },
       workerGroups: [{ groupName: 'gpu', resources: { cpu: '4', memory: '16Gi', accelerators: 1 }, replicas: 2, minReplicas: 2, maxReplicas: 4 }],
-    }).build();
+    }).toRayClusterConfig();
     const created = await cluster.cp.request('POST', `/apis/ray.io/v1/namespaces/${NS}/rayclusters`, {
       apiVersion: 'ray.io/v1',
       kind: 'RayCluster',
