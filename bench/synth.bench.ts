@@ -23,7 +23,7 @@ function rayshiftApp(): App {
         head: { resources: { cpu: '2', memory: '8Gi' } },
         workerGroups: [{ groupName: 'gpu', minReplicas: 1, maxReplicas: 8, resources: { cpu: '8', memory: '32Gi', accelerators: 1 } }],
       }),
-      serveConfig: { applications: [{ name: 'app', import_path: 'model.app:build', route_prefix: '/' }] },
+      serveConfig: { applications: [{ name: 'app', importPath: 'model.app:build', routePrefix: '/' }] },
       upgradeStrategy: {
         type: 'NewClusterWithIncrementalUpgrade',
         clusterUpgradeOptions: { maxSurgePercent: 20, stepSizePercent: 5, intervalSeconds: 60, gatewayClassName: 'traefik' },

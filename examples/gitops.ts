@@ -20,7 +20,7 @@ export class GitOpsServiceChart extends Chart {
         head: { resources: { cpu: '4', memory: '16Gi' } },
         workerGroups: [{ groupName: 'gpu', minReplicas: 2, maxReplicas: 10, resources: { cpu: '8', memory: '64Gi', accelerators: 1 } }],
       }),
-      serveConfig: { applications: [{ name: 'chat', import_path: 'ray.serve.llm:build_openai_app' }] },
+      serveConfig: { applications: [{ name: 'chat', importPath: 'ray.serve.llm:build_openai_app' }] },
       upgradeStrategy: {
         type: 'NewClusterWithIncrementalUpgrade',
         clusterUpgradeOptions: { maxSurgePercent: 20, stepSizePercent: 10, intervalSeconds: 60, gatewayClassName: 'traefik' },

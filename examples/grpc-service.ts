@@ -19,8 +19,8 @@ export class GrpcServiceChart extends Chart {
         serveGrpcPort: 9000,
       }),
       serveConfig: {
-        grpc_options: { port: 9000, grpc_servicer_functions: ['embedder_pb2_grpc.add_EmbedderServicer_to_server'] },
-        applications: [{ name: 'embedder', import_path: 'embedder.app:app', route_prefix: null }],
+        grpcOptions: { port: 9000, grpcServicerFunctions: ['embedder_pb2_grpc.add_EmbedderServicer_to_server'] },
+        applications: [{ name: 'embedder', importPath: 'embedder.app:app', httpDisabled: true }],
       },
       upgradeStrategy: { type: 'NewCluster' },
     });

@@ -29,8 +29,8 @@ export class LlmServiceChart extends Chart {
         applications: [
           {
             name: 'llm',
-            import_path: 'ray.serve.llm:build_openai_app',
-            route_prefix: '/',
+            importPath: 'ray.serve.llm:build_openai_app',
+            routePrefix: '/',
             args: {
               llm_configs: [
                 {

@@ -76,8 +76,8 @@ function chatService(scope: Construct, name: string, model: string): RayService 
       applications: [
         {
           name: 'chat',
-          import_path: 'ray.serve.llm:build_openai_app',
-          route_prefix: '/',
+          importPath: 'ray.serve.llm:build_openai_app',
+          routePrefix: '/',
           args: {
             llm_configs: [
               {

@@ -30,8 +30,8 @@ function llmService(namespace: string): Omit<RayServiceArgs, 'executor'> {
       applications: [
         {
           name: 'llm',
-          import_path: 'ray.serve.llm:build_openai_app',
-          route_prefix: '/',
+          importPath: 'ray.serve.llm:build_openai_app',
+          routePrefix: '/',
           args: { llm_configs: [{ model_loading_config: { model_id: 'qwen-0.5b', model_source: 'Qwen/Qwen2.5-0.5B-Instruct' } }] },
         },
       ],

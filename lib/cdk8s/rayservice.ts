@@ -10,9 +10,9 @@ import {
   RayshiftExtensions,
   validateRayService,
 } from '../spec/rayservice';
-import { ServeConfig, serializeServeConfig } from '../spec/serve-config';
+import { ServeConfig, serializeServeConfig, toWireServeConfig, typedServeConfigProblems } from '../spec/serve-config';
 import { RayClusterSpecBuilder } from './raycluster-builder';
-import { ValidationResult } from '../spec/problem';
+import { ProblemList, ValidationResult } from '../spec/problem';
 import { ValidatedObject } from './validated-object';
 
 const indexes = new WeakMap<IConstruct, Set<string>>();
@@ -77,7 +77,7 @@ export class RayService extends ValidatedObject {
   public readonly executor: RayServiceExecutor;
   /** The synthesized spec. */
   public readonly spec: RayServiceSpec;
-  /** The Serve config as typed props, whose problems are reported by field. */
+  /** The Serve config as typed props (camelCase), when it was given so. */
   readonly #typedServeConfig?: ServeConfig;
 
   constructor(scope: Construct, id: string, props: RayServiceProps) {
@@ -107,7 +107,11 @@ export class RayService extends ValidatedObject {
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {
-    return validateRayService(manifest, this.#typedServeConfig);
+    const problems = new ProblemList();
+    // The wire form is what `spec.serveConfigV2` holds; passing it spares parsing the YAML just written.
+    problems.addAll(validateRayService(manifest, this.#typedServeConfig && toWireServeConfig(this.#typedServeConfig)));
+    if (this.#typedServeConfig) problems.addAll(typedServeConfigProblems(this.#typedServeConfig), 'serveConfig');
+    return problems.result();
   }
 
   /** Objects anywhere in the app that KubeRay would overwrite: it owns `<name>-gateway` and `<name>-httproute`. */

@@ -5,41 +5,44 @@ import { ProblemList, ValidationResult, show } from './problem';
 import { asArray, isObject } from './read';
 
 /**
- * One Serve deployment override inside an application. Field names are Ray's own
- * (`ServeDeploySchema`), so configs copied from the Ray docs work unchanged.
+ * One Serve deployment override inside an application: Ray's `DeploymentSchema` fields in
+ * camelCase (jsii languages need it); synthesis writes Ray's snake_case names.
  */
 export interface ServeDeploymentConfig {
   /** Deployment name as declared in the application code. */
   readonly name: string;
-  /** Fixed replica count, or `auto` for the Serve autoscaler. @default from the code */
-  readonly num_replicas?: number | 'auto';
-  /** Requests one replica may handle at once. @default from the code */
-  readonly max_ongoing_requests?: number;
-  /** Serve autoscaling settings (`min_replicas`, `max_replicas`, `target_ongoing_requests`, …). */
-  readonly autoscaling_config?: { readonly [key: string]: unknown };
-  /** Ray actor options (`num_cpus`, `num_gpus`, `resources`, …). */
-  readonly ray_actor_options?: { readonly [key: string]: unknown };
+  /** Fixed replica count, or `auto` for the Serve autoscaler (`num_replicas`). @default from the code */
+  readonly numReplicas?: number | 'auto';
+  /** Requests one replica may handle at once (`max_ongoing_requests`). @default from the code */
+  readonly maxOngoingRequests?: number;
+  /** Serve autoscaling settings (`autoscaling_config`), in Ray's spelling: `min_replicas`, `max_replicas`, `target_ongoing_requests`, …. @default from the code */
+  readonly autoscalingConfig?: { readonly [key: string]: unknown };
+  /** Ray actor options (`ray_actor_options`), in Ray's spelling: `num_cpus`, `num_gpus`, `resources`, …. @default from the code */
+  readonly rayActorOptions?: { readonly [key: string]: unknown };
   /**
-   * Any other Serve deployment option. TypeScript only (jsii languages have no index signatures:
-   * set such fields with a JSON patch on the construct's `apiObject`).
+   * Any other Serve deployment option, in Ray's spelling (e.g. `graceful_shutdown_timeout_s`),
+   * written unchanged. TypeScript only (jsii languages have no index signatures: use the YAML
+   * string form of `serveConfig` for such options).
    * @jsii ignore
    */
   readonly [key: string]: unknown;
 }
 
-/** One Serve application. */
+/** One Serve application (Ray's `ServeApplicationSchema`, camelCase). */
 export interface ServeApplicationConfig {
   /** Unique application name. @default "default" when there is only one application */
   readonly name?: string;
-  /** Python import path of the bound application or builder, `module.sub:attribute` or `module.sub.attribute` (see `importPathProblem`). */
-  readonly import_path: string;
-  /** HTTP route prefix; null for gRPC-only apps. @default "/" */
-  readonly route_prefix?: string | null;
-  /** Ray runtime environment (`working_dir`, `pip`, `env_vars`, …). */
-  readonly runtime_env?: { readonly [key: string]: unknown };
-  /** Arguments passed to the application builder. */
+  /** Python import path of the bound application or builder, `module.sub:attribute` or `module.sub.attribute` (`import_path`; see `importPathProblem`). */
+  readonly importPath: string;
+  /** HTTP route prefix (`route_prefix`). @default "/" */
+  readonly routePrefix?: string;
+  /** Serve the application over gRPC only: no HTTP route (Ray's `route_prefix: null`). @default false */
+  readonly httpDisabled?: boolean;
+  /** Ray runtime environment (`runtime_env`), in Ray's spelling: `working_dir`, `pip`, `env_vars`, …. @default none */
+  readonly runtimeEnv?: { readonly [key: string]: unknown };
+  /** Arguments passed to the application builder, written unchanged. @default none */
   readonly args?: { readonly [key: string]: unknown };
-  /** Per-deployment overrides. */
+  /** Per-deployment overrides. @default none */
   readonly deployments?: ServeDeploymentConfig[];
 }
 
@@ -47,27 +50,97 @@ export interface ServeApplicationConfig {
 export interface ServeGrpcOptions {
   /** Port of the gRPC proxy. @default 9000 */
   readonly port?: number;
-  /** Import paths of the `add_*Servicer_to_server` functions of the gRPC services served. @default none */
-  readonly grpc_servicer_functions?: string[];
+  /** Import paths of the `add_*Servicer_to_server` functions of the gRPC services served (`grpc_servicer_functions`). @default none */
+  readonly grpcServicerFunctions?: string[];
 }
 
-/** A Serve config (`serveConfigV2`) as typed applications; serialized to the YAML string the CRD expects. */
+/** Where Serve runs its proxies. */
+export type ServeProxyLocation = 'EveryNode' | 'HeadOnly' | 'Disabled';
+
+/**
+ * A Serve config (`serveConfigV2`) as typed applications, in camelCase; serialized to the YAML
+ * string with Ray's snake_case names that the CRD expects. A YAML string in Ray's own format (as
+ * in the Ray docs) is accepted by `RayService` too.
+ */
 export interface ServeConfig {
   /** The applications to run; at least one. */
   readonly applications: ServeApplicationConfig[];
-  /** Where HTTP proxies run. @default "EveryNode" */
-  readonly proxy_location?: 'EveryNode' | 'HeadOnly' | 'Disabled';
-  /** HTTP proxy options (`host`, `port`, `request_timeout_s`, …). */
-  readonly http_options?: { readonly [key: string]: unknown };
-  /** gRPC proxy options. @default no gRPC proxy */
-  readonly grpc_options?: ServeGrpcOptions;
-  /** Serve logging options. */
-  readonly logging_config?: { readonly [key: string]: unknown };
+  /** Where HTTP proxies run (`proxy_location`). @default "EveryNode" */
+  readonly proxyLocation?: ServeProxyLocation;
+  /** HTTP proxy options (`http_options`), in Ray's spelling: `host`, `port`, `request_timeout_s`, …. @default Ray's */
+  readonly httpOptions?: { readonly [key: string]: unknown };
+  /** gRPC proxy options (`grpc_options`). @default no gRPC proxy */
+  readonly grpcOptions?: ServeGrpcOptions;
+  /** Serve logging options (`logging_config`), in Ray's spelling. @default Ray's */
+  readonly loggingConfig?: { readonly [key: string]: unknown };
+}
+
+/** Members in the order given, those that are set. */
+function defined(members: [string, unknown][]): Record<string, unknown> {
+  return Object.fromEntries(members.filter(([, v]) => v !== undefined));
+}
+
+/** A deployment override in Ray's names: known fields in Ray's order, then the other options sorted. */
+function wireDeployment(d: ServeDeploymentConfig): Record<string, unknown> {
+  const { name, numReplicas, maxOngoingRequests, autoscalingConfig, rayActorOptions, ...rest } = d;
+  const known = defined([
+    ['name', name],
+    ['num_replicas', numReplicas],
+    ['max_ongoing_requests', maxOngoingRequests],
+    ['autoscaling_config', autoscalingConfig],
+    ['ray_actor_options', rayActorOptions],
+  ]);
+  return { ...known, ...defined(Object.keys(rest).sort().map((k) => [k, rest[k]])) };
+}
+
+/**
+ * A typed Serve config in Ray's snake_case names, as `serveConfigV2` carries it. Keys come in Ray's
+ * schema order whatever order the props were written in, so TypeScript and jsii languages (which
+ * pass struct fields in their own order) synthesize the same text; maps given in Ray's spelling
+ * (`runtimeEnv`, `args`, …) are written unchanged.
+ */
+export function toWireServeConfig(config: ServeConfig): Record<string, unknown> {
+  return defined([
+    ['proxy_location', config.proxyLocation],
+    ['http_options', config.httpOptions],
+    [
+      'grpc_options',
+      config.grpcOptions && defined([
+        ['port', config.grpcOptions.port],
+        ['grpc_servicer_functions', config.grpcOptions.grpcServicerFunctions],
+      ]),
+    ],
+    ['logging_config', config.loggingConfig],
+    [
+      'applications',
+      config.applications.map((a) =>
+        defined([
+          ['name', a.name],
+          ['route_prefix', a.httpDisabled === true ? null : a.routePrefix],
+          ['import_path', a.importPath],
+          ['runtime_env', a.runtimeEnv],
+          ['args', a.args],
+          ['deployments', a.deployments?.map(wireDeployment)],
+        ]),
+      ),
+    ],
+  ]);
+}
+
+/** Problems of a typed config that its wire form cannot show: `httpDisabled` with a `routePrefix`. */
+export function typedServeConfigProblems(config: ServeConfig): ValidationResult {
+  const problems = new ProblemList();
+  asArray(config.applications).forEach((a, i) => {
+    if (isObject(a) && a.httpDisabled === true && a.routePrefix !== undefined) {
+      problems.error(`applications[${i}].routePrefix`, `must be unset when httpDisabled is true (the application gets no HTTP route); got ${show(a.routePrefix)}`);
+    }
+  });
+  return problems.result();
 }
 
 /** Serializes a typed Serve config to the YAML string of `spec.serveConfigV2`. */
 export function serializeServeConfig(config: ServeConfig): string {
-  return toPlainYaml(config as unknown as Record<string, unknown>);
+  return toPlainYaml(toWireServeConfig(config));
 }
 
 /** Parses `serveConfigV2` YAML; returns the value or the parse error message. */

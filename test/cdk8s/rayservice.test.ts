@@ -4,7 +4,7 @@ import { Gateway, HttpRoute, RayClusterSpecBuilder, RayClusterSpecBuilderProps, 
 import { RayServiceUpgradeStrategy, ServeConfig, validateRayService } from '../../lib/spec';
 import { captureStderr, single, synthError } from './helpers';
 
-const SERVE: ServeConfig = { applications: [{ name: 'llm', import_path: 'ray.serve.llm:build_openai_app', route_prefix: '/' }] };
+const SERVE: ServeConfig = { applications: [{ name: 'llm', importPath: 'ray.serve.llm:build_openai_app', routePrefix: '/' }] };
 const OPTS = 'spec.upgradeStrategy.clusterUpgradeOptions';
 
 const INCREMENTAL: RayServiceUpgradeStrategy = {
@@ -49,7 +49,7 @@ describe('RayService construct', () => {
     expect(rs.apiVersion).toBe('ray.io/v1');
     expect(rs.metadata).toEqual({ name: 'llm', namespace: 'serving' });
     expect(typeof rs.spec.serveConfigV2).toBe('string');
-    expect(parse(rs.spec.serveConfigV2)).toEqual(SERVE);
+    expect(parse(rs.spec.serveConfigV2)).toEqual({ applications: [{ name: 'llm', route_prefix: '/', import_path: 'ray.serve.llm:build_openai_app' }] });
     expect(rs.spec.upgradeStrategy).toEqual(INCREMENTAL);
     expect(rs.spec.rayshift).toBeUndefined();
     // the synthesized manifest passes the model's validator unchanged
@@ -72,6 +72,16 @@ describe('RayService construct', () => {
     const yaml = 'applications:\n  - name: llm\n    import_path: app.main:app\n';
     service(chart, { serveConfig: yaml });
     expect(single(Testing.synth(chart), 'RayService').spec.serveConfigV2).toBe(yaml);
+  });
+
+  test('a typed serveConfig is written in Ray’s names; httpDisabled writes route_prefix: null, and with a routePrefix fails naming the prop', () => {
+    const chart = namespacedChart();
+    service(chart, { serveConfig: { applications: [{ name: 'embed', importPath: 'embed.app:app', httpDisabled: true }] } });
+    expect(parse(single(Testing.synth(chart), 'RayService').spec.serveConfigV2)).toEqual({ applications: [{ name: 'embed', route_prefix: null, import_path: 'embed.app:app' }] });
+
+    const bad = namespacedChart();
+    service(bad, { serveConfig: { applications: [{ name: 'embed', importPath: 'embed.app:app', httpDisabled: true, routePrefix: '/e' }] } });
+    expect(synthError(bad)).toContain('RayService/llm: serveConfig.applications[0].routePrefix: must be unset when httpDisabled is true');
   });
 
   test('without metadata the name is generated, DNS-1035-safe and valid', () => {

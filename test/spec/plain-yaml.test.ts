@@ -22,8 +22,8 @@ describe('toPlainYaml', () => {
   });
 
   test('Serve configs read naturally: import paths and route prefixes stay unquoted', () => {
-    const yaml = serializeServeConfig({ applications: [{ name: 'llm', import_path: 'ray.serve.llm:build_openai_app', route_prefix: '/' }] });
-    expect(yaml).toBe('applications:\n- name: llm\n  import_path: ray.serve.llm:build_openai_app\n  route_prefix: /\n');
+    const yaml = serializeServeConfig({ applications: [{ name: 'llm', importPath: 'ray.serve.llm:build_openai_app', routePrefix: '/' }] });
+    expect(yaml).toBe('applications:\n- name: llm\n  route_prefix: /\n  import_path: ray.serve.llm:build_openai_app\n');
   });
 
   test('values that JSON cannot carry are refused, not written wrongly', () => {

@@ -1,32 +1,69 @@
 import { parse } from 'yaml';
-import { ServeConfig, parseServeConfig, serializeServeConfig, validateServeConfig } from '../../lib/spec';
+import { ServeConfig, parseServeConfig, serializeServeConfig, toWireServeConfig, typedServeConfigProblems, validateServeConfig } from '../../lib/spec';
 import { errorPaths, expectClean, expectOnlyError } from './fixtures';
 
 const TYPED: ServeConfig = {
-  proxy_location: 'EveryNode',
-  http_options: { port: 8000 },
+  proxyLocation: 'EveryNode',
+  httpOptions: { port: 8000 },
+  grpcOptions: { port: 9000, grpcServicerFunctions: ['embedder_pb2_grpc.add_EmbedderServicer_to_server'] },
   applications: [
-    { name: 'chat', import_path: 'ray.serve.llm:build_openai_app', route_prefix: '/', args: { model: 'qwen' } },
+    { name: 'chat', importPath: 'ray.serve.llm:build_openai_app', routePrefix: '/', args: { model_id: 'qwen' } },
     {
       name: 'embed',
-      import_path: 'embedder.app:app',
+      importPath: 'embedder.app:app',
+      httpDisabled: true,
+      deployments: [{ name: 'Embedder', numReplicas: 'auto', maxOngoingRequests: 8, rayActorOptions: { num_gpus: 1 }, graceful_shutdown_timeout_s: 5 }],
+    },
+  ],
+};
+
+/** TYPED in Ray's own names: what serveConfigV2 carries. */
+const WIRE = {
+  proxy_location: 'EveryNode',
+  http_options: { port: 8000 },
+  grpc_options: { port: 9000, grpc_servicer_functions: ['embedder_pb2_grpc.add_EmbedderServicer_to_server'] },
+  applications: [
+    { name: 'chat', route_prefix: '/', import_path: 'ray.serve.llm:build_openai_app', args: { model_id: 'qwen' } },
+    {
+      name: 'embed',
       route_prefix: null,
-      deployments: [{ name: 'Embedder', num_replicas: 'auto', ray_actor_options: { num_gpus: 1 } }],
+      import_path: 'embedder.app:app',
+      deployments: [{ name: 'Embedder', num_replicas: 'auto', max_ongoing_requests: 8, ray_actor_options: { num_gpus: 1 }, graceful_shutdown_timeout_s: 5 }],
     },
   ],
 };
 
 describe('validateServeConfig: baselines', () => {
   test('a typed config with two applications is valid', () => {
-    expectClean(validateServeConfig(TYPED));
+    expectClean(validateServeConfig(toWireServeConfig(TYPED)));
+    expectClean(typedServeConfigProblems(TYPED));
   });
 
-  test('its serialized YAML is valid and parses back to the same value', () => {
+  test('its serialized YAML is valid and carries Ray’s names: camelCase fields become snake_case, maps in Ray’s spelling stay', () => {
     const yaml = serializeServeConfig(TYPED);
     expect(typeof yaml).toBe('string');
-    expect(parse(yaml)).toEqual(TYPED);
+    expect(parse(yaml)).toEqual(WIRE);
     expectClean(validateServeConfig(yaml));
     expectClean(validateServeConfig(yaml, true));
+  });
+
+  test('the YAML text does not depend on the order the props were written in', () => {
+    const reordered: ServeConfig = {
+      applications: [
+        { args: { model_id: 'qwen' }, routePrefix: '/', importPath: 'ray.serve.llm:build_openai_app', name: 'chat' },
+        { deployments: [{ graceful_shutdown_timeout_s: 5, rayActorOptions: { num_gpus: 1 }, maxOngoingRequests: 8, numReplicas: 'auto', name: 'Embedder' }], httpDisabled: true, importPath: 'embedder.app:app', name: 'embed' },
+      ],
+      grpcOptions: { grpcServicerFunctions: ['embedder_pb2_grpc.add_EmbedderServicer_to_server'], port: 9000 },
+      httpOptions: { port: 8000 },
+      proxyLocation: 'EveryNode',
+    };
+    expect(serializeServeConfig(reordered)).toBe(serializeServeConfig(TYPED));
+    expect(serializeServeConfig(TYPED).split('\n').slice(0, 4)).toEqual(['proxy_location: EveryNode', 'http_options:', '  port: 8000', 'grpc_options:']);
+  });
+
+  test('httpDisabled with a routePrefix is an error naming the field', () => {
+    const r = typedServeConfigProblems({ applications: [{ importPath: 'a:b' }, { importPath: 'c:d', httpDisabled: true, routePrefix: '/x' }] });
+    expectOnlyError(r, 'applications[1].routePrefix', 'must be unset when httpDisabled is true (the application gets no HTTP route); got "/x"');
   });
 
   test('a single application may omit its name (Serve calls it "default")', () => {

@@ -10,7 +10,7 @@ const cluster = () =>
     head: { resources: { cpu: '1', memory: '2Gi' }, podSpec: { serviceAccountName: 'ray' } },
     workerGroups: [{ groupName: 'small', minReplicas: 1, maxReplicas: 2, resources: { cpu: '2', memory: '2Gi' } }],
   });
-const serve = { applications: [{ name: 'fruit', import_path: 'fruit.app:deployment', route_prefix: '/fruit' }] };
+const serve = { applications: [{ name: 'fruit', importPath: 'fruit.app:deployment', routePrefix: '/fruit' }] };
 
 /** The examples plus variants: every strategy and executor, both RBG API versions, RBG v0.8 fields, shared Gateway routes. */
 export function sampleApp(): App {
