@@ -4,7 +4,7 @@ import { GrpcRoute as GatewayApiGrpcRoute, HttpRoute as GatewayApiHttpRoute } fr
 import { BackendReference, ParentReference, validateRoute } from '../spec/gateway';
 import { ValidationResult } from '../spec/problem';
 import { Gateway } from './gateway';
-import { ValidatedObject } from './validated-object';
+import { GroupVersionKind, ValidatedObject } from './validated-object';
 
 /** How a path is matched (Gateway API `PathMatchType`). */
 export type PathMatchType = 'Exact' | 'PathPrefix' | 'RegularExpression';
@@ -103,71 +103,69 @@ export interface GrpcRouteProps extends RouteOptions {
   readonly rules: GrpcRouteRule[];
 }
 
-/** The spec of a route of either kind: only the match type and the kind differ. */
-function routeSpec(props: RouteOptions, rules: (RouteRuleOptions & { readonly matches?: object[] })[]): Record<string, unknown> {
-  return {
-    parentRefs: props.parents.map((p) => (p instanceof Gateway ? parentOf(p) : p)),
-    ...(props.hostnames !== undefined ? { hostnames: props.hostnames } : {}),
-    rules: rules.map((r) => ({
-      ...(r.name !== undefined ? { name: r.name } : {}),
-      ...(r.matches !== undefined ? { matches: r.matches } : {}),
-      ...(r.filters !== undefined ? { filters: r.filters } : {}),
-      backendRefs: r.backendRefs,
-    })),
-  };
-}
-
 function parentOf(gateway: Gateway): ParentReference {
   const namespace = gateway.apiObject.metadata.namespace;
   return { name: gateway.name, ...(namespace !== undefined ? { namespace } : {}) };
 }
 
-/** An HTTPRoute with weighted backends, for shared Gateways and routes that rayshift's executors or the user own. */
-export class HttpRoute extends ValidatedObject {
-  readonly #props: RouteOptions;
-  readonly #rules: HttpRouteRule[];
+/** What `HttpRoute` and `GrpcRoute` share: everything but the kind and the type of their matches. */
+export abstract class RouteBase extends ValidatedObject {
+  readonly #options: RouteOptions;
+  readonly #rules: RouteRuleOptions[];
 
-  constructor(scope: Construct, id: string, props: HttpRouteProps) {
-    super(scope, id, { ...GatewayApiHttpRoute.GVK, metadata: props.metadata });
-    this.#props = props;
-    this.#rules = props.rules;
+  protected constructor(scope: Construct, id: string, gvk: GroupVersionKind, options: RouteOptions, rules: RouteRuleOptions[]) {
+    super(scope, id, { ...gvk, metadata: options.metadata });
+    this.#options = options;
+    this.#rules = rules;
+  }
+
+  /** The rules as given, of either kind (a copy). */
+  protected givenRules(): RouteRuleOptions[] {
+    return [...this.#rules];
   }
 
   protected renderSpec(): any {
-    return routeSpec(this.#props, this.#rules);
+    const o = this.#options;
+    return {
+      parentRefs: o.parents.map((p) => (p instanceof Gateway ? parentOf(p) : p)),
+      ...(o.hostnames !== undefined ? { hostnames: o.hostnames } : {}),
+      rules: this.#rules.map((r) => {
+        const matches = (r as HttpRouteRule | GrpcRouteRule).matches;
+        return {
+          ...(r.name !== undefined ? { name: r.name } : {}),
+          ...(matches !== undefined ? { matches } : {}),
+          ...(r.filters !== undefined ? { filters: r.filters } : {}),
+          backendRefs: r.backendRefs,
+        };
+      }),
+    };
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {
     return validateRoute(manifest);
+  }
+}
+
+/** An HTTPRoute with weighted backends, for shared Gateways and routes that rayshift's executors or the user own. */
+export class HttpRoute extends RouteBase {
+  constructor(scope: Construct, id: string, props: HttpRouteProps) {
+    super(scope, id, GatewayApiHttpRoute.GVK, props, props.rules);
   }
 
   /** The rules, as given (a copy). */
   public get rules(): HttpRouteRule[] {
-    return [...this.#rules];
+    return this.givenRules() as HttpRouteRule[];
   }
 }
 
 /** A GRPCRoute with weighted backends, for gRPC Serve applications. */
-export class GrpcRoute extends ValidatedObject {
-  readonly #props: RouteOptions;
-  readonly #rules: GrpcRouteRule[];
-
+export class GrpcRoute extends RouteBase {
   constructor(scope: Construct, id: string, props: GrpcRouteProps) {
-    super(scope, id, { ...GatewayApiGrpcRoute.GVK, metadata: props.metadata });
-    this.#props = props;
-    this.#rules = props.rules;
-  }
-
-  protected renderSpec(): any {
-    return routeSpec(this.#props, this.#rules);
-  }
-
-  protected validateManifest(manifest: unknown): ValidationResult {
-    return validateRoute(manifest);
+    super(scope, id, GatewayApiGrpcRoute.GVK, props, props.rules);
   }
 
   /** The rules, as given (a copy). */
   public get rules(): GrpcRouteRule[] {
-    return [...this.#rules];
+    return this.givenRules() as GrpcRouteRule[];
   }
 }
