@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { CoordinatedPolicy as RbgCoordinatedPolicy } from '../../imports/rbg-workloads.x-k8s.io';
+import { COORDINATED_POLICY_TYPE } from '../spec/object-names';
 import { CoordinationRule, validateCoordinatedPolicy } from '../spec/rbg';
 import type { RoleBasedGroup } from './rolebasedgroup';
 import { ValidationResult } from '../spec/problem';
@@ -32,7 +32,7 @@ export class CoordinatedPolicy extends ValidatedObject {
   constructor(scope: Construct, id: string, props: CoordinatedPolicyProps) {
     const group = props.group;
     super(scope, id, {
-      ...RbgCoordinatedPolicy.GVK,
+      ...COORDINATED_POLICY_TYPE,
       metadata: {
         name: group.name,
         ...(group.apiObject.metadata.namespace !== undefined ? { namespace: group.apiObject.metadata.namespace } : {}),

@@ -1,7 +1,7 @@
 import { ApiObjectMetadata, JsonPatch } from 'cdk8s';
 import { Construct } from 'constructs';
-import { Gateway as GatewayApiGateway, GatewayClass as GatewayApiGatewayClass } from '../../imports/gateway-gateway.networking.k8s.io';
 import { GatewayListener, validateGateway, validateGatewayClass } from '../spec/gateway';
+import { GATEWAY, GATEWAY_CLASS } from '../spec/object-names';
 import { ValidationResult } from '../spec/problem';
 import { ValidatedObject } from './validated-object';
 
@@ -23,7 +23,7 @@ export class GatewayClass extends ValidatedObject {
   readonly #props: GatewayClassProps;
 
   constructor(scope: Construct, id: string, props: GatewayClassProps) {
-    super(scope, id, { ...GatewayApiGatewayClass.GVK, metadata: props.metadata });
+    super(scope, id, { ...GATEWAY_CLASS, metadata: props.metadata });
     this.#props = props;
     // cdk8s stamps the chart's namespace on every object; the namespace is known by now and final.
     if (this.apiObject.metadata.namespace !== undefined) this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
@@ -54,7 +54,7 @@ export class Gateway extends ValidatedObject {
   readonly #listeners: GatewayListener[];
 
   constructor(scope: Construct, id: string, props: GatewayProps) {
-    super(scope, id, { ...GatewayApiGateway.GVK, metadata: props.metadata });
+    super(scope, id, { ...GATEWAY, metadata: props.metadata });
     this.#gatewayClass = props.gatewayClass;
     this.#listeners = props.listeners ?? [{ name: 'http', protocol: 'HTTP', port: 80 }];
   }

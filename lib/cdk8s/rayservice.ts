@@ -1,10 +1,8 @@
 import { ApiObject, ApiObjectMetadata } from 'cdk8s';
 import { Construct, IConstruct, Node } from 'constructs';
-import { RayService as KubeRayService } from '../../imports/ray-ray.io';
-import { GATEWAY, HTTPROUTE, serviceGatewayName, serviceRouteName } from '../spec/object-names';
+import { GATEWAY, HTTPROUTE, KUBERAY_RAYSERVICE, RAYSHIFT_RAYSERVICE, serviceGatewayName, serviceRouteName } from '../spec/object-names';
 import { RayClusterConfig } from '../spec/raycluster';
 import {
-  RAYSHIFT_API_VERSION,
   RayServiceSpec,
   RayServiceUpgradeStrategy,
   RayshiftExtensions,
@@ -93,7 +91,7 @@ export class RayService extends ValidatedObject {
       ...(props.excludeHeadPodFromServeSvc !== undefined ? { excludeHeadPodFromServeSvc: props.excludeHeadPodFromServeSvc } : {}),
       ...(props.rayshift !== undefined ? { rayshift: props.rayshift } : {}),
     };
-    super(scope, id, { apiVersion: executor === 'operator' ? RAYSHIFT_API_VERSION : KubeRayService.GVK.apiVersion, kind: KubeRayService.GVK.kind, metadata: props.metadata });
+    super(scope, id, { ...(executor === 'operator' ? RAYSHIFT_RAYSERVICE : KUBERAY_RAYSERVICE), metadata: props.metadata });
     this.executor = executor;
     this.spec = spec;
     this.#typedServeConfig = typeof props.serveConfig === 'string' ? undefined : props.serveConfig;

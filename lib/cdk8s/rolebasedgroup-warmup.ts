@@ -1,6 +1,6 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
-import { RoleBasedGroupWarmup as RbgWarmup } from '../../imports/rbgwarmup-workloads.x-k8s.io';
+import { WARMUP_TYPE } from '../spec/object-names';
 import { ProblemList, ValidationResult } from '../spec/problem';
 import { JsonObject } from '../spec/read';
 import { RbgRelease } from '../spec/rbg-releases';
@@ -60,7 +60,7 @@ export class RoleBasedGroupWarmup extends ValidatedObject {
     const construct = targetConstruct(props);
     const rbgVersion = props.rbgVersion ?? construct?.rbgVersion ?? 'v0.8';
     const namespace = props.metadata?.namespace ?? construct?.apiObject.metadata.namespace;
-    super(scope, id, { ...RbgWarmup.GVK, metadata: { ...props.metadata, ...(namespace !== undefined ? { namespace } : {}) } });
+    super(scope, id, { ...WARMUP_TYPE, metadata: { ...props.metadata, ...(namespace !== undefined ? { namespace } : {}) } });
     this.rbgVersion = rbgVersion;
     this.#props = props;
   }

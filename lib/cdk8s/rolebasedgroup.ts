@@ -1,7 +1,7 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
-import { RoleBasedGroup as RbgV1Alpha1, RoleBasedGroupV1Alpha2 as RbgV1Alpha2 } from '../../imports/rbg-workloads.x-k8s.io';
 import { dns1123LabelProblem } from '../spec/names';
+import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
 import { ProblemList, ValidationResult, show } from '../spec/problem';
 import {
   COORDINATION_ANNOTATION,
@@ -101,7 +101,7 @@ export class RoleBasedGroup extends ValidatedObject {
     const coordination = props.coordination ?? [];
     const executor = props.executor ?? 'rbg';
     const rbgVersion = props.rbgVersion ?? 'v0.7';
-    const gvk = version === 'v1alpha1' ? RbgV1Alpha1.GVK : RbgV1Alpha2.GVK;
+    const gvk = version === 'v1alpha1' ? RBG_V1ALPHA1_TYPE : RBG_V1ALPHA2_TYPE;
     super(scope, id, {
       ...gvk,
       metadata: props.metadata,

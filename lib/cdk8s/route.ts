@@ -1,7 +1,7 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
-import { GrpcRoute as GatewayApiGrpcRoute, HttpRoute as GatewayApiHttpRoute } from '../../imports/gateway-gateway.networking.k8s.io';
 import { BackendReference, ParentReference, validateRoute } from '../spec/gateway';
+import { GRPCROUTE, HTTPROUTE } from '../spec/object-names';
 import { ValidationResult } from '../spec/problem';
 import { Gateway } from './gateway';
 import { GroupVersionKind, ValidatedObject } from './validated-object';
@@ -149,7 +149,7 @@ export abstract class RouteBase extends ValidatedObject {
 /** An HTTPRoute with weighted backends, for shared Gateways and routes that rayshift's executors or the user own. */
 export class HttpRoute extends RouteBase {
   constructor(scope: Construct, id: string, props: HttpRouteProps) {
-    super(scope, id, GatewayApiHttpRoute.GVK, props, props.rules);
+    super(scope, id, HTTPROUTE, props, props.rules);
   }
 
   /** The rules, as given (a copy). */
@@ -161,7 +161,7 @@ export class HttpRoute extends RouteBase {
 /** A GRPCRoute with weighted backends, for gRPC Serve applications. */
 export class GrpcRoute extends RouteBase {
   constructor(scope: Construct, id: string, props: GrpcRouteProps) {
-    super(scope, id, GatewayApiGrpcRoute.GVK, props, props.rules);
+    super(scope, id, GRPCROUTE, props, props.rules);
   }
 
   /** The rules, as given (a copy). */
