@@ -12,7 +12,7 @@ const LAYERS = [
   { name: 'runtime', path: 'lib/runtime/', mayImport: ['spec', 'engine'] },
   { name: 'crds', path: 'lib/crds/', mayImport: ['spec', 'runtime'] },
   { name: 'imports', path: 'imports/', mayImport: [] },
-  { name: 'cdk8s', path: 'lib/cdk8s/', mayImport: ['spec', 'engine', 'imports'] },
+  { name: 'cdk8s', path: 'lib/cdk8s/', mayImport: ['spec', 'engine'] },
   { name: 'pulumi', path: 'lib/pulumi/', mayImport: ['spec', 'engine', 'runtime', 'cdk8s'] },
   { name: 'dashboard', path: 'lib/dashboard/', mayImport: ['runtime'] },
   { name: 'apiserver', path: 'lib/apiserver/', mayImport: ['spec', 'engine', 'runtime', 'dashboard'] },
