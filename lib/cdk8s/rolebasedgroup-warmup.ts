@@ -1,7 +1,7 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { WARMUP_TYPE } from '../spec/object-names';
-import { ProblemList, ValidationResult } from '../spec/problem';
+import { ValidationResult } from '../spec/problem';
 import { JsonObject } from '../spec/read';
 import { RbgRelease } from '../spec/rbg-releases';
 import { WarmupActions, WarmupPolicies, roleImages, validateRoleBasedGroupWarmup, wireWarmupActions } from '../spec/rbg-warmup';
@@ -71,9 +71,7 @@ export class RoleBasedGroupWarmup extends ValidatedObject {
 
   protected validateManifest(manifest: unknown): ValidationResult {
     const construct = targetConstruct(this.#props);
-    const problems = new ProblemList();
-    problems.addAll(validateRoleBasedGroupWarmup(manifest, { rbgVersion: this.rbgVersion, ...(construct ? { group: construct.apiObject.toJson() } : {}) }));
-    return problems.result();
+    return validateRoleBasedGroupWarmup(manifest, { rbgVersion: this.rbgVersion, ...(construct ? { group: construct.apiObject.toJson() } : {}) });
   }
 }
 
