@@ -97,9 +97,9 @@ export interface SkewExcess {
   readonly role: string;
   readonly updated: number;
   /**
-   * The write in force at the latest state (at or before this one) whose partition let the role
-   * have this many replicas updated: the release under which they were updated, as the workload's
-   * status reports updates later than they happen.
+   * The release under which the role's replicas were updated: the write in force at the latest
+   * state, at or before the first one showing this many updated, whose partition let the role have
+   * them (the workload's status reports updates later than they happen).
    */
   readonly release: PartitionWrite;
 }
@@ -114,7 +114,11 @@ export function skewExcesses(states: readonly GroupState[], writes: readonly Par
     const verdict = rbgSkewCheck(c.maxSkewPercent, onNew);
     if (verdict.ok) return;
     const fastest = [...onNew].sort((x, y) => y.updatedReplicas / y.desired - x.updatedReplicas / x.desired)[0];
-    let permitting = at;
+    // Replicas stay updated once updated, so they were updated by the first state of the stretch
+    // that already shows this many: a later write of the same or a lower partition released none of them.
+    let reached = at;
+    while (reached > 0 && updatedOnNew(states[reached - 1], fastest.name, v1Revision) >= fastest.updatedReplicas) reached--;
+    let permitting = reached;
     while (permitting > 0 && c.replicas[fastest.name] - states[permitting][fastest.name].partition < fastest.updatedReplicas) permitting--;
     const release = writes.filter((w) => w.role === fastest.name && w.at <= permitting).pop()!;
     excesses.push({ at, verdict, role: fastest.name, updated: fastest.updatedReplicas, release });
