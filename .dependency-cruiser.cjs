@@ -48,10 +48,11 @@ const layerRules = LAYERS.map((layer) => {
 
 /**
  * What the package publishes: package.json's `exports` (`rayshift`, `rayshift/pulumi`,
- * `rayshift/operator`) and the two modules bin/rayshift.js composes into the CLI. The CRD catalog
- * and its resolver are development-time (`npm run import`, tests); lib/apiserver/gen is generated.
+ * `rayshift/operator`), the two modules bin/rayshift.js composes into the CLI, and the Pulumi plugin's
+ * provider that pulumi-plugin/index.js runs. The CRD catalog and its resolver are development-time
+ * (`npm run import`, tests); lib/apiserver/gen is generated.
  */
-const ENTRY_POINTS = '^(lib/index|lib/pulumi/index|operator/chart/index|lib/cli/main|operator/command)\\.ts$';
+const ENTRY_POINTS = '^(lib/index|lib/pulumi/index|lib/pulumi/plugin/provider|operator/chart/index|lib/cli/main|operator/command)\\.ts$';
 
 /** Node modules that do I/O: the pure layers never import them. */
 const IO_MODULES = '^(node:)?(fs|fs/promises|http|https|http2|net|tls|dgram|child_process|worker_threads)$';

@@ -13,7 +13,8 @@
  *   tsconfig of `pulumi new typescript` (no skipLibCheck): preview and up of an
  *   `executor: 'pulumi'` RayService with the real Pulumi CLI (built from Go modules) on the test
  *   cluster (the real KubeRay runs its RayClusters; Serve dashboards and the Gateway status are
- *   TEST-ONLY simulations), then an up that upgrades it, so the dynamic provider's serialized code runs from the installed package.
+ *   TEST-ONLY simulations), then an up that upgrades it, so the dynamic provider's serialized code runs from the installed package;
+ *   and the installed Pulumi plugin package's entry serves the components' schema over gRPC.
  *   The program is inline (run by the Automation API from the project's own node_modules) because
  *   Pulumi's nodejs language host, `pulumi-language-nodejs`, is a Go module the proxy refuses (403).
  *
@@ -31,6 +32,7 @@ import { recordName } from '../../lib/pulumi/record-name';
 import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
 import { createNamespace, rayClusterConfig, serveConfig } from '../support/operator-env';
 import { pulumiToolchain, TEST_PASSPHRASE } from '../support/pulumi';
+import { servedSchema, startPluginProvider } from '../support/pulumi-plugin';
 import { PackResult, consumerPath, copyFixture, freshProject, installedBytes, mb, nodeBinDir, npmInstall, packPackage, run } from './consumer-project';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -59,7 +61,7 @@ afterAll(() => {
 describe('the tarball', () => {
   test('carries the compiled library, CLI, operator chart, dashboard and LICENSE, and nothing of the repository', () => {
     const files = pack.files;
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/rayshift.js', 'build/lib/index.js', 'build/lib/index.d.ts', 'build/lib/pulumi/index.js', 'build/lib/pulumi/index.d.ts', 'build/operator/chart/index.js', 'build/lib/cli/main.js', 'dist-ui/index.html']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/rayshift.js', 'build/lib/index.js', 'build/lib/index.d.ts', 'build/lib/pulumi/index.js', 'build/lib/pulumi/index.d.ts', 'build/operator/chart/index.js', 'build/lib/cli/main.js', 'dist-ui/index.html', 'pulumi-plugin/PulumiPlugin.yaml', 'pulumi-plugin/index.js', 'build/lib/pulumi/plugin/generated/schema.json']) {
       expect(files).toContain(f);
     }
     const strays = files.filter((f) => /^(test|bench|examples|scripts|proto|ui|imports|\.ci|lib|operator)\//.test(f) || /\.(ts|map)$/.test(f.replace(/\.d\.ts$/, '')) || /go\.(sum|mod)$/.test(f));
@@ -241,6 +243,20 @@ describe('a Pulumi program', () => {
     expect(state).toContain(path.join(project, 'node_modules', 'rayshift', 'build', 'lib', 'pulumi'));
     expect(state).not.toContain(ROOT + path.sep);
   }), 900_000);
+
+  test('the installed plugin package (rayshift/pulumi-plugin, for `pulumi package add`) serves the components\' schema', async () => {
+    const entry = path.join(project, 'node_modules', 'rayshift', 'pulumi-plugin', 'index.js');
+    const provider = await startPluginProvider(entry, { cwd: project, env: { ...process.env, ...node24 }, node: 'node' });
+    try {
+      const schema = await servedSchema(provider.port);
+      expect({ name: schema.name, resources: Object.keys(schema.resources).sort() }).toEqual({
+        name: 'rayshift',
+        resources: ['Gateway', 'GatewayClass', 'GrpcRoute', 'HttpRoute', 'RayService', 'RoleBasedGroup'].map((c) => `rayshift:index:${c}`),
+      });
+    } finally {
+      provider.stop();
+    }
+  });
 });
 
 /**

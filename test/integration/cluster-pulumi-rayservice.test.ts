@@ -10,7 +10,9 @@
  * incremental upgrade whose route weights, watched from here, follow the engine's plan; a third `up`
  * is a no-op; `refresh` reads it back; an `up` killed mid-migration (CLI and provider process
  * SIGKILLed), cancelled (`pulumi cancel` releases the stack's lock) and run again finishes
- * without a skipped or repeated step; `destroy` removes everything.
+ * without a skipped or repeated step; `destroy` removes everything. The same creation and upgrade
+ * again from a Python program (test/python/pulumi/program.py) through the plugin package's
+ * generated SDK and provider (test/support/pulumi-plugin.ts).
  *
  * Executor `operator` (an in-process rayshift operator started for that block only): `up` waits
  * until the operator serves the service, and an `up` with a changed cluster spec follows the
@@ -21,6 +23,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as k8s from '@pulumi/kubernetes';
 import { OpMap } from '@pulumi/pulumi/automation';
@@ -35,6 +38,7 @@ import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
 import { HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
+import { PluginPython, startPluginPython } from '../support/pulumi-plugin';
 
 const NS = 'pulumi-e2e';
 const INCREMENTAL = { type: 'NewClusterWithIncrementalUpgrade' as const, clusterUpgradeOptions: { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, gatewayClassName: 'simulated' } };
@@ -210,6 +214,48 @@ describe('executor pulumi', () => {
     await waitFor(async () => (await env.admin.list(KnownTypes.Service, { namespace: NS })).items.length === 0, 'every Service to be gone');
     expect(await env.admin.tryGet(KnownTypes.ConfigMap, recordName('fruit'), NS)).toBeUndefined();
   }, 300_000);
+});
+
+describe('executor pulumi from a Python program, through the plugin package', () => {
+  const PY_NS = 'pulumi-python';
+  let work: string;
+  let python: PluginPython;
+  /** program.py's `service` settings: what the TypeScript block's `args()` sets, with the cluster's cpu. */
+  const settings = (cpu: string) => ({ RAYSHIFT_SERVICE_SETTINGS: JSON.stringify({ namespace: PY_NS, cpu, serveConfig: serveConfig(), kubeconfig, dashboardAddressTemplate: env.fleet.template }) });
+  const pySpec = () => ({ rayClusterConfig: rayClusterConfig('2'), serveConfigV2: serveConfig(), upgradeStrategy: INCREMENTAL, rayClusterDeletionDelaySeconds: 0 }) as unknown as RayServiceSpec;
+
+  beforeAll(async () => {
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-plugin-up-'));
+    python = await startPluginPython(work);
+    await createNamespace(env.admin, PY_NS);
+  }, 300_000);
+
+  afterAll(() => {
+    python?.stop();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  test('up creates the service; an up with a changed cluster spec runs the incremental upgrade along the plan', async () => {
+    const stackDir = path.join(work, 'stack');
+    const created = await python.run(stackDir, 'up', 'service', settings('1'));
+    expect(created.error).toBeUndefined();
+    const first = created.outputs!.active as string;
+    expect(first).toMatch(/^fruit-\w{5}$/);
+    const recorder = recordRouteWeights(env.admin, PY_NS, 'fruit-httproute');
+    await waitFor(() => recorder.history.length > 0, 'the route to be watched');
+    const upgraded = await python.run(stackDir, 'up', 'service', settings('2'));
+    recorder.stop();
+    expect(upgraded.error).toBeUndefined();
+    const second = upgraded.outputs!.active as string;
+    expect(second).not.toBe(first);
+    expect(recordedPendingWeights(recorder.history, second)).toEqual(plannedPendingWeights(resolveUpgradeOptions(pySpec())));
+    expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
+    expect((await env.admin.list(RAYCLUSTER, { namespace: PY_NS })).items.map((c) => c.metadata.name)).toEqual([second]);
+    // The kubeconfig (a secret input in the schema) never reaches the state in clear.
+    const stateFiles = execFileSync('find', [path.join(stackDir, 'state'), '-name', '*.json', '-path', '*stacks*'], { encoding: 'utf8' }).trim().split('\n').filter((f) => f !== '');
+    expect(stateFiles.length).toBeGreaterThan(0);
+    for (const file of stateFiles) expect(fs.readFileSync(file, 'utf8')).not.toContain(env.cp.adminToken);
+  }, 600_000);
 });
 
 describe('executor operator', () => {
