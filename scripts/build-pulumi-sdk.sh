@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Generates the Python SDK of the rayshift Pulumi plugin package from its schema
-# (lib/pulumi/plugin/generated/schema.json) into build/pulumi-sdk/python, the SDK that
+# (lib/pulumi/plugin/generated/schema.json) into build/pulumi-sdk/python: the SDK that
 # `pulumi package add pulumi-plugin` generates for a Python project (docs/pulumi-plugin.md).
 #
 #   bash scripts/build-pulumi-sdk.sh [--venv DIR]
@@ -21,6 +21,8 @@ tag=pulumi-sdk
 start=$SECONDS
 log() { printf '[%s %4ds] %s\n' "$tag" "$((SECONDS - start))" "$*" >&2; }
 fail() { log "FAILED: $*"; exit 1; }
+cleanup=()
+trap 'rm -rf "${cleanup[@]}"' EXIT
 
 version="$(bash "$root/scripts/pulumi-bin-dir.sh" --version)"
 wrapper="$root/test/pulumi-toolchain/python-sdkgen/main.go"
@@ -32,7 +34,7 @@ if [[ ! -x "$generator" ]]; then
   command -v go >/dev/null || fail "'go' is not on PATH; it builds the Python SDK generator"
   mkdir -p "$(dirname "$generator")"
   work="$(mktemp -d "$(dirname "$generator")/sdkgen.tmp.XXXXXX")"
-  trap 'rm -rf "$work"' EXIT
+  cleanup+=("$work")
   sed 's#^module .*#module rayshift.dev/test/pulumi-toolchain/python-sdkgen#' "$cli_mod/go.mod" >"$work/go.mod"
   cp "$cli_mod/go.sum" "$wrapper" "$work/"
   log "building the Python SDK generator (pkg/v3/codegen/python $version)"
@@ -43,9 +45,16 @@ if [[ ! -x "$generator" ]]; then
   log "built $generator"
 fi
 
-sdk="$root/build/pulumi-sdk/python"
-rm -rf "$sdk"
-mkdir -p "$sdk"
+# With --venv the SDK only passes through a temporary folder (pip copies it), so that concurrent
+# callers never share one.
+if [[ -n "$venv" ]]; then
+  sdk="$(mktemp -d)"
+  cleanup+=("$sdk")
+else
+  sdk="$root/build/pulumi-sdk/python"
+  rm -rf "$sdk"
+  mkdir -p "$sdk"
+fi
 "$generator" "$root/lib/pulumi/plugin/generated/schema.json" "$sdk" || fail "generating the Python SDK failed"
 log "generated the Python SDK in $sdk"
 
