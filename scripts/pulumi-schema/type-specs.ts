@@ -128,7 +128,8 @@ export class SchemaTypes {
     if (this.types[key] !== undefined) return token;
     this.types[key] = { type: 'object' };
     const { properties, required } = this.objectProperties(type, name);
-    const description = symbolDocumentation(type.getSymbol(), this.checker);
+    const symbol = type.getSymbol();
+    const description = symbol === undefined ? undefined : documentation(symbol, this.checker);
     this.types[key] = { type: 'object', ...(description ? { description } : {}), properties, ...(required.length > 0 ? { required } : {}) };
     return token;
   }
@@ -179,10 +180,6 @@ function structName(type: ts.Type): string | undefined {
 /** A type's members other than undefined and null (the type itself when it is no union). */
 function definedMembers(type: ts.Type): ts.Type[] {
   return type.isUnion() ? type.types.filter((t) => (t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Null)) === 0) : [type];
-}
-
-function symbolDocumentation(symbol: ts.Symbol | undefined, checker: ts.TypeChecker): string | undefined {
-  return symbol === undefined ? undefined : documentation(symbol, checker);
 }
 
 /** A symbol's TSDoc summary, with its `@default` as a last sentence. */
