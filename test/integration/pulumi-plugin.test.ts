@@ -5,7 +5,8 @@
  * asks the plugin's provider (`pulumi-plugin/index.js`, run here and attached with
  * `PULUMI_DEBUG_PROVIDERS`, as Pulumi's Node.js language host would start it) to construct each
  * component. The same program in TypeScript, with the components in-process, must preview the same
- * resources, and the same bad options must fail with the same problems.
+ * resources with the same Kubernetes objects, and the same bad options must fail with the same
+ * problems.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -109,10 +110,16 @@ async function previewTypeScript(bad = false): Promise<ProgramRunResult> {
   const rejected: string[] = [];
   const stack = await startPulumiStack({ projectName: 'plugin', stackName: 'test', program: typescriptProgram(bad, rejected) });
   const urns: string[] = [];
-  const onEvent = (e: EngineEvent) => void (e.resourcePreEvent && urns.push(e.resourcePreEvent.metadata.urn));
+  const objects: Record<string, unknown> = {};
+  const onEvent = (e: EngineEvent) => {
+    const metadata = e.resourcePreEvent?.metadata;
+    if (metadata === undefined) return;
+    urns.push(metadata.urn);
+    if (metadata.type.startsWith('kubernetes:') && metadata.new) objects[metadata.urn] = metadata.new.inputs;
+  };
   try {
     await stack.stack.preview({ onEvent });
-    return rejected.length > 0 ? { error: rejected.join('\n') } : { urns: withoutProviders(urns) };
+    return rejected.length > 0 ? { error: rejected.join('\n') } : { urns: withoutProviders(urns), objects };
   } finally {
     await stack.dispose();
   }
@@ -124,11 +131,17 @@ function problems(error: string | undefined): string[] {
 }
 
 describe('the rayshift plugin package from a Python program', () => {
-  test('previews the same resources as its TypeScript twin: every component and the children it renders', async () => {
+  test('previews the same resources as its TypeScript twin: every component and the children it renders, with the same objects', async () => {
     const fromPython = await python.run(fs.mkdtempSync(path.join(work, 'py-')), 'preview', 'all');
     expect(fromPython.error).toBeUndefined();
     const fromTypeScript = await previewTypeScript();
     expect(fromPython.urns).toEqual(fromTypeScript.urns);
+    // The Kubernetes objects rendered from the Python program's props are the TypeScript ones.
+    expect(Object.keys(fromPython.objects!).length).toBe(7); // with the group's CoordinatedPolicy
+    expect(fromPython.objects).toEqual(fromTypeScript.objects);
+    const rayService = Object.entries(fromPython.objects!).find(([urn]) => urn.endsWith('::llm-rayservice'))![1] as { spec: Record<string, any> };
+    expect(rayService.spec.upgradeStrategy.clusterUpgradeOptions).toEqual({ maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 30, gatewayClassName: 'traefik' });
+    expect(rayService.spec.serveConfigV2).toBe('applications:\n- name: chat\n  route_prefix: /\n  import_path: app:deployment\n');
     const types = new Set(fromPython.urns!.map((u) => u.split('::')[2]));
     for (const t of ['GatewayClass', 'Gateway', 'HttpRoute', 'GrpcRoute', 'RayService', 'RoleBasedGroup']) {
       expect(types).toContain(`rayshift:index:${t}`);

@@ -20,6 +20,8 @@ import { pulumiToolchain } from './pulumi';
 export interface ProgramRunResult {
   /** URNs the engine registered, sorted, providers left out. */
   readonly urns?: string[];
+  /** The inputs of each Kubernetes resource the components render, by URN. */
+  readonly objects?: Record<string, unknown>;
   /** Stack outputs after `up`. */
   readonly outputs?: Record<string, unknown>;
   /** The CLI's error, when the operation failed. */

@@ -9,7 +9,8 @@ Usage: python program.py PROJECT STACK OPERATION VARIANT
   JSON: namespace, cpu, serveConfig, kubeconfig, dashboardAddressTemplate). The environment names the
   CLI, the state backend, PULUMI_HOME, the stack's folder (RAYSHIFT_WORK_DIR) and the plugin's
   provider (PULUMI_DEBUG_PROVIDERS).
-Prints one JSON line: {"urns": [...], "outputs": {...}} or {"error": "..."}.
+Prints one JSON line: {"urns": [...], "objects": {urn: inputs}, "outputs": {...}} or {"error": "..."}
+(objects: the inputs of the Kubernetes resources the components render).
 """
 import json
 import os
@@ -136,10 +137,15 @@ def main():
         ),
     )
     urns = []
+    objects = {}
 
     def on_event(event):
         if event.resource_pre_event is not None:
-            urns.append(event.resource_pre_event.metadata.urn)
+            metadata = event.resource_pre_event.metadata
+            urns.append(metadata.urn)
+            # What the components render: the inputs of their Kubernetes children.
+            if metadata.type.startswith("kubernetes:") and metadata.new is not None:
+                objects[metadata.urn] = metadata.new.inputs
 
     try:
         if operation == "preview":
@@ -151,7 +157,7 @@ def main():
     except auto.errors.CommandError as error:
         print(json.dumps({"error": str(error)}))
         return
-    print(json.dumps({"urns": urns, "outputs": outputs}))
+    print(json.dumps({"urns": urns, "objects": objects, "outputs": outputs}))
 
 
 if __name__ == "__main__":
