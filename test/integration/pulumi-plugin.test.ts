@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { EngineEvent } from '@pulumi/pulumi/automation';
 import { Gateway, GatewayClass, GrpcRoute, HttpRoute, RayService, RoleBasedGroup } from '../../lib/pulumi';
 import { RayClusterConfig } from '../../lib/spec/raycluster';
+import { projectRoot } from '../../lib/crds/resolve';
 import { startPulumiStack } from '../support/pulumi';
 import { PluginPython, ProgramRunResult, startPluginPython, withoutProviders } from '../support/pulumi-plugin';
 
@@ -157,5 +158,18 @@ describe('the rayshift plugin package from a Python program', () => {
     expect(expected.length).toBeGreaterThanOrEqual(4);
     expect(problems(fromPython.error)).toEqual(expected);
     expect(expected.join('\n')).toMatch(/stepSizePercent/);
+  }, 300_000);
+
+  test('the Python program of docs/pulumi-plugin.md previews its GatewayClass and its RayService run by executor pulumi', async () => {
+    const doc = fs.readFileSync(path.join(projectRoot(), 'docs', 'pulumi-plugin.md'), 'utf8');
+    const blocks = [...doc.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks).toHaveLength(1);
+    const file = path.join(work, 'doc-program.py');
+    fs.writeFileSync(file, blocks[0]);
+    const result = await python.run(fs.mkdtempSync(path.join(work, 'py-')), 'preview', 'file', { RAYSHIFT_PROGRAM_FILE: file });
+    expect(result.error).toBeUndefined();
+    expect(result.urns!.map((u) => u.split('::').slice(2).join('::'))).toEqual(
+      expect.arrayContaining(['rayshift:index:GatewayClass::gwc', 'rayshift:index:RayService::llm', 'rayshift:index:RayService$pulumi-nodejs:dynamic/rayshift:RayServiceMigration::llm-migration']),
+    );
   }, 300_000);
 });

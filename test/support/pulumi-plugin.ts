@@ -31,10 +31,10 @@ export interface ProgramRunResult {
 /** A Python stack folder and how to run program.py in it. */
 export interface PluginPython {
   /**
-   * Runs program.py's `variant` (`all`, `bad` or `service`) with `operation` on the stack in
+   * Runs program.py's `variant` (`all`, `bad`, `service` or `file`) with `operation` on the stack in
    * `stackDir` (created when missing; keep it to run again on the same state); `env` adds variables.
    */
-  run(stackDir: string, operation: 'preview' | 'up', variant: 'all' | 'bad' | 'service', env?: Record<string, string>): Promise<ProgramRunResult>;
+  run(stackDir: string, operation: 'preview' | 'up', variant: 'all' | 'bad' | 'service' | 'file', env?: Record<string, string>): Promise<ProgramRunResult>;
   /** Stops the provider. */
   stop(): void;
 }

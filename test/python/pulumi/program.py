@@ -4,9 +4,10 @@ package's schema (scripts/build-pulumi-sdk.sh), run as an inline Automation API 
 Pulumi CLI.
 
 Usage: python program.py PROJECT STACK OPERATION VARIANT
-  OPERATION: preview or up. VARIANT: `all` (every component), `bad` (bad RayService options) or
+  OPERATION: preview or up. VARIANT: `all` (every component), `bad` (bad RayService options),
   `service` (one RayService run by executor `pulumi`, its settings in $RAYSHIFT_SERVICE_SETTINGS as
-  JSON: namespace, cpu, serveConfig, kubeconfig, dashboardAddressTemplate). The environment names the
+  JSON: namespace, cpu, serveConfig, kubeconfig, dashboardAddressTemplate) or `file` (the program
+  in $RAYSHIFT_PROGRAM_FILE, as `pulumi up` would run its __main__.py). The environment names the
   CLI, the state backend, PULUMI_HOME, the stack's folder (RAYSHIFT_WORK_DIR) and the plugin's
   provider (PULUMI_DEBUG_PROVIDERS).
 Prints one JSON line: {"urns": [...], "objects": {urn: inputs}, "outputs": {...}} or {"error": "..."}
@@ -126,6 +127,9 @@ def main():
     project, stack_name, operation, variant = sys.argv[1:5]
     if variant == "service":
         run = service_program(json.loads(os.environ["RAYSHIFT_SERVICE_SETTINGS"]))
+    elif variant == "file":
+        source = open(os.environ["RAYSHIFT_PROGRAM_FILE"], encoding="utf-8").read()
+        run = lambda: exec(compile(source, os.environ["RAYSHIFT_PROGRAM_FILE"], "exec"), {"__name__": "__main__"})
     else:
         run = program(variant == "bad")
     stack = auto.create_or_select_stack(
