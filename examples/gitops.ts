@@ -7,7 +7,9 @@ import { OperatorChart } from '../operator/chart';
  * A service for GitOps: `cdk8s synth` into a repository that Argo CD or Flux applies. The
  * rayshift operator (installed by `OperatorChart`) executes its incremental upgrades: traffic
  * moves 10% per minute through a shared Gateway, and an upgrade that makes no progress for
- * 15 minutes rolls back by itself.
+ * 15 minutes rolls back by itself. Every step after the first waits for Prometheus to show the new
+ * cluster answering under 2% errors (Ray Serve's own metrics) and, through the gateway, no more
+ * than 200 ms slower at p99 than the old one; a failed gate rolls the upgrade back.
  */
 export class GitOpsServiceChart extends Chart {
   constructor(scope: Construct, id: string, props: ChartProps = {}) {
@@ -25,7 +27,18 @@ export class GitOpsServiceChart extends Chart {
         type: 'NewClusterWithIncrementalUpgrade',
         clusterUpgradeOptions: { maxSurgePercent: 20, stepSizePercent: 10, intervalSeconds: 60, gatewayClassName: 'traefik' },
       },
-      rayshift: { gatewayRef: { name: 'inference', namespace: 'gateways' }, progressDeadlineSeconds: 900 },
+      rayshift: {
+        gatewayRef: { name: 'inference', namespace: 'gateways' },
+        progressDeadlineSeconds: 900,
+        analysis: {
+          prometheusUrl: 'http://prometheus-operated.monitoring:9090',
+          metrics: [
+            { name: 'error-ratio', template: 'ray-serve-error-ratio', successCondition: { maximum: 0.02 }, intervalSeconds: 20, count: 3, failureLimit: 1 },
+            { name: 'p99-latency', template: 'traefik-latency-ms', quantile: 0.99, successCondition: { maxAboveActive: 200 }, intervalSeconds: 30, windowSeconds: 60 },
+          ],
+          onFailure: 'rollback',
+        },
+      },
     });
   }
 }

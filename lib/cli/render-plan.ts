@@ -49,8 +49,16 @@ export function renderRayServicePlan(plan: RayServicePlan, style: Style): string
     );
   }
   out.push('', ...weightChart(plan, style), '');
+  if (plan.analysisQueries.length > 0) out.push(...renderGates(plan, style), '');
   out.push(`duration ${formatDuration(plan.durationSeconds)} (${plan.steps.length} steps), peak capacity ${plan.peakCapacityPercent}%, outcome ${plan.outcome}`);
   return out.join('\n');
+}
+
+/** The analysis part of a plan: each metric's query, and when each gate passes if every measurement does. */
+function renderGates(plan: RayServicePlan, style: Style): string[] {
+  const out = [style.bold('analysis'), ...plan.analysisQueries.map((q) => `  ${q.metric}: ${style.dim(q.query)}`)];
+  for (const g of plan.gates) out.push(`${formatDuration(g.passedAtSeconds).padStart(10)}  ${g.kind} gate at ${g.pendingWeight}% passes`);
+  return out;
 }
 
 /** Human-readable RoleBasedGroup plan: one line per round with updated replicas and partitions. */

@@ -1,6 +1,7 @@
 import { MAX_RAY_SERVICE_NAME_LENGTH, RAYSHIFT_API_VERSION, UPGRADE_STRATEGY_TYPES } from '../spec/rayservice';
 import { JsonObject, asArray, asObject } from '../spec/read';
 import { SERVING_SPEC_SCHEMA } from './serving-spec-schema';
+import { ANALYSIS_CEL_RULES, analysisSchema } from './analysis-schema';
 
 /** Largest int32, the upper bound of the int32 fields. */
 const INT32_MAX = 2_147_483_647;
@@ -185,6 +186,7 @@ export const RAYSHIFT_CEL_RULES: Readonly<Record<string, readonly CelRule[]>> = 
   'spec.rayshift.gatewayRef': GATEWAY_REF_RULES,
   'spec.rayshift.progressDeadlineSeconds': DEADLINE_RULES,
   'spec.rayshift.routeKind': ROUTE_KIND_RULES,
+  ...ANALYSIS_CEL_RULES,
 };
 
 /**
@@ -213,6 +215,7 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
     },
     paused: { type: 'boolean', description: 'Hold the upgrade at its current step.' },
     routeKind: { type: 'string', maxLength: 8, description: 'Route to write weights to: HTTP (an HTTPRoute <name>-httproute) or GRPC (a GRPCRoute <name>-grpcroute). Default HTTP.' },
+    analysis: analysisSchema(),
   },
 };
 

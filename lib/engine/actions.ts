@@ -57,10 +57,29 @@ export interface DeleteClusterAction {
   readonly at: number;
 }
 
+/**
+ * Measure one metric of an analysis run: `query` (and `activeQuery`, the same for the old cluster,
+ * when the condition compares them) against the Prometheus HTTP API at `prometheusUrl`, each within
+ * `timeoutSeconds`, and hand the numbers (or the error) back as an `AnalysisMeasurement` with the
+ * same `runId`, `metric` and `seq`. Reads only; repeating it is harmless.
+ */
+export interface MeasureAnalysisAction {
+  readonly type: 'measureAnalysis';
+  readonly runId: string;
+  readonly metric: string;
+  /** Which measurement of the run this is (0-based); the engine counts each one once. */
+  readonly seq: number;
+  readonly prometheusUrl: string;
+  readonly timeoutSeconds: number;
+  readonly query: string;
+  readonly activeQuery?: string;
+}
+
 /** Any action of the RayService engine. */
 export type RayServiceAction =
   | CreatePendingClusterAction
   | SetTargetCapacityAction
   | SetTrafficWeightsAction
   | PromoteAction
-  | DeleteClusterAction;
+  | DeleteClusterAction
+  | MeasureAnalysisAction;

@@ -7,7 +7,7 @@
  * cluster and reject its spec until the goal changes.
  */
 import type { EngineRun } from './engine-run';
-import type { RayServiceReason } from './status';
+import { rejectsSpec, type RayServiceReason } from './status';
 
 /** Runs one step of a blue/green upgrade; `r.active` is observed. */
 export function runBlueGreenUpgrade(r: EngineRun): void {
@@ -38,7 +38,7 @@ export function runBlueGreenUpgrade(r: EngineRun): void {
 /** Abandons the pending cluster (a spec change starts a new one on the next run). */
 function dropPending(r: EngineRun, reason: RayServiceReason): void {
   const s = r.s;
-  if (reason === 'Aborted' || reason === 'ProgressDeadlineExceeded') s.rejectedSpecHash = s.pendingSpecHash;
+  if (rejectsSpec(reason)) s.rejectedSpecHash = s.pendingSpecHash;
   if (s.pendingClusterName !== undefined) r.retire(s.pendingClusterName);
   clearPending(r, reason);
 }

@@ -15,14 +15,17 @@
  *   still sent requests to the old cluster ~0.7 s after accepting 0/100), and those requests
  *   would meet replicas that are gone. Promote-now skips the wait.
  * - Pause, promote-now and abort inputs, and a progress deadline that rolls back automatically.
+ * - An optional analysis (`analysis-gate.ts`) holds each traffic step after the first until its
+ *   run at the current weights passed, and pauses, rolls back or aborts when a run fails.
  * - A rollback whose pending head is not ready writes the pending capacity off (it serves nothing
  *   and cannot take a `target_capacity`), so the rollback completes where KubeRay stalls with the
  *   capacities summing over 100. Only in that state can the pending weight exceed its capacity.
  */
+import { endAnalysis, runAnalysis, stepGateClosed } from './analysis-gate';
 import type { EngineRun } from './engine-run';
 import { nextForwardMove, nextRollbackMove } from './migration-steps';
 import type { ObservedCluster } from './observation';
-import type { RollbackReason } from './status';
+import { rejectsSpec, type RollbackReason } from './status';
 import { routeConverged } from './route';
 
 /** Runs one step of an incremental upgrade; `r.active` is observed. */
@@ -36,6 +39,15 @@ export function runIncrementalUpgrade(r: EngineRun): void {
     s.trafficConfirmed = true;
     s.lastTrafficMigratedTime = r.now;
     s.lastProgressTime = r.now;
+  }
+  if (s.rollback === undefined) {
+    const failure = runAnalysis(r);
+    if (failure === 'pause') {
+      s.phase = 'Paused';
+      s.reason = 'AnalysisFailed';
+      return;
+    }
+    if (failure !== undefined) startRollback(r, failure);
   }
   if (s.rollback === undefined) {
     if (r.obs.controls?.paused === true) {
@@ -56,7 +68,7 @@ export function runIncrementalUpgrade(r: EngineRun): void {
 /** KubeRay's rollback trigger (goal hash vs cluster hashes) plus sticky abort and deadline rollbacks. */
 function updateRollback(r: EngineRun, active: ObservedCluster): void {
   const s = r.s;
-  const sticky = s.rollback === 'Aborted' || s.rollback === 'ProgressDeadlineExceeded';
+  const sticky = rejectsSpec(s.rollback);
   if (r.obs.controls?.abort === true && !sticky) {
     if (s.rollback === undefined) startRollback(r, 'Aborted');
     else s.rollback = 'Aborted';
@@ -81,7 +93,7 @@ function startRollback(r: EngineRun, reason: RollbackReason): void {
   r.s.lastProgressTime = r.now;
 }
 
-type Wait = 'CreatingCluster' | 'WaitingForRoute' | 'WaitingForHead' | 'WaitingForCapacity' | 'WaitingForInterval' | 'DrainingTraffic';
+type Wait = 'CreatingCluster' | 'WaitingForRoute' | 'WaitingForHead' | 'WaitingForCapacity' | 'WaitingForInterval' | 'WaitingForAnalysis' | 'DrainingTraffic';
 
 function forward(r: EngineRun, active: ObservedCluster, routeOk: boolean): void {
   const wait = forwardStep(r, active, routeOk);
@@ -103,6 +115,7 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
     case 'shift-traffic': {
       const wait = trafficWait(r, pending, s.pendingTargetCapacity, promoteNow);
       if (wait !== undefined) return wait;
+      if (stepGateClosed(r)) return 'WaitingForAnalysis';
       s.pendingWeight = move.pendingWeight;
       s.activeWeight = 100 - move.pendingWeight;
       s.trafficConfirmed = false;
@@ -118,6 +131,7 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
       applyCapacityMove(s, move);
       break;
     case 'promote':
+      if (stepGateClosed(r)) return 'WaitingForAnalysis';
       r.retire(active.name);
       s.activeClusterName = pending.name;
       s.activeTargetCapacity = s.pendingTargetCapacity;
@@ -157,11 +171,13 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
   if (!routeOk) return 'WaitingForRoute';
   if (r.acked(active) !== s.activeTargetCapacity) return 'WaitingForCapacity';
   if (pendingReachable && r.acked(r.pending!) !== s.pendingTargetCapacity) return 'WaitingForCapacity';
-  const move = nextRollbackMove(s, opts.maxSurgePercent, opts.stepSizePercent);
+  // An analysis abort takes all the traffic the old cluster can carry back at once, and skips the intervals.
+  const atOnce = s.rollback === 'AnalysisAborted';
+  const move = nextRollbackMove(s, opts.maxSurgePercent, atOnce ? 100 : opts.stepSizePercent);
   s.reason = 'Migrating';
   switch (move.kind) {
     case 'shift-traffic': {
-      const wait = trafficWait(r, active, s.activeTargetCapacity, false);
+      const wait = trafficWait(r, active, s.activeTargetCapacity, atOnce);
       if (wait !== undefined) return wait;
       s.activeWeight = move.activeWeight;
       s.pendingWeight = 100 - move.activeWeight;
@@ -169,7 +185,7 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
       break;
     }
     case 'scale-pending': {
-      const wait = intervalWait(r, 'DrainingTraffic', false);
+      const wait = intervalWait(r, 'DrainingTraffic', atOnce);
       if (wait !== undefined) return wait;
       applyCapacityMove(s, move);
       break;
@@ -178,7 +194,7 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
       applyCapacityMove(s, move);
       break;
     case 'complete': {
-      const rejected = s.rollback === 'Aborted' || s.rollback === 'ProgressDeadlineExceeded' ? s.rollback : undefined;
+      const rejected = rejectsSpec(s.rollback) ? s.rollback : undefined;
       if (rejected !== undefined) s.rejectedSpecHash = s.pendingSpecHash;
       if (s.pendingClusterName !== undefined) r.retire(s.pendingClusterName);
       endUpgrade(r);
@@ -214,6 +230,7 @@ function intervalWait(r: EngineRun, reason: 'WaitingForInterval' | 'DrainingTraf
 
 /** Clears the pending side after a promotion or a completed rollback. */
 function endUpgrade(r: EngineRun): void {
+  endAnalysis(r);
   r.endPending();
   r.s.rollback = undefined;
   r.s.pendingWeight = 0;

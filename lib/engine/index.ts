@@ -1,6 +1,8 @@
 /** rayshift's engine: pure, deterministic state machines for RayService upgrades and RBG rollouts. */
 export * from './actions';
 export * from './affinity-batches';
+export * from './analysis-judgement';
+export * from './analysis-status';
 export * from './cluster-hash';
 export * from './cluster-name';
 export * from './migration-steps';

@@ -2,6 +2,7 @@
  * What an executor observes and hands to the RayService engine. Every field maps to one thing an
  * executor can read from the Kubernetes API or the Ray dashboard.
  */
+import type { MeasuredValues } from './analysis-judgement';
 import type { RayServiceStatus } from './status';
 
 /** One RayCluster owned by the RayService. */
@@ -49,12 +50,33 @@ export interface RolloutControls {
   readonly promoteNow?: boolean;
   /** Roll the upgrade in flight back; its spec is not retried until the goal spec changes. Clear it afterwards. */
   readonly abort?: boolean;
+  /** Retry or skip the failed analysis run `runId` (a run that is not the failed one named is left alone). */
+  readonly analysisOverride?: AnalysisOverride;
+}
+
+/** A person's decision on a failed analysis run. */
+export interface AnalysisOverride {
+  /** `retry` measures the run again from now; `skip` counts it as passed. */
+  readonly action: 'retry' | 'skip';
+  /** The run's `id` (status `analysis.step.id` or `analysis.background.id`). */
+  readonly runId: string;
+}
+
+/** What an executor measured for a `measureAnalysis` action. */
+export interface AnalysisMeasurement extends MeasuredValues {
+  readonly runId: string;
+  readonly metric: string;
+  readonly seq: number;
+  /** When it was taken (epoch ms). */
+  readonly at: number;
 }
 
 /** Everything the RayService engine needs for one run. */
 export interface RayServiceObservation {
   /** RayService name; pending cluster names are derived from it. */
   readonly name: string;
+  /** RayService namespace, for analysis queries. @default "default" */
+  readonly namespace?: string;
   /** `clusterSpecHash()` of the goal `spec.rayClusterConfig`. */
   readonly goalSpecHash: string;
   /** Every RayCluster the service owns, in any state (including ones being deleted). */
@@ -65,6 +87,8 @@ export interface RayServiceObservation {
   readonly servingCluster?: string;
   /** Operator commands. */
   readonly controls?: RolloutControls;
+  /** Results of the `measureAnalysis` actions carried out since the last run. */
+  readonly measurements?: readonly AnalysisMeasurement[];
   /** The status the engine returned last time, as persisted by the executor; `undefined` on the first run. */
   readonly status?: RayServiceStatus;
 }

@@ -1,10 +1,14 @@
 /**
  * Dry run of a RayService upgrade: drives `nextRayService` — the engine the executors run — with a
  * simulated clock and a simulated world in which every wait is satisfied at once (heads ready,
- * capacity acknowledged and ready, routes programmed, actions applied instantly).
+ * capacity acknowledged and ready, routes programmed, actions applied instantly, and every analysis
+ * measurement taken at once and passing).
  */
+import type { AnalysisSuccessCondition } from '../spec/analysis';
+import { renderAnalysisQuery } from '../spec/analysis-templates';
+import { perClusterServeService } from '../spec/object-names';
 import type { RayServiceAction } from './actions';
-import type { ObservedCluster, ObservedRoute } from './observation';
+import type { AnalysisMeasurement, ObservedCluster, ObservedRoute } from './observation';
 import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
 import { adoptStatus, nextRayService } from './rayservice-engine';
 import type { RayServiceStatus } from './status';
@@ -27,6 +31,16 @@ export interface RayServicePlanStep {
   readonly pendingWeight: number;
 }
 
+/** An analysis run of the timeline, as it goes when every measurement passes. */
+export interface RayServicePlanGate {
+  /** `step` gates the next traffic step (or the promotion); `background` runs until promotion. */
+  readonly kind: 'step' | 'background';
+  /** The new cluster's weight it measures. */
+  readonly pendingWeight: number;
+  /** Seconds since the spec change when it passed (a background run passes with the promotion). */
+  readonly passedAtSeconds: number;
+}
+
 /** The upgrade timeline. */
 export interface RayServicePlan {
   readonly kind: 'RayService';
@@ -41,6 +55,10 @@ export interface RayServicePlan {
   readonly outcome: 'promoted' | 'rolled-back' | 'unchanged';
   /** Seconds from the spec change until the old cluster is deleted, when it is. */
   readonly oldClusterDeletedAtSeconds?: number;
+  /** The analysis runs, in the order they pass (none without an analysis). */
+  readonly gates: readonly RayServicePlanGate[];
+  /** Each analysis metric's PromQL, with `{{namespace}}` and `{{cluster}}` left for the executor to fill in. */
+  readonly analysisQueries: readonly { readonly metric: string; readonly query: string }[];
 }
 
 interface SimCluster {
@@ -64,8 +82,11 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
     route: options.strategy === 'NewClusterWithIncrementalUpgrade' ? ({ backends: [{ cluster: old.name, weight: 100 }], ready: true } as ObservedRoute) : undefined,
     serving: old.name as string | undefined,
     deletedAt: undefined as number | undefined,
+    measurements: [] as AnalysisMeasurement[],
   };
   const steps: RayServicePlanStep[] = [];
+  const gates: RayServicePlanGate[] = [];
+  const conditions = new Map((options.analysis?.metrics ?? []).map((m) => [m.name, m.successCondition]));
   const observe = (status: RayServiceStatus | undefined) => ({
     name,
     goalSpecHash: 'goal',
@@ -73,18 +94,24 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
     route: world.route,
     servingCluster: world.serving,
     status,
+    measurements: world.measurements,
   });
   let status = adoptStatus(observe(undefined));
   let now = 0;
   let peak = 100;
   for (let run = 0; run < MAX_RUNS; run++) {
     const d = nextRayService(observe(status), options, now);
+    world.measurements = [];
     const next = d.status;
     record(steps, status, next, now);
+    recordGates(gates, status, next, now);
     const total = next.activeTargetCapacity + (next.pendingClusterName === undefined ? 0 : next.pendingTargetCapacity);
     if (total > peak) peak = total;
     status = next;
-    for (const a of d.actions) apply(world, a, old.name, now);
+    for (const a of d.actions) {
+      if (a.type === 'measureAnalysis') world.measurements.push({ runId: a.runId, metric: a.metric, seq: a.seq, at: now, ...passingValues(conditions.get(a.metric)) });
+      else apply(world, a, old.name, now);
+    }
     if (d.actions.length > 0) continue;
     if (d.nextStepAt === undefined) {
       const promoted = status.activeClusterName !== old.name;
@@ -97,6 +124,11 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
         peakCapacityPercent: peak,
         outcome: promoted ? 'promoted' : steps.length === 0 ? 'unchanged' : 'rolled-back',
         ...(world.deletedAt === undefined ? {} : { oldClusterDeletedAtSeconds: world.deletedAt / 1000 }),
+        gates,
+        analysisQueries: (options.analysis?.metrics ?? []).map((m) => ({
+          metric: m.name,
+          query: renderAnalysisQuery(m, { namespace: '{{namespace}}', service: name, cluster: '{{cluster}}', backendService: perClusterServeService('{{cluster}}'), windowSeconds: m.windowSeconds, clusterLabel: options.analysis!.clusterLabel }),
+        })),
       };
     }
     now = d.nextStepAt;
@@ -111,6 +143,22 @@ function record(steps: RayServicePlanStep[], prev: RayServiceStatus, next: RaySe
   if (next.activeWeight !== prev.activeWeight) steps.push(stepOf('shift-traffic', next, now));
 }
 
+/** Adds the analysis runs that finished between `prev` and `next`, and at a promotion the background run. */
+function recordGates(gates: RayServicePlanGate[], prev: RayServiceStatus, next: RayServiceStatus, now: number): void {
+  const seen = new Set((prev.analysis?.verdicts ?? []).map((v) => v.id));
+  for (const v of next.analysis?.verdicts ?? []) {
+    if (!seen.has(v.id)) gates.push({ kind: v.kind, pendingWeight: v.pendingWeight, passedAtSeconds: now / 1000 });
+  }
+  const background = prev.analysis?.background;
+  if (background !== undefined && next.analysis?.background === undefined) gates.push({ kind: 'background', pendingWeight: background.pendingWeight, passedAtSeconds: now / 1000 });
+}
+
+/** Values that meet `c` (the new and the old cluster measure the same). */
+function passingValues(c: AnalysisSuccessCondition | undefined): { value: number; activeValue: number } {
+  const v = c?.minimum ?? c?.maximum ?? 0;
+  return { value: v, activeValue: v };
+}
+
 function stepOf(action: RayServicePlanStep['action'], s: RayServiceStatus, now: number): RayServicePlanStep {
   return {
     atSeconds: now / 1000,
@@ -123,7 +171,7 @@ function stepOf(action: RayServicePlanStep['action'], s: RayServiceStatus, now: 
 }
 
 /** Applies an action to the simulated world, where everything becomes ready at once. */
-function apply(world: { clusters: SimCluster[]; route: ObservedRoute | undefined; serving: string | undefined; deletedAt: number | undefined }, a: RayServiceAction, oldName: string, now: number): void {
+function apply(world: { clusters: SimCluster[]; route: ObservedRoute | undefined; serving: string | undefined; deletedAt: number | undefined }, a: Exclude<RayServiceAction, { type: 'measureAnalysis' }>, oldName: string, now: number): void {
   switch (a.type) {
     case 'createPendingCluster':
       world.clusters.push({ name: a.name, specHash: a.specHash, headReady: true, appsRunning: false, readyReplicas: 0, targetReplicas: 0 });

@@ -70,6 +70,7 @@ function draftOf(p: RayServiceStatus): DraftStatus {
     rejectedSpecHash: p.rejectedSpecHash,
     deletions: p.deletions,
     nextStepAt: p.nextStepAt,
+    analysis: p.analysis,
   };
 }
 

@@ -3,6 +3,7 @@
  * epoch ms). Executors persist it verbatim (it is plain JSON) and pass it back on the next run.
  */
 import type { UpgradeStrategyType } from '../spec/rayservice';
+import type { AnalysisStatus } from './analysis-status';
 
 /** Coarse lifecycle phase. */
 export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack';
@@ -16,7 +17,19 @@ export type RollbackReason =
   /** `controls.abort` was set. */
   | 'Aborted'
   /** No progress for `progressDeadlineSeconds`. */
-  | 'ProgressDeadlineExceeded';
+  | 'ProgressDeadlineExceeded'
+  /** The analysis failed with `onFailure: rollback`. */
+  | 'AnalysisFailed'
+  /** The analysis failed with `onFailure: abort`: traffic goes back at once. */
+  | 'AnalysisAborted';
+
+/** Rollbacks whose spec is given up: they run to the end whatever the goal does, and the spec is not retried while it stays the goal. */
+const REJECTING_ROLLBACKS: ReadonlySet<string> = new Set<RollbackReason>(['Aborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisAborted']);
+
+/** True when a rollback (or a blue/green drop) for `reason` gives its spec up. */
+export function rejectsSpec(reason: string | undefined): reason is RollbackReason {
+  return reason !== undefined && REJECTING_ROLLBACKS.has(reason);
+}
 
 /**
  * Machine-readable reason for the current phase (a condition reason). After an aborted or
@@ -31,6 +44,7 @@ export type RayServiceReason =
   | 'WaitingForCapacity'
   | 'WaitingForRoute'
   | 'WaitingForInterval'
+  | 'WaitingForAnalysis'
   | 'DrainingTraffic'
   | 'Migrating'
   | 'Paused'
@@ -82,6 +96,8 @@ export interface RayServiceStatus {
   readonly deletions: readonly ScheduledDeletion[];
   /** When the engine next needs to run without a new observation (epoch ms). */
   readonly nextStepAt?: number;
+  /** The analysis runs and verdicts, when the upgrade options have an analysis. */
+  readonly analysis?: AnalysisStatus;
 }
 
 /** One-line human summary of a status, for logs and the CLI. */
@@ -97,10 +113,7 @@ export function isSettled(status: RayServiceStatus, actionsCarriedOut: number): 
   return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
 }
 
-/** Reasons that mean the goal spec was given up (its upgrade aborted or timed out and rolled back). */
-const GIVEN_UP: ReadonlySet<RayServiceReason> = new Set<RayServiceReason>(['Aborted', 'ProgressDeadlineExceeded', 'RollbackDeadlineExceeded']);
-
 /** True when the engine gave the goal spec (its cluster hash `goalSpecHash`) up: it stays rejected until the spec changes. */
 export function isGoalGivenUp(status: RayServiceStatus, goalSpecHash: string): boolean {
-  return GIVEN_UP.has(status.reason) && status.rejectedSpecHash === goalSpecHash;
+  return (rejectsSpec(status.reason) || status.reason === 'RollbackDeadlineExceeded') && status.rejectedSpecHash === goalSpecHash;
 }

@@ -5,6 +5,7 @@
  */
 import { newClusterName } from './cluster-name';
 import type { EngineRun } from './engine-run';
+import { rejectsSpec } from './status';
 
 /** Runs one step of a steady service; `r.active` is observed. */
 export function runSteadyState(r: EngineRun): void {
@@ -17,7 +18,7 @@ export function runSteadyState(r: EngineRun): void {
     return;
   }
   if (s.rejectedSpecHash === goal) {
-    if (s.reason !== 'Aborted' && s.reason !== 'ProgressDeadlineExceeded') s.reason = 'SpecRejected';
+    if (!rejectsSpec(s.reason)) s.reason = 'SpecRejected';
     return;
   }
   if (opts.strategy === 'None') return void (s.reason = 'UpgradeDisabled');

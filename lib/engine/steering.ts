@@ -15,6 +15,19 @@ export const PROMOTE_ANNOTATION = 'rayshift.dev/promote';
 export const ABORT_ANNOTATION = 'rayshift.dev/abort';
 /** Steering annotation: `"true"` holds the upgrade (like `spec.rayshift.paused`). */
 export const PAUSE_ANNOTATION = 'rayshift.dev/paused';
+/**
+ * Steering annotation: `retry:<run id>` measures the failed analysis run again from now,
+ * `skip:<run id>` counts it as passed. Naming the run keeps a late or repeated decision from
+ * touching a later run; the operator leaves it in place (it has no effect on any other run).
+ */
+export const ANALYSIS_OVERRIDE_ANNOTATION = 'rayshift.dev/analysis-override';
+
+/** The analysis override an annotation value asks for, when it is well-formed. */
+export function analysisOverrideOf(value: string | undefined): { action: 'retry' | 'skip'; runId: string } | undefined {
+  const m = /^(retry|skip):(.+)$/.exec(value ?? '');
+  return m === null ? undefined : { action: m[1] as 'retry' | 'skip', runId: m[2] };
+}
+
 /** Annotation recording the last steering verb: `{verb, user, reason, time}` as JSON. */
 export const LAST_STEERING_ANNOTATION = 'rayshift.dev/last-steering';
 

@@ -8,6 +8,8 @@ export * from './raycluster';
 export * from './ray-auth';
 export * from './initializing-timeout';
 export * from './rayservice';
+export * from './analysis';
+export * from './analysis-templates';
 export * from './rbg';
 export * from './rbg-warmup';
 export * from './rbg-executor';

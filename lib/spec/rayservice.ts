@@ -1,3 +1,4 @@
+import { ResolvedAnalysis, UpgradeAnalysis, resolveUpgradeAnalysis, validateUpgradeAnalysis } from './analysis';
 import { INITIALIZING_TIMEOUT_ANNOTATION, initializingTimeoutProblem } from './initializing-timeout';
 import { dns1035LabelProblem, dns1123SubdomainProblem } from './names';
 import { ProblemList, ValidationResult, show } from './problem';
@@ -55,6 +56,8 @@ export interface RayshiftExtensions {
   readonly paused?: boolean;
   /** Route kind: an HTTPRoute `<name>-httproute` or a GRPCRoute `<name>-grpcroute`. @default "HTTP" */
   readonly routeKind?: RouteKind;
+  /** Measure the new cluster while it takes traffic, and hold, pause or roll back on what Prometheus shows (NewClusterWithIncrementalUpgrade only). @default no analysis */
+  readonly analysis?: UpgradeAnalysis;
 }
 
 /** The spec of a RayService, `ray.io/v1` fields plus `rayshift` extensions for the rayshift operator. */
@@ -175,7 +178,7 @@ export function validateRayService(manifest: unknown, parsedServeConfig?: unknow
         `rayshift extensions need apiVersion ${RAYSHIFT_API_VERSION} (executor "operator"); got apiVersion ${show(obj.apiVersion)}`,
       );
     } else {
-      checkExtensions(problems, spec.rayshift);
+      checkExtensions(problems, spec.rayshift, incremental);
     }
   }
   return problems.result();
@@ -245,7 +248,7 @@ function checkIncremental(problems: ProblemList, spec: Record<string, unknown>, 
   }
 }
 
-function checkExtensions(problems: ProblemList, ext: unknown): void {
+function checkExtensions(problems: ProblemList, ext: unknown, incremental: boolean): void {
   const at = 'spec.rayshift';
   if (!isObject(ext)) {
     problems.error(at, `must be a mapping; got ${show(ext)}`);
@@ -270,6 +273,10 @@ function checkExtensions(problems: ProblemList, ext: unknown): void {
   if (ext.routeKind !== undefined && ext.routeKind !== 'HTTP' && ext.routeKind !== 'GRPC') {
     problems.error(`${at}.routeKind`, `${show(ext.routeKind)} is not a route kind; allowed: HTTP, GRPC`);
   }
+  if (ext.analysis !== undefined) {
+    if (!incremental) problems.error(`${at}.analysis`, 'gates traffic steps, so it needs upgradeStrategy.type NewClusterWithIncrementalUpgrade');
+    problems.addAll(validateUpgradeAnalysis(ext.analysis, `${at}.analysis`));
+  }
 }
 
 /** Upgrade options with every default applied: the options the engine runs with. */
@@ -286,6 +293,8 @@ export interface ResolvedUpgradeOptions {
   readonly rayClusterDeletionDelaySeconds: number;
   /** Seconds without progress before an automatic rollback. */
   readonly progressDeadlineSeconds: number;
+  /** The analysis that gates traffic steps, when the spec has one. */
+  readonly analysis?: ResolvedAnalysis;
 }
 
 /**
@@ -303,6 +312,7 @@ export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOpti
     intervalSeconds: o?.intervalSeconds ?? RAY_SERVICE_DEFAULTS.intervalSeconds,
     rayClusterDeletionDelaySeconds: spec.rayClusterDeletionDelaySeconds ?? RAY_SERVICE_DEFAULTS.rayClusterDeletionDelaySeconds,
     progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
+    ...(o !== undefined && spec.rayshift?.analysis !== undefined ? { analysis: resolveUpgradeAnalysis(spec.rayshift.analysis) } : {}),
   };
 }
 

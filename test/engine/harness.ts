@@ -11,6 +11,8 @@
  */
 import {
   nextRayService,
+  type AnalysisMeasurement,
+  type MeasureAnalysisAction,
   type ObservedCluster,
   type ObservedRoute,
   type RayServiceAction,
@@ -97,14 +99,19 @@ export class Simulation {
   private busyUntil = 0;
   private readonly hooks: Hook[];
   private readonly deletedClusters = new Set<string>();
+  /** Simulated Prometheus answers taken since the last engine run. */
+  private measurements: AnalysisMeasurement[] = [];
+  /** Simulated Prometheus: what a `measureAnalysis` action measures at time t, with the route's current weights. */
+  measure: ((a: MeasureAnalysisAction, t: number, sim: Simulation) => Pick<AnalysisMeasurement, 'value' | 'activeValue' | 'error'>) | undefined;
 
   constructor(
     readonly options: ResolvedUpgradeOptions,
     readonly timing: WorldTiming,
-    init: { readonly goal: string; readonly activeSpec?: string; readonly hooks?: readonly Hook[]; readonly fullReplicas?: number },
+    init: { readonly goal: string; readonly activeSpec?: string; readonly hooks?: readonly Hook[]; readonly fullReplicas?: number; readonly measure?: Simulation['measure'] },
     readonly fullReplicas = init.fullReplicas ?? 8,
   ) {
     this.goal = init.goal;
+    this.measure = init.measure;
     this.hooks = [...(init.hooks ?? [])];
     if (init.activeSpec !== undefined) {
       const name = 'svc-a0000';
@@ -200,10 +207,12 @@ export class Simulation {
         servingCluster: this.serving,
         controls: this.controls,
         status: this.status,
+        measurements: this.measurements,
       },
       this.options,
       t,
     );
+    this.measurements = [];
     this.status = d.status;
     this.trace.push({ t, status: d.status, actions: d.actions });
     let at = t;
@@ -284,6 +293,11 @@ export class Simulation {
         if (this.clusters.some((c) => c.name === a.name)) this.deletedClusters.add(a.name);
         this.clusters = this.clusters.filter((c) => c.name !== a.name);
         break;
+      case 'measureAnalysis': {
+        if (this.measure === undefined) throw new Error(`no simulated Prometheus for ${a.metric}`);
+        this.measurements.push({ runId: a.runId, metric: a.metric, seq: a.seq, at: t, ...this.measure(a, t, this) });
+        break;
+      }
     }
     this.schedule(t + this.timing.watchLatencyMs());
   }

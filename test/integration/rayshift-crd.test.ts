@@ -54,6 +54,11 @@ afterAll(async () => {
 });
 
 /** A valid rayshift RayService (the model's fixture with every extension), in the test namespace. */
+/** A valid analysis with `over` applied, its one metric with `metric` applied. */
+function analysis(over: object, metric: object = {}): object {
+  return { prometheusUrl: 'http://prometheus.monitoring:9090', metrics: [{ name: 'errors', template: 'ray-serve-error-ratio', successCondition: { maximum: 0.05 }, ...metric }], ...over };
+}
+
 function valid(name = 'llm'): any {
   const m = rayshiftService();
   m.metadata = { name, namespace: NS };
@@ -167,6 +172,14 @@ describe('admission', () => {
     ['a name with a dot', (m) => (m.metadata.name = 'llm.v2'), 'metadata.name is not a DNS-1035 label', 'metadata.name'],
     ['progressDeadlineSeconds 0', (m) => (m.spec.rayshift.progressDeadlineSeconds = 0), 'spec.rayshift.progressDeadlineSeconds must be an integer from 1 to 2147483647 (int32)', 'spec.rayshift.progressDeadlineSeconds'],
     ['routeKind TCP', (m) => (m.spec.rayshift.routeKind = 'TCP'), 'spec.rayshift.routeKind is not a route kind; allowed: HTTP, GRPC', 'spec.rayshift.routeKind'],
+    ['analysis prometheusUrl with a password', (m) => (m.spec.rayshift.analysis = analysis({ prometheusUrl: 'http://u:p@prom:9090' })), 'spec.rayshift.analysis.prometheusUrl must be an http:// or https:// URL', 'spec.rayshift.analysis.prometheusUrl'],
+    ['analysis onFailure explode', (m) => (m.spec.rayshift.analysis = analysis({ onFailure: 'explode' })), 'spec.rayshift.analysis.onFailure is not a failure action; allowed: rollback, abort, pause', 'spec.rayshift.analysis.onFailure'],
+    ['analysis that never measures', (m) => (m.spec.rayshift.analysis = analysis({ beforeEachStep: false })), 'spec.rayshift.analysis.beforeEachStep is false and background is not true', 'spec.rayshift.analysis.beforeEachStep'],
+    ['analysis metric name Errors', (m) => (m.spec.rayshift.analysis = analysis({}, { name: 'Errors' })), 'spec.rayshift.analysis.metrics[*].name must be a DNS label', 'spec.rayshift.analysis.metrics[0].name'],
+    ['analysis metric with query and template', (m) => (m.spec.rayshift.analysis = analysis({}, { query: 'up{c="{{cluster}}"}' })), 'spec.rayshift.analysis.metrics[*] needs exactly one of query and template', 'spec.rayshift.analysis.metrics[0]'],
+    ['analysis template nope', (m) => (m.spec.rayshift.analysis = analysis({}, { template: 'nope' })), 'spec.rayshift.analysis.metrics[*].template is not a template', 'spec.rayshift.analysis.metrics[0].template'],
+    ['analysis quantile 1', (m) => (m.spec.rayshift.analysis = analysis({}, { quantile: 1 })), 'spec.rayshift.analysis.metrics[*].quantile must be a number between 0 and 1 (exclusive)', 'spec.rayshift.analysis.metrics[0].quantile'],
+    ['analysis condition without a bound', (m) => (m.spec.rayshift.analysis = analysis({}, { successCondition: {} })), 'spec.rayshift.analysis.metrics[*].successCondition needs at least one of maximum, minimum', 'spec.rayshift.analysis.metrics[0].successCondition'],
     ['a gatewayRef name that is not a DNS subdomain', (m) => (m.spec.rayshift.gatewayRef.name = 'Shared_GW'), 'spec.rayshift.gatewayRef.name must name a Gateway (a DNS subdomain)', 'spec.rayshift.gatewayRef.name'],
     ['a gatewayRef namespace that is not a namespace name', (m) => (m.spec.rayshift.gatewayRef.namespace = 'Gate_Ways'), 'spec.rayshift.gatewayRef.namespace must be a namespace name', 'spec.rayshift.gatewayRef.namespace'],
     [

@@ -16,7 +16,7 @@ import { routeReadiness } from '../route/readiness';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
 import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGatewayName, serviceRouteName, stableServeService } from '../../spec/object-names';
-import { ABORT_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION } from '../../engine/steering';
+import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
 import type { RayServiceStore } from './store';
 
 /** The logger an observer reports unanswered dashboards to. */
@@ -84,9 +84,11 @@ export class RayServiceObserver {
     }
     const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
     const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
+    const override = analysisOverrideOf(annotations[ANALYSIS_OVERRIDE_ANNOTATION]);
     return {
       owned,
       name,
+      namespace,
       goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
       clusters,
       ...(incremental ? { route: await this.observeRoute(svc, spec, clusters.map((c) => c.name)) } : {}),
@@ -95,6 +97,7 @@ export class RayServiceObserver {
         paused: spec.rayshift?.paused === true || annotations[PAUSE_ANNOTATION] === 'true',
         promoteNow: annotations[PROMOTE_ANNOTATION] === 'true',
         abort: annotations[ABORT_ANNOTATION] === 'true',
+        ...(override !== undefined ? { analysisOverride: override } : {}),
       },
       status: asObject(svc.status).engineState as RayServiceStatus | undefined,
     };

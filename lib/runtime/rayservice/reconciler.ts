@@ -7,8 +7,8 @@
  * re-derives what is left from what it observes next time.
  */
 import { resolveUpgradeOptions } from '../../spec/rayservice';
-import { ObservedCluster } from '../../engine/observation';
-import { RayServiceAction } from '../../engine/actions';
+import { AnalysisMeasurement, ObservedCluster } from '../../engine/observation';
+import { MeasureAnalysisAction, RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
 import { RayServiceStatus } from '../../engine/status';
 import { canonicalJson } from '../../spec/canonical-json';
@@ -27,6 +27,7 @@ import { buildServiceRoute, clusterBackends } from '../route/build';
 import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { RayServiceKube, RayServiceServe } from './ports';
+import { measureAnalysis } from './measure';
 import { FINALIZER, GATEWAY, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import { renderInvalidStatus, renderStatus } from './status';
@@ -100,6 +101,8 @@ export class RayServiceReconciler {
   /** The engine status this process last wrote (or found stored and unchanged), per service. */
   private readonly written = new Map<string, string>();
   private readonly observer: RayServiceObserver;
+  /** Analysis measurements taken and not yet handed to the engine, per service. */
+  private readonly measured = new Map<string, AnalysisMeasurement[]>();
 
   constructor(options: RayServiceReconcilerOptions) {
     this.client = options.client;
@@ -120,6 +123,7 @@ export class RayServiceReconciler {
     if (!svc) {
       this.unwritten.delete(key);
       this.written.delete(key);
+      this.measured.delete(key);
       return { actions: [], writes: 0 };
     }
     if (svc.metadata.deletionTimestamp) return this.finalize(svc);
@@ -150,7 +154,9 @@ export class RayServiceReconciler {
     const held = this.unwritten.get(key);
     const now = this.now();
     const previous = held?.basis === basis ? held.status : stored;
-    const decision = nextRayService({ ...observation, status: previous }, options, now);
+    const measurements = this.measured.get(key);
+    this.measured.delete(key);
+    const decision = nextRayService({ ...observation, status: previous, ...(measurements ? { measurements } : {}) }, options, now);
     const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
     const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now)), servingSpec);
     const deferred = statusWrite(decision, stored, this.written.get(key) === basis, now) === 'hold';
@@ -163,7 +169,10 @@ export class RayServiceReconciler {
     }
     const clusters = new Map(observation.owned.map((c) => [String(c.metadata.name), c]));
     try {
-      for (const action of decision.actions) writes += await this.execute(svc, spec, action, decision, clusters);
+      for (const action of decision.actions) {
+        if (action.type === 'measureAnalysis') await this.measure(key, action);
+        else writes += await this.execute(svc, spec, action, decision, clusters);
+      }
     } catch (err) {
       if (err instanceof RoutePlanError) await this.reportRouteProblem(svc, body, err.message);
       throw err;
@@ -180,7 +189,7 @@ export class RayServiceReconciler {
   }
 
   /** Carries out one action; returns the number of API writes it made. */
-  private async execute(svc: KubeObject, spec: RayServiceSpec, action: RayServiceAction, decision: RayServiceDecision, clusters: Map<string, KubeObject>): Promise<number> {
+  private async execute(svc: KubeObject, spec: RayServiceSpec, action: Exclude<RayServiceAction, MeasureAnalysisAction>, decision: RayServiceDecision, clusters: Map<string, KubeObject>): Promise<number> {
     const namespace = String(svc.metadata.namespace);
     switch (action.type) {
       case 'createPendingCluster': {
@@ -207,6 +216,15 @@ export class RayServiceReconciler {
         this.reader.deleted(SERVICE, perClusterServeService(action.name), namespace);
         return 2;
     }
+  }
+
+  /** Takes one analysis measurement for the next pass (a failed query is a measurement too: inconclusive). */
+  private async measure(key: string, action: MeasureAnalysisAction): Promise<void> {
+    const m = await measureAnalysis(action, this.now);
+    if (m.error !== undefined) this.log.warn({ rayservice: key, metric: action.metric, run: action.runId, error: m.error }, 'analysis query failed');
+    const list = this.measured.get(key) ?? [];
+    list.push(m);
+    this.measured.set(key, list);
   }
 
   /** PUTs `config` at `percent` to a cluster's Serve and records it on the RayCluster; returns the API writes made. */
