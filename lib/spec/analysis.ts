@@ -288,10 +288,10 @@ export interface ResolvedAnalysisMetric {
 /** An analysis with every default applied: what the engine runs with. */
 export interface ResolvedAnalysis {
   readonly prometheusUrl: string;
-  readonly metrics: readonly ResolvedAnalysisMetric[];
+  readonly metrics: ResolvedAnalysisMetric[];
   readonly beforeEachStep: boolean;
   readonly background: boolean;
-  readonly holds: readonly AnalysisHold[];
+  readonly holds: AnalysisHold[];
   readonly onFailure: AnalysisFailureAction;
   readonly dryRun: boolean;
   readonly queryTimeoutSeconds: number;
