@@ -1,4 +1,4 @@
-# Shared by scripts/build-{controlplane,pulumi,traefik}.sh, which build Go programs from the
+# Shared by scripts/build-{controlplane,pulumi,traefik,prometheus}.sh, which build Go programs from the
 # project's wrapper modules into a cache folder keyed by version. Source it after setting:
 #   tag       the log prefix, e.g. "traefik"
 #   bin       the cache's bin folder (from the tool's bin-dir script)

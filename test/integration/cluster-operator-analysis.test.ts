@@ -1,0 +1,128 @@
+/**
+ * Metric-gated upgrades executed by the rayshift operator on the test cluster (real KubeRay, kwok
+ * Pods; TEST-ONLY Serve dashboards and Gateway status writer, test/support/cluster-operator-env.ts)
+ * with a real Prometheus (built from Go modules, test/support/prometheus.ts) scraping TEST-ONLY
+ * simulated Ray Serve metrics whose load follows the route's weights as the API server reports
+ * them (test/support/simulated-serve-metrics.ts; no Ray process runs in this suite). The operator
+ * runs the `ray-serve-error-ratio` template against Prometheus' HTTP API: a new version failing a
+ * fifth of its requests is rolled back at its first gate, a healthy one is promoted after every
+ * gate passed, and an unreachable Prometheus is never a pass.
+ */
+import { startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
+import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
+import { startSimulatedServeMetrics, type SimulatedServeMetrics } from '../support/simulated-serve-metrics';
+
+let harness: OperatorHarness;
+let env: OperatorEnv;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  harness = await startClusterOperatorHarness();
+  env = harness.env;
+}, 300_000);
+
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+  await harness?.stop();
+});
+
+/** The analysis of these tests: the new cluster's error ratio below 5 %, measured twice 2 s apart over a 3 s window. */
+function analysis(prometheusUrl: string): Record<string, unknown> {
+  return {
+    prometheusUrl,
+    metrics: [{ name: 'errors', template: 'ray-serve-error-ratio', successCondition: { maximum: 0.05 }, intervalSeconds: 2, windowSeconds: 3, count: 2 }],
+    queryTimeoutSeconds: 2,
+  };
+}
+
+/** What one case runs against: its simulated metrics and a Prometheus scraping them. */
+interface Case {
+  readonly metrics: SimulatedServeMetrics;
+  readonly prometheus: RunningPrometheus;
+  /** Names the serving cluster before the upgrade (its requests never fail). */
+  setFirst(name: string): void;
+}
+
+/** A namespace with the simulated metrics of its service's route (the new version failing `newVersionErrorRatio`) and a Prometheus scraping them. */
+async function setUp(ns: string, newVersionErrorRatio: number): Promise<Case> {
+  await createNamespace(env.admin, ns);
+  let first = '';
+  const metrics = await startSimulatedServeMetrics(env.admin, {
+    namespace: ns,
+    routeName: 'svc-httproute',
+    requestsPerSecond: 200,
+    errorRatio: (cluster) => (cluster === first ? 0 : newVersionErrorRatio),
+  });
+  const prometheus = await startPrometheus({ targets: { ray: [metrics.target] }, scrapeInterval: '500ms' });
+  cleanups.push(() => prometheus.stop(), () => metrics.close());
+  return { metrics, prometheus, setFirst: (name) => (first = name) };
+}
+
+async function upgrade(ns: string, prometheusUrl: string): Promise<{ first: string; recorder: ReturnType<typeof recordRouteWeights> }> {
+  await env.admin.create(rayService(ns, 'svc', { maxSurge: 50, step: 25, interval: 1, extensions: { analysis: analysis(prometheusUrl) } }));
+  await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).phase === 'Running', 'the first cluster to serve', 120_000);
+  const first = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).activeClusterName as string;
+  const recorder = recordRouteWeights(env.admin, ns, 'svc-httproute');
+  const current = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'svc', ns))!;
+  await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: rayClusterConfig('2') } });
+  return { first, recorder };
+}
+
+/** The engine state once the upgrade away from `first` ended: promoted, or rolled back by the analysis. */
+async function settled(ns: string, first: string): Promise<Record<string, any>> {
+  let s: Record<string, any> = {};
+  await waitFor(async () => {
+    s = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns));
+    const ended = (s.reason === 'Promoted' && s.activeClusterName !== first) || s.reason === 'AnalysisFailed';
+    return s.phase === 'Running' && s.pendingClusterName === undefined && ended;
+  }, `${ns}/svc to settle`, 150_000);
+  return s;
+}
+
+test('a new version failing a fifth of its requests is rolled back at its first gate, measured by the real Prometheus', async () => {
+  const ns = 'analysis-bad';
+  const ctx = await setUp(ns, 0.2);
+  const { first, recorder } = await upgrade(ns, ctx.prometheus.address);
+  ctx.setFirst(first);
+  const s = await settled(ns, first);
+  recorder.stop();
+  expect(s.reason).toBe('AnalysisFailed');
+  expect(s.activeClusterName).toBe(first);
+  const failed = s.analysis.verdicts.at(-1);
+  expect(failed).toMatchObject({ kind: 'step', phase: 'Failed', pendingWeight: 25, dryRun: false });
+  // The measured ratio is the simulated one (Prometheus' rate over the window; the two clusters' counters are apart).
+  // Prometheus' ratio of the two counters' rates is the simulated 20 %.
+  expect(failed.message).toBe('errors failed (1 failed, 0 inconclusive of 1; last: 0.2 > maximum 0.05)');
+  const pending = recorder.history.flatMap((h) => h.weights).filter((w) => w.name !== `${first}-serve-svc`).map((w) => w.weight);
+  expect(Math.max(...pending)).toBe(25);
+}, 240_000);
+
+test('a healthy new version is promoted after a passed gate at every weight', async () => {
+  const ns = 'analysis-good';
+  const ctx = await setUp(ns, 0);
+  const { first, recorder } = await upgrade(ns, ctx.prometheus.address);
+  ctx.setFirst(first);
+  const s = await settled(ns, first);
+  recorder.stop();
+  expect(s.reason).toBe('Promoted');
+  expect(s.analysis.verdicts.map((v: { pendingWeight: number; phase: string }) => `${v.pendingWeight}:${v.phase}`)).toEqual(['25:Successful', '50:Successful', '75:Successful', '100:Successful']);
+  expect(recordedPendingWeights(recorder.history, s.activeClusterName)).toEqual([0, 25, 50, 75, 100]);
+  expect(ctx.metrics.counted(s.activeClusterName).errors).toBe(0);
+}, 240_000);
+
+test('an unreachable Prometheus is inconclusive: the upgrade rolls back, never passes', async () => {
+  const ns = 'analysis-unreachable';
+  await createNamespace(env.admin, ns);
+  // A port nothing listens on (the Prometheus of this case is stopped before the upgrade).
+  const prometheus = await startPrometheus({ targets: {} });
+  const address = prometheus.address;
+  await prometheus.stop();
+  const { first, recorder } = await upgrade(ns, address);
+  const s = await settled(ns, first);
+  recorder.stop();
+  expect(s.reason).toBe('AnalysisFailed');
+  expect(s.activeClusterName).toBe(first);
+  expect(s.analysis.verdicts.at(-1)).toMatchObject({ phase: 'Inconclusive', pendingWeight: 25 });
+  expect(s.analysis.verdicts.at(-1).message).toContain('ECONNREFUSED');
+}, 240_000);
