@@ -72,7 +72,7 @@ function applyOverride(r: EngineRun, a: ResolvedAnalysis, st: Draft): void {
     if (run === undefined || run.id !== o.runId || run.phase === 'Running' || run.phase === 'Successful' || run.skipped) continue;
     if (o.action === 'skip') {
       st[kind] = { ...run, skipped: true };
-      record(st, { id: run.id, kind, pendingWeight: run.pendingWeight, phase: 'Skipped', at: r.now, dryRun: a.dryRun, message: 'skipped by a person' });
+      record(r, st, { id: run.id, kind, pendingWeight: run.pendingWeight, phase: 'Skipped', at: r.now, dryRun: a.dryRun, message: 'skipped by a person' });
     } else {
       st[kind] = newRun(a, kind, run.cluster, run.pendingWeight, r.now, run.holdUntil);
     }
@@ -113,7 +113,7 @@ function advanceRun(r: EngineRun, a: ResolvedAnalysis, st: Draft, run: AnalysisR
   const metrics = run.metrics.map((m, i) => advanceMetric(r, a, run, a.metrics[i], m, unbounded));
   const phase = runPhase(metrics.map((m) => m.phase), r.now, run.holdUntil);
   const next = { ...run, metrics, phase };
-  if (phase !== 'Running') record(st, verdictOf(next, r.now, a.dryRun));
+  if (phase !== 'Running') record(r, st, verdictOf(next, r.now, a.dryRun));
   return next;
 }
 
@@ -165,7 +165,14 @@ function verdictOf(run: AnalysisRunStatus, now: number, dryRun: boolean): Analys
   return { id: run.id, kind: run.kind, pendingWeight: run.pendingWeight, phase: run.phase, at: now, dryRun, message };
 }
 
-function record(st: Draft, v: AnalysisVerdict): void {
+/** Keeps a verdict (the newest MAX_ANALYSIS_VERDICTS) and announces it as an Event. */
+function record(r: EngineRun, st: Draft, v: AnalysisVerdict): void {
+  const where = v.kind === 'step' ? `step gate at ${v.pendingWeight}%` : `background analysis (at ${v.pendingWeight}%)`;
+  r.events.push({
+    type: v.phase === 'Successful' || v.phase === 'Skipped' ? 'Normal' : 'Warning',
+    reason: `Analysis${v.phase}`,
+    message: `${where} ${v.phase.toLowerCase()}${v.dryRun ? ' (dry run: not acted on)' : ''}: ${v.message}`,
+  });
   st.verdicts.push(v);
   if (st.verdicts.length > MAX_ANALYSIS_VERDICTS) st.verdicts.splice(0, st.verdicts.length - MAX_ANALYSIS_VERDICTS);
 }

@@ -3,6 +3,7 @@
  * actions emitted so far, the earliest wake-up time, and the helpers the lifecycle modules share.
  */
 import type { RayServiceAction } from './actions';
+import type { RolloutEvent } from './rbg-coordination-types';
 import type { ObservedCluster, RayServiceObservation } from './observation';
 import type { ResolvedUpgradeOptions } from '../spec/rayservice';
 import type { RayServiceStatus } from './status';
@@ -14,6 +15,8 @@ export type DraftStatus = { -readonly [K in keyof RayServiceStatus]: RayServiceS
 export class EngineRun {
   /** Actions emitted so far, in order. */
   readonly actions: RayServiceAction[] = [];
+  /** Events to record, each once: what this run decided that a person should see (analysis verdicts). */
+  readonly events: RolloutEvent[] = [];
   /** Earliest time the engine must run again without a new observation (Infinity: none). */
   wakeAt = Infinity;
   /** A decision changed the intent in this run. */

@@ -12,6 +12,7 @@ import { scheduleDeletions } from './deletions';
 import { EngineRun, type DraftStatus } from './engine-run';
 import { runIncrementalUpgrade } from './incremental-upgrade';
 import type { RayServiceObservation } from './observation';
+import type { RolloutEvent } from './rbg-coordination-types';
 import { assertResolvedUpgradeOptions, type ResolvedUpgradeOptions } from '../spec/rayservice';
 import { runServiceCreation } from './service-creation';
 import type { RayServiceStatus } from './status';
@@ -21,6 +22,8 @@ import { runSteadyState } from './steady-state';
 export interface RayServiceDecision {
   /** Actions to carry out now, in order. */
   readonly actions: readonly RayServiceAction[];
+  /** Events to record once the status is persisted (analysis verdicts reached in this run). */
+  readonly events: readonly RolloutEvent[];
   /** Status to persist and pass back on the next run. */
   readonly status: RayServiceStatus;
   /** When to run again without a new observation (epoch ms); `undefined`: only on a new observation. */
@@ -46,7 +49,7 @@ export function nextRayService(obs: RayServiceObservation, opts: ResolvedUpgrade
   }
   if (r.decided && r.actions.length === 0) r.wakeAt = now;
   s.nextStepAt = r.wakeAt === Infinity ? undefined : r.wakeAt;
-  return { actions: r.actions, status: s, nextStepAt: s.nextStepAt };
+  return { actions: r.actions, events: r.events, status: s, nextStepAt: s.nextStepAt };
 }
 
 /** A mutable copy with every field present in one fixed order (one object shape for the whole engine). */

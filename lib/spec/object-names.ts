@@ -177,5 +177,7 @@ export const OPERATOR_EXECUTOR = 'operator';
 export const STATUS_ANNOTATION = 'rayshift.dev/rollout-status';
 /** Reporting component of the Events the executor records. */
 export const EVENT_CONTROLLER = 'rayshift.dev/rbg-coordinator';
+/** Reporting component of the Events the rayshift operator records on RayServices (analysis verdicts). */
+export const RAYSERVICE_EVENT_CONTROLLER = 'rayshift.dev/rayservice-operator';
 /** Label on an executor's warmup naming its group, so a warmup's status change wakes the group. */
 export const WARMUP_GROUP_LABEL = 'rayshift.dev/warmup-for';

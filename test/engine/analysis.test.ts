@@ -124,6 +124,17 @@ describe('the engine with an analysis', () => {
     expect(failed.message).toContain('0.2 > maximum 0.05');
   });
 
+  test('each verdict is announced once, as an Event: Normal when it passed, Warning when it failed', () => {
+    const options = withAnalysis();
+    const sim = run(options, errorRatios((w) => (w >= 30 ? 0.3 : 0)));
+    const events = sim.trace.flatMap((e) => e.events);
+    expect(events).toEqual([
+      { type: 'Normal', reason: 'AnalysisSuccessful', message: 'step gate at 10% successful: 1 metric(s) passed at weight 10' },
+      { type: 'Normal', reason: 'AnalysisSuccessful', message: 'step gate at 20% successful: 1 metric(s) passed at weight 20' },
+      { type: 'Warning', reason: 'AnalysisFailed', message: 'step gate at 30% failed: errors failed (1 failed, 0 inconclusive of 1; last: 0.3 > maximum 0.05)' },
+    ]);
+  });
+
   test('a version that degrades at 40% is stopped there', () => {
     const sim = run(withAnalysis(), errorRatios((w) => (w >= 40 ? 0.3 : 0)));
     expect(peakPendingWeight(sim)).toBe(40);

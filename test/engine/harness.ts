@@ -16,6 +16,7 @@ import {
   type ObservedCluster,
   type ObservedRoute,
   type RayServiceAction,
+  type RayServiceDecision,
   type RayServiceStatus,
   type RolloutControls,
   type RouteBackend,
@@ -44,6 +45,7 @@ export interface TraceEntry {
   readonly t: number;
   readonly status: RayServiceStatus;
   readonly actions: readonly RayServiceAction[];
+  readonly events: RayServiceDecision['events'];
 }
 
 /** A change of the route's weights in the world (not a backend merely added or removed at weight 0). */
@@ -214,7 +216,7 @@ export class Simulation {
     );
     this.measurements = [];
     this.status = d.status;
-    this.trace.push({ t, status: d.status, actions: d.actions });
+    this.trace.push({ t, status: d.status, actions: d.actions, events: d.events });
     let at = t;
     for (const a of d.actions) {
       at += this.timing.actionLatencyMs();

@@ -35,7 +35,7 @@ const MIGRATING: RayServiceStatus = {
 };
 const SHIFT: RayServiceAction = { type: 'setTrafficWeights', activeCluster: 'a', active: 25, pendingCluster: 'b', pending: 75 };
 const CAPACITY: RayServiceAction = { type: 'setTargetCapacity', cluster: 'active', clusterName: 'a', percent: 50 };
-const decision = (status: RayServiceStatus, actions: RayServiceAction[] = [], nextStepAt?: number): RayServiceDecision => ({ status, actions, ...(nextStepAt !== undefined ? { nextStepAt } : {}) });
+const decision = (status: RayServiceStatus, actions: RayServiceAction[] = [], nextStepAt?: number): RayServiceDecision => ({ status, actions, events: [], ...(nextStepAt !== undefined ? { nextStepAt } : {}) });
 const attention = { now: NOW, intervalMs: 30_000, held: false, watchDriven: true, pollMs: 1_000 };
 
 describe('isOnlyConfirmation', () => {

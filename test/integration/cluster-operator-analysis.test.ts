@@ -8,6 +8,7 @@
  * fifth of its requests is rolled back at its first gate, a healthy one is promoted after every
  * gate passed, and an unreachable Prometheus is never a pass.
  */
+import { KnownTypes } from '../../lib/runtime/kube/types';
 import { startClusterOperatorHarness } from '../support/cluster-operator-env';
 import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
@@ -59,6 +60,14 @@ async function setUp(ns: string, newVersionErrorRatio: number): Promise<Case> {
   return { metrics, prometheus, setFirst: (name) => (first = name) };
 }
 
+/** The analysis Events recorded on the namespace's RayService. */
+async function analysisEvents(ns: string): Promise<Record<string, string>[]> {
+  const list = await env.admin.list(KnownTypes.Event, { namespace: ns });
+  return list.items
+    .filter((e: any) => e.action === 'Analysis')
+    .map((e: any) => ({ type: e.type, reason: e.reason, note: e.note, controller: e.reportingController, regarding: `${e.regarding.kind}/${e.regarding.name}` }));
+}
+
 async function upgrade(ns: string, prometheusUrl: string): Promise<{ first: string; recorder: ReturnType<typeof recordRouteWeights> }> {
   await env.admin.create(rayService(ns, 'svc', { maxSurge: 50, step: 25, interval: 1, extensions: { analysis: analysis(prometheusUrl) } }));
   await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).phase === 'Running', 'the first cluster to serve', 120_000);
@@ -96,6 +105,9 @@ test('a new version failing a fifth of its requests is rolled back at its first 
   expect(failed.message).toBe('errors failed (1 failed, 0 inconclusive of 1; last: 0.2 > maximum 0.05)');
   const pending = recorder.history.flatMap((h) => h.weights).filter((w) => w.name !== `${first}-serve-svc`).map((w) => w.weight);
   expect(Math.max(...pending)).toBe(25);
+  // The verdict is an Event on the RayService, as kubectl events shows it.
+  await waitFor(async () => (await analysisEvents(ns)).length > 0, 'the verdict\'s Event');
+  expect(await analysisEvents(ns)).toEqual([{ type: 'Warning', reason: 'AnalysisFailed', note: `step gate at 25% failed: ${failed.message}`, controller: 'rayshift.dev/rayservice-operator', regarding: 'RayService/svc' }]);
 }, 240_000);
 
 test('a healthy new version is promoted after a passed gate at every weight', async () => {

@@ -28,7 +28,8 @@ import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { RayServiceKube, RayServiceServe } from './ports';
 import { measureAnalysis } from './measure';
-import { FINALIZER, GATEWAY, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
+import { recordEvents, type EventSource } from '../kube/events';
+import { FINALIZER, GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import { renderInvalidStatus, renderStatus } from './status';
 import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';
@@ -77,6 +78,9 @@ export interface RayServiceReconcilerOptions {
    */
   readonly watchDriven?: boolean;
 }
+
+/** The Events of the analysis. */
+const RAYSERVICE_EVENTS: EventSource = { controller: RAYSERVICE_EVENT_CONTROLLER, action: 'Analysis' };
 
 const SILENT: ReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
 const SERVE_PUT_TIMEOUT_MS = 30_000;
@@ -177,6 +181,8 @@ export class RayServiceReconciler {
       if (err instanceof RoutePlanError) await this.reportRouteProblem(svc, body, err.message);
       throw err;
     }
+    // After the status that holds them was written (or held, to be written with the next pass): each verdict's Event once.
+    writes += await recordEvents(this.client, svc, decision.events, now, RAYSERVICE_EVENTS, (err) => this.log.warn({ rayservice: key, err: (err as Error).message }, 'recording an Event failed'));
     writes += await this.applyServeConfigInPlace(svc, spec, decision, observation);
     writes += await this.clearSpentSteering(svc, decision);
     if (decision.actions.length > 0) {

@@ -21,12 +21,15 @@ import type { JsonPatchOp } from '../kube/request-options';
 import { KubeApiError, UnknownKindError } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
-import { recordEvents } from './events';
+import { recordEvents, type EventSource } from '../kube/events';
 import { WorkloadStatus, observeRoles } from './observe';
-import { OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
+import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
 import { observeWarmup, warmupObject } from './warmup';
 import { workloadOf, workloadStatus } from './workloads';
+
+/** The Events of coordinated rollouts. */
+const RBG_EVENTS: EventSource = { controller: EVENT_CONTROLLER, action: 'CoordinatedRollout' };
 
 /** Structured logger (pino-compatible subset). */
 export interface RbgReconcileLogger {
@@ -203,7 +206,7 @@ export class RbgRolloutReconciler {
         throw err;
       }
     }
-    written += await recordEvents(this.client, group, events, this.now(), (err) => this.log.warn({ rbg: `${namespace}/${name}`, err: (err as Error).message }, 'recording an Event failed'));
+    written += await recordEvents(this.client, group, events, this.now(), RBG_EVENTS, (err) => this.log.warn({ rbg: `${namespace}/${name}`, err: (err as Error).message }, 'recording an Event failed'));
     return { requeueAt: wakeAt, status: doc, rounds, writes: written, events };
   }
 

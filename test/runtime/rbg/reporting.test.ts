@@ -1,8 +1,8 @@
 /** The executor's writes and reports, pure: role patch ops, Events, the status annotation and metrics. */
 import { Registry } from 'prom-client';
-import { buildEvent, microTime } from '../../../lib/runtime/rbg/events';
+import { buildEvent, microTime } from '../../../lib/runtime/kube/events';
 import { RbgRolloutMetrics } from '../../../lib/runtime/rbg/metrics';
-import { STATUS_ANNOTATION } from '../../../lib/spec/object-names';
+import { EVENT_CONTROLLER, STATUS_ANNOTATION } from '../../../lib/spec/object-names';
 import { roleWriteOps } from '../../../lib/runtime/rbg/reconciler';
 import type { CoordinationStatus } from '../../../lib/engine/rbg-coordination-types';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from '../../../lib/runtime/rbg/status';
@@ -39,7 +39,7 @@ describe('Events', () => {
   });
 
   test('an Event regards the group, names it like client-go does and bounds its note', () => {
-    const e = buildEvent(group([]), { type: 'Warning', reason: 'ProgressDeadlineExceeded', message: 'x'.repeat(2000) }, Date.parse('2026-11-21T16:04:05Z'), 'pod-a') as any;
+    const e = buildEvent(group([]), { type: 'Warning', reason: 'ProgressDeadlineExceeded', message: 'x'.repeat(2000) }, Date.parse('2026-11-21T16:04:05Z'), { controller: EVENT_CONTROLLER, action: 'CoordinatedRollout' }, 'pod-a') as any;
     expect(e.metadata.name).toMatch(/^pd\.[0-9a-f]+$/);
     expect(e).toMatchObject({
       apiVersion: 'events.k8s.io/v1',

@@ -1,12 +1,12 @@
 /**
- * Records the executor's Events (`events.k8s.io/v1`) on a RoleBasedGroup, so `kubectl describe rbg`
- * and `kubectl events` show each round, completion, blocking role and deadline.
+ * Records the executors' Events (`events.k8s.io/v1`) on the object they act for, so `kubectl
+ * describe` and `kubectl events` show them: a RoleBasedGroup's rounds, completion, blocking role and
+ * deadline; a RayService's analysis verdicts.
  */
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
-import { KubeClient } from '../kube/client';
-import { KnownTypes, KubeObject } from '../kube/types';
-import { EVENT_CONTROLLER } from '../../spec/object-names';
+import type { KubeClient } from './client';
+import { KnownTypes, KubeObject } from './types';
 import type { RolloutEvent } from '../../engine/rbg-coordination-types';
 
 /** `2026-11-21T16:04:05.123000Z`: a MicroTime as the API server parses it (six fractional digits). */
@@ -14,8 +14,16 @@ export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
-/** The Event object for `event` about `group` at `now`. */
-export function buildEvent(group: KubeObject, event: RolloutEvent, now: number, instance = os.hostname()): KubeObject {
+/** Who records an Event and what it was doing. */
+export interface EventSource {
+  /** `reportingController`: the executor (`EVENT_CONTROLLER`, `RAYSERVICE_EVENT_CONTROLLER`). */
+  readonly controller: string;
+  /** `action`: `CoordinatedRollout`, `Analysis`. */
+  readonly action: string;
+}
+
+/** The Event object for `event` about `group` at `now`, recorded by `source`. */
+export function buildEvent(group: KubeObject, event: RolloutEvent, now: number, source: EventSource, instance = os.hostname()): KubeObject {
   return {
     apiVersion: KnownTypes.Event.apiVersion,
     kind: KnownTypes.Event.kind,
@@ -23,9 +31,9 @@ export function buildEvent(group: KubeObject, event: RolloutEvent, now: number, 
     // API server validates a generateName ending in '.' as a full name and rejects it.
     metadata: { name: `${group.metadata.name}.${now.toString(16)}${randomBytes(3).toString('hex')}`, namespace: group.metadata.namespace },
     eventTime: microTime(now),
-    reportingController: EVENT_CONTROLLER,
+    reportingController: source.controller,
     reportingInstance: instance.slice(0, 128),
-    action: 'CoordinatedRollout',
+    action: source.action,
     reason: event.reason,
     note: event.message.slice(0, 1024),
     type: event.type,
@@ -41,11 +49,11 @@ export function buildEvent(group: KubeObject, event: RolloutEvent, now: number, 
 }
 
 /** Creates one Event per entry; returns how many were created (a failed Event is logged by the caller, never fatal). */
-export async function recordEvents(client: KubeClient, group: KubeObject, events: readonly RolloutEvent[], now: number, onError: (err: unknown) => void): Promise<number> {
+export async function recordEvents(client: Pick<KubeClient, 'create'>, group: KubeObject, events: readonly RolloutEvent[], now: number, source: EventSource, onError: (err: unknown) => void): Promise<number> {
   let created = 0;
   for (const e of events) {
     try {
-      await client.create(buildEvent(group, e, now));
+      await client.create(buildEvent(group, e, now, source));
       created++;
     } catch (err) {
       onError(err);
