@@ -14,7 +14,7 @@ import { ServeDashboardClient } from '../runtime/serve/client';
 import { RayServiceSpec } from '../spec/rayservice';
 import { DeadlineAction } from './migration-inputs';
 import { readRecord, recordStore, serviceOfRecord, setRecordAnnotation } from './service-record';
-import { stepLine } from './step-line';
+import { eventLine, stepLine } from './step-line';
 
 /** Settings of one run. */
 export interface DriveOptions {
@@ -57,10 +57,13 @@ export async function driveMigration(client: KubeClient, serve: ServeDashboardCl
       const status = result.status;
       if (!status) throw new Error(`RayService ${namespace}/${name} rejected: ${await rejection(client, namespace, name)}`);
       last = status;
-      if (result.actions.length > 0) {
+      // Measurements are reads: their outcome shows as the verdict line, not as a step.
+      const moves = result.actions.filter((a) => a.type !== 'measureAnalysis');
+      if (moves.length > 0) {
         steps++;
-        options.log(stepLine(name, result.actions, status, Date.now()));
+        options.log(stepLine(name, moves, status, Date.now()));
       }
+      for (const e of result.events ?? []) options.log(eventLine(name, e, Date.now()));
       if (!isSettled(status, result.actions.length)) return { settled: false, ...(result.requeueAt !== undefined ? { wakeAt: result.requeueAt } : {}) };
       if (deadlineHit) throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; rolled back: ${describeStatus(status)}`);
       if (isGoalGivenUp(status, goal)) {

@@ -6,9 +6,15 @@
  * them (test/support/simulated-serve-metrics.ts; no Ray process runs in this suite). The operator
  * runs the `ray-serve-error-ratio` template against Prometheus' HTTP API: a new version failing a
  * fifth of its requests is rolled back at its first gate, a healthy one is promoted after every
- * gate passed, and an unreachable Prometheus is never a pass.
+ * gate passed, and an unreachable Prometheus is never a pass. The Pulumi executor's provider
+ * operations (in this process, no Pulumi CLI) run the same analysis and print its verdicts in
+ * `pulumi up`'s output.
  */
+import * as fs from 'node:fs';
+import * as migration from '../../lib/pulumi/migration-operations';
+import type { MigrationInputs } from '../../lib/pulumi/migration-inputs';
 import { KnownTypes } from '../../lib/runtime/kube/types';
+import type { RayServiceSpec } from '../../lib/spec/rayservice';
 import { startClusterOperatorHarness } from '../support/cluster-operator-env';
 import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
@@ -137,4 +143,24 @@ test('an unreachable Prometheus is inconclusive: the upgrade rolls back, never p
   expect(s.activeClusterName).toBe(first);
   expect(s.analysis.verdicts.at(-1)).toMatchObject({ phase: 'Inconclusive', pendingWeight: 25 });
   expect(s.analysis.verdicts.at(-1).message).toContain('ECONNREFUSED');
+}, 240_000);
+
+test('the Pulumi executor runs the same analysis: pulumi up prints each verdict and fails naming the analysis', async () => {
+  const ns = 'analysis-pulumi';
+  const ctx = await setUp(ns, 0.2);
+  const lines: string[] = [];
+  const log = jest.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+  try {
+    const inputs = (cpu: string): MigrationInputs => {
+      const spec = { ...(rayService(ns, 'svc', { maxSurge: 50, step: 25, interval: 1, extensions: { analysis: analysis(ctx.prometheus.address) } }).spec as object), rayClusterConfig: rayClusterConfig(cpu) } as RayServiceSpec;
+      return { name: 'svc', namespace: ns, spec, labels: {}, kubeconfig: fs.readFileSync(env.cp.kubeconfigPath, 'utf8'), dashboardAddressTemplate: env.fleet.template, deadlineSeconds: 120, onDeadline: 'rollback', capacityPollMs: 50 };
+    };
+    const created = await migration.create({}, inputs('1'));
+    ctx.setFirst(created.outs!.activeClusterName!);
+    await expect(migration.update({}, inputs('2'))).rejects.toThrow(/the upgrade was given up \(AnalysisFailed\) and rolled back/);
+  } finally {
+    log.mockRestore();
+  }
+  expect(lines.filter((l) => / AnalysisFailed: /.test(l)).map((l) => l.slice(9))).toEqual(['svc AnalysisFailed: step gate at 25% failed: errors failed (1 failed, 0 inconclusive of 1; last: 0.2 > maximum 0.05)']);
+  expect(lines.some((l) => / measureAnalysis/.test(l))).toBe(false);
 }, 240_000);

@@ -49,6 +49,8 @@ export interface ReconcileResult {
   readonly status?: RayServiceStatus;
   /** Actions carried out. */
   readonly actions: readonly RayServiceAction[];
+  /** Events recorded (analysis verdicts). */
+  readonly events?: RayServiceDecision['events'];
   /** When the traffic step this pass took was due (epoch ms; see `trafficStepDueAt`). */
   readonly trafficStepDueAt?: number;
   /** API writes made (status, objects, route patches; dashboard calls excluded). */
@@ -191,7 +193,7 @@ export class RayServiceReconciler {
     const intervalMs = options.intervalSeconds * 1000;
     const requeueAt = nextAttentionAt(decision, { now, intervalMs, held: deferred, watchDriven: this.watchDriven, pollMs: this.pollMs });
     const dueAt = trafficStepDueAt(previous, decision.actions, intervalMs);
-    return { requeueAt, status: decision.status, actions: decision.actions, writes, ...(dueAt !== undefined ? { trafficStepDueAt: dueAt } : {}) };
+    return { requeueAt, status: decision.status, actions: decision.actions, writes, ...(decision.events.length > 0 ? { events: decision.events } : {}), ...(dueAt !== undefined ? { trafficStepDueAt: dueAt } : {}) };
   }
 
   /** Carries out one action; returns the number of API writes it made. */
