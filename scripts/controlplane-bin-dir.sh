@@ -15,23 +15,12 @@ RECIPE=r2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mod="$root/test/controlplane"
 
-version="$(sed -n 's/^[[:space:]]*k8s\.io\/kubernetes \(v[0-9][^[:space:]]*\).*$/\1/p' "$mod/go.mod" | head -n 1)"
-if [[ -z "$version" ]]; then
-  echo "controlplane-bin-dir: no 'k8s.io/kubernetes vX.Y.Z' requirement in $mod/go.mod" >&2
-  exit 1
-fi
-if [[ "${1:-}" == "--version" ]]; then
-  echo "$version"
-  exit 0
-fi
-if [[ -n "${RAYSHIFT_CONTROLPLANE_BIN:-}" ]]; then
-  echo "$RAYSHIFT_CONTROLPLANE_BIN"
-  exit 0
-fi
+source "$root/scripts/lib/bin-dir.sh"
+bin_dir_start "controlplane-bin-dir" "$mod/go.mod" k8s.io/kubernetes RAYSHIFT_CONTROLPLANE_BIN "$@"
 
 key="$(
   cd "$mod"
   { echo "$RECIPE"; cat go.mod go.sum; for f in $(LC_ALL=C ls cmd/*/*.go); do echo "$f"; cat "$f"; done; } \
     | sha256sum | cut -c1-12
 )"
-echo "${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/controlplane/$version-$key/bin"
+bin_dir_print controlplane "$key"

@@ -15,23 +15,12 @@ RECIPE=r1
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mods="$root/test/pulumi-toolchain"
 
-version="$(sed -n 's/^[[:space:]]*github\.com\/pulumi\/pulumi\/pkg\/v3 \(v[0-9][^[:space:]]*\).*$/\1/p' "$mods/cli/go.mod" | head -n 1)"
-if [[ -z "$version" ]]; then
-  echo "pulumi-bin-dir: no 'github.com/pulumi/pulumi/pkg/v3 vX.Y.Z' requirement in $mods/cli/go.mod" >&2
-  exit 1
-fi
-if [[ "${1:-}" == "--version" ]]; then
-  echo "$version"
-  exit 0
-fi
-if [[ -n "${RAYSHIFT_PULUMI_BIN:-}" ]]; then
-  echo "$RAYSHIFT_PULUMI_BIN"
-  exit 0
-fi
+source "$root/scripts/lib/bin-dir.sh"
+bin_dir_start "pulumi-bin-dir" "$mods/cli/go.mod" github.com/pulumi/pulumi/pkg/v3 RAYSHIFT_PULUMI_BIN "$@"
 
 key="$(
   cd "$mods"
   { echo "$RECIPE"; for f in cli/go.mod cli/go.sum kubernetes/go.mod kubernetes/go.sum; do echo "$f"; cat "$f"; done; } \
     | sha256sum | cut -c1-12
 )"
-echo "${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/pulumi/$version-$key/bin"
+bin_dir_print pulumi "$key"

@@ -15,23 +15,12 @@ set -euo pipefail
 RECIPE=r1
 mod="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-version="$(sed -n 's/^[[:space:]]*github\.com\/prometheus\/prometheus \(v[0-9][^[:space:]]*\).*$/\1/p' "$mod/go.mod" | head -n 1)"
-if [[ -z "$version" ]]; then
-  echo "prometheus bin-dir: no 'github.com/prometheus/prometheus vX.Y.Z' requirement in $mod/go.mod" >&2
-  exit 1
-fi
-if [[ "${1:-}" == "--version" ]]; then
-  echo "$version"
-  exit 0
-fi
-if [[ -n "${RAYSHIFT_PROMETHEUS_BIN:-}" ]]; then
-  echo "$RAYSHIFT_PROMETHEUS_BIN"
-  exit 0
-fi
+source "$mod/../../scripts/lib/bin-dir.sh"
+bin_dir_start "prometheus bin-dir" "$mod/go.mod" github.com/prometheus/prometheus RAYSHIFT_PROMETHEUS_BIN "$@"
 
 key="$(
   cd "$mod"
   { echo "$RECIPE"; for f in go.mod go.sum; do echo "$f"; cat "$f"; done; } \
     | sha256sum | cut -c1-12
 )"
-echo "${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/prometheus/$version-$key/bin"
+bin_dir_print prometheus "$key"

@@ -14,23 +14,12 @@ set -euo pipefail
 RECIPE=r1
 mod="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
-version="$(sed -n 's/^[[:space:]]*github\.com\/traefik\/traefik\/v3 \(v[0-9][^[:space:]]*\).*$/\1/p' "$mod/go.mod" | head -n 1)"
-if [[ -z "$version" ]]; then
-  echo "traefik bin-dir: no 'github.com/traefik/traefik/v3 vX.Y.Z' requirement in $mod/go.mod" >&2
-  exit 1
-fi
-if [[ "${1:-}" == "--version" ]]; then
-  echo "$version"
-  exit 0
-fi
-if [[ -n "${RAYSHIFT_TRAEFIK_BIN:-}" ]]; then
-  echo "$RAYSHIFT_TRAEFIK_BIN"
-  exit 0
-fi
+source "$mod/../../scripts/lib/bin-dir.sh"
+bin_dir_start "traefik bin-dir" "$mod/go.mod" github.com/traefik/traefik/v3 RAYSHIFT_TRAEFIK_BIN "$@"
 
 key="$(
   cd "$mod"
   { echo "$RECIPE"; for f in go.mod go.sum $(LC_ALL=C ls ext/*); do echo "$f"; cat "$f"; done; } \
     | sha256sum | cut -c1-12
 )"
-echo "${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/traefik/$version-$key/bin"
+bin_dir_print traefik "$key"
