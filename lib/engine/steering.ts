@@ -3,7 +3,8 @@
  * observed state (and why not, naming the phase), and the merge patch each verb makes. The rules
  * follow what the engine honours (`controls` of the observation): pause holds any upgrade
  * (incremental or `NewCluster`) but never a rollback; promote only skips the intervals of an
- * incremental upgrade; abort rolls back an upgrade in flight. The API server, the CLI's kubeconfig
+ * incremental upgrade; abort rolls back an upgrade in flight; resume also releases an upgrade its
+ * failed analysis paused, by measuring the failed run again. The API server, the CLI's kubeconfig
  * path and the dashboard all ask here. Pure and free of Node types, so the dashboard bundles it.
  */
 import { asObject } from '../spec/read';
@@ -61,6 +62,8 @@ export interface SteeringState {
   readonly pausedBySpec: boolean;
   /** The promote annotation is set. */
   readonly promoteRequested: boolean;
+  /** The id of the failed analysis run that holds the upgrade (`onFailure: pause`): resume retries it. */
+  readonly failedAnalysisRun?: string;
 }
 
 /** Who steered, why and when: the JSON of {@link LAST_STEERING_ANNOTATION}. */
@@ -87,6 +90,7 @@ export function steeringStateOf(obj: SteeredObject): SteeringState {
   const pausedBySpec = asObject(spec.rayshift).paused === true;
   const named = (v: unknown) => typeof v === 'string' && v !== '';
   const specStrategy = asObject(spec.upgradeStrategy).type;
+  const failedRun = engine.phase === 'Paused' && engine.reason === 'AnalysisFailed' ? failedAnalysisRunOf(asObject(engine.analysis)) : undefined;
   return {
     phase: typeof status.phase === 'string' && status.phase !== '' ? status.phase : 'Unknown',
     strategy: (engine.upgradeStrategy ?? specStrategy ?? 'NewCluster') as UpgradeStrategyType,
@@ -95,7 +99,16 @@ export function steeringStateOf(obj: SteeredObject): SteeringState {
     paused: pausedBySpec || annotations[PAUSE_ANNOTATION] === 'true',
     pausedBySpec,
     promoteRequested: annotations[PROMOTE_ANNOTATION] === 'true',
+    ...(failedRun !== undefined ? { failedAnalysisRun: failedRun } : {}),
   };
+}
+
+/** The id of the failed (or inconclusive) run, not skipped, of an engine state's analysis. */
+function failedAnalysisRunOf(analysis: Record<string, unknown>): string | undefined {
+  for (const run of [asObject(analysis.step), asObject(analysis.background)]) {
+    if ((run.phase === 'Failed' || run.phase === 'Inconclusive') && run.skipped !== true && typeof run.id === 'string') return run.id;
+  }
+  return undefined;
 }
 
 /** Why `verb` does not apply to `s` (naming the phase), or `undefined` when it does. */
@@ -113,7 +126,7 @@ function refusal(verb: SteeringVerb, s: SteeringState): string | undefined {
       if (s.rollingBack) return 'a rollback is never paused';
       return undefined;
     case 'resume':
-      return s.paused ? undefined : 'the upgrade is not paused';
+      return s.paused || s.failedAnalysisRun !== undefined ? undefined : 'the upgrade is not paused';
     case 'promote':
       if (!s.upgrading) return 'nothing to promote: no upgrade is in flight';
       if (s.rollingBack) return 'cannot promote: a rollback is running';
@@ -143,6 +156,8 @@ export function steeringPatch(verb: SteeringVerb, s: SteeringState, record?: Ste
   const annotations: Record<string, string | null> = {};
   if (verb === 'pause') annotations[PAUSE_ANNOTATION] = 'true';
   if (verb === 'resume') annotations[PAUSE_ANNOTATION] = null;
+  // An upgrade held by its failed analysis resumes by measuring that run again.
+  if (verb === 'resume' && s.failedAnalysisRun !== undefined) annotations[ANALYSIS_OVERRIDE_ANNOTATION] = `retry:${s.failedAnalysisRun}`;
   if (verb === 'promote') annotations[PROMOTE_ANNOTATION] = 'true';
   if (verb === 'abort') annotations[ABORT_ANNOTATION] = 'true';
   if (record !== undefined) annotations[LAST_STEERING_ANNOTATION] = JSON.stringify(record);

@@ -5,6 +5,7 @@
  */
 import {
   ABORT_ANNOTATION,
+  ANALYSIS_OVERRIDE_ANNOTATION,
   LAST_STEERING_ANNOTATION,
   PAUSE_ANNOTATION,
   PROMOTE_ANNOTATION,
@@ -104,6 +105,26 @@ describe('patches', () => {
     const bySpec = { ...state('paused upgrade', INC), pausedBySpec: true };
     expect(steeringPatch('resume', bySpec)).toEqual({ metadata: { annotations: { [PAUSE_ANNOTATION]: null } }, spec: { rayshift: { paused: false } } });
     expect(steeringPatch('pause', bySpec).spec).toBeUndefined();
+  });
+
+  test('resume of an upgrade its analysis paused retries the failed run, by name', () => {
+    const obj = {
+      status: {
+        phase: 'Paused',
+        engineState: {
+          phase: 'Paused', reason: 'AnalysisFailed', activeClusterName: 'a', pendingClusterName: 'b', upgradeStrategy: INC,
+          analysis: { step: { id: 'step/b/25/1000', phase: 'Failed' }, verdicts: [] },
+        },
+      },
+    };
+    const s = steeringStateOf(obj);
+    expect(s).toMatchObject({ paused: false, failedAnalysisRun: 'step/b/25/1000' });
+    expect(steeringRefusal('resume', s)).toBeUndefined();
+    expect(steeringPatch('resume', s)).toEqual({ metadata: { annotations: { [PAUSE_ANNOTATION]: null, [ANALYSIS_OVERRIDE_ANNOTATION]: 'retry:step/b/25/1000' } } });
+    // A skipped run holds nothing.
+    const skipped = steeringStateOf({ status: { ...obj.status, engineState: { ...obj.status.engineState, analysis: { step: { id: 'x', phase: 'Failed', skipped: true } } } } });
+    expect(skipped.failedAnalysisRun).toBeUndefined();
+    expect(steeringRefusal('resume', skipped)).toBe('the upgrade is not paused (phase Paused)');
   });
 
   test('without a record, only the steering annotation', () => {

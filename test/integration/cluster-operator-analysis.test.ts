@@ -6,17 +6,20 @@
  * them (test/support/simulated-serve-metrics.ts; no Ray process runs in this suite). The operator
  * runs the `ray-serve-error-ratio` template against Prometheus' HTTP API: a new version failing a
  * fifth of its requests is rolled back at its first gate, a healthy one is promoted after every
- * gate passed, and an unreachable Prometheus is never a pass. The Pulumi executor's provider
+ * gate passed, an unreachable Prometheus is never a pass, and `onFailure: pause` holds the weights
+ * until `rayshift resume` measures the failed run again. The Pulumi executor's provider
  * operations (in this process, no Pulumi CLI) run the same analysis and print its verdicts in
  * `pulumi up`'s output.
  */
 import * as fs from 'node:fs';
+import { rayshiftIn } from '../cli/cli-io';
+import { queryPrometheus } from '../../lib/runtime/prometheus/client';
 import * as migration from '../../lib/pulumi/migration-operations';
 import type { MigrationInputs } from '../../lib/pulumi/migration-inputs';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import type { RayServiceSpec } from '../../lib/spec/rayservice';
 import { startClusterOperatorHarness } from '../support/cluster-operator-env';
-import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
+import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
 import { startSimulatedServeMetrics, type SimulatedServeMetrics } from '../support/simulated-serve-metrics';
 
@@ -74,8 +77,8 @@ async function analysisEvents(ns: string): Promise<Record<string, string>[]> {
     .map((e: any) => ({ type: e.type, reason: e.reason, note: e.note, controller: e.reportingController, regarding: `${e.regarding.kind}/${e.regarding.name}` }));
 }
 
-async function upgrade(ns: string, prometheusUrl: string): Promise<{ first: string; recorder: ReturnType<typeof recordRouteWeights> }> {
-  await env.admin.create(rayService(ns, 'svc', { maxSurge: 50, step: 25, interval: 1, extensions: { analysis: analysis(prometheusUrl) } }));
+async function upgrade(ns: string, prometheusUrl: string, extra: Record<string, unknown> = {}): Promise<{ first: string; recorder: ReturnType<typeof recordRouteWeights> }> {
+  await env.admin.create(rayService(ns, 'svc', { maxSurge: 50, step: 25, interval: 1, extensions: { analysis: { ...analysis(prometheusUrl), ...extra } } }));
   await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).phase === 'Running', 'the first cluster to serve', 120_000);
   const first = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).activeClusterName as string;
   const recorder = recordRouteWeights(env.admin, ns, 'svc-httproute');
@@ -127,6 +130,33 @@ test('a healthy new version is promoted after a passed gate at every weight', as
   expect(s.analysis.verdicts.map((v: { pendingWeight: number; phase: string }) => `${v.pendingWeight}:${v.phase}`)).toEqual(['25:Successful', '50:Successful', '75:Successful', '100:Successful']);
   expect(recordedPendingWeights(recorder.history, s.activeClusterName)).toEqual([0, 25, 50, 75, 100]);
   expect(ctx.metrics.counted(s.activeClusterName).errors).toBe(0);
+}, 240_000);
+
+test('onFailure pause holds the weights until rayshift resume measures the failed run again', async () => {
+  const ns = 'analysis-pause';
+  let failing = true;
+  await createNamespace(env.admin, ns);
+  let first = '';
+  const metrics = await startSimulatedServeMetrics(env.admin, { namespace: ns, routeName: 'svc-httproute', requestsPerSecond: 200, errorRatio: (c) => (c !== first && failing ? 0.2 : 0) });
+  const prometheus = await startPrometheus({ targets: { ray: [metrics.target] }, scrapeInterval: '500ms' });
+  cleanups.push(() => prometheus.stop(), () => metrics.close());
+  const started = await upgrade(ns, prometheus.address, { onFailure: 'pause' });
+  first = started.first;
+  const state = async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns));
+  await waitFor(async () => (await state()).reason === 'AnalysisFailed', 'the analysis to pause the upgrade', 120_000);
+  const held = await state();
+  expect(held).toMatchObject({ phase: 'Paused', pendingWeight: 25 });
+  // Held: a pass of the operator now keeps the weights.
+  expect(await operatorPassNow(env.admin, ns, 'svc')).toMatchObject({ phase: 'Paused', reason: 'AnalysisFailed', pendingWeight: 25 });
+  failing = false;
+  // Resume once Prometheus' window no longer holds the failures (else the retried run could still see them).
+  const pending = held.pendingClusterName as string;
+  await waitFor(async () => (await queryPrometheus(prometheus.address, `sum(rate(ray_serve_num_http_error_requests_total{ray_io_cluster="${pending}"}[3s]))`, 2000)) === 0, 'the new version\'s error rate to reach 0 in Prometheus', 30_000, 250);
+  expect(await rayshiftIn(['resume', 'svc', '-n', ns, '--kubeconfig', env.cp.kubeconfigPath])).toMatchObject({ code: 0, stderr: '' });
+  const s = await settled(ns, first);
+  started.recorder.stop();
+  expect(s.reason).toBe('Promoted');
+  expect(s.analysis.verdicts.map((v: { pendingWeight: number; phase: string }) => `${v.pendingWeight}:${v.phase}`)).toEqual(['25:Failed', '25:Successful', '50:Successful', '75:Successful', '100:Successful']);
 }, 240_000);
 
 test('an unreachable Prometheus is inconclusive: the upgrade rolls back, never passes', async () => {
