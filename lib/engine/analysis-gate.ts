@@ -122,6 +122,8 @@ function advanceMetric(r: EngineRun, a: ResolvedAnalysis, run: AnalysisRunStatus
   const taken = (r.obs.measurements ?? []).filter((x) => x.runId === run.id && x.metric === m.name).sort((x, y) => x.seq - y.seq);
   for (const x of taken) {
     if (x.seq !== cur.taken) continue;
+    // A counted measurement is progress: a long gate or hold never trips the progress deadline while it measures.
+    r.s.lastProgressTime = r.now;
     const j = judgeMeasurement(spec.successCondition, x);
     const counts = countMeasurement(cur, j.result);
     // Only finite numbers are kept as values: the status is JSON, which has no NaN or Infinity (the message names them).

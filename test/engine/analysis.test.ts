@@ -214,6 +214,14 @@ describe('the engine with an analysis', () => {
     expect(next.t - at50.t).toBeLessThan(700_000);
   });
 
+  test('a hold longer than the progress deadline measures on without tripping it', () => {
+    const options = { ...withAnalysis({ holds: [{ weightPercent: 30, seconds: 1800 }] }), progressDeadlineSeconds: 600 };
+    const sim = run(options, errorRatios(() => 0));
+    expect(sim.lastStatus.reason).toBe('Promoted');
+    const at30 = sim.trafficChanges.find((c) => c.weights.get('svc-a0000') === 70)!;
+    expect(sim.trafficChanges.find((c) => c.t > at30.t)!.t - at30.t).toBeGreaterThanOrEqual(1_800_000);
+  });
+
   test('plan shows each gate where it passes', () => {
     const plan = planRayService({ kind: 'RayService', name: 'svc', options: withAnalysis() });
     expect(plan.outcome).toBe('promoted');
