@@ -90,7 +90,7 @@ export function steeringStateOf(obj: SteeredObject): SteeringState {
   const pausedBySpec = asObject(spec.rayshift).paused === true;
   const named = (v: unknown) => typeof v === 'string' && v !== '';
   const specStrategy = asObject(spec.upgradeStrategy).type;
-  const failedRun = engine.phase === 'Paused' && engine.reason === 'AnalysisFailed' ? failedAnalysisRunOf(asObject(engine.analysis)) : undefined;
+  const failedRun = analysisHoldOf(engine);
   return {
     phase: typeof status.phase === 'string' && status.phase !== '' ? status.phase : 'Unknown',
     strategy: (engine.upgradeStrategy ?? specStrategy ?? 'NewCluster') as UpgradeStrategyType,
@@ -103,8 +103,11 @@ export function steeringStateOf(obj: SteeredObject): SteeringState {
   };
 }
 
-/** The id of the failed (or inconclusive) run, not skipped, of an engine state's analysis. */
-function failedAnalysisRunOf(analysis: Record<string, unknown>): string | undefined {
+/** The id of the failed (or inconclusive) analysis run, not skipped, that holds an upgrade paused (`onFailure: pause`), from the engine state the operator persisted. */
+export function analysisHoldOf(engineState: unknown): string | undefined {
+  const engine = asObject(engineState);
+  if (engine.phase !== 'Paused' || engine.reason !== 'AnalysisFailed') return undefined;
+  const analysis = asObject(engine.analysis);
   for (const run of [asObject(analysis.step), asObject(analysis.background)]) {
     if ((run.phase === 'Failed' || run.phase === 'Inconclusive') && run.skipped !== true && typeof run.id === 'string') return run.id;
   }

@@ -103,6 +103,12 @@ describe('verbRefusal (the steering rules of lib/engine/steering.ts, read from t
     expect(verbApplies('pause', svc, shifting(25, T0, { paused: true }))).toBe(false);
   });
 
+  test('resume also applies to an upgrade its failed analysis holds (it retries that run)', () => {
+    const held = { phase: 'Paused', reason: 'AnalysisFailed', upgradeStrategy: 'NewClusterWithIncrementalUpgrade', analysis: { step: { id: 'step/b/25/1', phase: 'Failed' }, verdicts: [] } };
+    expect(verbApplies('resume', svc, shifting(25, T0, { executorStatus: { engineState: held } }))).toBe(true);
+    expect(verbApplies('resume', svc, shifting(25, T0, { executorStatus: { engineState: { ...held, reason: 'Paused' } } }))).toBe(false);
+  });
+
   test('promote, abort and rollback need an upgrade in flight that is not rolling back; promote an incremental one not yet promoted', () => {
     for (const verb of ['promote', 'abort', 'rollback'] as const) {
       expect(verbApplies(verb, svc, shifting(25, T0))).toBe(true);

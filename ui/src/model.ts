@@ -4,7 +4,7 @@
  * due time itself is the status's `next_traffic_step_time`, computed by the server), which steering
  * verbs apply, and the last steering record.
  */
-import { PROMOTE_ANNOTATION, lastSteeringOf, steeringRefusal, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
+import { PROMOTE_ANNOTATION, analysisHoldOf, lastSteeringOf, steeringRefusal, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
 import type { RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
@@ -108,6 +108,7 @@ const STRATEGIES: Readonly<Record<string, SteeringState['strategy']>> = {
 /** What the steering rules read, from the API's JSON (the upgrade in flight keeps the strategy it started with). */
 export function steeringStateOfJson(svc: RayServiceJson | undefined, u: UpgradeStatusJson): SteeringState {
   const engine = (u.executorStatus as { engineState?: { upgradeStrategy?: SteeringState['strategy'] } } | undefined)?.engineState;
+  const held = analysisHoldOf(engine);
   return {
     phase: phaseLabel(u.phase),
     strategy: engine?.upgradeStrategy ?? STRATEGIES[svc?.spec?.upgradeStrategy?.type ?? ''] ?? 'NewCluster',
@@ -116,6 +117,7 @@ export function steeringStateOfJson(svc: RayServiceJson | undefined, u: UpgradeS
     paused: !!u.paused,
     pausedBySpec: svc?.spec?.rayshift?.paused === true,
     promoteRequested: svc?.annotations?.[PROMOTE_ANNOTATION] === 'true',
+    ...(held !== undefined ? { failedAnalysisRun: held } : {}),
   };
 }
 
