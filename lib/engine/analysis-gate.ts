@@ -15,7 +15,7 @@ import type { ResolvedAnalysis, ResolvedAnalysisMetric } from '../spec/analysis'
 import { renderAnalysisQuery } from '../spec/analysis-templates';
 import { perClusterServeService } from '../spec/object-names';
 import { NO_MEASUREMENTS, comparesWithActive, countMeasurement, judgeMeasurement, metricPhase, runPhase } from './analysis-judgement';
-import { MAX_ANALYSIS_VERDICTS, type AnalysisRunKind, type AnalysisRunStatus, type AnalysisVerdict, type MetricRunStatus } from './analysis-status';
+import { MAX_ANALYSIS_VERDICTS, isFailedRun, type AnalysisRunKind, type AnalysisRunStatus, type AnalysisVerdict, type MetricRunStatus } from './analysis-status';
 import type { MeasureAnalysisAction } from './actions';
 import type { EngineRun } from './engine-run';
 
@@ -33,8 +33,7 @@ export function runAnalysis(r: EngineRun): AnalysisFailureOutcome | undefined {
   st.background = st.background && advanceRun(r, a, st, st.background);
   r.s.analysis = { ...(st.step ? { step: st.step } : {}), ...(st.background ? { background: st.background } : {}), verdicts: st.verdicts };
   if (a.dryRun) return undefined;
-  const failed = [st.step, st.background].some((run) => run !== undefined && !run.skipped && (run.phase === 'Failed' || run.phase === 'Inconclusive'));
-  if (!failed) return undefined;
+  if (!isFailedRun(st.step) && !isFailedRun(st.background)) return undefined;
   return a.onFailure === 'pause' ? 'pause' : a.onFailure === 'abort' ? 'AnalysisAborted' : 'AnalysisFailed';
 }
 
@@ -49,6 +48,11 @@ export function stepGateClosed(r: EngineRun): boolean {
   if (run === undefined || !measuresCurrentWeights(r, run)) return true;
   if (run.skipped) return false;
   return a.dryRun ? run.phase === 'Running' : run.phase !== 'Successful';
+}
+
+/** The PromQL of `metric` for `cluster` of the service `namespace/service` (its route backend, window and cluster label follow). */
+export function analysisQuery(a: ResolvedAnalysis, metric: ResolvedAnalysisMetric, where: { namespace: string; service: string; cluster: string }): string {
+  return renderAnalysisQuery(metric, { ...where, backendService: perClusterServeService(where.cluster), windowSeconds: metric.windowSeconds, clusterLabel: a.clusterLabel });
 }
 
 /** Clears the runs of an upgrade that ended, keeping the verdicts. */
@@ -69,7 +73,7 @@ function applyOverride(r: EngineRun, a: ResolvedAnalysis, st: Draft): void {
   if (o === undefined) return;
   for (const kind of ['step', 'background'] as const) {
     const run = st[kind];
-    if (run === undefined || run.id !== o.runId || run.phase === 'Running' || run.phase === 'Successful' || run.skipped) continue;
+    if (run === undefined || run.id !== o.runId || !isFailedRun(run)) continue;
     if (o.action === 'skip') {
       st[kind] = { ...run, skipped: true };
       record(r, st, { id: run.id, kind, pendingWeight: run.pendingWeight, phase: 'Skipped', at: r.now, dryRun: a.dryRun, message: 'skipped by a person' });
@@ -126,8 +130,6 @@ function advanceMetric(r: EngineRun, a: ResolvedAnalysis, run: AnalysisRunStatus
     r.s.lastProgressTime = r.now;
     const j = judgeMeasurement(spec.successCondition, x);
     const counts = countMeasurement(cur, j.result);
-    // Only finite numbers are kept as values: the status is JSON, which has no NaN or Infinity (the message names them).
-    const finite = (v: number | undefined) => v !== undefined && Number.isFinite(v);
     const last = { at: x.at, result: j.result, ...(finite(x.value) ? { value: x.value } : {}), ...(finite(x.activeValue) ? { activeValue: x.activeValue } : {}), message: j.message };
     cur = { ...cur, ...counts, phase: metricPhase(spec, counts, unbounded), last };
   }
@@ -142,8 +144,13 @@ function advanceMetric(r: EngineRun, a: ResolvedAnalysis, run: AnalysisRunStatus
   return cur;
 }
 
+/** Only finite numbers are kept as values: the status is JSON, which has no NaN or Infinity (the message names them). */
+function finite(v: number | undefined): boolean {
+  return v !== undefined && Number.isFinite(v);
+}
+
 function measureAction(r: EngineRun, a: ResolvedAnalysis, run: AnalysisRunStatus, spec: ResolvedAnalysisMetric, seq: number): MeasureAnalysisAction {
-  const ctx = { namespace: r.obs.namespace ?? 'default', service: r.obs.name, windowSeconds: spec.windowSeconds, clusterLabel: a.clusterLabel };
+  const where = { namespace: r.obs.namespace ?? 'default', service: r.obs.name };
   const active = r.s.activeClusterName;
   return {
     type: 'measureAnalysis',
@@ -152,10 +159,8 @@ function measureAction(r: EngineRun, a: ResolvedAnalysis, run: AnalysisRunStatus
     seq,
     prometheusUrl: a.prometheusUrl,
     timeoutSeconds: a.queryTimeoutSeconds,
-    query: renderAnalysisQuery(spec, { ...ctx, cluster: run.cluster, backendService: perClusterServeService(run.cluster) }),
-    ...(comparesWithActive(spec.successCondition) && active !== undefined
-      ? { activeQuery: renderAnalysisQuery(spec, { ...ctx, cluster: active, backendService: perClusterServeService(active) }) }
-      : {}),
+    query: analysisQuery(a, spec, { ...where, cluster: run.cluster }),
+    ...(comparesWithActive(spec.successCondition) && active !== undefined ? { activeQuery: analysisQuery(a, spec, { ...where, cluster: active }) } : {}),
   };
 }
 

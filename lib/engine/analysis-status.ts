@@ -48,6 +48,11 @@ export interface AnalysisRunStatus {
   readonly metrics: readonly MetricRunStatus[];
 }
 
+/** True for a run that failed (or was inconclusive) and that no person skipped: it holds the upgrade, and only it may be retried or skipped. */
+export function isFailedRun(run: Partial<Pick<AnalysisRunStatus, 'phase' | 'skipped'>> | undefined): boolean {
+  return run !== undefined && (run.phase === 'Failed' || run.phase === 'Inconclusive') && run.skipped !== true;
+}
+
 /** A finished run. */
 export interface AnalysisVerdict {
   readonly id: string;

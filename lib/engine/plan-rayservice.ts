@@ -5,8 +5,7 @@
  * measurement taken at once and passing).
  */
 import type { AnalysisSuccessCondition } from '../spec/analysis';
-import { renderAnalysisQuery } from '../spec/analysis-templates';
-import { perClusterServeService } from '../spec/object-names';
+import { analysisQuery } from './analysis-gate';
 import type { RayServiceAction } from './actions';
 import type { AnalysisMeasurement, ObservedCluster, ObservedRoute } from './observation';
 import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
@@ -125,10 +124,7 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
         outcome: promoted ? 'promoted' : steps.length === 0 ? 'unchanged' : 'rolled-back',
         ...(world.deletedAt === undefined ? {} : { oldClusterDeletedAtSeconds: world.deletedAt / 1000 }),
         gates,
-        analysisQueries: (options.analysis?.metrics ?? []).map((m) => ({
-          metric: m.name,
-          query: renderAnalysisQuery(m, { namespace: '{{namespace}}', service: name, cluster: '{{cluster}}', backendService: perClusterServeService('{{cluster}}'), windowSeconds: m.windowSeconds, clusterLabel: options.analysis!.clusterLabel }),
-        })),
+        analysisQueries: analysisQueries(options, name),
       };
     }
     now = d.nextStepAt;
@@ -151,6 +147,13 @@ function recordGates(gates: RayServicePlanGate[], prev: RayServiceStatus, next: 
   }
   const background = prev.analysis?.background;
   if (background !== undefined && next.analysis?.background === undefined) gates.push({ kind: 'background', pendingWeight: background.pendingWeight, passedAtSeconds: now / 1000 });
+}
+
+/** Each metric's PromQL, with the namespace and the cluster left as placeholders (unknown before the upgrade runs). */
+function analysisQueries(options: ResolvedUpgradeOptions, service: string): RayServicePlan['analysisQueries'] {
+  const a = options.analysis;
+  if (a === undefined) return [];
+  return a.metrics.map((m) => ({ metric: m.name, query: analysisQuery(a, m, { namespace: '{{namespace}}', service, cluster: '{{cluster}}' }) }));
 }
 
 /** Values that meet `c` (the new and the old cluster measure the same). */

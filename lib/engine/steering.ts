@@ -8,6 +8,8 @@
  * path and the dashboard all ask here. Pure and free of Node types, so the dashboard bundles it.
  */
 import { asObject } from '../spec/read';
+import { isFailedRun, type AnalysisRunStatus } from './analysis-status';
+import type { AnalysisOverride } from './observation';
 import type { UpgradeStrategyType } from '../spec/rayservice';
 
 /** Steering annotation: `"true"` finishes the upgrade without waiting for intervals; the operator removes it once no upgrade is left. */
@@ -24,7 +26,7 @@ export const PAUSE_ANNOTATION = 'rayshift.dev/paused';
 export const ANALYSIS_OVERRIDE_ANNOTATION = 'rayshift.dev/analysis-override';
 
 /** The analysis override an annotation value asks for, when it is well-formed. */
-export function analysisOverrideOf(value: string | undefined): { action: 'retry' | 'skip'; runId: string } | undefined {
+export function analysisOverrideOf(value: string | undefined): AnalysisOverride | undefined {
   const m = /^(retry|skip):(.+)$/.exec(value ?? '');
   return m === null ? undefined : { action: m[1] as 'retry' | 'skip', runId: m[2] };
 }
@@ -109,7 +111,7 @@ export function analysisHoldOf(engineState: unknown): string | undefined {
   if (engine.phase !== 'Paused' || engine.reason !== 'AnalysisFailed') return undefined;
   const analysis = asObject(engine.analysis);
   for (const run of [asObject(analysis.step), asObject(analysis.background)]) {
-    if ((run.phase === 'Failed' || run.phase === 'Inconclusive') && run.skipped !== true && typeof run.id === 'string') return run.id;
+    if (isFailedRun(run as Partial<AnalysisRunStatus>) && typeof run.id === 'string') return run.id;
   }
   return undefined;
 }
