@@ -16,6 +16,8 @@ import {
   validateRoleBasedGroupModel,
 } from '../spec/rbg';
 import { JsonObject, asObject } from '../spec/read';
+import type { UpgradeAnalysis } from '../spec/analysis';
+import { checkRolloutAnalysis } from '../spec/rbg-analysis';
 import { ResolvedRolloutWarmup, RolloutWarmup, checkRolloutWarmup, resolveRolloutWarmup, roleImages, warmupHash } from '../spec/rbg-warmup';
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
 import { RoleBasedGroupWarmup } from './rolebasedgroup-warmup';
@@ -30,6 +32,8 @@ export interface ExecutorCoordination {
   readonly policies: Record<string, unknown>[];
   /** The warmup before a revision's first round, defaults applied. @default no warmup */
   readonly warmup?: ResolvedRolloutWarmup;
+  /** The metric gate of every round after the first and of the completion, as given. @default no analysis */
+  readonly analysis?: UpgradeAnalysis;
 }
 
 /** RoleBasedGroup API versions: v1alpha2 (RBG ≥ v0.7.0, coordination in a CoordinatedPolicy) or v1alpha1 (inline coordination). */
@@ -68,6 +72,14 @@ export interface RoleBasedGroupProps {
    * not wait for it: the warmup runs alongside the rollout (a warning says so). @default no warmup
    */
   readonly warmup?: RolloutWarmup;
+  /**
+   * Executors `operator` and `pulumi`: gate every coordinated round after the first, and the
+   * completion, on Prometheus metrics of the new revision at its share of the replicas
+   * (docs/analysis.md, "RoleBasedGroups"); a failed analysis rolls back (every partition to
+   * replicas), aborts (every role stopped where it stands) or pauses. Queries only (no templates);
+   * `{{service}}` is the group's name, `{{cluster}}` the new revision. @default no analysis
+   */
+  readonly analysis?: UpgradeAnalysis;
 }
 
 /**
@@ -95,6 +107,8 @@ export class RoleBasedGroup extends ValidatedObject {
   public readonly warmup?: RolloutWarmup;
   /** The RoleBasedGroupWarmup child (executor `rbg` with `warmup`). */
   public readonly warmupObject?: RoleBasedGroupWarmup;
+  /** The rollout's analysis option, as given. */
+  public readonly analysis?: UpgradeAnalysis;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupProps) {
     const version = props.version ?? 'v1alpha2';
@@ -112,6 +126,7 @@ export class RoleBasedGroup extends ValidatedObject {
     this.executor = executor;
     this.rbgVersion = rbgVersion;
     this.warmup = props.warmup;
+    this.analysis = props.analysis;
     if (props.warmup !== undefined && executor === 'rbg') {
       const w = this.resolvedWarmup()!;
       const roles = Object.fromEntries(this.warmedRoles(w).map((r) => [r.name, { imagePreload: { images: roleImages(r as unknown as JsonObject), ...(w.pullSecrets.length > 0 ? { pullSecrets: w.pullSecrets } : {}) } }]));
@@ -147,7 +162,8 @@ export class RoleBasedGroup extends ValidatedObject {
    * The rules a rayshift executor enforces (the `rayshift.dev/coordination` annotation): the
    * rendered rolling-update rules in CoordinatedPolicy `spec` form, each with its
    * `progressDeadlineSeconds` and `rollbackOnDeadline` when set, and — when it rolls
-   * AffinityScheduling batch roles — `waves`: the role names released together, in order.
+   * AffinityScheduling batch roles — `waves`: the role names released together, in order; and
+   * the rollout's warmup and analysis.
    */
   public executorCoordination(): ExecutorCoordination {
     const { roles, rules } = this.rendered();
@@ -169,7 +185,7 @@ export class RoleBasedGroup extends ValidatedObject {
         };
       });
     const w = this.resolvedWarmup();
-    return { policies, ...(w ? { warmup: { ...w, roles: this.warmedRoles(w).map((r) => r.name) } } : {}) };
+    return { policies, ...(w ? { warmup: { ...w, roles: this.warmedRoles(w).map((r) => r.name) } } : {}), ...(this.analysis ? { analysis: this.analysis } : {}) };
   }
 
   /** The warmup option with its defaults (roles: every role of the rolling-update rules, as given). */
@@ -214,7 +230,7 @@ export class RoleBasedGroup extends ValidatedObject {
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {
-    return validateGroup(manifest, this.#roles, this.#coordination, this.version === 'v1alpha1', this.executor, this.rbgVersion, this.warmup);
+    return validateGroup(manifest, this.#roles, this.#coordination, this.version === 'v1alpha1', this.executor, this.rbgVersion, this.warmup, this.analysis);
   }
 
   protected renderSpec(): any {
@@ -236,6 +252,7 @@ function validateGroup(
   executor: RbgExecutor,
   rbgVersion: RbgRelease,
   warmup: RolloutWarmup | undefined,
+  analysis: UpgradeAnalysis | undefined,
 ): ValidationResult {
   const problems = new ProblemList();
   const name = asObject(asObject(manifest).metadata).name;
@@ -248,6 +265,7 @@ function validateGroup(
       problems.warning('warmup', 'RBG v0.8 does not wait for a RoleBasedGroupWarmup before rolling (KEP-129 leaves it out): the warmup runs alongside the rollout; use executor "operator" or "pulumi" to start the rollout once the nodes are warm');
     }
   }
+  if (analysis !== undefined) checkRolloutAnalysis(problems, 'analysis', analysis, { executor, rbgVersion });
   return problems.result();
 }
 

@@ -1,8 +1,11 @@
 /**
  * One executor pass over every coordination of a RoleBasedGroup (pure): each rule's step — held
- * where it stands while its warmup runs, else `coordinationStep` — the rounds written and when to
- * look again. The runtime's reconciler observes the group, asks for this, and writes the result.
+ * where it stands while its warmup runs, else `coordinationStep`, gated by the group's analysis
+ * when it has one (`analysedCoordinationStep`) — the rounds written, the measurements to take and
+ * when to look again. The runtime's reconciler observes the group, asks for this, and writes the result.
  */
+import type { MeasureAnalysisAction } from './actions';
+import { analysedCoordinationStep, type GroupAnalysisInput } from './rbg-analysis';
 import { coordinationStep } from './rbg-coordination';
 import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type ExecutorRule, type ObservedRole } from './rbg-coordination-types';
 import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
@@ -18,6 +21,8 @@ export interface CoordinationPassInput {
   readonly previous: readonly CoordinationStatus[];
   /** The warmup gate's decision and the rules that wait for it (`warmupPendingRules`); absent when no rule waits. */
   readonly gate?: { readonly decision: WarmupGateDecision; readonly pending: readonly ExecutorRule[] };
+  /** The group's analysis (its `analysis` option), with the measurements taken since the previous pass. */
+  readonly analysis?: GroupAnalysisInput;
   /** Epoch ms. */
   readonly now: number;
 }
@@ -28,8 +33,10 @@ export interface CoordinationPass {
   readonly steps: readonly CoordinationStep[];
   /** Rules whose step wrote a round (lowered a partition). */
   readonly rounds: number;
-  /** The earliest time to look again even if nothing changes (a progress deadline, the warmup's timeout). */
+  /** The earliest time to look again even if nothing changes (a progress deadline, the warmup's timeout, a measurement due). */
   readonly wakeAt?: number;
+  /** Analysis measurements to take for the next pass. */
+  readonly measure: readonly MeasureAnalysisAction[];
 }
 
 /** See the file comment. */
@@ -39,9 +46,10 @@ export function coordinationPass(input: CoordinationPassInput): CoordinationPass
     const prior = input.previous.find((c) => c.name === rule.name);
     if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
     // A status written while the warmup held the rule describes no round: the rollout starts afresh.
-    return coordinationStep({ rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now });
+    const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now };
+    return input.analysis ? analysedCoordinationStep(step, input.analysis) : coordinationStep(step);
   });
   const wakes = [...steps.map((s) => s.wakeAt), gate?.decision.wakeAt].filter((t): t is number => t !== undefined);
   const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
-  return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}) };
+  return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}), measure: steps.flatMap((s) => s.measure ?? []) };
 }

@@ -4,6 +4,8 @@
  * `coordinationStep` (rbg-coordination.ts) turns the first two into the others; lib/runtime/rbg
  * observes the roles and writes the rest.
  */
+import type { MeasureAnalysisAction } from './actions';
+import type { AnalysisStatus } from './analysis-status';
 import type { RbgPlanRole } from './plan-rbg';
 
 /** One rolling-update rule as the executor runs it. */
@@ -102,7 +104,7 @@ export interface RoleRolloutStatus {
 export interface CoordinationStatus {
   readonly name: string;
   readonly phase: CoordinationPhase;
-  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
+  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; with an analysis `WaitingForAnalysis`, `AnalysisFailed`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
   readonly reason: string;
   readonly message: string;
   /** Hash of the coordinated roles' templates this rollout moves them to. */
@@ -125,6 +127,16 @@ export interface CoordinationStatus {
   /** High-water mark of Σ(updated + ready) over the roles, to tell progress from flapping readiness. */
   readonly progressMark: number;
   readonly roles: readonly RoleRolloutStatus[];
+  /** The rollout's analysis, when the group has one. */
+  readonly analysis?: CoordinationAnalysisStatus;
+}
+
+/** The analysis of one coordination: its runs and verdicts, and the new revision's share they measure. */
+export interface CoordinationAnalysisStatus extends AnalysisStatus {
+  /** Replicas the written partitions put on the new revision, over the coordinated roles. */
+  readonly newReplicas: number;
+  /** When every coordinated role first had those replicas updated and every replica ready (epoch ms). */
+  readonly effectiveAt?: number;
 }
 
 /** Rolling-update fields to write on one role. */
@@ -159,6 +171,11 @@ export interface CoordinationStepInput {
   readonly previous?: CoordinationStatus;
   /** Epoch ms. */
   readonly now: number;
+  /**
+   * A closed analysis gate: no partition is lowered and the rollout does not complete; `measured`
+   * when a measurement was counted in this pass (progress, as for the progress deadline).
+   */
+  readonly analysisHold?: { readonly message: string; readonly measured: boolean };
 }
 
 /** What a pass over one coordination decides. */
@@ -167,6 +184,8 @@ export interface CoordinationStep {
   /** Only the roles whose written fields must change. */
   readonly writes: readonly RoleWrite[];
   readonly events: readonly RolloutEvent[];
-  /** Look again at this time (epoch ms) even if nothing changes: the progress deadline. */
+  /** Look again at this time (epoch ms) even if nothing changes: the progress deadline, a measurement due. */
   readonly wakeAt?: number;
+  /** Analysis measurements to take, for the next pass. */
+  readonly measure?: readonly MeasureAnalysisAction[];
 }

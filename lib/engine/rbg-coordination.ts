@@ -17,7 +17,9 @@
  *   `rollbackOnDeadline`, its partition is raised to all replicas, back to the old revision) and
  *   the blocking role is named;
  * - AffinityScheduling release waves: a wave's roles are released (unpaused, coordinated among the
- *   released roles) once every role of the waves before it is updated and ready.
+ *   released roles) once every role of the waves before it is updated and ready;
+ * - a closed analysis gate (`analysisHold`, decided by `rbg-analysis.ts`) lowers no partition and
+ *   keeps the rollout from completing; a counted measurement is progress.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -50,6 +52,11 @@ export function ruleRevision(rule: ExecutorRule, roles: ReadonlyMap<string, Obse
 /** The writes that hold every role of `rule` where it stands (paused at its written partition), e.g. while a warmup runs. */
 export function holdWrites(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): RoleWrite[] {
   return membersOf({ rule, roles, controllerCaughtUp: true, now: 0 }).flatMap((m) => changed(m, m.observed.partition ?? 0, true));
+}
+
+/** The writes that return every role of `rule` to the old revision (partition = replicas), as a rollback does. */
+export function rollbackWrites(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): RoleWrite[] {
+  return membersOf({ rule, roles, controllerCaughtUp: true, now: 0 }).flatMap((m) => changed(m, m.observed.desired, false, true));
 }
 
 /**
@@ -99,8 +106,9 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
   if (prior && (prior.phase === 'Failed' || prior.phase === 'RolledBack')) {
     const stopPhase: RolePhase = prior.phase === 'Failed' ? 'Stopped' : 'RolledBack';
     const writes = members.flatMap((m) => (prior.phase === 'Failed' ? changed(m, m.observed.partition ?? 0, true) : changed(m, m.observed.desired, false, true)));
+    const stopped = prior.reason === 'ProgressDeadlineExceeded' ? 'stopped by the progress deadline' : `stopped (${prior.reason})`;
     const roles = members.map((m) =>
-      roleStatus(m, members, prior.phase === 'Failed' ? (m.observed.partition ?? 0) : m.observed.desired, stopPhase, prior.phase === 'Failed' ? 'stopped by the progress deadline' : 'returned to the old revision'),
+      roleStatus(m, members, prior.phase === 'Failed' ? (m.observed.partition ?? 0) : m.observed.desired, stopPhase, prior.phase === 'Failed' ? stopped : 'returned to the old revision'),
     );
     return { status: { ...prior, ...base, roles }, writes, events: [] };
   }
@@ -138,15 +146,23 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
   const unreleased = members.filter((m) => !released.includes(m));
   const wave = waves.length > 1 ? { wave: { current: active < 0 ? waves.length : active + 1, total: waves.length } } : {};
   const round = nextRbgRound(rule.maxSkewPercent, released.map((m) => m.state));
-  const decided = new Map(round.roles.map((r) => [r.name, r]));
+  const hold = input.analysisHold;
+  // A closed analysis gate keeps every partition where it is written.
+  const decided = new Map(
+    round.roles.map((r) => {
+      const s = released.find((m) => m.state.name === r.name)!.state;
+      const partition = hold ? Math.max(r.partition, s.currentPartition ?? s.desired) : r.partition;
+      return [r.name, { ...r, partition, target: s.desired - partition }];
+    }),
+  );
   const lowered = released.filter((m) => decided.get(m.state.name)!.partition < (m.state.currentPartition ?? m.state.desired));
-  const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0;
+  const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0 || hold?.measured === true;
   const lastProgressAt = progressed ? iso(now) : prior!.lastProgressAt;
   const rounds = (prior?.rounds ?? 0) + (lowered.length > 0 ? 1 : 0);
   const holdUnreleased = unreleased.flatMap((m) => changed(m, m.observed.partition ?? 0, true));
   const unreleasedStatus = (m: Member) => roleStatus(m, members, m.observed.partition ?? 0, 'WaitingForBatch', `released once wave ${active + 1} of ${waves.length} is updated and ready`);
 
-  if (round.complete && unreleased.length === 0) {
+  if (round.complete && unreleased.length === 0 && !hold) {
     const status: CoordinationStatus = {
       ...base,
       ...wave,
@@ -171,8 +187,8 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     ...base,
     ...wave,
     phase: 'Progressing',
-    reason: lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
-    message: lowered.length > 0 ? `round ${rounds} written` : `waiting for ${blocking?.observed.name ?? 'the workloads'} (${describeRole(blocking)})`,
+    reason: hold ? 'WaitingForAnalysis' : lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
+    message: hold ? hold.message : lowered.length > 0 ? `round ${rounds} written` : `waiting for ${blocking?.observed.name ?? 'the workloads'} (${describeRole(blocking)})`,
     rounds,
     lastProgressAt,
     deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs),

@@ -1,9 +1,10 @@
 /**
- * The coordination rules a rayshift executor enforces on a RoleBasedGroup, read from the group's
+ * The coordination rules (and the rollout's warmup and analysis) a rayshift executor enforces on a RoleBasedGroup, read from the group's
  * `rayshift.dev/coordination` annotation, checked by lib/spec (`validateCoordinationAnnotation`)
  * and resolved against the group's roles with the same adapter `rayshift plan` uses, the spec's
  * defaults (`RBG_EXECUTOR_DEFAULTS`) filling what a rule does not set.
  */
+import { ResolvedAnalysis, UpgradeAnalysis, resolveUpgradeAnalysis } from '../spec/analysis';
 import { formatProblem } from '../spec/problem';
 import { COORDINATION_ANNOTATION } from '../spec/rbg';
 import { RBG_EXECUTOR_DEFAULTS, rollingUpdateRoles, validateCoordinationAnnotation } from '../spec/rbg-executor';
@@ -12,10 +13,10 @@ import { JsonObject, asArray, asObject, isObject } from '../spec/read';
 import { rbgPlanInputs } from './from-spec';
 import type { ExecutorRule } from './rbg-coordination-types';
 
-/** The rules of a group (and its rollout warmup, when the annotation has `warmup`), or why they cannot be read. */
+/** The rules of a group (and its rollout warmup and analysis, when the annotation has them), or why they cannot be read. */
 export type CoordinationReading =
-  | { readonly rules: readonly ExecutorRule[]; readonly warmup?: ResolvedRolloutWarmup; readonly problem?: undefined }
-  | { readonly rules?: undefined; readonly warmup?: undefined; readonly problem: string };
+  | { readonly rules: readonly ExecutorRule[]; readonly warmup?: ResolvedRolloutWarmup; readonly analysis?: ResolvedAnalysis; readonly problem?: undefined }
+  | { readonly rules?: undefined; readonly warmup?: undefined; readonly analysis?: undefined; readonly problem: string };
 
 /** Reads and checks the group's coordination annotation; an absent annotation means no rules. */
 export function readCoordination(group: JsonObject): CoordinationReading {
@@ -42,5 +43,9 @@ export function readCoordination(group: JsonObject): CoordinationReading {
       ...(Array.isArray(rule.waves) ? { waves: (rule.waves as string[][]).map((w) => w.filter((n) => input.roles.some((r) => r.name === n))) } : {}),
     };
   });
-  return { rules, ...(isObject(spec.warmup) ? { warmup: resolveRolloutWarmup(spec.warmup as RolloutWarmup, rollingUpdateRoles(spec)) } : {}) };
+  return {
+    rules,
+    ...(isObject(spec.warmup) ? { warmup: resolveRolloutWarmup(spec.warmup as RolloutWarmup, rollingUpdateRoles(spec)) } : {}),
+    ...(isObject(spec.analysis) ? { analysis: resolveUpgradeAnalysis(spec.analysis as unknown as UpgradeAnalysis) } : {}),
+  };
 }

@@ -2,11 +2,12 @@
  * The options a rayshift executor (`operator`, `pulumi`) runs a RoleBasedGroup rollout with, as
  * the group's `rayshift.dev/coordination` annotation carries them: their defaults and the checks
  * of the whole annotation (a CoordinatedPolicy `spec` plus rayshift's deadline settings, release
- * waves and warmup). The engine resolves a checked annotation into rules (`readCoordination`).
+ * waves, warmup and analysis). The engine resolves a checked annotation into rules (`readCoordination`).
  */
 import { ProblemList, ValidationResult } from './problem';
 import { JsonObject, asArray, asObject } from './read';
 import { checkExecutorSettings, validateCoordinatedPolicy } from './rbg';
+import { checkRolloutAnalysis } from './rbg-analysis';
 import { checkRolloutWarmup } from './rbg-warmup';
 
 /** Defaults of a rule's rayshift-executor settings, when the rule does not set them. */
@@ -25,7 +26,7 @@ export function rollingUpdateRoles(spec: JsonObject): string[] {
 
 /**
  * Checks a parsed coordination annotation (`spec`) of the group with `metadata`: the policy rules,
- * each rule's executor settings and waves, and the warmup. Returns every problem at once.
+ * each rule's executor settings and waves, the warmup and the analysis. Returns every problem at once.
  */
 export function validateCoordinationAnnotation(metadata: JsonObject, spec: JsonObject): ValidationResult {
   const problems = new ProblemList();
@@ -36,6 +37,7 @@ export function validateCoordinationAnnotation(metadata: JsonObject, spec: JsonO
   });
   // The executor cannot know the RBG release; whether the Warmup CRD is served decides at run time.
   if (spec.warmup !== undefined) checkRolloutWarmup(problems, 'warmup', spec.warmup, { rbgVersion: 'v0.8', coordinated: rollingUpdateRoles(spec) });
+  if (spec.analysis !== undefined) checkRolloutAnalysis(problems, 'analysis', spec.analysis, { executor: 'operator' });
   return problems.result();
 }
 

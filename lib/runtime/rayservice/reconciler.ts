@@ -27,7 +27,7 @@ import { buildServiceRoute, clusterBackends } from '../route/build';
 import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { RayServiceKube, RayServiceServe } from './ports';
-import { measureAnalysis } from './measure';
+import { measureAnalysis } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
 import { FINALIZER, GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';

@@ -8,8 +8,13 @@
  * either lands whole on the state it was computed from or not at all (and is redone). Events are
  * recorded after the patch lands. A crash between any two calls is safe: the next pass re-derives
  * everything from the group, and a round never raises a partition written for the same revision.
+ * With the group's analysis, the measurements the pass asks for are taken after the patch (the
+ * same runtime function as a RayService's) and handed to the next pass, which runs at once.
  */
+import type { MeasureAnalysisAction } from '../../engine/actions';
+import type { AnalysisMeasurement } from '../../engine/observation';
 import { coordinationPass } from '../../engine/rbg-coordination-pass';
+import { ANALYSIS_OVERRIDE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
 import type { ExecutorRule, ObservedRole, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
 import { readCoordination } from '../../engine/rbg-executor-rules';
 import { WarmupGateDecision, WarmupObservation, plannedWarmup, warmupGate, warmupPendingRules } from '../../engine/rbg-warmup';
@@ -21,6 +26,7 @@ import type { JsonPatchOp } from '../kube/request-options';
 import { KubeApiError, UnknownKindError } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
+import { measureAnalysis } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
 import { WorkloadStatus, observeRoles } from './observe';
 import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
@@ -66,6 +72,8 @@ export interface RbgReconcileResult {
   readonly writes: number;
   /** Events recorded. */
   readonly events: readonly RolloutEvent[];
+  /** Analysis measurements taken, for the next pass. */
+  readonly measured?: number;
 }
 
 const SILENT: RbgReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
@@ -81,6 +89,8 @@ export class RbgRolloutReconciler {
   private readonly log: RbgReconcileLogger;
   /** Workload kinds the API server does not serve (their CRD is not installed), skipped from then on. */
   private readonly unserved = new Set<string>();
+  /** Analysis measurements taken and not yet handed to the engine, per group. */
+  private readonly measured = new Map<string, AnalysisMeasurement[]>();
 
   constructor(options: RbgRolloutReconcilerOptions) {
     this.client = options.client;
@@ -112,11 +122,30 @@ export class RbgRolloutReconciler {
     const observedGeneration = asObject(group.status).observedGeneration;
     const controllerCaughtUp = typeof observedGeneration === 'number' && observedGeneration >= generation;
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
-    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), now });
+    const measurements = this.measured.get(key);
+    this.measured.delete(key);
+    const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
+    const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
+    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), now });
     const warmup = gate?.decision.status ?? previous?.warmup;
     const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
     for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
-    return this.write(group, doc, pass.steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
+    const result = await this.write(group, doc, pass.steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
+    // Measured only once the status asking for them landed (a lost race redoes the pass, which asks again).
+    if (pass.measure.length === 0 || result.status === undefined) return result;
+    await this.measure(key, pass.measure);
+    return { ...result, requeueAt: this.now(), measured: pass.measure.length };
+  }
+
+  /** Takes the analysis measurements for the next pass (a failed query is a measurement too: inconclusive). */
+  private async measure(key: string, actions: readonly MeasureAnalysisAction[]): Promise<void> {
+    const list = this.measured.get(key) ?? [];
+    for (const action of actions) {
+      const m = await measureAnalysis(action, this.now);
+      if (m.error !== undefined) this.log.warn({ rbg: key, metric: action.metric, run: action.runId, error: m.error }, 'analysis query failed');
+      list.push(m);
+    }
+    this.measured.set(key, list);
   }
 
   /**

@@ -1,12 +1,13 @@
 /**
- * Carries out a `measureAnalysis` action: the metric's query for the new cluster (and for the
- * old one when the condition compares them) against the configured Prometheus, at once, each
- * within the action's timeout. A query that fails becomes the measurement's `error`, which the
- * engine counts as inconclusive.
+ * Carries out a `measureAnalysis` action, for every executor that runs an analysis (RayService
+ * upgrades, RoleBasedGroup rollouts): the metric's query for the new version (and for the old one
+ * when the condition compares them) against the configured Prometheus, at once, each within the
+ * action's timeout. A query that fails becomes the measurement's `error`, which the engine counts
+ * as inconclusive.
  */
 import type { MeasureAnalysisAction } from '../../engine/actions';
 import type { AnalysisMeasurement } from '../../engine/observation';
-import { queryPrometheus } from '../prometheus/client';
+import { queryPrometheus } from './client';
 
 /** The measurement of `action`, stamped with `now()` when its queries were sent. */
 export async function measureAnalysis(action: MeasureAnalysisAction, now: () => number): Promise<AnalysisMeasurement> {

@@ -1,0 +1,49 @@
+/**
+ * The `analysis` option of a RoleBasedGroup's coordinated rollout: the same `UpgradeAnalysis` a
+ * RayService upgrade takes (`lib/spec/analysis.ts`), checked by the same validator, plus what a
+ * RoleBasedGroup cannot run. Before each round after the first (and before the rollout completes)
+ * rayshift's executor measures every metric at the new revision's share of the replicas.
+ *
+ * A query's placeholders for a RoleBasedGroup: `{{namespace}}` (the group's), `{{service}}` (the
+ * group's name), `{{cluster}}` (the new revision: its coordinated roles' workload update revisions,
+ * the `controller-revision-hash` their new pods carry, joined by `|` for a `=~` match) and
+ * `{{window}}`. The built-in templates measure a RayCluster's Ray Serve or route backend series,
+ * and the `…Active` bounds an old RayCluster measured apart: a RoleBasedGroup has neither.
+ */
+import { ProblemList, show } from './problem';
+import { ANALYSIS_DEFAULTS, validateUpgradeAnalysis } from './analysis';
+import { asArray, asObject, isObject } from './read';
+import type { RbgExecutor, RbgRelease } from './rbg';
+
+/** The executors and release a rollout analysis is checked for. */
+export interface RolloutAnalysisContext {
+  /** Who moves the partitions: only rayshift's executors can wait for a measurement. */
+  readonly executor: RbgExecutor;
+  /** The RBG release; v0.8's webhook refuses the partitions a rollback writes. @default unknown: not checked */
+  readonly rbgVersion?: RbgRelease;
+}
+
+/** Checks a RoleBasedGroup rollout's `analysis` at `at`, adding every problem to `problems`. */
+export function checkRolloutAnalysis(problems: ProblemList, at: string, value: unknown, ctx: RolloutAnalysisContext): void {
+  problems.addAll(validateUpgradeAnalysis(value, at));
+  if (!isObject(value)) return;
+  if (ctx.executor === 'rbg') {
+    problems.error(at, 'is run only by the rayshift executors (operator, pulumi): with executor "rbg" the RBG controller moves the partitions and cannot wait for a measurement; use executor "operator" or "pulumi", or drop analysis');
+  }
+  asArray(value.metrics).forEach((m, i) => {
+    const metric = asObject(m);
+    if (metric.template !== undefined) {
+      problems.error(`${at}.metrics[${i}].template`, `${show(metric.template)} measures a RayCluster (its Ray Serve or route backend series), which a RoleBasedGroup does not have; use query, with {{cluster}} for the new revision (e.g. controller_revision_hash=~"{{cluster}}")`);
+    }
+    const condition = asObject(metric.successCondition);
+    for (const bound of ['maxAboveActive', 'maxAboveActivePercent'] as const) {
+      if (condition[bound] !== undefined) {
+        problems.error(`${at}.metrics[${i}].successCondition.${bound}`, 'compares with an old RayCluster measured apart, which a RoleBasedGroup rollout does not have; use maximum or minimum');
+      }
+    }
+  });
+  const onFailure = value.onFailure ?? ANALYSIS_DEFAULTS.onFailure;
+  if (ctx.rbgVersion === 'v0.8' && onFailure === 'rollback') {
+    problems.error(`${at}.onFailure`, `${show(onFailure)}${value.onFailure === undefined ? ' (the default)' : ''} cannot be executed on RBG v0.8: a rollback raises each partition to replicas, and its webhook only admits a partition below replicas; allowed: abort (stop every role where it stands), pause`);
+  }
+}
