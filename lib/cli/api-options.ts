@@ -1,6 +1,6 @@
 /**
- * The options with which the RayService verbs of the CLI (`status`, `pause`, `resume`, `promote`,
- * `abort`, `rollback`) go through a rayshift API server instead of the Kubernetes API, and the
+ * The options with which the RayService verbs of the CLI (`status` and the steering verbs: `pause`,
+ * `resume`, `promote`, `abort`, `rollback`, `retry-analysis`, `skip-analysis`) go through a rayshift API server instead of the Kubernetes API, and the
  * bearer token they send (from `--token`, `--token-file` or `$RAYSHIFT_TOKEN`; never printed, and
  * never sent in cleartext beyond this machine without `--allow-plaintext-token`).
  * Free of the client's modules, so that registering the options costs the CLI's start nothing.

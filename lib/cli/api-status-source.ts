@@ -23,6 +23,8 @@ const STEERING_RPCS = {
   promote: 'promoteRayService',
   abort: 'abortRayService',
   rollback: 'rollbackRayService',
+  'retry-analysis': 'retryAnalysisRayService',
+  'skip-analysis': 'skipAnalysisRayService',
 } as const satisfies Record<SteeringVerb, string>;
 
 export type { SteeringVerb } from '../engine/steering';

@@ -134,6 +134,8 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     ['promote', 'Finish the upgrade without waiting for the remaining intervals'],
     ['abort', 'Roll the upgrade back: traffic and capacity return to the active cluster'],
     ['rollback', "Set the spec back to the serving cluster's, which rolls the upgrade in flight back (needs --api-server)"],
+    ['retry-analysis', 'Measure the failed analysis run that paused the upgrade again from now'],
+    ['skip-analysis', 'Count the failed analysis run that paused the upgrade as passed, so the upgrade goes on'],
   ] as const) {
     addApiServerOptions(
       program

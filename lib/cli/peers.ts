@@ -7,6 +7,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { STEERING_VERBS } from '../engine/steering';
 import { projectRoot } from '../runtime/package-root';
 
 /** The optional peer dependencies the CLI's subcommands load. */
@@ -32,7 +33,7 @@ const API_CLIENT: readonly OptionalPeer[] = ['@connectrpc/connect', '@connectrpc
 const SERVERS = Object.keys(OPTIONAL_PEERS) as OptionalPeer[];
 
 /** The verbs that read or steer a RayService (or, for `status`, a RoleBasedGroup). */
-const CLIENT_VERBS = new Set(['status', 'pause', 'resume', 'promote', 'abort', 'rollback']);
+const CLIENT_VERBS: ReadonlySet<string> = new Set(['status', ...STEERING_VERBS]);
 
 /** The optional peers subcommand `verb` loads with its options `opts` (none for the others). */
 export function peersOf(verb: string, opts: { readonly apiServer?: unknown }): readonly OptionalPeer[] {

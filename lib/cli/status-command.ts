@@ -1,7 +1,7 @@
 /**
  * `rayshift status NAME` (a `rayshift.dev` RayService, or `rbg/NAME` for a RoleBasedGroup whose
  * rollout rayshift executes) and the steering verbs (`pause`, `resume`, `promote`, `abort`,
- * `rollback`) for RayServices, over a kubeconfig or, with `--api-server`, through the rayshift API
+ * `rollback`, `retry-analysis`, `skip-analysis`) for RayServices, over a kubeconfig or, with `--api-server`, through the rayshift API
  * server (same output: both hand the same object to the same view). `--watch` follows the object:
  * on a terminal the screen is redrawn in place (with a live countdown), otherwise one line is
  * printed per change, which is what a CI log wants. Without a Kubernetes configuration they say
@@ -274,6 +274,8 @@ const STEERED: Readonly<Record<SteeringVerb, string>> = {
   promote: 'promoting: the upgrade finishes without waiting for intervals',
   abort: 'aborting: traffic and capacity return to the active cluster',
   rollback: "rolling back: the spec is the serving cluster's again",
+  'retry-analysis': 'retrying analysis: the failed run is measured again from now',
+  'skip-analysis': 'skipping analysis: the failed run counts as passed',
 };
 
 /**
@@ -291,7 +293,7 @@ async function reviewedUser(client: KubeClient): Promise<string> {
 }
 
 /**
- * `rayshift pause|resume|promote|abort|rollback NAME`. Through a kubeconfig it checks that the verb
+ * `rayshift pause|resume|promote|abort|rollback|retry-analysis|skip-analysis NAME`. Through a kubeconfig it checks that the verb
  * applies now and writes its patch (the steering rules of lib/engine/steering.ts, which the API
  * server applies too); through `--api-server` it calls the verb's RPC, which also checks the
  * caller's right to the verb (`rollback` only goes that way).

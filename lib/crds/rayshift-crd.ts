@@ -232,6 +232,8 @@ function serviceStatusSchema(side: string, applicationStatuses: JsonObject | und
       targetCapacity: PERCENT('Serve target_capacity of the cluster, in percent.'),
       trafficRoutedPercent: PERCENT('Route weight of the cluster, in percent.'),
       lastTrafficMigratedTime: { ...TIME, description: 'When its route weight last changed.' },
+      readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Serve replicas of the cluster running and ready, as the operator last observed them.' },
+      targetReplicas: { type: 'integer', format: 'int32', minimum: 0, description: "Serve replicas the cluster runs at its target_capacity (Serve's target_num_replicas), as the operator last observed them." },
       ...(applicationStatuses !== undefined ? { applicationStatuses } : {}),
     },
   };

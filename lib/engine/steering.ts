@@ -3,8 +3,9 @@
  * observed state (and why not, naming the phase), and the merge patch each verb makes. The rules
  * follow what the engine honours (`controls` of the observation): pause holds any upgrade
  * (incremental or `NewCluster`) but never a rollback; promote only skips the intervals of an
- * incremental upgrade; abort rolls back an upgrade in flight; resume also releases an upgrade its
- * failed analysis paused, by measuring the failed run again. The API server, the CLI's kubeconfig
+ * incremental upgrade; abort rolls back an upgrade in flight; retry-analysis measures the failed
+ * analysis run that holds an upgrade (`onFailure: pause`) again, skip-analysis counts it as passed,
+ * and resume also releases such an upgrade by retrying the run. The API server, the CLI's kubeconfig
  * path and the dashboard all ask here. Pure and free of Node types, so the dashboard bundles it.
  */
 import { asObject } from '../spec/read';
@@ -34,8 +35,8 @@ export function analysisOverrideOf(value: string | undefined): AnalysisOverride 
 /** Annotation recording the last steering verb: `{verb, user, reason, time}` as JSON. */
 export const LAST_STEERING_ANNOTATION = 'rayshift.dev/last-steering';
 
-/** The steering verbs, in the order access lists and the dashboard show them; each is also its RBAC subresource. */
-export const STEERING_VERBS = ['pause', 'resume', 'promote', 'abort', 'rollback'] as const;
+/** The steering verbs, in the order access lists and the dashboard show them; each is also its RBAC subresource (`rayservices/<verb>`). */
+export const STEERING_VERBS = ['pause', 'resume', 'promote', 'abort', 'rollback', 'retry-analysis', 'skip-analysis'] as const;
 /** A steering verb. */
 export type SteeringVerb = (typeof STEERING_VERBS)[number];
 
@@ -64,7 +65,7 @@ export interface SteeringState {
   readonly pausedBySpec: boolean;
   /** The promote annotation is set. */
   readonly promoteRequested: boolean;
-  /** The id of the failed analysis run that holds the upgrade (`onFailure: pause`): resume retries it. */
+  /** The id of the failed analysis run that holds the upgrade (`onFailure: pause`): retry-analysis and resume retry it, skip-analysis skips it. */
   readonly failedAnalysisRun?: string;
 }
 
@@ -143,6 +144,10 @@ function refusal(verb: SteeringVerb, s: SteeringState): string | undefined {
       if (!s.upgrading) return `nothing to ${verb}: no upgrade is in flight`;
       if (s.rollingBack) return `cannot ${verb}: a rollback is already running`;
       return undefined;
+    case 'retry-analysis':
+    case 'skip-analysis':
+      if (s.failedAnalysisRun !== undefined) return undefined;
+      return `no failed analysis run holds the upgrade: only a run that failed and paused it (onFailure: pause) can be ${verb === 'retry-analysis' ? 'retried' : 'skipped'}`;
   }
 }
 
@@ -153,16 +158,18 @@ export function steeringApplies(verb: SteeringVerb, s: SteeringState): boolean {
 
 /**
  * The JSON merge patch of `verb` on a service in state `s` (which the caller checked with
- * {@link steeringRefusal}): the steering annotation set or removed, `spec.rayshift.paused` cleared
- * by resume, and `record` as the last steering when given. Rollback's spec (the serving cluster's,
+ * {@link steeringRefusal}): the steering annotation set or removed (the analysis override naming the
+ * failed run for retry-analysis, skip-analysis and resume), `spec.rayshift.paused` cleared by resume,
+ * and `record` as the last steering when given. Rollback's spec (the serving cluster's,
  * which only the API server recovers) is the caller's to add.
  */
 export function steeringPatch(verb: SteeringVerb, s: SteeringState, record?: SteeringRecord): { metadata: { annotations: Record<string, string | null> }; spec?: { rayshift: { paused: false } } } {
   const annotations: Record<string, string | null> = {};
   if (verb === 'pause') annotations[PAUSE_ANNOTATION] = 'true';
   if (verb === 'resume') annotations[PAUSE_ANNOTATION] = null;
-  // An upgrade held by its failed analysis resumes by measuring that run again.
-  if (verb === 'resume' && s.failedAnalysisRun !== undefined) annotations[ANALYSIS_OVERRIDE_ANNOTATION] = `retry:${s.failedAnalysisRun}`;
+  // The override names the failed run; an upgrade held by it resumes by measuring it again.
+  const override = verb === 'skip-analysis' ? 'skip' : verb === 'retry-analysis' || verb === 'resume' ? 'retry' : undefined;
+  if (override !== undefined && s.failedAnalysisRun !== undefined) annotations[ANALYSIS_OVERRIDE_ANNOTATION] = `${override}:${s.failedAnalysisRun}`;
   if (verb === 'promote') annotations[PROMOTE_ANNOTATION] = 'true';
   if (verb === 'abort') annotations[ABORT_ANNOTATION] = 'true';
   if (record !== undefined) annotations[LAST_STEERING_ANNOTATION] = JSON.stringify(record);

@@ -55,7 +55,7 @@ describe('routes from the annotations', () => {
 
   test('steering verbs and the watch are custom verbs on the RayService path', () => {
     const verbs = routes.filter((r) => r.method.parent === RayServiceService && r.template.verb).map((r) => r.template.verb).sort();
-    expect(verbs).toEqual(['abort', 'pause', 'plan', 'promote', 'resume', 'rollback', 'watch']);
+    expect(verbs).toEqual(['abort', 'pause', 'plan', 'promote', 'resume', 'retryAnalysis', 'rollback', 'skipAnalysis', 'watch']);
   });
 });
 

@@ -213,7 +213,7 @@ describe('--api-server', () => {
   });
 
   test('--help of the RayService verbs lists the API-server options', () => {
-    for (const cmd of ['status', 'pause', 'resume', 'promote', 'abort', 'rollback']) {
+    for (const cmd of ['status', 'pause', 'resume', 'promote', 'abort', 'rollback', 'retry-analysis', 'skip-analysis']) {
       const r = rayshift(cmd, '--help');
       expect(r.code).toBe(0);
       for (const option of ['--api-server <url>', '--token <token>', '--token-file <path>', '--ca-file <path>', '--insecure-skip-tls-verify']) expect(r.stdout).toContain(option);

@@ -101,7 +101,7 @@ describe('status schema', () => {
     expect(Object.keys(status.properties).sort()).toEqual(
       ['activeServiceStatus', 'conditions', 'engineState', 'lastUpdateTime', 'message', 'nextStepAt', 'numServeEndpoints', 'observedGeneration', 'pendingServiceStatus', 'phase', 'reason', 'servingSpec'].sort(),
     );
-    expect(Object.keys(status.properties.activeServiceStatus.properties)).toEqual(['rayClusterName', 'targetCapacity', 'trafficRoutedPercent', 'lastTrafficMigratedTime']);
+    expect(Object.keys(status.properties.activeServiceStatus.properties)).toEqual(['rayClusterName', 'targetCapacity', 'trafficRoutedPercent', 'lastTrafficMigratedTime', 'readyReplicas', 'targetReplicas']);
   });
 
   test('conditions and applicationStatuses come from the upstream CRD when it has them', () => {

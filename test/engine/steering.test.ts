@@ -20,7 +20,7 @@ import {
 } from '../../lib/engine/steering';
 import type { UpgradeStrategyType } from '../../lib/spec/rayservice';
 
-type Situation = 'steady' | 'upgrading' | 'paused upgrade' | 'paused steady' | 'rolling back' | 'promote requested';
+type Situation = 'steady' | 'upgrading' | 'paused upgrade' | 'paused steady' | 'rolling back' | 'promote requested' | 'analysis hold';
 
 function state(situation: Situation, strategy: UpgradeStrategyType): SteeringState {
   const base = { strategy, upgrading: false, rollingBack: false, paused: false, pausedBySpec: false, promoteRequested: false };
@@ -37,6 +37,8 @@ function state(situation: Situation, strategy: UpgradeStrategyType): SteeringSta
       return { ...base, phase: 'RollingBack', upgrading: true, rollingBack: true };
     case 'promote requested':
       return { ...base, phase: 'Upgrading', upgrading: true, promoteRequested: true };
+    case 'analysis hold':
+      return { ...base, phase: 'Paused', upgrading: true, failedAnalysisRun: 'step/b/25/1000' };
   }
 }
 
@@ -58,6 +60,8 @@ const TABLE: ReadonlyArray<readonly [Situation, UpgradeStrategyType, readonly St
   ['paused steady', NONE, ['resume']],
   ['rolling back', INC, []],
   ['promote requested', INC, ['pause', 'abort', 'rollback']],
+  // Only a failed run that holds the upgrade can be retried or skipped.
+  ['analysis hold', INC, ['pause', 'resume', 'promote', 'abort', 'rollback', 'retry-analysis', 'skip-analysis']],
 ];
 
 describe.each(TABLE)('%s with %s', (situation, strategy, applying) => {
@@ -86,6 +90,12 @@ test('refusals say why', () => {
   expect(steeringRefusal('promote', state('promote requested', INC))).toBe('a promotion is already requested (phase Upgrading)');
   expect(steeringRefusal('abort', state('rolling back', INC))).toBe('cannot abort: a rollback is already running (phase RollingBack)');
   expect(steeringRefusal('rollback', state('steady', INC))).toBe('nothing to rollback: no upgrade is in flight (phase Running)');
+  expect(steeringRefusal('retry-analysis', state('paused upgrade', INC))).toBe(
+    'no failed analysis run holds the upgrade: only a run that failed and paused it (onFailure: pause) can be retried (phase Paused)',
+  );
+  expect(steeringRefusal('skip-analysis', state('upgrading', INC))).toBe(
+    'no failed analysis run holds the upgrade: only a run that failed and paused it (onFailure: pause) can be skipped (phase Upgrading)',
+  );
 });
 
 describe('patches', () => {
@@ -125,6 +135,15 @@ describe('patches', () => {
     const skipped = steeringStateOf({ status: { ...obj.status, engineState: { ...obj.status.engineState, analysis: { step: { id: 'x', phase: 'Failed', skipped: true } } } } });
     expect(skipped.failedAnalysisRun).toBeUndefined();
     expect(steeringRefusal('resume', skipped)).toBe('the upgrade is not paused (phase Paused)');
+  });
+
+  test('retry-analysis and skip-analysis name the failed run in the override, and leave a pause in place', () => {
+    const held = { ...state('analysis hold', INC), paused: true };
+    const record = { verb: 'skip-analysis', user: 'alice', reason: 'known noisy metric', time: '2026-11-24T12:00:00.000Z' };
+    expect(steeringPatch('retry-analysis', held)).toEqual({ metadata: { annotations: { [ANALYSIS_OVERRIDE_ANNOTATION]: 'retry:step/b/25/1000' } } });
+    expect(steeringPatch('skip-analysis', held, record)).toEqual({
+      metadata: { annotations: { [ANALYSIS_OVERRIDE_ANNOTATION]: 'skip:step/b/25/1000', [LAST_STEERING_ANNOTATION]: JSON.stringify(record) } },
+    });
   });
 
   test('without a record, only the steering annotation', () => {

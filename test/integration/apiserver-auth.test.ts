@@ -204,8 +204,8 @@ test('GetSteeringAccess lists the verbs each caller may steer with: all for alic
   const path = `${base(TEAM_A)}/svc-a/steeringAccess`;
   const forAlice = await env.rest('GET', path);
   expect(forAlice.status).toBe(200);
-  expect(forAlice.body.allowedVerbs).toEqual(['pause', 'resume', 'promote', 'abort', 'rollback']);
-  expect((await env.client('grpc', env.tokens.alice).rayServices.getSteeringAccess({ namespace: TEAM_A, name: 'svc-a' })).allowedVerbs).toEqual(['pause', 'resume', 'promote', 'abort', 'rollback']);
+  expect(forAlice.body.allowedVerbs).toEqual(['pause', 'resume', 'promote', 'abort', 'rollback', 'retry-analysis', 'skip-analysis']);
+  expect((await env.client('grpc', env.tokens.alice).rayServices.getSteeringAccess({ namespace: TEAM_A, name: 'svc-a' })).allowedVerbs).toEqual(['pause', 'resume', 'promote', 'abort', 'rollback', 'retry-analysis', 'skip-analysis']);
 
   await waitFor(async () => (await env.rest('GET', `${base(TEAM_A)}/svc-a`, undefined, { token: env.tokens.bob })).status === 200, 'bob to read team-a', 30_000, 200);
   const forBob = await env.rest('GET', path, undefined, { token: env.tokens.bob });

@@ -3,7 +3,8 @@
  * rayshift CRD (no operator: each service's status is written as the operator would leave it). They
  * apply the same rules and patches as the API server (lib/engine/steering.ts): `resume` clears
  * `spec.rayshift.paused` too, a verb that does not apply is refused naming the phase and writes
- * nothing, and each write records the last steering as the user the cluster authenticated.
+ * nothing, `retry-analysis` and `skip-analysis` name the failed analysis run that holds an upgrade,
+ * and each write records the last steering as the user the cluster authenticated.
  * Needs `npm run controlplane:build`.
  */
 import { KubeClient } from '../../lib/runtime/kube/client';
@@ -69,4 +70,25 @@ test('a NewCluster upgrade may be paused (the engine holds its switch) but not p
   expect(await steer('pause', 'blue-green')).toEqual({ code: 0, stdout: `RayService ${NS}/blue-green paused: no further step until resumed\n`, stderr: '' });
   expect((await admin.get(RAYSHIFT_RAYSERVICE, 'blue-green', NS)).metadata.annotations?.['rayshift.dev/paused']).toBe('true');
   expect(await steer('pause', 'blue-green')).toMatchObject({ code: 1, stderr: expect.stringContaining('the upgrade is already paused (phase Upgrading)') });
+});
+
+test('retry-analysis and skip-analysis name the failed run that paused the upgrade, and are refused when none does', async () => {
+  const run = 'step/svc-b/25/1000';
+  const held = { ...UPGRADING, phase: 'Paused', reason: 'AnalysisFailed', analysis: { step: { id: run, phase: 'Failed' }, verdicts: [] } };
+  await service('held-retry', held);
+  await service('held-skip', held);
+  expect(await steer('retry-analysis', 'held-retry')).toEqual({ code: 0, stdout: `RayService ${NS}/held-retry retrying analysis: the failed run is measured again from now\n`, stderr: '' });
+  expect((await admin.get(RAYSHIFT_RAYSERVICE, 'held-retry', NS)).metadata.annotations?.['rayshift.dev/analysis-override']).toBe(`retry:${run}`);
+  expect(await steer('skip-analysis', 'held-skip')).toEqual({ code: 0, stdout: `RayService ${NS}/held-skip skipping analysis: the failed run counts as passed\n`, stderr: '' });
+  const skipped = await admin.get(RAYSHIFT_RAYSERVICE, 'held-skip', NS);
+  expect(skipped.metadata.annotations?.['rayshift.dev/analysis-override']).toBe(`skip:${run}`);
+  expect(JSON.parse(skipped.metadata.annotations!['rayshift.dev/last-steering'])).toMatchObject({ verb: 'skip-analysis', user: 'rayshift-admin' });
+
+  const before = await service('moving', UPGRADING);
+  expect(await steer('skip-analysis', 'moving')).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: `error: cannot skip-analysis RayService ${NS}/moving: no failed analysis run holds the upgrade: only a run that failed and paused it (onFailure: pause) can be skipped (phase Upgrading)\n`,
+  });
+  expect((await admin.get(RAYSHIFT_RAYSERVICE, 'moving', NS)).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
 });

@@ -159,6 +159,25 @@ test('a confirmed traffic step is held in memory: before the interval is up a pa
   expect(early).toMatchObject({ log: [], res: { actions: [], writes: 0, requeueAt: due } });
 });
 
+test("each side's Serve replicas are in the status; a change of them alone is written, even in a pass that would hold a confirmation", async () => {
+  const w = world();
+  const { pending, confirmed } = await firstTrafficStep(w);
+  expect(confirmed.log).toEqual([]);
+  const sides = () => {
+    const st = w.svc().status as Record<string, Record<string, unknown>>;
+    return [st.activeServiceStatus, st.pendingServiceStatus].map((s) => `${String(s.rayClusterName)} ${String(s.readyReplicas)}/${String(s.targetReplicas)}`);
+  };
+  const active = String(engineState(w.svc()).activeClusterName);
+  // 4 replicas at full capacity; the pending cluster runs at 50 %.
+  expect(sides()).toEqual([`${active} 4/4`, `${pending} 2/2`]);
+  w.serve.setStarting(NS, pending, 1);
+  w.clock.now += 1_000;
+  const restarted = await w.pass();
+  expect(restarted.log).toEqual([`applyStatus RayService/${NAME}`]);
+  expect(restarted.res.actions).toEqual([]);
+  expect(sides()).toEqual([`${active} 4/4`, `${pending} 1/2`]);
+});
+
 test('once the interval is up one traffic step writes the route weights and the status once, the status carrying the held confirmation', async () => {
   const w = world();
   const { active, pending } = await firstTrafficStep(w);

@@ -2,8 +2,11 @@
  * The `UpgradeStatus` of a RayService object: from the rayshift operator's status (`phase`,
  * `reason`, `engineState`, KubeRay-named sides and conditions) or from KubeRay's own status (sides
  * and conditions only). Step counts come from the engine's plan of the service's own options; the
- * next traffic step's due time is `rayshift status`'s (`nextTrafficStepAt` of the engine state). The
- * status object itself travels along verbatim (`executor_status`).
+ * next traffic step's due time is `rayshift status`'s (`nextTrafficStepAt` of the engine state), and
+ * the analysis is the engine state's (`analysis`). Serve replicas per cluster come from the rayshift
+ * operator's sides (`readyReplicas`, `targetReplicas`); KubeRay's status has none, so there
+ * `ClusterSide.ready_replicas`/`target_replicas` stay unset. The status object
+ * itself travels along verbatim (`executor_status`).
  */
 import { create, type JsonObject as ProtoJsonObject } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
@@ -16,6 +19,7 @@ import type { RayServiceSpec } from '../../spec/rayservice';
 import { validateRayService } from '../../spec/rayservice';
 import { asObject, isObject } from '../../spec/read';
 import { ClusterSideSchema, UpgradePhase, UpgradeStatusSchema, type ClusterSide, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
+import { upgradeAnalysisOf } from './analysis';
 import { conditionsOf } from './conditions';
 import { timestampOf } from './timestamps';
 
@@ -28,6 +32,8 @@ function sideOf(raw: unknown): ClusterSide | undefined {
     targetCapacity: int(s.targetCapacity),
     trafficRoutedPercent: int(s.trafficRoutedPercent),
     lastTrafficMigratedTime: timestampOf(s.lastTrafficMigratedTime),
+    ...(typeof s.readyReplicas === 'number' ? { readyReplicas: int(s.readyReplicas) } : {}),
+    ...(typeof s.targetReplicas === 'number' ? { targetReplicas: int(s.targetReplicas) } : {}),
   });
 }
 
@@ -96,6 +102,7 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
     nextTrafficStepTime: nextTrafficStep === undefined ? undefined : timestampFromMs(nextTrafficStep),
     paused: rayshift && (asObject(spec.rayshift).paused === true || obj.metadata.annotations?.[PAUSE_ANNOTATION] === 'true'),
     executorStatus: isObject(obj.status) ? (obj.status as ProtoJsonObject) : undefined,
+    analysis: upgradeAnalysisOf(status.engineState),
   });
 }
 

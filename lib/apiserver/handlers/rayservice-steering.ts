@@ -1,7 +1,8 @@
 /**
- * Steering verbs of operator-executed RayServices: pause, resume, promote, abort and rollback. The
- * caller's right to the verb is checked with a SubjectAccessReview on the virtual subresource
- * (`rayservices/<verb>`, verb `update`, group `rayshift.dev`); the service is then read and patched
+ * Steering verbs of operator-executed RayServices: pause, resume, promote, abort, rollback,
+ * retry-analysis and skip-analysis. The caller's right to the verb is checked with a
+ * SubjectAccessReview on the virtual subresource (`rayservices/<verb>`, e.g.
+ * `rayservices/retry-analysis`, verb `update`, group `rayshift.dev`); the service is then read and patched
  * **as the caller** (impersonated), so the caller also needs `get` and `patch` on the RayService, and
  * RBAC, admission and the audit log see them, not the server. The patch is guarded by the
  * resourceVersion it read (re-read and re-checked on a conflict) and writes the steering annotations
@@ -29,7 +30,14 @@ import { recordedRevertingSpec } from './rollback-spec';
 
 type SteeringImpl = Pick<
   ServiceImpl<typeof RayServiceService>,
-  'getSteeringAccess' | 'pauseRayService' | 'resumeRayService' | 'promoteRayService' | 'abortRayService' | 'rollbackRayService'
+  | 'getSteeringAccess'
+  | 'pauseRayService'
+  | 'resumeRayService'
+  | 'promoteRayService'
+  | 'abortRayService'
+  | 'rollbackRayService'
+  | 'retryAnalysisRayService'
+  | 'skipAnalysisRayService'
 >;
 
 /** What a caller needs to be allowed for `verb` on a RayService: `update` on the virtual subresource. */
@@ -99,5 +107,7 @@ export function rayServiceSteering(): SteeringImpl {
     promoteRayService: (req, ctx) => steer('promote', req, scopeOf(ctx)),
     abortRayService: (req, ctx) => steer('abort', req, scopeOf(ctx)),
     rollbackRayService: (req, ctx) => steer('rollback', req, scopeOf(ctx)),
+    retryAnalysisRayService: (req, ctx) => steer('retry-analysis', req, scopeOf(ctx)),
+    skipAnalysisRayService: (req, ctx) => steer('skip-analysis', req, scopeOf(ctx)),
   };
 }

@@ -31,7 +31,7 @@ import { measureAnalysis } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
 import { FINALIZER, GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
-import { renderInvalidStatus, renderStatus } from './status';
+import { renderInvalidStatus, renderStatus, sameServeReplicas } from './status';
 import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';
 
 /** Structured logger (pino-compatible subset). */
@@ -164,8 +164,10 @@ export class RayServiceReconciler {
     this.measured.delete(key);
     const decision = nextRayService({ ...observation, status: previous, ...(measurements ? { measurements } : {}) }, options, now);
     const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
-    const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now)), servingSpec);
-    const deferred = statusWrite(decision, stored, this.written.get(key) === basis, now) === 'hold';
+    const replicas = new Map(observation.clusters.filter((c) => c.headReady).map((c) => [c.name, { ready: c.readyReplicas, target: c.targetReplicas }]));
+    const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now), replicas), servingSpec);
+    // A pass that only confirms a step keeps its status in memory, unless Serve's replicas changed: those are news.
+    const deferred = statusWrite(decision, stored, this.written.get(key) === basis, now) === 'hold' && sameServeReplicas(asObject(svc.status), body);
     if (deferred) {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {

@@ -8,22 +8,43 @@ export function isoTime(ms: number | undefined): string | undefined {
   return ms === undefined ? undefined : new Date(ms).toISOString();
 }
 
-function sideStatus(name: string | undefined, capacity: number, weight: number, migrated: number | undefined): Record<string, unknown> {
+/** A cluster's Serve replicas as the operator observed them. */
+export interface ServeReplicas {
+  readonly ready: number;
+  readonly target: number;
+}
+
+/** Each observed cluster's Serve replicas, by RayCluster name. */
+export type ServeReplicasByCluster = ReadonlyMap<string, ServeReplicas>;
+
+function sideStatus(name: string | undefined, capacity: number, weight: number, migrated: number | undefined, replicas: ServeReplicasByCluster): Record<string, unknown> {
+  const observed = name !== undefined ? replicas.get(name) : undefined;
   return {
     ...(name !== undefined ? { rayClusterName: name } : {}),
     targetCapacity: capacity,
     trafficRoutedPercent: weight,
     ...(migrated !== undefined ? { lastTrafficMigratedTime: isoTime(migrated) } : {}),
+    ...(observed !== undefined ? { readyReplicas: observed.ready, targetReplicas: observed.target } : {}),
   };
+}
+
+/** True when `status` shows each side's Serve replicas as `body` does (a change is worth a status write of its own). */
+export function sameServeReplicas(status: Record<string, unknown>, body: Record<string, unknown>): boolean {
+  const replicasOf = (side: unknown) => {
+    const s = (side ?? {}) as Record<string, unknown>;
+    return `${String(s.readyReplicas)}/${String(s.targetReplicas)}`;
+  };
+  return (['activeServiceStatus', 'pendingServiceStatus'] as const).every((side) => replicasOf(status[side]) === replicasOf(body[side]));
 }
 
 /**
  * The status subresource body: KubeRay's field names (`activeServiceStatus`, `pendingServiceStatus`
  * with `targetCapacity`, `trafficRoutedPercent`, `lastTrafficMigratedTime`; conditions `Ready`,
  * `UpgradeInProgress`, `RollbackInProgress`) plus rayshift's `phase`, `reason`, `message`,
- * `nextStepAt`, and the engine's state persisted verbatim in `engineState`.
+ * `nextStepAt`, each side's observed Serve replicas (`readyReplicas`, `targetReplicas`, when
+ * `replicas` has the cluster), and the engine's state persisted verbatim in `engineState`.
  */
-export function renderStatus(engine: RayServiceStatus, generation: number, previous: readonly Condition[] | undefined, now: Date): Record<string, unknown> {
+export function renderStatus(engine: RayServiceStatus, generation: number, previous: readonly Condition[] | undefined, now: Date, replicas: ServeReplicasByCluster = new Map()): Record<string, unknown> {
   const upgrading = engine.pendingClusterName !== undefined && engine.activeClusterName !== undefined;
   const updates: ConditionUpdate[] = [
     engine.activeClusterName !== undefined && engine.phase !== 'Initializing'
@@ -43,9 +64,9 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
     reason: engine.reason,
     message: describeStatus(engine),
     ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
-    activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime),
+    activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, replicas),
     ...(engine.pendingClusterName !== undefined
-      ? { pendingServiceStatus: sideStatus(engine.pendingClusterName, engine.pendingTargetCapacity, engine.pendingWeight, engine.lastTrafficMigratedTime) }
+      ? { pendingServiceStatus: sideStatus(engine.pendingClusterName, engine.pendingTargetCapacity, engine.pendingWeight, engine.lastTrafficMigratedTime, replicas) }
       : {}),
     conditions,
     engineState: engine,

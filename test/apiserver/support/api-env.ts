@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import type { Logger } from 'pino';
 import { ApiClient, ApiProtocol, createApiClient } from '../../../lib/apiserver/client';
 import { RunningApiServer, startApiServer } from '../../../lib/apiserver/server';
+import { STEERING_VERBS } from '../../../lib/engine/steering';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import type { KubeObject } from '../../../lib/runtime/kube/types';
 import { loadClientNode } from '../../../lib/runtime/kube/client-node';
@@ -68,7 +69,7 @@ function teamRole(namespace: string): Record<string, unknown>[] {
       metadata: { name: 'ray-user', namespace },
       rules: [
         { apiGroups: ['rayshift.dev', 'ray.io'], resources: ['rayservices', 'rayclusters'], verbs: ['*'] },
-        { apiGroups: ['rayshift.dev'], resources: ['rayservices/pause', 'rayservices/resume', 'rayservices/promote', 'rayservices/abort', 'rayservices/rollback'], verbs: ['update'] },
+        { apiGroups: ['rayshift.dev'], resources: STEERING_VERBS.map((verb) => `rayservices/${verb}`), verbs: ['update'] },
         { apiGroups: [''], resources: ['configmaps'], verbs: ['*'] },
         { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroups', 'coordinatedpolicies'], verbs: ['get', 'list'] },
         { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['get', 'list'] },

@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/upgrade.proto.
  */
 export const file_rayshift_v1_upgrade: GenFile = /*@__PURE__*/
-  fileDesc("ChlyYXlzaGlmdC92MS91cGdyYWRlLnByb3RvEgtyYXlzaGlmdC52MSKXAQoLQ2x1c3RlclNpZGUSDwoHY2x1c3RlchgBIAEoCRIXCg90YXJnZXRfY2FwYWNpdHkYAiABKAUSHgoWdHJhZmZpY19yb3V0ZWRfcGVyY2VudBgDIAEoBRI+ChpsYXN0X3RyYWZmaWNfbWlncmF0ZWRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAijwQKDVVwZ3JhZGVTdGF0dXMSKAoFcGhhc2UYASABKA4yGS5yYXlzaGlmdC52MS5VcGdyYWRlUGhhc2USDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSKAoGYWN0aXZlGAQgASgLMhgucmF5c2hpZnQudjEuQ2x1c3RlclNpZGUSKQoHcGVuZGluZxgFIAEoCzIYLnJheXNoaWZ0LnYxLkNsdXN0ZXJTaWRlEgwKBHN0ZXAYBiABKAUSEwoLdG90YWxfc3RlcHMYByABKAUSMgoObmV4dF9zdGVwX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKCmNvbmRpdGlvbnMYCSADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24SEgoKbGFzdF9lcnJvchgKIAEoCRIbChNvYnNlcnZlZF9nZW5lcmF0aW9uGAsgASgDEhIKCmdlbmVyYXRpb24YDCABKAMSGAoQcmVzb3VyY2VfdmVyc2lvbhgNIAEoCRIOCgZwYXVzZWQYDiABKAgSOgoWbmV4dF90cmFmZmljX3N0ZXBfdGltZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoPZXhlY3V0b3Jfc3RhdHVzGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJnCgxVcGdyYWRlRXZlbnQSKwoEdHlwZRgBIAEoDjIdLnJheXNoaWZ0LnYxLlVwZ3JhZGVFdmVudFR5cGUSKgoGc3RhdHVzGAIgASgLMhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyKeAQoIUGxhblN0ZXASEgoKYXRfc2Vjb25kcxgBIAEoARIOCgZhY3Rpb24YAiABKAkSHgoWYWN0aXZlX3RhcmdldF9jYXBhY2l0eRgDIAEoBRIfChdwZW5kaW5nX3RhcmdldF9jYXBhY2l0eRgEIAEoBRIVCg1hY3RpdmVfd2VpZ2h0GAUgASgFEhYKDnBlbmRpbmdfd2VpZ2h0GAYgASgFIt8BCgtVcGdyYWRlUGxhbhIQCghzdHJhdGVneRgBIAEoCRIkCgVzdGVwcxgCIAMoCzIVLnJheXNoaWZ0LnYxLlBsYW5TdGVwEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKAESHQoVcGVha19jYXBhY2l0eV9wZXJjZW50GAQgASgFEg8KB291dGNvbWUYBSABKAkSKwoeb2xkX2NsdXN0ZXJfZGVsZXRlZF9hdF9zZWNvbmRzGAYgASgBSACIAQFCIQofX29sZF9jbHVzdGVyX2RlbGV0ZWRfYXRfc2Vjb25kcyqLAgoMVXBncmFkZVBoYXNlEh0KGVVQR1JBREVfUEhBU0VfVU5TUEVDSUZJRUQQABIWChJVUEdSQURFX1BIQVNFX0lETEUQARIbChdVUEdSQURFX1BIQVNFX1BSRVBBUklORxACEhoKFlVQR1JBREVfUEhBU0VfU0hJRlRJTkcQAxIYChRVUEdSQURFX1BIQVNFX1BBVVNFRBAEEhsKF1VQR1JBREVfUEhBU0VfUFJPTU9USU5HEAUSHgoaVVBHUkFERV9QSEFTRV9ST0xMSU5HX0JBQ0sQBhIaChZVUEdSQURFX1BIQVNFX0NPTVBMRVRFEAcSGAoUVVBHUkFERV9QSEFTRV9GQUlMRUQQCCrcAQoQVXBncmFkZUV2ZW50VHlwZRIiCh5VUEdSQURFX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIfChtVUEdSQURFX0VWRU5UX1RZUEVfU05BUFNIT1QQARIfChtVUEdSQURFX0VWRU5UX1RZUEVfUFJPR1JFU1MQAhIgChxVUEdSQURFX0VWRU5UX1RZUEVfSEVBUlRCRUFUEAMSIAocVVBHUkFERV9FVkVOVF9UWVBFX0NPTVBMRVRFRBAEEh4KGlVQR1JBREVfRVZFTlRfVFlQRV9ERUxFVEVEEAViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common]);
+  fileDesc("ChlyYXlzaGlmdC92MS91cGdyYWRlLnByb3RvEgtyYXlzaGlmdC52MSL5AQoLQ2x1c3RlclNpZGUSDwoHY2x1c3RlchgBIAEoCRIXCg90YXJnZXRfY2FwYWNpdHkYAiABKAUSHgoWdHJhZmZpY19yb3V0ZWRfcGVyY2VudBgDIAEoBRI+ChpsYXN0X3RyYWZmaWNfbWlncmF0ZWRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOcmVhZHlfcmVwbGljYXMYBSABKAVIAIgBARIcCg90YXJnZXRfcmVwbGljYXMYBiABKAVIAYgBAUIRCg9fcmVhZHlfcmVwbGljYXNCEgoQX3RhcmdldF9yZXBsaWNhcyKqAQoTQW5hbHlzaXNNZWFzdXJlbWVudBIoCgR0aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZXN1bHQYAiABKAkSEgoFdmFsdWUYAyABKAFIAIgBARIZCgxhY3RpdmVfdmFsdWUYBCABKAFIAYgBARIPCgdtZXNzYWdlGAUgASgJQggKBl92YWx1ZUIPCg1fYWN0aXZlX3ZhbHVlIs0BChRBbmFseXNpc01ldHJpY1N0YXR1cxIMCgRuYW1lGAEgASgJEg0KBXBoYXNlGAIgASgJEg0KBXRha2VuGAMgASgFEhEKCXN1Y2Nlc3NlcxgEIAEoBRIQCghmYWlsdXJlcxgFIAEoBRIVCg1pbmNvbmNsdXNpdmVzGAYgASgFEh0KFWNvbnNlY3V0aXZlX3N1Y2Nlc3NlcxgHIAEoBRIuCgRsYXN0GAggASgLMiAucmF5c2hpZnQudjEuQW5hbHlzaXNNZWFzdXJlbWVudCKJAgoLQW5hbHlzaXNSdW4SCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjbHVzdGVyGAMgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAQgASgFEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2hvbGRfdW50aWxfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcGhhc2UYByABKAkSDwoHc2tpcHBlZBgIIAEoCBIyCgdtZXRyaWNzGAkgAygLMiEucmF5c2hpZnQudjEuQW5hbHlzaXNNZXRyaWNTdGF0dXMingEKD0FuYWx5c2lzVmVyZGljdBIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAMgASgFEg0KBXBoYXNlGAQgASgJEigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2RyeV9ydW4YBiABKAgSDwoHbWVzc2FnZRgHIAEoCSKXAQoPVXBncmFkZUFuYWx5c2lzEiYKBHN0ZXAYASABKAsyGC5yYXlzaGlmdC52MS5BbmFseXNpc1J1bhIsCgpiYWNrZ3JvdW5kGAIgASgLMhgucmF5c2hpZnQudjEuQW5hbHlzaXNSdW4SLgoIdmVyZGljdHMYAyADKAsyHC5yYXlzaGlmdC52MS5BbmFseXNpc1ZlcmRpY3QivwQKDVVwZ3JhZGVTdGF0dXMSKAoFcGhhc2UYASABKA4yGS5yYXlzaGlmdC52MS5VcGdyYWRlUGhhc2USDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSKAoGYWN0aXZlGAQgASgLMhgucmF5c2hpZnQudjEuQ2x1c3RlclNpZGUSKQoHcGVuZGluZxgFIAEoCzIYLnJheXNoaWZ0LnYxLkNsdXN0ZXJTaWRlEgwKBHN0ZXAYBiABKAUSEwoLdG90YWxfc3RlcHMYByABKAUSMgoObmV4dF9zdGVwX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKCmNvbmRpdGlvbnMYCSADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24SEgoKbGFzdF9lcnJvchgKIAEoCRIbChNvYnNlcnZlZF9nZW5lcmF0aW9uGAsgASgDEhIKCmdlbmVyYXRpb24YDCABKAMSGAoQcmVzb3VyY2VfdmVyc2lvbhgNIAEoCRIOCgZwYXVzZWQYDiABKAgSOgoWbmV4dF90cmFmZmljX3N0ZXBfdGltZRgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoPZXhlY3V0b3Jfc3RhdHVzGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCghhbmFseXNpcxgRIAEoCzIcLnJheXNoaWZ0LnYxLlVwZ3JhZGVBbmFseXNpcyJnCgxVcGdyYWRlRXZlbnQSKwoEdHlwZRgBIAEoDjIdLnJheXNoaWZ0LnYxLlVwZ3JhZGVFdmVudFR5cGUSKgoGc3RhdHVzGAIgASgLMhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyKeAQoIUGxhblN0ZXASEgoKYXRfc2Vjb25kcxgBIAEoARIOCgZhY3Rpb24YAiABKAkSHgoWYWN0aXZlX3RhcmdldF9jYXBhY2l0eRgDIAEoBRIfChdwZW5kaW5nX3RhcmdldF9jYXBhY2l0eRgEIAEoBRIVCg1hY3RpdmVfd2VpZ2h0GAUgASgFEhYKDnBlbmRpbmdfd2VpZ2h0GAYgASgFIt8BCgtVcGdyYWRlUGxhbhIQCghzdHJhdGVneRgBIAEoCRIkCgVzdGVwcxgCIAMoCzIVLnJheXNoaWZ0LnYxLlBsYW5TdGVwEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKAESHQoVcGVha19jYXBhY2l0eV9wZXJjZW50GAQgASgFEg8KB291dGNvbWUYBSABKAkSKwoeb2xkX2NsdXN0ZXJfZGVsZXRlZF9hdF9zZWNvbmRzGAYgASgBSACIAQFCIQofX29sZF9jbHVzdGVyX2RlbGV0ZWRfYXRfc2Vjb25kcyqLAgoMVXBncmFkZVBoYXNlEh0KGVVQR1JBREVfUEhBU0VfVU5TUEVDSUZJRUQQABIWChJVUEdSQURFX1BIQVNFX0lETEUQARIbChdVUEdSQURFX1BIQVNFX1BSRVBBUklORxACEhoKFlVQR1JBREVfUEhBU0VfU0hJRlRJTkcQAxIYChRVUEdSQURFX1BIQVNFX1BBVVNFRBAEEhsKF1VQR1JBREVfUEhBU0VfUFJPTU9USU5HEAUSHgoaVVBHUkFERV9QSEFTRV9ST0xMSU5HX0JBQ0sQBhIaChZVUEdSQURFX1BIQVNFX0NPTVBMRVRFEAcSGAoUVVBHUkFERV9QSEFTRV9GQUlMRUQQCCrcAQoQVXBncmFkZUV2ZW50VHlwZRIiCh5VUEdSQURFX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIfChtVUEdSQURFX0VWRU5UX1RZUEVfU05BUFNIT1QQARIfChtVUEdSQURFX0VWRU5UX1RZUEVfUFJPR1JFU1MQAhIgChxVUEdSQURFX0VWRU5UX1RZUEVfSEVBUlRCRUFUEAMSIAocVVBHUkFERV9FVkVOVF9UWVBFX0NPTVBMRVRFRBAEEh4KGlVQR1JBREVfRVZFTlRfVFlQRV9ERUxFVEVEEAViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common]);
 
 /**
  * One side (active or pending) of an upgrade.
@@ -51,6 +51,20 @@ export type ClusterSide = Message<"rayshift.v1.ClusterSide"> & {
    * @generated from field: google.protobuf.Timestamp last_traffic_migrated_time = 4;
    */
   lastTrafficMigratedTime?: Timestamp | undefined;
+
+  /**
+   * Serve replicas of this cluster that are running and ready, when the executor reports them.
+   *
+   * @generated from field: optional int32 ready_replicas = 5;
+   */
+  readyReplicas?: number | undefined;
+
+  /**
+   * Serve replicas this cluster should run at its `target_capacity`, when the executor reports them.
+   *
+   * @generated from field: optional int32 target_replicas = 6;
+   */
+  targetReplicas?: number | undefined;
 };
 
 /**
@@ -86,6 +100,20 @@ export type ClusterSideJson = {
    * @generated from field: google.protobuf.Timestamp last_traffic_migrated_time = 4;
    */
   lastTrafficMigratedTime?: TimestampJson;
+
+  /**
+   * Serve replicas of this cluster that are running and ready, when the executor reports them.
+   *
+   * @generated from field: optional int32 ready_replicas = 5;
+   */
+  readyReplicas?: number;
+
+  /**
+   * Serve replicas this cluster should run at its `target_capacity`, when the executor reports them.
+   *
+   * @generated from field: optional int32 target_replicas = 6;
+   */
+  targetReplicas?: number;
 };
 
 /**
@@ -94,6 +122,559 @@ export type ClusterSideJson = {
  */
 export const ClusterSideSchema: GenMessage<ClusterSide, {jsonType: ClusterSideJson}> = /*@__PURE__*/
   messageDesc(file_rayshift_v1_upgrade, 0);
+
+/**
+ * One measurement of one metric of an analysis run.
+ *
+ * @generated from message rayshift.v1.AnalysisMeasurement
+ */
+export type AnalysisMeasurement = Message<"rayshift.v1.AnalysisMeasurement"> & {
+  /**
+   * When it was taken.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * `Successful`, `Failed` or `Inconclusive`.
+   *
+   * @generated from field: string result = 2;
+   */
+  result: string;
+
+  /**
+   * The new cluster's value.
+   *
+   * @generated from field: optional double value = 3;
+   */
+  value?: number | undefined;
+
+  /**
+   * The old cluster's value, when the success condition compares the two.
+   *
+   * @generated from field: optional double active_value = 4;
+   */
+  activeValue?: number | undefined;
+
+  /**
+   * The value and the bound that decided, or why there is no value.
+   *
+   * @generated from field: string message = 5;
+   */
+  message: string;
+};
+
+/**
+ * One measurement of one metric of an analysis run.
+ *
+ * @generated from message rayshift.v1.AnalysisMeasurement
+ */
+export type AnalysisMeasurementJson = {
+  /**
+   * When it was taken.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 1;
+   */
+  time?: TimestampJson;
+
+  /**
+   * `Successful`, `Failed` or `Inconclusive`.
+   *
+   * @generated from field: string result = 2;
+   */
+  result?: string;
+
+  /**
+   * The new cluster's value.
+   *
+   * @generated from field: optional double value = 3;
+   */
+  value?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The old cluster's value, when the success condition compares the two.
+   *
+   * @generated from field: optional double active_value = 4;
+   */
+  activeValue?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The value and the bound that decided, or why there is no value.
+   *
+   * @generated from field: string message = 5;
+   */
+  message?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisMeasurement.
+ * Use `create(AnalysisMeasurementSchema)` to create a new message.
+ */
+export const AnalysisMeasurementSchema: GenMessage<AnalysisMeasurement, {jsonType: AnalysisMeasurementJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_upgrade, 1);
+
+/**
+ * One metric within an analysis run.
+ *
+ * @generated from message rayshift.v1.AnalysisMetricStatus
+ */
+export type AnalysisMetricStatus = Message<"rayshift.v1.AnalysisMetricStatus"> & {
+  /**
+   * The metric's name (`spec.rayshift.analysis.metrics[].name`).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * `Running`, `Successful`, `Failed` or `Inconclusive`.
+   *
+   * @generated from field: string phase = 2;
+   */
+  phase: string;
+
+  /**
+   * Measurements taken so far.
+   *
+   * @generated from field: int32 taken = 3;
+   */
+  taken: number;
+
+  /**
+   * Successful measurements.
+   *
+   * @generated from field: int32 successes = 4;
+   */
+  successes: number;
+
+  /**
+   * Failed measurements.
+   *
+   * @generated from field: int32 failures = 5;
+   */
+  failures: number;
+
+  /**
+   * Inconclusive measurements.
+   *
+   * @generated from field: int32 inconclusives = 6;
+   */
+  inconclusives: number;
+
+  /**
+   * Successful measurements in a row, the latest last.
+   *
+   * @generated from field: int32 consecutive_successes = 7;
+   */
+  consecutiveSuccesses: number;
+
+  /**
+   * The latest measurement.
+   *
+   * @generated from field: rayshift.v1.AnalysisMeasurement last = 8;
+   */
+  last?: AnalysisMeasurement | undefined;
+};
+
+/**
+ * One metric within an analysis run.
+ *
+ * @generated from message rayshift.v1.AnalysisMetricStatus
+ */
+export type AnalysisMetricStatusJson = {
+  /**
+   * The metric's name (`spec.rayshift.analysis.metrics[].name`).
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * `Running`, `Successful`, `Failed` or `Inconclusive`.
+   *
+   * @generated from field: string phase = 2;
+   */
+  phase?: string;
+
+  /**
+   * Measurements taken so far.
+   *
+   * @generated from field: int32 taken = 3;
+   */
+  taken?: number;
+
+  /**
+   * Successful measurements.
+   *
+   * @generated from field: int32 successes = 4;
+   */
+  successes?: number;
+
+  /**
+   * Failed measurements.
+   *
+   * @generated from field: int32 failures = 5;
+   */
+  failures?: number;
+
+  /**
+   * Inconclusive measurements.
+   *
+   * @generated from field: int32 inconclusives = 6;
+   */
+  inconclusives?: number;
+
+  /**
+   * Successful measurements in a row, the latest last.
+   *
+   * @generated from field: int32 consecutive_successes = 7;
+   */
+  consecutiveSuccesses?: number;
+
+  /**
+   * The latest measurement.
+   *
+   * @generated from field: rayshift.v1.AnalysisMeasurement last = 8;
+   */
+  last?: AnalysisMeasurementJson;
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisMetricStatus.
+ * Use `create(AnalysisMetricStatusSchema)` to create a new message.
+ */
+export const AnalysisMetricStatusSchema: GenMessage<AnalysisMetricStatus, {jsonType: AnalysisMetricStatusJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_upgrade, 2);
+
+/**
+ * One analysis run: every metric measured over one gate.
+ *
+ * @generated from message rayshift.v1.AnalysisRun
+ */
+export type AnalysisRun = Message<"rayshift.v1.AnalysisRun"> & {
+  /**
+   * Unique within the service; steering names it to retry or skip a failed run.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * `step` (the gate before the next traffic step) or `background` (the whole upgrade).
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The new cluster it measures.
+   *
+   * @generated from field: string cluster = 3;
+   */
+  cluster: string;
+
+  /**
+   * The new cluster's traffic weight when the run started, percent.
+   *
+   * @generated from field: int32 pending_weight = 4;
+   */
+  pendingWeight: number;
+
+  /**
+   * When the weights it measures took effect.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 5;
+   */
+  startTime?: Timestamp | undefined;
+
+  /**
+   * A hold at this weight lasts until then.
+   *
+   * @generated from field: google.protobuf.Timestamp hold_until_time = 6;
+   */
+  holdUntilTime?: Timestamp | undefined;
+
+  /**
+   * `Running`, `Successful`, `Failed` or `Inconclusive`.
+   *
+   * @generated from field: string phase = 7;
+   */
+  phase: string;
+
+  /**
+   * A person skipped this failed run: it counts as passed.
+   *
+   * @generated from field: bool skipped = 8;
+   */
+  skipped: boolean;
+
+  /**
+   * Each metric's counts and latest measurement.
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisMetricStatus metrics = 9;
+   */
+  metrics: AnalysisMetricStatus[];
+};
+
+/**
+ * One analysis run: every metric measured over one gate.
+ *
+ * @generated from message rayshift.v1.AnalysisRun
+ */
+export type AnalysisRunJson = {
+  /**
+   * Unique within the service; steering names it to retry or skip a failed run.
+   *
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * `step` (the gate before the next traffic step) or `background` (the whole upgrade).
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind?: string;
+
+  /**
+   * The new cluster it measures.
+   *
+   * @generated from field: string cluster = 3;
+   */
+  cluster?: string;
+
+  /**
+   * The new cluster's traffic weight when the run started, percent.
+   *
+   * @generated from field: int32 pending_weight = 4;
+   */
+  pendingWeight?: number;
+
+  /**
+   * When the weights it measures took effect.
+   *
+   * @generated from field: google.protobuf.Timestamp start_time = 5;
+   */
+  startTime?: TimestampJson;
+
+  /**
+   * A hold at this weight lasts until then.
+   *
+   * @generated from field: google.protobuf.Timestamp hold_until_time = 6;
+   */
+  holdUntilTime?: TimestampJson;
+
+  /**
+   * `Running`, `Successful`, `Failed` or `Inconclusive`.
+   *
+   * @generated from field: string phase = 7;
+   */
+  phase?: string;
+
+  /**
+   * A person skipped this failed run: it counts as passed.
+   *
+   * @generated from field: bool skipped = 8;
+   */
+  skipped?: boolean;
+
+  /**
+   * Each metric's counts and latest measurement.
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisMetricStatus metrics = 9;
+   */
+  metrics?: AnalysisMetricStatusJson[];
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisRun.
+ * Use `create(AnalysisRunSchema)` to create a new message.
+ */
+export const AnalysisRunSchema: GenMessage<AnalysisRun, {jsonType: AnalysisRunJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_upgrade, 3);
+
+/**
+ * A finished analysis run.
+ *
+ * @generated from message rayshift.v1.AnalysisVerdict
+ */
+export type AnalysisVerdict = Message<"rayshift.v1.AnalysisVerdict"> & {
+  /**
+   * The run's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * `step` or `background`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * The new cluster's weight when the run started, percent.
+   *
+   * @generated from field: int32 pending_weight = 3;
+   */
+  pendingWeight: number;
+
+  /**
+   * `Successful`, `Failed`, `Inconclusive` or `Skipped`.
+   *
+   * @generated from field: string phase = 4;
+   */
+  phase: string;
+
+  /**
+   * When it was reached.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * Recorded only: the analysis is a dry run.
+   *
+   * @generated from field: bool dry_run = 6;
+   */
+  dryRun: boolean;
+
+  /**
+   * The metrics that decided and why.
+   *
+   * @generated from field: string message = 7;
+   */
+  message: string;
+};
+
+/**
+ * A finished analysis run.
+ *
+ * @generated from message rayshift.v1.AnalysisVerdict
+ */
+export type AnalysisVerdictJson = {
+  /**
+   * The run's id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id?: string;
+
+  /**
+   * `step` or `background`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind?: string;
+
+  /**
+   * The new cluster's weight when the run started, percent.
+   *
+   * @generated from field: int32 pending_weight = 3;
+   */
+  pendingWeight?: number;
+
+  /**
+   * `Successful`, `Failed`, `Inconclusive` or `Skipped`.
+   *
+   * @generated from field: string phase = 4;
+   */
+  phase?: string;
+
+  /**
+   * When it was reached.
+   *
+   * @generated from field: google.protobuf.Timestamp time = 5;
+   */
+  time?: TimestampJson;
+
+  /**
+   * Recorded only: the analysis is a dry run.
+   *
+   * @generated from field: bool dry_run = 6;
+   */
+  dryRun?: boolean;
+
+  /**
+   * The metrics that decided and why.
+   *
+   * @generated from field: string message = 7;
+   */
+  message?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisVerdict.
+ * Use `create(AnalysisVerdictSchema)` to create a new message.
+ */
+export const AnalysisVerdictSchema: GenMessage<AnalysisVerdict, {jsonType: AnalysisVerdictJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_upgrade, 4);
+
+/**
+ * The metric analysis of an upgrade (`spec.rayshift.analysis`).
+ *
+ * @generated from message rayshift.v1.UpgradeAnalysis
+ */
+export type UpgradeAnalysis = Message<"rayshift.v1.UpgradeAnalysis"> & {
+  /**
+   * The step gate of the current weights.
+   *
+   * @generated from field: rayshift.v1.AnalysisRun step = 1;
+   */
+  step?: AnalysisRun | undefined;
+
+  /**
+   * The background run of the upgrade in flight.
+   *
+   * @generated from field: rayshift.v1.AnalysisRun background = 2;
+   */
+  background?: AnalysisRun | undefined;
+
+  /**
+   * The newest verdicts, oldest first (at most 20).
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisVerdict verdicts = 3;
+   */
+  verdicts: AnalysisVerdict[];
+};
+
+/**
+ * The metric analysis of an upgrade (`spec.rayshift.analysis`).
+ *
+ * @generated from message rayshift.v1.UpgradeAnalysis
+ */
+export type UpgradeAnalysisJson = {
+  /**
+   * The step gate of the current weights.
+   *
+   * @generated from field: rayshift.v1.AnalysisRun step = 1;
+   */
+  step?: AnalysisRunJson;
+
+  /**
+   * The background run of the upgrade in flight.
+   *
+   * @generated from field: rayshift.v1.AnalysisRun background = 2;
+   */
+  background?: AnalysisRunJson;
+
+  /**
+   * The newest verdicts, oldest first (at most 20).
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisVerdict verdicts = 3;
+   */
+  verdicts?: AnalysisVerdictJson[];
+};
+
+/**
+ * Describes the message rayshift.v1.UpgradeAnalysis.
+ * Use `create(UpgradeAnalysisSchema)` to create a new message.
+ */
+export const UpgradeAnalysisSchema: GenMessage<UpgradeAnalysis, {jsonType: UpgradeAnalysisJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_upgrade, 5);
 
 /**
  * Where a RayService's upgrade stands.
@@ -215,6 +796,13 @@ export type UpgradeStatus = Message<"rayshift.v1.UpgradeStatus"> & {
    * @generated from field: google.protobuf.Struct executor_status = 16;
    */
   executorStatus?: JsonObject | undefined;
+
+  /**
+   * The metric analysis, when the upgrade options have one and the executor runs it.
+   *
+   * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 17;
+   */
+  analysis?: UpgradeAnalysis | undefined;
 };
 
 /**
@@ -337,6 +925,13 @@ export type UpgradeStatusJson = {
    * @generated from field: google.protobuf.Struct executor_status = 16;
    */
   executorStatus?: StructJson;
+
+  /**
+   * The metric analysis, when the upgrade options have one and the executor runs it.
+   *
+   * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 17;
+   */
+  analysis?: UpgradeAnalysisJson;
 };
 
 /**
@@ -344,7 +939,7 @@ export type UpgradeStatusJson = {
  * Use `create(UpgradeStatusSchema)` to create a new message.
  */
 export const UpgradeStatusSchema: GenMessage<UpgradeStatus, {jsonType: UpgradeStatusJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 1);
+  messageDesc(file_rayshift_v1_upgrade, 6);
 
 /**
  * One message of the upgrade watch stream.
@@ -393,7 +988,7 @@ export type UpgradeEventJson = {
  * Use `create(UpgradeEventSchema)` to create a new message.
  */
 export const UpgradeEventSchema: GenMessage<UpgradeEvent, {jsonType: UpgradeEventJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 2);
+  messageDesc(file_rayshift_v1_upgrade, 7);
 
 /**
  * One step of a planned upgrade timeline.
@@ -498,7 +1093,7 @@ export type PlanStepJson = {
  * Use `create(PlanStepSchema)` to create a new message.
  */
 export const PlanStepSchema: GenMessage<PlanStep, {jsonType: PlanStepJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 3);
+  messageDesc(file_rayshift_v1_upgrade, 8);
 
 /**
  * The dry-run timeline of an upgrade, assuming every wait is satisfied at once.
@@ -603,7 +1198,7 @@ export type UpgradePlanJson = {
  * Use `create(UpgradePlanSchema)` to create a new message.
  */
 export const UpgradePlanSchema: GenMessage<UpgradePlan, {jsonType: UpgradePlanJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 4);
+  messageDesc(file_rayshift_v1_upgrade, 9);
 
 /**
  * Coarse phase of a RayService's upgrade.
