@@ -5,7 +5,9 @@
  * pages; the chart's last point against the HTTPRoute's weights; the countdown reaching zero
  * against the time each interval-bound traffic step reached the route; Pause holding the operator
  * and Resume letting it continue (with the Pause answer arriving after the watch's newer status); a viewer without steering rights seeing disabled buttons and
- * refused calls; recovery after the API server restarts; the RoleBasedGroup page; screenshots that
+ * refused calls; recovery after the API server restarts; a failed analysis gate (against a TEST-ONLY
+ * stub Prometheus) in the analysis panel, on the chart, among the Kubernetes events and in the
+ * analysis verbs, and the clusters' Serve replicas as the operator reports them; the RoleBasedGroup page; screenshots that
  * are not blank; axe-core scans without serious or critical violations; the API server serving the
  * dashboard under `/ui/` itself.
  *
@@ -19,9 +21,12 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { projectRoot } from '../../lib/crds/resolve';
 import type { KubeObject } from '../../lib/runtime/kube/types';
+import { STEERING_VERBS } from '../../lib/engine/steering';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { TEAM_A, rayServiceBody } from '../apiserver/support/api-env';
 import { RAYSHIFT_RAYSERVICE, engineState, operatorPassNow, recordRouteWeights, waitFor } from '../support/operator-env';
+import { FAILING_VALUE, createServing, startGatedUpgrade } from './support/failed-gate';
+import { startStubPrometheus } from './support/stub-prometheus';
 import { UiEnv, axeScan, grantViewer, screenshot, startUiEnv } from './support/ui-env';
 
 const INTERVAL_SECONDS = 3;
@@ -251,7 +256,7 @@ test('a viewer without steering rights sees the buttons disabled, and a direct c
   await page.goto(`${env.dashboard.url}#/rayservices/${TEAM_A}/llm`);
   await page.locator('[data-testid=watch-state][data-state=live]').waitFor();
   await page.getByText('You may watch this rollout but not steer it.').waitFor();
-  for (const verb of ['pause', 'resume', 'promote', 'abort', 'rollback']) await expect(page.getByTestId(`steer-${verb}`).isDisabled()).resolves.toBe(true);
+  for (const verb of STEERING_VERBS) await expect(page.getByTestId(`steer-${verb}`).isDisabled()).resolves.toBe(true);
   // alice may pause (the service is idle, incremental and not paused): the difference is the right, not the state.
   await alice.reload();
   await alice.locator('[data-testid=watch-state][data-state=live]').waitFor();
@@ -275,6 +280,44 @@ test('the page recovers after the API server restarts', async () => {
   await alice.locator('svg[data-pending-weight="25"]').waitFor({ timeout: 120_000 });
   await waitUntilUpgrade((u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending, 'the upgrade to complete');
   await alice.locator('svg[data-pending-weight="0"][data-active-weight="100"]').waitFor();
+}, 300_000);
+
+test('a failed analysis gate shows in the analysis panel, on the chart, among the events and in the analysis verbs', async () => {
+  const prometheus = await startStubPrometheus(() => FAILING_VALUE);
+  try {
+    await createServing(env, 'gated');
+    await alice.goto(`${env.dashboard.url}#/rayservices/${TEAM_A}/gated`);
+    await alice.locator('[data-testid=watch-state][data-state=live]').waitFor();
+    // The operator reports each cluster's Serve replicas; the page shows what the API serves.
+    let active: { readyReplicas?: number; targetReplicas?: number } = {};
+    await waitFor(async () => {
+      active = ((await env.api.rest('GET', `${base}/gated/upgrade`)).body as { active?: typeof active }).active ?? {};
+      return active.readyReplicas !== undefined && active.targetReplicas !== undefined && active.targetReplicas > 0;
+    }, "the operator to report the serving cluster's Serve replicas", 60_000);
+    await alice.getByTestId('replicas-active').getByText(`${active.readyReplicas}/${active.targetReplicas}`).waitFor();
+    await startGatedUpgrade(env, 'gated', prometheus.url);
+
+    const gate = alice.locator('[data-testid=run-step][data-phase=Failed]');
+    await gate.waitFor({ timeout: 120_000 });
+    await alice.locator('.badge', { hasText: 'Paused' }).waitFor();
+    const errorRatio = gate.locator('tr[data-metric=error-ratio][data-phase=Failed]');
+    await errorRatio.getByText('2 taken: 0 successful, 2 failed, 0 inconclusive').waitFor();
+    await errorRatio.getByText(/0\.2 > maximum 0\.05/).waitFor();
+    await alice.locator('[data-testid=verdicts] tr.failed[data-phase=Failed]').waitFor();
+    await alice.locator('svg[data-testid=rollout-chart] g.verdict-failed').waitFor();
+    // The operator's verdict Event, among the service's events.
+    await alice.locator('[data-testid=event][data-reason=AnalysisFailed][data-type=Warning]').waitFor({ timeout: 30_000 });
+    for (const verb of ['retry-analysis', 'skip-analysis']) await waitFor(() => alice.getByTestId(`steer-${verb}`).isEnabled(), `${verb} to be enabled`, 30_000, 200);
+    await expect(alice.getByTestId('steer-retry-analysis').textContent()).resolves.toBe('Retry analysis');
+    await checkScreenshot(alice, 'rollout-failed-gate');
+    await checkAccessibility(alice);
+    // The verb reaches its REST method (`:retryAnalysis`) and the API server accepts it.
+    await alice.getByTestId('steer-retry-analysis').click();
+    await alice.getByTestId('steer-outcome').getByText('Retry analysis accepted.').waitFor();
+  } finally {
+    await env.api.rest('DELETE', `${base}/gated`);
+    await prometheus.close();
+  }
 }, 300_000);
 
 test('the RoleBasedGroup page shows per-role updated and ready replicas and the skew against maxSkew', async () => {

@@ -1,11 +1,12 @@
 /**
  * The dashboard's view logic (pure, DOM-free): samples, the plan's projection, countdown texts,
- * steering applicability, and the SSE reader.
+ * replicas, events in order, steering applicability and labels, and the SSE reader.
  */
 import { planRayService } from '../../lib/engine/plan-rayservice';
 import type { RayServiceJson, UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
 import { ApiError } from '../../ui/src/api-error';
-import { appendSample, formatCountdown, lastSteering, phaseLabel, projection, sampleOf, spokenCountdown, verbRefusal } from '../../ui/src/model';
+import { STEERING_VERBS } from '../../ui/src/api-types';
+import { appendSample, eventsNewestFirst, formatCountdown, lastSteering, phaseLabel, projection, replicasText, sampleOf, spokenCountdown, verbLabel, verbRefusal } from '../../ui/src/model';
 import { readEventStream } from '../../ui/src/sse';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
@@ -122,6 +123,14 @@ describe('verbRefusal (the steering rules of lib/engine/steering.ts, read from t
     expect(verbApplies('abort', svc, blueGreen)).toBe(true);
   });
 
+  test('retry-analysis and skip-analysis apply only while a failed analysis run holds the upgrade', () => {
+    const held = { phase: 'Paused', reason: 'AnalysisFailed', upgradeStrategy: 'NewClusterWithIncrementalUpgrade', analysis: { step: { id: 'step/b/25/1', phase: 'Failed' }, verdicts: [] } };
+    for (const verb of ['retry-analysis', 'skip-analysis'] as const) {
+      expect(verbApplies(verb, svc, shifting(25, T0, { paused: true, executorStatus: { engineState: held } }))).toBe(true);
+      expect(verbRefusal(verb, svc, shifting(25, T0))).toMatch(/^no failed analysis run holds the upgrade: .* \(phase Shifting\)$/);
+    }
+  });
+
   test('nothing applies without a status', () => {
     expect(verbApplies('pause', svc, undefined)).toBe(false);
   });
@@ -132,6 +141,28 @@ test('the last steering record is read from its annotation; garbage is ignored',
   expect(lastSteering({ annotations: { 'rayshift.dev/last-steering': JSON.stringify(record) } })).toEqual(record);
   expect(lastSteering({ annotations: { 'rayshift.dev/last-steering': '{' } })).toBeUndefined();
   expect(lastSteering({})).toBeUndefined();
+});
+
+test('every steering verb has a label: hyphens are spaces, the first letter capital', () => {
+  expect(STEERING_VERBS.map(verbLabel)).toEqual(expect.arrayContaining(['Pause', 'Rollback', 'Retry analysis', 'Skip analysis']));
+});
+
+test('replicas read ready/target, with a dash for a count not reported', () => {
+  expect(replicasText({ cluster: 'a', readyReplicas: 3, targetReplicas: 4 })).toBe('3/4');
+  expect(replicasText({ cluster: 'a', readyReplicas: 0, targetReplicas: 4 })).toBe('0/4');
+  expect(replicasText({ cluster: 'a', targetReplicas: 4 })).toBe('—/4');
+  expect(replicasText({ cluster: 'a' })).toBe('—');
+  expect(replicasText(undefined)).toBe('—');
+});
+
+test('events are shown newest first (the API lists them oldest first)', () => {
+  const events = [
+    { reason: 'Created', lastTime: iso(T0) },
+    { reason: 'AnalysisFailed', type: 'Warning', lastTime: iso(T0 + 2_000) },
+    { reason: 'Scaled', lastTime: iso(T0 + 1_000) },
+  ];
+  expect(eventsNewestFirst(events).map((e) => e.reason)).toEqual(['AnalysisFailed', 'Scaled', 'Created']);
+  expect(events[0].reason).toBe('Created');
 });
 
 test('phase labels', () => {

@@ -4,9 +4,9 @@
  * with the viewer's own bearer token. Requests go to the page's own origin (`rayshift dashboard`
  * proxies them to the API server).
  */
-import type { RayServiceJson, RoleBasedGroupJson, SteeringVerb, UpgradeEventJson, UpgradePlanJson, UpgradeStatusJson, WhoAmIResponseJson } from './api-types';
+import type { RayServiceEventJson, RayServiceJson, RoleBasedGroupJson, SteeringVerb, UpgradeEventJson, UpgradePlanJson, UpgradeStatusJson, WhoAmIResponseJson } from './api-types';
 import { STEERING_VERBS } from './api-types';
-import type { ListRayServicesResponseJson, SteeringAccessJson } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
+import type { ListRayServiceEventsResponseJson, ListRayServicesResponseJson, SteeringAccessJson } from '../../lib/apiserver/gen/rayshift/v1/rayservice_service_pb';
 import type { ListRoleBasedGroupsResponseJson } from '../../lib/apiserver/gen/rayshift/v1/rolebasedgroup_pb';
 import { readEventStream } from './sse';
 import { ApiError } from './api-error';
@@ -93,9 +93,16 @@ export function planRayService(namespace: string, name: string): Promise<Upgrade
   return call('POST', `${servicePath(namespace, name)}:plan`, {});
 }
 
+/** The Kubernetes events of a service and of its active and pending RayClusters, oldest first. */
+export async function listRayServiceEvents(namespace: string, name: string): Promise<RayServiceEventJson[]> {
+  return (await call<ListRayServiceEventsResponseJson>('GET', `${servicePath(namespace, name)}/events`)).events ?? [];
+}
+
 /** Applies a steering verb; resolves to the upgrade status right after it. */
 export function steer(namespace: string, name: string, verb: SteeringVerb, reason: string): Promise<UpgradeStatusJson> {
-  return call('POST', `${servicePath(namespace, name)}:${verb}`, { reason });
+  // The HTTP rules name each custom method after its verb in lowerCamelCase (`:retryAnalysis`).
+  const method = verb.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return call('POST', `${servicePath(namespace, name)}:${method}`, { reason });
 }
 
 /** Which steering verbs the viewer may use on a service (the server's SubjectAccessReviews, one per verb). */

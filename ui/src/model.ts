@@ -1,11 +1,12 @@
 /**
  * What the pages show, as pure functions of the API's JSON: samples of both route weights and both
  * target capacities over time, the plan's projection from the current step, countdown texts (the
- * due time itself is the status's `next_traffic_step_time`, computed by the server), which steering
- * verbs apply, and the last steering record.
+ * due time itself is the status's `next_traffic_step_time`, computed by the server), clusters'
+ * replicas, events in order, which steering verbs apply and their labels, and the last steering
+ * record.
  */
 import { PROMOTE_ANNOTATION, analysisHoldOf, lastSteeringOf, steeringRefusal, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
-import type { RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
+import type { ClusterSideJson, RayServiceEventJson, RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
 export interface Sample {
@@ -54,9 +55,28 @@ export function timeOf(t: string | undefined): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** An RFC 3339 timestamp as the viewer's local time of day; empty when there is none. */
+export function clockOf(t: string | undefined): string {
+  const ms = timeOf(t);
+  return ms === undefined ? '' : new Date(ms).toLocaleTimeString();
+}
+
 /** True while an upgrade (or its rollback) is in flight: both clusters exist. */
 export function inFlight(u: UpgradeStatusJson | undefined): boolean {
   return !!u?.active?.cluster && !!u?.pending?.cluster;
+}
+
+/** A cluster's Serve replicas as `ready/target`, `—` for a count the executor does not report. */
+export function replicasText(side: ClusterSideJson | undefined): string {
+  const ready = side?.readyReplicas;
+  const target = side?.targetReplicas;
+  if (ready === undefined && target === undefined) return '—';
+  return `${ready ?? '—'}/${target ?? '—'}`;
+}
+
+/** Events newest first (the API lists them oldest first). */
+export function eventsNewestFirst(events: readonly RayServiceEventJson[]): RayServiceEventJson[] {
+  return [...events].sort((a, b) => (timeOf(b.lastTime) ?? 0) - (timeOf(a.lastTime) ?? 0));
 }
 
 /** A countdown as the page shows it: tenths of a second under a minute, `due now` at zero. */
@@ -128,6 +148,12 @@ export function steeringStateOfJson(svc: RayServiceJson | undefined, u: UpgradeS
  */
 export function verbRefusal(verb: SteeringVerb, svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined): string | undefined {
   return u === undefined ? 'no upgrade status yet' : steeringRefusal(verb, steeringStateOfJson(svc, u));
+}
+
+/** A steering verb as its button says it: `retry-analysis` → `Retry analysis`. */
+export function verbLabel(verb: SteeringVerb): string {
+  const words = verb.replace(/-/g, ' ');
+  return words[0].toUpperCase() + words.slice(1);
 }
 
 /** The last steering verb recorded on a service (`rayshift.dev/last-steering`). */

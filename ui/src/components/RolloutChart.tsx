@@ -1,8 +1,10 @@
 /**
  * The rollout chart: both route weights and both target capacities over time as step lines, the
- * observed history solid and the plan's projection dashed, with a legend and a data table for
- * screen readers. The last observed point is also exposed as `data-*` attributes of the SVG.
+ * observed history solid and the plan's projection dashed, a marker per analysis verdict on the
+ * weight its run measured, with a legend and a data table for screen readers (the verdicts' own
+ * list is the analysis panel). The last observed point is also exposed as `data-*` attributes.
  */
+import { isFailedPhase, type VerdictMark } from '../analysis';
 import type { Sample } from '../model';
 import { ColumnHeadings } from './small';
 
@@ -42,20 +44,31 @@ export interface RolloutChartProps {
   readonly now: number;
   /** Names of the clusters on each side now (exposed with the last point). */
   readonly clusters: { readonly active?: string; readonly pending?: string };
+  /** Analysis verdicts; those within the time shown are marked. */
+  readonly verdicts?: readonly VerdictMark[];
+}
+
+/** A verdict's shape at (x, y): a circle for a run that passed or was skipped, a diamond for one that did not (shape as well as colour). */
+function VerdictShape({ phase, x, y }: { phase: string; x: number; y: number }) {
+  return isFailedPhase(phase) ? <path d={`M${x.toFixed(1)},${(y - 7).toFixed(1)}l7,7l-7,7l-7,-7z`} /> : <circle cx={x.toFixed(1)} cy={y.toFixed(1)} r="5.5" />;
 }
 
 /** The chart. */
-export function RolloutChart({ history, projection, now, clusters }: RolloutChartProps) {
+export function RolloutChart({ history, projection, now, clusters, verdicts = [] }: RolloutChartProps) {
   const last = history[history.length - 1];
   const end = Math.max(now, ...projection.map((p) => p.at));
   const start = Math.min(history[0]?.at ?? now, end - MIN_WINDOW_MS);
   const span = Math.max(1, end - start);
   const x = (t: number) => M.left + ((t - start) / span) * (W - M.left - M.right);
   const y = (v: number) => M.top + (1 - v / 100) * (H - M.top - M.bottom);
+  const marks = verdicts.filter((m) => m.at >= start && m.at <= end);
+  const phases = [...new Set(marks.map((m) => m.phase))];
   const ticks = Array.from({ length: 5 }, (_, i) => start + (span * i) / 4);
   const summary = last
     ? `Traffic: active ${last.activeWeight}%, pending ${last.pendingWeight}%. Target capacity: active ${last.activeCapacity}%, pending ${last.pendingCapacity}%.`
     : 'No data yet.';
+  const newest = marks[marks.length - 1];
+  const verdictSummary = newest ? ` ${marks.length} analysis verdict(s) marked, the newest: ${newest.label}.` : '';
   return (
     <figure class="chart">
       <svg
@@ -70,9 +83,10 @@ export function RolloutChart({ history, projection, now, clusters }: RolloutChar
         data-pending-capacity={last?.pendingCapacity}
         data-active-cluster={clusters.active}
         data-pending-cluster={clusters.pending}
+        data-verdicts={marks.length}
       >
         <title id="chart-title">Traffic weights and target capacities over time</title>
-        <desc id="chart-summary">{summary}</desc>
+        <desc id="chart-summary">{summary + verdictSummary}</desc>
         {[0, 25, 50, 75, 100].map((v) => (
           <g key={v} class="grid">
             <line x1={M.left} x2={W - M.right} y1={y(v)} y2={y(v)} />
@@ -89,6 +103,12 @@ export function RolloutChart({ history, projection, now, clusters }: RolloutChar
           <g key={s.key} class={s.className}>
             <path class="observed" d={stepPath(history, s.key, x, y, now)} />
             {projection.length > 1 && <path class="projected" d={stepPath(projection, s.key, x, y)} />}
+          </g>
+        ))}
+        {marks.map((m) => (
+          <g key={`${m.at}-${m.phase}`} class={`verdict verdict-${m.phase.toLowerCase()}`} data-phase={m.phase} data-weight={m.weight}>
+            <VerdictShape phase={m.phase} x={x(m.at)} y={y(m.weight)} />
+            <title>{`${m.label} at ${clock(m.at)}`}</title>
           </g>
         ))}
       </svg>
@@ -108,6 +128,14 @@ export function RolloutChart({ history, projection, now, clusters }: RolloutChar
             </svg>
             Plan (projected)
           </li>
+          {phases.map((phase) => (
+            <li key={phase} class={`verdict verdict-${phase.toLowerCase()}`}>
+              <svg viewBox="0 0 16 16" aria-hidden="true" width="12" height="12">
+                <VerdictShape phase={phase} x={8} y={8} />
+              </svg>
+              Analysis {phase.toLowerCase()}
+            </li>
+          ))}
         </ul>
         <details>
           <summary>Data table</summary>

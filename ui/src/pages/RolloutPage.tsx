@@ -1,8 +1,9 @@
 /**
  * One RayService's rollout, live over the watch stream: the chart (observed history solid, the
- * plan's projection dashed), the countdown to the next traffic step, both clusters' weights and
- * capacities, conditions, the last stop and steering record, and the steering buttons (enabled when
- * the verb applies and the viewer may use it).
+ * plan's projection dashed, analysis verdicts marked) beside the metric analysis, the countdown to
+ * the next traffic step, both clusters' weights, capacities and replicas, conditions, the
+ * Kubernetes events, the last stop and steering record, and the steering buttons (enabled when the
+ * verb applies and the viewer may use it).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
@@ -19,9 +20,12 @@ import {
   type UpgradeStatusJson,
   type WatchState,
 } from '../api';
+import { verdictMarks } from '../analysis';
+import { AnalysisPanel } from '../components/AnalysisPanel';
+import { EventsPanel } from '../components/EventsPanel';
 import { RolloutChart } from '../components/RolloutChart';
 import { Bar, ColumnHeadings, Conditions, Countdown, PhaseBadge } from '../components/small';
-import { inFlight, lastSteering, projection, sampleOf, timeOf, verbRefusal, type Sample } from '../model';
+import { inFlight, lastSteering, projection, replicasText, sampleOf, timeOf, verbLabel, verbRefusal, type Sample } from '../model';
 import { historyOf, record } from '../store';
 
 const VERB_HELP: Record<SteeringVerb, string> = {
@@ -30,16 +34,20 @@ const VERB_HELP: Record<SteeringVerb, string> = {
   promote: 'Finish the upgrade without waiting for the remaining intervals.',
   abort: 'Roll the upgrade back and reject its spec until the spec changes.',
   rollback: 'Revert the spec to the serving cluster’s, which rolls the upgrade back.',
+  'retry-analysis': 'Measure the failed analysis run that holds the upgrade again, from now.',
+  'skip-analysis': 'Count the failed analysis run that holds the upgrade as passed, so the upgrade goes on.',
 };
+/** Verbs that undo or override a safeguard: they ask for confirmation and look dangerous. */
 const CONFIRM: Partial<Record<SteeringVerb, string>> = {
   abort: 'Abort the upgrade? Traffic and capacity return to the active cluster.',
   rollback: 'Roll back? The spec is reverted to the serving cluster’s.',
+  'skip-analysis': 'Skip the failed analysis? The run counts as passed and the upgrade goes on.',
 };
 /** How often the chart's time axis advances, ms. */
 const CHART_TICK_MS = 1_000;
 
 /** Reasons of the operator that stop a rollout (a hold or an end without the new spec), shown as the last stop. */
-const STOP_REASONS = /^(Paused|Aborted|RollbackComplete|RollbackDeadlineExceeded|ProgressDeadlineExceeded|ValidationFailed)$/;
+const STOP_REASONS = /^(Paused|AnalysisFailed|Aborted|RollbackComplete|RollbackDeadlineExceeded|ProgressDeadlineExceeded|ValidationFailed)$/;
 
 /** The rollout page of `namespace/name`. */
 export function RolloutPage({ namespace, name }: { namespace: string; name: string }) {
@@ -136,7 +144,7 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
       // an event that arrived while the answer travelled may already be newer (the operator's Paused):
       // showing the answer then would take the page back to a state that no later event corrects.
       if (watchEvents.current === seen) setStatus(u);
-      setOutcome({ ok: true, text: `${verb[0].toUpperCase()}${verb.slice(1)} accepted.` });
+      setOutcome({ ok: true, text: `${verbLabel(verb)} accepted.` });
     } catch (e) {
       setOutcome({ ok: false, text: `${verb} refused: ${e instanceof ApiError ? e.message : 'the request failed'}` });
     } finally {
@@ -150,6 +158,7 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
   // When the next traffic step is due: the server's reading of the operator's state, as `rayshift status` shows it.
   const due = timeOf(status?.nextTrafficStepTime);
   const steering = lastSteering(svc);
+  const analysis = status?.analysis;
 
   return (
     <main id="main" tabIndex={-1}>
@@ -172,14 +181,20 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
         {status && status.totalSteps ? ` — traffic step ${status.step ?? 0} of ${status.totalSteps}` : ''}
       </p>
       <div class="rollout-grid">
-        <section aria-labelledby="chart-heading" class="panel wide">
+        <section aria-labelledby="chart-heading" class={analysis ? 'panel' : 'panel wide'}>
           <h2 id="chart-heading">Traffic and capacity</h2>
-          <RolloutChart history={history} projection={projected} now={now} clusters={{ active: status?.active?.cluster, pending: status?.pending?.cluster }} />
+          <RolloutChart history={history} projection={projected} now={now} clusters={{ active: status?.active?.cluster, pending: status?.pending?.cluster }} verdicts={verdictMarks(analysis)} />
         </section>
+        {analysis && (
+          <section aria-labelledby="analysis-heading" class="panel">
+            <h2 id="analysis-heading">Metric analysis</h2>
+            <AnalysisPanel analysis={analysis} />
+          </section>
+        )}
         <section aria-labelledby="clusters-heading" class="panel">
           <h2 id="clusters-heading">Clusters</h2>
           <table class="clusters">
-            <ColumnHeadings names={['Side', 'RayCluster', 'Traffic', 'Target capacity']} />
+            <ColumnHeadings names={['Side', 'RayCluster', 'Traffic', 'Target capacity', 'Replicas (ready/target)']} />
             <tbody>
               {(['active', 'pending'] as const).map((side) => {
                 const c = status?.[side];
@@ -194,12 +209,12 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
                     <td>
                       <Bar value={c.targetCapacity ?? 0} max={100} label={`${side} target capacity`} className={`series-${side}`} /> {c.targetCapacity ?? 0}%
                     </td>
+                    <td data-testid={`replicas-${side}`}>{replicasText(c)}</td>
                   </tr>
                 );
               })}
             </tbody>
           </table>
-          <p class="muted small">Ready and target replicas per cluster are not exposed by the API yet.</p>
           <Countdown due={due} />
         </section>
         <section aria-labelledby="steer-heading" class="panel">
@@ -212,8 +227,8 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
               const why = !allowed ? 'Checking your permissions…' : !permitted ? 'You may not use this verb here.' : !applies ? `Does not apply now: ${refusal}.` : VERB_HELP[verb];
               return (
                 <span key={verb} class="verb">
-                  <button type="button" class={verb === 'abort' || verb === 'rollback' ? 'danger' : ''} disabled={!permitted || !applies || busy !== undefined} aria-describedby={`why-${verb}`} data-testid={`steer-${verb}`} onClick={() => void act(verb)}>
-                    {busy === verb ? `${verb}…` : verb[0].toUpperCase() + verb.slice(1)}
+                  <button type="button" class={CONFIRM[verb] ? 'danger' : ''} disabled={!permitted || !applies || busy !== undefined} aria-describedby={`why-${verb}`} data-testid={`steer-${verb}`} onClick={() => void act(verb)}>
+                    {busy === verb ? `${verbLabel(verb)}…` : verbLabel(verb)}
                   </button>
                   <span id={`why-${verb}`} class="sr-only">
                     {why}
@@ -235,7 +250,10 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
         <section aria-labelledby="cond-heading" class="panel wide">
           <h2 id="cond-heading">Conditions</h2>
           <Conditions status={status} />
-          <p class="muted small">Kubernetes events are not exposed by the API yet.</p>
+        </section>
+        <section aria-labelledby="events-heading" class="panel wide">
+          <h2 id="events-heading">Kubernetes events</h2>
+          <EventsPanel namespace={namespace} name={name} refreshKey={status?.resourceVersion} />
         </section>
       </div>
     </main>
