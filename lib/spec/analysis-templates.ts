@@ -11,7 +11,10 @@
  *   Gateway with one cluster per backend) name their upstream clusters after it
  *   (`envoy_cluster_*{envoy_cluster_name=~".*<cluster>-serve-svc.*"}`).
  *
- * Ratios of a window without requests are NaN (0/0), which makes the measurement inconclusive.
+ * An error ratio's numerator falls back to 0 (`or vector(0)`): a backend that never failed has no
+ * 5xx series at all, and without it the ratio would be an empty result (inconclusive) exactly
+ * when the version is healthy. A window without requests still gives NaN (0/0) or no series,
+ * which makes the measurement inconclusive.
  */
 /** A built-in analysis query. */
 export type AnalysisTemplateName =
@@ -41,15 +44,15 @@ export const ANALYSIS_TEMPLATE_NAMES: readonly AnalysisTemplateName[] = [
 /** The PromQL of each template, with `{{placeholders}}`; `{{selector}}` selects the cluster's series, `{{quantile}}` is the metric's quantile. */
 export const ANALYSIS_TEMPLATES: Readonly<Record<AnalysisTemplateName, string>> = {
   'ray-serve-error-ratio':
-    'sum(rate(ray_serve_num_http_error_requests_total{{{selector}},error_code=~"5.."}[{{window}}])) / sum(rate(ray_serve_num_http_requests_total{{{selector}}}[{{window}}]))',
+    '(sum(rate(ray_serve_num_http_error_requests_total{{{selector}},error_code=~"5.."}[{{window}}])) or vector(0)) / sum(rate(ray_serve_num_http_requests_total{{{selector}}}[{{window}}]))',
   'ray-serve-latency-ms':
     'histogram_quantile({{quantile}}, sum by (le) (rate(ray_serve_http_request_latency_ms_bucket{{{selector}}}[{{window}}])))',
   'traefik-error-ratio':
-    'sum(rate(traefik_service_requests_total{{{selector}},code=~"5.."}[{{window}}])) / sum(rate(traefik_service_requests_total{{{selector}}}[{{window}}]))',
+    '(sum(rate(traefik_service_requests_total{{{selector}},code=~"5.."}[{{window}}])) or vector(0)) / sum(rate(traefik_service_requests_total{{{selector}}}[{{window}}]))',
   'traefik-latency-ms':
     '1000 * histogram_quantile({{quantile}}, sum by (le) (rate(traefik_service_request_duration_seconds_bucket{{{selector}}}[{{window}}])))',
   'envoy-error-ratio':
-    'sum(rate(envoy_cluster_upstream_rq_xx{{{selector}},envoy_response_code_class="5"}[{{window}}])) / sum(rate(envoy_cluster_upstream_rq_xx{{{selector}}}[{{window}}]))',
+    '(sum(rate(envoy_cluster_upstream_rq_xx{{{selector}},envoy_response_code_class="5"}[{{window}}])) or vector(0)) / sum(rate(envoy_cluster_upstream_rq_xx{{{selector}}}[{{window}}]))',
   'envoy-latency-ms':
     'histogram_quantile({{quantile}}, sum by (le) (rate(envoy_cluster_upstream_rq_time_bucket{{{selector}}}[{{window}}])))',
 };

@@ -17,7 +17,7 @@ test('the plan lists the query and each gate; a gate of 3 × 30 s holds every st
   const r = await rayshiftIn(['plan', '-'], { stdin: serviceWithAnalysis() });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
-  expect(r.stdout).toContain('errors: sum(rate(ray_serve_num_http_error_requests_total{ray_io_cluster="{{cluster}}",error_code=~"5.."}[30s]))');
+  expect(r.stdout).toContain('errors: (sum(rate(ray_serve_num_http_error_requests_total{ray_io_cluster="{{cluster}}",error_code=~"5.."}[30s])) or vector(0)) / sum(rate(');
   const gates = r.stdout.split('\n').filter((l) => l.includes('step gate at'));
   expect(gates.map((l) => l.trim().replace(/\s+/g, ' '))).toEqual([
     expect.stringMatching(/ step gate at 25% passes$/),

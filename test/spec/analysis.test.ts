@@ -96,11 +96,11 @@ describe('templates', () => {
   const ctx = { namespace: 'ml', service: 'llm', cluster: 'llm-x7k2p', backendService: 'llm-x7k2p-serve-svc', windowSeconds: 30, clusterLabel: 'ray_io_cluster' };
 
   test.each([
-    ['ray-serve-error-ratio', 'sum(rate(ray_serve_num_http_error_requests_total{ray_io_cluster="llm-x7k2p",error_code=~"5.."}[30s])) / sum(rate(ray_serve_num_http_requests_total{ray_io_cluster="llm-x7k2p"}[30s]))'],
+    ['ray-serve-error-ratio', '(sum(rate(ray_serve_num_http_error_requests_total{ray_io_cluster="llm-x7k2p",error_code=~"5.."}[30s])) or vector(0)) / sum(rate(ray_serve_num_http_requests_total{ray_io_cluster="llm-x7k2p"}[30s]))'],
     ['ray-serve-latency-ms', 'histogram_quantile(0.9, sum by (le) (rate(ray_serve_http_request_latency_ms_bucket{ray_io_cluster="llm-x7k2p"}[30s])))'],
-    ['traefik-error-ratio', 'sum(rate(traefik_service_requests_total{service=~".*llm-x7k2p-serve-svc.*",code=~"5.."}[30s])) / sum(rate(traefik_service_requests_total{service=~".*llm-x7k2p-serve-svc.*"}[30s]))'],
+    ['traefik-error-ratio', '(sum(rate(traefik_service_requests_total{service=~".*llm-x7k2p-serve-svc.*",code=~"5.."}[30s])) or vector(0)) / sum(rate(traefik_service_requests_total{service=~".*llm-x7k2p-serve-svc.*"}[30s]))'],
     ['traefik-latency-ms', '1000 * histogram_quantile(0.9, sum by (le) (rate(traefik_service_request_duration_seconds_bucket{service=~".*llm-x7k2p-serve-svc.*"}[30s])))'],
-    ['envoy-error-ratio', 'sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name=~".*llm-x7k2p-serve-svc.*",envoy_response_code_class="5"}[30s])) / sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name=~".*llm-x7k2p-serve-svc.*"}[30s]))'],
+    ['envoy-error-ratio', '(sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name=~".*llm-x7k2p-serve-svc.*",envoy_response_code_class="5"}[30s])) or vector(0)) / sum(rate(envoy_cluster_upstream_rq_xx{envoy_cluster_name=~".*llm-x7k2p-serve-svc.*"}[30s]))'],
     ['envoy-latency-ms', 'histogram_quantile(0.9, sum by (le) (rate(envoy_cluster_upstream_rq_time_bucket{envoy_cluster_name=~".*llm-x7k2p-serve-svc.*"}[30s])))'],
   ])('%s', (template, query) => {
     expect(renderAnalysisQuery({ template: template as never, quantile: 0.9 }, ctx)).toBe(query);

@@ -2,7 +2,8 @@
  * A real Prometheus server for tests: upstream Prometheus 3, built from Go modules by
  * `scripts/build-prometheus.sh` (see `test/prometheus/`; no service discovery but static/file/http,
  * no web UI, only the HTTP API), run as a child process on a free loopback port with a generated
- * `prometheus.yml` (static scrape targets) and its TSDB in a temporary folder.
+ * `prometheus.yml` (static scrape targets, and file-based discovery for targets that change while it
+ * runs) and its TSDB in a temporary folder.
  *
  * It runs in its own process group (see `processes.ts`). `stop()` kills it and removes the folder; a
  * watchdog that reads a pipe from this process does the same if this process dies without `stop()`.
@@ -19,6 +20,11 @@ import { freePorts, httpGet, isExecutable, pollUntil, Proc, runBinDirScript, Sup
 export interface PrometheusOptions {
   /** Scrape jobs: job name → its static targets, each `host:port` (e.g. `127.0.0.1:9100`). */
   readonly targets: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Scrape jobs whose targets change while Prometheus runs (file-based discovery): set them with
+   * `RunningPrometheus.setTargets`; none until then.
+   */
+  readonly discoveredJobs?: readonly string[];
   /** Scrape interval (and timeout) of every job, a Prometheus duration. @default '1s' */
   readonly scrapeInterval?: string;
   /** HTTP path the targets serve their metrics on. @default '/metrics' */
@@ -39,6 +45,14 @@ export interface WaitForScrapeOptions {
   readonly timeoutMs?: number;
 }
 
+/** Targets sharing labels, as file-based discovery reads them (`[{targets, labels}]`). */
+export interface TargetGroup {
+  /** `host:port` of each. */
+  readonly targets: readonly string[];
+  /** Labels added to every series scraped from them (e.g. the RayCluster a Ray head serves). */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
 /** A running Prometheus. */
 export interface RunningPrometheus {
   /** `http://127.0.0.1:<port>`, the base of the HTTP API (`/api/v1/...`). */
@@ -52,6 +66,8 @@ export interface RunningPrometheus {
    * per `/api/v1/targets` (health `up`, `lastScrape`), and that scrape's samples are queryable.
    */
   waitForScrape(job: string, opts?: WaitForScrapeOptions): Promise<void>;
+  /** Replaces the targets of a discovered job (written atomically; Prometheus reads the file when it changes). */
+  setTargets(job: string, groups: readonly TargetGroup[]): void;
   /** SIGTERM, SIGKILL after 10 s; removes `dir` (unless RAYSHIFT_KEEP_PROMETHEUS=1). Idempotent. */
   stop(): Promise<void>;
 }
@@ -96,6 +112,8 @@ class LocalPrometheus implements RunningPrometheus {
   private readonly supervisor: Supervisor;
   private proc?: Proc;
   private stopped = false;
+  /** Each discovered job's current targets. */
+  private readonly discovered = new Map<string, readonly string[]>();
 
   constructor(
     private readonly bin: string,
@@ -112,12 +130,20 @@ class LocalPrometheus implements RunningPrometheus {
     const interval = this.opts.scrapeInterval ?? '1s';
     const config = {
       global: { scrape_interval: interval, scrape_timeout: interval, evaluation_interval: interval },
-      scrape_configs: Object.entries(this.opts.targets).map(([job, targets]) => ({
-        job_name: job,
-        metrics_path: this.opts.metricsPath ?? '/metrics',
-        static_configs: [{ targets: [...targets] }],
-      })),
+      scrape_configs: [
+        ...Object.entries(this.opts.targets).map(([job, targets]) => ({
+          job_name: job,
+          metrics_path: this.opts.metricsPath ?? '/metrics',
+          static_configs: [{ targets: [...targets] }],
+        })),
+        ...(this.opts.discoveredJobs ?? []).map((job) => ({
+          job_name: job,
+          metrics_path: this.opts.metricsPath ?? '/metrics',
+          file_sd_configs: [{ files: [this.targetsFile(job)] }],
+        })),
+      ],
     };
+    for (const job of this.opts.discoveredJobs ?? []) this.setTargets(job, []);
     const configFile = path.join(this.dir, 'prometheus.yml');
     fs.writeFileSync(configFile, stringify(config));
     this.proc = this.supervisor.launch(
@@ -145,9 +171,21 @@ class LocalPrometheus implements RunningPrometheus {
     );
   }
 
+  setTargets(job: string, groups: readonly TargetGroup[]): void {
+    if (!(this.opts.discoveredJobs ?? []).includes(job)) throw new Error(`no discovered scrape job ${JSON.stringify(job)}; they are ${JSON.stringify(this.opts.discoveredJobs ?? [])}`);
+    const file = this.targetsFile(job);
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(groups.map((g) => ({ targets: [...g.targets], labels: { ...g.labels } }))));
+    fs.renameSync(`${file}.tmp`, file);
+    this.discovered.set(job, groups.flatMap((g) => g.targets));
+  }
+
+  private targetsFile(job: string): string {
+    return path.join(this.dir, `targets-${job}.json`);
+  }
+
   async waitForScrape(job: string, opts: WaitForScrapeOptions = {}): Promise<void> {
     if (this.stopped || !this.proc) throw new Error(`Prometheus in ${this.dir} is stopped`);
-    const expected = this.opts.targets[job];
+    const expected = this.opts.targets[job] ?? this.discovered.get(job);
     if (!expected) throw new Error(`no scrape job ${JSON.stringify(job)}; the jobs are ${JSON.stringify(Object.keys(this.opts.targets))}`);
     if (expected.length === 0) throw new Error(`scrape job ${JSON.stringify(job)} has no targets`);
     const after = opts.after === undefined ? 0 : new Date(opts.after).getTime();

@@ -5,7 +5,7 @@
  *   the Gateway API CRDs Traefik is built against; two Ray heads (`ray start --head`, pinned
  *   `ray[serve]`), each in its own network namespace where available; Traefik v3 as the Gateway
  *   API implementation (statuses and data plane); the rayshift operator, in-process, calling the
- *   real dashboards.
+ *   real dashboards; with `prometheus`, a real Prometheus scraping Traefik and the bound Ray heads.
  * - TEST-ONLY simulated: the RayCluster controller (ray-head-pool.ts binds each RayCluster to a real
  *   head, marks it ready and writes its serve EndpointSlice), because there are no kubelets.
  */
@@ -19,6 +19,8 @@ import { KubeClient } from '../../../lib/runtime/kube/client';
 import { KubeObject } from '../../../lib/runtime/kube/types';
 import { Operator } from '../../../operator/operator';
 import { ControlPlane, startControlPlane } from '../../support/controlplane';
+import { freePorts } from '../../support/processes';
+import { RunningPrometheus, startPrometheus } from '../../support/prometheus';
 import { rayshiftCrd, waitFor } from '../../support/operator-env';
 import { netnsAvailable } from './netns';
 import { RayAuth, RayHead, RayNetwork, rootPlanHostname, startRayHead } from './ray-head';
@@ -39,6 +41,33 @@ export const E2E_GATEWAY = 'e2e-gateway';
 /** The GatewayClass handled by Traefik. */
 export const E2E_GATEWAY_CLASS = 'traefik';
 
+/** Prometheus' scrape job of the Ray heads (`E2EEnvOptions.prometheus`). */
+export const RAY_SCRAPE_JOB = 'ray';
+
+/**
+ * Keeps Prometheus' `ray` job on the heads bound to a RayCluster, each labelled `ray_io_cluster`
+ * with the cluster's name, as KubeRay's PodMonitor labels a head pod's metrics: a head serves
+ * several clusters one after the other here, so its target follows the pool's bindings (checked
+ * every 200 ms). Returns the stop.
+ */
+function scrapeBoundHeads(prometheus: RunningPrometheus, pool: RealHeadPool, heads: readonly RayHead[], note: (line: string) => void): () => void {
+  let last = '';
+  const follow = () => {
+    const groups = Object.entries(pool.bindings())
+      .map(([key, label]) => ({ cluster: key.slice(key.indexOf('/') + 1), head: heads.find((h) => h.label === label) }))
+      .filter((b): b is { cluster: string; head: RayHead } => b.head !== undefined)
+      .map((b) => ({ targets: [b.head.metricsTarget], labels: { ray_io_cluster: b.cluster } }));
+    const text = JSON.stringify(groups);
+    if (text === last) return;
+    last = text;
+    prometheus.setTargets(RAY_SCRAPE_JOB, groups);
+    note(`Prometheus scrapes the Ray heads ${groups.map((g) => `${g.targets[0]} as ${g.labels.ray_io_cluster}`).join(', ') || '(none bound)'}`);
+  };
+  follow();
+  const timer = setInterval(follow, 200);
+  return () => clearInterval(timer);
+}
+
 /** How the heads are networked: `RAYSHIFT_E2E_NETWORK=netns|root`, else netns when available. */
 export function chooseNetwork(): { network: RayNetwork; why: string } {
   const forced = process.env.RAYSHIFT_E2E_NETWORK;
@@ -56,6 +85,8 @@ export interface E2EEnv {
   readonly pool: RealHeadPool;
   readonly traefik: RunningTraefik;
   readonly operator: Operator;
+  /** The Prometheus scraping Traefik (job `traefik`), when `options.prometheus`. */
+  readonly prometheus?: RunningPrometheus;
   readonly network: RayNetwork;
   /** Dashboard auth of every head. */
   readonly auth: RayAuth;
@@ -76,6 +107,8 @@ export interface E2EEnvOptions {
   readonly auth?: RayAuth;
   /** Start the operator. @default true */
   readonly operator?: boolean;
+  /** Serve Traefik's metrics and run a real Prometheus scraping them every second (`E2EEnv.prometheus`). @default false */
+  readonly prometheus?: boolean;
 }
 
 function ensureHostsEntries(labels: string[]): void {
@@ -169,8 +202,18 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
         ],
       },
     } as KubeObject);
-    const traefik = await startTraefik({ kubeconfig: cp.kubeconfigPath, entryPoints: { web: E2E_HTTP_PORT, grpc: E2E_GRPC_PORT }, logFile: path.join(logDir, 'traefik.log'), errorAccessLog: path.join(logDir, 'traefik-5xx.jsonl') });
+    const [metricsPort] = options.prometheus ? await freePorts(1) : [];
+    const traefik = await startTraefik({ kubeconfig: cp.kubeconfigPath, entryPoints: { web: E2E_HTTP_PORT, grpc: E2E_GRPC_PORT }, logFile: path.join(logDir, 'traefik.log'), errorAccessLog: path.join(logDir, 'traefik-5xx.jsonl'), metricsPort });
     cleanups.push(() => traefik.stop());
+    let prometheus: RunningPrometheus | undefined;
+    if (metricsPort !== undefined) {
+      prometheus = await startPrometheus({ targets: { traefik: [`127.0.0.1:${metricsPort}`] }, discoveredJobs: [RAY_SCRAPE_JOB] });
+      cleanups.push(() => prometheus?.stop());
+      await prometheus.waitForScrape('traefik');
+      const stopFollowing = scrapeBoundHeads(prometheus, pool, heads, note);
+      cleanups.push(stopFollowing);
+      note(`Prometheus at ${prometheus.address} scraping Traefik's metrics on 127.0.0.1:${metricsPort} and the bound Ray heads (log ${prometheus.log})`);
+    }
     await waitFor(async () => {
       const gw = await admin.tryGet(GATEWAY, E2E_GATEWAY, E2E_NAMESPACE);
       const conds = ((gw?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []);
@@ -195,7 +238,7 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
     const operator = new Operator({ client: admin, resolver: pool.resolver, log, capacityPollMs: 500 });
     cleanups.push(() => operator.stop()); // safe when it was never started (pulumi.e2e.ts)
     if (options.operator !== false) await operator.start();
-    return { cp, admin, heads, pool, traefik, operator, network, auth: options.auth ?? { mode: 'disabled' }, logDir, operatorFailures, note, stop: stopAll };
+    return { cp, admin, heads, pool, traefik, operator, prometheus, network, auth: options.auth ?? { mode: 'disabled' }, logDir, operatorFailures, note, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -48,6 +48,8 @@ export interface RayHead {
   readonly servePort: number;
   /** Serve gRPC proxy port. */
   readonly grpcPort: number;
+  /** `host:port` of the head's Prometheus metrics (Ray's metrics agent; Serve's metrics among them), for a scrape target. */
+  readonly metricsTarget: string;
   /** `http_options`/`grpc_options` host and ports this head's Serve must use (a Serve config fragment). */
   readonly serveNetworkOptions: { http_options: Record<string, unknown>; grpc_options: { port: number } };
   /** The address an EndpointSlice carries for this head: IPv4 in a namespace, an FQDN in the root plan. */
@@ -146,6 +148,9 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
     PYTHONDONTWRITEBYTECODE: '1', // no __pycache__ in the repository's test/e2e/rayapp
     RAY_AUTH_MODE: auth.mode,
     RAYSHIFT_CLUSTER: `ray-${label}`,
+    // Ray's processes report their metrics (Serve's request counters among them) to the metrics
+    // agent every 10 s by default; the analysis suite measures windows of a few seconds.
+    RAY_metrics_report_interval_ms: '1000',
   };
   delete env.RAY_AUTH_TOKEN;
   delete env.RAY_AUTH_TOKEN_PATH;
@@ -159,6 +164,7 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
   let dashboardPort: number;
   let servePort: number;
   let grpcPort: number;
+  let metricsPort: number;
   let args: string[];
   let command: string;
   if (network === 'netns') {
@@ -167,8 +173,9 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
     dashboardPort = 8265;
     servePort = 8000;
     grpcPort = 9000;
+    metricsPort = 8080;
     command = 'ip';
-    args = ['netns', 'exec', netns.name, path.join(rayVenvBin(), 'ray'), ...common, `--node-ip-address=${host}`, '--dashboard-host=0.0.0.0'];
+    args = ['netns', 'exec', netns.name, path.join(rayVenvBin(), 'ray'), ...common, `--node-ip-address=${host}`, '--dashboard-host=0.0.0.0', `--metrics-export-port=${metricsPort}`];
   } else {
     // The reference's root-namespace plan: head `index` shifts every fixed port by 10 × (index − 1).
     const o = 10 * (index - 1);
@@ -176,11 +183,12 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
     dashboardPort = 8265 + o;
     servePort = 8001 + index - 1;
     grpcPort = 9001 + index - 1;
+    metricsPort = 52368 + o;
     command = path.join(rayVenvBin(), 'ray');
     args = [
       ...common, '--node-ip-address=127.0.0.1', '--dashboard-host=127.0.0.1', `--port=${6380 + o}`, `--dashboard-port=${dashboardPort}`,
       `--dashboard-agent-listen-port=${52365 + o}`, `--dashboard-agent-grpc-port=${52366 + o}`, `--runtime-env-agent-port=${52367 + o}`,
-      `--metrics-export-port=${52368 + o}`, `--ray-client-server-port=${10001 + o}`,
+      `--metrics-export-port=${metricsPort}`, `--ray-client-server-port=${10001 + o}`,
       `--min-worker-port=${20000 + 100 * (index - 1)}`, `--max-worker-port=${20099 + 100 * (index - 1)}`,
     ];
   }
@@ -237,6 +245,7 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
     host,
     servePort,
     grpcPort,
+    metricsTarget: `${host}:${metricsPort}`,
     serveNetworkOptions: { http_options: { host: network === 'netns' ? '0.0.0.0' : '127.0.0.1', port: servePort }, grpc_options: { port: grpcPort } },
     endpoint: network === 'netns' ? { addressType: 'IPv4', address: host } : { addressType: 'FQDN', address: rootPlanHostname(label) },
     auth,

@@ -81,8 +81,18 @@ export function e2eGrpcServeConfig(version: string, replicas: number): string {
   ].join('\n');
 }
 
+/** Faults the HTTP test app injects (its builder args; see rayapp/rayshift_testapp/app.py). */
+export interface AppFaults {
+  /** Each replica answers every N-th request with HTTP 500. */
+  readonly errorEvery?: number;
+  /** With `errorEvery`: only among each replica's first N requests, a transient fault. */
+  readonly errorFirst?: number;
+  /** Every answer waits this long first, ms. */
+  readonly delayMs?: number;
+}
+
 /** Serve config (YAML) of the HTTP test app. */
-export function e2eServeConfig(version: string, replicas: number, importPath = 'rayshift_testapp.app:build'): string {
+export function e2eServeConfig(version: string, replicas: number, importPath = 'rayshift_testapp.app:build', faults: AppFaults = {}): string {
   return [
     'proxy_location: HeadOnly',
     'applications:',
@@ -91,6 +101,9 @@ export function e2eServeConfig(version: string, replicas: number, importPath = '
     `  import_path: ${importPath}`,
     '  args:',
     `    version: ${version}`,
+    ...(faults.errorEvery !== undefined ? [`    error_every: ${faults.errorEvery}`] : []),
+    ...(faults.errorFirst !== undefined ? [`    error_first: ${faults.errorFirst}`] : []),
+    ...(faults.delayMs !== undefined ? [`    delay_ms: ${faults.delayMs}`] : []),
     '  deployments:',
     '  - name: Version',
     `    num_replicas: ${replicas}`,

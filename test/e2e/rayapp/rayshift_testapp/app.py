@@ -3,7 +3,13 @@
 Deployed through Serve's REST API with import_path "rayshift_testapp.app:build" and
 args {"version": "v1", "cluster": "ray-a"}. The version comes from the builder args, so a new
 version is a real redeploy (new replicas), as an image change would be on Kubernetes.
+
+Faults for the metric-analysis tests, also from the args (a bad release, as users ship them):
+- "error_every": N > 0 answers every N-th request of each replica with HTTP 500;
+- "error_first": with error_every, only among each replica's first N requests (a transient fault);
+- "delay_ms": every answer waits this long first (a slower release).
 """
+import asyncio
 import os
 
 from ray import serve
@@ -13,16 +19,35 @@ from starlette.responses import JSONResponse
 
 @serve.deployment(ray_actor_options={"num_cpus": 0.1}, max_ongoing_requests=100)
 class Version:
-    def __init__(self, version: str, cluster: str):
+    def __init__(self, version: str, cluster: str, error_every: int, error_first: int, delay_ms: int):
         self.version = version
         self.cluster = cluster or os.environ.get("RAYSHIFT_CLUSTER", "")
+        self.error_every = error_every
+        self.error_first = error_first
+        self.delay_ms = delay_ms
+        self.requests = 0
+
+    def _fails(self) -> bool:
+        self.requests += 1
+        if self.error_every <= 0 or self.requests % self.error_every != 0:
+            return False
+        return self.error_first <= 0 or self.requests <= self.error_first
 
     async def __call__(self, request: Request) -> JSONResponse:
-        return JSONResponse(
-            {"version": self.version, "cluster": self.cluster},
-            headers={"x-rayshift-version": self.version},
-        )
+        if self.delay_ms > 0:
+            await asyncio.sleep(self.delay_ms / 1000)
+        body = {"version": self.version, "cluster": self.cluster}
+        headers = {"x-rayshift-version": self.version}
+        if self._fails():
+            return JSONResponse({**body, "error": "injected fault"}, status_code=500, headers=headers)
+        return JSONResponse(body, headers=headers)
 
 
 def build(args: dict):
-    return Version.bind(str(args.get("version", "v1")), str(args.get("cluster", "")))
+    return Version.bind(
+        str(args.get("version", "v1")),
+        str(args.get("cluster", "")),
+        int(args.get("error_every", 0)),
+        int(args.get("error_first", 0)),
+        int(args.get("delay_ms", 0)),
+    )

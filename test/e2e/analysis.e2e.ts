@@ -1,0 +1,300 @@
+/**
+ * Metric-gated upgrades end to end (issue 18), under steady HTTP load: real Ray heads serving the
+ * test app, a real Traefik routing by the operator's weights and exporting its per-backend
+ * metrics, a real Prometheus scraping Traefik and the Ray heads every second, and the rayshift
+ * operator querying it with the built-in `traefik-error-ratio` and `traefik-latency-ms` templates
+ * (the `ray-serve-*` templates are checked against the heads' own metrics). The new versions carry
+ * real faults (rayapp/rayshift_testapp/app.py): every fifth request answered 500, or 500 ms more
+ * latency. Only KubeRay's RayCluster controller and its pods are simulated (support/ray-head-pool.ts).
+ *
+ * Each bad version must be stopped by its first step gate. The failed (or slow) requests are counted
+ * from the load and compared with the bound the options set: the new cluster serves `stepSizePercent`
+ * of `rate` for at most one metric interval per tolerated failure plus the time to see and act
+ * (scrape, query, route write), of which the fault hits a known share. Needs `npm run e2e:setup`.
+ */
+import { queryPrometheus } from '../../lib/runtime/prometheus/client';
+import { renderAnalysisQuery, type AnalysisTemplateName } from '../../lib/spec/analysis-templates';
+import { perClusterServeService } from '../../lib/spec/object-names';
+import { rayshiftIn } from '../cli/cli-io';
+import { engineState, waitFor } from '../support/operator-env';
+import { failureCounts, summary } from './support/assertions';
+import { E2EEnv, startE2EEnv } from './support/e2e-env';
+import type { WeightChange } from './support/analysis';
+import { AppFaults, E2E_RATE, RunUnderLoad, deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec } from './support/scenario';
+
+const RATE = E2E_RATE;
+const REPLICAS = 2;
+const SERVICE = 'gated';
+const PARAMS = { step: 25, interval: 2, maxSurge: 50 };
+/** The fault of a bad release: each replica answers every fifth request 500. */
+const ERROR_EVERY = 5;
+/** The latency a slow release adds. */
+const DELAY_MS = 500;
+/** Both metrics measure every 3 s over the last 5 s, twice per gate, and fail the gate at the first failed measurement. */
+const METRIC_INTERVAL_SECONDS = 3;
+const FAILURE_LIMIT = 0;
+/**
+ * From the moment the new cluster carries traffic to the moment it no longer does, beyond the
+ * metric intervals: Traefik's counters reach Prometheus at the next 1 s scrape, the operator acts on
+ * a measurement in the same pass, and the route write reaches Traefik's data plane.
+ */
+const SEE_AND_ACT_SECONDS = 3;
+
+let env: E2EEnv;
+let cpu = 1;
+let version = 1;
+
+/** The analysis every upgrade here runs: Traefik's view of the new cluster's errors and p90 latency. */
+function analysis(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const every = { intervalSeconds: METRIC_INTERVAL_SECONDS, windowSeconds: 5, count: 2, failureLimit: FAILURE_LIMIT, inconclusiveLimit: 1 };
+  return {
+    prometheusUrl: env.prometheus!.address,
+    metrics: [
+      { name: 'errors', template: 'traefik-error-ratio', successCondition: { maximum: 0.05 }, ...every },
+      { name: 'latency', template: 'traefik-latency-ms', quantile: 0.9, successCondition: { maximum: 250 }, ...every },
+    ],
+    queryTimeoutSeconds: 2,
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  env = await startE2EEnv({ prometheus: true });
+  await deployAndWaitServing(env, e2eRayService(SERVICE, { version: 'v1', cpu: '1', replicas: REPLICAS, ...PARAMS }), 'v1');
+}, 1_200_000);
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+async function state(): Promise<Record<string, any>> {
+  return engineState(await getService(env, SERVICE));
+}
+
+/** What one upgrade attempt under load left behind. */
+interface Attempt {
+  readonly run: RunUnderLoad;
+  readonly from: string;
+  readonly fromVersion: string;
+  readonly toVersion: string;
+  /** The engine state once it settled. */
+  readonly settled: Record<string, any>;
+  /** The new cluster (the one that carried the new version). */
+  readonly newCluster: string;
+}
+
+/** How one attempt differs from a plain upgrade. */
+interface AttemptOptions {
+  /** The new version's faults. */
+  readonly faults?: AppFaults;
+  /** Added to the analysis. */
+  readonly analysis?: Record<string, unknown>;
+  /** @default PARAMS.maxSurge */
+  readonly maxSurge?: number;
+  /** Runs once the new cluster exists, while the upgrade is in flight. */
+  readonly during?: () => Promise<void>;
+}
+
+/** Upgrades to the next version, under load, until it settles (promoted or rolled back). */
+async function attempt(what: string, o: AttemptOptions = {}): Promise<Attempt> {
+  const before = await state();
+  const from = before.activeClusterName as string;
+  const fromVersion = `v${version}`;
+  const toVersion = `v${++version}`;
+  cpu++;
+  let newCluster = '';
+  const run = await runUnderLoad(
+    env,
+    SERVICE,
+    RATE,
+    async () => {
+      await updateSpec(env, SERVICE, (spec) => {
+        spec.serveConfigV2 = e2eServeConfig(toVersion, REPLICAS, undefined, o.faults);
+        spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu = String(cpu);
+        spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = o.maxSurge ?? PARAMS.maxSurge;
+        spec.rayshift = { ...spec.rayshift, analysis: analysis(o.analysis) };
+        return spec;
+      });
+      await waitFor(async () => ((newCluster = (await state()).pendingClusterName ?? '') !== ''), 'the new cluster', 120_000, 100);
+      await o.during?.();
+    },
+    async () => {
+      const s = await state();
+      return s.phase === 'Running' && s.pendingClusterName === undefined && (s.activeClusterName !== from || s.reason === 'AnalysisFailed');
+    },
+    { what },
+  );
+  const settled = await state();
+  // Settled on the old version: it serves again, so the new one (it may have changed the spec's goal) is done with.
+  if (settled.activeClusterName === from) version--;
+  process.stdout.write(`${summary(what, run, RATE)}\n`);
+  return { run, from, fromVersion, toVersion, settled, newCluster };
+}
+
+/** How long the new cluster carried traffic, from the route's weight history (ms), and its largest weight. */
+function exposure(history: readonly WeightChange[], cluster: string): { ms: number; maxWeight: number } {
+  const weightAt = (h: WeightChange) => h.weights.find((w) => w.name === `${cluster}-serve-svc`)?.weight ?? 0;
+  const first = history.findIndex((h) => weightAt(h) > 0);
+  if (first < 0) return { ms: 0, maxWeight: 0 };
+  const end = history.findIndex((h, i) => i > first && weightAt(h) === 0);
+  const until = end < 0 ? Date.now() : history[end].at;
+  return { ms: until - history[first].at, maxWeight: Math.max(...history.map(weightAt)) };
+}
+
+/**
+ * The most requests the first step gate lets reach a bad new cluster: `rate` × `stepSizePercent` for
+ * (failureLimit + 1) metric intervals plus the time to see and act.
+ */
+function requestBound(): { seconds: number; requests: number } {
+  const seconds = METRIC_INTERVAL_SECONDS * (FAILURE_LIMIT + 1) + SEE_AND_ACT_SECONDS;
+  return { seconds, requests: Math.ceil((RATE * PARAMS.step * seconds) / 100) };
+}
+
+/**
+ * A Ray Serve template's value for `cluster` over the whole time it served (the real heads' own
+ * metrics as Prometheus scraped them, labelled with the cluster), once Prometheus has it: the
+ * check that the `ray-serve-*` templates read what real Ray exports.
+ */
+async function rayServeValue(template: AnalysisTemplateName, cluster: string, since: number): Promise<number> {
+  let value: number | undefined;
+  await waitFor(async () => {
+    const windowSeconds = Math.ceil((Date.now() - since) / 1000) + 5;
+    const query = renderAnalysisQuery({ template, quantile: 0.9 }, { namespace: 'e2e', service: SERVICE, cluster, backendService: perClusterServeService(cluster), windowSeconds, clusterLabel: 'ray_io_cluster' });
+    value = await queryPrometheus(env.prometheus!.address, query, 5000);
+    return value !== undefined && Number.isFinite(value);
+  }, `Ray Serve's ${template} of ${cluster} in Prometheus`, 60_000, 500);
+  return value!;
+}
+
+function verdicts(s: Record<string, any>): string[] {
+  return (s.analysis?.verdicts ?? []).map((v: { kind: string; pendingWeight: number; phase: string; dryRun: boolean }) => `${v.kind} ${v.pendingWeight}%: ${v.phase}${v.dryRun ? ' (dry run)' : ''}`);
+}
+
+test('a release failing every fifth request is stopped at its first step gate and rolled back; the failed requests stay within the bound', async () => {
+  const a = await attempt('errors: every fifth request 500', { faults: { errorEvery: ERROR_EVERY } });
+  const failed = a.run.totals.failureDetails['HTTP 500'] ?? 0;
+  const toNew = (a.run.totals.versions[a.toVersion] ?? 0) + failed;
+  const bound = requestBound();
+  const seen = exposure(a.run.history, a.newCluster);
+  process.stdout.write(
+    `[analysis e2e] errors: ${failed} requests failed of ${toNew} the new cluster answered in ${seen.ms} ms at ${seen.maxWeight}%; ` +
+      `bound ${Math.ceil(bound.requests / ERROR_EVERY)} failed of ${bound.requests} (${RATE}/s × ${PARAMS.step}% × ${bound.seconds} s)\n`,
+  );
+  expect({
+    reason: a.settled.reason,
+    active: a.settled.activeClusterName,
+    verdict: verdicts(a.settled).at(-1),
+    maxWeight: seen.maxWeight,
+    exposureWithinBound: seen.ms <= bound.seconds * 1000,
+    toNewWithinBound: toNew <= bound.requests,
+    failedWithinBound: failed <= Math.ceil(bound.requests / ERROR_EVERY),
+    faultSeen: failed > 0,
+    onlyInjectedFailures: Object.keys(a.run.totals.failureDetails),
+    timeouts: a.run.totals.timeouts,
+  }).toEqual({
+    reason: 'AnalysisFailed',
+    active: a.from,
+    verdict: 'step 25%: Failed',
+    maxWeight: PARAMS.step,
+    exposureWithinBound: true,
+    toNewWithinBound: true,
+    failedWithinBound: true,
+    faultSeen: true,
+    onlyInjectedFailures: ['HTTP 500'],
+    timeouts: 0,
+  });
+  expect(a.settled.analysis.verdicts.at(-1).message).toContain('errors');
+  // Ray Serve's own counters of the new cluster saw the same fault: a fifth of its requests failed.
+  const rayErrorRatio = await rayServeValue('ray-serve-error-ratio', a.newCluster, a.run.changedAt);
+  process.stdout.write(`[analysis e2e] errors: Ray Serve's error ratio of ${a.newCluster}: ${rayErrorRatio}\n`);
+  expect(rayErrorRatio).toBeGreaterThan(0.1);
+  expect(rayErrorRatio).toBeLessThan(0.3);
+}, 1_800_000);
+
+test('a release adding 500 ms of latency is caught by the latency gate and rolled back; the slow requests stay within the bound', async () => {
+  const a = await attempt('latency: +500 ms', { faults: { delayMs: DELAY_MS } });
+  const slow = a.run.totals.versions[a.toVersion] ?? 0;
+  const bound = requestBound();
+  const seen = exposure(a.run.history, a.newCluster);
+  process.stdout.write(`[analysis e2e] latency: ${slow} slow requests in ${seen.ms} ms at ${seen.maxWeight}%; bound ${bound.requests} (${RATE}/s × ${PARAMS.step}% × ${bound.seconds} s)\n`);
+  expect({
+    ...failureCounts(a.run),
+    reason: a.settled.reason,
+    active: a.settled.activeClusterName,
+    verdict: verdicts(a.settled).at(-1),
+    maxWeight: seen.maxWeight,
+    exposureWithinBound: seen.ms <= bound.seconds * 1000,
+    slowWithinBound: slow <= bound.requests,
+    faultSeen: slow > 0,
+  }).toEqual({
+    failures: 0, timeouts: 0, skipped: 0, failureDetails: {}, unanswered: 0,
+    reason: 'AnalysisFailed',
+    active: a.from,
+    verdict: 'step 25%: Failed',
+    maxWeight: PARAMS.step,
+    exposureWithinBound: true,
+    slowWithinBound: true,
+    faultSeen: true,
+  });
+  expect(a.settled.analysis.verdicts.at(-1).message).toContain('latency');
+  // Ray Serve's own latency histogram of the new cluster saw the added 500 ms.
+  const rayLatency = await rayServeValue('ray-serve-latency-ms', a.newCluster, a.run.changedAt);
+  process.stdout.write(`[analysis e2e] latency: Ray Serve's p90 of ${a.newCluster}: ${rayLatency} ms\n`);
+  expect(rayLatency).toBeGreaterThanOrEqual(DELAY_MS);
+}, 1_800_000);
+
+test('a healthy release passes every gate and is promoted with zero failed requests', async () => {
+  const a = await attempt('healthy');
+  expect({ ...failureCounts(a.run), reason: a.settled.reason, promoted: a.settled.activeClusterName === a.newCluster, verdicts: verdicts(a.settled).slice(-4) }).toEqual({
+    failures: 0, timeouts: 0, skipped: 0, failureDetails: {}, unanswered: 0,
+    reason: 'Promoted',
+    promoted: true,
+    verdicts: ['step 25%: Successful', 'step 50%: Successful', 'step 75%: Successful', 'step 100%: Successful'],
+  });
+}, 1_800_000);
+
+test('onFailure pause holds the weights while a transient fault lasts; rayshift resume measures again and the upgrade completes', async () => {
+  let pausedAt = 0;
+  let resumedAt = 0;
+  let held: Record<string, any> = {};
+  // Each replica fails every fifth of its first 60 requests: a fault that clears while the new
+  // cluster serves its 25 %. maxSurge 100 starts every replica of the new cluster before its first
+  // traffic step (a replica started later would begin with the fault again).
+  const during = async () => {
+    await waitFor(async () => (held = await state()).reason === 'AnalysisFailed', 'the analysis to pause the upgrade', 300_000, 100);
+    pausedAt = Date.now();
+    const backend = `${held.pendingClusterName}-serve-svc`;
+    // Resume once Prometheus' window holds requests of the new cluster and no failure (else the
+    // retried run would measure the old failures again).
+    await waitFor(async () => {
+      const errors = await queryPrometheus(env.prometheus!.address, `sum(increase(traefik_service_requests_total{service=~".*${backend}.*",code=~"5.."}[6s])) or vector(0)`, 2000);
+      const all = await queryPrometheus(env.prometheus!.address, `sum(increase(traefik_service_requests_total{service=~".*${backend}.*"}[6s]))`, 2000);
+      return errors === 0 && all !== undefined && all > 0;
+    }, 'the new cluster\'s failures to leave Prometheus\' window', 300_000, 500);
+    resumedAt = Date.now();
+    expect(await rayshiftIn(['resume', SERVICE, '-n', 'e2e', '--kubeconfig', env.cp.kubeconfigPath])).toMatchObject({ code: 0, stderr: '' });
+  };
+  const a = await attempt('pause: a transient fault', { faults: { errorEvery: ERROR_EVERY, errorFirst: 60 }, analysis: { onFailure: 'pause' }, maxSurge: 100, during });
+  const changesWhileHeld = a.run.history.filter((h) => h.at > pausedAt && h.at < resumedAt).map((h) => h.weights);
+  process.stdout.write(`[analysis e2e] pause: held ${resumedAt - pausedAt} ms at ${held.pendingWeight}%; ${a.run.totals.failureDetails['HTTP 500'] ?? 0} failed requests\n`);
+  expect({ phase: held.phase, weight: held.pendingWeight, changesWhileHeld, reason: a.settled.reason, promoted: a.settled.activeClusterName === a.newCluster, verdicts: verdicts(a.settled).slice(-5) }).toEqual({
+    phase: 'Paused',
+    weight: PARAMS.step,
+    changesWhileHeld: [],
+    reason: 'Promoted',
+    promoted: true,
+    verdicts: ['step 25%: Failed', 'step 25%: Successful', 'step 50%: Successful', 'step 75%: Successful', 'step 100%: Successful'],
+  });
+}, 1_800_000);
+
+test('dryRun promotes a failing release and records every failed gate', async () => {
+  const a = await attempt('dry run: every fifth request 500', { faults: { errorEvery: ERROR_EVERY }, analysis: { dryRun: true } });
+  const failed = a.run.totals.failureDetails['HTTP 500'] ?? 0;
+  process.stdout.write(`[analysis e2e] dry run: ${failed} failed requests, verdicts ${JSON.stringify(verdicts(a.settled))}\n`);
+  expect({ reason: a.settled.reason, promoted: a.settled.activeClusterName === a.newCluster, faultSeen: failed > 0, verdicts: verdicts(a.settled).slice(-4) }).toEqual({
+    reason: 'Promoted',
+    promoted: true,
+    faultSeen: true,
+    verdicts: ['step 25%: Failed (dry run)', 'step 50%: Failed (dry run)', 'step 75%: Failed (dry run)', 'step 100%: Failed (dry run)'],
+  });
+}, 1_800_000);
