@@ -1,6 +1,7 @@
 /** Prometheus metrics of the operator (prom-client), in their own registry. */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RayServiceStatus } from '../lib/engine/status';
+import { AnalysisVerdictMetric } from '../lib/runtime/analysis-verdict-metric';
 
 /** The operator's metrics. */
 export class OperatorMetrics {
@@ -32,14 +33,12 @@ export class OperatorMetrics {
   readonly errors = new Counter({ name: 'rayshift_reconcile_errors_total', help: 'Failed reconcile passes', registers: [this.registry] });
   /** API writes made. */
   readonly writes = new Counter({ name: 'rayshift_api_writes_total', help: 'Kubernetes API writes made by reconciles', registers: [this.registry] });
-  /** Finished analysis runs by kind (step, background) and verdict. */
-  readonly verdicts = new Counter({ name: 'rayshift_analysis_verdicts_total', help: 'Finished analysis runs of a RayService by kind and verdict (Successful, Failed, Inconclusive, Skipped)', labelNames: ['namespace', 'name', 'kind', 'phase'], registers: [this.registry] });
+  /** Finished analysis runs (`rayshift_analysis_verdicts_total`), shared with the RoleBasedGroup controller's metrics. */
+  readonly verdicts = new AnalysisVerdictMetric(this.registry);
   /** The last value each analysis metric measured for the new cluster. */
   readonly measured = new Gauge({ name: 'rayshift_analysis_measured_value', help: 'Last value an analysis metric measured for the new cluster of a RayService', labelNames: ['namespace', 'name', 'kind', 'metric'], registers: [this.registry] });
   /** The `measured` series set per service, to drop with it. */
   private readonly measuredSeries = new Map<string, Set<string>>();
-  /** The time of the newest verdict counted per service and the ids at that time, so each is counted once; set without counting on first sight (after a restart the status already holds old ones). */
-  private readonly countedVerdict = new Map<string, { at: number; ids: Set<string> }>();
 
   /** Records a service's status after a pass. */
   observe(namespace: string, name: string, s: RayServiceStatus): void {
@@ -53,15 +52,7 @@ export class OperatorMetrics {
 
   private observeAnalysis(namespace: string, name: string, s: RayServiceStatus): void {
     const key = `${namespace}/${name}`;
-    const verdicts = s.analysis?.verdicts ?? [];
-    const seen = this.countedVerdict.get(key);
-    // Newer than the newest counted (verdicts are in time order; two may share a time): counted once,
-    // even when a stale read shows an older status in between.
-    const isNew = (v: { at: number; id: string }) => seen !== undefined && (v.at > seen.at || (v.at === seen.at && !seen.ids.has(v.id)));
-    for (const v of verdicts.filter(isNew)) this.verdicts.inc({ namespace, name, kind: v.kind, phase: v.phase });
-    const newest = verdicts.length > 0 ? verdicts[verdicts.length - 1].at : -Infinity;
-    if (seen === undefined || newest > seen.at) this.countedVerdict.set(key, { at: newest, ids: new Set(verdicts.filter((v) => v.at === newest).map((v) => v.id)) });
-    else if (newest === seen.at) for (const v of verdicts) if (v.at === newest) seen.ids.add(v.id);
+    this.verdicts.observe(`RayService/${key}`, { resource: 'RayService', namespace, name }, s.analysis?.verdicts ?? []);
     for (const run of [s.analysis?.step, s.analysis?.background]) {
       if (run === undefined) continue;
       for (const m of run.metrics) {
@@ -80,7 +71,7 @@ export class OperatorMetrics {
     }
     for (const p of ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack']) this.phase.remove({ namespace, name, phase: p });
     const key = `${namespace}/${name}`;
-    this.countedVerdict.delete(key);
+    this.verdicts.forget(`RayService/${key}`);
     for (const series of this.measuredSeries.get(key) ?? []) {
       const [kind, metric] = series.split('\n');
       this.measured.remove({ namespace, name, kind, metric });

@@ -40,7 +40,7 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
   const metrics = new OperatorMetrics();
   const resolver = opts.dashboardAddressTemplate ? templateDashboardResolver(opts.dashboardAddressTemplate) : defaultDashboardResolver();
   const operator = new Operator({ client, resolver, log, metrics, concurrency: opts.concurrency });
-  const rbg = new RbgRolloutController({ client, log, metrics: new RbgRolloutMetrics(metrics.registry), concurrency: opts.concurrency });
+  const rbg = new RbgRolloutController({ client, log, metrics: new RbgRolloutMetrics(metrics.registry, metrics.verdicts), concurrency: opts.concurrency });
   let ready = false;
   const server = http.createServer((req, res) => {
     if (req.url === '/healthz') res.writeHead(200).end('ok\n');

@@ -1,11 +1,13 @@
 /**
  * What `rayshift status rbg/NAME` shows of a RoleBasedGroup whose coordinated rollout rayshift
  * executes: per coordination its phase, rounds, skew against maxSkew, the blocking role and the
- * deadline; per role bars of updated and ready replicas. Pure functions of the group object.
+ * deadline; per role bars of updated and ready replicas; its analysis as a RayService's
+ * (`analysis-view.ts`). Pure functions of the group object.
  */
 import type { WarmupGateStatus } from '../engine/rbg-warmup';
 import type { CoordinationStatus } from '../engine/rbg-coordination-types';
 import { describeCoordination, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
+import { analysisLines, analysisSummary } from './analysis-view';
 import { bar } from './status-view';
 import { Style } from './style';
 
@@ -61,17 +63,18 @@ export function renderGroupScreen(v: GroupView, now: number, style: Style, barWi
       const left = Date.parse(c.deadlineAt) - now;
       lines.push(`    progress deadline ${left > 0 ? `in ${Math.ceil(left / 1000)}s` : 'passed'} (${c.deadlineAt})`);
     }
+    if (c.analysis !== undefined) lines.push(...analysisLines(c.analysis, now, style, '    '));
   }
   return lines;
 }
 
-/** One line per coordination, for logs. */
+/** One line per coordination, for logs (with its analysis, as a RayService's line). */
 export function renderGroupLines(v: GroupView, now: number): string[] {
   const time = new Date(now).toISOString().slice(11, 23);
   if (v.invalid !== undefined) return [`${time} ${v.namespace}/${v.name} invalid: ${v.invalid}`];
   if (v.coordinations.length === 0) return [`${time} ${v.namespace}/${v.name} no rollout status yet`];
   const warmup = v.warmup?.phase === 'Warming' || v.coordinations.some((c) => c.reason.startsWith('Warm')) ? [`${time} ${v.namespace}/${v.name} ${describeWarmup(v.warmup!)}`] : [];
-  return [...warmup, ...v.coordinations.map((c) => `${time} ${v.namespace}/${v.name} ${describeCoordination(c)}`)];
+  return [...warmup, ...v.coordinations.map((c) => `${time} ${v.namespace}/${v.name} ${describeCoordination(c)}${analysisSummary(c.analysis)}`)];
 }
 
 /** True once every coordination has finished (complete, failed or rolled back) for the current generation. */

@@ -5,8 +5,8 @@
  * once per change when the output is a log). The object's fields and the next step's due time come
  * from `lib/runtime/rayservice/progress`, shared with the API server.
  */
-import type { AnalysisRunStatus, AnalysisStatus } from '../engine/analysis-status';
 import { nextTrafficStepAt, type ServiceView } from '../runtime/rayservice/progress';
+import { analysisLines, analysisSummary } from './analysis-view';
 import { formatDuration } from './render-plan';
 import { Style } from './style';
 
@@ -59,38 +59,6 @@ export function renderServiceLine(v: ServiceView, now: number): string {
     ? `active ${e.activeClusterName ?? '-'} w${e.activeWeight} cap${e.activeTargetCapacity}`
     : `active ${e.activeClusterName ?? '-'} w${e.activeWeight} cap${e.activeTargetCapacity} | pending ${e.pendingClusterName} w${e.pendingWeight} cap${e.pendingTargetCapacity}`;
   return `${time} ${v.namespace}/${v.name} ${e.phase}/${e.reason} ${clusters}${e.rollback ? ` rollback=${e.rollback}` : ''}${analysisSummary(e.analysis)}${v.executor === 'kuberay' ? ' (KubeRay)' : ''}`;
-}
-
-/** The analysis on the screen: each run in flight with its metrics' counts and last measurement, then the newest verdict. */
-export function analysisLines(a: AnalysisStatus, now: number, style: Style): string[] {
-  const lines: string[] = [];
-  for (const run of [a.step, a.background]) {
-    if (run === undefined || run.phase !== 'Running') continue;
-    lines.push(`  analysis ${runName(run)}: measuring`);
-    for (const m of run.metrics) {
-      const last = m.last === undefined ? 'no measurement yet' : `last ${m.last.result.toLowerCase()}: ${m.last.message}`;
-      lines.push(`    ${pad(m.name, 16)} ${m.taken} taken, ${m.failures} failed, ${m.inconclusives} inconclusive; ${last}`);
-    }
-  }
-  const v = a.verdicts[a.verdicts.length - 1];
-  if (v !== undefined) {
-    const ago = formatDuration(Math.max(0, now - v.at) / 1000);
-    const text = `  last verdict: ${v.kind} gate at ${v.pendingWeight}% ${v.phase}${v.dryRun ? ' (dry run)' : ''} ${ago} ago: ${v.message}`;
-    lines.push(v.phase === 'Successful' ? text : style.yellow(text));
-  }
-  return lines;
-}
-
-function runName(run: AnalysisRunStatus): string {
-  return run.kind === 'step' ? `step gate at ${run.pendingWeight}%` : 'background';
-}
-
-/** The analysis in a log line: the runs measuring and the newest verdict, so a change prints a line. */
-function analysisSummary(a: AnalysisStatus | undefined): string {
-  if (a === undefined) return '';
-  const measuring = [a.step, a.background].filter((r) => r !== undefined && r.phase === 'Running').map((r) => `${r!.kind}@${r!.pendingWeight}:${r!.metrics.reduce((n, m) => n + m.taken, 0)}`);
-  const v = a.verdicts[a.verdicts.length - 1];
-  return `${measuring.length > 0 ? ` analysis=${measuring.join(',')}` : ''}${v !== undefined ? ` verdict=${v.kind}@${v.pendingWeight}:${v.phase}` : ''}`;
 }
 
 /** A log line without its leading `HH:MM:SS.mmm ` time: what a line-per-change watcher compares. */

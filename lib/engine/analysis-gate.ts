@@ -251,13 +251,24 @@ function verdictOf(run: AnalysisRunStatus, now: number, dryRun: boolean): Analys
   return { id: run.id, kind: run.kind, pendingWeight: run.pendingWeight, phase: run.phase, at: now, dryRun, message };
 }
 
+/** The reason of a verdict's Event. */
+const verdictReason = (phase: AnalysisVerdict['phase']): string => `Analysis${phase}`;
+
+/** The reasons of a verdict's Event, one per verdict phase. */
+const VERDICT_EVENT_REASONS: ReadonlySet<string> = new Set((['Successful', 'Failed', 'Inconclusive', 'Skipped'] satisfies AnalysisVerdict['phase'][]).map(verdictReason));
+
+/** True for the Event of an analysis verdict (`AnalysisSuccessful`, `AnalysisFailed`, `AnalysisInconclusive`, `AnalysisSkipped`). */
+export function isVerdictEvent(e: Pick<RolloutEvent, 'reason'>): boolean {
+  return VERDICT_EVENT_REASONS.has(e.reason);
+}
+
 /** Keeps a verdict (the newest MAX_ANALYSIS_VERDICTS) and announces it as an Event. */
 function record(p: Pass, v: AnalysisVerdict): void {
   const st = p.st;
   const where = v.kind === 'step' ? `step gate at ${v.pendingWeight}%` : `background analysis (at ${v.pendingWeight}%)`;
   p.events.push({
     type: v.phase === 'Successful' || v.phase === 'Skipped' ? 'Normal' : 'Warning',
-    reason: `Analysis${v.phase}`,
+    reason: verdictReason(v.phase),
     message: `${where} ${v.phase.toLowerCase()}${v.dryRun ? ' (dry run: not acted on)' : ''}: ${v.message}`,
   });
   st.verdicts.push(v);

@@ -152,7 +152,7 @@ export interface RoleWrite {
 /** An Event to record on the group. */
 export interface RolloutEvent {
   readonly type: 'Normal' | 'Warning';
-  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RolledBack`. */
+  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RolledBack`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
   readonly reason: string;
   readonly message: string;
 }

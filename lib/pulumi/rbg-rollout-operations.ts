@@ -7,6 +7,7 @@
  * partition, maxUnavailable and paused (the construct leaves them to the coordination) and its
  * status annotation, as with the operator under GitOps.
  */
+import { isVerdictEvent } from '../engine/analysis-gate';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
@@ -14,6 +15,7 @@ import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
 import { RolloutStatusDocument, describeCoordination, describeWarmup } from '../runtime/rbg/status';
 import { asObject } from '../spec/read';
 import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
+import { eventLine } from './step-line';
 
 /** Inputs of `RoleBasedGroupRollout` as its provider receives them: the group (`apiVersion` `workloads.x-k8s.io/v1alpha2` or `…/v1alpha1`), the run settings, the connection, and: */
 export interface RbgRolloutInputs extends FollowedRolloutInputs {
@@ -54,6 +56,8 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
       const line = doc?.warmup ? describeWarmup(doc.warmup) : undefined;
       if (line !== undefined && line !== warmupLine) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${line}`);
       warmupLine = line;
+      // Each analysis verdict, as a RayService migration prints it (the Event's message names the rule).
+      for (const e of result.events) if (isVerdictEvent(e)) console.log(eventLine(inputs.name, e, Date.now()));
       if (result.rounds > 0) {
         rounds += result.rounds;
         for (const c of doc?.coordinations ?? []) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${describeCoordination(c)}`);

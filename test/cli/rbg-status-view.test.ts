@@ -69,3 +69,20 @@ test('a rollout held by its warmup shows where the warmup stands, in nodes, on t
   const running = { ...doc, coordinations: [coordination()], warmup: { ...warmup, phase: 'Complete' as const, reason: 'WarmupComplete', message: 'images warm on 8/8 nodes' } };
   expect(renderGroupLines(groupView(group(running)), T)).toHaveLength(1);
 });
+
+test("each coordination shows its analysis as a RayService's: the gate measuring, the newest verdict, and both in its log line", () => {
+  const metric = { name: 'error-ratio', phase: 'Running' as const, taken: 1, successes: 1, failures: 0, inconclusives: 0, consecutiveSuccesses: 1, last: { at: T - 5_000, result: 'Successful' as const, value: 0.01, message: '0.01' } };
+  const analysis = {
+    newReplicas: 6,
+    step: { id: 'step/abc/50/1', kind: 'step' as const, cluster: 'abc', pendingWeight: 50, startedAt: T - 20_000, phase: 'Running' as const, metrics: [metric] },
+    verdicts: [{ id: 'step/abc/25/0', kind: 'step' as const, pendingWeight: 25, phase: 'Successful' as const, at: T - 12_000, dryRun: false, message: 'error-ratio successful (0 failed, 0 inconclusive of 2; last: 0.01)' }],
+  };
+  const doc = { observedGeneration: 4, coordinations: [coordination({ reason: 'WaitingForAnalysis', analysis })] };
+  const screen = renderGroupScreen(groupView(group(doc)), T, plain);
+  expect(screen).toEqual(expect.arrayContaining([
+    '    analysis step gate at 50%: measuring',
+    '      error-ratio      1 taken, 0 failed, 0 inconclusive; last successful: 0.01',
+    '    last verdict: step gate at 25% Successful 12s ago: error-ratio successful (0 failed, 0 inconclusive of 2; last: 0.01)',
+  ]));
+  expect(renderGroupLines(groupView(group(doc)), T)[0]).toMatch(/^12:00:00.000 pd\/pd-inference pd Progressing \(round 3\): .* analysis=step@50:1 verdict=step@25:Successful$/);
+});

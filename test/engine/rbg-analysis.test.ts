@@ -10,6 +10,7 @@ import { coordinationStep } from '../../lib/engine/rbg-coordination';
 import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
 import type { AnalysisMeasurement, AnalysisOverride } from '../../lib/engine/observation';
 import { MAX_ANALYSIS_VERDICTS } from '../../lib/engine/analysis-status';
+import { isVerdictEvent } from '../../lib/engine/analysis-gate';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');
 
@@ -140,6 +141,8 @@ describe('the gate of a coordinated rollout', () => {
     }
     const events = passes.flatMap((p) => p.step.events.map((e) => e.reason));
     expect(events).toContain(`Analysis${verdict}`);
+    // What `pulumi up` prints of the Events (isVerdictEvent): one line per verdict, none for a round, a completion or a rollback.
+    expect(passes.flatMap((p) => p.step.events.filter(isVerdictEvent).map((e) => e.reason))).toEqual(verdicts(passes).map((v) => `Analysis${v.phase}`));
     expect(verdicts(passes).some((v) => v.phase === verdict && v.dryRun === (analysis.dryRun === true))).toBe(true);
     if (phase === 'RolledBack') {
       expect(roles).toEqual([['prefill', 0], ['decode', 0]]);

@@ -1,8 +1,8 @@
 /**
- * The typed `UpgradeAnalysis` of a RayService, from the engine's analysis status as the executor
- * persisted it (`status.engineState.analysis`, lib/engine/analysis-status.ts): epoch-ms times become
- * Timestamps, absent or malformed fields their zero values. KubeRay runs no analysis: its status
- * has none, so the message stays unset.
+ * The typed `UpgradeAnalysis`, from the engine's analysis status as the executor persisted it
+ * (lib/engine/analysis-status.ts): a RayService's `status.engineState.analysis`, a RoleBasedGroup
+ * coordination's `coordinations[].analysis`. Epoch-ms times become Timestamps, absent or malformed
+ * fields their zero values. KubeRay runs no analysis: its status has none, so the message stays unset.
  */
 import { create } from '@bufbuild/protobuf';
 import { timestampFromMs, type Timestamp } from '@bufbuild/protobuf/wkt';
@@ -56,7 +56,11 @@ function runOf(r: unknown): AnalysisRun | undefined {
 
 /** The analysis of an engine state (`status.engineState`), or undefined when it holds none. */
 export function upgradeAnalysisOf(engineState: unknown): UpgradeAnalysis | undefined {
-  const a = asObject(engineState).analysis;
+  return analysisFrom(asObject(engineState).analysis);
+}
+
+/** The typed form of an analysis status object itself, or undefined when `a` is none. */
+export function analysisFrom(a: unknown): UpgradeAnalysis | undefined {
   if (!isObject(a)) return undefined;
   return create(UpgradeAnalysisSchema, {
     step: runOf(a.step),

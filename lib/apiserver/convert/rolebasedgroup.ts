@@ -1,13 +1,19 @@
 /**
- * RoleBasedGroup status with coordination progress: each rolling-update rule (inline v1alpha1
- * `spec.coordination` or the group's CoordinatedPolicy) lists its roles' updated percentages, their
- * spread and whether the spread is within the rule's `maxSkew`. RBG itself reports only `Ready`.
+ * RoleBasedGroup status with coordination progress: each rolling-update rule (rayshift's executor's
+ * `rayshift.dev/coordination` annotation, else inline v1alpha1 `spec.coordination` or the group's
+ * CoordinatedPolicy) lists its roles' updated percentages, their
+ * spread and whether the spread is within the rule's `maxSkew`, and, when rayshift executes the
+ * rollout with an analysis, that analysis (the rule's entry of the status annotation). RBG itself
+ * reports only `Ready`.
  */
 import { create } from '@bufbuild/protobuf';
 import { rbgPlanInputs } from '../../engine/from-spec';
+import { readCoordination } from '../../engine/rbg-executor-rules';
 import type { KubeObject } from '../../runtime/kube/types';
-import { asArray, asObject } from '../../spec/read';
+import { readRolloutStatus } from '../../runtime/rbg/status';
+import { asArray, asObject, type JsonObject } from '../../spec/read';
 import { RoleBasedGroupSchema, type RoleBasedGroup } from '../gen/rayshift/v1/rolebasedgroup_pb';
+import { analysisFrom } from './analysis';
 import { conditionsOf } from './conditions';
 
 /** A role's replica counts as the group's status reports them. */
@@ -26,9 +32,16 @@ function roleStatuses(group: KubeObject): ReportedRole[] {
   });
 }
 
-/** The progress of each rolling-update rule, from the roles' reported updated replicas. */
+/** The group's rolling-update rules: those rayshift's executor runs, else RBG's (its CoordinatedPolicy's or inline). */
+function rulesOf(group: KubeObject, policy: KubeObject | undefined): { rule: string; maxSkewPercent: number; roles: readonly { name: string; replicas: number }[] }[] {
+  const executed = readCoordination(group as unknown as JsonObject).rules ?? [];
+  return executed.length > 0 ? executed.map((r) => ({ rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles })) : rbgPlanInputs(group, policy);
+}
+
+/** The progress of each rolling-update rule, from the roles' reported updated replicas, with the analysis rayshift's executor reports for it. */
 function coordination(group: KubeObject, policy: KubeObject | undefined, roles: readonly ReportedRole[]) {
-  return rbgPlanInputs(group, policy).map((rule) => {
+  const executed = readRolloutStatus(group)?.coordinations ?? [];
+  return rulesOf(group, policy).map((rule) => {
     const progress = rule.roles.map((r) => {
       const s = roles.find((x) => x.name === r.name);
       const desired = s?.replicas || r.replicas;
@@ -36,7 +49,8 @@ function coordination(group: KubeObject, policy: KubeObject | undefined, roles: 
     });
     const percents = progress.map((p) => p.updatedPercent);
     const skew = percents.length > 0 ? Math.max(...percents) - Math.min(...percents) : 0;
-    return { rule: rule.rule, maxSkewPercent: rule.maxSkewPercent, skewPercent: skew, withinBound: skew <= rule.maxSkewPercent, roles: progress };
+    const analysis = analysisFrom(executed.find((c) => c.name === rule.rule)?.analysis);
+    return { rule: rule.rule, maxSkewPercent: rule.maxSkewPercent, skewPercent: skew, withinBound: skew <= rule.maxSkewPercent, roles: progress, ...(analysis ? { analysis } : {}) };
   });
 }
 

@@ -1,5 +1,6 @@
 /** Prometheus metrics of RoleBasedGroup coordinated rollouts (prom-client), registered in a given registry. */
 import { Counter, Gauge, Registry } from 'prom-client';
+import { AnalysisVerdictMetric } from '../analysis-verdict-metric';
 import type { RolloutStatusDocument } from './status';
 
 const PHASES = ['Progressing', 'Complete', 'Failed', 'RolledBack'] as const;
@@ -25,7 +26,15 @@ export class RbgRolloutMetrics {
   /** The last status recorded per group, to remove exactly its series when it goes. */
   private readonly last = new Map<string, RolloutStatusDocument>();
 
-  constructor(readonly registry: Registry = new Registry()) {
+  /**
+   * `registry`: where the series are registered; `verdicts`: the analysis verdict counter, each
+   * coordination's verdicts counted once under `resource="RoleBasedGroup"` (pass the operator's, which
+   * counts the RayServices' in the same registry).
+   */
+  constructor(
+    readonly registry: Registry = new Registry(),
+    private readonly verdicts: AnalysisVerdictMetric = new AnalysisVerdictMetric(registry),
+  ) {
     const registers = [registry];
     const roleLabels = ['namespace', 'name', 'coordination', 'role'];
     this.updated = new Gauge({ name: 'rayshift_rbg_role_updated_replicas', help: 'Replicas of a coordinated role on the new revision', labelNames: roleLabels, registers });
@@ -38,11 +47,12 @@ export class RbgRolloutMetrics {
     this.errors = new Counter({ name: 'rayshift_rbg_reconcile_errors_total', help: 'Failed RoleBasedGroup reconcile passes', registers });
   }
 
-  /** Records a group's status after a pass, and the rounds and deadline Events of the pass. */
+  /** Records a group's status after a pass (each new analysis verdict counted once), and the rounds and deadline Events of the pass. */
   observe(namespace: string, name: string, doc: RolloutStatusDocument, pass: { rounds: number; deadlines: number }): void {
     this.last.set(`${namespace}/${name}`, doc);
     for (const c of doc.coordinations) {
       this.skew.set({ namespace, name, coordination: c.name }, c.skewPercent);
+      if (c.analysis !== undefined) this.verdicts.observe(verdictKey(namespace, name, c.name), { resource: 'RoleBasedGroup', namespace, name }, c.analysis.verdicts);
       for (const p of PHASES) this.phase.set({ namespace, name, coordination: c.name, phase: p }, p === c.phase ? 1 : 0);
       for (const r of c.roles) {
         const labels = { namespace, name, coordination: c.name, role: r.name };
@@ -63,8 +73,14 @@ export class RbgRolloutMetrics {
     this.deadlines.remove({ namespace, name });
     for (const c of doc?.coordinations ?? []) {
       this.skew.remove({ namespace, name, coordination: c.name });
+      this.verdicts.forget(verdictKey(namespace, name, c.name));
       for (const p of PHASES) this.phase.remove({ namespace, name, coordination: c.name, phase: p });
       for (const r of c.roles) for (const g of [this.updated, this.ready, this.partition]) g.remove({ namespace, name, coordination: c.name, role: r.name });
     }
   }
+}
+
+/** The verdict counter's key of one coordination's analysis. */
+function verdictKey(namespace: string, name: string, coordination: string): string {
+  return `RoleBasedGroup/${namespace}/${name}/${coordination}`;
 }

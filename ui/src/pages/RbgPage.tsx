@@ -1,10 +1,12 @@
 /**
  * One RoleBasedGroup: per role, updated and ready replicas against desired as bars; per
- * coordination rule, each role's updated share and the skew between them against `maxSkew`.
+ * coordination rule, each role's updated share and the skew between them against `maxSkew`, and
+ * the rule's metric analysis when rayshift's executor runs one (the rollout page's `AnalysisPanel`).
  * Refreshed every few seconds (the API has no watch for groups).
  */
 import { useState } from 'preact/hooks';
 import { getRoleBasedGroup, type RoleBasedGroupJson } from '../api';
+import { AnalysisPanel } from '../components/AnalysisPanel';
 import { Bar, ColumnHeadings } from '../components/small';
 import { num } from '../model';
 import { usePolling } from '../polling';
@@ -84,6 +86,12 @@ export function RbgPage({ namespace, name }: { namespace: string; name: string }
                     ))}
                   </tbody>
                 </table>
+                {c.analysis && (
+                  <>
+                    <p class="muted">Metric analysis of the rollout; its percent is the new revision's share of the replicas.</p>
+                    <AnalysisPanel analysis={c.analysis} scope={`${c.rule}-`} headingLevel={4} />
+                  </>
+                )}
               </div>
             ))}
           </section>

@@ -10,13 +10,15 @@ import { file_google_api_annotations } from "../../google/api/annotations_pb";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb";
 import type { Condition, ConditionJson } from "./common_pb";
 import { file_rayshift_v1_common } from "./common_pb";
+import type { UpgradeAnalysis, UpgradeAnalysisJson } from "./upgrade_pb";
+import { file_rayshift_v1_upgrade } from "./upgrade_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file rayshift/v1/rolebasedgroup.proto.
  */
 export const file_rayshift_v1_rolebasedgroup: GenFile = /*@__PURE__*/
-  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiXgoKUm9sZVN0YXR1cxIMCgRuYW1lGAEgASgJEhAKCHJlcGxpY2FzGAIgASgFEhYKDnJlYWR5X3JlcGxpY2FzGAMgASgFEhgKEHVwZGF0ZWRfcmVwbGljYXMYBCABKAUiQAoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAEinwEKFENvb3JkaW5hdGlvblByb2dyZXNzEgwKBHJ1bGUYASABKAkSGAoQbWF4X3NrZXdfcGVyY2VudBgCIAEoARIUCgxza2V3X3BlcmNlbnQYAyABKAESFAoMd2l0aGluX2JvdW5kGAQgASgIEjMKBXJvbGVzGAUgAygLMiQucmF5c2hpZnQudjEuQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3Mi4QEKDlJvbGVCYXNlZEdyb3VwEgwKBG5hbWUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEhMKC2FwaV92ZXJzaW9uGAMgASgJEgwKBGV0YWcYBCABKAkSJgoFcm9sZXMYBSADKAsyFy5yYXlzaGlmdC52MS5Sb2xlU3RhdHVzEjcKDGNvb3JkaW5hdGlvbhgGIAMoCzIhLnJheXNoaWZ0LnYxLkNvb3JkaW5hdGlvblByb2dyZXNzEioKCmNvbmRpdGlvbnMYByADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24iRQoYR2V0Um9sZUJhc2VkR3JvdXBSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlCA+BBAiI0ChpMaXN0Um9sZUJhc2VkR3JvdXBzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAiJVChtMaXN0Um9sZUJhc2VkR3JvdXBzUmVzcG9uc2USNgoRcm9sZV9iYXNlZF9ncm91cHMYASADKAsyGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cDLtAgoVUm9sZUJhc2VkR3JvdXBTZXJ2aWNlEqMBChFHZXRSb2xlQmFzZWRHcm91cBIlLnJheXNoaWZ0LnYxLkdldFJvbGVCYXNlZEdyb3VwUmVxdWVzdBobLnJheXNoaWZ0LnYxLlJvbGVCYXNlZEdyb3VwIkqQAgGC0+STAkESPy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzL3tuYW1lfRKtAQoTTGlzdFJvbGVCYXNlZEdyb3VwcxInLnJheXNoaWZ0LnYxLkxpc3RSb2xlQmFzZWRHcm91cHNSZXF1ZXN0GigucmF5c2hpZnQudjEuTGlzdFJvbGVCYXNlZEdyb3Vwc1Jlc3BvbnNlIkOQAgGC0+STAjoSOC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common]);
+  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiXgoKUm9sZVN0YXR1cxIMCgRuYW1lGAEgASgJEhAKCHJlcGxpY2FzGAIgASgFEhYKDnJlYWR5X3JlcGxpY2FzGAMgASgFEhgKEHVwZGF0ZWRfcmVwbGljYXMYBCABKAUiQAoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAEizwEKFENvb3JkaW5hdGlvblByb2dyZXNzEgwKBHJ1bGUYASABKAkSGAoQbWF4X3NrZXdfcGVyY2VudBgCIAEoARIUCgxza2V3X3BlcmNlbnQYAyABKAESFAoMd2l0aGluX2JvdW5kGAQgASgIEjMKBXJvbGVzGAUgAygLMiQucmF5c2hpZnQudjEuQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSLgoIYW5hbHlzaXMYBiABKAsyHC5yYXlzaGlmdC52MS5VcGdyYWRlQW5hbHlzaXMi4QEKDlJvbGVCYXNlZEdyb3VwEgwKBG5hbWUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEhMKC2FwaV92ZXJzaW9uGAMgASgJEgwKBGV0YWcYBCABKAkSJgoFcm9sZXMYBSADKAsyFy5yYXlzaGlmdC52MS5Sb2xlU3RhdHVzEjcKDGNvb3JkaW5hdGlvbhgGIAMoCzIhLnJheXNoaWZ0LnYxLkNvb3JkaW5hdGlvblByb2dyZXNzEioKCmNvbmRpdGlvbnMYByADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24iRQoYR2V0Um9sZUJhc2VkR3JvdXBSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlCA+BBAiI0ChpMaXN0Um9sZUJhc2VkR3JvdXBzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAiJVChtMaXN0Um9sZUJhc2VkR3JvdXBzUmVzcG9uc2USNgoRcm9sZV9iYXNlZF9ncm91cHMYASADKAsyGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cDLtAgoVUm9sZUJhc2VkR3JvdXBTZXJ2aWNlEqMBChFHZXRSb2xlQmFzZWRHcm91cBIlLnJheXNoaWZ0LnYxLkdldFJvbGVCYXNlZEdyb3VwUmVxdWVzdBobLnJheXNoaWZ0LnYxLlJvbGVCYXNlZEdyb3VwIkqQAgGC0+STAkESPy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzL3tuYW1lfRKtAQoTTGlzdFJvbGVCYXNlZEdyb3VwcxInLnJheXNoaWZ0LnYxLkxpc3RSb2xlQmFzZWRHcm91cHNSZXF1ZXN0GigucmF5c2hpZnQudjEuTGlzdFJvbGVCYXNlZEdyb3Vwc1Jlc3BvbnNlIkOQAgGC0+STAjoSOC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
 
 /**
  * One role's replica counts.
@@ -184,6 +186,14 @@ export type CoordinationProgress = Message<"rayshift.v1.CoordinationProgress"> &
    * @generated from field: repeated rayshift.v1.CoordinatedRoleProgress roles = 5;
    */
   roles: CoordinatedRoleProgress[];
+
+  /**
+   * The metric analysis of the rule's rollout, when the group has one and rayshift executes it
+   * (`pending_weight` is the new revision's share of the coordinated roles' replicas, percent).
+   *
+   * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 6;
+   */
+  analysis?: UpgradeAnalysis | undefined;
 };
 
 /**
@@ -226,6 +236,14 @@ export type CoordinationProgressJson = {
    * @generated from field: repeated rayshift.v1.CoordinatedRoleProgress roles = 5;
    */
   roles?: CoordinatedRoleProgressJson[];
+
+  /**
+   * The metric analysis of the rule's rollout, when the group has one and rayshift executes it
+   * (`pending_weight` is the new revision's share of the coordinated roles' replicas, percent).
+   *
+   * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 6;
+   */
+  analysis?: UpgradeAnalysisJson;
 };
 
 /**
