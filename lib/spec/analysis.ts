@@ -125,8 +125,18 @@ const PLACEHOLDER = /\{\{\s*([a-zA-Z]+)\s*\}\}/g;
 /** The placeholders a query may use. */
 export const QUERY_PLACEHOLDERS: readonly string[] = ['namespace', 'service', 'cluster', 'window'];
 
+/** How `validateUpgradeAnalysis` reads the queries of who runs the analysis. */
+export interface AnalysisValidationOptions {
+  /**
+   * A query may name the new version itself instead of `{{cluster}}` (a RoleBasedGroup's spec
+   * changes with each release, and so may its queries): no warning for a query without it.
+   * @default false
+   */
+  readonly versionInQuery?: boolean;
+}
+
 /** Validates an analysis (`at` is its path) and returns every problem at once. Never throws. */
-export function validateUpgradeAnalysis(value: unknown, at = 'spec.rayshift.analysis'): ValidationResult {
+export function validateUpgradeAnalysis(value: unknown, at = 'spec.rayshift.analysis', options: AnalysisValidationOptions = {}): ValidationResult {
   const problems = new ProblemList();
   if (!isObject(value)) {
     problems.error(at, `must be a mapping with prometheusUrl and metrics; got ${show(value)}`);
@@ -139,7 +149,7 @@ export function validateUpgradeAnalysis(value: unknown, at = 'spec.rayshift.anal
   } else {
     const seen = new Set<string>();
     metrics.forEach((m, i) => {
-      checkMetric(problems, m, `${at}.metrics[${i}]`);
+      checkMetric(problems, m, `${at}.metrics[${i}]`, options);
       const name = isObject(m) ? m.name : undefined;
       if (typeof name === 'string' && seen.has(name)) problems.error(`${at}.metrics[${i}].name`, `${show(name)} is used by an earlier metric; names must be unique`);
       if (typeof name === 'string') seen.add(name);
@@ -190,7 +200,7 @@ function checkPrometheusUrl(problems: ProblemList, url: unknown, at: string): vo
   }
 }
 
-function checkMetric(problems: ProblemList, m: unknown, at: string): void {
+function checkMetric(problems: ProblemList, m: unknown, at: string, options: AnalysisValidationOptions): void {
   if (!isObject(m)) {
     problems.error(at, `must be a mapping with name, query or template, and successCondition; got ${show(m)}`);
     return;
@@ -201,7 +211,7 @@ function checkMetric(problems: ProblemList, m: unknown, at: string): void {
   if ((m.query === undefined) === (m.template === undefined)) {
     problems.error(at, `needs exactly one of query and template; got ${m.query === undefined ? 'neither' : 'both'}`);
   }
-  if (m.query !== undefined) checkQuery(problems, m.query, `${at}.query`);
+  if (m.query !== undefined) checkQuery(problems, m.query, `${at}.query`, options);
   if (m.template !== undefined && !ANALYSIS_TEMPLATE_NAMES.includes(m.template as AnalysisTemplateName)) {
     problems.error(`${at}.template`, `${show(m.template)} is not a template; allowed: ${ANALYSIS_TEMPLATE_NAMES.join(', ')}`);
   }
@@ -224,7 +234,7 @@ function checkMetric(problems: ProblemList, m: unknown, at: string): void {
   }
 }
 
-function checkQuery(problems: ProblemList, q: unknown, at: string): void {
+function checkQuery(problems: ProblemList, q: unknown, at: string, options: AnalysisValidationOptions): void {
   if (typeof q !== 'string' || q.trim() === '') {
     problems.error(at, `must be a non-empty PromQL query; got ${show(q)}`);
     return;
@@ -234,7 +244,7 @@ function checkQuery(problems: ProblemList, q: unknown, at: string): void {
       problems.error(at, `uses the unknown placeholder {{${name}}}; allowed: ${QUERY_PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')}`);
     }
   }
-  if (!/\{\{\s*cluster\s*\}\}/.test(q)) {
+  if (options.versionInQuery !== true && !/\{\{\s*cluster\s*\}\}/.test(q)) {
     problems.warning(at, 'does not use {{cluster}}: it measures the same series for the new and the old cluster, so it cannot tell the new version from the old');
   }
 }

@@ -6,8 +6,10 @@
  *
  * A query's placeholders for a RoleBasedGroup: `{{namespace}}` (the group's), `{{service}}` (the
  * group's name), `{{cluster}}` (the new revision: its coordinated roles' workload update revisions,
- * the `controller-revision-hash` their new pods carry, joined by `|` for a `=~` match) and
- * `{{window}}`. The built-in templates measure a RayCluster's Ray Serve or route backend series,
+ * `status.updateRevision`, joined by `|` for a `=~` match) and `{{window}}`. Pods of a StatefulSet
+ * carry that name as `controller-revision-hash`; RBG's default RoleInstanceSet does not pass it on
+ * to its pods (they carry their RoleInstance's own short revision hash), so queries of such roles
+ * select the release by a label of the role template instead. The built-in templates measure a RayCluster's Ray Serve or route backend series,
  * and the `…Active` bounds an old RayCluster measured apart: a RoleBasedGroup has neither.
  */
 import { ProblemList, show } from './problem';
@@ -25,7 +27,7 @@ export interface RolloutAnalysisContext {
 
 /** Checks a RoleBasedGroup rollout's `analysis` at `at`, adding every problem to `problems`. */
 export function checkRolloutAnalysis(problems: ProblemList, at: string, value: unknown, ctx: RolloutAnalysisContext): void {
-  problems.addAll(validateUpgradeAnalysis(value, at));
+  problems.addAll(validateUpgradeAnalysis(value, at, { versionInQuery: true }));
   if (!isObject(value)) return;
   if (ctx.executor === 'rbg') {
     problems.error(at, 'is run only by the rayshift executors (operator, pulumi): with executor "rbg" the RBG controller moves the partitions and cannot wait for a measurement; use executor "operator" or "pulumi", or drop analysis');
@@ -33,7 +35,7 @@ export function checkRolloutAnalysis(problems: ProblemList, at: string, value: u
   asArray(value.metrics).forEach((m, i) => {
     const metric = asObject(m);
     if (metric.template !== undefined) {
-      problems.error(`${at}.metrics[${i}].template`, `${show(metric.template)} measures a RayCluster (its Ray Serve or route backend series), which a RoleBasedGroup does not have; use query, with {{cluster}} for the new revision (e.g. controller_revision_hash=~"{{cluster}}")`);
+      problems.error(`${at}.metrics[${i}].template`, `${show(metric.template)} measures a RayCluster (its Ray Serve or route backend series), which a RoleBasedGroup does not have; use query, selecting the new release by a label of the role template (e.g. app_kubernetes_io_version="v2"), or by {{cluster}} where the pods carry their workload's revision`);
     }
     const condition = asObject(metric.successCondition);
     for (const bound of ['maxAboveActive', 'maxAboveActivePercent'] as const) {

@@ -4,7 +4,7 @@
  * executors read and in the construct that writes it.
  */
 import { Testing } from 'cdk8s';
-import type { UpgradeAnalysis } from '../../lib/spec/analysis';
+import { validateUpgradeAnalysis, type UpgradeAnalysis } from '../../lib/spec/analysis';
 import { validateCoordinationAnnotation } from '../../lib/spec/rbg-executor';
 import { RoleBasedGroup, type RoleBasedGroupProps } from '../../lib/cdk8s/rolebasedgroup';
 import { readCoordination } from '../../lib/engine/rbg-executor-rules';
@@ -33,7 +33,13 @@ test('the RayService validator reports each wrong field at its path under analys
 test('templates and the …Active bounds measure a RayCluster: refused for a RoleBasedGroup, naming the field', () => {
   const result = errors({ ...good, metrics: [{ name: 'e', template: 'ray-serve-error-ratio', successCondition: { maximum: 0.1, maxAboveActive: 1 } }] });
   expect(result.map(([p]) => p)).toEqual(['analysis.metrics[0].template', 'analysis.metrics[0].successCondition.maxAboveActive']);
-  expect(result[0][1]).toMatch(/measures a RayCluster .* use query, with \{\{cluster\}\} for the new revision/);
+  expect(result[0][1]).toMatch(/measures a RayCluster .* use query, selecting the new release by a label of the role template/);
+});
+
+test('a query naming the release instead of {{cluster}} is no warning for a RoleBasedGroup (it is for a RayService)', () => {
+  const byVersion = { ...good, metrics: [{ name: 'errors', query: 'sum(rate(errors_total{app_kubernetes_io_version="v2"}[{{window}}]))', successCondition: { maximum: 0.05 } }] };
+  expect(validateCoordinationAnnotation({ name: 'pd' }, { policies, analysis: byVersion }).warnings).toEqual([]);
+  expect(validateUpgradeAnalysis(byVersion).warnings.map((p) => p.path)).toEqual(['spec.rayshift.analysis.metrics[0].query']);
 });
 
 function synth(props: Partial<RoleBasedGroupProps>) {
