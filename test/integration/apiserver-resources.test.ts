@@ -3,10 +3,11 @@
  * equally over gRPC, Connect and REST; REST paths, query parameters and bodies as the annotations
  * say; `validate_only` listing every violation; ALREADY_EXISTS, ABORTED (stale etag) and
  * FAILED_PRECONDITION (expired page token); update masks; plans; KubeRay RayServices; clusters
- * expanded from label-checked compute templates.
+ * expanded from label-checked compute templates; `spec.rayshift.analysis` kept as written.
  */
-import { toJson } from '@bufbuild/protobuf';
+import { fromJson, toJson } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
+import { BadRequestSchema } from '../../lib/apiserver/gen/google/rpc/error_details_pb';
 import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
 import { ApiEnv, TEAM_A, eventAbout, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
 import { waitFor } from '../support/operator-env';
@@ -117,6 +118,71 @@ test('the raw overlay reaches CRD fields the typed spec lacks, and comes back on
   const stored = await env.admin.get({ apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', plural: 'rayservices', namespaced: true }, 'overlaid', TEAM_A);
   expect((stored.spec as { excludeHeadPodFromServeSvc?: boolean }).excludeHeadPodFromServeSvc).toBe(true);
   expect((await env.rest('GET', `${base}/overlaid`)).body.spec.overlay).toEqual({ excludeHeadPodFromServeSvc: true });
+});
+
+test('spec.rayshift.analysis: created over REST, read back equally, patched by update_mask; a bad one names its fields', async () => {
+  const RAYSHIFT = { apiVersion: 'rayshift.dev/v1alpha1', kind: 'RayService', plural: 'rayservices', namespaced: true };
+  const stored = async () => ((await env.admin.get(RAYSHIFT, 'analysed', TEAM_A)).spec as any).rayshift.analysis;
+  const analysis = {
+    prometheusUrl: 'http://prometheus.monitoring:9090',
+    metrics: [
+      { name: 'error-ratio', template: 'ANALYSIS_TEMPLATE_RAY_SERVE_ERROR_RATIO', successCondition: { maximum: 0.02, minimum: 0 }, count: 3, failureLimit: 0 },
+      { name: 'p99', query: 'sum(rate(x{cluster="{{cluster}}"}[{{window}}]))', successCondition: { maxAboveActive: 200 }, intervalSeconds: 20 },
+    ],
+    beforeEachStep: false,
+    background: true,
+    holds: [{ weightPercent: 50, seconds: 300 }],
+    onFailure: 'ANALYSIS_FAILURE_ACTION_PAUSE',
+  };
+  const body = rayServiceBody('analysed') as any;
+  body.spec.rayshift = { analysis };
+  expect((await env.rest('POST', base, body)).status).toBe(200);
+  // Stored in CRD spelling as given: no default filled in, zeros and false kept.
+  const crd = {
+    ...analysis,
+    metrics: [{ ...analysis.metrics[0], template: 'ray-serve-error-ratio' }, analysis.metrics[1]],
+    onFailure: 'pause',
+  };
+  expect(await stored()).toEqual(crd);
+  const grpc = await env.client('grpc', env.tokens.alice).rayServices.getRayService({ namespace: TEAM_A, name: 'analysed' });
+  const rest = await env.rest('GET', `${base}/analysed`);
+  expect(toJson(RayServiceSchema, grpc, { alwaysEmitImplicit: true })).toEqual(rest.body);
+  expect(rest.body.spec.rayshift.analysis).toMatchObject(analysis);
+  expect(rest.body.spec.overlay).toBeUndefined();
+
+  // A patch of other fields keeps the analysis; one of an option changes only it; the whole field is replaced.
+  expect((await env.rest('PATCH', `${base}/analysed?update_mask=labels`, { labels: { a: 'b' } })).status).toBe(200);
+  expect(await stored()).toEqual(crd);
+  const onFailure = await env.rest('PATCH', `${base}/analysed?update_mask=spec.rayshift.analysis.on_failure`, { spec: { rayshift: { analysis: { onFailure: 'ANALYSIS_FAILURE_ACTION_ROLLBACK' } } } });
+  expect(onFailure.status).toBe(200);
+  expect(await stored()).toEqual({ ...crd, onFailure: 'rollback' });
+  const minimal = { prometheusUrl: 'https://prom:9090', metrics: [{ name: 'm', template: 'envoy-error-ratio', successCondition: { maximum: 0.1 } }] };
+  const whole = await env.rest('PATCH', `${base}/analysed?update_mask=spec.rayshift.analysis`, {
+    spec: { rayshift: { analysis: { ...minimal, metrics: [{ ...minimal.metrics[0], template: 'ANALYSIS_TEMPLATE_ENVOY_ERROR_RATIO' }] } } },
+  });
+  expect(whole.status).toBe(200);
+  expect(await stored()).toEqual(minimal);
+
+  // A bad analysis is refused before Kubernetes sees it, every violation named by its request field.
+  const bad = await env.rest('PATCH', `${base}/analysed?update_mask=spec.rayshift.analysis`, {
+    spec: { rayshift: { analysis: { prometheusUrl: 'ftp://prom', metrics: [{ name: 'Bad_Name', successCondition: { maxAboveActivePercent: -1 } }], queryTimeoutSeconds: 0 } } },
+  });
+  expect(bad.status).toBe(400);
+  expect(bad.body.code).toBe(Code.InvalidArgument);
+  const detail = bad.body.details.find((d: { '@type': string }) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest');
+  expect(detail.fieldViolations.map((v: { field: string }) => v.field).sort()).toEqual(
+    [
+      'ray_service.spec.rayshift.analysis.metrics[0]',
+      'ray_service.spec.rayshift.analysis.metrics[0].name',
+      'ray_service.spec.rayshift.analysis.metrics[0].success_condition.max_above_active_percent',
+      'ray_service.spec.rayshift.analysis.prometheus_url',
+      'ray_service.spec.rayshift.analysis.query_timeout_seconds',
+    ].sort(),
+  );
+  expect(await stored()).toEqual(minimal);
+  const created = await env.client('grpc', env.tokens.alice).rayServices.createRayService({ namespace: TEAM_A, validateOnly: true, rayService: fromJson(RayServiceSchema, { ...body, name: 'bad-analysis', spec: { ...body.spec, rayshift: { analysis: { prometheusUrl: 'http://prom:9090' } } } }) }).catch((e) => e);
+  expect(created.code).toBe(Code.InvalidArgument);
+  expect(created.findDetails(BadRequestSchema)[0].fieldViolations.map((v: { field: string }) => v.field)).toEqual(['ray_service.spec.rayshift.analysis.metrics']);
 });
 
 test(':plan returns the timeline of the proposed spec', async () => {

@@ -14,11 +14,11 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 
 /**
  * The typed part of an object: `true` for a field that a typed message carries whole, a nested
- * shape for a field whose own fields are typed one by one.
+ * shape for a field whose own fields (for a list, its items' fields) are typed one by one.
  */
 export type TypedShape = { readonly [key: string]: true | TypedShape };
 
-/** What of `value` a typed message with `shape` cannot carry (undefined when nothing). */
+/** What of `value` a typed message with `shape` cannot carry (undefined when nothing; a typed list leaves none). */
 export function residue(value: unknown, shape: TypedShape): JsonObject | undefined {
   if (!isObject(value)) return undefined;
   const out: JsonObject = {};

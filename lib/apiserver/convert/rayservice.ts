@@ -15,6 +15,7 @@ import {
   type RayServiceSpec,
 } from '../gen/rayshift/v1/rayservice_pb';
 import type { UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
+import { ANALYSIS_SHAPE, analysisFromKube, analysisToKube } from './analysis-options';
 import { executorOf, rayServiceType } from './executor';
 import { TypedShape, mergePatch, residue } from './json-merge';
 import { timestampOf } from './timestamps';
@@ -35,7 +36,7 @@ export const TYPED_SPEC: TypedShape = {
   rayClusterConfig: true,
   rayClusterDeletionDelaySeconds: true,
   upgradeStrategy: { type: true, clusterUpgradeOptions: { maxSurgePercent: true, stepSizePercent: true, intervalSeconds: true, gatewayClassName: true } },
-  rayshift: { gatewayRef: { name: true, namespace: true, sectionName: true }, progressDeadlineSeconds: true, paused: true, routeKind: true },
+  rayshift: { gatewayRef: { name: true, namespace: true, sectionName: true }, progressDeadlineSeconds: true, paused: true, routeKind: true, analysis: ANALYSIS_SHAPE },
 };
 
 function keyOf<K, V>(map: ReadonlyMap<K, V>, value: unknown): K | undefined {
@@ -77,6 +78,7 @@ export function specToKube(spec: RayServiceSpec | undefined): JsonObject {
     if (ext.paused !== undefined) e.paused = ext.paused;
     const routeKind = ROUTE_KIND_NAMES.get(ext.routeKind);
     if (routeKind) e.routeKind = routeKind;
+    if (ext.analysis) e.analysis = analysisToKube(ext.analysis);
     out.rayshift = e;
   }
   return spec.overlay ? (mergePatch(out, spec.overlay) as JsonObject) : out;
@@ -114,6 +116,7 @@ export function specFromKube(raw: unknown): RayServiceSpec {
           progressDeadlineSeconds: int(ext.progressDeadlineSeconds),
           paused: typeof ext.paused === 'boolean' ? ext.paused : undefined,
           routeKind: keyOf(ROUTE_KIND_NAMES, ext.routeKind) ?? RouteKind.UNSPECIFIED,
+          analysis: ext.analysis === undefined ? undefined : analysisFromKube(ext.analysis),
         },
     overlay: residue(spec, TYPED_SPEC) as ProtoJsonObject | undefined,
   });

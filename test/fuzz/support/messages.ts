@@ -6,7 +6,8 @@
  */
 import { ScalarType, fromJson, toBinary, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import fc from 'fast-check';
-import { junk, shapedRayService, withNoise } from './spec-arbitraries';
+import { junk } from './fuzz-values';
+import { shapedRayService, withNoise } from './spec-arbitraries';
 
 /** Namespaces and names the handlers reach Kubernetes with: the test users' namespaces, names that exist or not, and names Kubernetes refuses. */
 export const namespaceValue = fc.constantFrom('team-a', 'team-a', 'team-b', 'default', 'kube-system', '', 'Team-A', 'a'.repeat(64), '../x', 'team-a/x');
@@ -54,6 +55,18 @@ const STRATEGY_ENUM: Record<string, string> = {
   NewClusterWithIncrementalUpgrade: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE',
   None: 'UPGRADE_STRATEGY_TYPE_NONE',
 };
+
+/** A model enum name in the API's spelling (`ray-serve-error-ratio` → `ANALYSIS_TEMPLATE_RAY_SERVE_ERROR_RATIO`); other values as they are. */
+function enumName(prefix: string, value: unknown): unknown {
+  return typeof value === 'string' && value !== '' ? `${prefix}_${value.toUpperCase().replace(/-/g, '_')}` : value;
+}
+
+/** `spec.rayshift.analysis` in the API's JSON: its enums by the API's names. */
+function apiAnalysis(a: Record<string, any>): Record<string, unknown> {
+  const metrics = Array.isArray(a.metrics) ? a.metrics.map((m: any) => (m && typeof m === 'object' && 'template' in m ? { ...m, template: enumName('ANALYSIS_TEMPLATE', m.template) } : m)) : a.metrics;
+  return { ...a, metrics, ...('onFailure' in a ? { onFailure: enumName('ANALYSIS_FAILURE_ACTION', a.onFailure) } : {}) };
+}
+
 const apiRayServiceSpec = shapedRayService.map((m) => {
   const spec = m.spec as Record<string, any>;
   const out: Record<string, unknown> = { ...spec };
@@ -62,8 +75,9 @@ const apiRayServiceSpec = shapedRayService.map((m) => {
     const type: unknown = spec.upgradeStrategy.type;
     out.upgradeStrategy = { ...spec.upgradeStrategy, type: typeof type === 'string' && Object.hasOwn(STRATEGY_ENUM, type) ? STRATEGY_ENUM[type] : type };
   }
-  if (spec.rayshift && typeof spec.rayshift === 'object' && typeof spec.rayshift.routeKind === 'string') {
-    out.rayshift = { ...spec.rayshift, routeKind: `ROUTE_KIND_${spec.rayshift.routeKind}` };
+  if (spec.rayshift && typeof spec.rayshift === 'object' && !Array.isArray(spec.rayshift)) {
+    const { routeKind, analysis } = spec.rayshift;
+    out.rayshift = { ...spec.rayshift, ...(typeof routeKind === 'string' ? { routeKind: `ROUTE_KIND_${routeKind}` } : {}), ...(analysis && typeof analysis === 'object' && !Array.isArray(analysis) ? { analysis: apiAnalysis(analysis) } : {}) };
   }
   delete out.excludeHeadPodFromServeSvc; // not a field of the API's spec
   return out;

@@ -1,5 +1,6 @@
 /**
  * Generated manifests shaped like the real ones (RayService of `ray.io/v1` and `rayshift.dev/v1alpha1`,
+ * the latter with its analysis now and then,
  * RoleBasedGroup with or without a CoordinatedPolicy), most fields near their valid ranges and their
  * edges, then broken by noise: any node of the tree replaced by a value of another type, removed, or
  * joined by an unknown key. The shape keeps the validators past their first checks, so the noise
@@ -7,47 +8,11 @@
  */
 import fc from 'fast-check';
 import { RBG_V1ALPHA1, RBG_V1ALPHA2 } from '../../../lib/spec';
+import { ANALYSIS_FAILURE_ACTIONS } from '../../../lib/spec/analysis';
+import { ANALYSIS_TEMPLATE_NAMES } from '../../../lib/spec/analysis-templates';
 import { INT32_MAX } from '../../../lib/spec/read';
 import { RBG_PLAN_MAX_ROUNDS } from '../../../lib/spec/rbg-rules';
-
-/** Values of every JSON type and the numbers validators trip on (NaN and ±Infinity never reach them from JSON, but do from code). */
-export const junk: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -0, -1, 1.5, 1e300, -1e300, INT32_MAX, INT32_MAX + 1, Number.MAX_SAFE_INTEGER, 2 ** 63, NaN, Infinity, -Infinity),
-  fc.constantFrom('', ' ', '0', '-1', '10%', '100%', 'NaN', 'true', '1e2', '\u0000', '５', '{}', '[]', 'a:b', '%', '%%', '\ud800'),
-  fc.string({ maxLength: 16 }),
-  fc.integer(),
-  fc.double(),
-  fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 4 }), fc.constant(null)), { maxLength: 3 }),
-  fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.integer(), fc.string({ maxLength: 4 }), fc.constant(null)), { maxKeys: 3 }),
-  fc.constant(undefined),
-);
-
-/** Usually `valid`, now and then junk of any type (rare enough that about one manifest in five is valid). */
-function mostly<T>(valid: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
-  return fc.oneof({ arbitrary: valid, weight: 40 }, { arbitrary: junk, weight: 1 });
-}
-
-/** One of `valid` usually, one of `invalid` now and then. */
-function pick<T>(valid: readonly T[], invalid: readonly T[]): fc.Arbitrary<T> {
-  if (invalid.length === 0) return fc.constantFrom(...valid);
-  return fc.oneof({ arbitrary: fc.constantFrom(...valid), weight: 40 }, { arbitrary: fc.constantFrom(...invalid), weight: 1 });
-}
-
-/** Absent (undefined) about a third of the time. */
-function maybe<T>(value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
-  return fc.option(value, { nil: undefined, freq: 3 });
-}
-
-/** An integer in min..max, often at its edges, now and then just beyond them. */
-function edgyInt(min: number, max: number): fc.Arbitrary<number> {
-  return fc.oneof({ arbitrary: fc.integer({ min, max }), weight: 30 }, { arbitrary: fc.constantFrom(min, max), weight: 9 }, { arbitrary: fc.constantFrom(min - 1, max + 1), weight: 1 });
-}
-
-const dnsLabel = fc.oneof(
-  { arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,14}[a-z0-9]$/), weight: 36 },
-  { arbitrary: fc.constantFrom('a', 'llm', 'a'.repeat(47)), weight: 4 },
-  { arbitrary: fc.constantFrom('a'.repeat(48), 'a'.repeat(64), 'Upper', '-a', 'a-', '1a', 'a.b', 'a_b', ''), weight: 1 },
-);
+import { dnsLabel, edgyInt, junk, maybe, mostly, pick } from './fuzz-values';
 
 const rayVersion = pick(['2.52.0', '2.55.0', '2.55.1', '2.52.0rc1', 'v2.60'], ['2.9.3', '2.51.99', '3', '02.52', '2.x', '', '18446744073709551616.1']);
 
@@ -177,12 +142,54 @@ const upgradeStrategy = fc.record(
   { requiredKeys: [] },
 );
 
+/** One metric of an analysis: a template or a query (both or neither now and then), its condition and counts. */
+const analysisMetric = fc
+  .record(
+    {
+      name: mostly(dnsLabel),
+      source: fc.oneof(
+        { arbitrary: fc.record({ template: mostly(pick(ANALYSIS_TEMPLATE_NAMES, ['ray-serve', ''])) }), weight: 10 },
+        { arbitrary: fc.record({ query: mostly(pick(['sum(rate(x{cluster="{{cluster}}"}[{{window}}]))', 'up'], ['', '{{nope}}'])) }), weight: 5 },
+        { arbitrary: fc.constantFrom({}, { template: 'envoy-error-ratio', query: 'up' }), weight: 1 },
+      ),
+      quantile: mostly(pick([0.5, 0.99], [0, 1])),
+      successCondition: mostly(
+        fc.record({ maximum: mostly(fc.double({ min: -10, max: 10, noNaN: true })), minimum: mostly(fc.constantFrom(0, -1)), maxAboveActive: mostly(edgyInt(0, 500)), maxAboveActivePercent: mostly(edgyInt(0, 100)) }, { requiredKeys: [] }),
+      ),
+      intervalSeconds: mostly(edgyInt(1, 120)),
+      windowSeconds: mostly(edgyInt(1, 120)),
+      count: mostly(edgyInt(1, 10)),
+      failureLimit: mostly(edgyInt(0, 3)),
+      inconclusiveLimit: mostly(edgyInt(0, 3)),
+      consecutiveSuccessLimit: mostly(edgyInt(0, 3)),
+    },
+    { requiredKeys: ['name', 'source', 'successCondition'] },
+  )
+  .map(({ source, ...m }) => ({ ...m, ...source }));
+
+/** `spec.rayshift.analysis` (lib/spec/analysis.ts). */
+const analysis = fc.record(
+  {
+    prometheusUrl: mostly(pick(['http://prometheus.monitoring:9090', 'https://prom'], ['ftp://prom', 'http://u:p@prom', ''])),
+    metrics: mostly(fc.array(analysisMetric, { minLength: 1, maxLength: 3 })),
+    beforeEachStep: mostly(fc.boolean()),
+    background: mostly(fc.boolean()),
+    holds: mostly(fc.array(fc.record({ weightPercent: mostly(edgyInt(1, 100)), seconds: mostly(edgyInt(1, 600)) }), { maxLength: 2 })),
+    onFailure: mostly(pick(ANALYSIS_FAILURE_ACTIONS, ['Rollback'])),
+    dryRun: mostly(fc.boolean()),
+    queryTimeoutSeconds: mostly(edgyInt(1, 300)),
+    clusterLabel: mostly(pick(['ray_io_cluster', 'cluster'], ['ray.io/cluster'])),
+  },
+  { requiredKeys: ['prometheusUrl', 'metrics'] },
+);
+
 const rayshiftExtensions = fc.record(
   {
     gatewayRef: maybe(fc.record({ name: mostly(pick(['shared', 'gw.example'], ['Bad'])), namespace: mostly(pick(['gateways'], ['X'])), sectionName: mostly(fc.constantFrom('http', 'grpc')) }, { requiredKeys: [] })),
     progressDeadlineSeconds: mostly(fc.oneof({ arbitrary: edgyInt(1, 900), weight: 40 }, { arbitrary: fc.constantFrom(INT32_MAX, INT32_MAX + 1), weight: 2 })),
     paused: mostly(fc.boolean()),
     routeKind: mostly(pick(['HTTP', 'GRPC'], ['TCP'])),
+    analysis: mostly(analysis),
   },
   { requiredKeys: [] },
 );

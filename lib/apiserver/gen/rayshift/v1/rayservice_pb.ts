@@ -20,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/rayservice.proto.
  */
 export const file_rayshift_v1_rayservice: GenFile = /*@__PURE__*/
-  fileDesc("ChxyYXlzaGlmdC92MS9yYXlzZXJ2aWNlLnByb3RvEgtyYXlzaGlmdC52MSKIBAoKUmF5U2VydmljZRIRCgRuYW1lGAEgASgJQgPgQQUSFgoJbmFtZXNwYWNlGAIgASgJQgPgQQUSLAoIZXhlY3V0b3IYAyABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvckID4EEFEikKBHNwZWMYBCABKAsyGy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlU3BlYxIzCgZsYWJlbHMYBSADKAsyIy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlLkxhYmVsc0VudHJ5Ej0KC2Fubm90YXRpb25zGAYgAygLMigucmF5c2hpZnQudjEuUmF5U2VydmljZS5Bbm5vdGF0aW9uc0VudHJ5EgwKBGV0YWcYByABKAkSFwoKZ2VuZXJhdGlvbhgIIAEoA0ID4EEDEhAKA3VpZBgJIAEoCUID4EEDEjQKC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEjAKB3VwZ3JhZGUYCyABKAsyGi5yYXlzaGlmdC52MS5VcGdyYWRlU3RhdHVzQgPgQQMaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARoyChBBbm5vdGF0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiywIKDlJheVNlcnZpY2VTcGVjEhcKD3NlcnZlX2NvbmZpZ192MhgBIAEoCRIzChJyYXlfY2x1c3Rlcl9jb25maWcYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjYKEHVwZ3JhZGVfc3RyYXRlZ3kYAyABKAsyHC5yYXlzaGlmdC52MS5VcGdyYWRlU3RyYXRlZ3kSLwoicmF5X2NsdXN0ZXJfZGVsZXRpb25fZGVsYXlfc2Vjb25kcxgEIAEoBUgAiAEBEjEKCHJheXNoaWZ0GAUgASgLMh8ucmF5c2hpZnQudjEuUmF5c2hpZnRFeHRlbnNpb25zEigKB292ZXJsYXkYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QiUKI19yYXlfY2x1c3Rlcl9kZWxldGlvbl9kZWxheV9zZWNvbmRzIoYBCg9VcGdyYWRlU3RyYXRlZ3kSLgoEdHlwZRgBIAEoDjIgLnJheXNoaWZ0LnYxLlVwZ3JhZGVTdHJhdGVneVR5cGUSQwoXY2x1c3Rlcl91cGdyYWRlX29wdGlvbnMYAiABKAsyIi5yYXlzaGlmdC52MS5DbHVzdGVyVXBncmFkZU9wdGlvbnMi0wEKFUNsdXN0ZXJVcGdyYWRlT3B0aW9ucxIeChFtYXhfc3VyZ2VfcGVyY2VudBgBIAEoBUgAiAEBEh4KEXN0ZXBfc2l6ZV9wZXJjZW50GAIgASgFSAGIAQESHQoQaW50ZXJ2YWxfc2Vjb25kcxgDIAEoBUgCiAEBEhoKEmdhdGV3YXlfY2xhc3NfbmFtZRgEIAEoCUIUChJfbWF4X3N1cmdlX3BlcmNlbnRCFAoSX3N0ZXBfc2l6ZV9wZXJjZW50QhMKEV9pbnRlcnZhbF9zZWNvbmRzIkkKEEdhdGV3YXlSZWZlcmVuY2USDAoEbmFtZRgBIAEoCRIRCgluYW1lc3BhY2UYAiABKAkSFAoMc2VjdGlvbl9uYW1lGAMgASgJItoBChJSYXlzaGlmdEV4dGVuc2lvbnMSMgoLZ2F0ZXdheV9yZWYYASABKAsyHS5yYXlzaGlmdC52MS5HYXRld2F5UmVmZXJlbmNlEiYKGXByb2dyZXNzX2RlYWRsaW5lX3NlY29uZHMYAiABKAVIAIgBARITCgZwYXVzZWQYAyABKAhIAYgBARIqCgpyb3V0ZV9raW5kGAQgASgOMhYucmF5c2hpZnQudjEuUm91dGVLaW5kQhwKGl9wcm9ncmVzc19kZWFkbGluZV9zZWNvbmRzQgkKB19wYXVzZWQqwwEKE1VwZ3JhZGVTdHJhdGVneVR5cGUSJQohVVBHUkFERV9TVFJBVEVHWV9UWVBFX1VOU1BFQ0lGSUVEEAASJQohVVBHUkFERV9TVFJBVEVHWV9UWVBFX05FV19DTFVTVEVSEAESPgo6VVBHUkFERV9TVFJBVEVHWV9UWVBFX05FV19DTFVTVEVSX1dJVEhfSU5DUkVNRU5UQUxfVVBHUkFERRACEh4KGlVQR1JBREVfU1RSQVRFR1lfVFlQRV9OT05FEAMqUQoJUm91dGVLaW5kEhoKFlJPVVRFX0tJTkRfVU5TUEVDSUZJRUQQABITCg9ST1VURV9LSU5EX0hUVFAQARITCg9ST1VURV9LSU5EX0dSUEMQAmIGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
+  fileDesc("ChxyYXlzaGlmdC92MS9yYXlzZXJ2aWNlLnByb3RvEgtyYXlzaGlmdC52MSKIBAoKUmF5U2VydmljZRIRCgRuYW1lGAEgASgJQgPgQQUSFgoJbmFtZXNwYWNlGAIgASgJQgPgQQUSLAoIZXhlY3V0b3IYAyABKA4yFS5yYXlzaGlmdC52MS5FeGVjdXRvckID4EEFEikKBHNwZWMYBCABKAsyGy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlU3BlYxIzCgZsYWJlbHMYBSADKAsyIy5yYXlzaGlmdC52MS5SYXlTZXJ2aWNlLkxhYmVsc0VudHJ5Ej0KC2Fubm90YXRpb25zGAYgAygLMigucmF5c2hpZnQudjEuUmF5U2VydmljZS5Bbm5vdGF0aW9uc0VudHJ5EgwKBGV0YWcYByABKAkSFwoKZ2VuZXJhdGlvbhgIIAEoA0ID4EEDEhAKA3VpZBgJIAEoCUID4EEDEjQKC2NyZWF0ZV90aW1lGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EEDEjAKB3VwZ3JhZGUYCyABKAsyGi5yYXlzaGlmdC52MS5VcGdyYWRlU3RhdHVzQgPgQQMaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARoyChBBbm5vdGF0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiywIKDlJheVNlcnZpY2VTcGVjEhcKD3NlcnZlX2NvbmZpZ192MhgBIAEoCRIzChJyYXlfY2x1c3Rlcl9jb25maWcYAiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjYKEHVwZ3JhZGVfc3RyYXRlZ3kYAyABKAsyHC5yYXlzaGlmdC52MS5VcGdyYWRlU3RyYXRlZ3kSLwoicmF5X2NsdXN0ZXJfZGVsZXRpb25fZGVsYXlfc2Vjb25kcxgEIAEoBUgAiAEBEjEKCHJheXNoaWZ0GAUgASgLMh8ucmF5c2hpZnQudjEuUmF5c2hpZnRFeHRlbnNpb25zEigKB292ZXJsYXkYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QiUKI19yYXlfY2x1c3Rlcl9kZWxldGlvbl9kZWxheV9zZWNvbmRzIoYBCg9VcGdyYWRlU3RyYXRlZ3kSLgoEdHlwZRgBIAEoDjIgLnJheXNoaWZ0LnYxLlVwZ3JhZGVTdHJhdGVneVR5cGUSQwoXY2x1c3Rlcl91cGdyYWRlX29wdGlvbnMYAiABKAsyIi5yYXlzaGlmdC52MS5DbHVzdGVyVXBncmFkZU9wdGlvbnMi0wEKFUNsdXN0ZXJVcGdyYWRlT3B0aW9ucxIeChFtYXhfc3VyZ2VfcGVyY2VudBgBIAEoBUgAiAEBEh4KEXN0ZXBfc2l6ZV9wZXJjZW50GAIgASgFSAGIAQESHQoQaW50ZXJ2YWxfc2Vjb25kcxgDIAEoBUgCiAEBEhoKEmdhdGV3YXlfY2xhc3NfbmFtZRgEIAEoCUIUChJfbWF4X3N1cmdlX3BlcmNlbnRCFAoSX3N0ZXBfc2l6ZV9wZXJjZW50QhMKEV9pbnRlcnZhbF9zZWNvbmRzIkkKEEdhdGV3YXlSZWZlcmVuY2USDAoEbmFtZRgBIAEoCRIRCgluYW1lc3BhY2UYAiABKAkSFAoMc2VjdGlvbl9uYW1lGAMgASgJIooCChJSYXlzaGlmdEV4dGVuc2lvbnMSMgoLZ2F0ZXdheV9yZWYYASABKAsyHS5yYXlzaGlmdC52MS5HYXRld2F5UmVmZXJlbmNlEiYKGXByb2dyZXNzX2RlYWRsaW5lX3NlY29uZHMYAiABKAVIAIgBARITCgZwYXVzZWQYAyABKAhIAYgBARIqCgpyb3V0ZV9raW5kGAQgASgOMhYucmF5c2hpZnQudjEuUm91dGVLaW5kEi4KCGFuYWx5c2lzGAUgASgLMhwucmF5c2hpZnQudjEuQW5hbHlzaXNPcHRpb25zQhwKGl9wcm9ncmVzc19kZWFkbGluZV9zZWNvbmRzQgkKB19wYXVzZWQi1gEKGEFuYWx5c2lzU3VjY2Vzc0NvbmRpdGlvbhIUCgdtYXhpbXVtGAEgASgBSACIAQESFAoHbWluaW11bRgCIAEoAUgBiAEBEh0KEG1heF9hYm92ZV9hY3RpdmUYAyABKAFIAogBARIlChhtYXhfYWJvdmVfYWN0aXZlX3BlcmNlbnQYBCABKAFIA4gBAUIKCghfbWF4aW11bUIKCghfbWluaW11bUITChFfbWF4X2Fib3ZlX2FjdGl2ZUIbChlfbWF4X2Fib3ZlX2FjdGl2ZV9wZXJjZW50IoUEChJBbmFseXNpc01ldHJpY1NwZWMSDAoEbmFtZRgBIAEoCRISCgVxdWVyeRgCIAEoCUgAiAEBEi8KCHRlbXBsYXRlGAMgASgOMh0ucmF5c2hpZnQudjEuQW5hbHlzaXNUZW1wbGF0ZRIVCghxdWFudGlsZRgEIAEoAUgBiAEBEkAKEXN1Y2Nlc3NfY29uZGl0aW9uGAUgASgLMiUucmF5c2hpZnQudjEuQW5hbHlzaXNTdWNjZXNzQ29uZGl0aW9uEh0KEGludGVydmFsX3NlY29uZHMYBiABKAVIAogBARIbCg53aW5kb3dfc2Vjb25kcxgHIAEoBUgDiAEBEhIKBWNvdW50GAggASgFSASIAQESGgoNZmFpbHVyZV9saW1pdBgJIAEoBUgFiAEBEh8KEmluY29uY2x1c2l2ZV9saW1pdBgKIAEoBUgGiAEBEiYKGWNvbnNlY3V0aXZlX3N1Y2Nlc3NfbGltaXQYCyABKAVIB4gBAUIICgZfcXVlcnlCCwoJX3F1YW50aWxlQhMKEV9pbnRlcnZhbF9zZWNvbmRzQhEKD193aW5kb3dfc2Vjb25kc0IICgZfY291bnRCEAoOX2ZhaWx1cmVfbGltaXRCFQoTX2luY29uY2x1c2l2ZV9saW1pdEIcChpfY29uc2VjdXRpdmVfc3VjY2Vzc19saW1pdCI3CgxBbmFseXNpc0hvbGQSFgoOd2VpZ2h0X3BlcmNlbnQYASABKAUSDwoHc2Vjb25kcxgCIAEoBSKnAwoPQW5hbHlzaXNPcHRpb25zEhYKDnByb21ldGhldXNfdXJsGAEgASgJEjAKB21ldHJpY3MYAiADKAsyHy5yYXlzaGlmdC52MS5BbmFseXNpc01ldHJpY1NwZWMSHQoQYmVmb3JlX2VhY2hfc3RlcBgDIAEoCEgAiAEBEhcKCmJhY2tncm91bmQYBCABKAhIAYgBARIoCgVob2xkcxgFIAMoCzIZLnJheXNoaWZ0LnYxLkFuYWx5c2lzSG9sZBI2Cgpvbl9mYWlsdXJlGAYgASgOMiIucmF5c2hpZnQudjEuQW5hbHlzaXNGYWlsdXJlQWN0aW9uEhQKB2RyeV9ydW4YByABKAhIAogBARIiChVxdWVyeV90aW1lb3V0X3NlY29uZHMYCCABKAVIA4gBARIaCg1jbHVzdGVyX2xhYmVsGAkgASgJSASIAQFCEwoRX2JlZm9yZV9lYWNoX3N0ZXBCDQoLX2JhY2tncm91bmRCCgoIX2RyeV9ydW5CGAoWX3F1ZXJ5X3RpbWVvdXRfc2Vjb25kc0IQCg5fY2x1c3Rlcl9sYWJlbCrDAQoTVXBncmFkZVN0cmF0ZWd5VHlwZRIlCiFVUEdSQURFX1NUUkFURUdZX1RZUEVfVU5TUEVDSUZJRUQQABIlCiFVUEdSQURFX1NUUkFURUdZX1RZUEVfTkVXX0NMVVNURVIQARI+CjpVUEdSQURFX1NUUkFURUdZX1RZUEVfTkVXX0NMVVNURVJfV0lUSF9JTkNSRU1FTlRBTF9VUEdSQURFEAISHgoaVVBHUkFERV9TVFJBVEVHWV9UWVBFX05PTkUQAypRCglSb3V0ZUtpbmQSGgoWUk9VVEVfS0lORF9VTlNQRUNJRklFRBAAEhMKD1JPVVRFX0tJTkRfSFRUUBABEhMKD1JPVVRFX0tJTkRfR1JQQxACKqwBChVBbmFseXNpc0ZhaWx1cmVBY3Rpb24SJwojQU5BTFlTSVNfRkFJTFVSRV9BQ1RJT05fVU5TUEVDSUZJRUQQABIkCiBBTkFMWVNJU19GQUlMVVJFX0FDVElPTl9ST0xMQkFDSxABEiEKHUFOQUxZU0lTX0ZBSUxVUkVfQUNUSU9OX0FCT1JUEAISIQodQU5BTFlTSVNfRkFJTFVSRV9BQ1RJT05fUEFVU0UQAyq0AgoQQW5hbHlzaXNUZW1wbGF0ZRIhCh1BTkFMWVNJU19URU1QTEFURV9VTlNQRUNJRklFRBAAEisKJ0FOQUxZU0lTX1RFTVBMQVRFX1JBWV9TRVJWRV9FUlJPUl9SQVRJTxABEioKJkFOQUxZU0lTX1RFTVBMQVRFX1JBWV9TRVJWRV9MQVRFTkNZX01TEAISKQolQU5BTFlTSVNfVEVNUExBVEVfVFJBRUZJS19FUlJPUl9SQVRJTxADEigKJEFOQUxZU0lTX1RFTVBMQVRFX1RSQUVGSUtfTEFURU5DWV9NUxAEEicKI0FOQUxZU0lTX1RFTVBMQVRFX0VOVk9ZX0VSUk9SX1JBVElPEAUSJgoiQU5BTFlTSVNfVEVNUExBVEVfRU5WT1lfTEFURU5DWV9NUxAGYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
 
 /**
  * A Ray Serve service on Kubernetes (`rayshift.dev/v1alpha1` or `ray.io/v1` RayService).
@@ -524,6 +524,13 @@ export type RayshiftExtensions = Message<"rayshift.v1.RayshiftExtensions"> & {
    * @generated from field: rayshift.v1.RouteKind route_kind = 4;
    */
   routeKind: RouteKind;
+
+  /**
+   * Metric-gated upgrades (`spec.rayshift.analysis`, docs/analysis.md); unset runs no analysis.
+   *
+   * @generated from field: rayshift.v1.AnalysisOptions analysis = 5;
+   */
+  analysis?: AnalysisOptions | undefined;
 };
 
 /**
@@ -559,6 +566,13 @@ export type RayshiftExtensionsJson = {
    * @generated from field: rayshift.v1.RouteKind route_kind = 4;
    */
   routeKind?: RouteKindJson;
+
+  /**
+   * Metric-gated upgrades (`spec.rayshift.analysis`, docs/analysis.md); unset runs no analysis.
+   *
+   * @generated from field: rayshift.v1.AnalysisOptions analysis = 5;
+   */
+  analysis?: AnalysisOptionsJson;
 };
 
 /**
@@ -567,6 +581,454 @@ export type RayshiftExtensionsJson = {
  */
 export const RayshiftExtensionsSchema: GenMessage<RayshiftExtensions, {jsonType: RayshiftExtensionsJson}> = /*@__PURE__*/
   messageDesc(file_rayshift_v1_rayservice, 5);
+
+/**
+ * When a measurement succeeds: every bound given must hold, at least one is required.
+ *
+ * @generated from message rayshift.v1.AnalysisSuccessCondition
+ */
+export type AnalysisSuccessCondition = Message<"rayshift.v1.AnalysisSuccessCondition"> & {
+  /**
+   * The new cluster's value must be at most this.
+   *
+   * @generated from field: optional double maximum = 1;
+   */
+  maximum?: number | undefined;
+
+  /**
+   * The new cluster's value must be at least this.
+   *
+   * @generated from field: optional double minimum = 2;
+   */
+  minimum?: number | undefined;
+
+  /**
+   * The new cluster's value may exceed the old cluster's by at most this much, >= 0.
+   *
+   * @generated from field: optional double max_above_active = 3;
+   */
+  maxAboveActive?: number | undefined;
+
+  /**
+   * The new cluster's value may exceed the old cluster's by at most this percentage of it, >= 0.
+   *
+   * @generated from field: optional double max_above_active_percent = 4;
+   */
+  maxAboveActivePercent?: number | undefined;
+};
+
+/**
+ * When a measurement succeeds: every bound given must hold, at least one is required.
+ *
+ * @generated from message rayshift.v1.AnalysisSuccessCondition
+ */
+export type AnalysisSuccessConditionJson = {
+  /**
+   * The new cluster's value must be at most this.
+   *
+   * @generated from field: optional double maximum = 1;
+   */
+  maximum?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The new cluster's value must be at least this.
+   *
+   * @generated from field: optional double minimum = 2;
+   */
+  minimum?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The new cluster's value may exceed the old cluster's by at most this much, >= 0.
+   *
+   * @generated from field: optional double max_above_active = 3;
+   */
+  maxAboveActive?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * The new cluster's value may exceed the old cluster's by at most this percentage of it, >= 0.
+   *
+   * @generated from field: optional double max_above_active_percent = 4;
+   */
+  maxAboveActivePercent?: number | "NaN" | "Infinity" | "-Infinity";
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisSuccessCondition.
+ * Use `create(AnalysisSuccessConditionSchema)` to create a new message.
+ */
+export const AnalysisSuccessConditionSchema: GenMessage<AnalysisSuccessCondition, {jsonType: AnalysisSuccessConditionJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rayservice, 6);
+
+/**
+ * One named metric of an analysis (`spec.rayshift.analysis.metrics[]`).
+ *
+ * @generated from message rayshift.v1.AnalysisMetricSpec
+ */
+export type AnalysisMetricSpec = Message<"rayshift.v1.AnalysisMetricSpec"> & {
+  /**
+   * Name shown in status, Events and plans (a DNS label).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * PromQL returning one number, with `{{namespace}}`, `{{service}}`, `{{cluster}}`, `{{window}}`; exactly one of `query` and `template`.
+   *
+   * @generated from field: optional string query = 2;
+   */
+  query?: string | undefined;
+
+  /**
+   * A built-in query; exactly one of `query` and `template`.
+   *
+   * @generated from field: rayshift.v1.AnalysisTemplate template = 3;
+   */
+  template: AnalysisTemplate;
+
+  /**
+   * Quantile of the latency templates, in (0, 1) (default 0.99).
+   *
+   * @generated from field: optional double quantile = 4;
+   */
+  quantile?: number | undefined;
+
+  /**
+   * When a measurement succeeds.
+   *
+   * @generated from field: rayshift.v1.AnalysisSuccessCondition success_condition = 5;
+   */
+  successCondition?: AnalysisSuccessCondition | undefined;
+
+  /**
+   * Seconds between measurements, >= 1 (default 30).
+   *
+   * @generated from field: optional int32 interval_seconds = 6;
+   */
+  intervalSeconds?: number | undefined;
+
+  /**
+   * Range of the query's `{{window}}` in seconds, >= 1 (default `interval_seconds`).
+   *
+   * @generated from field: optional int32 window_seconds = 7;
+   */
+  windowSeconds?: number | undefined;
+
+  /**
+   * Measurements per gate, 1-1000 (default 1).
+   *
+   * @generated from field: optional int32 count = 8;
+   */
+  count?: number | undefined;
+
+  /**
+   * Failed measurements allowed, 0-1000 (default 0).
+   *
+   * @generated from field: optional int32 failure_limit = 9;
+   */
+  failureLimit?: number | undefined;
+
+  /**
+   * Inconclusive measurements allowed, 0-1000 (default 0).
+   *
+   * @generated from field: optional int32 inconclusive_limit = 10;
+   */
+  inconclusiveLimit?: number | undefined;
+
+  /**
+   * Successes in a row that pass the metric before `count`; 0 is off (default 0).
+   *
+   * @generated from field: optional int32 consecutive_success_limit = 11;
+   */
+  consecutiveSuccessLimit?: number | undefined;
+};
+
+/**
+ * One named metric of an analysis (`spec.rayshift.analysis.metrics[]`).
+ *
+ * @generated from message rayshift.v1.AnalysisMetricSpec
+ */
+export type AnalysisMetricSpecJson = {
+  /**
+   * Name shown in status, Events and plans (a DNS label).
+   *
+   * @generated from field: string name = 1;
+   */
+  name?: string;
+
+  /**
+   * PromQL returning one number, with `{{namespace}}`, `{{service}}`, `{{cluster}}`, `{{window}}`; exactly one of `query` and `template`.
+   *
+   * @generated from field: optional string query = 2;
+   */
+  query?: string;
+
+  /**
+   * A built-in query; exactly one of `query` and `template`.
+   *
+   * @generated from field: rayshift.v1.AnalysisTemplate template = 3;
+   */
+  template?: AnalysisTemplateJson;
+
+  /**
+   * Quantile of the latency templates, in (0, 1) (default 0.99).
+   *
+   * @generated from field: optional double quantile = 4;
+   */
+  quantile?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * When a measurement succeeds.
+   *
+   * @generated from field: rayshift.v1.AnalysisSuccessCondition success_condition = 5;
+   */
+  successCondition?: AnalysisSuccessConditionJson;
+
+  /**
+   * Seconds between measurements, >= 1 (default 30).
+   *
+   * @generated from field: optional int32 interval_seconds = 6;
+   */
+  intervalSeconds?: number;
+
+  /**
+   * Range of the query's `{{window}}` in seconds, >= 1 (default `interval_seconds`).
+   *
+   * @generated from field: optional int32 window_seconds = 7;
+   */
+  windowSeconds?: number;
+
+  /**
+   * Measurements per gate, 1-1000 (default 1).
+   *
+   * @generated from field: optional int32 count = 8;
+   */
+  count?: number;
+
+  /**
+   * Failed measurements allowed, 0-1000 (default 0).
+   *
+   * @generated from field: optional int32 failure_limit = 9;
+   */
+  failureLimit?: number;
+
+  /**
+   * Inconclusive measurements allowed, 0-1000 (default 0).
+   *
+   * @generated from field: optional int32 inconclusive_limit = 10;
+   */
+  inconclusiveLimit?: number;
+
+  /**
+   * Successes in a row that pass the metric before `count`; 0 is off (default 0).
+   *
+   * @generated from field: optional int32 consecutive_success_limit = 11;
+   */
+  consecutiveSuccessLimit?: number;
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisMetricSpec.
+ * Use `create(AnalysisMetricSpecSchema)` to create a new message.
+ */
+export const AnalysisMetricSpecSchema: GenMessage<AnalysisMetricSpec, {jsonType: AnalysisMetricSpecJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rayservice, 7);
+
+/**
+ * A longer stay at a weight, measured throughout by the step gate.
+ *
+ * @generated from message rayshift.v1.AnalysisHold
+ */
+export type AnalysisHold = Message<"rayshift.v1.AnalysisHold"> & {
+  /**
+   * The first traffic step whose new-cluster weight reaches this percentage holds, 1-100.
+   *
+   * @generated from field: int32 weight_percent = 1;
+   */
+  weightPercent: number;
+
+  /**
+   * Seconds the weights stay there at least, >= 1.
+   *
+   * @generated from field: int32 seconds = 2;
+   */
+  seconds: number;
+};
+
+/**
+ * A longer stay at a weight, measured throughout by the step gate.
+ *
+ * @generated from message rayshift.v1.AnalysisHold
+ */
+export type AnalysisHoldJson = {
+  /**
+   * The first traffic step whose new-cluster weight reaches this percentage holds, 1-100.
+   *
+   * @generated from field: int32 weight_percent = 1;
+   */
+  weightPercent?: number;
+
+  /**
+   * Seconds the weights stay there at least, >= 1.
+   *
+   * @generated from field: int32 seconds = 2;
+   */
+  seconds?: number;
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisHold.
+ * Use `create(AnalysisHoldSchema)` to create a new message.
+ */
+export const AnalysisHoldSchema: GenMessage<AnalysisHold, {jsonType: AnalysisHoldJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rayservice, 8);
+
+/**
+ * The analysis options of an upgrade (`spec.rayshift.analysis`); its progress is `UpgradeStatus.analysis`.
+ *
+ * @generated from message rayshift.v1.AnalysisOptions
+ */
+export type AnalysisOptions = Message<"rayshift.v1.AnalysisOptions"> & {
+  /**
+   * The Prometheus the executors query (`http://` or `https://`, no credentials); required.
+   *
+   * @generated from field: string prometheus_url = 1;
+   */
+  prometheusUrl: string;
+
+  /**
+   * The metrics, 1-20, names unique; every one must pass.
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisMetricSpec metrics = 2;
+   */
+  metrics: AnalysisMetricSpec[];
+
+  /**
+   * Gate every traffic step after the first, and the promotion (default true).
+   *
+   * @generated from field: optional bool before_each_step = 3;
+   */
+  beforeEachStep?: boolean | undefined;
+
+  /**
+   * Also measure from the first traffic step until promotion (default false).
+   *
+   * @generated from field: optional bool background = 4;
+   */
+  background?: boolean | undefined;
+
+  /**
+   * Weights to stay at longer, measured throughout (default none).
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisHold holds = 5;
+   */
+  holds: AnalysisHold[];
+
+  /**
+   * What a failed metric does (default ROLLBACK).
+   *
+   * @generated from field: rayshift.v1.AnalysisFailureAction on_failure = 6;
+   */
+  onFailure: AnalysisFailureAction;
+
+  /**
+   * Record every verdict without acting on any (default false).
+   *
+   * @generated from field: optional bool dry_run = 7;
+   */
+  dryRun?: boolean | undefined;
+
+  /**
+   * Seconds a query may take before its measurement is inconclusive, 1-300 (default 10).
+   *
+   * @generated from field: optional int32 query_timeout_seconds = 8;
+   */
+  queryTimeoutSeconds?: number | undefined;
+
+  /**
+   * The Prometheus label carrying a metric's RayCluster name, for the Ray Serve templates (default `ray_io_cluster`).
+   *
+   * @generated from field: optional string cluster_label = 9;
+   */
+  clusterLabel?: string | undefined;
+};
+
+/**
+ * The analysis options of an upgrade (`spec.rayshift.analysis`); its progress is `UpgradeStatus.analysis`.
+ *
+ * @generated from message rayshift.v1.AnalysisOptions
+ */
+export type AnalysisOptionsJson = {
+  /**
+   * The Prometheus the executors query (`http://` or `https://`, no credentials); required.
+   *
+   * @generated from field: string prometheus_url = 1;
+   */
+  prometheusUrl?: string;
+
+  /**
+   * The metrics, 1-20, names unique; every one must pass.
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisMetricSpec metrics = 2;
+   */
+  metrics?: AnalysisMetricSpecJson[];
+
+  /**
+   * Gate every traffic step after the first, and the promotion (default true).
+   *
+   * @generated from field: optional bool before_each_step = 3;
+   */
+  beforeEachStep?: boolean;
+
+  /**
+   * Also measure from the first traffic step until promotion (default false).
+   *
+   * @generated from field: optional bool background = 4;
+   */
+  background?: boolean;
+
+  /**
+   * Weights to stay at longer, measured throughout (default none).
+   *
+   * @generated from field: repeated rayshift.v1.AnalysisHold holds = 5;
+   */
+  holds?: AnalysisHoldJson[];
+
+  /**
+   * What a failed metric does (default ROLLBACK).
+   *
+   * @generated from field: rayshift.v1.AnalysisFailureAction on_failure = 6;
+   */
+  onFailure?: AnalysisFailureActionJson;
+
+  /**
+   * Record every verdict without acting on any (default false).
+   *
+   * @generated from field: optional bool dry_run = 7;
+   */
+  dryRun?: boolean;
+
+  /**
+   * Seconds a query may take before its measurement is inconclusive, 1-300 (default 10).
+   *
+   * @generated from field: optional int32 query_timeout_seconds = 8;
+   */
+  queryTimeoutSeconds?: number;
+
+  /**
+   * The Prometheus label carrying a metric's RayCluster name, for the Ray Serve templates (default `ray_io_cluster`).
+   *
+   * @generated from field: optional string cluster_label = 9;
+   */
+  clusterLabel?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.AnalysisOptions.
+ * Use `create(AnalysisOptionsSchema)` to create a new message.
+ */
+export const AnalysisOptionsSchema: GenMessage<AnalysisOptions, {jsonType: AnalysisOptionsJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rayservice, 9);
 
 /**
  * KubeRay's upgrade strategies.
@@ -656,4 +1118,121 @@ export type RouteKindJson = "ROUTE_KIND_UNSPECIFIED" | "ROUTE_KIND_HTTP" | "ROUT
  */
 export const RouteKindSchema: GenEnum<RouteKind, RouteKindJson> = /*@__PURE__*/
   enumDesc(file_rayshift_v1_rayservice, 1);
+
+/**
+ * What a failed analysis does to the upgrade (`onFailure`).
+ *
+ * @generated from enum rayshift.v1.AnalysisFailureAction
+ */
+export enum AnalysisFailureAction {
+  /**
+   * Unset: ROLLBACK.
+   *
+   * @generated from enum value: ANALYSIS_FAILURE_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Step the traffic back as a rollback does, one interval per step.
+   *
+   * @generated from enum value: ANALYSIS_FAILURE_ACTION_ROLLBACK = 1;
+   */
+  ROLLBACK = 1,
+
+  /**
+   * All the traffic the old cluster can take back at once, then the rest without intervals.
+   *
+   * @generated from enum value: ANALYSIS_FAILURE_ACTION_ABORT = 2;
+   */
+  ABORT = 2,
+
+  /**
+   * Hold the weights until a person retries or skips the analysis, or aborts.
+   *
+   * @generated from enum value: ANALYSIS_FAILURE_ACTION_PAUSE = 3;
+   */
+  PAUSE = 3,
+}
+
+/**
+ * What a failed analysis does to the upgrade (`onFailure`).
+ *
+ * @generated from enum rayshift.v1.AnalysisFailureAction
+ */
+export type AnalysisFailureActionJson = "ANALYSIS_FAILURE_ACTION_UNSPECIFIED" | "ANALYSIS_FAILURE_ACTION_ROLLBACK" | "ANALYSIS_FAILURE_ACTION_ABORT" | "ANALYSIS_FAILURE_ACTION_PAUSE";
+
+/**
+ * Describes the enum rayshift.v1.AnalysisFailureAction.
+ */
+export const AnalysisFailureActionSchema: GenEnum<AnalysisFailureAction, AnalysisFailureActionJson> = /*@__PURE__*/
+  enumDesc(file_rayshift_v1_rayservice, 2);
+
+/**
+ * A built-in analysis query (`template`, docs/analysis.md#templates).
+ *
+ * @generated from enum rayshift.v1.AnalysisTemplate
+ */
+export enum AnalysisTemplate {
+  /**
+   * Unset: the metric has a `query` instead.
+   *
+   * @generated from enum value: ANALYSIS_TEMPLATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * `ray-serve-error-ratio`: share of the cluster's Serve HTTP requests answered 5xx, 0-1.
+   *
+   * @generated from enum value: ANALYSIS_TEMPLATE_RAY_SERVE_ERROR_RATIO = 1;
+   */
+  RAY_SERVE_ERROR_RATIO = 1,
+
+  /**
+   * `ray-serve-latency-ms`: the cluster's Serve HTTP latency quantile, in milliseconds.
+   *
+   * @generated from enum value: ANALYSIS_TEMPLATE_RAY_SERVE_LATENCY_MS = 2;
+   */
+  RAY_SERVE_LATENCY_MS = 2,
+
+  /**
+   * `traefik-error-ratio`: share of the cluster's requests through Traefik answered 5xx, 0-1.
+   *
+   * @generated from enum value: ANALYSIS_TEMPLATE_TRAEFIK_ERROR_RATIO = 3;
+   */
+  TRAEFIK_ERROR_RATIO = 3,
+
+  /**
+   * `traefik-latency-ms`: the cluster's latency quantile through Traefik, in milliseconds.
+   *
+   * @generated from enum value: ANALYSIS_TEMPLATE_TRAEFIK_LATENCY_MS = 4;
+   */
+  TRAEFIK_LATENCY_MS = 4,
+
+  /**
+   * `envoy-error-ratio`: share of the cluster's requests through an Envoy-based gateway answered 5xx, 0-1.
+   *
+   * @generated from enum value: ANALYSIS_TEMPLATE_ENVOY_ERROR_RATIO = 5;
+   */
+  ENVOY_ERROR_RATIO = 5,
+
+  /**
+   * `envoy-latency-ms`: the cluster's latency quantile through an Envoy-based gateway, in milliseconds.
+   *
+   * @generated from enum value: ANALYSIS_TEMPLATE_ENVOY_LATENCY_MS = 6;
+   */
+  ENVOY_LATENCY_MS = 6,
+}
+
+/**
+ * A built-in analysis query (`template`, docs/analysis.md#templates).
+ *
+ * @generated from enum rayshift.v1.AnalysisTemplate
+ */
+export type AnalysisTemplateJson = "ANALYSIS_TEMPLATE_UNSPECIFIED" | "ANALYSIS_TEMPLATE_RAY_SERVE_ERROR_RATIO" | "ANALYSIS_TEMPLATE_RAY_SERVE_LATENCY_MS" | "ANALYSIS_TEMPLATE_TRAEFIK_ERROR_RATIO" | "ANALYSIS_TEMPLATE_TRAEFIK_LATENCY_MS" | "ANALYSIS_TEMPLATE_ENVOY_ERROR_RATIO" | "ANALYSIS_TEMPLATE_ENVOY_LATENCY_MS";
+
+/**
+ * Describes the enum rayshift.v1.AnalysisTemplate.
+ */
+export const AnalysisTemplateSchema: GenEnum<AnalysisTemplate, AnalysisTemplateJson> = /*@__PURE__*/
+  enumDesc(file_rayshift_v1_rayservice, 3);
 
