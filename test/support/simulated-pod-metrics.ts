@@ -10,10 +10,9 @@
  * fail. Counters advance at every scrape by the time since the previous one, each pod by what its
  * labels were during that time (a watch).
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { KubeClient } from '../../lib/runtime/kube/client';
 import { KnownTypes } from '../../lib/runtime/kube/types';
+import { serveMetrics } from './metrics-endpoint';
 
 /** RBG's label naming the RoleBasedGroup of a pod (v0.7.0 `constants.GroupNameLabelKey`). */
 export const RBG_GROUP_NAME_LABEL = 'rbg.workloads.x-k8s.io/group-name';
@@ -74,23 +73,20 @@ export async function startSimulatedPodMetrics(admin: KubeClient, opts: Simulate
     }
   }
 
-  const server = http.createServer((_req, res) => {
+  const endpoint = await serveMetrics(() => {
     advance();
-    const lines = [
+    return [
       '# TYPE simulated_pod_requests_total counter',
       ...[...totals.values()].map((t) => `simulated_pod_requests_total{${t.labels}} ${t.requests}`),
       '# TYPE simulated_pod_errors_total counter',
       ...[...totals.values()].map((t) => `simulated_pod_errors_total{${t.labels}} ${t.errors}`),
     ];
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`${lines.join('\n')}\n`);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    target: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    target: endpoint.target,
     close: async () => {
       informer.stop();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await endpoint.close();
     },
   };
 }

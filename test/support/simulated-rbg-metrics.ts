@@ -11,12 +11,11 @@
  * group's status reports (a watch); the new revision fails `errorRatio(group)` of its share. The
  * counters advance at every scrape by the time since the previous one.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { KubeClient } from '../../lib/runtime/kube/client';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import type { RbgResourceType } from '../../lib/spec/object-names';
 import { asArray, asObject } from '../../lib/spec/read';
+import { serveMetrics } from './metrics-endpoint';
 
 /** A running simulated metrics endpoint. */
 export interface SimulatedRbgMetrics {
@@ -69,27 +68,24 @@ export async function startSimulatedRbgMetrics(admin: KubeClient, opts: Simulate
     }
   }
 
-  const server = http.createServer((_req, res) => {
+  const endpoint = await serveMetrics(() => {
     advance();
     const labels = (key: string) => {
       const [group, revision] = key.split('/');
       return `namespace="${opts.namespace}",group="${group}",revision="${revision}"`;
     };
-    const lines = [
+    return [
       '# TYPE simulated_rbg_requests_total counter',
       ...[...totals].map(([k, t]) => `simulated_rbg_requests_total{${labels(k)}} ${t.requests}`),
       '# TYPE simulated_rbg_errors_total counter',
       ...[...totals].map(([k, t]) => `simulated_rbg_errors_total{${labels(k)}} ${t.errors}`),
     ];
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`${lines.join('\n')}\n`);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    target: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    target: endpoint.target,
     close: async () => {
       informer.stop();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await endpoint.close();
     },
   };
 }

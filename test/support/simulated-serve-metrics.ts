@@ -9,9 +9,8 @@
  * share. The counters are advanced at every scrape by the time since the previous one, so a real
  * Prometheus scraping this endpoint sees rates that follow the route's weights.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { KubeClient } from '../../lib/runtime/kube/client';
+import { serveMetrics } from './metrics-endpoint';
 import { HTTPROUTE } from './operator-env';
 
 /** A running simulated metrics endpoint. */
@@ -61,23 +60,21 @@ export async function startSimulatedServeMetrics(admin: KubeClient, opts: Simula
     }
   }
 
-  const server = http.createServer((_req, res) => {
+  const endpoint = await serveMetrics(() => {
     advance();
-    const lines = [
+    return [
       '# TYPE ray_serve_num_http_requests_total counter',
       ...[...totals].map(([c, t]) => `ray_serve_num_http_requests_total{ray_io_cluster="${c}",route="/",method="GET",application="app"} ${t.requests}`),
       '# TYPE ray_serve_num_http_error_requests_total counter',
       ...[...totals].map(([c, t]) => `ray_serve_num_http_error_requests_total{ray_io_cluster="${c}",route="/",method="GET",application="app",error_code="500"} ${t.errors}`),
     ];
-    res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(`${lines.join('\n')}\n`);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
-    target: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    target: endpoint.target,
     counted: (cluster) => ({ ...(totals.get(cluster) ?? { requests: 0, errors: 0 }) }),
     close: async () => {
       informer.stop();
-      await new Promise<void>((r) => server.close(() => r()));
+      await endpoint.close();
     },
   };
 }
