@@ -160,7 +160,8 @@ test('a bad release fails its first gate on its own pods\' errors: every partiti
     // What RBG v0.7.0's RoleInstanceSets do with a partition raised to replicas: no further pod
     // moves to the bad release, but the pods the first round updated (2 prefill, 1 decode) stay on
     // it (unlike a Kruise CloneSet, they are not rolled back). Reverting the template does not
-    // bring them back either while the operator holds the roles armed (docs/analysis.md, the open
+    // bring them back either: the operator releases every partition, but the RoleInstanceSet,
+    // whose update revision is its current one again, leaves them (docs/analysis.md, the open
     // gap), so this asserts the state the rollback leaves.
     const round = { prefill: 2, decode: 1 };
     const updated = round.prefill + round.decode;
