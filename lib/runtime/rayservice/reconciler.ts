@@ -7,7 +7,7 @@
  * re-derives what is left from what it observes next time.
  */
 import { resolveUpgradeOptions } from '../../spec/rayservice';
-import { AnalysisMeasurement, ObservedCluster } from '../../engine/observation';
+import { ObservedCluster } from '../../engine/observation';
 import { MeasureAnalysisAction, RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
 import { RayServiceStatus } from '../../engine/status';
@@ -27,7 +27,7 @@ import { buildServiceRoute, clusterBackends } from '../route/build';
 import { RoutePlanError } from '../route/plan';
 import { RouteClient, writeRouteWeights } from '../route/writer';
 import { RayServiceKube, RayServiceServe } from './ports';
-import { measureAnalysis } from '../prometheus/measure';
+import { PendingMeasurements } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
 import { FINALIZER, GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
@@ -108,7 +108,7 @@ export class RayServiceReconciler {
   private readonly written = new Map<string, string>();
   private readonly observer: RayServiceObserver;
   /** Analysis measurements taken and not yet handed to the engine, per service. */
-  private readonly measured = new Map<string, AnalysisMeasurement[]>();
+  private readonly measured: PendingMeasurements;
 
   constructor(options: RayServiceReconcilerOptions) {
     this.client = options.client;
@@ -119,6 +119,7 @@ export class RayServiceReconciler {
     this.reader = options.reader ?? apiReader(options.client);
     this.store = options.store ?? rayshiftServiceStore(options.client, this.reader);
     this.watchDriven = options.watchDriven ?? false;
+    this.measured = new PendingMeasurements(this.now, (key, action, error) => this.log.warn({ rayservice: key, metric: action.metric, run: action.runId, error }, 'analysis query failed'));
     this.observer = new RayServiceObserver({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, log: this.log });
   }
 
@@ -129,7 +130,7 @@ export class RayServiceReconciler {
     if (!svc) {
       this.unwritten.delete(key);
       this.written.delete(key);
-      this.measured.delete(key);
+      this.measured.takeAll(key);
       return { actions: [], writes: 0 };
     }
     if (svc.metadata.deletionTimestamp) return this.finalize(svc);
@@ -160,8 +161,7 @@ export class RayServiceReconciler {
     const held = this.unwritten.get(key);
     const now = this.now();
     const previous = held?.basis === basis ? held.status : stored;
-    const measurements = this.measured.get(key);
-    this.measured.delete(key);
+    const measurements = this.measured.takeAll(key);
     const decision = nextRayService({ ...observation, status: previous, ...(measurements ? { measurements } : {}) }, options, now);
     const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
     const replicas = new Map(observation.clusters.filter((c) => c.headReady).map((c) => [c.name, { ready: c.readyReplicas, target: c.targetReplicas }]));
@@ -178,7 +178,7 @@ export class RayServiceReconciler {
     const clusters = new Map(observation.owned.map((c) => [String(c.metadata.name), c]));
     try {
       for (const action of decision.actions) {
-        if (action.type === 'measureAnalysis') await this.measure(key, action);
+        if (action.type === 'measureAnalysis') await this.measured.measure(key, [action]);
         else writes += await this.execute(svc, spec, action, decision, clusters);
       }
     } catch (err) {
@@ -226,15 +226,6 @@ export class RayServiceReconciler {
         this.reader.deleted(SERVICE, perClusterServeService(action.name), namespace);
         return 2;
     }
-  }
-
-  /** Takes one analysis measurement for the next pass (a failed query is a measurement too: inconclusive). */
-  private async measure(key: string, action: MeasureAnalysisAction): Promise<void> {
-    const m = await measureAnalysis(action, this.now);
-    if (m.error !== undefined) this.log.warn({ rayservice: key, metric: action.metric, run: action.runId, error: m.error }, 'analysis query failed');
-    const list = this.measured.get(key) ?? [];
-    list.push(m);
-    this.measured.set(key, list);
   }
 
   /** PUTs `config` at `percent` to a cluster's Serve and records it on the RayCluster; returns the API writes made. */

@@ -11,8 +11,6 @@
  * With the group's analysis, the measurements the pass asks for are taken after the patch (the
  * same runtime function as a RayService's) and handed to the next pass, which runs at once.
  */
-import type { MeasureAnalysisAction } from '../../engine/actions';
-import type { AnalysisMeasurement } from '../../engine/observation';
 import { coordinationPass } from '../../engine/rbg-coordination-pass';
 import { ANALYSIS_OVERRIDE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
 import type { ExecutorRule, ObservedRole, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
@@ -26,7 +24,7 @@ import type { JsonPatchOp } from '../kube/request-options';
 import { KubeApiError, UnknownKindError } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
-import { measureAnalysis } from '../prometheus/measure';
+import { PendingMeasurements } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
 import { WorkloadStatus, observeRoles } from './observe';
 import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
@@ -90,7 +88,7 @@ export class RbgRolloutReconciler {
   /** Workload kinds the API server does not serve (their CRD is not installed), skipped from then on. */
   private readonly unserved = new Set<string>();
   /** Analysis measurements taken and not yet handed to the engine, per group. */
-  private readonly measured = new Map<string, AnalysisMeasurement[]>();
+  private readonly measured: PendingMeasurements;
 
   constructor(options: RbgRolloutReconcilerOptions) {
     this.client = options.client;
@@ -99,6 +97,7 @@ export class RbgRolloutReconciler {
     this.readWorkloads = options.readWorkloads ?? true;
     this.now = options.now ?? Date.now;
     this.log = options.log ?? SILENT;
+    this.measured = new PendingMeasurements(this.now, (key, action, error) => this.log.warn({ rbg: key, metric: action.metric, run: action.runId, error }, 'analysis query failed'));
   }
 
   /** One pass over the RoleBasedGroup `namespace/name`. */
@@ -122,8 +121,7 @@ export class RbgRolloutReconciler {
     const observedGeneration = asObject(group.status).observedGeneration;
     const controllerCaughtUp = typeof observedGeneration === 'number' && observedGeneration >= generation;
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
-    const measurements = this.measured.get(key);
-    this.measured.delete(key);
+    const measurements = this.measured.takeAll(key);
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
     const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
     const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), now });
@@ -133,20 +131,10 @@ export class RbgRolloutReconciler {
     const result = await this.write(group, doc, pass.steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
     // Measured only once the status asking for them landed (a lost race redoes the pass, which asks again).
     if (pass.measure.length === 0 || result.status === undefined) return result;
-    await this.measure(key, pass.measure);
+    await this.measured.measure(key, pass.measure);
     return { ...result, requeueAt: this.now(), measured: pass.measure.length };
   }
 
-  /** Takes the analysis measurements for the next pass (a failed query is a measurement too: inconclusive). */
-  private async measure(key: string, actions: readonly MeasureAnalysisAction[]): Promise<void> {
-    const list = this.measured.get(key) ?? [];
-    for (const action of actions) {
-      const m = await measureAnalysis(action, this.now);
-      if (m.error !== undefined) this.log.warn({ rbg: key, metric: action.metric, run: action.runId, error: m.error }, 'analysis query failed');
-      list.push(m);
-    }
-    this.measured.set(key, list);
-  }
 
   /**
    * The warmup gate of a pass: the rules that wait for the warmup of the current images (the
