@@ -164,9 +164,7 @@ export class RayServiceReconciler {
     const measurements = this.measured.takeAll(key);
     const decision = nextRayService({ ...observation, status: previous, ...(measurements ? { measurements } : {}) }, options, now);
     const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
-    const replicas = new Map(observation.clusters.filter((c) => c.headReady).map((c) => [c.name, { ready: c.readyReplicas, target: c.targetReplicas }]));
-    const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now), replicas), servingSpec);
-    // A pass that only confirms a step keeps its status in memory, unless Serve's replicas changed: those are news.
+    const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now), observation.clusters), servingSpec);
     const deferred = statusWrite(decision, stored, this.written.get(key) === basis, now) === 'hold' && sameServeReplicas(asObject(svc.status), body);
     if (deferred) {
       this.unwritten.set(key, { basis, status: decision.status });

@@ -1,6 +1,7 @@
 /** The rayshift RayService status written by the operator, from the engine's status (pure). */
 import { RayServiceStatus } from '../../engine/status';
 import { describeStatus } from '../../engine/status';
+import type { ObservedCluster } from '../../engine/observation';
 import { Condition, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
 
 /** A timestamp as the API stores it, with millisecond precision kept. */
@@ -8,27 +9,19 @@ export function isoTime(ms: number | undefined): string | undefined {
   return ms === undefined ? undefined : new Date(ms).toISOString();
 }
 
-/** A cluster's Serve replicas as the operator observed them. */
-export interface ServeReplicas {
-  readonly ready: number;
-  readonly target: number;
-}
-
-/** Each observed cluster's Serve replicas, by RayCluster name. */
-export type ServeReplicasByCluster = ReadonlyMap<string, ServeReplicas>;
-
-function sideStatus(name: string | undefined, capacity: number, weight: number, migrated: number | undefined, replicas: ServeReplicasByCluster): Record<string, unknown> {
-  const observed = name !== undefined ? replicas.get(name) : undefined;
+function sideStatus(name: string | undefined, capacity: number, weight: number, migrated: number | undefined, clusters: readonly ObservedCluster[]): Record<string, unknown> {
+  // Serve answers only once the head is ready: before, the observation's 0/0 means "unknown".
+  const observed = clusters.find((c) => c.name === name && c.headReady);
   return {
     ...(name !== undefined ? { rayClusterName: name } : {}),
     targetCapacity: capacity,
     trafficRoutedPercent: weight,
     ...(migrated !== undefined ? { lastTrafficMigratedTime: isoTime(migrated) } : {}),
-    ...(observed !== undefined ? { readyReplicas: observed.ready, targetReplicas: observed.target } : {}),
+    ...(observed !== undefined ? { readyReplicas: observed.readyReplicas, targetReplicas: observed.targetReplicas } : {}),
   };
 }
 
-/** True when `status` shows each side's Serve replicas as `body` does (a change is worth a status write of its own). */
+/** True when `status` shows each side's Serve replicas as `body` does: a pass that only confirms a step keeps its status in memory, unless they changed. */
 export function sameServeReplicas(status: Record<string, unknown>, body: Record<string, unknown>): boolean {
   const replicasOf = (side: unknown) => {
     const s = (side ?? {}) as Record<string, unknown>;
@@ -42,9 +35,9 @@ export function sameServeReplicas(status: Record<string, unknown>, body: Record<
  * with `targetCapacity`, `trafficRoutedPercent`, `lastTrafficMigratedTime`; conditions `Ready`,
  * `UpgradeInProgress`, `RollbackInProgress`) plus rayshift's `phase`, `reason`, `message`,
  * `nextStepAt`, each side's observed Serve replicas (`readyReplicas`, `targetReplicas`, when
- * `replicas` has the cluster), and the engine's state persisted verbatim in `engineState`.
+ * `clusters` observed its head ready), and the engine's state persisted verbatim in `engineState`.
  */
-export function renderStatus(engine: RayServiceStatus, generation: number, previous: readonly Condition[] | undefined, now: Date, replicas: ServeReplicasByCluster = new Map()): Record<string, unknown> {
+export function renderStatus(engine: RayServiceStatus, generation: number, previous: readonly Condition[] | undefined, now: Date, clusters: readonly ObservedCluster[] = []): Record<string, unknown> {
   const upgrading = engine.pendingClusterName !== undefined && engine.activeClusterName !== undefined;
   const updates: ConditionUpdate[] = [
     engine.activeClusterName !== undefined && engine.phase !== 'Initializing'
@@ -64,9 +57,9 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
     reason: engine.reason,
     message: describeStatus(engine),
     ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
-    activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, replicas),
+    activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, clusters),
     ...(engine.pendingClusterName !== undefined
-      ? { pendingServiceStatus: sideStatus(engine.pendingClusterName, engine.pendingTargetCapacity, engine.pendingWeight, engine.lastTrafficMigratedTime, replicas) }
+      ? { pendingServiceStatus: sideStatus(engine.pendingClusterName, engine.pendingTargetCapacity, engine.pendingWeight, engine.lastTrafficMigratedTime, clusters) }
       : {}),
     conditions,
     engineState: engine,
