@@ -48,9 +48,14 @@ export interface AnalysisRunStatus {
   readonly metrics: readonly MetricRunStatus[];
 }
 
+/** True for a run's or verdict's phase that stops a rollout: Failed, or Inconclusive (counted as failed). */
+export function isFailedPhase(phase: string | undefined): boolean {
+  return phase === 'Failed' || phase === 'Inconclusive';
+}
+
 /** True for a run that failed (or was inconclusive) and that no person skipped: it holds the upgrade, and only it may be retried or skipped. */
 export function isFailedRun(run: Partial<Pick<AnalysisRunStatus, 'phase' | 'skipped'>> | undefined): boolean {
-  return run !== undefined && (run.phase === 'Failed' || run.phase === 'Inconclusive') && run.skipped !== true;
+  return run !== undefined && isFailedPhase(run.phase) && run.skipped !== true;
 }
 
 /** A finished run. */

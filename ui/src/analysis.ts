@@ -48,10 +48,8 @@ export function lastMeasurementText(m: AnalysisMetricStatusJson): string {
   return last.value !== undefined && last.activeValue === undefined && last.message.startsWith(value) ? last.message : `${values}: ${last.message}`;
 }
 
-/** True for a verdict or run phase that stops the upgrade (an inconclusive run counts as failed). */
-export function isFailedPhase(phase: string | undefined): boolean {
-  return phase === 'Failed' || phase === 'Inconclusive';
-}
+/** True for a verdict or run phase that stops the upgrade (one home: the engine's analysis status). */
+export { isFailedPhase } from '../../lib/engine/analysis-status';
 
 /** The verdicts newest first (the status keeps them oldest first). */
 export function verdictsNewestFirst(a: UpgradeAnalysisJson | undefined): AnalysisVerdictJson[] {
