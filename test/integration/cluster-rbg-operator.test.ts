@@ -5,25 +5,24 @@
  * Ready; rayshift's operator (its RBG controller, in this process) moves the roles' partitions
  * round by round, RBG carries them into the RoleInstanceSets, and kwok's `pod-image-update` stage
  * updates the Pods in place. A watch records every state of the RoleInstanceSets (the true counts,
- * which RBG's own `roleStatuses` let go stale). The faults the real controller cannot be made to
- * produce here (a role that never becomes ready; a v0.6.0 or v0.8 controller) stay in
- * rbg-rollout.test.ts and rbg-rollout-v08.test.ts on the test-only simulator. Needs
- * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok rbg`.
+ * which RBG's own `roleStatuses` let go stale; test/support/rbg-operator-group.ts). A role that
+ * never becomes ready is a new image the kubelet cannot pull (kwok's `pod-image-pull-failure`
+ * stage); AffinityScheduling's batches are placed by the real scheduler. Only the v0.6.0 and v0.8
+ * controllers, which cannot be built here, stay on the test-only simulator
+ * (rbg-rollout-v06.test.ts, rbg-rollout-v08.test.ts). Needs `npm run controlplane:build` and
+ * `bash scripts/build-cluster.sh kwok rbg`.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { Testing } from 'cdk8s';
-import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { projectRoot } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KubeObject } from '../../lib/runtime/kube/types';
+import { KnownTypes } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
-import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
-import { CoordinationRule } from '../../lib/spec/rbg';
+import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { getWhen, startTestCluster, TestCluster } from '../support/cluster';
-import { rbgSkewCheck } from '../support/rbg-skew-check';
-import { GroupState, WorkloadRecorder } from '../support/rbg-workload-recorder';
+import { GroupState } from '../support/rbg-workload-recorder';
+import { coordinationWhen, expectPartitionsNeverRaised, expectSkewWithin, GroupContext, GroupUnderTest, Rule } from '../support/rbg-operator-group';
 
 const ROOT = projectRoot();
 const NS = 'default';
@@ -35,15 +34,22 @@ let gitops: KubeClient;
 let controller: RbgRolloutController | undefined;
 /** Watches to stop after the suite (workload recorders and group watches). */
 const recorders: { stop(): void }[] = [];
+let ctx: GroupContext;
 const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   cluster = await startTestCluster({ rbg: true, nodes: 2 });
   admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
+  ctx = { cluster, admin, gitops, namespace: NS, watches: recorders };
   controller = new RbgRolloutController({ client: admin, log: SILENT });
   await controller.start();
 }, 300_000);
+
+/** A group of this suite under the operator (test/support/rbg-operator-group.ts). */
+function group(name: string, replicas: Record<string, number>, rule: Rule, workloads?: Record<string, number>): GroupUnderTest {
+  return new GroupUnderTest(ctx, name, replicas, rule, workloads);
+}
 
 afterAll(async () => {
   for (const c of children) c.kill('SIGKILL');
@@ -54,116 +60,9 @@ afterAll(async () => {
   await cluster?.stop();
 }, 60_000);
 
-type Rule = Omit<CoordinationRule, 'name' | 'roles'>;
-
-/** The group as the construct synthesizes it with `executor: 'operator'` (no CoordinatedPolicy: RBG must not coordinate too). */
-function synthesize(name: string, image: string, replicas: Record<string, number>, rule: Rule): KubeObject {
-  const chart = Testing.chart();
-  new RoleBasedGroup(chart, 'g', {
-    metadata: { name, namespace: NS },
-    executor: 'operator',
-    roles: Object.entries(replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image }] } } })),
-    coordination: [{ name: 'pd', roles: Object.keys(replicas), ...rule }],
-  });
-  const objects = Testing.synth(chart) as KubeObject[];
-  expect(objects.map((o) => o.kind)).toEqual(['RoleBasedGroup']);
-  return objects[0];
-}
-
-/** The operator's coordination status on the group, once `check` passes for it. */
-async function coordinationWhen(name: string, what: string, check: (c: CoordinationStatus | undefined) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus> {
-  const group = await getWhen(cluster, `${GROUPS}/${name}`, `${name}: ${what}`, (body, status) => {
-    if (status !== 200) return `HTTP ${status}`;
-    const c = readRolloutStatus(body)?.coordinations[0];
-    return check(c) ? undefined : `coordination ${JSON.stringify(c)}`;
-  }, timeoutMs);
-  return readRolloutStatus(group)!.coordinations[0];
-}
-
-/**
- * A group applied by "gitops" at v1, armed by the operator, then applied at v2; its workloads
- * recorded, and from the v2 apply on the partitions the operator wrote on the group (RBG carries
- * them into the workloads one workload at a time, so the workloads' states cannot show two
- * partitions lowered by one round). A paused role has released nothing of v2: it counts as
- * partition = replicas.
- */
-class GroupUnderTest {
-  readonly roles: string[];
-  readonly recorder: WorkloadRecorder;
-  /** Distinct `partition/partition/…` of the roles, in role order, as written on the group since the v2 apply. */
-  readonly written: string[] = [];
-  private recording = false;
-  from = 0;
-  v1Revision: Record<string, string> = {};
-  firstRevision = '';
-
-  constructor(readonly name: string, readonly replicas: Record<string, number>, readonly rule: Rule) {
-    this.roles = Object.keys(replicas);
-    this.recorder = new WorkloadRecorder(admin, NS, name, this.roles);
-    recorders.push(this.recorder);
-    const watch = admin.watch(RBG_V1ALPHA2_TYPE, NS, (e) => {
-      if (!this.recording || e.object.metadata.name !== name || e.type === 'delete') return;
-      const roles: any[] = (e.object.spec as any)?.roles ?? [];
-      const pair = roles.map((r) => (r.rolloutStrategy?.rollingUpdate?.paused === false ? r.rolloutStrategy.rollingUpdate.partition : r.replicas)).join('/');
-      if (this.written[this.written.length - 1] !== pair) this.written.push(pair);
-    });
-    recorders.push(watch);
-  }
-
-  /** Creates the group at v1 and waits until every workload is ready and the operator armed the roles (paused). */
-  async create(): Promise<void> {
-    await gitops.apply(synthesize(this.name, 'sglang:v1', this.replicas, this.rule), { force: true });
-    const armed = await coordinationWhen(this.name, 'armed after the first revision', (c) => c?.phase === 'Complete');
-    this.firstRevision = armed.revision;
-    const ready = await this.recorder.until('every workload ready and paused at v1', (s) => this.roles.every((r) => s[r]?.observed && s[r].paused && s[r].updated === this.replicas[r] && s[r].ready === this.replicas[r]));
-    this.v1Revision = Object.fromEntries(this.roles.map((r) => [r, ready[r].updateRevision]));
-  }
-
-  /** Applies v2; the rollout's states start here. */
-  async changeTemplate(): Promise<void> {
-    this.from = this.recorder.history.length - 1;
-    this.recording = true;
-    await gitops.apply(synthesize(this.name, 'sglang:v2', this.replicas, this.rule), { force: true });
-  }
-
-  /** Waits until the operator reports the v2 rollout Complete and every workload is updated and ready. */
-  async complete(timeoutMs = 180_000): Promise<CoordinationStatus> {
-    const done = await coordinationWhen(this.name, 'the v2 rollout Complete', (c) => c?.phase === 'Complete' && c.revision !== this.firstRevision, timeoutMs);
-    await this.recorder.until('every workload updated and ready at v2', (s) => this.roles.every((r) => s[r].observed && s[r].updateRevision !== this.v1Revision[r] && s[r].updated === this.replicas[r] && s[r].ready === this.replicas[r]), timeoutMs, this.from);
-    return done;
-  }
-
-  /** The workloads' states since the template change, counting only replicas on the new revision. */
-  rollout(): GroupState[] {
-    return this.recorder.since(this.from).map((s) => Object.fromEntries(this.roles.map((r) => [r, { ...s[r], updated: s[r].updateRevision === this.v1Revision[r] ? 0 : s[r].updated }])));
-  }
-}
-
-/** Every state passes RBG's own skew check (maxSkew + one replica of the smallest role); returns the worst skew, percent. */
-function expectSkewWithin(g: GroupUnderTest, states: readonly GroupState[], maxSkewPercent: number): number {
-  let worst = 0;
-  for (const s of states) {
-    const roles = g.roles.map((r) => ({ name: r, desired: g.replicas[r], updatedReplicas: s[r].updated }));
-    const fractions = roles.map((r) => r.updatedReplicas / r.desired);
-    worst = Math.max(worst, (Math.max(...fractions) - Math.min(...fractions)) * 100);
-    const verdict = rbgSkewCheck(maxSkewPercent, roles);
-    if (!verdict.ok) expect({ verdict, state: s }).toEqual({ verdict: { ...verdict, ok: true }, state: s });
-  }
-  return worst;
-}
-
-/** Partitions the workloads carry while unpaused never rise, per role. */
-function expectPartitionsNeverRaised(g: GroupUnderTest, states: readonly GroupState[]): void {
-  for (const role of g.roles) {
-    const written = states.filter((s) => !s[role].paused && s[role].updateRevision !== g.v1Revision[role]).map((s) => s[role].partition);
-    const raised = written.findIndex((p, i) => i > 0 && p > written[i - 1]);
-    expect({ role, written, raised }).toEqual({ role, written, raised: -1 });
-  }
-}
-
 test('12 prefill / 6 decode at maxSkew 10%: every workload state passes RBG\'s skew check; no partition rises; the rollout completes in rounds', () =>
   cluster.printLogsOnFailure(async () => {
-    const g = new GroupUnderTest('pd-12-6', { prefill: 12, decode: 6 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%' }, progressDeadlineSeconds: 180 });
+    const g = group('pd-12-6', { prefill: 12, decode: 6 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%' }, progressDeadlineSeconds: 180 });
     await g.create();
     await g.changeTemplate();
     const done = await g.complete();
@@ -174,13 +73,13 @@ test('12 prefill / 6 decode at maxSkew 10%: every workload state passes RBG\'s s
     expect(done.rounds).toBeGreaterThan(1);
     // Whether a round lowers both roles together depends on the counts RBG's workloads report at
     // each wake-up (one CI run wrote 12/6 → 12/5 → 9/5), so it is not asserted here; the engine's
-    // rounds are (test/engine), and so is the operator's on the simulated controller (rbg-rollout.test.ts).
+    // rounds are (test/engine).
     expect(g.written.length).toBeGreaterThan(2);
   }));
 
 test('7 prefill / 3 decode at maxSkew 1% complete within RBG\'s skew check; `rayshift status rbg/NAME` shows it', () =>
   cluster.printLogsOnFailure(async () => {
-    const g = new GroupUnderTest('pd-7-3', { prefill: 7, decode: 3 }, { rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 });
+    const g = group('pd-7-3', { prefill: 7, decode: 3 }, { rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 });
     await g.create();
     await g.changeTemplate();
     const done = await g.complete();
@@ -199,7 +98,7 @@ test('7 prefill / 3 decode at maxSkew 1% complete within RBG\'s skew check; `ray
 
 test('single-replica roles complete (upstream #307 stalled them): held paused when the new revision lands, then released by a round', () =>
   cluster.printLogsOnFailure(async () => {
-    const g = new GroupUnderTest('pd-1-1', { prefill: 1, decode: 1 }, { rollingUpdate: { maxSkew: '10%' }, progressDeadlineSeconds: 180 });
+    const g = group('pd-1-1', { prefill: 1, decode: 1 }, { rollingUpdate: { maxSkew: '10%' }, progressDeadlineSeconds: 180 });
     await g.create();
     await g.changeTemplate();
     await g.complete();
@@ -209,11 +108,107 @@ test('single-replica roles complete (upstream #307 stalled them): held paused wh
     expectPartitionsNeverRaised(g, states);
   }));
 
+/** Reasons of the Events about group `name`, once all of `expected` were seen through a watch (or after 30 s). */
+function eventReasons(name: string, expected: readonly string[]): Promise<string[]> {
+  const seen: string[] = [];
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      informer.stop();
+      resolve(seen);
+    };
+    const timer = setTimeout(done, 30_000);
+    const informer = admin.watch(KnownTypes.Event, NS, (e) => {
+      if (e.type !== 'add' || (e.object.regarding as { name?: string }).name !== name) return;
+      seen.push(String(e.object.reason));
+      if (expected.every((r) => seen.includes(r))) done();
+    });
+  });
+}
+
+/** A new decode image the kubelet cannot pull (kwok's `pod-image-pull-failure` stage): decode never becomes ready at v2. */
+const DECODE_UNPULLABLE = { default: 'sglang:v2', byRole: { decode: 'sglang:v2-unpullable' } };
+
+test('a decode image the kubelet cannot pull halts prefill within the skew bound; the progress deadline fires, names decode and stops every role', () =>
+  cluster.printLogsOnFailure(async () => {
+    const g = group('pd-stuck', { prefill: 12, decode: 6 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%' }, progressDeadlineSeconds: 20 });
+    await g.create();
+    await g.changeTemplate(DECODE_UNPULLABLE);
+    const failed = await coordinationWhen(ctx, g.name, 'the progress deadline', (c) => c?.phase === 'Failed');
+    expect(failed).toMatchObject({ reason: 'ProgressDeadlineExceeded', blockingRole: 'decode' });
+    expect(failed.message).toMatch(/blocked by decode/);
+    // Decode's updated replicas never become ready (the pull fails), and the operator stops every role.
+    const stopped = await g.recorder.until('every workload paused, decode\'s updated replicas not ready', (s) => g.roles.every((r) => s[r].paused) && s.decode.updated > 0 && s.decode.ready === 6 - s.decode.updated, 60_000, g.from);
+    const states = g.rollout();
+    expect(stopped.prefill.updated).toBeLessThan(12);
+    expectSkewWithin(g, states, 10);
+    expectPartitionsNeverRaised(g, states);
+    const reasons = await eventReasons(g.name, ['RolloutRound', 'ProgressDeadlineExceeded']);
+    expect(reasons).toEqual(expect.arrayContaining(['RolloutRound', 'ProgressDeadlineExceeded']));
+  }));
+
+test('with rollbackOnDeadline a stuck rollout raises every partition to replicas; RBG carries it into its workloads and no replica moves to v2 after', () =>
+  cluster.printLogsOnFailure(async () => {
+    const g = group('pd-rollback', { prefill: 6, decode: 3 }, { rollingUpdate: { maxSkew: '40%', maxUnavailable: 1 }, progressDeadlineSeconds: 20, rollbackOnDeadline: true });
+    await g.create();
+    await g.changeTemplate(DECODE_UNPULLABLE);
+    const back = await coordinationWhen(ctx, g.name, 'the rollback', (c) => c?.phase === 'RolledBack');
+    expect(back).toMatchObject({ reason: 'ProgressDeadlineExceeded', blockingRole: 'decode' });
+    expect(back.roles.map((r) => [r.name, r.partition, r.phase])).toEqual([['prefill', 6, 'RolledBack'], ['decode', 3, 'RolledBack']]);
+    const raisedAndObserved = (s: GroupState) => g.roles.every((r) => !s[r].paused && s[r].partition === g.workloads[r] && s[r].observed);
+    await g.recorder.until('every workload unpaused at partition = replicas, observed by its controller', raisedAndObserved, 60_000, g.from);
+    const states = g.rollout();
+    const at = states.findIndex(raisedAndObserved);
+    const written = states.findIndex((s) => g.roles.every((r) => s[r].partition === g.workloads[r] && !s[r].paused));
+    for (const role of g.roles) {
+      const before = Math.max(...states.slice(0, written + 1).map((s) => s[role].updated));
+      expect({ role, updatedOnceObserved: states[at][role].updated, max: before, grew: states[at][role].updated > before }).toEqual({ role, updatedOnceObserved: states[at][role].updated, max: before, grew: false });
+    }
+    // As with an analysis rollback (cluster-rbg-analysis.test.ts, docs/analysis.md's open gap), RBG
+    // v0.7.0 does not roll the updated replicas back; printed, the analysis test asserts it.
+    process.stdout.write(`[cluster-rbg-operator] after rollbackOnDeadline: ${JSON.stringify(Object.fromEntries(g.roles.map((r) => [r, { updated: states[at][r].updated, ready: states[at][r].ready }])))}\n`);
+  }));
+
+/** Node of each Ready pod of group `name`, by its AffinityScheduling batch label. */
+async function nodesByBatch(name: string): Promise<Record<string, string[]>> {
+  const pods = await cluster.cp.request('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`rayshift.dev/group=${name}`)}`);
+  const byBatch: Record<string, string[]> = {};
+  for (const p of pods.body.items as any[]) (byBatch[p.metadata.labels['affinity.rayshift.dev/pd']] ??= []).push(p.spec.nodeName);
+  return byBatch;
+}
+
+const AFFINITY_WORKLOADS = { 'prefill-b0': 2, 'prefill-b1': 2, 'decode-b0': 1, 'decode-b1': 1 };
+
+test('AffinityScheduling 2:1 Sequential: kube-scheduler places each batch\'s pods on one Node, and batch 1 rolls only once batch 0 is updated and ready', () =>
+  cluster.printLogsOnFailure(async () => {
+    const g = group('pd-affinity', { prefill: 4, decode: 2 }, { affinityScheduling: { ratios: { prefill: 2, decode: 1 }, batchMode: 'Sequential' }, rollingUpdate: { maxSkew: '50%' }, progressDeadlineSeconds: 180 }, AFFINITY_WORKLOADS);
+    await g.create();
+    const placed = await nodesByBatch(g.name);
+    expect(Object.keys(placed).sort()).toEqual(['b0', 'b1']);
+    for (const [batch, nodes] of Object.entries(placed)) expect({ batch, nodes: new Set(nodes).size, pods: nodes.length }).toEqual({ batch, nodes: 1, pods: 3 });
+    await g.changeTemplate();
+    const done = await g.complete();
+    expect(done.wave).toEqual({ current: 2, total: 2 });
+    const states = g.rollout();
+    const firstOfBatch1 = states.find((s) => s['prefill-b1'].updated + s['decode-b1'].updated > 0);
+    expect(firstOfBatch1).toBeDefined();
+    for (const r of ['prefill-b0', 'decode-b0']) expect([r, firstOfBatch1![r].updated, firstOfBatch1![r].ready]).toEqual([r, g.workloads[r], g.workloads[r]]);
+  }));
+
+test('AffinityScheduling Parallel: both batches roll at once', () =>
+  cluster.printLogsOnFailure(async () => {
+    const g = group('pd-affinity-par', { prefill: 4, decode: 2 }, { affinityScheduling: { ratios: { prefill: 2, decode: 1 }, batchMode: 'Parallel' }, rollingUpdate: { maxSkew: '50%' }, progressDeadlineSeconds: 180 }, AFFINITY_WORKLOADS);
+    await g.create();
+    await g.changeTemplate();
+    await g.complete();
+    expect(g.rollout().some((s) => s['prefill-b1'].updated > 0 && s['prefill-b0'].updated < 2)).toBe(true);
+  }));
+
 test('the operator killed mid-rollout (SIGKILL of its process) resumes from the group and never moves a partition backwards', () =>
   cluster.printLogsOnFailure(async () => {
     await controller?.stop();
     controller = undefined;
-    const g = new GroupUnderTest('pd-crash', { prefill: 12, decode: 6 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 });
+    const g = group('pd-crash', { prefill: 12, decode: 6 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 });
     const spawnController = () => {
       const code = [
         `const { KubeClient } = require(${JSON.stringify(path.join(ROOT, 'lib/runtime/kube/client.ts'))});`,
@@ -228,7 +223,7 @@ test('the operator killed mid-rollout (SIGKILL of its process) resumes from the 
     let child = spawnController();
     await g.create();
     await g.changeTemplate();
-    const mid = await coordinationWhen(g.name, 'round 2 in progress', (c) => (c?.rounds ?? 0) >= 2 && c?.phase === 'Progressing');
+    const mid = await coordinationWhen(ctx, g.name, 'round 2 in progress', (c) => (c?.rounds ?? 0) >= 2 && c?.phase === 'Progressing');
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     children.delete(child);
@@ -245,7 +240,7 @@ test('removing the executor label hands the group back: RBG\'s workloads are unp
   cluster.printLogsOnFailure(async () => {
     controller ??= new RbgRolloutController({ client: admin, log: SILENT });
     await controller.start();
-    const g = new GroupUnderTest('pd-handover', { prefill: 4, decode: 2 }, { rollingUpdate: { maxSkew: '10%' }, progressDeadlineSeconds: 180 });
+    const g = group('pd-handover', { prefill: 4, decode: 2 }, { rollingUpdate: { maxSkew: '10%' }, progressDeadlineSeconds: 180 });
     await g.create();
     const from = g.recorder.history.length - 1;
     await admin.patchJson(RBG_V1ALPHA2_TYPE, g.name, NS, [{ op: 'remove', path: '/metadata/labels/rayshift.dev~1coordination-executor' }]);

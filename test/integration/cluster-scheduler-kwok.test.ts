@@ -2,7 +2,9 @@
  * The test cluster's kube-scheduler and kwok (test/support/cluster.ts): a Pod with no node is bound
  * to one of kwok's fake Nodes by the real scheduler and brought to Running and Ready by kwok's
  * stages; a Pod that fits no Node stays Pending, marked Unschedulable by the scheduler; an image
- * changed in place is reported as a kubelet would after restarting the container. Needs
+ * changed in place is reported as a kubelet would after restarting the container; an image the
+ * kubelet cannot pull (kwok's `pod-image-pull-failure` stage) leaves a new Pod or an in-place
+ * update not Ready until a pullable image replaces it. Needs
  * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok`.
  */
 import { pollUntil } from '../support/processes';
@@ -90,4 +92,30 @@ test("an image changed in place is reported by kwok's pod-image-update stage: ne
     expect(after.metadata.uid).toBe(before.metadata.uid);
     expect(after.status.phase).toBe('Running');
     expect(after.status.containerStatuses[0]).toEqual(expect.objectContaining({ imageID: 'kwok://registry.example/app:2', restartCount: 1, ready: true }));
+  }));
+
+/** The Pod's Ready condition status and its first container's waiting reason, as one string. */
+function readiness(p: any): string {
+  const ready = (p.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+  return `Ready ${ready?.status}, waiting ${p.status?.containerStatuses?.[0]?.state?.waiting?.reason}`;
+}
+
+test("an image the kubelet cannot pull (kwok's pod-image-pull-failure stage): a new Pod is never Ready; an in-place update to it turns a Running Pod not Ready until a pullable image replaces it", () =>
+  cluster.printLogsOnFailure(async () => {
+    await createPod('never-pulled', { containers: [{ name: 'main', image: 'registry.example/app:2-unpullable' }] });
+    const fresh = await podWhen('never-pulled', 'waiting in ErrImagePull', (p) => (readiness(p) === 'Ready False, waiting ErrImagePull' ? undefined : readiness(p)));
+    expect(fresh.status.phase).toBe('Pending');
+    expect(fresh.status.containerStatuses[0]).toEqual(expect.objectContaining({ image: 'registry.example/app:2-unpullable', ready: false }));
+
+    await createPod('pull-fails');
+    const running = await podWhen('pull-fails', 'Running and Ready', (p) => (p.status?.phase === 'Running' && readiness(p) === 'Ready True, waiting undefined' ? undefined : readiness(p)));
+    const patch = (image: string) => cluster.cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/pull-fails`, { spec: { containers: [{ name: 'main', image }] } }, { contentType: 'application/strategic-merge-patch+json' });
+    expect((await patch('registry.example/app:2-unpullable')).status).toBe(200);
+    const failed = await podWhen('pull-fails', 'not Ready, waiting in ErrImagePull', (p) => (readiness(p) === 'Ready False, waiting ErrImagePull' ? undefined : readiness(p)));
+    expect(failed.metadata.uid).toBe(running.metadata.uid);
+    // The strategic merge keeps the conditions the stage does not write (the scheduler's).
+    expect(failed.status.conditions.find((c: any) => c.type === 'PodScheduled')?.status).toBe('True');
+    expect((await patch('registry.example/app:3')).status).toBe(200);
+    const recovered = await podWhen('pull-fails', 'Ready again with app:3', (p) => (readiness(p) === 'Ready True, waiting undefined' && p.status.containerStatuses[0].image === 'registry.example/app:3' ? undefined : readiness(p)));
+    expect(recovered.status.containerStatuses[0]).toEqual(expect.objectContaining({ imageID: 'kwok://registry.example/app:3', ready: true }));
   }));

@@ -12,7 +12,7 @@ import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { ControlPlane, startControlPlane } from './controlplane';
 import { SimulatedRbgWebhook, startRbgWebhook } from './rbg-webhook';
-import { SimulatedRbgController, simulateRbgController } from './simulated-rbg';
+import { SimulatedRbgController, simulateUnbuildableRbgRelease } from './simulated-rbg';
 
 /** What the tests drive and inspect. */
 export interface RbgV08Env {
@@ -56,7 +56,7 @@ export async function startRbgV08Env(opts: RbgV08EnvOptions): Promise<RbgV08Env>
   try {
     await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: opts.namespace } });
     if (opts.webhook) webhook = await startRbgWebhook(admin, opts.namespace);
-    simulator = simulateRbgController(admin, { type: RBG_V1ALPHA2_TYPE, workloads: ROLE_INSTANCE_SET_TYPE, readyDelayMs: opts.readyDelayMs });
+    simulator = simulateUnbuildableRbgRelease(admin, { type: RBG_V1ALPHA2_TYPE, workloads: ROLE_INSTANCE_SET_TYPE, readyDelayMs: opts.readyDelayMs });
     controller = new RbgRolloutController({ client: admin, log: SILENT });
     await controller.start();
   } catch (e) {

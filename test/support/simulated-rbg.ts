@@ -1,13 +1,16 @@
 /**
- * TEST-ONLY: a simulated RBG controller (no kubelets here, so no pods). It plays the upstream RBG
- * controller's part for the rollout tests, against the real API server: it watches RoleBasedGroups
- * and, per role, moves replicas to the role's current template revision within what the role's
- * `rolloutStrategy.rollingUpdate` allows — never past `replicas − partition`, never with more than
- * `maxUnavailable` replicas not ready, nothing while `paused` — and reports the counts in
- * `status.roleStatuses` with `status.observedGeneration`, as RBG does. An updated replica becomes
- * ready after a per-role delay, or never for roles named by `neverReady`. Raising a partition
- * returns the replicas above it to the old revision at once. A group seen for the first time starts
- * with every replica on its current revision.
+ * TEST-ONLY: a simulated RBG controller for the RBG releases whose controller cannot be built here
+ * (v0.6.0 and v0.8: the Go module proxy refuses `sigs.k8s.io/rbgs`, and ../shared/upstream holds
+ * only v0.7.0's source, which the test cluster runs for real: test/support/cluster.ts). It plays
+ * that controller's part for the rollout tests of those releases' APIs, against the real API
+ * server: it watches RoleBasedGroups and, per role, moves replicas to the role's current template
+ * revision within what the role's `rolloutStrategy.rollingUpdate` allows — never past
+ * `replicas − partition`, never with more than `maxUnavailable` replicas not ready, nothing while
+ * `paused` — and reports the counts in `status.roleStatuses` with `status.observedGeneration`, as
+ * RBG does. An updated replica becomes ready after a per-role delay, or never for roles named by
+ * `neverReady`. Raising a partition returns the replicas above it to the old revision at once
+ * (RBG v0.7.0's real RoleInstanceSets do not: cluster-rbg-analysis.test.ts). A group seen for the
+ * first time starts with every replica on its current revision.
  *
  * With `workloads` (RBG ≥ v0.7's RoleInstanceSets) it also keeps each role's workload
  * `<group>-<role>`: its spec follows the role (replicas, rolling update, a template revision), its
@@ -48,7 +51,7 @@ interface RoleState {
 }
 
 /** TEST-ONLY: see the file comment. */
-export function simulateRbgController(client: KubeClient, options: SimulatedRbgOptions): SimulatedRbgController {
+export function simulateUnbuildableRbgRelease(client: KubeClient, options: SimulatedRbgOptions): SimulatedRbgController {
   const states = new Map<string, Map<string, RoleState>>();
   const timers = new Set<NodeJS.Timeout>();
   const running = new Map<string, Promise<void>>();

@@ -1,7 +1,8 @@
 /**
  * RbgRolloutController start-up over a scripted Transport: which RoleBasedGroup version it watches,
  * with which label selector, and that it stays idle (and ready) where RBG is not installed. The
- * rollouts themselves are covered on a real API server by test/integration/rbg-rollout.test.ts.
+ * rollouts themselves are covered with RBG v0.7.0's real controller on the test cluster
+ * (test/integration/cluster-rbg-operator.test.ts).
  */
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import { RbgRolloutController } from '../../../operator/rbg-controller';

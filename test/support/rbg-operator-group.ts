@@ -1,0 +1,150 @@
+/**
+ * One RoleBasedGroup under rayshift's operator (executor `operator`) on the test cluster's real RBG
+ * controller (test/support/cluster.ts): synthesized by the `RoleBasedGroup` construct, applied by a
+ * "gitops" field manager at v1 and again with new images, its RoleInstanceSets recorded from a
+ * watch (the true counts, which RBG's own `roleStatuses` let go stale) and the partitions the
+ * operator writes on the group; plus the checks the cluster tests make of a rollout (RBG's skew
+ * check at every state, partitions never raised). Test support, not the package's API.
+ */
+import { Testing } from 'cdk8s';
+import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
+import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
+import { CoordinationRule } from '../../lib/spec/rbg';
+import { getWhen, TestCluster } from './cluster';
+import { rbgSkewCheck } from './rbg-skew-check';
+import { GroupState, WorkloadRecorder } from './rbg-workload-recorder';
+
+/** A coordination rule without its name and roles (the group's roles, rule `pd`). */
+export type Rule = Omit<CoordinationRule, 'name' | 'roles'>;
+
+/** Where the groups live: the cluster, its admin and "gitops" clients, the namespace. */
+export interface GroupContext {
+  readonly cluster: TestCluster;
+  readonly admin: KubeClient;
+  readonly gitops: KubeClient;
+  readonly namespace: string;
+  /** Watches to stop after the suite. */
+  readonly watches: { stop(): void }[];
+}
+
+/** The images of one apply: one for every role, or one per role (a role left out gets `default`). */
+export interface Images {
+  readonly default: string;
+  readonly byRole?: Readonly<Record<string, string>>;
+}
+
+/** The group as the construct synthesizes it with `executor: 'operator'` (no CoordinatedPolicy: RBG must not coordinate too). */
+export function synthesizeOperatorGroup(namespace: string, name: string, images: Images, replicas: Record<string, number>, rule: Rule): KubeObject {
+  const chart = Testing.chart();
+  new RoleBasedGroup(chart, 'g', {
+    metadata: { name, namespace },
+    executor: 'operator',
+    roles: Object.entries(replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image: images.byRole?.[role] ?? images.default }] } } })),
+    coordination: [{ name: 'pd', roles: Object.keys(replicas), ...rule }],
+  });
+  const objects = Testing.synth(chart) as KubeObject[];
+  if (objects.map((o) => o.kind).join() !== 'RoleBasedGroup') throw new Error(`expected one RoleBasedGroup, synthesized ${objects.map((o) => o.kind).join(', ')}`);
+  return objects[0];
+}
+
+/** The operator's coordination status on group `name`, once `check` passes for it. */
+export async function coordinationWhen(ctx: GroupContext, name: string, what: string, check: (c: CoordinationStatus | undefined) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus> {
+  const path = `/apis/${RBG_V1ALPHA2_TYPE.apiVersion}/namespaces/${ctx.namespace}/${RBG_V1ALPHA2_TYPE.plural}/${name}`;
+  const group = await getWhen(ctx.cluster, path, `${name}: ${what}`, (body, status) => {
+    if (status !== 200) return `HTTP ${status}`;
+    const c = readRolloutStatus(body)?.coordinations[0];
+    return check(c) ? undefined : `coordination ${JSON.stringify(c)}`;
+  }, timeoutMs);
+  return readRolloutStatus(group)!.coordinations[0];
+}
+
+/**
+ * A group applied by "gitops" at v1, armed by the operator, then applied at v2; its workloads
+ * recorded, and from the v2 apply on the partitions the operator wrote on the group (RBG carries
+ * them into the workloads one workload at a time, so the workloads' states cannot show two
+ * partitions lowered by one round). A paused role has released nothing of v2: it counts as
+ * partition = replicas. `workloads` names the RoleInstanceSets' roles and replicas when they are not
+ * the group's (AffinityScheduling splits each role into batches `<role>-b<n>`).
+ */
+export class GroupUnderTest {
+  readonly roles: string[];
+  readonly recorder: WorkloadRecorder;
+  /** Distinct `partition/partition/…` of the roles, in role order, as written on the group since the v2 apply. */
+  readonly written: string[] = [];
+  readonly workloads: Record<string, number>;
+  private recording = false;
+  from = 0;
+  v1Revision: Record<string, string> = {};
+  firstRevision = '';
+
+  constructor(private readonly ctx: GroupContext, readonly name: string, readonly replicas: Record<string, number>, readonly rule: Rule, workloads?: Record<string, number>) {
+    this.workloads = workloads ?? replicas;
+    this.roles = Object.keys(this.workloads);
+    this.recorder = new WorkloadRecorder(ctx.admin, ctx.namespace, name, this.roles);
+    ctx.watches.push(this.recorder);
+    const watch = ctx.admin.watch(RBG_V1ALPHA2_TYPE, ctx.namespace, (e) => {
+      if (!this.recording || e.object.metadata.name !== name || e.type === 'delete') return;
+      const roles: any[] = (e.object.spec as any)?.roles ?? [];
+      const pair = roles.map((r) => (r.rolloutStrategy?.rollingUpdate?.paused === false ? r.rolloutStrategy.rollingUpdate.partition : r.replicas)).join('/');
+      if (this.written[this.written.length - 1] !== pair) this.written.push(pair);
+    });
+    ctx.watches.push(watch);
+  }
+
+  private apply(images: Images): Promise<KubeObject> {
+    return this.ctx.gitops.apply(synthesizeOperatorGroup(this.ctx.namespace, this.name, images, this.replicas, this.rule), { force: true });
+  }
+
+  /** Creates the group at v1 and waits until every workload is ready and the operator armed the roles (paused). */
+  async create(): Promise<void> {
+    await this.apply({ default: 'sglang:v1' });
+    const armed = await coordinationWhen(this.ctx, this.name, 'armed after the first revision', (c) => c?.phase === 'Complete');
+    this.firstRevision = armed.revision;
+    const ready = await this.recorder.until('every workload ready and paused at v1', (s) => this.roles.every((r) => s[r]?.observed && s[r].paused && s[r].updated === this.workloads[r] && s[r].ready === this.workloads[r]));
+    this.v1Revision = Object.fromEntries(this.roles.map((r) => [r, ready[r].updateRevision]));
+  }
+
+  /** Applies v2 (`sglang:v2`, or the images given); the rollout's states start here. */
+  async changeTemplate(images: Images = { default: 'sglang:v2' }): Promise<void> {
+    this.from = this.recorder.history.length - 1;
+    this.recording = true;
+    await this.apply(images);
+  }
+
+  /** Waits until the operator reports the v2 rollout Complete and every workload is updated and ready. */
+  async complete(timeoutMs = 180_000): Promise<CoordinationStatus> {
+    const done = await coordinationWhen(this.ctx, this.name, 'the v2 rollout Complete', (c) => c?.phase === 'Complete' && c.revision !== this.firstRevision, timeoutMs);
+    await this.recorder.until('every workload updated and ready at v2', (s) => this.roles.every((r) => s[r].observed && s[r].updateRevision !== this.v1Revision[r] && s[r].updated === this.workloads[r] && s[r].ready === this.workloads[r]), timeoutMs, this.from);
+    return done;
+  }
+
+  /** The workloads' states since the template change, counting only replicas on the new revision. */
+  rollout(): GroupState[] {
+    return this.recorder.since(this.from).map((s) => Object.fromEntries(this.roles.map((r) => [r, { ...s[r], updated: s[r].updateRevision === this.v1Revision[r] ? 0 : s[r].updated }])));
+  }
+}
+
+/** Every state passes RBG's own skew check (maxSkew + one replica of the smallest role); returns the worst skew, percent. */
+export function expectSkewWithin(g: GroupUnderTest, states: readonly GroupState[], maxSkewPercent: number): number {
+  let worst = 0;
+  for (const s of states) {
+    const roles = g.roles.map((r) => ({ name: r, desired: g.workloads[r], updatedReplicas: s[r].updated }));
+    const fractions = roles.map((r) => r.updatedReplicas / r.desired);
+    worst = Math.max(worst, (Math.max(...fractions) - Math.min(...fractions)) * 100);
+    const verdict = rbgSkewCheck(maxSkewPercent, roles);
+    if (!verdict.ok) expect({ verdict, state: s }).toEqual({ verdict: { ...verdict, ok: true }, state: s });
+  }
+  return worst;
+}
+
+/** Partitions the workloads carry while unpaused never rise, per role. */
+export function expectPartitionsNeverRaised(g: GroupUnderTest, states: readonly GroupState[]): void {
+  for (const role of g.roles) {
+    const written = states.filter((s) => !s[role].paused && s[role].updateRevision !== g.v1Revision[role]).map((s) => s[role].partition);
+    const raised = written.findIndex((p, i) => i > 0 && p > written[i - 1]);
+    expect({ role, written, raised }).toEqual({ role, written, raised: -1 });
+  }
+}
