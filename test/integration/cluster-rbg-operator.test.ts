@@ -16,11 +16,11 @@ import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { projectRoot } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KnownTypes } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { getWhen, startTestCluster, TestCluster } from '../support/cluster';
+import { eventReasons } from '../support/event-reasons';
 import { GroupState } from '../support/rbg-workload-recorder';
 import { coordinationWhen, expectPartitionsNeverRaised, expectSkewWithin, GroupContext, GroupUnderTest, Rule } from '../support/rbg-operator-group';
 
@@ -108,24 +108,6 @@ test('single-replica roles complete (upstream #307 stalled them): held paused wh
     expectPartitionsNeverRaised(g, states);
   }));
 
-/** Reasons of the Events about group `name`, once all of `expected` were seen through a watch (or after 30 s). */
-function eventReasons(name: string, expected: readonly string[]): Promise<string[]> {
-  const seen: string[] = [];
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      informer.stop();
-      resolve(seen);
-    };
-    const timer = setTimeout(done, 30_000);
-    const informer = admin.watch(KnownTypes.Event, NS, (e) => {
-      if (e.type !== 'add' || (e.object.regarding as { name?: string }).name !== name) return;
-      seen.push(String(e.object.reason));
-      if (expected.every((r) => seen.includes(r))) done();
-    });
-  });
-}
-
 /** A new decode image the kubelet cannot pull (kwok's `pod-image-pull-failure` stage): decode never becomes ready at v2. */
 const DECODE_UNPULLABLE = { default: 'sglang:v2', byRole: { decode: 'sglang:v2-unpullable' } };
 
@@ -143,7 +125,7 @@ test('a decode image the kubelet cannot pull halts prefill within the skew bound
     expect(stopped.prefill.updated).toBeLessThan(12);
     expectSkewWithin(g, states, 10);
     expectPartitionsNeverRaised(g, states);
-    const reasons = await eventReasons(g.name, ['RolloutRound', 'ProgressDeadlineExceeded']);
+    const reasons = await eventReasons(admin, NS, g.name, ['RolloutRound', 'ProgressDeadlineExceeded']);
     expect(reasons).toEqual(expect.arrayContaining(['RolloutRound', 'ProgressDeadlineExceeded']));
   }));
 

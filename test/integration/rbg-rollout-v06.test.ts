@@ -19,7 +19,7 @@ import { crdsOf } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
-import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
+import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RbgResourceType } from '../../lib/spec/object-names';
 import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
@@ -27,6 +27,7 @@ import { CoordinationRule } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { ControlPlane, startControlPlane } from '../support/controlplane';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
+import { eventReasons } from '../support/event-reasons';
 import { StateRecorder } from '../support/state-recorder';
 import { SimulatedRbgController, simulateUnbuildableRbgRelease } from '../support/simulated-rbg';
 
@@ -158,24 +159,6 @@ function expectSkewWithin(history: readonly Observation[], maxSkewPercent: numbe
   return worst;
 }
 
-/** Reasons of the Events about group `name`, once all of `expected` were seen through a watch (or after 30 s). */
-function eventReasons(client: KubeClient, name: string, expected: readonly string[]): Promise<string[]> {
-  const seen: string[] = [];
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      informer.stop();
-      resolve(seen);
-    };
-    const timer = setTimeout(done, 30_000);
-    const informer = client.watch(KnownTypes.Event, NS, (e) => {
-      if (e.type !== 'add' || (e.object.regarding as { name?: string }).name !== name) return;
-      seen.push(String(e.object.reason));
-      if (expected.every((r) => seen.includes(r))) done();
-    });
-  });
-}
-
 interface VersionEnv {
   readonly version: RoleBasedGroupVersion;
   readonly type: RbgResourceType;
@@ -301,7 +284,7 @@ describe.each(VERSIONS)('RBG $release ($version)', ({ release, version, type }) 
     expect(stopped.roles.prefill.updated).toBeLessThanOrEqual(Math.floor(40 * (decodeFinal / 20 + 0.1 + 1 / 20)));
     expectSkewWithin(rollout, 10);
     // Events are recorded right after the patch that lands the status.
-    const reasons = await eventReasons(env.admin, name, ['RolloutRound', 'ProgressDeadlineExceeded']);
+    const reasons = await eventReasons(env.admin, NS, name, ['RolloutRound', 'ProgressDeadlineExceeded']);
     expect(reasons).toEqual(expect.arrayContaining(['RolloutRound', 'ProgressDeadlineExceeded']));
   });
 
