@@ -11,7 +11,7 @@ import { CachedObjectReader } from '../lib/runtime/kube/object-reader';
 import { KubeObject, ResourceType } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
 import {
-  GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_CRD, ORIGINATED_FROM_RAYSERVICE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
+  CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_RAYSERVICE, POD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
 } from '../lib/spec/object-names';
 import type { RouteKind } from '../lib/spec/rayservice';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
@@ -63,6 +63,8 @@ export class Operator {
       { type: HTTPROUTE, informer: informer(HTTPROUTE, (e) => this.onRoute(e, 'HTTP')) },
       { type: GRPCROUTE, informer: informer(GRPCROUTE, (e) => this.onRoute(e, 'GRPC')) },
       { type: GATEWAY, informer: informer(GATEWAY, (e) => this.onGateway(e)) },
+      // Head Pods, whose serve label the operator keeps (KubeRay leaves it to a RayService controller).
+      { type: POD, informer: informer(POD, (e) => this.onHeadPod(e), { labelSelector: { [NODE_TYPE_LABEL]: 'head' } }) },
     ];
     this.informers = cached.map((x) => x.informer);
     const reader = new CachedObjectReader(c, cached);
@@ -153,9 +155,24 @@ export class Operator {
   }
 
   private onOwned(e: InformerEvent): void {
+    if (this.relevant(e)) this.enqueueOwner(e.object);
+  }
+
+  /** Queues the rayshift RayService that is `obj`'s controller, if one is. */
+  private enqueueOwner(obj: KubeObject): void {
+    const owner = (obj.metadata.ownerReferences ?? []).find((r) => r.controller && r.apiVersion === RAYSHIFT_RAYSERVICE.apiVersion && r.kind === RAYSHIFT_RAYSERVICE.kind);
+    if (owner) this.queue.add(`${obj.metadata.namespace}/${owner.name}`);
+  }
+
+  /** A head Pod changed (a new head starts with the serve label `false`): reconcile the RayService owning its RayCluster. */
+  private onHeadPod(e: InformerEvent): void {
     if (!this.relevant(e)) return;
-    const owner = (e.object.metadata.ownerReferences ?? []).find((r) => r.controller && r.apiVersion === RAYSHIFT_RAYSERVICE.apiVersion && r.kind === RAYSHIFT_RAYSERVICE.kind);
-    if (owner) this.queue.add(`${e.object.metadata.namespace}/${owner.name}`);
+    const namespace = String(e.object.metadata.namespace);
+    const cluster = e.object.metadata.labels?.[CLUSTER_LABEL];
+    if (cluster === undefined) return;
+    void this.reader.tryGet(RAYCLUSTER, cluster, namespace).then((c) => {
+      if (c !== undefined) this.enqueueOwner(c);
+    });
   }
 
   private onRoute(e: InformerEvent, kind: RouteKind): void {

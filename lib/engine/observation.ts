@@ -24,6 +24,11 @@ export interface ObservedCluster {
   readonly readyReplicas: number;
   /** Serve's target replica count at the current `target_capacity` (sum of `target_num_replicas`). */
   readonly targetReplicas: number;
+  /**
+   * Serve reports the proxy on the head node HEALTHY (`headServeLabel`); false or absent when it
+   * does not, or when the dashboard did not answer.
+   */
+  readonly headProxyHealthy?: boolean;
 }
 
 /** One backend of the service's HTTPRoute (or GRPCRoute) rule. */

@@ -21,6 +21,8 @@ export const KUBERAY_RAYSERVICE = { apiVersion: RAY_IO_API_VERSION, kind: 'RaySe
 export const RAYCLUSTER = { apiVersion: RAY_IO_API_VERSION, kind: 'RayCluster', plural: 'rayclusters', namespaced: true } as const;
 /** Core Service. */
 export const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true } as const;
+/** Core Pod (the head Pods whose serve label the operator keeps). */
+export const POD = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true } as const;
 /** Gateway API GatewayClass (cluster-scoped). */
 export const GATEWAY_CLASS = { apiVersion: GATEWAY_API_VERSION, kind: 'GatewayClass', plural: 'gatewayclasses', namespaced: false } as const;
 /** Gateway API Gateway. */

@@ -105,6 +105,11 @@ export function operatorClusterRules(opts: { rayTokenAuth?: boolean } = {}): Jus
       why: 'create per-cluster serve Services (route backends), move head/serve Service selectors on promotion, delete them on suspend',
     },
     {
+      // Head Pods: KubeRay starts them with `ray.io/serve=false` and leaves the label to a RayService controller (lib/engine/head-serve-label.ts).
+      rule: { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
+      why: 'keep the ray.io/serve label of head Pods (true while Serve reports the head proxy healthy), as KubeRay\'s RayService controller does for its own',
+    },
+    {
       // `<rs>-gateway` when there is no gatewayRef, and the route whose weights it moves (JSON patch with test guards, never a PUT of the rules).
       rule: {
         apiGroups: ['gateway.networking.k8s.io'],

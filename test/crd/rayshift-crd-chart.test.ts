@@ -175,6 +175,7 @@ describe('RBAC', () => {
       'ray.io/rayclusters: create,get,list,watch,update,patch,delete',
       'ray.io/rayclusters/finalizers: update',
       'core/services: create,get,list,watch,patch,delete',
+      'core/pods: get,list,watch,patch',
       'gateway.networking.k8s.io/gateways: create,get,list,watch,patch,delete',
       'gateway.networking.k8s.io/httproutes: create,get,list,watch,patch,delete',
       'gateway.networking.k8s.io/grpcroutes: create,get,list,watch,patch,delete',

@@ -93,6 +93,19 @@ test('the operator upgrades a RayService incrementally on RayClusters that KubeR
       ['worker', 'Running', true],
     ]);
 
+    // KubeRay creates a RayService's head Pod with ray.io/serve=false and leaves the label to the
+    // RayService controller: rayshift's operator sets it once Serve reports the head's proxy
+    // healthy, and kube-controller-manager then lists the head in the cluster's serve Service
+    // beside the worker (a head-only cluster would otherwise have no serve endpoint at all).
+    const headPod = firstPods.find((p) => p.metadata.labels['ray.io/node-type'] === 'head');
+    await getWhen(env.cluster, `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${first}-serve-svc`, 'the head Pod in the serve Service', (b) => {
+      const names = ((b.items ?? []) as any[]).flatMap((slice) => ((slice.endpoints ?? []) as any[]).map((e) => e.targetRef?.name)).sort();
+      return names.length === 2 && names.includes(headPod.metadata.name) ? undefined : `endpoints ${JSON.stringify(names)}`;
+    });
+    const labelledHead = await env.admin.get({ apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }, headPod.metadata.name, NS);
+    expect(labelledHead.metadata.labels?.['ray.io/serve']).toBe('true');
+    expect(managers(labelledHead)).toEqual(expect.arrayContaining([FIELD_MANAGER, 'kuberay-operator']));
+
     const recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
     await waitFor(() => recorder.history.length > 0, 'the route to be watched');
     const current = await user.get(RAYSHIFT_RAYSERVICE, 'fruit', NS);

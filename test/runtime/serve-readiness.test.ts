@@ -231,8 +231,25 @@ describe('observeServe (engine ObservedCluster fields)', () => {
       appsRunning: true,
       readyReplicas: 2,
       targetReplicas: 2,
+      headProxyHealthy: true,
     });
-    expect(observeServe(parseServeInstanceDetails(NO_SERVE))).toEqual({ appsRunning: false, readyReplicas: 0, targetReplicas: 0 });
+    expect(observeServe(parseServeInstanceDetails(NO_SERVE))).toEqual({ appsRunning: false, readyReplicas: 0, targetReplicas: 0, headProxyHealthy: false });
     expect(observeServe(parseServeInstanceDetails(upscaling()))).toMatchObject({ targetCapacity: 50, appsRunning: false, readyReplicas: 1 });
+  });
+
+  test('the head proxy is the one on the controller\'s node (Serve pins its controller to the head): healthy only while that proxy is HEALTHY', () => {
+    const body = upscaled() as any;
+    body.proxies = { n1: { status: 'STARTING' }, n2: { status: 'HEALTHY' } };
+    expect(observeServe(parseServeInstanceDetails(body)).headProxyHealthy).toBe(false);
+    body.proxies = { n1: { status: 'HEALTHY' }, n2: { status: 'UNHEALTHY' } };
+    expect(observeServe(parseServeInstanceDetails(body)).headProxyHealthy).toBe(true);
+    body.controller_info = { node_id: 'n3' }; // no proxy reported on the controller's node
+    expect(observeServe(parseServeInstanceDetails(body)).headProxyHealthy).toBe(false);
+  });
+
+  test('controller_info.node_id that is not a string is refused, naming the field', () => {
+    const body = upscaled() as any;
+    body.controller_info = { node_id: 7 };
+    expect(() => parseServeInstanceDetails(body)).toThrow(new ServeShapeError('controller_info.node_id', 'must be a string; got a number'));
   });
 });

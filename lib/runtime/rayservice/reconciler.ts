@@ -32,6 +32,7 @@ import { recordEvents, type EventSource } from '../kube/events';
 import { FINALIZER, GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import { renderInvalidStatus, renderStatus, sameServeReplicas } from './status';
+import { syncHeadServeLabels } from './head-serve-label';
 import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';
 
 /** Structured logger (pino-compatible subset). */
@@ -186,6 +187,7 @@ export class RayServiceReconciler {
     // After the status that holds them was written (or held, to be written with the next pass): each verdict's Event once.
     writes += await recordEvents(this.client, svc, decision.events, now, RAYSERVICE_EVENTS, (err) => this.log.warn({ rayservice: key, err: (err as Error).message }, 'recording an Event failed'));
     writes += await this.applyServeConfigInPlace(svc, spec, decision, observation);
+    writes += await syncHeadServeLabels(this.client, this.reader, namespace, observation.clusters, spec.excludeHeadPodFromServeSvc === true);
     writes += await this.clearSpentSteering(svc, decision);
     if (decision.actions.length > 0) {
       this.log.info({ rayservice: `${namespace}/${name}`, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');

@@ -204,6 +204,8 @@ export interface ServeObservation {
   readonly readyReplicas: number;
   /** `target_num_replicas` summed over all deployments. */
   readonly targetReplicas: number;
+  /** Serve reports the proxy on the head node (where its controller runs) HEALTHY. */
+  readonly headProxyHealthy: boolean;
 }
 
 /** Summarizes a GET for the engine (`ObservedCluster.targetCapacity/appsRunning/readyReplicas/targetReplicas`). */
@@ -222,5 +224,6 @@ export function observeServe(details: ServeInstanceDetails): ServeObservation {
     appsRunning: apps.length > 0 && apps.every((a) => a.status === 'RUNNING'),
     readyReplicas,
     targetReplicas,
+    headProxyHealthy: details.controllerNodeId !== undefined && details.proxies[details.controllerNodeId]?.status === 'HEALTHY',
   };
 }

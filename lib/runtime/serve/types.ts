@@ -95,6 +95,11 @@ export interface ServeInstanceDetails {
   readonly applications: { readonly [name: string]: ServeApplicationDetails };
   /** Proxies keyed by node id. */
   readonly proxies: { readonly [nodeId: string]: ServeProxyDetails };
+  /**
+   * `controller_info.node_id`: the node the Serve controller runs on, which Serve pins to the head
+   * node; absent before Serve starts.
+   */
+  readonly controllerNodeId?: string;
 }
 
 /** Thrown by `parseServeInstanceDetails` for a body that does not have Ray's shape; `path` names the field. */
@@ -205,5 +210,8 @@ export function parseServeInstanceDetails(body: unknown): ServeInstanceDetails {
     const p = objectAt(proxy, join('proxies', node), false);
     proxies[node] = { status: stringAt(p.status, join(join('proxies', node), 'status')) };
   }
-  return { target_capacity: typeof tc === 'number' ? tc : null, applications, proxies };
+  const controller = objectAt(root.controller_info, 'controller_info', true);
+  const nodeId = controller.node_id;
+  if (nodeId !== undefined && nodeId !== null && typeof nodeId !== 'string') throw new ServeShapeError('controller_info.node_id', `must be a string; got ${kind(nodeId)}`);
+  return { target_capacity: typeof tc === 'number' ? tc : null, applications, proxies, ...(typeof nodeId === 'string' && nodeId !== '' ? { controllerNodeId: nodeId } : {}) };
 }
