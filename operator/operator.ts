@@ -11,7 +11,7 @@ import { CachedObjectReader } from '../lib/runtime/kube/object-reader';
 import { KubeObject, ResourceType } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
 import {
-  CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_RAYSERVICE, POD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
+  CLUSTER_LABEL, ENDPOINT_SLICE, GATEWAY, GRPCROUTE, HTTPROUTE, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, ORIGINATED_FROM_RAYSERVICE, POD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
 } from '../lib/spec/object-names';
 import type { RouteKind } from '../lib/spec/rayservice';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
@@ -65,6 +65,8 @@ export class Operator {
       { type: GATEWAY, informer: informer(GATEWAY, (e) => this.onGateway(e)) },
       // Head Pods, whose serve label the operator keeps (KubeRay leaves it to a RayService controller).
       { type: POD, informer: informer(POD, (e) => this.onHeadPod(e), { labelSelector: { [NODE_TYPE_LABEL]: 'head' } }) },
+      // The serve Services' EndpointSlices (kube-controller-manager copies the Services' labels onto them): traffic waits for a ready endpoint.
+      { type: ENDPOINT_SLICE, informer: informer(ENDPOINT_SLICE, (e) => this.onServeEndpoints(e), owned) },
     ];
     this.informers = cached.map((x) => x.informer);
     const reader = new CachedObjectReader(c, cached);
@@ -173,6 +175,14 @@ export class Operator {
     void this.reader.tryGet(RAYCLUSTER, cluster, namespace).then((c) => {
       if (c !== undefined) this.enqueueOwner(c);
     });
+  }
+
+  /** A serve Service's endpoints changed: reconcile the RayService it serves (named by the label its slices carry). */
+  private onServeEndpoints(e: InformerEvent): void {
+    if (!this.synced) return;
+    const namespace = e.object.metadata.namespace;
+    const service = e.object.metadata.labels?.[ORIGINATED_FROM_NAME];
+    if (service !== undefined && this.services.get(service, namespace)) this.queue.add(`${namespace}/${service}`);
   }
 
   private onRoute(e: InformerEvent, kind: RouteKind): void {

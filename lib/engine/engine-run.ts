@@ -51,11 +51,14 @@ export class EngineRun {
   }
 
   /**
-   * `c` serves `percent` for real: the target capacity is acknowledged, every app is RUNNING and
-   * every target replica is ready. Traffic only ever moves onto such capacity.
+   * `c` serves `percent` for real: the target capacity is acknowledged, every app is RUNNING, every
+   * target replica is ready, and its serve Service has a ready endpoint where its EndpointSlices
+   * are observed (Serve reports replicas before the Pods' readiness probes pass: a route weight on a
+   * Service without endpoints is an error for every request it gets). Traffic only ever moves onto
+   * such capacity.
    */
   ready(c: ObservedCluster, percent: number): boolean {
-    return c.headReady && c.appsRunning && (c.targetCapacity ?? 0) === percent && c.readyReplicas >= c.targetReplicas;
+    return c.headReady && c.appsRunning && (c.targetCapacity ?? 0) === percent && c.readyReplicas >= c.targetReplicas && c.serveEndpoints !== 0;
   }
 
   /** Records a decision: the intent changed, which counts as progress. */

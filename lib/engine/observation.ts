@@ -29,6 +29,12 @@ export interface ObservedCluster {
    * does not, or when the dashboard did not answer.
    */
   readonly headProxyHealthy?: boolean;
+  /**
+   * Ready endpoints (distinct Pods) of the cluster's serve Service `<cluster>-serve-svc`, from its
+   * EndpointSlices; absent when it has none (no such Service, or no endpoint controller has seen
+   * it). Traffic never moves onto a cluster whose serve Service has 0 (`EngineRun.ready`).
+   */
+  readonly serveEndpoints?: number;
 }
 
 /** One backend of the service's HTTPRoute (or GRPCRoute) rule. */

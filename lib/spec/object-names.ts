@@ -23,6 +23,8 @@ export const RAYCLUSTER = { apiVersion: RAY_IO_API_VERSION, kind: 'RayCluster', 
 export const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true } as const;
 /** Core Pod (the head Pods whose serve label the operator keeps). */
 export const POD = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true } as const;
+/** EndpointSlice (the serve Services' ready endpoints, which traffic waits for). */
+export const ENDPOINT_SLICE = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true } as const;
 /** Gateway API GatewayClass (cluster-scoped). */
 export const GATEWAY_CLASS = { apiVersion: GATEWAY_API_VERSION, kind: 'GatewayClass', plural: 'gatewayclasses', namespaced: false } as const;
 /** Gateway API Gateway. */
@@ -49,6 +51,8 @@ export const ORIGINATED_FROM_RAYSERVICE = 'RayService';
 export const CLUSTER_LABEL = 'ray.io/cluster';
 /** KubeRay's label of a pod's node type; the head Service selects `head`. */
 export const NODE_TYPE_LABEL = 'ray.io/node-type';
+/** Label naming the Service an EndpointSlice belongs to (set by kube-controller-manager). */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 /** KubeRay's serve label: `true` on pods ready to serve, `<owner>-serve` on serve Services. */
 export const SERVE_LABEL = 'ray.io/serve';
 /** Label every object the rayshift operator creates carries, for GitOps tools to key on. */

@@ -110,6 +110,11 @@ export function operatorClusterRules(opts: { rayTokenAuth?: boolean } = {}): Jus
       why: 'keep the ray.io/serve label of head Pods (true while Serve reports the head proxy healthy), as KubeRay\'s RayService controller does for its own',
     },
     {
+      // The serve Services' EndpointSlices: no traffic onto a cluster whose serve Service has no ready endpoint (lib/engine/engine-run.ts `ready`).
+      rule: { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
+      why: 'count the ready endpoints of each cluster\'s serve Service before routing traffic to it',
+    },
+    {
       // `<rs>-gateway` when there is no gatewayRef, and the route whose weights it moves (JSON patch with test guards, never a PUT of the rules).
       rule: {
         apiGroups: ['gateway.networking.k8s.io'],

@@ -176,6 +176,7 @@ describe('RBAC', () => {
       'ray.io/rayclusters/finalizers: update',
       'core/services: create,get,list,watch,patch,delete',
       'core/pods: get,list,watch,patch',
+      'discovery.k8s.io/endpointslices: get,list,watch',
       'gateway.networking.k8s.io/gateways: create,get,list,watch,patch,delete',
       'gateway.networking.k8s.io/httproutes: create,get,list,watch,patch,delete',
       'gateway.networking.k8s.io/grpcroutes: create,get,list,watch,patch,delete',

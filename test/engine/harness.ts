@@ -34,6 +34,11 @@ export interface WorldTiming {
   readonly replicaReadyMs: number;
   /** Route write → Gateway has programmed it. */
   readonly routeProgramMs: number;
+  /**
+   * Head ready → the cluster's serve Service has a ready endpoint (the Pods' readiness probes after
+   * Serve is up). Absent: the world has no EndpointSlices (`serveEndpoints` unobserved).
+   */
+  readonly endpointsReadyMs?: number;
   /** Latency of applying one action. */
   readonly actionLatencyMs: () => number;
   /** World change → the executor's next run. */
@@ -238,6 +243,7 @@ export class Simulation {
     const headReady = !c.headDead && t >= c.headReadyAt;
     if (!headReady) return { name: c.name, specHash: c.specHash, headReady, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
     const ready = this.readyAt(c, t);
+    const endpoints = this.timing.endpointsReadyMs === undefined ? {} : { serveEndpoints: t >= c.headReadyAt + this.timing.endpointsReadyMs ? 1 : 0 };
     return {
       name: c.name,
       specHash: c.specHash,
@@ -246,6 +252,7 @@ export class Simulation {
       appsRunning: c.targetCapacity !== undefined && ready >= c.targetReplicas,
       readyReplicas: ready,
       targetReplicas: c.targetReplicas,
+      ...endpoints,
     };
   }
 
@@ -261,6 +268,7 @@ export class Simulation {
         const headReadyAt = t + this.timing.headReadyMs;
         this.clusters.push({ name: a.name, specHash: a.specHash, headReadyAt, headDead: false, targetCapacity: undefined, targetReplicas: 0, readyReplicas: 0, replicasReadyAt: t });
         if (Number.isFinite(headReadyAt)) this.schedule(headReadyAt + this.timing.watchLatencyMs());
+        if (Number.isFinite(headReadyAt) && this.timing.endpointsReadyMs !== undefined) this.schedule(headReadyAt + this.timing.endpointsReadyMs + this.timing.watchLatencyMs());
         break;
       }
       case 'setTargetCapacity': {
@@ -346,6 +354,7 @@ export function fixedTiming(overrides: Partial<Omit<WorldTiming, 'actionLatencyM
     headReadyMs: overrides.headReadyMs ?? 30_000,
     replicaReadyMs: overrides.replicaReadyMs ?? 10_000,
     routeProgramMs: overrides.routeProgramMs ?? 500,
+    ...(overrides.endpointsReadyMs !== undefined ? { endpointsReadyMs: overrides.endpointsReadyMs } : {}),
     actionLatencyMs: () => overrides.actionMs ?? 50,
     watchLatencyMs: () => overrides.watchMs ?? 100,
   };

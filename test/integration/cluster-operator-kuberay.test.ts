@@ -7,7 +7,8 @@
  * waits on (no simulated RayCluster controller). Serve is the TEST-ONLY simulated fleet (no Ray
  * runs here) and Gateway status the TEST-ONLY status writer (no data plane). In the same namespace a
  * second RayService, `executor: 'kuberay'`, is reconciled by KubeRay's RayService controller, and
- * neither controller writes the other's objects.
+ * neither controller writes the other's objects. rayshift keeps the head Pods' serve label, and
+ * routes traffic to a cluster only once its serve Service has a ready endpoint.
  *
  * Needs `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok kuberay`.
  */
@@ -15,7 +16,7 @@ import { App, Chart } from 'cdk8s';
 import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
 import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { FINALIZER, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
+import { ENDPOINT_SLICE, FINALIZER, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
 import { getWhen } from '../support/cluster';
 import { ClusterOperatorEnv, startClusterOperatorHarness } from '../support/cluster-operator-env';
 import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, incrementalOptions, plannedPendingWeights, recordRouteWeights, recordedPendingWeights, serveConfig, waitFor } from '../support/operator-env';
@@ -107,6 +108,15 @@ test('the operator upgrades a RayService incrementally on RayClusters that KubeR
     expect(managers(labelledHead)).toEqual(expect.arrayContaining([FIELD_MANAGER, 'kuberay-operator']));
 
     const recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    // Every state of the serve Services' EndpointSlices, with its resourceVersion (etcd's revision
+    // orders it against the route's writes).
+    const slices: { resourceVersion: number; service: string; ready: number }[] = [];
+    const sliceWatch = env.admin.watch(ENDPOINT_SLICE, NS, (e) => {
+      if (e.type === 'delete') return;
+      const ready = ((e.object.endpoints ?? []) as any[]).filter((x) => x.conditions?.ready === true).length;
+      slices.push({ resourceVersion: Number(e.object.metadata.resourceVersion), service: String(e.object.metadata.labels?.['kubernetes.io/service-name']), ready });
+    });
+    sliceWatch.start();
     await waitFor(() => recorder.history.length > 0, 'the route to be watched');
     const current = await user.get(RAYSHIFT_RAYSERVICE, 'fruit', NS);
     await user.update({ ...current, spec: synthesize('fruit', 'operator', '2', 'blue').spec });
@@ -134,7 +144,13 @@ test('the operator upgrades a RayService incrementally on RayClusters that KubeR
     await waitFor(() => recorder.history[recorder.history.length - 1].weights.length === 1, 'the route to drop the old backend');
     recorder.stop();
 
+    sliceWatch.stop();
     expect(recordedPendingWeights(recorder.history, pending)).toEqual(plannedPendingWeights(incrementalOptions(OPTIONS.maxSurgePercent, OPTIONS.stepSizePercent)));
+    // The first weight on the new cluster was written after its serve Service had a ready endpoint.
+    const firstWeight = recorder.history.find((h) => h.weights.some((w) => w.name === `${pending}-serve-svc` && w.weight > 0))!;
+    const firstEndpoint = slices.find((x) => x.service === `${pending}-serve-svc` && x.ready > 0);
+    expect(firstEndpoint).toBeDefined();
+    expect({ endpointAt: firstEndpoint!.resourceVersion, before: firstEndpoint!.resourceVersion < Number(firstWeight.resourceVersion) }).toEqual({ endpointAt: firstEndpoint!.resourceVersion, before: true });
     expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${pending}-serve-svc`, weight: 100 }]);
 
     // The new cluster's Pods run on the labelled Node, KubeRay reports it ready; the old one is gone with its Pods.

@@ -27,14 +27,17 @@ test('an operator that is built but not started sends no request, opens no watch
   }
 });
 
-test('start() lists and watches RayServices, their RayClusters and Services, routes and Gateways, then is ready', async () => {
+test('start() lists and watches RayServices, their RayClusters and Services, routes, Gateways, head Pods and serve EndpointSlices, then is ready', async () => {
   const t = new ScriptedTransport({});
   const operator = new Operator({ client: new KubeClient(t), resolver, log: SILENT });
   await operator.start();
   expect(operator.ready()).toBe(true);
   const plurals = (paths: string[]) => paths.map((p) => /\/([a-z]+)\?/.exec(p)?.[1]).sort();
-  const expected = ['gateways', 'grpcroutes', 'httproutes', 'rayclusters', 'rayservices', 'services'];
+  const expected = ['endpointslices', 'gateways', 'grpcroutes', 'httproutes', 'pods', 'rayclusters', 'rayservices', 'services'];
   expect(plurals(t.requests)).toEqual(expected);
   expect(plurals(t.streams)).toEqual(expected);
+  // Only head Pods, and only the EndpointSlices of RayService-owned Services (their Services' labels).
+  const selectorOf = (plural: string) => decodeURIComponent(/labelSelector=([^&]*)/.exec(t.requests.find((p) => p.includes(`/${plural}?`))!)?.[1] ?? '');
+  expect([selectorOf('pods'), selectorOf('endpointslices')]).toEqual(['ray.io/node-type=head', 'ray.io/originated-from-crd=RayService']);
   await operator.stop();
 });

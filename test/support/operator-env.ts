@@ -144,8 +144,8 @@ export async function operatorPassNow(admin: KubeClient, namespace: string, name
   return engineState(svc);
 }
 
-/** The distinct weight vectors of a route's managed rule, in the order a watch saw them. */
-export type RouteWeightHistory = { at: number; weights: { name: string; weight: number }[] }[];
+/** The distinct weight vectors of a route's managed rule, in the order a watch saw them, with the route's resourceVersion then. */
+export type RouteWeightHistory = { at: number; resourceVersion: string; weights: { name: string; weight: number }[] }[];
 
 /** Records every distinct weight vector of a route's managed rule as the API server's watch reports it. */
 export function recordRouteWeights(admin: KubeClient, namespace: string, name: string): { history: RouteWeightHistory; stop(): void } {
@@ -155,7 +155,7 @@ export function recordRouteWeights(admin: KubeClient, namespace: string, name: s
     const rule = ((e.object.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
     const weights = (rule?.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight ?? 1 }));
     const last = history[history.length - 1];
-    if (!last || JSON.stringify(last.weights) !== JSON.stringify(weights)) history.push({ at: Date.now(), weights });
+    if (!last || JSON.stringify(last.weights) !== JSON.stringify(weights)) history.push({ at: Date.now(), resourceVersion: String(e.object.metadata.resourceVersion), weights });
   });
   informer.start();
   return { history, stop: () => informer.stop() };

@@ -15,6 +15,7 @@ import { managedRuleIndices } from '../route/plan';
 import { routeReadiness } from '../route/readiness';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
+import { observeServeEndpoints } from './serve-endpoints';
 import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGatewayName, serviceRouteName, stableServeService } from '../../spec/object-names';
 import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
 import type { RayServiceStore } from './store';
@@ -111,12 +112,14 @@ export class RayServiceObserver {
       headReady: isConditionTrue(asArray(asObject(cluster.status).conditions) as Condition[], 'HeadPodReady'),
     };
     if (!base.headReady || cluster.metadata.deletionTimestamp) return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
+    const endpoints = await observeServeEndpoints(this.reader, String(cluster.metadata.namespace), perClusterServeService(name));
+    const withEndpoints = endpoints === undefined ? base : { ...base, serveEndpoints: endpoints };
     try {
       const details = await this.serve.getServeDetails({ namespace: String(cluster.metadata.namespace), name });
-      return { ...base, ...observeServe(details) };
+      return { ...withEndpoints, ...observeServe(details) };
     } catch (err) {
       this.log.debug({ cluster: name, err: (err as Error).message }, 'Serve API not answering');
-      return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
+      return { ...withEndpoints, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
     }
   }
 

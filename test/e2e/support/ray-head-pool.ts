@@ -7,8 +7,10 @@
  *   pod is Running and Ready).
  * - Endpoints: for each per-cluster serve Service (`<cluster>-serve-svc`) an EndpointSlice with the
  *   head's address and Serve port(s), `ready` while the head's Serve HTTP proxy answers `/-/healthz`
- *   (KubeRay labels a head `ray.io/serve=true` while its proxy is healthy; the EndpointSlice
- *   controller then lists it as ready). Traefik reads these slices. As in KubeRay, one check with a
+ *   (a head's `ray.io/serve` label is `true` while its proxy is healthy, kept by KubeRay's
+ *   RayService controller for its services and by rayshift for its own; the EndpointSlice
+ *   controller then lists it as ready, with the Service's labels). Traefik reads these slices, and
+ *   rayshift waits for a ready endpoint before it routes to a cluster. As in KubeRay, one check with a
  *   2 s timeout decides and one failed check relabels the head: KubeRay has no failure threshold
  *   for a head (kubelet probes with thresholds gate worker pods). KubeRay checks once per
  *   reconcile (every 2 s); this checks every 500 ms, so a head comes back within 0.5 s.
@@ -126,7 +128,8 @@ export function simulateKubeRayWithRealHeads(client: KubeClient, heads: readonly
       metadata: {
         name: `${svc.metadata.name}-sim`,
         namespace: svc.metadata.namespace,
-        labels: { 'kubernetes.io/service-name': String(svc.metadata.name), 'endpointslice.kubernetes.io/managed-by': SIMULATED_SLICE_MANAGER },
+        // As kube-controller-manager does: the Service's labels (the operator watches the slices of RayService-owned Services by them), its name, the manager.
+        labels: { ...(svc.metadata.labels ?? {}), 'kubernetes.io/service-name': String(svc.metadata.name), 'endpointslice.kubernetes.io/managed-by': SIMULATED_SLICE_MANAGER },
       },
       addressType: b.head.endpoint.addressType,
       endpoints: [{ addresses: [b.head.endpoint.address], conditions: { ready: b.proxyHealthy, serving: b.proxyHealthy, terminating: false } }],
