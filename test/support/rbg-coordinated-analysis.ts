@@ -125,3 +125,24 @@ export function skewExcesses(states: readonly GroupState[], writes: readonly Par
   });
   return excesses;
 }
+
+/**
+ * RBG's writes after its first that it computed from a state read mid-round: the states it may have
+ * read that give the written partition as RBG reads it are all states where some role still had
+ * fewer replicas on the new revision than the partition in force releases, or fewer ready than
+ * desired (no settled state gives it). The plan's
+ * rounds read only settled states (every released replica updated and ready); RBG's reconciles
+ * also wake while a release's Pods are still updating, and a step from such a state (true counts,
+ * not stale ones) can write a round the plan does not have (seen: 4p/2d at 50%, prefill 0 → 3
+ * from prefill 1/4 and decode 1/2 updated, where the plan goes 0 → 2).
+ */
+export function midRoundWrites(states: readonly GroupState[], writes: readonly PartitionWrite[], c: CoordinatedCase): PartitionWrite[] {
+  const roles = Object.keys(c.replicas);
+  const v1Revision = oldRevisions(states, roles);
+  const inFlight = (s: GroupState) => roles.some((r) => updatedOnNew(s, r, v1Revision) < c.replicas[r] - s[r].partition || s[r].ready < c.replicas[r]);
+  return writes.filter((w) => {
+    if (w.at === 0) return false;
+    const explaining = readWindow(states, writes, w).filter((s) => stepFrom(s, c, 'rbg')[w.role] === w.partition);
+    return explaining.length > 0 && explaining.every(inFlight);
+  });
+}
