@@ -12,19 +12,17 @@
  * (rbg-rollout-v06.test.ts, rbg-rollout-v08.test.ts). Needs `npm run controlplane:build` and
  * `bash scripts/build-cluster.sh kwok rbg`.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import * as path from 'node:path';
-import { projectRoot } from '../../lib/crds/resolve';
+import { ChildProcess } from 'node:child_process';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { getWhen, startTestCluster, TestCluster } from '../support/cluster';
 import { eventReasons } from '../support/event-reasons';
+import { expectCompleteStatusScreen, spawnRbgController } from '../support/rbg-child-processes';
 import { GroupState } from '../support/rbg-workload-recorder';
 import { coordinationWhen, expectPartitionsNeverRaised, expectSkewWithin, GroupContext, GroupUnderTest, Rule } from '../support/rbg-operator-group';
 
-const ROOT = projectRoot();
 const NS = 'default';
 const GROUPS = `/apis/workloads.x-k8s.io/v1alpha2/namespaces/${NS}/rolebasedgroups`;
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
@@ -89,11 +87,7 @@ test('7 prefill / 3 decode at maxSkew 1% complete within RBG\'s skew check; `ray
       ['prefill', 7, 0, 'Complete'],
       ['decode', 3, 0, 'Complete'],
     ]);
-    const cli = (args: string[]) => execFileSync(process.execPath, [path.join(ROOT, 'bin/rayshift.js'), ...args, '-n', NS, '--kubeconfig', cluster.cp.kubeconfigPath], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
-    const screen = cli(['status', 'rbg/pd-7-3']);
-    expect(screen).toContain(`RoleBasedGroup ${NS}/pd-7-3`);
-    expect(screen).toMatch(/prefill\s+updated █+\s+7\/7\s+ready [█░]+\s+\d\s+partition 0\s+Complete/);
-    expect(screen).toMatch(/decode\s+updated █+\s+3\/3\s+ready [█░]+\s+\d\s+partition 0\s+Complete/);
+    expectCompleteStatusScreen(cluster.cp.kubeconfigPath, NS);
   }));
 
 test('single-replica roles complete (upstream #307 stalled them): held paused when the new revision lands, then released by a round', () =>
@@ -192,13 +186,7 @@ test('the operator killed mid-rollout (SIGKILL of its process) resumes from the 
     controller = undefined;
     const g = group('pd-crash', { prefill: 12, decode: 6 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 });
     const spawnController = () => {
-      const code = [
-        `const { KubeClient } = require(${JSON.stringify(path.join(ROOT, 'lib/runtime/kube/client.ts'))});`,
-        `const { RbgRolloutController } = require(${JSON.stringify(path.join(ROOT, 'operator/rbg-controller.ts'))});`,
-        'const log = { info() {}, warn() {}, debug() {}, error() {} };',
-        "new RbgRolloutController({ client: KubeClient.fromKubeconfig(process.argv[1]), log, apiVersion: 'v1alpha2' }).start();",
-      ].join('\n');
-      const child = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code, cluster.cp.kubeconfigPath], { cwd: ROOT, stdio: 'ignore' });
+      const child = spawnRbgController(cluster.cp.kubeconfigPath, 'v1alpha2');
       children.add(child);
       return child;
     };

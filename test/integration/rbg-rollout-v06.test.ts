@@ -11,12 +11,11 @@
  * observed change of a group (partition, paused, updated, ready) is recorded from a watch and
  * checked. Needs `npm run controlplane:build`.
  */
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import * as path from 'node:path';
+import { ChildProcess } from 'node:child_process';
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup, RoleBasedGroupVersion } from '../../lib/cdk8s/rolebasedgroup';
 import { crdsOf } from '../../lib/crds/catalog';
-import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
+import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
@@ -28,10 +27,10 @@ import { RbgRolloutController } from '../../operator/rbg-controller';
 import { ControlPlane, startControlPlane } from '../support/controlplane';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
 import { eventReasons } from '../support/event-reasons';
+import { expectCompleteStatusScreen, rayshiftCli, spawnRbgController } from '../support/rbg-child-processes';
 import { StateRecorder } from '../support/state-recorder';
 import { SimulatedRbgController, simulateUnbuildableRbgRelease } from '../support/simulated-rbg';
 
-const ROOT = projectRoot();
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 
 /** One observed state of a group: per role, what is written and what the (simulated) RBG controller reports. */
@@ -242,13 +241,8 @@ describe.each(VERSIONS)('RBG $release ($version)', ({ release, version, type }) 
       ['decode', 3, 0, 'Complete'],
     ]);
     // `rayshift status rbg/NAME` (the built binary) reads the same status from the group.
-    const cli = (args: string[]) => execFileSync(process.execPath, [path.join(ROOT, 'bin/rayshift.js'), ...args, '-n', NS, '--kubeconfig', env.cp.kubeconfigPath], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
-    const screen = cli(['status', 'rbg/pd-7-3']);
-    expect(screen).toContain(`RoleBasedGroup ${NS}/pd-7-3`);
-    // Readiness may still trail the last update (the rollout completes on updated replicas).
-    expect(screen).toMatch(/prefill\s+updated █+\s+7\/7\s+ready [█░]+\s+\d\s+partition 0\s+Complete/);
-    expect(screen).toMatch(/decode\s+updated █+\s+3\/3\s+ready [█░]+\s+\d\s+partition 0\s+Complete/);
-    const lines = cli(['status', 'rbg/pd-7-3', '--watch', '--until-done']).trim().split('\n');
+    expectCompleteStatusScreen(env.cp.kubeconfigPath, NS);
+    const lines = rayshiftCli(env.cp.kubeconfigPath, NS, ['status', 'rbg/pd-7-3', '--watch', '--until-done']).trim().split('\n');
     expect(lines[lines.length - 1]).toMatch(/ pd\/pd-7-3 \S+ Complete \(round \d+\): prefill 7\/7, decode 3\/3 updated; skew 0\.0% ≤ 1%$/);
   });
 
@@ -349,13 +343,7 @@ describe.each(VERSIONS)('RBG $release ($version)', ({ release, version, type }) 
     READY_DELAY_MS.set(`${name}/decode`, 150);
     const g = group(name, { prefill: 40, decode: 20 }, { rollingUpdate: { maxSkew: '10%', maxUnavailable: '10%' }, progressDeadlineSeconds: 120 });
     const spawnController = () => {
-      const code = [
-        `const { KubeClient } = require(${JSON.stringify(path.join(ROOT, 'lib/runtime/kube/client.ts'))});`,
-        `const { RbgRolloutController } = require(${JSON.stringify(path.join(ROOT, 'operator/rbg-controller.ts'))});`,
-        'const log = { info() {}, warn() {}, debug() {}, error() {} };',
-        `new RbgRolloutController({ client: KubeClient.fromKubeconfig(process.argv[1]), log, apiVersion: ${JSON.stringify(version)} }).start();`,
-      ].join('\n');
-      const child = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', code, env.cp.kubeconfigPath], { cwd: ROOT, stdio: 'ignore' });
+      const child = spawnRbgController(env.cp.kubeconfigPath, version);
       children.add(child);
       return child;
     };
