@@ -195,7 +195,7 @@ function asOperator(): RouteClient {
   };
 }
 
-test('as its ServiceAccount the operator writes route weights, status, finalizers, RayClusters and its Lease — and is refused a spec write and Secrets', async () => {
+test('as its ServiceAccount the operator writes route weights, status, finalizers, RayClusters, head Pods\' serve label and its Lease — and is refused a spec write, Pod creation and deletion, and Secrets', async () => {
   // Route weights (JSON patch with test guards) on a route the admin created.
   const route = buildServiceRoute({ rayServiceName: 'llm', namespace: NS, backends: [{ cluster: 'llm-aaaaa', weight: 100 }] });
   expect((await cp.request('POST', `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes`, route)).status).toBe(201);
@@ -234,8 +234,17 @@ test('as its ServiceAccount the operator writes route weights, status, finalizer
   expect(renewed.status).toBe(200);
   expect((await cp.request('PUT', `${leases}/${OPERATOR_LEASE_NAME}`, { ...lease.body, spec: { ...lease.body.spec, holderIdentity: 'pod-c' } }, { token })).status).toBe(409);
 
+  // Head Pods: read, and the serve label patched; EndpointSlices read. Creating or deleting a Pod, no.
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'llm-bbbbb-head', namespace: NS, labels: { 'ray.io/node-type': 'head', 'ray.io/serve': 'false' } }, spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.52.0' }] } };
+  expect((await cp.request('POST', `/api/v1/namespaces/${NS}/pods`, pod)).status).toBe(201);
+  expect((await cp.request('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=ray.io%2Fnode-type%3Dhead`, undefined, { token })).status).toBe(200);
+  expect((await cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/llm-bbbbb-head`, { metadata: { labels: { 'ray.io/serve': 'true' } } }, merge)).status).toBe(200);
+  expect((await cp.request('GET', `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, undefined, { token })).status).toBe(200);
+  expect((await cp.request('POST', `/api/v1/namespaces/${NS}/pods`, { ...pod, metadata: { ...pod.metadata, name: 'other' } }, { token })).status).toBe(403);
+  expect((await cp.request('DELETE', `/api/v1/namespaces/${NS}/pods/llm-bbbbb-head`, undefined, { token })).status).toBe(403);
+
   // Nothing else.
   expect((await cp.request('GET', `/api/v1/namespaces/${NS}/secrets`, undefined, { token })).status).toBe(403);
-  expect((await cp.request('GET', `/api/v1/namespaces/${NS}/pods`, undefined, { token })).status).toBe(403);
+  expect((await cp.request('GET', `/api/v1/namespaces/${NS}/configmaps`, undefined, { token })).status).toBe(403);
   expect((await cp.request('PATCH', `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes/llm-httproute/status`, { status: { parents: [] } }, merge)).status).toBe(403);
 });
