@@ -177,12 +177,23 @@ export class Operator {
     });
   }
 
-  /** A serve Service's endpoints changed: reconcile the RayService it serves (named by the label its slices carry). */
+  /**
+   * A serve Service's endpoints changed: reconcile the RayService it serves. Its slices carry the
+   * Service's labels, whose `ray.io/originated-from-cr-name` names the RayCluster of a per-cluster
+   * serve Service (KubeRay's shape) or the RayService of a stable one.
+   */
   private onServeEndpoints(e: InformerEvent): void {
     if (!this.synced) return;
-    const namespace = e.object.metadata.namespace;
-    const service = e.object.metadata.labels?.[ORIGINATED_FROM_NAME];
-    if (service !== undefined && this.services.get(service, namespace)) this.queue.add(`${namespace}/${service}`);
+    const namespace = String(e.object.metadata.namespace);
+    const origin = e.object.metadata.labels?.[ORIGINATED_FROM_NAME];
+    if (origin === undefined) return;
+    if (this.services.get(origin, namespace)) {
+      this.queue.add(`${namespace}/${origin}`);
+      return;
+    }
+    void this.reader.tryGet(RAYCLUSTER, origin, namespace).then((c) => {
+      if (c !== undefined) this.enqueueOwner(c);
+    });
   }
 
   private onRoute(e: InformerEvent, kind: RouteKind): void {
