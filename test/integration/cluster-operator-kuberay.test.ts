@@ -16,7 +16,7 @@ import { App, Chart } from 'cdk8s';
 import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
 import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { ENDPOINT_SLICE, FINALIZER, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
+import { ENDPOINT_SLICE, FINALIZER, POD, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
 import { getWhen } from '../support/cluster';
 import { ClusterOperatorEnv, startClusterOperatorHarness } from '../support/cluster-operator-env';
 import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, incrementalOptions, plannedPendingWeights, recordRouteWeights, recordedPendingWeights, serveConfig, waitFor } from '../support/operator-env';
@@ -103,7 +103,7 @@ test('the operator upgrades a RayService incrementally on RayClusters that KubeR
       const names = ((b.items ?? []) as any[]).flatMap((slice) => ((slice.endpoints ?? []) as any[]).map((e) => e.targetRef?.name)).sort();
       return names.length === 2 && names.includes(headPod.metadata.name) ? undefined : `endpoints ${JSON.stringify(names)}`;
     });
-    const labelledHead = await env.admin.get({ apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }, headPod.metadata.name, NS);
+    const labelledHead = await env.admin.get(POD, headPod.metadata.name, NS);
     expect(labelledHead.metadata.labels?.['ray.io/serve']).toBe('true');
     expect(managers(labelledHead)).toEqual(expect.arrayContaining([FIELD_MANAGER, 'kuberay-operator']));
 

@@ -14,9 +14,9 @@
 import { execFileSync } from 'node:child_process';
 import * as http from 'node:http';
 import { KubeClient } from '../../lib/runtime/kube/client';
+import { POD } from '../../lib/spec/object-names';
 import { SimulatedServeFleet } from './simulated-controllers';
 
-const POD = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 /** Ports of a Ray head this answers on: the dashboard and Serve's HTTP proxy. */
 const HEAD_PORTS = [8265, 8000] as const;
 

@@ -1,5 +1,5 @@
 /** Object, list and resource-type shapes shared by the client and the informer. */
-import { GATEWAY, GRPCROUTE, HTTPROUTE, KUBERAY_RAYSERVICE, RAYCLUSTER, SERVICE } from '../../spec/object-names';
+import { ENDPOINT_SLICE, GATEWAY, GRPCROUTE, HTTPROUTE, KUBERAY_RAYSERVICE, POD, RAYCLUSTER, SERVICE } from '../../spec/object-names';
 
 /** Pass as the namespace of `list`/`watch` to cover every namespace. */
 export const ALL_NAMESPACES = '*';
@@ -91,7 +91,8 @@ export const KnownTypes = {
   ConfigMap: { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true },
   Secret: { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true },
   Service: SERVICE,
-  Pod: { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true },
+  Pod: POD,
+  EndpointSlice: ENDPOINT_SLICE,
   ServiceAccount: { apiVersion: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true },
   Event: { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true },
   Lease: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true },

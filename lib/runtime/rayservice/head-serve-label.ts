@@ -5,38 +5,30 @@
  * RayServices, so without this no head Pod would ever be a serve endpoint (a head-only cluster's
  * serve Services would have none at all).
  */
-import { headServeLabel, type HeadServeLabel } from '../../engine/head-serve-label';
+import { headServeLabel } from '../../engine/head-serve-label';
 import { ObservedCluster } from '../../engine/observation';
 import { CLUSTER_LABEL, NODE_TYPE_LABEL, POD, SERVE_LABEL } from '../../spec/object-names';
 import { isStatus } from '../kube/errors';
 import { ObjectReader } from '../kube/object-reader';
 import type { RayServiceKube } from './ports';
 
-/** The head Pods of `clusters` (by `ray.io/cluster` and `ray.io/node-type=head`) whose label differs from the rule's, with the value they should get. */
-export async function headLabelChanges(reader: ObjectReader, namespace: string, clusters: readonly ObservedCluster[], excludeHead: boolean): Promise<{ pod: string; cluster: string; label: HeadServeLabel }[]> {
-  const changes: { pod: string; cluster: string; label: HeadServeLabel }[] = [];
+/**
+ * Writes the serve label of every head Pod of `clusters` (by `ray.io/cluster` and
+ * `ray.io/node-type=head`) that does not carry the rule's value (a merge patch of that one label);
+ * returns the writes made. A Pod deleted meanwhile is skipped.
+ */
+export async function syncHeadServeLabels(client: Pick<RayServiceKube, 'patchMerge'>, reader: ObjectReader, namespace: string, clusters: readonly ObservedCluster[], excludeHead: boolean): Promise<number> {
+  let writes = 0;
   for (const cluster of clusters) {
     const label = headServeLabel(cluster, excludeHead);
     for (const pod of await reader.list(POD, namespace, { [CLUSTER_LABEL]: cluster.name, [NODE_TYPE_LABEL]: 'head' })) {
       if (pod.metadata.deletionTimestamp || pod.metadata.labels?.[SERVE_LABEL] === label) continue;
-      changes.push({ pod: String(pod.metadata.name), cluster: cluster.name, label });
-    }
-  }
-  return changes;
-}
-
-/**
- * Writes the serve label of every head Pod of `clusters` that does not carry the rule's value (a
- * merge patch of that one label); returns the writes made. A Pod deleted meanwhile is skipped.
- */
-export async function syncHeadServeLabels(client: Pick<RayServiceKube, 'patchMerge'>, reader: ObjectReader, namespace: string, clusters: readonly ObservedCluster[], excludeHead: boolean): Promise<number> {
-  let writes = 0;
-  for (const change of await headLabelChanges(reader, namespace, clusters, excludeHead)) {
-    try {
-      reader.wrote(await client.patchMerge(POD, change.pod, namespace, { metadata: { labels: { [SERVE_LABEL]: change.label } } }));
-      writes++;
-    } catch (err) {
-      if (!isStatus(err, 404)) throw err;
+      try {
+        reader.wrote(await client.patchMerge(POD, String(pod.metadata.name), namespace, { metadata: { labels: { [SERVE_LABEL]: label } } }));
+        writes++;
+      } catch (err) {
+        if (!isStatus(err, 404)) throw err;
+      }
     }
   }
   return writes;

@@ -16,6 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { KubeClient } from '../../../lib/runtime/kube/client';
+import { POD } from '../../../lib/spec/object-names';
 import { KubeObject } from '../../../lib/runtime/kube/types';
 import type { ClusterRef } from '../../../lib/runtime/serve/errors';
 import { DashboardResolver } from '../../../lib/runtime/serve/resolver';
@@ -23,7 +24,6 @@ import { netnsNames } from './netns';
 import { RayHead } from './ray-head';
 import { resetServe } from './ray-head-pool';
 
-const POD = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
 /** Label KubeRay puts on a head Pod (`ray.io/node-type=head`). */
 const HEAD_SELECTOR = { 'ray.io/node-type': 'head' };
 /** Label naming a Pod's RayCluster. */

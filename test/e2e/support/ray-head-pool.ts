@@ -23,7 +23,7 @@
 import * as http from 'node:http';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import { KubeObject } from '../../../lib/runtime/kube/types';
-import { CLUSTER_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME } from '../../../lib/spec/object-names';
+import { CLUSTER_LABEL, ENDPOINT_SLICE, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME } from '../../../lib/spec/object-names';
 import type { ClusterRef } from '../../../lib/runtime/serve/errors';
 import { DashboardResolver } from '../../../lib/runtime/serve/resolver';
 import { RAY_AUTH_HEADER } from '../../../lib/runtime/serve/client';
@@ -31,8 +31,6 @@ import { RayHead, httpGet } from './ray-head';
 
 const RAYCLUSTER = { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural: 'rayclusters', namespaced: true };
 const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
-/** Core EndpointSlice resource type. */
-export const ENDPOINTSLICE = { apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true };
 /** `endpointslice.kubernetes.io/managed-by` of the slices this simulation writes. */
 export const SIMULATED_SLICE_MANAGER = 'rayshift-e2e-simulated-kuberay';
 
@@ -123,8 +121,8 @@ export function simulateKubeRayWithRealHeads(client: KubeClient, heads: readonly
       protocol: 'TCP',
     }));
     const slice: KubeObject = {
-      apiVersion: ENDPOINTSLICE.apiVersion,
-      kind: ENDPOINTSLICE.kind,
+      apiVersion: ENDPOINT_SLICE.apiVersion,
+      kind: ENDPOINT_SLICE.kind,
       metadata: {
         name: `${svc.metadata.name}-sim`,
         namespace: svc.metadata.namespace,
@@ -222,7 +220,7 @@ export function simulateKubeRayWithRealHeads(client: KubeClient, heads: readonly
     if (e.type === 'delete') {
       services.delete(key(ns, cluster));
       serially(async () => {
-        await client.delete(ENDPOINTSLICE, `${svc.metadata.name}-sim`, ns, { ignoreNotFound: true }).then(() => undefined, () => undefined);
+        await client.delete(ENDPOINT_SLICE, `${svc.metadata.name}-sim`, ns, { ignoreNotFound: true }).then(() => undefined, () => undefined);
       });
       return;
     }
