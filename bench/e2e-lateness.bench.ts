@@ -1,12 +1,12 @@
 /**
  * Traffic-step lateness of the rayshift operator against the REAL end-to-end stack (two real Ray
- * heads, a real Traefik honouring the weights, a real kube-apiserver; only KubeRay's RayCluster
- * controller is simulated), under steady HTTP load, and the upgrade's wall time over
+ * heads, a real Traefik honouring the weights, the test cluster with KubeRay's real operator; only
+ * the pod network is simulated), under steady HTTP load, and the upgrade's wall time over
  * `steps × interval` (the floor any executor must respect). Prints figures; never asserts.
  *
  * Lateness = the bench's route watch seeing the new weight − (previous step's
  * lastTrafficMigratedTime + interval), over interval-bound steps (bench/operator-harness.ts).
- * Needs `npm run controlplane:build` and `npm run e2e:setup`.
+ * Needs `npm run controlplane:build`, `npm run cluster:build` and `npm run e2e:setup`.
  *
  * Before the upgrade it offers steady load at each `--probe-rates` rate for `--probe-seconds` and
  * prints what came back, to find the highest rate this machine sustains with zero failures.
@@ -38,10 +38,10 @@ const SERVICE = 'bench';
 
 async function main(): Promise<void> {
   const t0 = Date.now();
-  console.log('starting two Ray heads, kube-apiserver + etcd, Traefik and the operator …');
+  console.log('starting two Ray heads, the test cluster with KubeRay, Traefik and the operator …');
   const env = await startE2EEnv();
   try {
-    console.log(`  stack up (${since(t0)}), heads in ${env.network === 'netns' ? 'network namespaces' : 'the root namespace (port plan)'}; logs ${env.logDir}`);
+    console.log(`  stack up (${since(t0)}); logs ${env.logDir}`);
     const params = { step: STEP, interval: INTERVAL_S, maxSurge: MAX_SURGE };
     const first = await deployAndWaitServing(env, e2eRayService(SERVICE, { version: 'v1', cpu: '1', replicas: REPLICAS, ...params }), 'v1');
     console.log(`  v1 serving through Traefik (${since(t0)})`);

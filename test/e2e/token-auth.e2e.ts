@@ -12,15 +12,14 @@ import { ServeApiError } from '../../lib/runtime/serve/errors';
 import { engineState } from '../support/operator-env';
 import { expectForwardUpgrade, summary, windowReport } from './support/assertions';
 import { E2EEnv, E2E_NAMESPACE, startE2EEnv } from './support/e2e-env';
-import { RayHead, httpGet } from './support/ray-head';
-import { resetServe } from './support/ray-head-pool';
+import { RayHead, httpGet, resetServe } from './support/ray-head';
 import { E2E_RATE, deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from './support/scenario';
 
 const TOKEN = crypto.randomBytes(24).toString('hex');
 const RATE = E2E_RATE;
 const CLUSTER = { namespace: 'e2e', name: 'token-auth' };
 let env: E2EEnv;
-/** The head the client tests use directly (the pool binds head a first; b is reset before the operator needs it). */
+/** The head the client tests use directly (the pod network binds head a first; b is reset before the operator needs it). */
 let head: RayHead;
 
 beforeAll(async () => {

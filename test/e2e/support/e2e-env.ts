@@ -1,30 +1,31 @@
 /**
- * The end-to-end stack, real except for KubeRay's RayCluster controller and its pods:
+ * The end-to-end stack of the rayshift operator, real except for the pod network:
  *
- * - REAL: kube-apiserver + etcd (test/support/controlplane.ts) with KubeRay's and rayshift's CRDs and
- *   the Gateway API CRDs Traefik is built against; two Ray heads (`ray start --head`, pinned
- *   `ray[serve]`), each in its own network namespace where available; Traefik v3 as the Gateway
- *   API implementation (statuses and data plane); the rayshift operator, in-process, calling the
- *   real dashboards; with `prometheus`, a real Prometheus scraping Traefik and the bound Ray heads.
- * - TEST-ONLY simulated: the RayCluster controller (ray-head-pool.ts binds each RayCluster to a real
- *   head, marks it ready and writes its serve EndpointSlice), because there are no kubelets.
+ * - REAL: the test cluster (test/support/cluster.ts: kube-apiserver + etcd, kube-controller-manager,
+ *   kube-scheduler, kwok Nodes and KubeRay's operator v1.7.0, which turns the operator's RayClusters
+ *   into head Pods that kwok runs to Ready and whose serve EndpointSlices kube-controller-manager
+ *   writes) with rayshift's CRD and the Gateway API CRDs Traefik is built against; Ray heads (`ray
+ *   start --head`, pinned `ray[serve]`), each in its own network namespace; Traefik v3 as the
+ *   Gateway API implementation (statuses and data plane); the rayshift operator, in-process, calling
+ *   the real dashboards; with `prometheus`, a real Prometheus scraping Traefik and the bound heads.
+ * - TEST-ONLY simulated: the pod network (pod-network.ts), which makes a head Pod's IP reach a real
+ *   Ray head, because there are no kubelets.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import pino from 'pino';
-import { crdsOf, newestVersion } from '../../../lib/crds/catalog';
-import { resolveCrdFile } from '../../../lib/crds/resolve';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import { KubeObject } from '../../../lib/runtime/kube/types';
 import { Operator } from '../../../operator/operator';
-import { ControlPlane, startControlPlane } from '../../support/controlplane';
+import { TestCluster, startTestCluster } from '../../support/cluster';
+import { ControlPlane } from '../../support/controlplane';
 import { freePorts } from '../../support/processes';
 import { RunningPrometheus, startPrometheus } from '../../support/prometheus';
-import { rayshiftCrd, waitFor } from '../../support/operator-env';
+import { installRayshiftCrd, waitFor } from '../../support/operator-env';
 import { netnsAvailable } from './netns';
-import { RayAuth, RayHead, RayNetwork, rootPlanHostname, startRayHead } from './ray-head';
-import { RealHeadPool, simulateKubeRayWithRealHeads } from './ray-head-pool';
+import { PodNetwork, simulatePodNetwork } from './pod-network';
+import { RayAuth, RayHead, startRayHead } from './ray-head';
 import { RunningTraefik, TRAEFIK_CONTROLLER_NAME, startTraefik, traefikGatewayApiCrdFiles } from './traefik';
 
 /** Gateway API resource types used here. */
@@ -45,18 +46,15 @@ export const E2E_GATEWAY_CLASS = 'traefik';
 export const RAY_SCRAPE_JOB = 'ray';
 
 /**
- * Keeps Prometheus' `ray` job on the heads bound to a RayCluster, each labelled `ray_io_cluster`
- * with the cluster's name, as KubeRay's PodMonitor labels a head pod's metrics: a head serves
- * several clusters one after the other here, so its target follows the pool's bindings (checked
- * every 200 ms). Returns the stop.
+ * Keeps Prometheus' `ray` job on the heads bound to a RayCluster's head Pod, each labelled
+ * `ray_io_cluster` with the cluster's name, as KubeRay's PodMonitor labels a head Pod's metrics: a
+ * head serves several clusters one after the other here, so its target follows the pod network's
+ * bindings (checked every 200 ms). Returns the stop.
  */
-function scrapeBoundHeads(prometheus: RunningPrometheus, pool: RealHeadPool, heads: readonly RayHead[], note: (line: string) => void): () => void {
+function scrapeBoundHeads(prometheus: RunningPrometheus, pool: PodNetwork, note: (line: string) => void): () => void {
   let last = '';
   const follow = () => {
-    const groups = Object.entries(pool.bindings())
-      .map(([key, label]) => ({ cluster: key.slice(key.indexOf('/') + 1), head: heads.find((h) => h.label === label) }))
-      .filter((b): b is { cluster: string; head: RayHead } => b.head !== undefined)
-      .map((b) => ({ targets: [b.head.metricsTarget], labels: { ray_io_cluster: b.cluster } }));
+    const groups = [...pool.bindings().values()].map((b) => ({ targets: [b.head.metricsTarget], labels: { ray_io_cluster: b.cluster } }));
     const text = JSON.stringify(groups);
     if (text === last) return;
     last = text;
@@ -68,26 +66,23 @@ function scrapeBoundHeads(prometheus: RunningPrometheus, pool: RealHeadPool, hea
   return () => clearInterval(timer);
 }
 
-/** How the heads are networked: `RAYSHIFT_E2E_NETWORK=netns|root`, else netns when available. */
-export function chooseNetwork(): { network: RayNetwork; why: string } {
-  const forced = process.env.RAYSHIFT_E2E_NETWORK;
-  if (forced === 'netns' || forced === 'root') return { network: forced, why: `RAYSHIFT_E2E_NETWORK=${forced}` };
-  return netnsAvailable()
-    ? { network: 'netns', why: 'network namespaces are available: each Ray head has its own (default ports, IPv4 EndpointSlices)' }
-    : { network: 'root', why: 'network namespaces are NOT available here: falling back to the root-namespace port plan (FQDN EndpointSlices via /etc/hosts)' };
+/** Throws unless this machine can make network namespaces, which the pod network needs. */
+export function requireNetns(): void {
+  if (!netnsAvailable()) throw new Error('the end-to-end stacks need network namespaces (root and a working `ip netns`) for their simulated pod network');
 }
 
 /** The running stack. */
 export interface E2EEnv {
+  readonly cluster: TestCluster;
   readonly cp: ControlPlane;
   readonly admin: KubeClient;
   readonly heads: readonly RayHead[];
-  readonly pool: RealHeadPool;
+  /** The simulated pod network; `pool.resolver` maps a RayCluster to its real head's dashboard. */
+  readonly pool: PodNetwork;
   readonly traefik: RunningTraefik;
   readonly operator: Operator;
   /** The Prometheus scraping Traefik (job `traefik`), when `options.prometheus`. */
   readonly prometheus?: RunningPrometheus;
-  readonly network: RayNetwork;
   /** Dashboard auth of every head. */
   readonly auth: RayAuth;
   /** Folder with the logs (events, operator, Traefik and its 5xx access log); kept after `stop()`. */
@@ -109,17 +104,6 @@ export interface E2EEnvOptions {
   readonly operator?: boolean;
   /** Serve Traefik's metrics and run a real Prometheus scraping them every second (`E2EEnv.prometheus`). @default false */
   readonly prometheus?: boolean;
-}
-
-function ensureHostsEntries(labels: string[]): void {
-  const hosts = fs.readFileSync('/etc/hosts', 'utf8');
-  const missing = labels.map(rootPlanHostname).filter((h) => !new RegExp(`\\s${h.replace(/\./g, '\\.')}(\\s|$)`, 'm').test(hosts));
-  if (missing.length === 0) return;
-  try {
-    fs.appendFileSync('/etc/hosts', `\n127.0.0.1 ${missing.join(' ')} # rayshift e2e (root-namespace plan)\n`);
-  } catch (err) {
-    throw new Error(`the root-namespace plan needs "127.0.0.1 ${missing.join(' ')}" in /etc/hosts and it could not be added: ${(err as Error).message}`);
-  }
 }
 
 /** A stack's log folder with its `events.log`, and what `stopAll` undoes (in reverse order, each failure noted). */
@@ -152,16 +136,72 @@ export function startE2ERun(prefix: string): E2ERun {
 }
 
 /** Starts heads `labels` one after the other (slow, and the machine has 2 cores), noting each; `run` stops them. */
-export async function startHeads(run: E2ERun, labels: readonly string[], network: RayNetwork, auth: RayAuth): Promise<RayHead[]> {
+export async function startHeads(run: E2ERun, labels: readonly string[], auth: RayAuth): Promise<RayHead[]> {
   const heads: RayHead[] = [];
   run.cleanups.push(() => Promise.all(heads.map((h) => h.stop())).then(() => undefined));
   for (const [i, label] of labels.entries()) {
     const t0 = Date.now();
-    const head = await startRayHead({ label, index: i + 1, network, auth });
+    const head = await startRayHead({ label, index: i + 1, auth });
     heads.push(head);
     run.note(`Ray head ${label} healthy at ${head.dashboardUrl} after ${Date.now() - t0} ms (log ${head.logFile})`);
   }
   return heads;
+}
+
+/** What both end-to-end stacks share: Ray heads, the test cluster with KubeRay, the pod network, and a Traefik accepting the test GatewayClass. */
+export interface HeadsOnCluster {
+  readonly cluster: TestCluster;
+  readonly admin: KubeClient;
+  readonly heads: readonly RayHead[];
+  readonly pool: PodNetwork;
+  readonly traefik: RunningTraefik;
+}
+
+/** Options of `startHeadsOnCluster`. */
+export interface HeadsOnClusterOptions {
+  /** Heads to start. */
+  readonly heads: number;
+  readonly auth: RayAuth;
+  /** Further flags of KubeRay's operator. @default none */
+  readonly kuberayArgs?: readonly string[];
+  /** Traefik's entry points (name → loopback port; the Gateway listener ports). */
+  readonly entryPoints: Readonly<Record<string, number>>;
+  /** Port for Traefik's Prometheus metrics. @default none */
+  readonly metricsPort?: number;
+}
+
+/**
+ * Starts the heads, then the test cluster (KubeRay, and the Gateway API CRDs before it: KubeRay
+ * looks Gateways and HTTPRoutes up through its cache), the pod network, the e2e namespace and
+ * GatewayClass, and Traefik, and waits until Traefik accepted the class. `run` stops them all.
+ */
+export async function startHeadsOnCluster(run: E2ERun, options: HeadsOnClusterOptions): Promise<HeadsOnCluster> {
+  requireNetns();
+  const heads = await startHeads(run, ['a', 'b', 'c', 'd'].slice(0, options.heads), options.auth);
+  const gatewayCrds = traefikGatewayApiCrdFiles().filter((f) => !f.includes('_vap_'));
+  const cluster = await startTestCluster({ kuberay: true, nodes: 1, crds: gatewayCrds, ...(options.kuberayArgs ? { kuberayArgs: options.kuberayArgs } : {}) });
+  run.cleanups.push(() => cluster.stop());
+  const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+  run.cleanups.push(() => admin.close());
+  const pool = simulatePodNetwork(admin, heads, { onEvent: (m) => run.note(`[simulated pod network] ${m}`) });
+  run.cleanups.push(() => pool.stop());
+
+  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: E2E_NAMESPACE } });
+  await admin.create({ ...GATEWAYCLASS, metadata: { name: E2E_GATEWAY_CLASS }, spec: { controllerName: TRAEFIK_CONTROLLER_NAME } } as KubeObject);
+  const traefik = await startTraefik({
+    kubeconfig: cluster.cp.kubeconfigPath,
+    entryPoints: options.entryPoints,
+    logFile: path.join(run.logDir, 'traefik.log'),
+    errorAccessLog: path.join(run.logDir, 'traefik-5xx.jsonl'),
+    metricsPort: options.metricsPort,
+  });
+  run.cleanups.push(() => traefik.stop());
+  await waitFor(async () => {
+    const gc = await admin.tryGet(GATEWAYCLASS, E2E_GATEWAY_CLASS);
+    return ((gc?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Accepted' && c.status === 'True');
+  }, `Traefik to accept GatewayClass ${E2E_GATEWAY_CLASS} (see ${traefik.logFile})`, 120_000, 250);
+  run.note('GatewayClass accepted by Traefik');
+  return { cluster, admin, heads, pool, traefik };
 }
 
 /** Starts the whole stack (see the file comment); on failure everything started is stopped again. */
@@ -169,28 +209,11 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
   const run = startE2ERun('rayshift-e2e-');
   const { logDir, note, cleanups, stopAll } = run;
   try {
-    const { network, why } = chooseNetwork();
-    note(`network plan: ${network} (${why})`);
-    process.stdout.write(`[e2e] Ray heads: ${why}\n[e2e] logs: ${logDir}\n`);
-    const labels = ['a', 'b', 'c', 'd'].slice(0, options.heads ?? 2);
-    if (network === 'root') ensureHostsEntries(labels);
-    // Heads first, then the control plane.
-    const heads = await startHeads(run, labels, network, options.auth ?? { mode: 'disabled' });
-    const kuberay = crdsOf('kuberay', newestVersion('kuberay'));
-    const crds = [...(await Promise.all(kuberay.map((c) => resolveCrdFile(c)))), ...traefikGatewayApiCrdFiles().filter((f) => !f.includes('_vap_'))];
-    const cp = await startControlPlane({ crds });
-    cleanups.push(() => cp.stop());
-    const crd = await cp.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', await rayshiftCrd());
-    if (crd.status !== 201) throw new Error(`installing the rayshift CRD: HTTP ${crd.status} ${JSON.stringify(crd.body)}`);
-    const admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
-    cleanups.push(() => admin.close());
-    await waitFor(async () => (await admin.tryGet({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false }, 'rayservices.rayshift.dev').then((c) => ((c?.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))), 'rayshift CRD Established', 60_000);
-
-    const pool = simulateKubeRayWithRealHeads(admin, heads, { onEvent: (m) => note(`[simulated KubeRay] ${m}`) });
-    cleanups.push(() => pool.stop());
-
-    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: E2E_NAMESPACE } });
-    await admin.create({ ...GATEWAYCLASS, metadata: { name: E2E_GATEWAY_CLASS }, spec: { controllerName: TRAEFIK_CONTROLLER_NAME } } as KubeObject);
+    process.stdout.write(`[e2e] operator stack; logs: ${logDir}\n`);
+    const auth = options.auth ?? { mode: 'disabled' };
+    const [metricsPort] = options.prometheus ? await freePorts(1) : [];
+    const { cluster, admin, heads, pool, traefik } = await startHeadsOnCluster(run, { heads: options.heads ?? 2, auth, entryPoints: { web: E2E_HTTP_PORT, grpc: E2E_GRPC_PORT }, metricsPort });
+    await installRayshiftCrd(cluster.cp, admin);
     await admin.create({
       ...GATEWAY,
       metadata: { name: E2E_GATEWAY, namespace: E2E_NAMESPACE },
@@ -202,16 +225,12 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
         ],
       },
     } as KubeObject);
-    const [metricsPort] = options.prometheus ? await freePorts(1) : [];
-    const traefik = await startTraefik({ kubeconfig: cp.kubeconfigPath, entryPoints: { web: E2E_HTTP_PORT, grpc: E2E_GRPC_PORT }, logFile: path.join(logDir, 'traefik.log'), errorAccessLog: path.join(logDir, 'traefik-5xx.jsonl'), metricsPort });
-    cleanups.push(() => traefik.stop());
     let prometheus: RunningPrometheus | undefined;
     if (metricsPort !== undefined) {
       prometheus = await startPrometheus({ targets: { traefik: [`127.0.0.1:${metricsPort}`] }, discoveredJobs: [RAY_SCRAPE_JOB] });
       cleanups.push(() => prometheus?.stop());
       await prometheus.waitForScrape('traefik');
-      const stopFollowing = scrapeBoundHeads(prometheus, pool, heads, note);
-      cleanups.push(stopFollowing);
+      cleanups.push(scrapeBoundHeads(prometheus, pool, note));
       note(`Prometheus at ${prometheus.address} scraping Traefik's metrics on 127.0.0.1:${metricsPort} and the bound Ray heads (log ${prometheus.log})`);
     }
     await waitFor(async () => {
@@ -238,7 +257,7 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
     const operator = new Operator({ client: admin, resolver: pool.resolver, log, capacityPollMs: 500 });
     cleanups.push(() => operator.stop()); // safe when it was never started (pulumi.e2e.ts)
     if (options.operator !== false) await operator.start();
-    return { cp, admin, heads, pool, traefik, operator, prometheus, network, auth: options.auth ?? { mode: 'disabled' }, logDir, operatorFailures, note, stop: stopAll };
+    return { cluster, cp: cluster.cp, admin, heads, pool, traefik, operator, prometheus, auth, logDir, operatorFailures, note, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

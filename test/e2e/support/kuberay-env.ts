@@ -10,17 +10,10 @@
  * - TEST-ONLY simulated: the pod network (pod-network.ts), which makes a head Pod's IP reach a real
  *   Ray head.
  */
-import * as path from 'node:path';
 import { RayClusterSpecBuilder, type RayServiceProps } from '../../../lib/cdk8s';
-import { KubeClient } from '../../../lib/runtime/kube/client';
-import { KubeObject } from '../../../lib/runtime/kube/types';
-import { startTestCluster, TestCluster } from '../../support/cluster';
-import { waitFor } from '../../support/operator-env';
-import { E2E_GATEWAY_CLASS, E2E_NAMESPACE, GATEWAYCLASS, chooseNetwork, startE2ERun, startHeads } from './e2e-env';
-import { PodNetwork, simulatePodNetwork } from './pod-network';
-import { RayAuth, RayHead } from './ray-head';
+import { E2E_GATEWAY_CLASS, E2E_NAMESPACE, HeadsOnCluster, startE2ERun, startHeadsOnCluster } from './e2e-env';
+import { RayAuth } from './ray-head';
 import { UpgradeParameters, e2eServeConfig } from './scenario';
-import { RunningTraefik, TRAEFIK_CONTROLLER_NAME, startTraefik, traefikGatewayApiCrdFiles } from './traefik';
 
 /** Listener port of the Gateway KubeRay creates for an incremental upgrade (`DefaultGatewayListenerPort`). */
 export const KUBERAY_GATEWAY_PORT = 80;
@@ -48,14 +41,8 @@ export function kubeRayServiceProps(name: string, version: string, p: UpgradePar
   };
 }
 
-/** The running stack. */
-export interface KubeRayE2EEnv {
-  readonly cluster: TestCluster;
-  readonly admin: KubeClient;
-  readonly heads: readonly RayHead[];
-  /** The simulated pod network; `pool.resolver` maps a RayCluster to its real head's dashboard. */
-  readonly pool: PodNetwork;
-  readonly traefik: RunningTraefik;
+/** The running stack (`pool.resolver` maps a RayCluster to its real head's dashboard). */
+export interface KubeRayE2EEnv extends HeadsOnCluster {
   readonly auth: RayAuth;
   /** Folder with events.log and Traefik's logs; kept after `stop()` (the cluster's logs are kept on failure). */
   readonly logDir: string;
@@ -66,40 +53,13 @@ export interface KubeRayE2EEnv {
 /** Starts the stack (see the file comment); on failure everything started is stopped again. */
 export async function startKubeRayE2EEnv(options: { heads?: number } = {}): Promise<KubeRayE2EEnv> {
   const run = startE2ERun('rayshift-e2e-kuberay-');
-  const { logDir, note, cleanups, stopAll } = run;
   try {
-    const { network, why } = chooseNetwork();
-    if (network !== 'netns') throw new Error(`the KubeRay end-to-end stack needs network namespaces for its pod network (${why})`);
-    process.stdout.write(`[e2e] KubeRay stack; logs: ${logDir}\n`);
-    // Heads first, then the cluster.
-    const heads = await startHeads(run, ['a', 'b', 'c', 'd'].slice(0, options.heads ?? 2), network, { mode: 'disabled' });
-    // KubeRay looks Gateways and HTTPRoutes up through its cache: their CRDs exist before it starts.
-    const gatewayCrds = traefikGatewayApiCrdFiles().filter((f) => !f.includes('_vap_'));
-    const cluster = await startTestCluster({ kuberay: true, nodes: 1, crds: gatewayCrds, kuberayArgs: ['--use-kubernetes-proxy'] });
-    cleanups.push(() => cluster.stop());
-    const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-    cleanups.push(() => admin.close());
-
-    const pool = simulatePodNetwork(admin, heads, { onEvent: (m) => note(`[simulated pod network] ${m}`) });
-    cleanups.push(() => pool.stop());
-
-    await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: E2E_NAMESPACE } });
-    await admin.create({ ...GATEWAYCLASS, metadata: { name: E2E_GATEWAY_CLASS }, spec: { controllerName: TRAEFIK_CONTROLLER_NAME } } as KubeObject);
-    const traefik = await startTraefik({
-      kubeconfig: cluster.cp.kubeconfigPath,
-      entryPoints: { web: KUBERAY_GATEWAY_PORT },
-      logFile: path.join(logDir, 'traefik.log'),
-      errorAccessLog: path.join(logDir, 'traefik-5xx.jsonl'),
-    });
-    cleanups.push(() => traefik.stop());
-    await waitFor(async () => {
-      const gc = await admin.tryGet(GATEWAYCLASS, E2E_GATEWAY_CLASS);
-      return ((gc?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Accepted' && c.status === 'True');
-    }, `Traefik to accept GatewayClass ${E2E_GATEWAY_CLASS} (see ${traefik.logFile})`, 120_000, 250);
-    note('GatewayClass accepted by Traefik');
-    return { cluster, admin, heads, pool, traefik, auth: { mode: 'disabled' }, logDir, note, stop: stopAll };
+    process.stdout.write(`[e2e] KubeRay stack; logs: ${run.logDir}\n`);
+    const auth: RayAuth = { mode: 'disabled' };
+    const stack = await startHeadsOnCluster(run, { heads: options.heads ?? 2, auth, kuberayArgs: ['--use-kubernetes-proxy'], entryPoints: { web: KUBERAY_GATEWAY_PORT } });
+    return { ...stack, auth, logDir: run.logDir, note: run.note, stop: run.stopAll };
   } catch (err) {
-    await stopAll();
+    await run.stopAll();
     throw err;
   }
 }

@@ -11,8 +11,8 @@
  *
  * When the Pod goes away (kwok's pod-delete stage removes it at once) the address and route are
  * removed first, then Serve is shut down through its REST API and the head returns to the pool,
- * as a deleted Pod's containers would stop. Only head Pods are bound: the e2e RayClusters have no
- * workers, so every Ray process that matters is a head.
+ * as a deleted Pod's containers would stop. Only head Pods are bound: the e2e RayClusters run no
+ * worker Pods, so every Ray process that matters is a head.
  */
 import { execFileSync } from 'node:child_process';
 import { KubeClient } from '../../../lib/runtime/kube/client';
@@ -21,8 +21,7 @@ import { KubeObject } from '../../../lib/runtime/kube/types';
 import type { ClusterRef } from '../../../lib/runtime/serve/errors';
 import { DashboardResolver } from '../../../lib/runtime/serve/resolver';
 import { netnsNames } from './netns';
-import { RayHead } from './ray-head';
-import { resetServe } from './ray-head-pool';
+import { RayHead, resetServe } from './ray-head';
 
 /** Label KubeRay puts on a head Pod (`ray.io/node-type=head`). */
 const HEAD_SELECTOR = { 'ray.io/node-type': 'head' };
@@ -86,9 +85,8 @@ function unplug(label: string, podIP: string): void {
   }
 }
 
-/** TEST-ONLY: see the file comment. The heads must run in network namespaces and be clean (no Serve). */
+/** TEST-ONLY: see the file comment. The heads must be clean (no Serve). */
 export function simulatePodNetwork(client: KubeClient, heads: readonly RayHead[], options: PodNetworkOptions = {}): PodNetwork {
-  if (heads.some((h) => h.network !== 'netns')) throw new Error('the simulated pod network needs Ray heads in network namespaces (root and `ip netns`)');
   const free: RayHead[] = [...heads];
   const bound = new Map<string, PodBinding>();
   const waiting = new Map<string, KubeObject>(); // Running head Pods without a head yet, in arrival order

@@ -1,33 +1,28 @@
 /**
  * Real Ray heads for the end-to-end tests: `ray start --head --block` from the pinned virtualenv
- * (scripts/install-ray.sh), with usage stats off and an explicit `RAY_AUTH_MODE`, each either in its
- * own network namespace (default Ray ports, an ordinary IPv4 address) or, where namespaces are not
- * available, in the root namespace on the reference's port plan (every fixed port +10 per head).
- * Each head is stopped through its own process group (SIGTERM, then SIGKILL), never `ray stop`,
- * which would kill every Ray process on the machine.
+ * (scripts/install-ray.sh), with usage stats off and an explicit `RAY_AUTH_MODE`, each in its own
+ * network namespace (netns.ts: default Ray ports, an ordinary IPv4 address), where the simulated pod
+ * network (pod-network.ts) adds a Pod's IP. Each head is stopped through its own process group
+ * (SIGTERM, then SIGKILL), never `ray stop`, which would kill every Ray process on the machine.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { projectRoot } from '../../../lib/crds/resolve';
+import { RAY_AUTH_HEADER } from '../../../lib/runtime/serve/client';
 import { waitAtMost } from '../../support/wait-at-most';
 import { NetnsHost, createNetnsHost } from './netns';
 
 /** Dashboard auth of a head: none, or `RAY_AUTH_MODE=token` with this token. */
 export type RayAuth = { readonly mode: 'disabled' } | { readonly mode: 'token'; readonly token: string };
 
-/** Where a head runs: its own network namespace, or the root namespace on a port plan. */
-export type RayNetwork = 'netns' | 'root';
-
 /** Options of `startRayHead`. */
 export interface RayHeadOptions {
   /** Short name, 1-6 lowercase letters or digits (`a`, `b`); names the namespace and temp dir. */
   readonly label: string;
-  /** 1-based index: the namespace subnet `10.213.<index>.0/24`, or the port-plan offset. */
+  /** 1-based index: the namespace subnet `10.213.<index>.0/24`. */
   readonly index: number;
-  /** @default netns */
-  readonly network?: RayNetwork;
   /** @default { mode: 'disabled' } */
   readonly auth?: RayAuth;
   /** Logical CPUs Ray schedules on (each test replica asks 0.1). @default 2 */
@@ -39,7 +34,6 @@ export interface RayHeadOptions {
 /** A running Ray head. */
 export interface RayHead {
   readonly label: string;
-  readonly network: RayNetwork;
   /** `http://host:port` of the dashboard (the Serve REST API). */
   readonly dashboardUrl: string;
   /** Host that reaches the head's Serve proxies from the root namespace. */
@@ -52,8 +46,6 @@ export interface RayHead {
   readonly metricsTarget: string;
   /** `http_options`/`grpc_options` host and ports this head's Serve must use (a Serve config fragment). */
   readonly serveNetworkOptions: { http_options: Record<string, unknown>; grpc_options: { port: number } };
-  /** The address an EndpointSlice carries for this head: IPv4 in a namespace, an FQDN in the root plan. */
-  readonly endpoint: { readonly addressType: 'IPv4' | 'FQDN'; readonly address: string };
   /** The auth mode the head was started with. */
   readonly auth: RayAuth;
   /** File with the output of `ray start`. */
@@ -103,11 +95,6 @@ function tail(file: string, lines = 30): string {
   }
 }
 
-/** FQDN of a root-namespace head (`ray-<label>.rayshift.test`), mapped to 127.0.0.1 in /etc/hosts. */
-export function rootPlanHostname(label: string): string {
-  return `ray-${label}.rayshift.test`;
-}
-
 /** `ray start` exited before its head was ready (e.g. Ray's fixed 30 s raylet registration wait ran out on a loaded machine). */
 class HeadExitedEarly extends Error {}
 
@@ -134,7 +121,6 @@ export async function startRayHead(options: RayHeadOptions & { readonly attempts
 async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
   assertRayInstalled();
   const { label, index } = options;
-  const network = options.network ?? 'netns';
   const auth = options.auth ?? { mode: 'disabled' };
   const tempDir = `/tmp/rs-e2e-${label}`;
   fs.rmSync(tempDir, { recursive: true, force: true });
@@ -159,39 +145,11 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
     'start', '--head', '--block', `--temp-dir=${tempDir}`, '--include-dashboard=true', `--num-cpus=${options.numCpus ?? 2}`,
     '--object-store-memory=200000000', '--disable-usage-stats',
   ];
-  let netns: NetnsHost | undefined;
-  let host: string;
-  let dashboardPort: number;
-  let servePort: number;
-  let grpcPort: number;
-  let metricsPort: number;
-  let args: string[];
-  let command: string;
-  if (network === 'netns') {
-    netns = createNetnsHost(label, index);
-    host = netns.address;
-    dashboardPort = 8265;
-    servePort = 8000;
-    grpcPort = 9000;
-    metricsPort = 8080;
-    command = 'ip';
-    args = ['netns', 'exec', netns.name, path.join(rayVenvBin(), 'ray'), ...common, `--node-ip-address=${host}`, '--dashboard-host=0.0.0.0', `--metrics-export-port=${metricsPort}`];
-  } else {
-    // The reference's root-namespace plan: head `index` shifts every fixed port by 10 × (index − 1).
-    const o = 10 * (index - 1);
-    host = '127.0.0.1';
-    dashboardPort = 8265 + o;
-    servePort = 8001 + index - 1;
-    grpcPort = 9001 + index - 1;
-    metricsPort = 52368 + o;
-    command = path.join(rayVenvBin(), 'ray');
-    args = [
-      ...common, '--node-ip-address=127.0.0.1', '--dashboard-host=127.0.0.1', `--port=${6380 + o}`, `--dashboard-port=${dashboardPort}`,
-      `--dashboard-agent-listen-port=${52365 + o}`, `--dashboard-agent-grpc-port=${52366 + o}`, `--runtime-env-agent-port=${52367 + o}`,
-      `--metrics-export-port=${metricsPort}`, `--ray-client-server-port=${10001 + o}`,
-      `--min-worker-port=${20000 + 100 * (index - 1)}`, `--max-worker-port=${20099 + 100 * (index - 1)}`,
-    ];
-  }
+  const netns: NetnsHost = createNetnsHost(label, index);
+  const host = netns.address;
+  const [dashboardPort, servePort, grpcPort, metricsPort] = [8265, 8000, 9000, 8080];
+  const command = 'ip';
+  const args = ['netns', 'exec', netns.name, path.join(rayVenvBin(), 'ray'), ...common, `--node-ip-address=${host}`, '--dashboard-host=0.0.0.0', `--metrics-export-port=${metricsPort}`];
   const log = fs.openSync(logFile, 'a');
   const child: ChildProcess = spawn(command, args, { env, detached: true, stdio: ['ignore', log, log] });
   fs.closeSync(log);
@@ -218,8 +176,7 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
       await waitAtMost(exit, 35_000);
     }
     group('SIGKILL');
-    if (netns) netns.remove();
-    else killProcessesUsing(tempDir);
+    netns.remove();
   };
 
   const dashboardUrl = `http://${host}:${dashboardPort}`;
@@ -240,14 +197,12 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
   }
   return {
     label,
-    network,
     dashboardUrl,
     host,
     servePort,
     grpcPort,
     metricsTarget: `${host}:${metricsPort}`,
-    serveNetworkOptions: { http_options: { host: network === 'netns' ? '0.0.0.0' : '127.0.0.1', port: servePort }, grpc_options: { port: grpcPort } },
-    endpoint: network === 'netns' ? { addressType: 'IPv4', address: host } : { addressType: 'FQDN', address: rootPlanHostname(label) },
+    serveNetworkOptions: { http_options: { host: '0.0.0.0', port: servePort }, grpc_options: { port: grpcPort } },
     auth,
     logFile,
     tempDir,
@@ -255,25 +210,44 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
   };
 }
 
+function authHeaders(head: RayHead): Record<string, string> {
+  // Both the standard header and the one rayshift's client (and KubeRay) send.
+  return head.auth.mode === 'token' ? { authorization: `Bearer ${head.auth.token}`, [RAY_AUTH_HEADER]: `Bearer ${head.auth.token}` } : {};
+}
+
+function httpDelete(url: string, headers: Record<string, string>, timeoutMs: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'DELETE', timeout: timeoutMs, headers: { 'user-agent': 'rayshift-e2e', ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy(new Error(`DELETE ${url} timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /**
- * Root-namespace plan only: SIGKILLs processes of this head that left its process group (their
- * command line names the head's own temp dir, which no other process uses).
+ * Shuts Serve down on a head and waits until no application, controller or proxy is left: what a
+ * deleted Pod's stopped containers leave behind, so the head can serve the next Pod clean.
  */
-function killProcessesUsing(tempDir: string): void {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let cmdline: string;
+export async function resetServe(head: RayHead, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = '';
+  for (;;) {
     try {
-      cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-    } catch {
-      continue;
+      const status = await httpDelete(`${head.dashboardUrl}/api/serve/applications/`, authHeaders(head), 60_000);
+      if (status === 200) {
+        const got = await httpGet(`${head.dashboardUrl}/api/serve/applications/`, 10_000, authHeaders(head));
+        const body = JSON.parse(got.body) as { applications?: object; proxies?: object; controller_info?: object };
+        const empty = (o: object | undefined) => o === undefined || o === null || Object.keys(o).length === 0;
+        if (got.status === 200 && empty(body.applications) && empty(body.proxies) && empty(body.controller_info)) return;
+        lastError = `still running: ${got.body.slice(0, 200)}`;
+      } else lastError = `DELETE answered ${status}`;
+    } catch (err) {
+      lastError = (err as Error).message;
     }
-    if (cmdline.includes(`${tempDir}/`) || cmdline.split('\0').includes(`--temp-dir=${tempDir}`)) {
-      try {
-        process.kill(Number(entry), 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    if (Date.now() > deadline) throw new Error(`resetting Serve on head ${head.label}: ${lastError}`);
+    await new Promise((r) => setTimeout(r, 1000));
   }
 }

@@ -48,7 +48,7 @@ export const KUBERAY_PARAMETER_SETS: readonly UpgradeParameters[] = [
 export interface E2EServiceOptions extends Partial<UpgradeParameters> {
   /** App version answered by the replicas (builder arg: a change redeploys). */
   readonly version: string;
-  /** Worker CPU request: a change makes the operator create a new cluster (an upgrade). */
+  /** Worker CPU request of the (Pod-less) worker group: a change makes the operator create a new cluster (an upgrade). */
   readonly cpu: string;
   /** Replicas of the `Version` deployment at full capacity. @default 4 */
   readonly replicas?: number;
@@ -126,7 +126,11 @@ export function e2eRayService(name: string, o: E2EServiceOptions): KubeObject {
           rayStartParams: { 'num-cpus': '0' },
           template: { spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.60.0', ports: [{ name: 'serve', containerPort: 8000 }, { name: 'serve-grpc', containerPort: 9000 }, { name: 'dashboard', containerPort: 8265 }] }] } },
         },
-        workerGroupSpecs: [{ groupName: 'small', replicas: 1, minReplicas: 1, maxReplicas: 4, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.60.0', resources: { requests: { cpu: o.cpu } } }] } } }],
+        // No worker Pod: every Ray process here is a head (pod-network.ts binds head Pods only), and
+        // KubeRay labels a RayService cluster's worker Pods `ray.io/serve=true`, so a worker Pod would
+        // be a ready serve endpoint where nothing answers. The group's CPU request still names the
+        // cluster spec (a change is a new cluster).
+        workerGroupSpecs: [{ groupName: 'small', replicas: 0, minReplicas: 0, maxReplicas: 4, template: { spec: { containers: [{ name: 'ray-worker', image: 'rayproject/ray:2.60.0', resources: { requests: { cpu: o.cpu } } }] } } }],
       },
       upgradeStrategy: {
         type: 'NewClusterWithIncrementalUpgrade',
