@@ -11,13 +11,14 @@ import { CachedObjectReader } from '../lib/runtime/kube/object-reader';
 import { KubeObject, ResourceType } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
 import {
-  CLUSTER_LABEL, ENDPOINT_SLICE, GATEWAY, GRPCROUTE, HTTPROUTE, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, ORIGINATED_FROM_RAYSERVICE, POD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
+  ENDPOINT_SLICE, GATEWAY, GRPCROUTE, HTTPROUTE, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_RAYSERVICE, POD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
 } from '../lib/spec/object-names';
 import type { RouteKind } from '../lib/spec/rayservice';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { kubeRayTokenSource } from '../lib/runtime/serve/kuberay-token';
 import { DashboardResolver } from '../lib/runtime/serve/resolver';
 import type { WorkQueue } from '../lib/runtime/work-queue';
+import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-routing';
 import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
 
@@ -46,6 +47,7 @@ export class Operator {
   private readonly informers: Informer[];
   private readonly services: Informer;
   private readonly reader: CachedObjectReader;
+  private readonly routing: RoutingView;
   private synced = false;
 
   constructor(options: OperatorOptions) {
@@ -71,6 +73,7 @@ export class Operator {
     this.informers = cached.map((x) => x.informer);
     const reader = new CachedObjectReader(c, cached);
     this.reader = reader;
+    this.routing = { hasService: (namespace, name) => this.services.get(name, namespace) !== undefined, cluster: (namespace, name) => reader.tryGet(RAYCLUSTER, name, namespace) };
     this.reconciler = new RayServiceReconciler({
       client: c,
       // Clusters with Ray token auth get their token from KubeRay's Secret (needs the chart's `rayTokenAuth`).
@@ -157,43 +160,26 @@ export class Operator {
   }
 
   private onOwned(e: InformerEvent): void {
-    if (this.relevant(e)) this.enqueueOwner(e.object);
+    if (!this.relevant(e)) return;
+    const key = controllingServiceKey(e.object);
+    if (key !== undefined) this.queue.add(key);
   }
 
-  /** Queues the rayshift RayService that is `obj`'s controller, if one is. */
-  private enqueueOwner(obj: KubeObject): void {
-    const owner = (obj.metadata.ownerReferences ?? []).find((r) => r.controller && r.apiVersion === RAYSHIFT_RAYSERVICE.apiVersion && r.kind === RAYSHIFT_RAYSERVICE.kind);
-    if (owner) this.queue.add(`${obj.metadata.namespace}/${owner.name}`);
+  /** Queues the service `route` leads to (event-routing.ts), once it is known. */
+  private enqueueRouted(route: Promise<string | undefined>): void {
+    void route.then((key) => {
+      if (key !== undefined) this.queue.add(key);
+    });
   }
 
   /** A head Pod changed (a new head starts with the serve label `false`): reconcile the RayService owning its RayCluster. */
   private onHeadPod(e: InformerEvent): void {
-    if (!this.relevant(e)) return;
-    const namespace = String(e.object.metadata.namespace);
-    const cluster = e.object.metadata.labels?.[CLUSTER_LABEL];
-    if (cluster === undefined) return;
-    void this.reader.tryGet(RAYCLUSTER, cluster, namespace).then((c) => {
-      if (c !== undefined) this.enqueueOwner(c);
-    });
+    if (this.relevant(e)) this.enqueueRouted(serviceOfHeadPod(e.object, this.routing));
   }
 
-  /**
-   * A serve Service's endpoints changed: reconcile the RayService it serves. Its slices carry the
-   * Service's labels, whose `ray.io/originated-from-cr-name` names the RayCluster of a per-cluster
-   * serve Service (KubeRay's shape) or the RayService of a stable one.
-   */
+  /** A serve Service's endpoints changed: reconcile the RayService it serves. */
   private onServeEndpoints(e: InformerEvent): void {
-    if (!this.synced) return;
-    const namespace = String(e.object.metadata.namespace);
-    const origin = e.object.metadata.labels?.[ORIGINATED_FROM_NAME];
-    if (origin === undefined) return;
-    if (this.services.get(origin, namespace)) {
-      this.queue.add(`${namespace}/${origin}`);
-      return;
-    }
-    void this.reader.tryGet(RAYCLUSTER, origin, namespace).then((c) => {
-      if (c !== undefined) this.enqueueOwner(c);
-    });
+    if (this.synced) this.enqueueRouted(serviceOfServeEndpoints(e.object, this.routing));
   }
 
   private onRoute(e: InformerEvent, kind: RouteKind): void {
