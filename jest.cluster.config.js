@@ -1,9 +1,9 @@
 /**
- * The test cluster's smoke tests (test/integration/cluster-*.test.ts): the real kube-scheduler,
+ * The test cluster's suites (test/integration/cluster-*.test.ts): the real kube-scheduler,
  * kube-controller-manager, kwok, KubeRay operator and RBG controller beside the control plane (see
- * test/support/cluster.ts). They need `npm run controlplane:build` and `bash scripts/build-cluster.sh`
- * first and fail naming those builds otherwise, so the integration suite (jest.integration.config.js)
- * leaves them out until CI builds the cluster. Otherwise configured like the integration suite.
+ * test/support/cluster.ts), one suite at a time. They need `npm run controlplane:build` and
+ * `npm run cluster:build` first and fail naming those builds otherwise. Otherwise configured like
+ * the integration suite (jest.integration.config.js), which leaves them out.
  */
 const integration = require('./jest.integration.config.js');
 

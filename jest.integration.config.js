@@ -1,6 +1,7 @@
 /**
  * Integration tests: they start a real kube-apiserver + etcd (test/support/controlplane.ts), so they
- * need `npm run controlplane:build` first. ts-jest only transpiles here (isolatedModules); type-check
+ * need `npm run controlplane:build` first; the operator's and the API server's suites start the test
+ * cluster with KubeRay (test/support/operator-env.ts), so they also need `npm run cluster:build`. ts-jest only transpiles here (isolatedModules); type-check
  * the tests with tsc. The compiler options are tsconfig.json's plus isolatedModules, passed inline so
  * that ts-jest does not warn about its deprecated `isolatedModules` option.
  */
@@ -11,7 +12,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test/integration'],
   testMatch: ['**/*.test.ts'],
-  // The test cluster's smoke tests need builds CI does not make yet: jest.cluster.config.js runs them.
+  // The test cluster's own suites run one at a time (many processes each): jest.cluster.config.js runs them.
   testPathIgnorePatterns: ['/node_modules/', '/cluster-[^/]*\\.test\\.ts$'],
   testTimeout: 120000,
   transform: {

@@ -1,6 +1,6 @@
 /**
- * Traffic-step lateness of the operator on a real kube-apiserver (TEST-ONLY simulated KubeRay,
- * Gateway controller and Serve fleet), against a 2-second polling executor (KubeRay's requeue)
+ * Traffic-step lateness of the operator on the test cluster (real KubeRay; TEST-ONLY Gateway
+ * status writer and Serve fleet), against a 2-second polling executor (KubeRay's requeue)
  * running the same reconciler on the same workload. Prints figures; never asserts.
  *
  * Workload: SERVICES services per executor, maxSurge 100, steps of 4–5 %, interval 1 s, all

@@ -1,6 +1,6 @@
 /**
- * 500 RayServices upgrading at once on one operator process, on a real kube-apiserver (TEST-ONLY
- * simulated KubeRay, Gateway controller and Serve fleet in the bench process; the operator runs in
+ * 500 RayServices upgrading at once on one operator process, on the test cluster (real KubeRay,
+ * which also makes every cluster's Pods; TEST-ONLY Gateway status writer and Serve fleet in the bench process; the operator runs in
  * a child process so that its CPU and RSS are its own). Prints step lateness (the bench's route
  * watch − due time), API writes per traffic step, reconcile figures and wall time; never asserts.
  *
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   console.log(`${n} services, maxSurge ${maxSurge}, step ${step}, interval ${interval} s, replica start jitter ${jitter} ms, operator concurrency ${concurrency ?? 'default'}`);
   // 3–4 Services per RayService: the harness' default /24 Service range (254 IPs) would run out.
-  const env = await startOperatorEnv({ serve: () => ({ replicaStartDelayMs: 20 + Math.floor(Math.random() * jitter) }), controlPlane: { apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'] } });
+  const env = await startOperatorEnv({ serve: () => ({ replicaStartDelayMs: 20 + Math.floor(Math.random() * jitter) }), apiserverArgs: ['--service-cluster-ip-range=10.0.0.0/16'] });
   console.log(`  control plane up (${since(t0)})`);
   const op = fork(__filename, ['--operator-child', env.cp.kubeconfigPath, env.fleet.template, String(concurrency ?? 'default')], { stdio: 'inherit', serialization: 'advanced' });
   await ask(op, 'ready');

@@ -29,7 +29,7 @@ import { spawn } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import { recordName } from '../../lib/pulumi/record-name';
-import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
+import { OperatorEnv, startOperatorEnv } from '../support/operator-env';
 import { createNamespace, rayClusterConfig, serveConfig } from '../support/operator-env';
 import { pulumiToolchain, TEST_PASSPHRASE } from '../support/pulumi';
 import { servedSchema, startPluginProvider } from '../support/pulumi-plugin';
@@ -172,7 +172,7 @@ describe('a cdk8s app', () => {
 
 describe('a Pulumi program', () => {
   const NS = 'consumer';
-  let env: ClusterOperatorEnv;
+  let env: OperatorEnv;
   let project: string;
   let cliEnv: Record<string, string>;
   let stackConfig: Record<string, { value: string; secret?: boolean }>;
@@ -181,7 +181,7 @@ describe('a Pulumi program', () => {
     project = freshProject('pulumi');
     copyFixture('pulumi-app', project);
     await npmInstall(project, [pack.tarball, peer('@pulumi/pulumi'), peer('@pulumi/kubernetes'), peer('@kubernetes/client-node'), peer('typescript'), peer('@types/node')], node24);
-    env = await startClusterOperatorEnv();
+    env = await startOperatorEnv();
     await createNamespace(env.admin, NS);
     const toolchain = pulumiToolchain();
     const home = path.join(project, '.pulumi-home');

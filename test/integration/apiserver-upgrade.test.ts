@@ -1,7 +1,7 @@
 /**
  * Upgrade status, the progress watch and steering through the API server, with the in-process
- * rayshift operator (and the TEST-ONLY simulated KubeRay, Gateway controller and Serve fleet)
- * executing real incremental upgrades on a real kube-apiserver: the watch (gRPC stream and REST
+ * rayshift operator (beside the real KubeRay of the test cluster, with the TEST-ONLY Gateway status
+ * writer and Serve fleet) executing real incremental upgrades on a real kube-apiserver: the watch (gRPC stream and REST
  * server-sent events) follows a whole upgrade and ends on completion; pause, resume, promote, abort
  * and rollback change what the operator does, are refused with FAILED_PRECONDITION when they do not
  * apply, are authorised per verb and written as the caller (a user may promote only with patch on the
@@ -253,18 +253,28 @@ test('revisions and events answer equally over REST and gRPC, only to callers wh
     lastTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     source: { component: 'kuberay-operator' },
   } as never);
-  const events = await env.rest('GET', `${base}/hist/events`);
+  // The same list over both protocols (read again when KubeRay recorded an event between the two calls).
+  let events = await env.rest('GET', `${base}/hist/events`);
+  let grpcEvents = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' });
+  for (let i = 0; i < 5 && JSON.stringify(toJson(ListRayServiceEventsResponseSchema, grpcEvents, { alwaysEmitImplicit: true })) !== JSON.stringify(events.body); i++) {
+    events = await env.rest('GET', `${base}/hist/events`);
+    grpcEvents = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' });
+  }
   expect(events.status).toBe(200);
-  expect(events.body.events.map((e: any) => [e.regardingKind, e.regardingName, e.reason]).sort()).toEqual(
+  expect(toJson(ListRayServiceEventsResponseSchema, grpcEvents, { alwaysEmitImplicit: true })).toEqual(events.body);
+  const listed: [string, string, string][] = events.body.events.map((e: any) => [e.regardingKind, e.regardingName, e.reason]);
+  const written = ['ServiceEvent', 'ActiveClusterEvent', 'PendingClusterEvent', 'PodEvent'];
+  expect(listed.filter(([, , reason]) => written.includes(reason)).sort()).toEqual(
     [
       ['RayService', 'hist', 'ServiceEvent'],
       ['RayCluster', serving.active.cluster, 'ActiveClusterEvent'],
       ['RayCluster', upgrading.pending.cluster, 'PendingClusterEvent'],
     ].sort(),
   );
+  // Beside them, what the real KubeRay recorded about both clusters (core/v1 Events); nothing about another object.
+  expect(listed).toEqual(expect.arrayContaining([['RayCluster', serving.active.cluster, 'CreatedHeadPod'], ['RayCluster', upgrading.pending.cluster, 'CreatedHeadPod']]));
+  expect(listed.filter(([kind, name]) => !(kind === 'RayService' && name === 'hist') && !(kind === 'RayCluster' && [serving.active.cluster, upgrading.pending.cluster].includes(name)))).toEqual([]);
   expect(events.body.events.find((e: any) => e.reason === 'PendingClusterEvent')).toMatchObject({ type: 'Warning', note: 'created pods', count: 3 });
-  const grpcEvents = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' });
-  expect(toJson(ListRayServiceEventsResponseSchema, grpcEvents, { alwaysEmitImplicit: true })).toEqual(events.body);
 
   // bob may read the service (and only it), not its clusters nor the events: both are refused, over both protocols.
   await grantUser(env.admin, TEAM_A, 'bob', 'bob-reads-hist', [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], resourceNames: ['hist'], verbs: ['get'] }]);

@@ -1,6 +1,6 @@
 /**
  * `rayshift status --watch` and the steering verbs, run as the built binary against the operator on
- * a real kube-apiserver (TEST-ONLY simulated KubeRay, Gateway controller and Serve dashboards):
+ * the test cluster (real KubeRay; TEST-ONLY Gateway status writer and Serve dashboards):
  * through a pipe it prints one line per change, under a terminal (tmux) it redraws one screen in
  * place, and `pause` / `resume` hold and release the next step. With `--api-server` the same verbs
  * go through the rayshift API server as a token's user and print what the kubeconfig path prints;

@@ -1,6 +1,6 @@
 /**
  * Metric-gated upgrades executed by the rayshift operator on the test cluster (real KubeRay, kwok
- * Pods; TEST-ONLY Serve dashboards and Gateway status writer, test/support/cluster-operator-env.ts)
+ * Pods; TEST-ONLY Serve dashboards and Gateway status writer, test/support/operator-env.ts)
  * with a real Prometheus (built from Go modules, test/support/prometheus.ts) scraping TEST-ONLY
  * simulated Ray Serve metrics whose load follows the route's weights as the API server reports
  * them (test/support/simulated-serve-metrics.ts; no Ray process runs in this suite). The operator
@@ -18,7 +18,7 @@ import * as migration from '../../lib/pulumi/migration-operations';
 import type { MigrationInputs } from '../../lib/pulumi/migration-inputs';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import type { RayServiceSpec } from '../../lib/spec/rayservice';
-import { startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { startOperatorHarness } from '../support/operator-env';
 import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
 import { startSimulatedServeMetrics, type SimulatedServeMetrics } from '../support/simulated-serve-metrics';
@@ -28,7 +28,7 @@ let env: OperatorEnv;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
-  harness = await startClusterOperatorHarness();
+  harness = await startOperatorHarness();
   env = harness.env;
 }, 300_000);
 

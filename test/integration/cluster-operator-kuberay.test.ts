@@ -1,6 +1,6 @@
 /**
  * rayshift's operator beside the real KubeRay operator (v1.7.0) in the test cluster
- * (test/support/cluster-operator-env.ts): a RayService synthesized by the `RayService` construct
+ * (test/support/operator-env.ts): a RayService synthesized by the `RayService` construct
  * with `executor: 'operator'` is upgraded incrementally by rayshift's operator (in this process),
  * while KubeRay's RayCluster controller turns the operator's RayClusters into head and worker Pods
  * that kube-scheduler places and kwok runs, and writes the `HeadPodReady`/`ready` state the operator
@@ -18,7 +18,7 @@ import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { ENDPOINT_SLICE, FINALIZER, POD, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
 import { getWhen } from '../support/cluster';
-import { ClusterOperatorEnv, startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { OperatorEnv, startOperatorHarness } from '../support/operator-env';
 import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, incrementalOptions, plannedPendingWeights, recordRouteWeights, recordedPendingWeights, serveConfig, waitFor } from '../support/operator-env';
 
 const NS = 'side-by-side';
@@ -27,13 +27,13 @@ const POOL_LABEL = 'rayshift.test/pool';
 const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 const OPTIONS = { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1 };
 
-let harness: OperatorHarness & { env: ClusterOperatorEnv };
-let env: ClusterOperatorEnv;
+let harness: OperatorHarness & { env: OperatorEnv };
+let env: OperatorEnv;
 /** The test's own writes, under a field manager of their own (the operator writes as `rayshift`). */
 let user: KubeClient;
 
 beforeAll(async () => {
-  harness = await startClusterOperatorHarness({ nodes: 2 });
+  harness = await startOperatorHarness({ nodes: 2 });
   env = harness.env;
   user = KubeClient.fromKubeconfig(env.cp.kubeconfigPath, { fieldManager: 'cluster-test-user' });
   await createNamespace(user, NS);

@@ -1,17 +1,17 @@
 /**
- * Operator lifecycle on the test cluster (test/support/cluster-operator-env.ts: the real KubeRay;
+ * Operator lifecycle on the test cluster (test/support/operator-env.ts: the real KubeRay;
  * TEST-ONLY Gateway status writer and Serve dashboards): the finalizer puts all traffic back on the active cluster when a service is
  * deleted mid-upgrade, and leader election hands the Lease over on release and on expiry.
  */
 import { LeaderElector } from '../../lib/runtime/kube/leader-election';
 import { HTTPROUTE, OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
-import { startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { startOperatorHarness } from '../support/operator-env';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;
 
 beforeAll(async () => {
-  harness = await startClusterOperatorHarness();
+  harness = await startOperatorHarness();
   env = harness.env;
 }, 300_000);
 

@@ -1,6 +1,6 @@
 /**
  * The operator with exactly the install chart's RBAC, on the test cluster
- * (test/support/cluster-operator-env.ts: the real KubeRay runs the operator's RayClusters as kwok
+ * (test/support/operator-env.ts: the real KubeRay runs the operator's RayClusters as kwok
  * Pods; TEST-ONLY Gateway status writer and Serve fleet): the chart's non-CRD objects (Namespace,
  * ServiceAccount, ClusterRole and binding, leader-election Role and binding, Deployment) are
  * created, `node bin/rayshift.js operator --leader-elect` runs as a child process with a kubeconfig
@@ -21,7 +21,7 @@ import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { isStatus } from '../../lib/runtime/kube/errors';
 import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
-import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
+import { OperatorEnv, startOperatorEnv } from '../support/operator-env';
 import { spawnOperatorChild } from '../support/operator-child';
 import { RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights } from '../support/operator-env';
 import { collectionPath } from '../support/rest-paths';
@@ -30,7 +30,7 @@ const ROOT = projectRoot();
 const NS = 'serving';
 const LEASE = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', plural: 'leases', namespaced: true };
 
-let env: ClusterOperatorEnv;
+let env: OperatorEnv;
 let objects: any[];
 let token: string;
 let kubeconfig: string;
@@ -39,7 +39,7 @@ let child: ChildProcess | undefined;
 
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) throw new Error('build/ is missing: run `npm run build` first (the operator child runs bin/rayshift.js → build/)');
-  env = await startClusterOperatorEnv({ apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] });
+  env = await startOperatorEnv({ apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] });
   // The same KubeRay CRD the environment built the installed rayshift CRD from.
   const file = await resolveCrdFile(crdsOf('kuberay', 'v1.7.0').find((c) => c.file === 'ray.io_rayservices.yaml')!);
   objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }) }));

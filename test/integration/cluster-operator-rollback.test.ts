@@ -1,7 +1,7 @@
 /**
  * KubeRay's incremental-upgrade rollback matrix (`TestRayServiceIncrementalUpgradeRollback`,
  * reference kuberay.md §6) executed by the rayshift operator on the test cluster
- * (test/support/cluster-operator-env.ts: the real KubeRay turns its RayClusters into kwok Pods and
+ * (test/support/operator-env.ts: the real KubeRay turns its RayClusters into kwok Pods and
  * reports their heads; TEST-ONLY Gateway status writer and Serve dashboards), plus an automatic
  * rollback on the progress deadline. The unhealthy pending head is a real fault: its Pod is
  * deleted after its Node lost the label the head selects, so KubeRay's new head stays Unschedulable. Specs differ by worker CPU: A = 2, B = 500m,
@@ -10,11 +10,11 @@
  * against one environment and one in-process Operator.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { ClusterOperatorEnv, startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { OperatorEnv, startOperatorHarness } from '../support/operator-env';
 import { HTTPROUTE, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, waitFor } from '../support/operator-env';
 
 let harness: OperatorHarness;
-let env: ClusterOperatorEnv;
+let env: OperatorEnv;
 /** The label the UnhealthyPendingCluster case's B head selects; one Node carries it until the fault. */
 const POOL = { label: 'rayshift.test/pool', value: 'unhealthy-pending' };
 /** Namespaces whose Serve dashboards created from now on hold new replicas in STARTING. */
@@ -23,11 +23,11 @@ const heldNamespaces = new Set<string>();
 const failures: ReportedFailure[] = [];
 
 beforeAll(async () => {
-  harness = await startClusterOperatorHarness({
+  harness = await startOperatorHarness({
     serve: (ns) => ({ replicaStartDelayMs: 20, manualReplicaStart: heldNamespaces.has(ns) }),
     failures,
   });
-  env = harness.env as ClusterOperatorEnv;
+  env = harness.env as OperatorEnv;
   await labelPoolNode(POOL.value);
 }, 300_000);
 

@@ -1,6 +1,6 @@
 /**
  * The operator's upgrade strategies and route shapes on the test cluster
- * (test/support/cluster-operator-env.ts: the real KubeRay turns the operator's RayClusters into
+ * (test/support/operator-env.ts: the real KubeRay turns the operator's RayClusters into
  * kwok Pods and reports them ready; TEST-ONLY Gateway status writer and Serve dashboards): blue/green (`NewCluster`), `None`, a shared Gateway (`gatewayRef`) with a pre-existing
  * HTTPRoute the operator must only touch the managed weights of, a GRPCRoute, and a concurrent
  * writer editing the route's unmanaged parts while an upgrade moves its weights.
@@ -11,7 +11,7 @@ import { clusterSpecHash } from '../../lib/engine/cluster-hash';
 import { newClusterName } from '../../lib/engine/cluster-name';
 import { isStatus } from '../../lib/runtime/kube/errors';
 import { HTTPROUTE, OperatorEnv, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
-import { startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { startOperatorHarness } from '../support/operator-env';
 
 const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 const GATEWAY = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
@@ -25,7 +25,7 @@ const heldNamespaces = new Set<string>();
 const failures: ReportedFailure[] = [];
 
 beforeAll(async () => {
-  harness = await startClusterOperatorHarness({ serve: (ns) => ({ replicaStartDelayMs: 20, manualReplicaStart: heldNamespaces.has(ns) }), failures });
+  harness = await startOperatorHarness({ serve: (ns) => ({ replicaStartDelayMs: 20, manualReplicaStart: heldNamespaces.has(ns) }), failures });
   env = harness.env;
 }, 300_000);
 

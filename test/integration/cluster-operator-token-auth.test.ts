@@ -1,12 +1,12 @@
 /**
  * The operator against Ray dashboards with token auth (`RAY_AUTH_MODE=token`), on the test cluster
- * (test/support/cluster-operator-env.ts: the real KubeRay runs the clusters; TEST-ONLY simulated
+ * (test/support/operator-env.ts: the real KubeRay runs the clusters; TEST-ONLY simulated
  * Serve dashboards answer 401/403 like Ray's): a RayService whose clusters declare
  * `authOptions.mode: token` is upgraded with the token read from KubeRay's Secret, and the token
  * is what the dashboards demanded (a wrong Secret stops the upgrade instead of calling anonymously).
  */
 import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, ReportedFailure, createNamespace, engineState, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
-import { startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { startOperatorHarness } from '../support/operator-env';
 
 const TOKEN = 'ray-dashboard-token-4f1c';
 const failures: ReportedFailure[] = [];
@@ -14,7 +14,7 @@ let harness: OperatorHarness;
 let env: OperatorEnv;
 
 beforeAll(async () => {
-  harness = await startClusterOperatorHarness({ serve: () => ({ replicaStartDelayMs: 20, token: TOKEN }), failures });
+  harness = await startOperatorHarness({ serve: () => ({ replicaStartDelayMs: 20, token: TOKEN }), failures });
   env = harness.env;
 }, 300_000);
 

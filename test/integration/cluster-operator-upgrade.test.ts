@@ -1,17 +1,17 @@
 /**
- * The operator on the test cluster (test/support/cluster-operator-env.ts: the real KubeRay turns
+ * The operator on the test cluster (test/support/operator-env.ts: the real KubeRay turns
  * its RayClusters into kwok Pods and reports them ready; TEST-ONLY Gateway status writer and Serve
  * dashboards): a full incremental upgrade whose every route weight change, seen through a watch,
  * follows the engine's plan.
  */
 import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights } from '../support/operator-env';
-import { startClusterOperatorHarness } from '../support/cluster-operator-env';
+import { startOperatorHarness } from '../support/operator-env';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;
 
 beforeAll(async () => {
-  harness = await startClusterOperatorHarness();
+  harness = await startOperatorHarness();
   env = harness.env;
 }, 300_000);
 

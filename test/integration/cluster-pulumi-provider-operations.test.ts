@@ -1,6 +1,6 @@
 /**
  * The Pulumi executor's provider operations run in this process (no Pulumi CLI) on the test
- * cluster (test/support/cluster-operator-env.ts: the real KubeRay runs the RayClusters they create;
+ * cluster (test/support/operator-env.ts: the real KubeRay runs the RayClusters they create;
  * Serve and the Gateway status stay TEST-ONLY simulations), and no operator: create brings a service up, update runs a full incremental upgrade whose watched route
  * weights follow the engine's plan, an unchanged update does nothing, read refreshes, the deadline
  * rolls back, and delete tears everything down.
@@ -15,10 +15,10 @@ import * as migration from '../../lib/pulumi/migration-operations';
 import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
 import { recordName } from '../../lib/pulumi/record-name';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
-import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
+import { OperatorEnv, startOperatorEnv } from '../support/operator-env';
 import { HTTPROUTE, RAYCLUSTER, createNamespace, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
 
-let env: ClusterOperatorEnv;
+let env: OperatorEnv;
 let kubeconfig: string;
 const lines: string[] = [];
 /** The weights and capacities of each step line of the uninterrupted upgrade (first test). */
@@ -30,7 +30,7 @@ function stateOf(line: string, old: string, next: string): string {
 }
 
 beforeAll(async () => {
-  env = await startClusterOperatorEnv();
+  env = await startOperatorEnv();
   kubeconfig = fs.readFileSync(env.cp.kubeconfigPath, 'utf8');
 }, 300_000);
 

@@ -1,6 +1,6 @@
 /**
  * The `RayService` component through the Automation API with the real Pulumi CLI (built from Go
- * modules, offline) on the test cluster (test/support/cluster-operator-env.ts): the real KubeRay
+ * modules, offline) on the test cluster (test/support/operator-env.ts): the real KubeRay
  * operator turns the RayClusters Pulumi's migration creates into Pods on kwok's Nodes and reports
  * their heads, and kube-controller-manager collects what their owners leave, so the programs keep
  * `@pulumi/kubernetes`' default foreground deletion. Serve and the Gateway status stay TEST-ONLY
@@ -35,7 +35,7 @@ import { RayClusterConfig } from '../../lib/spec/raycluster';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
 import { Operator } from '../../operator/operator';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { ClusterOperatorEnv, startClusterOperatorEnv } from '../support/cluster-operator-env';
+import { OperatorEnv, startOperatorEnv } from '../support/operator-env';
 import { HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
 import { PluginPython, startPluginPython } from '../support/pulumi-plugin';
@@ -43,14 +43,14 @@ import { PluginPython, startPluginPython } from '../support/pulumi-plugin';
 const NS = 'pulumi-e2e';
 const INCREMENTAL = { type: 'NewClusterWithIncrementalUpgrade' as const, clusterUpgradeOptions: { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, gatewayClassName: 'simulated' } };
 
-let env: ClusterOperatorEnv;
+let env: OperatorEnv;
 let kubeconfig: string;
 const stacks: PulumiTestStack[] = [];
 const cliOutput: string[] = [];
 const onOutput = (line: string) => void cliOutput.push(line);
 
 beforeAll(async () => {
-  env = await startClusterOperatorEnv();
+  env = await startOperatorEnv();
   kubeconfig = fs.readFileSync(env.cp.kubeconfigPath, 'utf8');
   await createNamespace(env.admin, NS);
 }, 300_000);

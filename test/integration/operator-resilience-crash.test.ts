@@ -1,7 +1,6 @@
 /**
- * The operator process dying, on a real kube-apiserver with the TEST-ONLY simulated KubeRay,
- * Gateway status writer and Serve fleet (setup, and why the bare control plane, in
- * test/support/operator-resilience.ts):
+ * The operator process dying, on the test cluster with the real KubeRay and the TEST-ONLY Gateway
+ * status writer and Serve fleet (setup in test/support/operator-resilience.ts):
  *
  * - Crash and resume: `node bin/rayshift.js operator` as a child process, SIGKILLed at seeded
  *   random points while nine services run 24 upgrades. Watches in this (never killed) test

@@ -1,7 +1,6 @@
 /**
- * Faults around a running operator, on a real kube-apiserver with the TEST-ONLY simulated KubeRay,
- * Gateway status writer and Serve fleet (setup, and why the bare control plane, in
- * test/support/operator-resilience.ts):
+ * Faults around a running operator, on the test cluster with the real KubeRay and the TEST-ONLY
+ * Gateway status writer and Serve fleet (setup in test/support/operator-resilience.ts):
  *
  * - Bad input: specs that pass CEL but fail the model get Ready=False/ValidationFailed naming the
  *   field, and the operator process keeps reconciling other services.

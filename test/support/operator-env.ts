@@ -1,13 +1,18 @@
 /**
- * Shared setup of operator integration tests: a bare kube-apiserver with the upstream CRDs and
- * rayshift's, an admin client, the TEST-ONLY simulated KubeRay (for suites on the bare control
- * plane; cluster-operator-env.ts runs the real one), Gateway status writer and Serve fleet, and
- * helpers to write services and record what the API server saw.
+ * Shared setup of operator integration tests, and helpers to write services and record what the API
+ * server saw. The environment is the test cluster (`cluster.ts`): the real KubeRay operator turns
+ * the operator's RayClusters into head and worker Pods that kube-scheduler places on kwok's Nodes
+ * and kwok runs to Ready, and KubeRay writes the `HeadPodReady`/`ready` state the operator waits on;
+ * with the upstream CRDs (KubeRay's, the Gateway API's, RBG's) and rayshift's. Two seams stay
+ * simulated, each because nothing here can play it:
+ * - Serve, through the TEST-ONLY simulated Serve fleet (no Ray process runs in these suites; the
+ *   operator reaches each cluster's "dashboard" through its address template);
+ * - Gateway status, through the TEST-ONLY gateway status writer (no Gateway data plane runs).
  */
 import * as fs from 'node:fs';
 import pino from 'pino';
 import { parse } from 'yaml';
-import { crdsOf } from '../../lib/crds/catalog';
+import { crdsOf, newestVersion } from '../../lib/crds/catalog';
 import { plan } from '../../lib/engine/plan';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { resolveCrdFile } from '../../lib/crds/resolve';
@@ -16,8 +21,9 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
-import { ControlPlane, StartOptions, startControlPlane, upstreamCrdFiles } from './controlplane';
-import { SimulatedKubeRayOptions, SimulatedServeFleet, Simulator, simulateGatewayStatusWithoutDataPlane, simulateKubeRayOnBareControlPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
+import { TestCluster, startTestCluster } from './cluster';
+import { ControlPlane, ExtraToken } from './controlplane';
+import { SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
 
 /** The rayshift RayService CRD (built from KubeRay v1.7.0's), as an object to POST. */
@@ -28,6 +34,8 @@ export async function rayshiftCrd(): Promise<KubeObject> {
 
 /** Everything an operator test needs. */
 export interface OperatorEnv {
+  /** The cluster (logs, Nodes, `printLogsOnFailure`). */
+  readonly cluster: TestCluster;
   readonly cp: ControlPlane;
   readonly admin: KubeClient;
   readonly fleet: SimulatedServeFleet;
@@ -41,24 +49,55 @@ export async function installRayshiftCrd(cp: ControlPlane, admin: KubeClient): P
   await waitFor(async () => (await admin.tryGet({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false }, 'rayservices.rayshift.dev').then((c) => ((c?.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))), 'rayshift CRD Established', 30_000);
 }
 
-/** Starts the control plane, installs every CRD and starts the test-only simulators. */
-export async function startOperatorEnv(options: { kuberay?: SimulatedKubeRayOptions; serve?: (ns: string, cluster: string) => SimulatedServeDashboardOptions; controlPlane?: StartOptions } = {}): Promise<OperatorEnv> {
-  const cp = await startControlPlane({ ...options.controlPlane, crds: await upstreamCrdFiles() });
-  const admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
-  await installRayshiftCrd(cp, admin);
-  const simulators: Simulator[] = [simulateKubeRayOnBareControlPlane(admin, options.kuberay), simulateGatewayStatusWithoutDataPlane(admin)];
-  const fleet = await startServeFleetWhereNoRayRuns(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
-  return {
-    cp,
-    admin,
-    fleet,
-    async stop() {
-      for (const s of simulators) await s.stop();
-      await fleet.close();
-      admin.close();
-      await cp.stop();
-    },
-  };
+/** Options of `startOperatorEnv`. */
+export interface OperatorEnvOptions {
+  /** Options of each cluster's simulated Serve dashboard. @default replicas start after 20 ms */
+  readonly serve?: (namespace: string, cluster: string) => SimulatedServeDashboardOptions;
+  /** Fake Nodes. @default 2 */
+  readonly nodes?: number;
+  /** Further kube-apiserver flags. @default none */
+  readonly apiserverArgs?: readonly string[];
+  /** Users besides the admin, in the static token file. @default none */
+  readonly extraTokens?: readonly ExtraToken[];
+}
+
+/**
+ * Starts the test cluster with KubeRay, the Gateway API's and RBG's CRDs, installs the rayshift CRD
+ * and starts the gateway status writer and the Serve fleet (no operator yet).
+ */
+export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promise<OperatorEnv> {
+  const crds = await Promise.all((['gateway-api', 'rbg'] as const).flatMap((p) => crdsOf(p, newestVersion(p))).map((c) => resolveCrdFile(c)));
+  const cluster = await startTestCluster({
+    kuberay: true,
+    nodes: options.nodes ?? 2,
+    crds,
+    ...(options.apiserverArgs ? { apiserverArgs: options.apiserverArgs } : {}),
+    ...(options.extraTokens ? { extraTokens: options.extraTokens } : {}),
+  });
+  const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+  try {
+    await installRayshiftCrd(cluster.cp, admin);
+    const gatewayClient = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'simulated-gateway-status' });
+    const gateway = simulateGatewayStatusWithoutDataPlane(gatewayClient);
+    const fleet = await startServeFleetWhereNoRayRuns(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));
+    return {
+      cluster,
+      cp: cluster.cp,
+      admin,
+      fleet,
+      async stop() {
+        await gateway.stop();
+        gatewayClient.close();
+        await fleet.close();
+        admin.close();
+        await cluster.stop();
+      },
+    };
+  } catch (e) {
+    admin.close();
+    await cluster.stop();
+    throw e;
+  }
 }
 
 /** Polls `check` until it is true; fails naming `what` after `timeoutMs`. */
@@ -180,7 +219,7 @@ export interface ReportedFailure {
  * Starts `startOperatorEnv(options)` and an in-process operator on it (dashboards through the
  * fleet). Reconcile failures the operator logs are collected in `failures` when given.
  */
-export async function startOperatorHarness(options: Parameters<typeof startOperatorEnv>[0] & { failures?: ReportedFailure[] } = {}): Promise<OperatorHarness> {
+export async function startOperatorHarness(options: OperatorEnvOptions & { failures?: ReportedFailure[] } = {}): Promise<OperatorHarness> {
   return startOperatorOn(await startOperatorEnv(options), options.failures);
 }
 

@@ -1,14 +1,11 @@
 /**
  * Shared setup of the operator resilience tests (test/integration/operator-resilience-*.test.ts):
- * a real kube-apiserver with the TEST-ONLY simulated KubeRay, Gateway status writer and Serve fleet
- * (see simulated-controllers.ts), `rayshift operator` as a child process, and the helpers both files
- * read services with. The suites stay on the bare control plane: their faults are the operator's and
- * kube-apiserver's, not KubeRay's, and on the test cluster on this 2-core machine the crash loop's
- * 24 upgrades (48 clusters of real Pods, the operator child SIGKILLed 7 times) missed its 90 s
- * deadline once tried, and the other three tests passed in 34, 60 and 89 s (the validation test
- * takes 11 s here; docs/test-cluster.md).
+ * the test cluster with the real KubeRay and the TEST-ONLY Gateway status writer and Serve fleet
+ * (operator-env.ts), `rayshift operator` as a child process, and the helpers both files read
+ * services with. Their faults are the operator's and kube-apiserver's; KubeRay, kwok, the scheduler
+ * and the controller manager run through them beside the operator.
  *
- * Needs `npm run controlplane:build` and `npm run build` (the child runs build/).
+ * Needs `npm run controlplane:build`, `npm run cluster:build` and `npm run build` (the child runs build/).
  */
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -49,7 +46,7 @@ export function useResilienceSuite(): ResilienceSuite {
     if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) throw new Error('build/ is missing: run `npm run build` first (the operator child runs bin/rayshift.js → build/)');
     // Watches must not hold kube-apiserver's graceful shutdown for the harness's 30 s (then SIGKILL):
     // with a watch drain grace period a restart takes seconds.
-    env = await startOperatorEnv({ controlPlane: { apiserverArgs: ['--shutdown-watch-termination-grace-period=2s'] } });
+    env = await startOperatorEnv({ apiserverArgs: ['--shutdown-watch-termination-grace-period=2s'] });
   }, 300_000);
 
   afterAll(async () => {

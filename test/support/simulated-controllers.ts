@@ -1,10 +1,5 @@
 /**
  * TEST-ONLY stand-ins, each at the narrowest seam and named for why it stands in:
- * - `simulateKubeRayOnBareControlPlane`: KubeRay's RayCluster controller for suites that run on the
- *   bare control plane (no scheduler, kwok or KubeRay process: the pulumi, API server, consumer
- *   and resilience tests and the benches): marks each RayCluster's head ready
- *   (`HeadPodReady=True`) some time after it appears. Operator tests that can afford the test
- *   cluster run the real KubeRay instead (test/support/cluster-operator-env.ts).
  * - `simulateGatewayStatusWithoutDataPlane`: no Gateway API data plane runs in these suites, so
  *   this writes the status one would: Gateways Accepted/Programmed and each route parent
  *   Accepted/ResolvedRefs for the route's generation.
@@ -16,11 +11,9 @@
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { SimulatedServeDashboard, SimulatedServeDashboardOptions, startSimulatedServeDashboard } from './serve-simulator';
 
-const RAYCLUSTER = { apiVersion: 'ray.io/v1', kind: 'RayCluster', plural: 'rayclusters', namespaced: true };
 const GATEWAY = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 const HTTPROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
 const GRPCROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true };
@@ -32,37 +25,6 @@ export interface Simulator {
 
 function condition(type: string, reason: string, generation?: number): Record<string, unknown> {
   return { type, status: 'True', reason, message: 'simulated by rayshift tests', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), ...(generation !== undefined ? { observedGeneration: generation } : {}) };
-}
-
-/** Options of the simulated KubeRay RayCluster controller. */
-export interface SimulatedKubeRayOptions {
-  /** Delay from a RayCluster's creation to its head being ready, ms. @default 50 */
-  readonly headReadyDelayMs?: number;
-}
-
-/** TEST-ONLY: plays KubeRay's RayCluster controller on a bare control plane (see the file comment). */
-export function simulateKubeRayOnBareControlPlane(client: KubeClient, options: SimulatedKubeRayOptions = {}): Simulator {
-  const timers = new Set<NodeJS.Timeout>();
-  const informer: Informer = client.watch(RAYCLUSTER, '*', (event) => {
-    const c = event.object;
-    if (event.type === 'delete' || c.metadata.deletionTimestamp) return;
-    const ready = ((c.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((x) => x.type === 'HeadPodReady' && x.status === 'True');
-    if (ready) return;
-    const t = setTimeout(() => {
-      timers.delete(t);
-      client
-        .patchMerge(RAYCLUSTER, String(c.metadata.name), c.metadata.namespace, { status: { state: 'ready', conditions: [condition('HeadPodReady', 'HeadPodRunningAndReady')] } }, { subresource: 'status' })
-        .catch(() => undefined);
-    }, options.headReadyDelayMs ?? 50);
-    timers.add(t);
-  });
-  informer.start();
-  return {
-    async stop() {
-      for (const t of timers) clearTimeout(t);
-      informer.stop();
-    },
-  };
 }
 
 /** TEST-ONLY: writes the status a Gateway API implementation would (see the file comment). */

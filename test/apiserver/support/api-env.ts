@@ -98,7 +98,7 @@ export async function startApiEnv(
     ],
     apiserverArgs: ['--api-audiences=https://kubernetes.default.svc.cluster.local,rayshift', `--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`, ...(opts.apiserverArgs ?? [])],
   };
-  const started = opts.operator ? await startOperatorHarness({ controlPlane }) : { env: await startOperatorEnv({ controlPlane }), stop: undefined };
+  const started = opts.operator ? await startOperatorHarness(controlPlane) : { env: await startOperatorEnv(controlPlane), stop: undefined };
   const env = started.env;
   const { cp, admin } = env;
   for (const [ns, group] of [

@@ -1,7 +1,7 @@
 /**
  * Setup of the dashboard's browser tests: the API server's test environment (real kube-apiserver
- * with token users alice and bob, the in-process operator and the TEST-ONLY simulated KubeRay,
- * Gateway and Serve fleet, the rayshift API server on TLS, also serving the dashboard under `/ui/`),
+ * with token users alice and bob on the test cluster with the real KubeRay, the in-process operator
+ * and the TEST-ONLY Gateway status writer and Serve fleet, the rayshift API server on TLS, also serving the dashboard under `/ui/`),
  * the dashboard server proxying to it,
  * and Debian's Chromium driven by playwright-core. Also: restarting the API server on its port,
  * screenshots with a not-blank check, and an axe-core scan.
