@@ -67,25 +67,19 @@ function scrapeBoundHeads(prometheus: RunningPrometheus, pool: PodNetwork, note:
 }
 
 /** Throws unless this machine can make network namespaces, which the pod network needs. */
-export function requireNetns(): void {
+function requireNetns(): void {
   if (!netnsAvailable()) throw new Error('the end-to-end stacks need network namespaces (root and a working `ip netns`) for their simulated pod network');
 }
 
 /** The running stack. */
-export interface E2EEnv {
-  readonly cluster: TestCluster;
+export interface E2EEnv extends HeadsOnCluster {
   readonly cp: ControlPlane;
-  readonly admin: KubeClient;
-  readonly heads: readonly RayHead[];
-  /** The simulated pod network; `pool.resolver` maps a RayCluster to its real head's dashboard. */
-  readonly pool: PodNetwork;
-  readonly traefik: RunningTraefik;
   readonly operator: Operator;
   /** The Prometheus scraping Traefik (job `traefik`), when `options.prometheus`. */
   readonly prometheus?: RunningPrometheus;
   /** Dashboard auth of every head. */
   readonly auth: RayAuth;
-  /** Folder with the logs (events, operator, Traefik and its 5xx access log); kept after `stop()`. */
+  /** Folder with the logs (events, operator, Traefik and its 5xx access log, the cluster's processes under `cluster/`); kept after `stop()`. */
   readonly logDir: string;
   /** Reconcile failures the operator logged (it retries them). */
   readonly operatorFailures: string[];
@@ -153,6 +147,7 @@ export interface HeadsOnCluster {
   readonly cluster: TestCluster;
   readonly admin: KubeClient;
   readonly heads: readonly RayHead[];
+  /** The simulated pod network; `pool.resolver` maps a RayCluster to its real head's dashboard. */
   readonly pool: PodNetwork;
   readonly traefik: RunningTraefik;
 }
@@ -180,7 +175,16 @@ export async function startHeadsOnCluster(run: E2ERun, options: HeadsOnClusterOp
   const heads = await startHeads(run, ['a', 'b', 'c', 'd'].slice(0, options.heads), options.auth);
   const gatewayCrds = traefikGatewayApiCrdFiles().filter((f) => !f.includes('_vap_'));
   const cluster = await startTestCluster({ kuberay: true, nodes: 1, crds: gatewayCrds, ...(options.kuberayArgs ? { kuberayArgs: options.kuberayArgs } : {}) });
-  run.cleanups.push(() => cluster.stop());
+  run.cleanups.push(async () => {
+    // The run's folder outlives it, passed or failed: the cluster's logs (KubeRay's among them) go there first.
+    try {
+      const kept = path.join(run.logDir, 'cluster');
+      fs.mkdirSync(kept, { recursive: true });
+      for (const [name, file] of Object.entries(cluster.logs)) if (fs.existsSync(file)) fs.copyFileSync(file, path.join(kept, `${name}.log`));
+    } finally {
+      await cluster.stop();
+    }
+  });
   const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   run.cleanups.push(() => admin.close());
   const pool = simulatePodNetwork(admin, heads, { onEvent: (m) => run.note(`[simulated pod network] ${m}`) });

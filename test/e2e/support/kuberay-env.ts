@@ -44,7 +44,7 @@ export function kubeRayServiceProps(name: string, version: string, p: UpgradePar
 /** The running stack (`pool.resolver` maps a RayCluster to its real head's dashboard). */
 export interface KubeRayE2EEnv extends HeadsOnCluster {
   readonly auth: RayAuth;
-  /** Folder with events.log and Traefik's logs; kept after `stop()` (the cluster's logs are kept on failure). */
+  /** Folder with events.log, Traefik's logs and the cluster's processes' under `cluster/`; kept after `stop()`. */
   readonly logDir: string;
   note(line: string): void;
   stop(): Promise<void>;
