@@ -254,14 +254,16 @@ test('revisions and events answer equally over REST and gRPC, only to callers wh
     source: { component: 'kuberay-operator' },
   } as never);
   // The same list over both protocols (read again when KubeRay recorded an event between the two calls).
-  let events = await env.rest('GET', `${base}/hist/events`);
-  let grpcEvents = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' });
-  for (let i = 0; i < 5 && JSON.stringify(toJson(ListRayServiceEventsResponseSchema, grpcEvents, { alwaysEmitImplicit: true })) !== JSON.stringify(events.body); i++) {
-    events = await env.rest('GET', `${base}/hist/events`);
-    grpcEvents = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' });
-  }
+  const readBoth = async () => {
+    const rest = await env.rest('GET', `${base}/hist/events`);
+    const grpc = await env.client('grpc', env.tokens.alice).rayServices.listRayServiceEvents({ namespace: TEAM_A, name: 'hist' });
+    return { rest, grpc: toJson(ListRayServiceEventsResponseSchema, grpc, { alwaysEmitImplicit: true }) };
+  };
+  let both = await readBoth();
+  for (let i = 0; i < 5 && JSON.stringify(both.grpc) !== JSON.stringify(both.rest.body); i++) both = await readBoth();
+  const events = both.rest;
   expect(events.status).toBe(200);
-  expect(toJson(ListRayServiceEventsResponseSchema, grpcEvents, { alwaysEmitImplicit: true })).toEqual(events.body);
+  expect(both.grpc).toEqual(events.body);
   const listed: [string, string, string][] = events.body.events.map((e: any) => [e.regardingKind, e.regardingName, e.reason]);
   const written = ['ServiceEvent', 'ActiveClusterEvent', 'PendingClusterEvent', 'PodEvent'];
   expect(listed.filter(([, , reason]) => written.includes(reason)).sort()).toEqual(

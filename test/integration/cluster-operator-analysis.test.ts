@@ -18,8 +18,7 @@ import * as migration from '../../lib/pulumi/migration-operations';
 import type { MigrationInputs } from '../../lib/pulumi/migration-inputs';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import type { RayServiceSpec } from '../../lib/spec/rayservice';
-import { startOperatorHarness } from '../support/operator-env';
-import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
+import { startOperatorHarness, OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus';
 import { startSimulatedServeMetrics, type SimulatedServeMetrics } from '../support/simulated-serve-metrics';
 

@@ -16,15 +16,13 @@ import { App, Chart } from 'cdk8s';
 import { RayClusterSpecBuilder, RayService } from '../../lib/cdk8s';
 import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { ENDPOINT_SLICE, FINALIZER, POD, ORIGINATED_FROM_NAME, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
+import { ENDPOINT_SLICE, FINALIZER, ORIGINATED_FROM_NAME, POD, SERVICE, SPEC_HASH_ANNOTATION } from '../../lib/spec/object-names';
 import { getWhen } from '../support/cluster';
-import { OperatorEnv, startOperatorHarness } from '../support/operator-env';
-import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, incrementalOptions, plannedPendingWeights, recordRouteWeights, recordedPendingWeights, serveConfig, waitFor } from '../support/operator-env';
+import { OperatorEnv, startOperatorHarness, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, incrementalOptions, plannedPendingWeights, recordRouteWeights, recordedPendingWeights, serveConfig, waitFor } from '../support/operator-env';
 
 const NS = 'side-by-side';
 /** The Node label the upgraded spec selects: its head stays Pending until a Node carries it. */
 const POOL_LABEL = 'rayshift.test/pool';
-const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 const OPTIONS = { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1 };
 
 let harness: OperatorHarness & { env: OperatorEnv };

@@ -4,8 +4,7 @@
  * deleted mid-upgrade, and leader election hands the Lease over on release and on expiry.
  */
 import { LeaderElector } from '../../lib/runtime/kube/leader-election';
-import { HTTPROUTE, OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
-import { startOperatorHarness } from '../support/operator-env';
+import { HTTPROUTE, OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, waitFor, startOperatorHarness } from '../support/operator-env';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;

@@ -21,9 +21,8 @@ import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { isStatus } from '../../lib/runtime/kube/errors';
 import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
-import { OperatorEnv, startOperatorEnv } from '../support/operator-env';
+import { OperatorEnv, startOperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights } from '../support/operator-env';
 import { spawnOperatorChild } from '../support/operator-child';
-import { RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights } from '../support/operator-env';
 import { collectionPath } from '../support/rest-paths';
 
 const ROOT = projectRoot();

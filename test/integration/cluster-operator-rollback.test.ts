@@ -10,8 +10,7 @@
  * against one environment and one in-process Operator.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { OperatorEnv, startOperatorHarness } from '../support/operator-env';
-import { HTTPROUTE, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, waitFor } from '../support/operator-env';
+import { OperatorEnv, startOperatorHarness, HTTPROUTE, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, waitFor } from '../support/operator-env';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;

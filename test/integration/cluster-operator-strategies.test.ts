@@ -10,10 +10,9 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { clusterSpecHash } from '../../lib/engine/cluster-hash';
 import { newClusterName } from '../../lib/engine/cluster-name';
 import { isStatus } from '../../lib/runtime/kube/errors';
-import { HTTPROUTE, OperatorEnv, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
-import { startOperatorHarness } from '../support/operator-env';
+import { HTTPROUTE, OperatorEnv, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, waitFor, startOperatorHarness } from '../support/operator-env';
+import { SERVICE } from '../../lib/spec/object-names';
 
-const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
 const GATEWAY = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 const GRPCROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true };
 

@@ -5,8 +5,7 @@
  * `authOptions.mode: token` is upgraded with the token read from KubeRay's Secret, and the token
  * is what the dashboards demanded (a wrong Secret stops the upgrade instead of calling anonymously).
  */
-import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, ReportedFailure, createNamespace, engineState, rayClusterConfig, rayService, waitFor } from '../support/operator-env';
-import { startOperatorHarness } from '../support/operator-env';
+import { OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, ReportedFailure, createNamespace, engineState, rayClusterConfig, rayService, waitFor, startOperatorHarness } from '../support/operator-env';
 
 const TOKEN = 'ray-dashboard-token-4f1c';
 const failures: ReportedFailure[] = [];

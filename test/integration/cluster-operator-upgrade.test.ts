@@ -4,8 +4,7 @@
  * dashboards): a full incremental upgrade whose every route weight change, seen through a watch,
  * follows the engine's plan.
  */
-import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights } from '../support/operator-env';
-import { startOperatorHarness } from '../support/operator-env';
+import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights, startOperatorHarness } from '../support/operator-env';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;

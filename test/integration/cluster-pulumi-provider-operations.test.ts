@@ -15,8 +15,7 @@ import * as migration from '../../lib/pulumi/migration-operations';
 import { MigrationInputs, MigrationOutputs } from '../../lib/pulumi/migration-inputs';
 import { recordName } from '../../lib/pulumi/record-name';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
-import { OperatorEnv, startOperatorEnv } from '../support/operator-env';
-import { HTTPROUTE, RAYCLUSTER, createNamespace, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
+import { OperatorEnv, startOperatorEnv, HTTPROUTE, RAYCLUSTER, createNamespace, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
 
 let env: OperatorEnv;
 let kubeconfig: string;

@@ -35,8 +35,7 @@ import { RayClusterConfig } from '../../lib/spec/raycluster';
 import { RayServiceSpec } from '../../lib/spec/rayservice';
 import { Operator } from '../../operator/operator';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { OperatorEnv, startOperatorEnv } from '../support/operator-env';
-import { HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
+import { OperatorEnv, startOperatorEnv, HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, recordedPendingWeights } from '../support/operator-env';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
 import { PluginPython, startPluginPython } from '../support/pulumi-plugin';
 

@@ -22,7 +22,8 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayService, waitFor, plannedPendingWeights, incrementalOptions } from '../support/operator-env';
-import { SERVICE, backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { SERVICE } from '../../lib/spec/object-names';
 import { prng } from '../support/prng';
 
 const SEED = Number(process.env.RAYSHIFT_CRASH_SEED ?? 20240611);

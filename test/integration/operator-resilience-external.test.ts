@@ -15,7 +15,8 @@ import pino from 'pino';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, rayService, recordRouteWeights, recordedPendingWeights, waitFor, plannedPendingWeights, incrementalOptions } from '../support/operator-env';
-import { SERVICE, backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { SERVICE } from '../../lib/spec/object-names';
 
 const suite = useResilienceSuite();
 const { stoppers, spawnOperator, state } = suite;

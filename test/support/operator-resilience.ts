@@ -18,9 +18,6 @@ import { OperatorEnv, RAYSHIFT_RAYSERVICE, engineState, rayClusterConfig, startO
 
 const ROOT = projectRoot();
 
-/** Core v1 Services, for the route backends the operator creates. */
-export const SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
-
 /** What a resilience test file uses; `env` is there once its `beforeAll` ran. */
 export interface ResilienceSuite {
   readonly env: OperatorEnv;

@@ -16,7 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { KubeClient } from '../../../lib/runtime/kube/client';
-import { POD } from '../../../lib/spec/object-names';
+import { CLUSTER_LABEL, NODE_TYPE_LABEL, POD } from '../../../lib/spec/object-names';
 import { KubeObject } from '../../../lib/runtime/kube/types';
 import type { ClusterRef } from '../../../lib/runtime/serve/errors';
 import { DashboardResolver } from '../../../lib/runtime/serve/resolver';
@@ -24,9 +24,7 @@ import { netnsNames } from './netns';
 import { RayHead, resetServe } from './ray-head';
 
 /** Label KubeRay puts on a head Pod (`ray.io/node-type=head`). */
-const HEAD_SELECTOR = { 'ray.io/node-type': 'head' };
-/** Label naming a Pod's RayCluster. */
-const CLUSTER_LABEL = 'ray.io/cluster';
+const HEAD_SELECTOR = { [NODE_TYPE_LABEL]: 'head' };
 
 /** Options of `simulatePodNetwork`. */
 export interface PodNetworkOptions {
