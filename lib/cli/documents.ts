@@ -13,6 +13,7 @@ import { COORDINATION_ANNOTATION, EXECUTOR_LABEL, RBG_EXECUTORS, validateCoordin
 import { validateRoleBasedGroupWarmup } from '../spec/rbg-warmup';
 import type { RbgRelease } from '../spec/rbg-releases';
 import { validateGateway, validateGatewayClass, validateRoute } from '../spec/gateway';
+import { checkPinnedSchema } from '../spec/pinned-schemas';
 
 /** The file argument `-` means standard input, which problems name `<stdin>`. */
 const fileName = (arg: string) => (arg === '-' ? '<stdin>' : arg);
@@ -59,8 +60,10 @@ export interface CheckOptions {
  * groups and a file with nothing rayshift validates are problems too.
  */
 export function checkFiles(files: readonly string[], readStdin: () => string, options: CheckOptions = {}): CheckedInput {
-  const { documents, problems } = readDocuments(files, readStdin);
-  problems.push(...validateDocuments(documents, options));
+  const read = readDocuments(files, readStdin);
+  const { documents, problems: structural } = storeDocuments(read.documents, options);
+  const problems = [...read.problems, ...structural];
+  problems.push(...withoutFaultedPaths(validateDocuments(documents, options), structural));
   for (const file of new Set(files.map(fileName))) {
     if (problems.some((p) => p.file === file && p.severity === 'error')) continue;
     const own = documents.filter((d) => d.file === file);
@@ -112,6 +115,31 @@ function readDocuments(files: readonly string[], readStdin: () => string): Check
   return { documents, problems };
 }
 
+/**
+ * The documents as the API server would store them, and what it would refuse or drop: each object
+ * of a kind with a pinned CRD is checked against that CRD's schema first (unknown fields, types,
+ * enums, bounds, required fields), pruned and defaulted, so that the rules, and `plan`, read what
+ * the cluster would hold (`lib/spec/pinned-schemas.ts`).
+ */
+function storeDocuments(documents: readonly InputDocument[], options: CheckOptions): CheckedInput {
+  const problems: LocatedProblem[] = [];
+  const stored = documents.map((doc) => {
+    if (isForeign(doc)) return doc;
+    const check = checkPinnedSchema(doc.manifest, { rbgVersion: options.rbgVersion });
+    if (check === undefined) return doc;
+    const { kind, name } = identity(doc);
+    for (const p of check.problems) problems.push({ ...p, file: doc.file, document: doc.document, kind, name });
+    return { ...doc, manifest: check.stored };
+  });
+  return { documents: stored, problems };
+}
+
+/** The rules' problems, but those at a path where the schema already found an error (one line per problem). */
+function withoutFaultedPaths(problems: readonly LocatedProblem[], structural: readonly LocatedProblem[]): LocatedProblem[] {
+  const faulted = new Set(structural.filter((p) => p.severity === 'error').map((p) => `${p.file}\0${p.document}\0${p.path}`));
+  return problems.filter((p) => !faulted.has(`${p.file}\0${p.document}\0${p.path}`));
+}
+
 /** `apiVersion/kind` of every object `rayshift validate` understands. */
 const KNOWN_KINDS: readonly string[] = [
   'ray.io/v1/RayService',
@@ -120,6 +148,10 @@ const KNOWN_KINDS: readonly string[] = [
   'gateway.networking.k8s.io/v1/Gateway',
   'gateway.networking.k8s.io/v1/HTTPRoute',
   'gateway.networking.k8s.io/v1/GRPCRoute',
+  // v1beta1 is still served (Gateway API v1.6.1) with the same schema as v1, and upstream's examples use it.
+  'gateway.networking.k8s.io/v1beta1/GatewayClass',
+  'gateway.networking.k8s.io/v1beta1/Gateway',
+  'gateway.networking.k8s.io/v1beta1/HTTPRoute',
   'workloads.x-k8s.io/v1alpha1/RoleBasedGroup',
   'workloads.x-k8s.io/v1alpha2/RoleBasedGroup',
   'workloads.x-k8s.io/v1alpha2/CoordinatedPolicy',
@@ -161,10 +193,26 @@ export function groupOfPolicy(policy: InputDocument, documents: readonly InputDo
 /** API groups rayshift owns or validates; an unknown kind or version in one of them is a typo. */
 const KNOWN_GROUPS: readonly string[] = ['ray.io', 'rayshift.dev', 'gateway.networking.k8s.io', 'workloads.x-k8s.io'];
 
-/** Whether a document belongs to another API group (a Namespace, a Deployment, a CRD…), which rayshift leaves alone. */
+/**
+ * Kinds of rayshift's API groups that upstream defines but rayshift does not validate: they sit
+ * beside rayshift's objects in the same repositories (a ReferenceGrant next to a route, a
+ * ScalingAdapter next to a group), so they are skipped like a Deployment, not called typos.
+ */
+const UPSTREAM_KINDS_NOT_VALIDATED: Readonly<Record<string, readonly string[]>> = {
+  'ray.io': ['RayCluster', 'RayJob', 'RayCronJob'],
+  'gateway.networking.k8s.io': ['ReferenceGrant', 'BackendTLSPolicy', 'ListenerSet', 'TLSRoute', 'TCPRoute', 'UDPRoute', 'BackendLBPolicy'],
+  'workloads.x-k8s.io': ['RoleBasedGroupSet', 'RoleBasedGroupScalingAdapter', 'ClusterEngineRuntimeProfile', 'InstanceSet', 'Instance', 'RoleInstanceSet', 'RoleInstance'],
+};
+
+/**
+ * Whether rayshift leaves a document alone: another API group (a Namespace, a Deployment, a CRD…),
+ * or a kind of its groups that upstream defines and rayshift does not validate.
+ */
 export function isForeign(doc: InputDocument): boolean {
   const apiVersion = String(doc.manifest.apiVersion ?? '');
-  return apiVersion !== '' && !KNOWN_GROUPS.includes(apiVersion.includes('/') ? apiVersion.split('/')[0] : '');
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  if (apiVersion !== '' && !KNOWN_GROUPS.includes(group)) return true;
+  return (UPSTREAM_KINDS_NOT_VALIDATED[group] ?? []).includes(identity(doc).kind);
 }
 
 /**
@@ -243,10 +291,13 @@ function validateKnown(doc: InputDocument, documents: readonly InputDocument[], 
     case 'rayshift.dev/v1alpha1/RayService':
       return validateRayService(doc.manifest);
     case 'gateway.networking.k8s.io/v1/GatewayClass':
+    case 'gateway.networking.k8s.io/v1beta1/GatewayClass':
       return validateGatewayClass(doc.manifest);
     case 'gateway.networking.k8s.io/v1/Gateway':
+    case 'gateway.networking.k8s.io/v1beta1/Gateway':
       return validateGateway(doc.manifest);
     case 'gateway.networking.k8s.io/v1/HTTPRoute':
+    case 'gateway.networking.k8s.io/v1beta1/HTTPRoute':
     case 'gateway.networking.k8s.io/v1/GRPCRoute':
       return validateRoute(doc.manifest);
     case 'workloads.x-k8s.io/v1alpha1/RoleBasedGroup':

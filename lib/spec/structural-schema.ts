@@ -1,0 +1,382 @@
+/**
+ * What the Kubernetes API server does to a custom object before anything else reads it, done on a
+ * compacted copy of the pinned CRD's structural schema (`lib/crds/schema-table.ts` builds it,
+ * `generated/crd-schemas.ts` holds it): unknown fields are found (the API server prunes them, so a
+ * typo such as `maxSurgePercnt` silently falls back to the default), values are checked against
+ * their type, enum, bounds and pattern, `null` in a non-nullable field is dropped, and CRD defaults
+ * are applied. The result is the object as the API server would store it, which is what the
+ * upstream-derived rules of this model must see: KubeRay's and RBG's own validation runs after
+ * the API server's defaulting, never before.
+ *
+ * Not evaluated: CEL rules (`x-kubernetes-validations`) and `format`; the model's own rules cover
+ * the ones rayshift depends on.
+ */
+import { Problem, show } from './problem';
+import { JsonObject, isObject } from './read';
+
+/** A JSON type of a structural schema node. */
+export type SchemaType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+
+/**
+ * One node of a compacted structural schema. Child nodes are indexes into `SchemaTable.nodes`, so
+ * that identical subtrees (every pod template of a CRD, every release of a project) are stored once.
+ */
+export interface SchemaNode {
+  /** `type`. */
+  readonly t?: SchemaType;
+  /** `properties`: field name → node index. */
+  readonly p?: Readonly<Record<string, number>>;
+  /** `required`. */
+  readonly r?: readonly string[];
+  /** `items`: node index. */
+  readonly i?: number;
+  /** `additionalProperties` (a map's values): node index. */
+  readonly a?: number;
+  /** `default`. */
+  readonly d?: unknown;
+  /** `enum`. */
+  readonly e?: readonly unknown[];
+  /** `x-kubernetes-preserve-unknown-fields: true`. */
+  readonly u?: 1;
+  /** `x-kubernetes-int-or-string: true`. */
+  readonly s?: 1;
+  /** `nullable: true`. */
+  readonly n?: 1;
+  /** `x-kubernetes-embedded-resource: true` (apiVersion, kind and metadata are implied). */
+  readonly x?: 1;
+  /** `minimum`, `maximum`. */
+  readonly min?: number;
+  readonly max?: number;
+  /** `exclusiveMinimum`, `exclusiveMaximum` (OpenAPI v3.0 booleans). */
+  readonly xmin?: 1;
+  readonly xmax?: 1;
+  /** `minLength`, `maxLength`. */
+  readonly minL?: number;
+  readonly maxL?: number;
+  /** `minItems`, `maxItems`. */
+  readonly minI?: number;
+  readonly maxI?: number;
+  /** `minProperties`, `maxProperties`. */
+  readonly minP?: number;
+  readonly maxP?: number;
+  /** `pattern` (an RE2 expression; checked when JavaScript compiles it the same way). */
+  readonly pat?: string;
+}
+
+/** Compacted structural schemas of several CRD versions, sharing one node table. */
+export interface SchemaTable {
+  /** Every node, children before parents. */
+  readonly nodes: readonly SchemaNode[];
+  /** `"<project>@<release> <apiVersion>/<kind>"` → the root node of that served version's schema. */
+  readonly roots: Readonly<Record<string, number>>;
+}
+
+/** The outcome of checking one object against its CRD's schema. */
+export interface SchemaCheck {
+  /** Unknown fields, wrong types, enums, bounds, patterns and missing required fields. */
+  readonly problems: Problem[];
+  /** The object as the API server would store it: unknown fields pruned, nulls dropped, defaults applied. */
+  readonly stored: JsonObject;
+  /** Paths whose content the schema leaves open (`x-kubernetes-preserve-unknown-fields` with no declared fields): nothing under them was checked. */
+  readonly unchecked: string[];
+}
+
+/** The fields of `metadata` the API server keeps (ObjectMeta); a CRD's schema only says `type: object`. */
+const OBJECT_META_FIELDS: readonly string[] = [
+  'annotations', 'creationTimestamp', 'deletionGracePeriodSeconds', 'deletionTimestamp', 'finalizers', 'generateName',
+  'generation', 'labels', 'managedFields', 'name', 'namespace', 'ownerReferences', 'resourceVersion', 'selfLink', 'uid',
+];
+
+/** Where a field sits, to name it in messages ("a field of clusterUpgradeOptions in KubeRay v1.7.0's RayService"). */
+interface Context {
+  readonly table: SchemaTable;
+  /** "KubeRay v1.7.0's RayService CRD", for messages. */
+  readonly source: string;
+  readonly kind: string;
+  readonly problems: Problem[];
+  readonly unchecked: string[];
+}
+
+/**
+ * Checks `manifest` against the schema rooted at `root` of `table`, as the API server would on
+ * create: every problem at once, and the object it would store. `source` names the schema in
+ * messages (e.g. "KubeRay v1.7.0's RayService CRD").
+ */
+export function checkStructure(manifest: JsonObject, table: SchemaTable, root: number, source: string): SchemaCheck {
+  const context: Context = { table, source, kind: typeof manifest.kind === 'string' ? manifest.kind : 'object', problems: [], unchecked: [] };
+  const rootNode = table.nodes[root];
+  const stored: JsonObject = {};
+  for (const [key, value] of Object.entries(manifest)) {
+    if (key === 'apiVersion' || key === 'kind') stored[key] = value;
+    else if (key === 'metadata') {
+      const meta = checkMetadata(value, context);
+      if (meta !== undefined) stored.metadata = meta;
+    } else if (rootNode.p?.[key] !== undefined) {
+      const out = walk(value, rootNode.p[key], key, context, false);
+      if (out !== PRUNED) stored[key] = out;
+    } else {
+      unknownField(key, key, rootNode, context, false);
+    }
+  }
+  applyDefaultsAndRequired(stored, rootNode, '', context, ['apiVersion', 'kind', 'metadata']);
+  return { problems: context.problems, stored, unchecked: context.unchecked };
+}
+
+/** Marks a value the API server drops (an unknown field, or null where null is not allowed). */
+const PRUNED = Symbol('pruned');
+
+function checkMetadata(value: unknown, context: Context): unknown {
+  if (value === null) return PRUNED;
+  if (!isObject(value)) {
+    context.problems.push({ path: 'metadata', message: `must be an object; got ${show(value)}`, severity: 'error' });
+    return value;
+  }
+  const out: JsonObject = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (!OBJECT_META_FIELDS.includes(key)) {
+      const message = unknownMessage(key, 'metadata', OBJECT_META_FIELDS, context, 'so the API server would drop it');
+      context.problems.push({ path: `metadata.${key}`, message, severity: 'error' });
+      continue;
+    }
+    if ((key === 'labels' || key === 'annotations') && v !== null && v !== undefined) {
+      if (!isObject(v)) context.problems.push({ path: `metadata.${key}`, message: `must be a map of strings; got ${show(v)}`, severity: 'error' });
+      else {
+        for (const [k, s] of Object.entries(v)) {
+          if (typeof s !== 'string') context.problems.push({ path: `metadata.${key}${fieldPath(k)}`, message: `must be a string (quote it in YAML); got ${show(s)}`, severity: 'error' });
+        }
+      }
+    }
+    if (v !== null) out[key] = v;
+  }
+  return out;
+}
+
+/** `.name`, or `["a.b/c"]` for a key that is not a plain identifier (label and annotation keys). */
+function fieldPath(key: string): string {
+  return /^[A-Za-z_$][\w$-]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}${fieldPath(key)}`;
+}
+
+/** The last field name of a path, for "is not a field of X" (`spec.roles[0]` → roles). */
+function ownerName(path: string, context: Context): string {
+  const match = /([A-Za-z_$][\w$-]*)(\[\d+\])*$/.exec(path);
+  return match ? match[1] : context.kind;
+}
+
+function walk(value: unknown, index: number, path: string, context: Context, preserved: boolean): unknown {
+  const node = context.table.nodes[index];
+  if (value === null) {
+    if (node.n) return null;
+    // The API server drops a null in a non-nullable field before defaulting (so `field:` with no
+    // value in YAML means "unset", and the default applies).
+    return PRUNED;
+  }
+  if (!typeMatches(value, node)) {
+    context.problems.push({ path, message: `must be ${describeType(node)}; got ${show(value)}`, severity: 'error' });
+    return value;
+  }
+  checkValue(value, node, path, context);
+  if (Array.isArray(value)) {
+    return value.map((item, i) => {
+      if (node.i === undefined) return item;
+      // Only an object's fields are dropped when null; a null item is a wrong type.
+      if (item === null && !context.table.nodes[node.i].n) {
+        context.problems.push({ path: `${path}[${i}]`, message: `must be ${describeType(context.table.nodes[node.i])}; got null`, severity: 'error' });
+        return item;
+      }
+      return walk(item, node.i, `${path}[${i}]`, context, Boolean(node.u) || preserved);
+    });
+  }
+  if (isObject(value)) return walkObject(value, node, path, context, preserved);
+  return value;
+}
+
+function walkObject(value: JsonObject, node: SchemaNode, path: string, context: Context, preserved: boolean): JsonObject {
+  const keepsUnknown = Boolean(node.u) || preserved;
+  if (keepsUnknown && node.p === undefined && node.a === undefined) {
+    context.unchecked.push(path);
+    return value;
+  }
+  const out: JsonObject = {};
+  for (const [key, child] of Object.entries(value)) {
+    const at = join(path, key);
+    const known = node.p?.[key];
+    if (known !== undefined) {
+      const v = walk(child, known, at, context, false);
+      if (v !== PRUNED) out[key] = v;
+    } else if (node.a !== undefined) {
+      const v = walk(child, node.a, at, context, false);
+      if (v !== PRUNED) out[key] = v;
+    } else if (node.x && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) {
+      out[key] = child;
+    } else {
+      unknownField(key, at, node, context, keepsUnknown);
+      if (keepsUnknown) out[key] = child;
+    }
+  }
+  applyDefaultsAndRequired(out, node, path, context, []);
+  return out;
+}
+
+/**
+ * Applies the defaults of `node`'s properties that `object` lacks (and, as the API server does,
+ * the defaults inside each default), then reports required fields still missing.
+ */
+function applyDefaultsAndRequired(object: JsonObject, node: SchemaNode, path: string, context: Context, implied: readonly string[]): void {
+  for (const [key, index] of Object.entries(node.p ?? {})) {
+    const child = context.table.nodes[index];
+    if (object[key] === undefined && child.d !== undefined) {
+      const v = walk(structuredClone(child.d), index, join(path, key), context, false);
+      if (v !== PRUNED) object[key] = v;
+    }
+  }
+  for (const key of node.r ?? []) {
+    if (object[key] === undefined && !implied.includes(key)) {
+      context.problems.push({ path: join(path, key), message: `is required by ${context.source}`, severity: 'error' });
+    }
+  }
+}
+
+function unknownField(key: string, at: string, node: SchemaNode, context: Context, kept: boolean): void {
+  const parent = at.slice(0, at.length - fieldPath(key).length);
+  const owner = parent === '' ? context.kind : /\]$/.test(parent) ? `an item of ${ownerName(parent, context)}` : ownerName(parent, context);
+  const known = [...Object.keys(node.p ?? {}), ...(node.x ? ['apiVersion', 'kind', 'metadata'] : [])];
+  // The CRD keeps unknown fields here (x-kubernetes-preserve-unknown-fields), but the controller
+  // decodes into its Go type, which has no such field: stored, never read. Elsewhere it is pruned.
+  const consequence = kept ? 'the API server keeps it here, but the controller does not read it' : 'so the API server would drop it';
+  context.problems.push({ path: at, message: unknownMessage(key, owner, known, context, consequence), severity: kept ? 'warning' : 'error' });
+}
+
+/** "\"maxSurgePercnt\" is not a field of clusterUpgradeOptions in KubeRay v1.7.0's RayService CRD, so …; did you mean \"maxSurgePercent\"?" */
+function unknownMessage(key: string, owner: string, known: readonly string[], context: Context, consequence: string): string {
+  const suggestions = closestFields(key, known);
+  const base = `${JSON.stringify(key)} is not a field of ${owner} in ${context.source}${consequence.startsWith('so') ? ', ' : ': '}${consequence}`;
+  if (suggestions.length > 0) return `${base}; did you mean ${suggestions.map((s) => JSON.stringify(s)).join(' or ')}?`;
+  const sorted = [...known].sort();
+  const list = sorted.length <= 15 ? sorted.join(', ') : `${sorted.slice(0, 15).join(', ')}, … (${sorted.length} in all)`;
+  return sorted.length === 0 ? `${base}; it has no fields` : `${base}; known: ${list}`;
+}
+
+/**
+ * The known field names closest to `key`: a case-insensitive match if there is one, else those at
+ * the smallest edit distance (insertions, deletions, substitutions and swaps of neighbours), when
+ * it is small for the name's length (1 up to 4 characters, 2 up to 12, 3 beyond).
+ */
+export function closestFields(key: string, known: readonly string[]): string[] {
+  const folded = known.filter((k) => k.toLowerCase() === key.toLowerCase());
+  if (folded.length > 0) return folded;
+  const limit = key.length <= 4 ? 1 : key.length <= 12 ? 2 : 3;
+  let best = limit + 1;
+  let out: string[] = [];
+  for (const k of known) {
+    const d = editDistance(key.toLowerCase(), k.toLowerCase(), best);
+    if (d < best) {
+      best = d;
+      out = [k];
+    } else if (d === best) out.push(k);
+  }
+  return best <= limit ? out.sort() : [];
+}
+
+/** Optimal string alignment distance, giving up (returning `cap`) once it exceeds `cap`. */
+function editDistance(a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) > cap) return cap + 1;
+  let prev2: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, prev2[j - 2] + 1);
+      cur.push(d);
+      rowMin = Math.min(rowMin, d);
+    }
+    if (rowMin > cap) return cap + 1;
+    prev2 = prev;
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+function typeMatches(value: unknown, node: SchemaNode): boolean {
+  if (node.s) return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  switch (node.t) {
+    case undefined:
+      return true;
+    case 'object':
+      return isObject(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+  }
+}
+
+function describeType(node: SchemaNode): string {
+  if (node.s) return 'an integer or a string';
+  const article: Record<SchemaType, string> = {
+    object: 'an object',
+    array: 'a list',
+    string: 'a string (quote it in YAML)',
+    integer: 'an integer',
+    number: 'a number',
+    boolean: 'true or false',
+  };
+  return node.t === undefined ? 'a value' : article[node.t];
+}
+
+/** Enum, bounds, lengths and pattern of a value whose type matched. */
+function checkValue(value: unknown, node: SchemaNode, path: string, context: Context): void {
+  const fail = (message: string) => context.problems.push({ path, message, severity: 'error' });
+  if (node.e !== undefined && !node.e.some((allowed) => allowed === value)) {
+    fail(`${show(value)} is not one of ${node.e.map((v) => show(v)).join(', ')}`);
+    return;
+  }
+  if (typeof value === 'number') {
+    if (node.min !== undefined && (node.xmin ? value <= node.min : value < node.min)) fail(`${value} is below the minimum ${node.xmin ? '>' : '≥'} ${node.min}`);
+    if (node.max !== undefined && (node.xmax ? value >= node.max : value > node.max)) fail(`${value} is above the maximum ${node.xmax ? '<' : '≤'} ${node.max}`);
+  }
+  if (typeof value === 'string') {
+    const length = [...value].length;
+    if (node.minL !== undefined && length < node.minL) fail(`${show(value)} is shorter than ${node.minL} characters`);
+    if (node.maxL !== undefined && length > node.maxL) fail(`${show(value).slice(0, 60)} is longer than ${node.maxL} characters (${length})`);
+    if (node.pat !== undefined && !matchesPattern(value, node.pat)) fail(`${show(value)} does not match the pattern ${node.pat}`);
+  }
+  if (Array.isArray(value)) {
+    if (node.minI !== undefined && value.length < node.minI) fail(`has ${value.length} items; at least ${node.minI} required`);
+    if (node.maxI !== undefined && value.length > node.maxI) fail(`has ${value.length} items; at most ${node.maxI} allowed`);
+  }
+  if (isObject(value)) {
+    const n = Object.keys(value).length;
+    if (node.minP !== undefined && n < node.minP) fail(`has ${n} fields; at least ${node.minP} required`);
+    if (node.maxP !== undefined && n > node.maxP) fail(`has ${n} fields; at most ${node.maxP} allowed`);
+  }
+}
+
+const PATTERNS = new Map<string, RegExp | undefined>();
+
+/** RE2 patterns compiled as JavaScript ones; a pattern JavaScript reads differently is not checked. */
+function matchesPattern(value: string, pattern: string): boolean {
+  if (!PATTERNS.has(pattern)) {
+    let compiled: RegExp | undefined;
+    try {
+      compiled = new RegExp(pattern, 'u');
+    } catch {
+      compiled = undefined;
+    }
+    PATTERNS.set(pattern, compiled);
+  }
+  const re = PATTERNS.get(pattern);
+  return re === undefined || re.test(value);
+}
