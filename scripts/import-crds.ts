@@ -5,6 +5,8 @@
  *   concatenated into one multi-document file, because `cdk8s import` writes one file per API group
  *   and a second call for the same group would overwrite the first.
  * - the rayshift CRD, built from the newest supported KubeRay, into `lib/crds/generated/`.
+ * - the compacted structural schemas of every kind rayshift validates (after the rayshift CRD, which
+ *   is one of them), into `lib/spec/generated/crd-schemas.ts`.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -14,6 +16,7 @@ import { parse } from 'yaml';
 import { crdOfUrl } from '../lib/crds/catalog';
 import { GENERATED_RAYSHIFT_CRD_PATH, renderGeneratedRayshiftCrd } from '../lib/crds/regenerate';
 import { projectRoot, resolveCrdFile } from '../lib/crds/resolve';
+import { GENERATED_SCHEMAS_PATH, renderSchemaTable } from '../lib/crds/schema-table';
 
 async function main(): Promise<void> {
   const root = projectRoot();
@@ -43,6 +46,8 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`writing ${GENERATED_RAYSHIFT_CRD_PATH}\n`);
   fs.writeFileSync(path.join(root, GENERATED_RAYSHIFT_CRD_PATH), await renderGeneratedRayshiftCrd());
+  process.stdout.write(`writing ${GENERATED_SCHEMAS_PATH}\n`);
+  fs.writeFileSync(path.join(root, GENERATED_SCHEMAS_PATH), await renderSchemaTable());
 }
 
 main().catch((err: Error) => {

@@ -9,7 +9,8 @@
 import * as fs from 'node:fs';
 import { parse } from 'yaml';
 import { CrdProject, PinnedCrd, SUPPORTED_VERSIONS, crdsOf, newestVersion } from './catalog';
-import { generatedRayshiftRayServiceCrd, RAYSHIFT_CRD_KUBERAY_VERSION } from './generated-crd';
+import { loadKubeRayRayServiceCrd } from './regenerate';
+import { rayshiftRayServiceCrd } from './rayshift-crd';
 import { resolveCrdFile } from './resolve';
 import type { SchemaNode, SchemaTable } from '../spec/structural-schema';
 
@@ -105,7 +106,7 @@ function addCrd(table: NodeTable, roots: Record<string, number>, label: string, 
   }
 }
 
-/** Builds the table from the pinned CRDs (../shared/crds, the cache or the pinned URLs) and the committed rayshift CRD. */
+/** Builds the table from the pinned CRDs (../shared/crds, the cache or the pinned URLs) and the rayshift CRD built from the newest KubeRay's. */
 export async function buildSchemaTable(): Promise<SchemaTable> {
   const table = new NodeTable();
   const roots: Record<string, number> = {};
@@ -116,7 +117,8 @@ export async function buildSchemaTable(): Promise<SchemaTable> {
       addCrd(table, roots, `${project}@${version}`, crd);
     }
   }
-  addCrd(table, roots, `rayshift@${RAYSHIFT_CRD_KUBERAY_VERSION}`, generatedRayshiftRayServiceCrd());
+  const kuberay = newestVersion('kuberay');
+  addCrd(table, roots, `rayshift@${kuberay}`, rayshiftRayServiceCrd(await loadKubeRayRayServiceCrd(kuberay)) as Json);
   return { nodes: table.nodes, roots };
 }
 
