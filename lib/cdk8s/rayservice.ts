@@ -3,6 +3,8 @@ import { Construct, IConstruct, Node } from 'constructs';
 import { GATEWAY, HTTPROUTE, KUBERAY_RAYSERVICE, RAYSHIFT_RAYSERVICE, serviceGatewayName, serviceRouteName } from '../spec/object-names';
 import { RayClusterConfig } from '../spec/raycluster';
 import {
+  RAY_SERVICE_EXECUTORS,
+  RayServiceExecutor,
   RayServiceSpec,
   RayServiceUpgradeStrategy,
   RayshiftExtensions,
@@ -10,7 +12,7 @@ import {
 } from '../spec/rayservice';
 import { ServeConfig, serializeServeConfig, toWireServeConfig, typedServeConfigProblems } from '../spec/serve-config';
 import { RayClusterSpecBuilder } from './raycluster-builder';
-import { ProblemList, ValidationResult } from '../spec/problem';
+import { ProblemList, ValidationResult, checkOneOf } from '../spec/problem';
 import { ValidatedObject } from './validated-object';
 
 const indexes = new WeakMap<IConstruct, Set<string>>();
@@ -34,17 +36,11 @@ function appObjects(scope: IConstruct): Set<string> {
   return index;
 }
 
-/**
- * Who executes upgrades of a RayService: KubeRay itself (`ray.io/v1`), or the rayshift
- * operator (`rayshift.dev/v1alpha1`, the same spec plus `rayshift` extensions).
- */
-export type RayServiceExecutor = 'kuberay' | 'operator';
-
 /** Props of a `RayService`. */
 export interface RayServiceProps {
   /** Object metadata. @default a name generated from the construct path */
   readonly metadata?: ApiObjectMetadata;
-  /** Who runs upgrades. @default "kuberay" */
+  /** Who runs upgrades: `kuberay` or `operator` (checked at synthesis). @default "kuberay" */
   readonly executor?: RayServiceExecutor;
   /** The cluster: a builder (which turns the autoscaler on for incremental upgrades) or a raw RayCluster spec. */
   readonly rayClusterConfig: RayClusterSpecBuilder | RayClusterConfig;
@@ -106,6 +102,9 @@ export class RayService extends ValidatedObject {
 
   protected validateManifest(manifest: unknown): ValidationResult {
     const problems = new ProblemList();
+    // TypeScript's type does not hold JavaScript and jsii callers; an unknown executor would
+    // otherwise synthesize KubeRay's apiVersion without a word.
+    checkOneOf(problems, 'executor', this.executor, RAY_SERVICE_EXECUTORS, 'an executor');
     // The wire form is what `spec.serveConfigV2` holds; passing it spares parsing the YAML just written.
     problems.addAll(validateRayService(manifest, this.#typedServeConfig && toWireServeConfig(this.#typedServeConfig)));
     if (this.#typedServeConfig) problems.addAll(typedServeConfigProblems(this.#typedServeConfig), 'serveConfig');

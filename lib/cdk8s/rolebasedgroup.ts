@@ -2,15 +2,17 @@ import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { dns1123LabelProblem } from '../spec/names';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
-import { ProblemList, ValidationResult, show } from '../spec/problem';
+import { ProblemList, ValidationResult, checkOneOf, show } from '../spec/problem';
 import {
   COORDINATION_ANNOTATION,
   CoordinationRule,
   EXECUTOR_LABEL,
   RBG_WORKLOAD_API_VERSIONS,
+  ROLE_BASED_GROUP_VERSIONS,
   RbgExecutor,
   RbgRelease,
   RbgWorkloadKind,
+  RoleBasedGroupVersion,
   RoleSpec,
   WORKLOAD_TYPE_ANNOTATION,
   validateRoleBasedGroupModel,
@@ -36,14 +38,11 @@ export interface ExecutorCoordination {
   readonly analysis?: UpgradeAnalysis;
 }
 
-/** RoleBasedGroup API versions: v1alpha2 (RBG ≥ v0.7.0, coordination in a CoordinatedPolicy) or v1alpha1 (inline coordination). */
-export type RoleBasedGroupVersion = 'v1alpha1' | 'v1alpha2';
-
 /** Props of a `RoleBasedGroup`. */
 export interface RoleBasedGroupProps {
   /** Object metadata. @default a generated name */
   readonly metadata?: ApiObjectMetadata;
-  /** API version to synthesize. @default "v1alpha2" */
+  /** API version to synthesize: `v1alpha1` or `v1alpha2` (checked at synthesis). @default "v1alpha2" */
   readonly version?: RoleBasedGroupVersion;
   /**
    * The RBG release the group is for. `v0.8` (checked against v0.8.0-alpha.5) adds its webhook's
@@ -230,7 +229,11 @@ export class RoleBasedGroup extends ValidatedObject {
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {
-    return validateGroup(manifest, this.#roles, this.#coordination, this.version === 'v1alpha1', this.executor, this.rbgVersion, this.warmup, this.analysis);
+    const problems = new ProblemList();
+    // An unknown version synthesizes v1alpha2's kind; this says so before anything is applied.
+    checkOneOf(problems, 'version', this.version, ROLE_BASED_GROUP_VERSIONS, 'a RoleBasedGroup version');
+    problems.addAll(validateGroup(manifest, this.#roles, this.#coordination, this.version === 'v1alpha1', this.executor, this.rbgVersion, this.warmup, this.analysis));
+    return problems.result();
   }
 
   protected renderSpec(): any {

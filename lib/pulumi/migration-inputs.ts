@@ -8,6 +8,9 @@ export type DeadlineAction =
   /** Hold the upgrade at its current step (weights and capacities consistent), then fail; the next `pulumi up` resumes it. */
   | 'pause';
 
+/** Every deadline action. */
+export const DEADLINE_ACTIONS: readonly DeadlineAction[] = ['rollback', 'pause'];
+
 /** Defaults of the run settings of every dynamic resource that drives or follows a rollout during `pulumi up`. */
 export const MIGRATION_DEFAULTS = {
   /** Seconds one `pulumi up` may spend driving (or following) a rollout. */

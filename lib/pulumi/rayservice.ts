@@ -10,22 +10,28 @@
  */
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
-import { RayService as RayServiceConstruct, RayServiceExecutor, RayServiceProps } from '../cdk8s/rayservice';
+import { Node } from 'constructs';
+import { RayService as RayServiceConstruct, RayServiceProps } from '../cdk8s/rayservice';
 import { clusterSpecHash } from '../engine/cluster-hash';
+import { ProblemList, checkOneOf, formatProblem } from '../spec/problem';
+import { RAY_SERVICE_EXECUTORS, RayServiceExecutor } from '../spec/rayservice';
 import { metadataNamed, renderComponent } from './component-children';
-import { DeadlineAction } from './migration-inputs';
+import { DEADLINE_ACTIONS, DeadlineAction } from './migration-inputs';
 import { RayServiceMigration } from './migration';
 import { UpgradeProgress } from './upgrade-progress';
 
 /** Who runs upgrades: the construct's executors, or `pulumi` (the dynamic provider, during `pulumi up`). */
 export type RayServiceComponentExecutor = RayServiceExecutor | 'pulumi';
 
+/** Every executor of the `RayService` component. */
+export const RAY_SERVICE_COMPONENT_EXECUTORS: readonly RayServiceComponentExecutor[] = [...RAY_SERVICE_EXECUTORS, 'pulumi'];
+
 /** Annotation that makes `@pulumi/kubernetes` wait for the RayService's Ready condition. */
 export const WAIT_FOR_READY = { 'pulumi.com/waitFor': 'condition=Ready' } as const;
 
 /** Props of the `RayService` component: the construct's, plus how `pulumi up` executes and follows upgrades. */
 export type RayServiceArgs = Omit<RayServiceProps, 'executor'> & {
-  /** Who runs upgrades. @default "kuberay" */
+  /** Who runs upgrades: `kuberay`, `operator` or `pulumi` (checked with the construct's props). @default "kuberay" */
   readonly executor?: RayServiceComponentExecutor;
   /** Kubeconfig text for the dynamic resources (secret). @default stack config `rayshift:kubeconfig`, else `$KUBECONFIG` */
   readonly kubeconfig?: pulumi.Input<string>;
@@ -63,10 +69,21 @@ export class RayService extends pulumi.ComponentResource {
   constructor(name: string, args: RayServiceArgs, opts?: pulumi.ComponentResourceOptions) {
     super('rayshift:index:RayService', name, {}, opts);
     const executor = args.executor ?? 'kuberay';
+    // The component's own unions, for callers TypeScript does not check (JavaScript, the plugin's
+    // languages); reported with the construct's problems. An unknown executor reaches the
+    // construct as its default, so that its problem is named once, with the component's values.
+    const problems = new ProblemList();
+    checkOneOf(problems, 'executor', executor, RAY_SERVICE_COMPONENT_EXECUTORS, 'an executor');
+    checkOneOf(problems, 'onDeadline', args.onDeadline, DEADLINE_ACTIONS, 'a deadline action');
+    const constructExecutor = executor === 'pulumi' ? 'operator' : RAY_SERVICE_EXECUTORS.includes(executor) ? executor : undefined;
     const { construct, resources } = renderComponent(
       this,
       name,
-      (chart) => new RayServiceConstruct(chart, name, { ...args, executor: executor === 'pulumi' ? 'operator' : executor, metadata: metadataNamed(name, args.metadata) }),
+      (chart) => {
+        const service = new RayServiceConstruct(chart, name, { ...args, executor: constructExecutor, metadata: metadataNamed(name, args.metadata) });
+        Node.of(chart).addValidation({ validate: () => problems.result().errors.map((p) => `${service.describe()}: ${formatProblem(p)}`) });
+        return service;
+      },
       {
         include: () => executor !== 'pulumi',
         childOptions: () => ({ annotations: { ...WAIT_FOR_READY, ...(args.deadlineSeconds !== undefined ? { 'pulumi.com/timeoutSeconds': String(args.deadlineSeconds) } : {}) } }),

@@ -52,6 +52,16 @@ export class ProblemList {
   }
 }
 
+/**
+ * Records an error at `path` when `value` is set but not one of `allowed`, naming the value and
+ * every allowed one (`"Operator" is not an executor; allowed: kuberay, operator`); `what` names one
+ * allowed value's kind, with its article. The check of every string union of the model, for the
+ * callers TypeScript's types do not hold (JavaScript, the jsii languages, YAML).
+ */
+export function checkOneOf(problems: ProblemList, path: string, value: unknown, allowed: readonly string[], what: string): void {
+  if (value !== undefined && !allowed.includes(value as string)) problems.error(path, `${show(value)} is not ${what}; allowed: ${allowed.join(', ')}`);
+}
+
 /** Renders one finding as `PATH: MESSAGE`. */
 export function formatProblem(p: Problem): string {
   return `${p.path}: ${p.message}`;

@@ -1,7 +1,7 @@
 import { ResolvedAnalysis, UpgradeAnalysis, resolveUpgradeAnalysis, validateUpgradeAnalysis } from './analysis';
 import { INITIALIZING_TIMEOUT_ANNOTATION, initializingTimeoutProblem } from './initializing-timeout';
 import { dns1035LabelProblem, dns1123SubdomainProblem } from './names';
-import { ProblemList, ValidationResult, show } from './problem';
+import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
 import { RayClusterConfig, acceleratorProfile, minimumSafeMaxSurgePercent, validateRayClusterConfig } from './raycluster';
 import { validateRayAuth } from './ray-auth';
 import { INT32_MAX, asObject, isInteger, isObject } from './read';
@@ -13,6 +13,15 @@ export type UpgradeStrategyType = 'NewCluster' | 'NewClusterWithIncrementalUpgra
 /** Every upgrade strategy KubeRay accepts. */
 export const UPGRADE_STRATEGY_TYPES: readonly UpgradeStrategyType[] = ['NewCluster', 'NewClusterWithIncrementalUpgrade', 'None'];
 
+/**
+ * Who executes upgrades of a RayService: KubeRay itself (`ray.io/v1`), or the rayshift operator
+ * (`rayshift.dev/v1alpha1`, the same spec plus `rayshift` extensions). It decides the apiVersion.
+ */
+export type RayServiceExecutor = 'kuberay' | 'operator';
+
+/** Every executor of the `RayService` construct. */
+export const RAY_SERVICE_EXECUTORS: readonly RayServiceExecutor[] = ['kuberay', 'operator'];
+
 /** Options of the incremental upgrade (`spec.upgradeStrategy.clusterUpgradeOptions`). */
 export interface ClusterUpgradeOptions {
   /** Serve `target_capacity` added to the new cluster (and removed from the old) per capacity step, 1–100. @default 100 */
@@ -21,8 +30,13 @@ export interface ClusterUpgradeOptions {
   readonly stepSizePercent: number;
   /** Seconds between traffic steps, ≥ 1. */
   readonly intervalSeconds: number;
-  /** GatewayClass of the Gateway that splits traffic (a DNS subdomain). */
-  readonly gatewayClassName: string;
+  /**
+   * GatewayClass of the Gateway that splits traffic (a DNS subdomain). Required (KubeRay's CRD
+   * requires it) unless `rayshift.gatewayRef` names an existing Gateway to attach to (executor
+   * `operator`, or `pulumi` in the Pulumi component): then no Gateway is created.
+   * @default none (valid only with `rayshift.gatewayRef`)
+   */
+  readonly gatewayClassName?: string;
 }
 
 /** `spec.upgradeStrategy` of a RayService. */
@@ -45,6 +59,9 @@ export interface GatewayReference {
 
 /** The kind of route the operator writes weights to. */
 export type RouteKind = 'HTTP' | 'GRPC';
+
+/** Every route kind. */
+export const ROUTE_KINDS: readonly RouteKind[] = ['HTTP', 'GRPC'];
 
 /** rayshift's extensions of the RayService spec (`spec.rayshift` of `rayshift.dev/v1alpha1`). */
 export interface RayshiftExtensions {
@@ -146,9 +163,7 @@ export function validateRayService(manifest: unknown, parsedServeConfig?: unknow
   if (spec.upgradeStrategy !== undefined && !isObject(spec.upgradeStrategy)) {
     problems.error('spec.upgradeStrategy', `must be a mapping with "type"; got ${show(spec.upgradeStrategy)}`);
   }
-  if (type !== undefined && !UPGRADE_STRATEGY_TYPES.includes(type as UpgradeStrategyType)) {
-    problems.error('spec.upgradeStrategy.type', `${show(type)} is not a strategy; allowed: ${UPGRADE_STRATEGY_TYPES.join(', ')}`);
-  }
+  checkOneOf(problems, 'spec.upgradeStrategy.type', type, UPGRADE_STRATEGY_TYPES, 'a strategy');
   const incremental = type === 'NewClusterWithIncrementalUpgrade';
   const gatewayRef = asObject(spec.rayshift).gatewayRef;
   if (incremental) {
@@ -270,9 +285,7 @@ function checkExtensions(problems: ProblemList, ext: unknown, incremental: boole
   if (ext.paused !== undefined && typeof ext.paused !== 'boolean') {
     problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);
   }
-  if (ext.routeKind !== undefined && ext.routeKind !== 'HTTP' && ext.routeKind !== 'GRPC') {
-    problems.error(`${at}.routeKind`, `${show(ext.routeKind)} is not a route kind; allowed: HTTP, GRPC`);
-  }
+  checkOneOf(problems, `${at}.routeKind`, ext.routeKind, ROUTE_KINDS, 'a route kind');
   if (ext.analysis !== undefined) {
     if (!incremental) problems.error(`${at}.analysis`, 'gates traffic steps, so it needs upgradeStrategy.type NewClusterWithIncrementalUpgrade');
     problems.addAll(validateUpgradeAnalysis(ext.analysis, `${at}.analysis`));

@@ -13,6 +13,11 @@ export const RBG_V1ALPHA2 = 'workloads.x-k8s.io/v1alpha2';
 /** API version of the deprecated RoleBasedGroup with inline `spec.coordination` (RBG v0.6.0; deprecated in v0.8). */
 export const RBG_V1ALPHA1 = 'workloads.x-k8s.io/v1alpha1';
 
+/** RoleBasedGroup API versions, as the construct's `version` names them: v1alpha2 (RBG ≥ v0.7.0, coordination in a CoordinatedPolicy) or v1alpha1 (inline coordination). */
+export type RoleBasedGroupVersion = 'v1alpha1' | 'v1alpha2';
+/** Every RoleBasedGroup API version. */
+export const ROLE_BASED_GROUP_VERSIONS: readonly RoleBasedGroupVersion[] = ['v1alpha1', 'v1alpha2'];
+
 /** RBG release a group is written for; `v0.8` is checked against v0.8.0-alpha.5. */
 export type RbgRelease = 'v0.6' | 'v0.7' | 'v0.8';
 /** Every RBG release rayshift checks against, oldest first. */

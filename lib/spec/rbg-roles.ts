@@ -5,7 +5,7 @@
  */
 import { dns1123LabelProblem } from './names';
 import { IntOrPercent, intOrPercentProblem, parsePercent, resolvePartition } from './percent';
-import { ProblemList, show } from './problem';
+import { ProblemList, checkOneOf, show } from './problem';
 import { INT32_MAX, JsonObject, asObject, isInteger, isObject } from './read';
 import {
   RBG_V1ALPHA1,
@@ -78,13 +78,20 @@ function checkRoleRollingUpdate(problems: ProblemList, here: string, r: JsonObje
   }
 }
 
-/** The model's own role fields: `workload` and `restartPolicyConfig`. */
+/** The model's own role fields: `template` (its containers), `workload` and `restartPolicyConfig`. */
 function checkModelRole(problems: ProblemList, here: string, r: JsonObject, target: RoleTarget): void {
+  // The type requires a template with containers: without one no Pod of the role could be created.
+  const containers = asObject(asObject(r.template).spec).containers;
+  if (!Array.isArray(containers) || containers.length === 0) {
+    problems.error(`${here}.template.spec.containers`, `must list at least one container (Kubernetes refuses a Pod without one); got ${show(containers)}`);
+  }
   if (r.workload !== undefined) {
-    if (typeof r.workload !== 'string' || !(r.workload in RBG_WORKLOAD_API_VERSIONS)) {
-      problems.error(`${here}.workload`, `${show(r.workload)} is not a workload kind; allowed: ${Object.keys(RBG_WORKLOAD_API_VERSIONS).join(', ')}`);
+    const kinds = Object.keys(RBG_WORKLOAD_API_VERSIONS);
+    // A list, not `in`: `"toString" in {...}` is true.
+    if (!kinds.includes(r.workload as string)) {
+      checkOneOf(problems, `${here}.workload`, r.workload, kinds, 'a workload kind');
     } else {
-      checkWorkloadKind(problems, `${here}.workload`, r.workload, target.release);
+      checkWorkloadKind(problems, `${here}.workload`, r.workload as string, target.release);
       const size = r.leaderWorkerSize ?? 1;
       if ((r.workload === 'StatefulSet' || r.workload === 'Deployment') && isInteger(size) && size > 1) {
         problems.error(`${here}.workload`, `${r.workload} has no leader/worker instances (leaderWorkerSize ${size}); allowed: RoleInstanceSet or LeaderWorkerSet`);

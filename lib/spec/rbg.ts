@@ -19,12 +19,13 @@ export {
   RBG_V1ALPHA2,
   RBG_WORKLOAD_API_VERSIONS,
   RESTART_POLICY_TYPES,
+  ROLE_BASED_GROUP_VERSIONS,
   WORKLOAD_TYPE_ANNOTATION,
   roleWorkloadType,
   scalingAdapterName,
   validateRoleBasedGroupUpdate,
 } from './rbg-releases';
-export type { RbgRelease, RbgWorkloadKind, RestartPolicyConfig } from './rbg-releases';
+export type { RbgRelease, RbgWorkloadKind, RestartPolicyConfig, RoleBasedGroupVersion } from './rbg-releases';
 export { BATCH_MODES } from './rbg-rules';
 
 /** A role's own rolling-update settings (`rolloutStrategy.rollingUpdate`). */

@@ -1,8 +1,8 @@
 import { parse } from 'yaml';
 import { importPathProblem } from './import-path';
 import { toPlainYaml } from './plain-yaml';
-import { ProblemList, ValidationResult, show } from './problem';
-import { asArray, isObject } from './read';
+import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
+import { asArray, isInteger, isObject } from './read';
 
 /**
  * One Serve deployment override inside an application: Ray's `DeploymentSchema` fields in
@@ -56,6 +56,9 @@ export interface ServeGrpcOptions {
 
 /** Where Serve runs its proxies. */
 export type ServeProxyLocation = 'EveryNode' | 'HeadOnly' | 'Disabled';
+
+/** Every proxy location (Ray's `ProxyLocation`). */
+export const SERVE_PROXY_LOCATIONS: readonly ServeProxyLocation[] = ['EveryNode', 'HeadOnly', 'Disabled'];
 
 /**
  * A Serve config (`serveConfigV2`) as typed applications, in camelCase; serialized to the YAML
@@ -113,7 +116,8 @@ export function toWireServeConfig(config: ServeConfig): Record<string, unknown> 
     ['logging_config', config.loggingConfig],
     [
       'applications',
-      config.applications.map((a) =>
+      // Required by the type, but a JavaScript or jsii caller may leave it out: validation names it.
+      config.applications?.map((a) =>
         defined([
           ['name', a.name],
           ['route_prefix', a.httpDisabled === true ? null : a.routePrefix],
@@ -172,6 +176,7 @@ export function validateServeConfig(config: unknown, capacityManaged = false): V
     problems.error('', `must be a mapping with an "applications" list; got ${show(value)}`);
     return problems.result();
   }
+  checkOneOf(problems, 'proxy_location', value.proxy_location, SERVE_PROXY_LOCATIONS, 'a proxy location');
   const apps = value.applications;
   if (!Array.isArray(apps) || apps.length === 0) {
     problems.error('applications', `must list at least one application; got ${show(apps)}`);
@@ -208,6 +213,11 @@ export function validateServeConfig(config: unknown, capacityManaged = false): V
     asArray(app.deployments).forEach((dep, j) => {
       if (!isObject(dep) || typeof dep.name !== 'string' || dep.name.length === 0) {
         problems.error(`${at}.deployments[${j}].name`, `every deployment override needs a name; got ${show(isObject(dep) ? dep.name : dep)}`);
+      }
+      // Ray's DeploymentSchema: a non-negative integer or "auto" (the Serve autoscaler).
+      const replicas = isObject(dep) ? dep.num_replicas : undefined;
+      if (replicas !== undefined && replicas !== null && replicas !== 'auto' && !(isInteger(replicas) && replicas >= 0)) {
+        problems.error(`${at}.deployments[${j}].num_replicas`, `must be an integer ≥ 0 or "auto"; got ${show(replicas)}`);
       }
     });
   });

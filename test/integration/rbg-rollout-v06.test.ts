@@ -13,7 +13,7 @@
  */
 import { ChildProcess } from 'node:child_process';
 import { Testing } from 'cdk8s';
-import { RoleBasedGroup, RoleBasedGroupVersion } from '../../lib/cdk8s/rolebasedgroup';
+import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { crdsOf } from '../../lib/crds/catalog';
 import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
@@ -22,7 +22,7 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RbgResourceType } from '../../lib/spec/object-names';
 import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
-import { CoordinationRule } from '../../lib/spec/rbg';
+import { CoordinationRule, RoleBasedGroupVersion } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { ControlPlane, startControlPlane } from '../support/controlplane';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
