@@ -3,6 +3,7 @@ import { importPathProblem } from './import-path';
 import { toPlainYaml } from './plain-yaml';
 import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
 import { asArray, isInteger, isObject } from './read';
+import { unknownServeFields } from './serve-schema';
 
 /**
  * One Serve deployment override inside an application: Ray's `DeploymentSchema` fields in
@@ -177,6 +178,8 @@ export function validateServeConfig(config: unknown, capacityManaged = false): V
     return problems.result();
   }
   checkOneOf(problems, 'proxy_location', value.proxy_location, SERVE_PROXY_LOCATIONS, 'a proxy location');
+  const unknown = unknownServeFields(value);
+  problems.addAll({ errors: unknown.filter((p) => p.severity === 'error'), warnings: unknown.filter((p) => p.severity === 'warning') });
   const apps = value.applications;
   if (!Array.isArray(apps) || apps.length === 0) {
     problems.error('applications', `must list at least one application; got ${show(apps)}`);
