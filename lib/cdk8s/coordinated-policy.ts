@@ -2,7 +2,7 @@ import { Construct } from 'constructs';
 import { COORDINATED_POLICY_TYPE } from '../spec/object-names';
 import { CoordinationRule, validateCoordinatedPolicy } from '../spec/rbg';
 import type { RoleBasedGroup } from './rolebasedgroup';
-import { ValidationResult } from '../spec/problem';
+import { Problem, ValidationResult } from '../spec/problem';
 import { ValidatedObject } from './validated-object';
 
 /** Props of a `CoordinatedPolicy`. */
@@ -46,6 +46,13 @@ export class CoordinatedPolicy extends ValidatedObject {
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {
-    return validateCoordinatedPolicy(manifest, this.#props.group.apiObject.toJson());
+    const own = validateCoordinatedPolicy(manifest, this.#props.group.apiObject.toJson());
+    if (this.#props.rules !== undefined) return own;
+    // The rules are the group's, whose own findings already report their problems where the user
+    // wrote them (its `coordination`): each is reported once, by the group.
+    const group = this.#props.group.findings();
+    const known = new Set([...group.errors, ...group.warnings].map((p) => `${p.severity}:${p.message}`));
+    const fresh = (p: Problem) => !known.has(`${p.severity}:${p.message}`);
+    return { errors: own.errors.filter(fresh), warnings: own.warnings.filter(fresh) };
   }
 }

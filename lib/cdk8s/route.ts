@@ -2,7 +2,7 @@ import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { BackendReference, ParentReference, validateRoute } from '../spec/gateway';
 import { GRPCROUTE, HTTPROUTE } from '../spec/object-names';
-import { ValidationResult } from '../spec/problem';
+import { Problem, ValidationResult, show } from '../spec/problem';
 import { Gateway } from './gateway';
 import { GroupVersionKind, ValidatedObject } from './validated-object';
 
@@ -119,30 +119,47 @@ export abstract class RouteBase extends ValidatedObject {
     this.#rules = rules;
   }
 
-  /** The rules as given, of either kind (a copy). */
+  /** The rules as given, of either kind (a copy; empty when a JavaScript or Python caller left them out). */
   protected givenRules(): RouteRuleOptions[] {
-    return [...this.#rules];
+    return Array.isArray(this.#rules) ? [...this.#rules] : [];
   }
 
   protected renderSpec(): any {
     const o = this.#options;
+    // `parents` and `rules` are required, but a JavaScript or Python caller may leave them out:
+    // they are then left out of the manifest, and validation names the missing prop.
     return {
-      parentRefs: o.parents.map((p) => (p instanceof Gateway ? parentOf(p) : p)),
+      ...(Array.isArray(o.parents) ? { parentRefs: o.parents.map((p) => (p instanceof Gateway ? parentOf(p) : p)) } : {}),
       ...(o.hostnames !== undefined ? { hostnames: o.hostnames } : {}),
-      rules: this.#rules.map((r) => {
-        const matches = (r as HttpRouteRule | GrpcRouteRule).matches;
-        return {
-          ...(r.name !== undefined ? { name: r.name } : {}),
-          ...(matches !== undefined ? { matches } : {}),
-          ...(r.filters !== undefined ? { filters: r.filters } : {}),
-          backendRefs: r.backendRefs,
-        };
-      }),
+      ...(Array.isArray(this.#rules)
+        ? {
+            rules: this.#rules.map((r) => {
+              const matches = (r as HttpRouteRule | GrpcRouteRule).matches;
+              return {
+                ...(r.name !== undefined ? { name: r.name } : {}),
+                ...(matches !== undefined ? { matches } : {}),
+                ...(r.filters !== undefined ? { filters: r.filters } : {}),
+                backendRefs: r.backendRefs,
+              };
+            }),
+          }
+        : {}),
     };
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {
-    return validateRoute(manifest);
+    const result = validateRoute(manifest);
+    const errors: Problem[] = [];
+    const parents = this.#options.parents as unknown;
+    if (!Array.isArray(parents)) {
+      errors.push({ path: 'parents', message: `is required: the Gateways (Gateway constructs or {name, namespace, sectionName, port} references) the route attaches to; got ${show(parents)}`, severity: 'error' });
+    }
+    if (!Array.isArray(this.#rules as unknown)) {
+      errors.push({ path: 'rules', message: `is required: the route's rules, each with its weighted backendRefs; got ${show(this.#rules)}`, severity: 'error' });
+    }
+    // Without `parents` the error above says it all; the spec's "no parent Gateway" warning would repeat it.
+    const warnings = errors.some((e) => e.path === 'parents') ? result.warnings.filter((w) => w.path !== 'spec.parentRefs') : result.warnings;
+    return { errors: [...errors, ...result.errors], warnings };
   }
 }
 

@@ -19,7 +19,7 @@ export interface ValidatedObjectOptions extends GroupVersionKind {
 /**
  * Base of every rayshift construct: one `ApiObject` child named `Resource` (so `ApiObject.of()`
  * and escape hatches work) whose manifest is checked by the model's validator at synthesis.
- * Errors fail synthesis with every problem listed; warnings are printed to stderr.
+ * Errors fail synthesis with every problem listed; warnings are printed to stderr, each once per synthesis.
  */
 export abstract class ValidatedObject extends Construct {
   /** The underlying object; use it for JSON-patch escape hatches. */
@@ -33,10 +33,21 @@ export abstract class ValidatedObject extends Construct {
       metadata: options.metadata,
       spec: Lazy.any({ produce: () => this.renderSpec() }),
     });
+    // cdk8s runs this hook more than once per synthesis: `app.synth()` validates the app, then again
+    // in each `chart.toJson()` it calls (and `synthYaml()` likewise), 1 + charts times in all. A
+    // synthesis is one synchronous run, so a warning printed is remembered until that run ends (the
+    // next microtask): printed once per synthesis, and again by the next one.
+    const printed = new Set<string>();
     Node.of(this).addValidation({
       validate: () => {
         const result = this.findings();
-        for (const w of result.warnings) process.stderr.write(`warning: ${this.describe()}: ${formatProblem(w)}\n`);
+        for (const w of result.warnings) {
+          const line = `warning: ${this.describe()}: ${formatProblem(w)}\n`;
+          if (printed.has(line)) continue;
+          if (printed.size === 0) queueMicrotask(() => printed.clear());
+          printed.add(line);
+          process.stderr.write(line);
+        }
         return result.errors.map((e) => `${this.describe()}: ${formatProblem(e)}`);
       },
     });

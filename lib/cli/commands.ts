@@ -39,8 +39,20 @@ function formatProblem(p: LocatedProblem, style: Style): string {
   return `${where}${what}:${path} ${message}`;
 }
 
+/**
+ * The checked input of validate and plan, one line per problem: a file named twice is read once, and
+ * a problem two checks find alike (same file, document, object, path, message and severity) is kept once.
+ */
 function check(files: readonly string[], io: Output, options: CheckOptions): CheckedInput {
-  return checkFiles(files, io.stdin ?? (() => fs.readFileSync(0, 'utf8')), options);
+  const { documents, problems } = checkFiles([...new Set(files)], io.stdin ?? (() => fs.readFileSync(0, 'utf8')), options);
+  const seen = new Set<string>();
+  const unique = problems.filter((p) => {
+    const key = JSON.stringify([p.file, p.document, p.kind, p.name, p.path, p.message, p.severity]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return { documents, problems: unique };
 }
 
 /** The problems as `--json` prints them. */
@@ -57,7 +69,7 @@ function summary(problems: readonly LocatedProblem[], documents: readonly InputD
   return `${plural(errors, 'error')}, ${plural(warnings, 'warning')} in ${plural(checked, 'document')}${skipped > 0 ? ` (${skipped} of other API groups skipped)` : ''}`;
 }
 
-/** `rayshift validate FILE...`: every problem of every document; exit 1 when any is an error. */
+/** `rayshift validate FILE...`: every problem of every document, then the summary line, on stdout; exit 1 when any is an error. */
 export function validateCommand(files: readonly string[], json: boolean, io: Output, options: CheckOptions = {}): number {
   const { documents, problems } = check(files, io, options);
   const failed = problems.some((p) => p.severity === 'error');
@@ -65,7 +77,8 @@ export function validateCommand(files: readonly string[], json: boolean, io: Out
     io.out(`${JSON.stringify({ problems: problemsJson(problems) }, null, 2)}\n`);
   } else {
     for (const p of problems) io.out(`${formatProblem(p, io.outStyle)}\n`);
-    io.err(`${failed ? io.errStyle.red('invalid') : 'valid'}: ${summary(problems, documents)}\n`);
+    // The summary is validate's result, so it goes with the problems to stdout (`validate … > report.txt` keeps both).
+    io.out(`${failed ? io.outStyle.red('invalid') : 'valid'}: ${summary(problems, documents)}\n`);
   }
   return failed ? EXIT.invalid : EXIT.ok;
 }

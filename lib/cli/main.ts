@@ -37,6 +37,12 @@ const PEERS_HELP = [
   '    @connectrpc/connect, @connectrpc/connect-node, @bufbuild/protobuf',
   `  api-server, operator: ${Object.entries(OPTIONAL_PEERS).map(([p, r]) => `${p} ${r}`).join(', ')}`,
 ].join('\n');
+const EXIT_HELP = [
+  `\nExit status of every command: ${EXIT.ok} on success, ${EXIT.invalid} when the input is invalid or the command fails, ${EXIT.usage} on a usage error`,
+  "(an unknown command or option, a missing argument, flags that cannot work together); each command's --help says more.",
+  'When the reader of standard output goes away (rayshift … | head -1), rayshift stops quietly: the exit status is',
+  "the command's when it has decided (validate and plan decide before they print), 0 otherwise.",
+].join('\n');
 
 /** How `buildProgram` looks for optional peer dependencies (injectable for tests). */
 export interface ProgramOptions {
@@ -66,7 +72,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     .showHelpAfterError()
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride()
-    .addHelpText('after', PEERS_HELP)
+    .addHelpText('after', `${PEERS_HELP}\n${EXIT_HELP}`)
     .hook('preAction', (_, command) => checkPeers(command.name(), command.opts(), options.installed ?? isInstalled));
   program
     .command('validate')
@@ -78,7 +84,8 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
       'after',
       [
         "\nA file with no object rayshift validates is a warning; a mistyped kind or apiVersion in rayshift's",
-        'API groups is an error.',
+        'API groups is an error. Each problem is one line on stdout, then the summary line ("valid: …" or',
+        '"invalid: …", with the counts of errors, warnings and documents), also on stdout.',
         JSON_HELP,
         'Exit status: 0 when there are no errors (warnings allowed), 1 when there are, 2 on a usage error.',
       ].join('\n'),
@@ -95,7 +102,8 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
       [
         '\nThe plan assumes every wait is satisfied at once: clusters ready, replicas up, routes programmed.',
         'The input is validated first. Its problems, warnings included, go to stderr as validate prints',
-        'them; with --json they are in "problems" (as validate --json lists them) next to "plans".',
+        'them, and so does the summary of invalid input ("invalid: …; no plan"), so that stdout holds the plan',
+        'alone; with --json they are in "problems" (as validate --json lists them) next to "plans".',
         JSON_HELP,
         'Exit status: 0 with a plan, 1 when the input is invalid (no plan; "plans" is empty), 2 on a usage error.',
       ].join('\n'),
@@ -199,9 +207,16 @@ export async function run(argv: readonly string[], io: Output, options: ProgramO
  * `commands` are the subcommands the binary adds (bin/rayshift.js passes `rayshift operator`).
  */
 export function main(commands: readonly CommandRegistrar[] = []): void {
+  const stdout = openUntilClosedPipe(process.stdout, () => {
+    // The reader is gone (`rayshift … | head -1`): end as a Unix tool would on SIGPIPE, but quietly and
+    // with the command's exit code when it has one (validate and plan decide before they print), else 0.
+    // setImmediate lets the synchronous rest of the command finish and set process.exitCode first.
+    setImmediate(() => process.exit());
+  });
+  const stderr = openUntilClosedPipe(process.stderr, () => {});
   const io: Output = {
-    out: (t) => process.stdout.write(t),
-    err: (t) => process.stderr.write(t),
+    out: stdout,
+    err: stderr,
     outStyle: styleFor(process.stdout),
     errStyle: styleFor(process.stderr),
     interactive: Boolean(process.stdout.isTTY),
@@ -211,8 +226,25 @@ export function main(commands: readonly CommandRegistrar[] = []): void {
       process.exitCode = code;
     },
     (err: Error) => {
-      process.stderr.write(`rayshift: ${err.message}\n`);
+      stderr(`rayshift: ${err.message}\n`);
       process.exitCode = 1;
     },
   );
+}
+
+/**
+ * A writer to `stream` that drops its text once the stream's reader has gone away (EPIPE), which
+ * `onClosed` is told once; without it Node reports the closed pipe as an unhandled 'error' event
+ * with a stack trace. Any other write error still ends the process as before.
+ */
+function openUntilClosedPipe(stream: NodeJS.WriteStream, onClosed: () => void): (text: string) => void {
+  let open = true;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    if (open) onClosed();
+    open = false;
+  });
+  return (text) => {
+    if (open) stream.write(text);
+  };
 }

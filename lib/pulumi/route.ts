@@ -38,10 +38,10 @@ abstract class RouteComponent<P extends HttpRouteProps | GrpcRouteProps> extends
 
   protected constructor(type: string, construct: RouteConstruct<P>, name: string, args: RouteArgs<P>, opts?: pulumi.ComponentResourceOptions) {
     super(type, name, {}, opts);
-    const gateways = args.parents.filter((p): p is Gateway => p instanceof Gateway);
-    const parents = args.parents.map((p) =>
-      p instanceof Gateway ? { name: p.gatewayName, ...(p.namespace !== undefined ? { namespace: p.namespace } : {}) } : p,
-    );
+    // A JavaScript caller may leave `parents` out: the construct's validation then names it.
+    const given = Array.isArray(args.parents) ? args.parents : undefined;
+    const gateways = (given ?? []).filter((p): p is Gateway => p instanceof Gateway);
+    const parents = given?.map((p) => (p instanceof Gateway ? { name: p.gatewayName, ...(p.namespace !== undefined ? { namespace: p.namespace } : {}) } : p));
     const { construct: route, resources } = renderComponent(
       this,
       name,

@@ -99,12 +99,15 @@ export function validateGateway(manifest: unknown): ValidationResult {
 }
 
 /**
- * Validates an HTTPRoute or GRPCRoute manifest: parent references, at most 16 rules, and backends
- * with a name, a port and a weight from 0 to 1,000,000. Returns every problem at once; never throws.
+ * Validates an HTTPRoute or GRPCRoute manifest: parent references, at most 16 rules, backends with
+ * a name, a port and a weight from 0 to 1,000,000, and the rules' matches as Gateway API's CRD
+ * checks them (gRPC service and method names, HTTP paths and methods, header and query parameter
+ * matches, at most 64 matches per rule and 128 per route). Returns every problem at once; never throws.
  */
 export function validateRoute(manifest: unknown): ValidationResult {
   const problems = new ProblemList();
   const obj = asObject(manifest);
+  const grpc = obj.kind === 'GRPCRoute';
   checkObjectName(problems, obj);
   const spec = asObject(obj.spec);
   const parents = spec.parentRefs;
@@ -121,7 +124,9 @@ export function validateRoute(manifest: unknown): ValidationResult {
   if (rules !== undefined && (!Array.isArray(rules) || rules.length > 16)) {
     problems.error('spec.rules', `must be a list of at most 16 rules; got ${Array.isArray(rules) ? `${rules.length} rules` : show(rules)}`);
   }
+  let matches = 0;
   asArray(rules).forEach((r, i) => {
+    matches += checkMatches(problems, `spec.rules[${i}].matches`, asObject(r).matches, grpc);
     const backends = asArray(asObject(r).backendRefs);
     let total = 0;
     let allWeightsValid = true;
@@ -147,7 +152,132 @@ export function validateRoute(manifest: unknown): ValidationResult {
       problems.warning(`spec.rules[${i}].backendRefs`, 'all weights are 0: every request this rule matches is answered with an error');
     }
   });
+  if (matches > MAX_MATCHES_PER_ROUTE) {
+    problems.error('spec.rules', `hold ${matches} matches in all; allowed: at most ${MAX_MATCHES_PER_ROUTE} across the route's rules`);
+  }
   return problems.result();
+}
+
+// Gateway API's limits and patterns on route matches, as the pinned CRDs state them (v1.4.0 and v1.6.1;
+// v1.2.1 agrees but for GRPCRoute, which it allows 8 matches per rule, not 64).
+const MAX_MATCHES_PER_RULE = 64;
+const MAX_MATCHES_PER_ROUTE = 128;
+const MAX_NAME_VALUE_MATCHES = 16;
+const MAX_MATCH_VALUE_LENGTH = 1024;
+const VALUE_MATCH_TYPES = ['Exact', 'RegularExpression'];
+const PATH_MATCH_TYPES = ['Exact', 'PathPrefix', 'RegularExpression'];
+const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
+/** `HTTPHeaderName` (and the gRPC and query parameter names): an RFC 7230 token. */
+const HEADER_NAME = { regex: /^[A-Za-z0-9!#$%&'*+\-.^_`|~]+$/, shown: "^[A-Za-z0-9!#$%&'*+\\-.^_\\x60|~]+$" };
+/** An Exact `GRPCMethodMatch.service` (the CRD's CEL rule; `(?i)` is the `i` flag). */
+const GRPC_SERVICE = { regex: /^\.?[a-z_][a-z_0-9]*(\.[a-z_][a-z_0-9]*)*$/i, shown: '^(?i)\\.?[a-z_][a-z_0-9]*(\\.[a-z_][a-z_0-9]*)*$' };
+/** An Exact `GRPCMethodMatch.method` (the CRD's CEL rule). */
+const GRPC_METHOD = { regex: /^[A-Za-z_][A-Za-z_0-9]*$/, shown: '^[A-Za-z_][A-Za-z_0-9]*$' };
+/** The characters of an Exact or PathPrefix HTTP path (the CRD's CEL rule). */
+const HTTP_PATH = { regex: /^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$/, shown: "^(?:[-A-Za-z0-9/._~!$&'()*+,;=:@]|[%][0-9a-fA-F]{2})+$" };
+
+/**
+ * Checks a rule's `matches` at `at` as Gateway API's CRD does, and returns how many count toward the
+ * route's limit (an HTTPRoute rule without matches is defaulted to one, PathPrefix "/").
+ */
+function checkMatches(problems: ProblemList, at: string, value: unknown, grpc: boolean): number {
+  if (value === undefined) return grpc ? 0 : 1;
+  const matches = asArray(value);
+  if (matches.length > MAX_MATCHES_PER_RULE) problems.error(at, `must list at most ${MAX_MATCHES_PER_RULE} matches; got ${matches.length}`);
+  matches.forEach((m, j) => {
+    const here = `${at}[${j}]`;
+    const match = asObject(m);
+    if (grpc) {
+      checkGrpcMethodMatch(problems, `${here}.method`, match.method);
+    } else {
+      checkHttpPathMatch(problems, `${here}.path`, match.path);
+      if (match.method !== undefined && !HTTP_METHODS.includes(match.method as string)) {
+        problems.error(`${here}.method`, `${show(match.method)} is not an HTTP method; allowed: ${HTTP_METHODS.join(', ')}`);
+      }
+      checkNameValueMatches(problems, `${here}.queryParams`, match.queryParams, 'query parameter', 1024);
+    }
+    checkNameValueMatches(problems, `${here}.headers`, match.headers, 'header', 4096);
+  });
+  return matches.length;
+}
+
+/**
+ * A `GRPCMethodMatch`: service, method or both; with type Exact (the default) each must be a plain
+ * gRPC name, as the CRD's CEL rules require (`"my service"`, `"/x"` are refused).
+ */
+function checkGrpcMethodMatch(problems: ProblemList, at: string, value: unknown): void {
+  if (value === undefined) return;
+  const m = asObject(value);
+  const type = m.type ?? 'Exact';
+  if (!VALUE_MATCH_TYPES.includes(type as string)) problems.error(`${at}.type`, `${show(type)} is not a match type; allowed: ${VALUE_MATCH_TYPES.join(', ')}`);
+  if (m.service === undefined && m.method === undefined) {
+    problems.error(at, 'sets neither service nor method; set one or both (a method match of neither is refused; leave out `method` to match every method)');
+  }
+  const names = [
+    ['service', GRPC_SERVICE, 'a gRPC service name (letters, digits and _ in dot-separated parts, e.g. "llm.Generator")'],
+    ['method', GRPC_METHOD, 'a gRPC method name (letters, digits and _, without the service or a "/", e.g. "Generate")'],
+  ] as const;
+  for (const [field, pattern, what] of names) {
+    const name = m[field];
+    if (name === undefined) continue;
+    if (typeof name !== 'string') problems.error(`${at}.${field}`, `must be a string; got ${show(name)}`);
+    else if (name.length > MAX_MATCH_VALUE_LENGTH) problems.error(`${at}.${field}`, `is ${name.length} characters long; allowed: at most ${MAX_MATCH_VALUE_LENGTH}`);
+    else if (type === 'Exact' && !pattern.regex.test(name)) problems.error(`${at}.${field}`, `${show(name)} is not ${what}: an Exact match must match ${pattern.shown}`);
+  }
+}
+
+/** An `HTTPPathMatch`: an Exact or PathPrefix path must be a clean absolute path, as the CRD's CEL rules require. */
+function checkHttpPathMatch(problems: ProblemList, at: string, value: unknown): void {
+  if (value === undefined) return;
+  const p = asObject(value);
+  const type = p.type ?? 'PathPrefix';
+  const path = p.value ?? '/';
+  if (!PATH_MATCH_TYPES.includes(type as string)) {
+    problems.error(`${at}.type`, `${show(type)} is not a path match type; allowed: ${PATH_MATCH_TYPES.join(', ')}`);
+    return;
+  }
+  if (typeof path !== 'string' || path.length > MAX_MATCH_VALUE_LENGTH) {
+    problems.error(`${at}.value`, `must be a path of at most ${MAX_MATCH_VALUE_LENGTH} characters; got ${typeof path === 'string' ? `${path.length} characters` : show(path)}`);
+    return;
+  }
+  if (type === 'RegularExpression') return;
+  const reasons = [
+    ...(path.startsWith('/') ? [] : ['must start with "/" (an absolute path)']),
+    ...['//', '/./', '/../', '%2f', '%2F', '#'].filter((s) => path.includes(s)).map((s) => `must not contain "${s}"`),
+    ...['/..', '/.'].filter((s) => path.endsWith(s)).map((s) => `must not end with "${s}"`),
+    ...(HTTP_PATH.regex.test(path) ? [] : [`must only contain the characters of ${HTTP_PATH.shown}`]),
+  ];
+  if (reasons.length > 0) problems.error(`${at}.value`, `${show(path)} ${reasons.join(', ')} in a ${type} match`);
+}
+
+/**
+ * Header (or query parameter) matches: at most 16, each a token name of at most 256 characters
+ * used once, a value of 1 to `maxValue` characters and type Exact or RegularExpression.
+ */
+function checkNameValueMatches(problems: ProblemList, at: string, value: unknown, what: string, maxValue: number): void {
+  if (value === undefined) return;
+  const entries = asArray(value);
+  if (entries.length > MAX_NAME_VALUE_MATCHES) problems.error(at, `must list at most ${MAX_NAME_VALUE_MATCHES} ${what} matches; got ${entries.length}`);
+  const seen = new Map<string, number>();
+  entries.forEach((e, k) => {
+    const here = `${at}[${k}]`;
+    const entry = asObject(e);
+    const name = entry.name;
+    if (typeof name !== 'string' || name.length > 256 || !HEADER_NAME.regex.test(name)) {
+      problems.error(`${here}.name`, `must be a ${what} name of 1 to 256 characters matching ${HEADER_NAME.shown}; got ${show(name)}`);
+    } else if (seen.has(name)) {
+      problems.error(`${here}.name`, `${show(name)} is already matched by ${at}[${seen.get(name)}]; each name may be matched once`);
+    } else {
+      seen.set(name, k);
+    }
+    const v = entry.value;
+    if (typeof v !== 'string' || v.length === 0 || v.length > maxValue) {
+      problems.error(`${here}.value`, `must be a string of 1 to ${maxValue} characters; got ${typeof v === 'string' ? `${v.length} characters` : show(v)}`);
+    }
+    if (entry.type !== undefined && !VALUE_MATCH_TYPES.includes(entry.type as string)) {
+      problems.error(`${here}.type`, `${show(entry.type)} is not a match type; allowed: ${VALUE_MATCH_TYPES.join(', ')}`);
+    }
+  });
 }
 
 function checkObjectName(problems: ProblemList, obj: JsonObject): void {

@@ -114,7 +114,8 @@ function checkRollingUpdate(
   }
   if (!roles) return;
   checkZeroSkewRounds(problems, at, ru, ruleRoles, roles, percentOnly);
-  for (const roleName of ruleRoles) {
+  // A role named twice in a rule is still one role: its problems are reported once.
+  for (const roleName of new Set(ruleRoles)) {
     const role = roles.get(roleName);
     if (!role) continue;
     const own = roleRollingUpdate(role);

@@ -1,5 +1,5 @@
 import { ApiObject, Chart, Testing } from 'cdk8s';
-import { Gateway, GatewayClass, GrpcRoute, HttpRoute } from '../../lib/cdk8s';
+import { Gateway, GatewayClass, GrpcRoute, GrpcRouteProps, HttpRoute, HttpRouteProps } from '../../lib/cdk8s';
 import { validateGateway, validateRoute } from '../../lib/spec';
 import { captureStderr, ofKind, single, synthError } from './helpers';
 
@@ -168,6 +168,26 @@ describe('HttpRoute and GrpcRoute', () => {
     const { result, stderr } = captureStderr(() => Testing.synth(chart));
     expect(result).toHaveLength(1);
     expect(stderr).toContain('warning: HTTPRoute/llm: spec.rules[0].backendRefs: all weights are 0');
+  });
+
+  test('a route without parents or rules (a JavaScript or Python caller) fails synthesis naming the prop, not with a TypeError', () => {
+    const chart = chartIn();
+    const grpc = new GrpcRoute(chart, 'grpc', { metadata: { name: 'embedder' }, rules: [{ backendRefs: [{ name: 's', port: 9000 }] }] } as unknown as GrpcRouteProps);
+    new HttpRoute(chart, 'http', { metadata: { name: 'llm' }, parents: [{ name: 'gw' }] } as unknown as HttpRouteProps);
+    expect(grpc.rules).toEqual([{ backendRefs: [{ name: 's', port: 9000 }] }]);
+    const lines = synthError(chart).split('\n').slice(1).map((l) => l.trim());
+    expect(lines).toEqual([
+      '[test/grpc] GRPCRoute/embedder: parents: is required: the Gateways (Gateway constructs or {name, namespace, sectionName, port} references) the route attaches to; got unset',
+      "[test/http] HTTPRoute/llm: rules: is required: the route's rules, each with its weighted backendRefs; got unset",
+    ]);
+  });
+
+  test('a gRPC method match Gateway API refuses fails synthesis', () => {
+    const chart = chartIn();
+    new GrpcRoute(chart, 'grpc', { metadata: { name: 'embedder' }, parents: [{ name: 'gw' }], rules: [{ matches: [{ method: { service: 'my service', method: '/x' } }], backendRefs: [{ name: 's', port: 9000 }] }] });
+    const message = synthError(chart);
+    expect(message).toContain('GRPCRoute/embedder: spec.rules[0].matches[0].method.service: "my service" is not a gRPC service name');
+    expect(message).toContain('GRPCRoute/embedder: spec.rules[0].matches[0].method.method: "/x" is not a gRPC method name');
   });
 
   test('ApiObject.of works on routes and gateways', () => {

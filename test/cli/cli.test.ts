@@ -2,7 +2,7 @@
  * The built `rayshift` binary on YAML files: exact exit codes and messages. `npm test` builds
  * first; these tests run `bin/rayshift.js` as a user would.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -25,24 +25,25 @@ function rayshiftWithInput(input: string, ...args: string[]): { code: number; st
 beforeAll(requireFreshBuild);
 
 describe('rayshift validate', () => {
-  test('valid documents exit 0 and say so on stderr', () => {
+  test('valid documents exit 0 and say so on stdout', () => {
     const r = rayshift('validate', fixture('good.yaml'));
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toBe('valid: 0 errors, 0 warnings in 3 documents\n');
+    expect(r.stdout).toBe('valid: 0 errors, 0 warnings in 3 documents\n');
+    expect(r.stderr).toBe('');
   });
 
   test('every invalid option is printed as FILE:DOC KIND/NAME: PATH: MESSAGE and the exit code is 1', () => {
     const r = rayshift('validate', fixture('bad-rayservice.yaml'));
     expect(r.code).toBe(1);
     const f = fixture('bad-rayservice.yaml');
-    expect(r.stdout.split('\n').filter(Boolean)).toEqual([
+    expect(r.stdout.split('\n').filter(Boolean).slice(0, -1)).toEqual([
       `${f}:1 RayService/llm: spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent: must be an integer from 1 to 100; got 0 (0 never adds capacity, so the upgrade would stall forever)`,
       `${f}:1 RayService/llm: spec.upgradeStrategy.clusterUpgradeOptions.intervalSeconds: must be an integer from 1 to 2147483647 (int32); got 0`,
       `${f}:1 RayService/llm: spec.upgradeStrategy.clusterUpgradeOptions.gatewayClassName: "Not_A_Class" is not a DNS-1123 subdomain: use lowercase letters, digits, '-' and '.', and start and end each part with a letter or digit`,
       `${f}:1 RayService/llm: spec.rayClusterDeletionDelaySeconds: must be an integer from 0 to 2147483647 (int32); got -1`,
     ]);
-    expect(r.stderr).toBe('invalid: 4 errors, 0 warnings in 1 document\n');
+    expect(r.stdout.split('\n').filter(Boolean).at(-1)).toBe('invalid: 4 errors, 0 warnings in 1 document');
+    expect(r.stderr).toBe('');
   });
 
   test('a CoordinatedPolicy is checked against the RoleBasedGroup of the same name', () => {
@@ -57,13 +58,13 @@ describe('rayshift validate', () => {
   test('a missing file is an error on the file, exit 1', () => {
     const r = rayshift('validate', 'missing.yaml');
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe('missing.yaml: no such file\n');
+    expect(r.stdout).toBe('missing.yaml: no such file\ninvalid: 1 error, 0 warnings in 0 documents\n');
   });
 
   test('a file that is not YAML names the document and the parse error, exit 1', () => {
     const r = rayshift('validate', fixture('not-yaml.yaml'));
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^test\/cli\/fixtures\/not-yaml\.yaml:1: is not valid YAML: .*line 3, column 1\n$/);
+    expect(r.stdout).toMatch(/^test\/cli\/fixtures\/not-yaml\.yaml:1: is not valid YAML: .*line 3, column 1\ninvalid: 1 error, 0 warnings in 0 documents\n$/);
   });
 
   test('an unknown kind in one of rayshift\'s API groups (a typo) is an error that lists the known kinds, exit 1', () => {
@@ -75,12 +76,14 @@ describe('rayshift validate', () => {
   test('documents of other API groups (Deployments, Namespaces…) are skipped and counted; a file of nothing else is a warning', () => {
     const r = rayshift('validate', fixture('foreign-kinds.yaml'), fixture('good.yaml'));
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${fixture('foreign-kinds.yaml')}: warning: holds no object rayshift validates (only apps/v1/Deployment, v1/Namespace): nothing was checked\n`);
-    expect(r.stderr).toBe('valid: 0 errors, 1 warning in 3 documents (2 of other API groups skipped)\n');
+    expect(r.stdout).toBe(
+      `${fixture('foreign-kinds.yaml')}: warning: holds no object rayshift validates (only apps/v1/Deployment, v1/Namespace): nothing was checked\nvalid: 0 errors, 1 warning in 3 documents (2 of other API groups skipped)\n`,
+    );
+    expect(r.stderr).toBe('');
   });
 
   test('- reads the documents piped to standard input, named <stdin>', () => {
-    expect(rayshiftWithInput(fs.readFileSync(path.join(root, fixture('good.yaml')), 'utf8'), 'validate', '-')).toEqual({ code: 0, stdout: '', stderr: 'valid: 0 errors, 0 warnings in 3 documents\n' });
+    expect(rayshiftWithInput(fs.readFileSync(path.join(root, fixture('good.yaml')), 'utf8'), 'validate', '-')).toEqual({ code: 0, stdout: 'valid: 0 errors, 0 warnings in 3 documents\n', stderr: '' });
     const r = rayshiftWithInput(fs.readFileSync(path.join(root, fixture('unknown-kind.yaml')), 'utf8'), 'plan', '-');
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('<stdin>:1 RayServce/typo: kind: ray.io/v1/RayServce is not a kind rayshift validates');
@@ -89,7 +92,9 @@ describe('rayshift validate', () => {
   test('warnings alone exit 0', () => {
     const r = rayshift('validate', fixture('warning-only.yaml'));
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('test/cli/fixtures/warning-only.yaml:1 HTTPRoute/dark: spec.rules[0].backendRefs: warning: all weights are 0: every request this rule matches is answered with an error\n');
+    expect(r.stdout).toBe(
+      'test/cli/fixtures/warning-only.yaml:1 HTTPRoute/dark: spec.rules[0].backendRefs: warning: all weights are 0: every request this rule matches is answered with an error\nvalid: 0 errors, 1 warning in 1 document\n',
+    );
   });
 
   test('--json prints every problem with file, document, kind, name, path, message and severity', () => {
@@ -114,7 +119,7 @@ describe('rayshift validate', () => {
     buildExamples(new App({ outdir: dir })).synth();
     const files = fs.readdirSync(dir).map((f) => path.join(dir, f));
     const r = rayshift('validate', ...files);
-    expect(r.stderr).toMatch(/^valid: 0 errors, 0 warnings in \d+ documents\n$/);
+    expect(r.stdout).toMatch(/^valid: 0 errors, 0 warnings in \d+ documents\n$/);
     expect(r.code).toBe(0);
   });
 });
@@ -193,6 +198,40 @@ describe('usage', () => {
       expect(r.stdout).toContain(`Usage: rayshift ${cmd} [options] <file...>`);
       expect(r.stdout).toContain('Exit status');
     }
+  });
+});
+
+/**
+ * Runs the built CLI with standard output a pipe whose reader is gone, as after `rayshift … | head -1`
+ * once head has exited. sh waits for a line on stdin before it starts the CLI, and the line is sent
+ * only once the read end is closed, so every write of the CLI to stdout meets EPIPE.
+ */
+function rayshiftIntoClosedPipe(...args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', 'read go && exec "$@"', 'sh', process.execPath, bin, ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stderr }));
+    child.stdout.on('close', () => child.stdin.end('go\n'));
+    child.stdout.destroy();
+  });
+}
+
+describe('as a Unix tool', () => {
+  test('a closed stdout (| head) ends the CLI quietly with the exit status the command decided', async () => {
+    expect(await rayshiftIntoClosedPipe('--help')).toEqual({ code: 0, stderr: '' });
+    expect(await rayshiftIntoClosedPipe('validate', fixture('bad-rayservice.yaml'))).toEqual({ code: 1, stderr: '' });
+    // plan writes its input's problems to stderr, which stays open: they are all it writes there, as with a reader.
+    for (const file of ['good.yaml', 'bad-rayservice.yaml']) {
+      const read = rayshift('plan', fixture(file));
+      expect(await rayshiftIntoClosedPipe('plan', fixture(file))).toEqual({ code: read.code, stderr: read.stderr });
+    }
+  });
+
+  test('the exit statuses are in the top-level --help', () => {
+    const help = rayshift('--help').stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('Exit status of every command: 0 on success, 1 when the input is invalid or the command fails, 2 on a usage error');
   });
 });
 

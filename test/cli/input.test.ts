@@ -63,13 +63,14 @@ describe('input rayshift does not know is reported', () => {
   test('a file with only a ConfigMap is a warning naming the file, not a silent "0 errors"', async () => {
     const r = await rayshiftIn(['validate', fixture('configmap-only.yaml')]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`${fixture('configmap-only.yaml')}: warning: holds no object rayshift validates (only v1/ConfigMap): nothing was checked\n`);
-    expect(r.stderr).toBe('valid: 0 errors, 1 warning in 0 documents (1 of other API groups skipped)\n');
+    expect(r.stdout).toBe(
+      `${fixture('configmap-only.yaml')}: warning: holds no object rayshift validates (only v1/ConfigMap): nothing was checked\nvalid: 0 errors, 1 warning in 0 documents (1 of other API groups skipped)\n`,
+    );
   });
 
   test('an empty input is a warning too', async () => {
     const r = await rayshiftIn(['validate', '-'], { stdin: '# nothing yet\n' });
-    expect(r.stdout).toBe('<stdin>: warning: holds no Kubernetes object: nothing was checked\n');
+    expect(r.stdout).toBe('<stdin>: warning: holds no Kubernetes object: nothing was checked\nvalid: 0 errors, 1 warning in 0 documents\n');
   });
 
   test('a mistyped apiVersion names it and the versions rayshift knows for the kind; a known kind in another group is a warning', async () => {
@@ -81,8 +82,9 @@ describe('input rayshift does not know is reported', () => {
       `${f}:2 Gateway/gw: apiVersion: gateway.networking.k8s.io/v1beta2 is not a version of Gateway rayshift validates; known: gateway.networking.k8s.io/v1`,
       `${f}:3 RayService/llm: apiVersion: rayshift.dev/v1 is not a version of RayService rayshift validates; known: ray.io/v1, rayshift.dev/v1alpha1`,
       `${f}:4 RayService/elsewhere: apiVersion: warning: rayshift.io/v1alpha1 is not an API group rayshift validates, so this RayService was not checked; rayshift validates RayService in ray.io/v1, rayshift.dev/v1alpha1`,
+      'invalid: 3 errors, 1 warning in 3 documents (1 of other API groups skipped)',
     ]);
-    expect(r.stderr).toBe('invalid: 3 errors, 1 warning in 3 documents (1 of other API groups skipped)\n');
+    expect(r.stderr).toBe('');
   });
 
   test('a document without apiVersion says it is required and where rayshift knows its kind', async () => {
@@ -95,11 +97,12 @@ describe('input rayshift does not know is reported', () => {
 
 describe('- reads standard input', () => {
   test('validate - checks the documents piped in, and problems name <stdin>', async () => {
-    expect(await rayshiftIn(['validate', '-'], { stdin: text('good.yaml') })).toEqual({ code: 0, stdout: '', stderr: 'valid: 0 errors, 0 warnings in 3 documents\n' });
+    expect(await rayshiftIn(['validate', '-'], { stdin: text('good.yaml') })).toEqual({ code: 0, stdout: 'valid: 0 errors, 0 warnings in 3 documents\n', stderr: '' });
     const bad = await rayshiftIn(['validate', '-', fixture('warning-only.yaml')], { stdin: text('bad-rayservice.yaml') });
     expect(bad.code).toBe(1);
     const lines = bad.stdout.split('\n').filter(Boolean);
-    expect(lines).toHaveLength(5);
+    expect(lines).toHaveLength(6);
+    expect(lines[5]).toBe('invalid: 4 errors, 1 warning in 2 documents');
     expect(lines.slice(0, 4).every((l) => l.startsWith('<stdin>:1 RayService/llm: spec.'))).toBe(true);
     expect(lines[4]).toMatch(/warning-only\.yaml:1 HTTPRoute\/dark: /);
   });
@@ -146,6 +149,7 @@ describe('RoleBasedGroups whose rollout a rayshift executor runs (rayshift.dev/c
     expect(r.stdout.split('\n').filter(Boolean)).toEqual([
       `${f}:1 RoleBasedGroup/pd: metadata.annotations: annotation rayshift.dev/coordination: spec.policies[0].strategy.rollingUpdate.partition: "150%" is outside "0%"–"100%"; spec.policies[0].progressDeadlineSeconds: must be an integer ≥ 1 (seconds); got 0`,
       `${f}:2 RoleBasedGroup/unlabelled: metadata.labels: warning: annotation rayshift.dev/coordination is read only by a rayshift executor, but label rayshift.dev/coordination-executor is unset, not operator or pulumi: nothing enforces these rules`,
+      'invalid: 1 error, 1 warning in 2 documents',
     ]);
     const notJson = await rayshiftIn(['validate', '-'], { stdin: text('rbg-operator.yaml').replace(/rayshift\.dev\/coordination: '.*'/, "rayshift.dev/coordination: 'policies: []'") });
     expect(notJson.code).toBe(1);
@@ -153,7 +157,7 @@ describe('RoleBasedGroups whose rollout a rayshift executor runs (rayshift.dev/c
   });
 
   test('valid rules pass and plan rayshift\'s rounds; the same rules in a CoordinatedPolicy plan RBG\'s controller, which releases every replica first', async () => {
-    expect(await rayshiftIn(['validate', fixture('rbg-operator.yaml')])).toEqual({ code: 0, stdout: '', stderr: 'valid: 0 errors, 0 warnings in 1 document\n' });
+    expect(await rayshiftIn(['validate', fixture('rbg-operator.yaml')])).toEqual({ code: 0, stdout: 'valid: 0 errors, 0 warnings in 1 document\n', stderr: '' });
     const r = await rayshiftIn(['plan', '--json', fixture('rbg-operator.yaml')]);
     expect(r.code).toBe(0);
     const { plans } = JSON.parse(r.stdout) as { plans: { kind: string; name: string; rule: string; rounds: { updated: Record<string, number> }[]; complete: boolean }[] };
@@ -214,5 +218,27 @@ describe('--rbg-version adds a release\'s own rules', () => {
     const bad = await rayshiftIn(['validate', '--rbg-version', 'v9', '-'], { stdin: group });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/v0\.6, v0\.7, v0\.8/);
+  });
+});
+
+describe('one line per problem', () => {
+  const f = fixture('bad-policy.yaml');
+
+  test('a file named twice is read once: the same problems and the same summary as named once', async () => {
+    const once = await rayshiftIn(['validate', f]);
+    const twice = await rayshiftIn(['validate', f, f]);
+    expect(twice).toEqual(once);
+    expect(once.stdout).toMatch(/^invalid: \d+ errors, \d+ warnings in 2 documents$/m);
+  });
+
+  test('a role named twice in a CoordinatedPolicy rule is reported once per problem', async () => {
+    // bad-policy.yaml's rule with "decode" named twice: decode sets its own partition, and "100%" keeps all of its replicas.
+    const stdin = text('bad-policy.yaml').replace('roles: [prefill, decode, router]', 'roles: [prefill, decode, decode]').replace('maxSkew: 5, partition: "150%"', 'maxSkew: "5%", partition: "100%"');
+    const r = await rayshiftIn(['validate', '-'], { stdin });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.split('\n').filter(Boolean);
+    expect(new Set(lines).size).toBe(lines.length);
+    expect(lines.filter((l) => l.includes('role "decode" also sets its own rolling-update partition'))).toHaveLength(1);
+    expect(lines.filter((l) => l.endsWith('"100%" keeps 2 of 2 replicas on the old revision of role "decode"; must be below replicas (2)'))).toHaveLength(1);
   });
 });

@@ -65,7 +65,7 @@ test('--version is the installed package.json\'s; --help works', () => {
 });
 
 test('validate and plan run with only the packages the CLI always needs', () => {
-  expect(rayshift('validate', path.join(root, 'test/cli/fixtures/good.yaml'))).toEqual({ code: 0, stdout: '', stderr: 'valid: 0 errors, 0 warnings in 3 documents\n' });
+  expect(rayshift('validate', path.join(root, 'test/cli/fixtures/good.yaml'))).toEqual({ code: 0, stdout: 'valid: 0 errors, 0 warnings in 3 documents\n', stderr: '' });
   const plan = rayshift('plan', '--json', path.join(root, 'test/cli/fixtures/good.yaml'));
   expect(plan.code).toBe(0);
   expect((JSON.parse(plan.stdout) as { plans: unknown[] }).plans).toHaveLength(2);

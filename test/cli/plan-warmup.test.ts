@@ -51,7 +51,7 @@ test('without a warmup the plan has no stage 1; with executor rbg the Warmup obj
   expect((JSON.parse(none.stdout) as { plans: object[] }).plans.map((p) => 'warmup' in p)).toEqual([false]);
 
   const rbg = await rayshiftIn(['validate', '--rbg-version', 'v0.8', '-'], { stdin: yamlOf({ warmup: {} }) });
-  expect([rbg.code, rbg.stderr]).toEqual([0, 'valid: 0 errors, 0 warnings in 3 documents\n']);
+  expect([rbg.code, rbg.stdout]).toEqual([0, 'valid: 0 errors, 0 warnings in 3 documents\n']);
   const v07 = await rayshiftIn(['validate', '--rbg-version', 'v0.7', '-'], { stdin: yamlOf({ warmup: {} }) });
   expect(v07.code).toBe(1);
   expect(v07.stdout).toMatch(/RoleBasedGroupWarmup\/pd-warmup-[0-9a-f]{8}: rbgVersion: rbgVersion "v0\.7" has no RoleBasedGroupWarmup CRD/);

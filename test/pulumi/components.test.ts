@@ -129,6 +129,11 @@ describe('Gateway API components', () => {
     expect(ignored.get('plain-grpcroute')).toBeUndefined();
   });
 
+  test('a route without parents (a JavaScript caller) fails naming the prop, not with a TypeError', () => {
+    const args = { rules: [{ backendRefs: [{ name: 'x', port: 9000 }] }] } as unknown as ConstructorParameters<typeof GrpcRoute>[1];
+    expect(() => new GrpcRoute('no-parents', args)).toThrow(/parents: is required: the Gateways/);
+  });
+
   test('route validation problems fail the component', () => {
     expect(() => new HttpRoute('bad', { parents: [{ name: 'Not_A_Name' }], rules: [{ backendRefs: [{ name: 'x', port: 0, weight: -1 }] }] })).toThrow(
       /\(3 problems\):\n.*spec\.parentRefs\[0\]\.name: must name a Gateway.*\n.*backendRefs\[0\]\.port: must be an integer from 1 to 65535.*\n.*backendRefs\[0\]\.weight: must be an integer from 0/,
@@ -180,8 +185,10 @@ describe('RoleBasedGroup', () => {
     expect(await hashOf('vllm:2')).not.toBe(await hashOf('vllm:1'));
   });
 
-  test('model problems of roles and rules are all listed', () => {
-    expect(() => new RoleBasedGroup('pd', { roles, coordination: [{ name: 'pd', roles: ['prefill', 'nope'], rollingUpdate: { maxSkew: '250%' } }] })).toThrow(/\(4 problems\):\n.*RoleBasedGroup\/pd: spec\.coordination\[0\]\.roles\[1\]: "nope" is not a role(.*\n)*.*maxSkew: "250%" is outside/);
+  test('model problems of roles and rules are all listed, each once (by the group, not again by its CoordinatedPolicy)', () => {
+    expect(() => new RoleBasedGroup('pd', { roles, coordination: [{ name: 'pd', roles: ['prefill', 'nope'], rollingUpdate: { maxSkew: '250%' } }] })).toThrow(
+      /\(2 problems\):\n.*RoleBasedGroup\/pd: spec\.coordination\[0\]\.roles\[1\]: "nope" is not a role.*\n.*RoleBasedGroup\/pd: spec\.coordination\[0\]\.rollingUpdate\.maxSkew: "250%" is outside[^\n]*$/,
+    );
   });
 });
 
