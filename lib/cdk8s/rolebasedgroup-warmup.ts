@@ -7,6 +7,7 @@ import { RbgRelease } from '../spec/rbg-releases';
 import { WarmupActions, WarmupPolicies, roleImages, validateRoleBasedGroupWarmup, wireWarmupActions } from '../spec/rbg-warmup';
 import type { RoleBasedGroup } from './rolebasedgroup';
 import { ValidatedObject } from './validated-object';
+import type { PinnedSchemaOptions } from '../spec/pinned-schemas';
 
 /** Nodes a warmup targets: by name or by labels (exactly one). */
 export interface WarmupNodes {
@@ -67,6 +68,10 @@ export class RoleBasedGroupWarmup extends ValidatedObject {
 
   protected renderSpec(): any {
     return warmupSpec(this.#props);
+  }
+
+  protected schemaOptions(): PinnedSchemaOptions {
+    return { rbgVersion: this.rbgVersion };
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {

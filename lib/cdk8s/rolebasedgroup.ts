@@ -27,6 +27,7 @@ import { affinityBatches } from '../engine/affinity-batches';
 import { BATCH_LABEL_PREFIX, ROLE_LABEL, RenderedGroup, renderAffinityBatches } from './affinity-batches';
 import { ValidatedObject } from './validated-object';
 import { canonicalJson } from '../spec/canonical-json';
+import type { PinnedSchemaOptions } from '../spec/pinned-schemas';
 
 /** The rules a rayshift executor enforces, as the `rayshift.dev/coordination` annotation carries them. */
 export interface ExecutorCoordination {
@@ -226,6 +227,10 @@ export class RoleBasedGroup extends ValidatedObject {
   /** Roles and rules as synthesized, with AffinityScheduling rendered into batch roles. */
   public rendered(): RenderedGroup {
     return renderAffinityBatches(this.name, this.#roles, this.#coordination);
+  }
+
+  protected schemaOptions(): PinnedSchemaOptions {
+    return { rbgVersion: this.rbgVersion };
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {

@@ -1,5 +1,6 @@
 import { ApiObject, ApiObjectMetadata, Lazy } from 'cdk8s';
 import { Construct, Node } from 'constructs';
+import { PinnedSchemaOptions, validateAsStored } from '../spec/pinned-schemas';
 import { ValidationResult, formatProblem } from '../spec/problem';
 
 /** Group, version and kind of a Kubernetes object. */
@@ -76,6 +77,15 @@ export abstract class ValidatedObject extends Construct {
    */
   public findings(): ValidationResult {
     const o = this.apiObject;
-    return this.validateManifest({ apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.name, namespace: o.metadata.namespace }, spec: this.renderSpec() });
+    const manifest = { apiVersion: o.apiVersion, kind: o.kind, metadata: { name: o.name, namespace: o.metadata.namespace }, spec: this.renderSpec() };
+    // What the constructs take as plain objects (pod templates, rayClusterConfig overlays, route
+    // filters) is checked against the pinned CRD like a YAML file, and the rules read the object
+    // as the API server would store it (defaults applied).
+    return validateAsStored(manifest, (stored) => this.validateManifest(stored), this.schemaOptions());
+  }
+
+  /** Which pinned CRD the manifest is checked against (RoleBasedGroups name their RBG release). */
+  protected schemaOptions(): PinnedSchemaOptions {
+    return {};
   }
 }

@@ -5,15 +5,18 @@
  */
 import * as fs from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { rbgPlanInputs } from '../engine/from-spec';
+import { exceedsSkew, smallestAchievableSkewPercent } from '../engine/rbg-bound';
 import { readCoordination, type CoordinationReading } from '../engine/rbg-executor-rules';
-import { Problem, ProblemList, ValidationResult } from '../spec/problem';
-import { JsonObject, asObject, isObject } from '../spec/read';
+import { Problem, ProblemList, ValidationResult, show } from '../spec/problem';
+import { JsonObject, asArray, asObject, isObject } from '../spec/read';
 import { validateRayService } from '../spec/rayservice';
 import { COORDINATION_ANNOTATION, EXECUTOR_LABEL, RBG_EXECUTORS, validateCoordinatedPolicy, validateRoleBasedGroup } from '../spec/rbg';
+import { annotationRoleProblems } from '../spec/rbg-executor';
 import { validateRoleBasedGroupWarmup } from '../spec/rbg-warmup';
 import type { RbgRelease } from '../spec/rbg-releases';
 import { validateGateway, validateGatewayClass, validateRoute } from '../spec/gateway';
-import { checkPinnedSchema } from '../spec/pinned-schemas';
+import { checkPinnedSchema, withoutRuledPaths } from '../spec/pinned-schemas';
 
 /** The file argument `-` means standard input, which problems name `<stdin>`. */
 const fileName = (arg: string) => (arg === '-' ? '<stdin>' : arg);
@@ -61,9 +64,10 @@ export interface CheckOptions {
  */
 export function checkFiles(files: readonly string[], readStdin: () => string, options: CheckOptions = {}): CheckedInput {
   const read = readDocuments(files, readStdin);
-  const { documents, problems: structural } = storeDocuments(read.documents, options);
-  const problems = [...read.problems, ...structural];
-  problems.push(...withoutFaultedPaths(validateDocuments(documents, options), structural));
+  const { documents, defaulted, problems: structural } = storeDocuments(read.documents, options);
+  const ruled = validateDocuments(defaulted, options);
+  const problems = [...read.problems, ...withoutRuledPaths(structural, ruled, (p) => `${p.file}\0${p.document}\0${p.path}`), ...ruled];
+  problems.push(...checkCoordinationTargets(documents));
   for (const file of new Set(files.map(fileName))) {
     if (problems.some((p) => p.file === file && p.severity === 'error')) continue;
     const own = documents.filter((d) => d.file === file);
@@ -119,25 +123,26 @@ function readDocuments(files: readonly string[], readStdin: () => string): Check
  * The documents as the API server would store them, and what it would refuse or drop: each object
  * of a kind with a pinned CRD is checked against that CRD's schema first (unknown fields, types,
  * enums, bounds, required fields), pruned and defaulted, so that the rules, and `plan`, read what
- * the cluster would hold (`lib/spec/pinned-schemas.ts`).
+ * the cluster would hold (`lib/spec/pinned-schemas.ts`; `validateAsStored` is the same for one object).
  */
-function storeDocuments(documents: readonly InputDocument[], options: CheckOptions): CheckedInput {
+function storeDocuments(documents: readonly InputDocument[], options: CheckOptions): CheckedInput & { defaulted: InputDocument[] } {
   const problems: LocatedProblem[] = [];
-  const stored = documents.map((doc) => {
-    if (isForeign(doc)) return doc;
-    const check = checkPinnedSchema(doc.manifest, { rbgVersion: options.rbgVersion });
-    if (check === undefined) return doc;
+  const stored: InputDocument[] = [];
+  const defaulted: InputDocument[] = [];
+  for (const doc of documents) {
+    const check = isForeign(doc) ? undefined : checkPinnedSchema(doc.manifest, { rbgVersion: options.rbgVersion });
+    if (check === undefined) {
+      stored.push(doc);
+      defaulted.push(doc);
+      continue;
+    }
     const { kind, name } = identity(doc);
     for (const p of check.problems) problems.push({ ...p, file: doc.file, document: doc.document, kind, name });
-    return { ...doc, manifest: check.stored };
-  });
-  return { documents: stored, problems };
-}
-
-/** The rules' problems, but those at a path where the schema already found an error (one line per problem). */
-function withoutFaultedPaths(problems: readonly LocatedProblem[], structural: readonly LocatedProblem[]): LocatedProblem[] {
-  const faulted = new Set(structural.filter((p) => p.severity === 'error').map((p) => `${p.file}\0${p.document}\0${p.path}`));
-  return problems.filter((p) => !faulted.has(`${p.file}\0${p.document}\0${p.path}`));
+    stored.push({ ...doc, manifest: check.stored });
+    // The rules read the defaulted object with its unknown fields, as `validateAsStored` does.
+    defaulted.push({ ...doc, manifest: check.defaulted });
+  }
+  return { documents: stored, defaulted, problems };
 }
 
 /** `apiVersion/kind` of every object `rayshift validate` understands. */
@@ -309,5 +314,75 @@ function validateKnown(doc: InputDocument, documents: readonly InputDocument[], 
       return validateRoleBasedGroupWarmup(doc.manifest, { ...(options.rbgVersion ? { rbgVersion: options.rbgVersion } : {}), ...warmupGroup(doc, documents) });
     default:
       return { errors: [unknownTypeProblem(apiVersion, kind)], warnings: [] };
+  }
+}
+
+/** The namespace as a message shows it. */
+const ns = (namespace: string) => (namespace === '' ? '(unset)' : namespace);
+
+/**
+ * The checks across documents no single validator can make, each located on the document it is
+ * about: a CoordinatedPolicy that binds no RoleBasedGroup of the files (warning), a
+ * `rayshift.dev/coordination` rule naming a role its group lacks (error), and a rolling-update rule
+ * whose maxSkew no rollout of its roles can keep (warning, with the engine's bound,
+ * `smallestAchievableSkewPercent`).
+ */
+function checkCoordinationTargets(documents: readonly InputDocument[]): LocatedProblem[] {
+  const out: LocatedProblem[] = [];
+  const known = documents.filter((d) => !isForeign(d));
+  const groups = known.filter((d) => identity(d).kind === 'RoleBasedGroup');
+  const at = (doc: InputDocument, path: string, message: string, severity: 'error' | 'warning') => {
+    const { kind, name } = identity(doc);
+    out.push({ file: doc.file, document: doc.document, kind, name, path, message, severity });
+  };
+  for (const doc of known) {
+    const { kind, name, namespace } = identity(doc);
+    if (kind === 'CoordinatedPolicy' && groupOfPolicy(doc, documents) === undefined) {
+      const existing = groups.map((g) => `${identity(g).name} (namespace ${ns(identity(g).namespace)})`);
+      at(
+        doc,
+        'metadata.name',
+        `${show(name)} names no RoleBasedGroup in namespace ${ns(namespace)} among the validated files (${existing.length > 0 ? `RoleBasedGroups: ${existing.join(', ')}` : 'they hold none'}): RBG applies a CoordinatedPolicy only to the group of the same name and namespace, so this one coordinates nothing there`,
+        'warning',
+      );
+    }
+    if (kind !== 'RoleBasedGroup') continue;
+    const annotation = annotationSpec(doc);
+    if (annotation) for (const p of annotationRoleProblems(doc.manifest, annotation).errors) at(doc, p.path, p.message, 'error');
+    const policy = documents.find((d) => identity(d).kind === 'CoordinatedPolicy' && groupOfPolicy(d, documents) === doc);
+    // Where each set of rules lives: the policy's, else the group's inline v1alpha1 rules, and the annotation's.
+    const sources: { where: InputDocument; path: string; policy?: JsonObject; rules: unknown[] }[] = [
+      policy
+        ? { where: policy, path: 'spec.policies', policy: policy.manifest, rules: asArray(asObject(policy.manifest.spec).policies) }
+        : { where: doc, path: 'spec.coordination', rules: asArray(asObject(doc.manifest.spec).coordination) },
+    ];
+    if (annotation) sources.push({ where: doc, path: `metadata.annotations["${COORDINATION_ANNOTATION}"].policies`, policy: { spec: annotation }, rules: asArray(annotation.policies) });
+    for (const { where, path, policy: source, rules } of sources) {
+      for (const input of rbgPlanInputs(doc.manifest, source)) {
+        const bound = smallestAchievableSkewPercent(input.roles);
+        if (!exceedsSkew(bound, input.maxSkewPercent)) continue;
+        const index = rules.findIndex((r) => asObject(r).name === input.rule);
+        const sizes = input.roles.map((r) => `${r.name} (${r.replicas} replicas${r.partition > 0 ? `, partition ${r.partition}` : ''})`).join(', ');
+        at(
+          where,
+          `${path}[${index}].strategy.rollingUpdate.maxSkew`,
+          `"${input.maxSkewPercent}%" cannot hold for roles ${sizes}: updating one replica at a time, no rollout keeps the skew below ${bound.toFixed(1)}%; \`rayshift plan\` shows the skew each round reaches`,
+          'warning',
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/** The parsed coordination annotation of a group, when it is a JSON object (a text that is not is `validate`'s error already). */
+function annotationSpec(group: InputDocument): JsonObject | undefined {
+  const text = asObject(asObject(group.manifest.metadata).annotations)[COORDINATION_ANNOTATION];
+  if (typeof text !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
   }
 }

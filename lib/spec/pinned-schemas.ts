@@ -10,8 +10,9 @@
  */
 import { CRD_SCHEMAS_JSON } from './generated/crd-schemas';
 import type { RbgRelease } from './rbg-releases';
+import type { Problem, ValidationResult } from './problem';
 import { JsonObject } from './read';
-import { SchemaCheck, SchemaTable, checkStructure } from './structural-schema';
+import { SchemaCheck, SchemaTable, checkStructure, declaresPath } from './structural-schema';
 
 let table: SchemaTable | undefined;
 
@@ -45,7 +46,20 @@ function sourceName(key: string): string {
   const [release, type] = key.split(' ');
   const [project, version] = release.split('@');
   const kind = type.slice(type.lastIndexOf('/') + 1);
-  return `${PROJECT_NAMES[project] ?? project} ${version}'s ${kind} CRD`;
+  // rayshift's own CRD has no release of its own: it is built from KubeRay's.
+  return project === 'rayshift' ? `rayshift's ${kind} CRD` : `${PROJECT_NAMES[project] ?? project} ${version}'s ${kind} CRD`;
+}
+
+/**
+ * Where else a field unknown to schema `key` is declared: another version or release of the same
+ * kind ("rayshift's RayService CRD (rayshift.dev/v1alpha1) has it"), for the message.
+ */
+function declaredElsewhere(key: string, path: string): string | undefined {
+  const kind = key.slice(key.lastIndexOf('/') + 1);
+  const others = Object.keys(schemas().roots).filter((k) => k !== key && k.endsWith(`/${kind}`) && declaresPath(schemas(), schemas().roots[k], path));
+  if (others.length === 0) return undefined;
+  const apiVersion = (k: string) => k.slice(k.indexOf(' ') + 1, k.lastIndexOf('/'));
+  return `${others.map((k) => `${sourceName(k)} (${apiVersion(k)})`).join(' and ')} ${others.length === 1 ? 'has' : 'have'} it`;
 }
 
 /**
@@ -57,5 +71,33 @@ function sourceName(key: string): string {
 export function checkPinnedSchema(manifest: JsonObject, options: PinnedSchemaOptions = {}): (SchemaCheck & { readonly schema: string }) | undefined {
   const key = pinnedSchemaKey(String(manifest.apiVersion ?? ''), String(manifest.kind ?? ''), options);
   if (key === undefined) return undefined;
-  return { ...checkStructure(manifest, schemas(), schemas().roots[key], sourceName(key)), schema: key };
+  return { ...checkStructure(manifest, schemas(), schemas().roots[key], sourceName(key), (path) => declaredElsewhere(key, path)), schema: key };
+}
+
+/**
+ * `problems` but those at a path where `ruled` holds an error: when the schema and a rule of the
+ * model find fault with the same field, the rule's message, which knows what the field is for,
+ * is the one printed (one line per problem). `key` says which object a problem belongs to when the
+ * lists hold several.
+ */
+export function withoutRuledPaths<T extends Problem>(problems: readonly T[], ruled: readonly T[], key: (p: T) => string = (p) => p.path): T[] {
+  const faulted = new Set(ruled.filter((p) => p.severity === 'error').map(key));
+  return problems.filter((p) => !faulted.has(key(p)));
+}
+
+/**
+ * Validates an object as the API server would store it: the pinned CRD's structural check first
+ * (`checkPinnedSchema`), then `rules` on the defaulted object (unknown fields kept, so that a rule
+ * that knows why one is misplaced says so, and is printed instead of the schema's line). Objects
+ * of a type no pinned CRD serves go to `rules` as they are.
+ */
+export function validateAsStored(manifest: JsonObject, rules: (stored: JsonObject) => ValidationResult, options: PinnedSchemaOptions = {}): ValidationResult {
+  const check = checkPinnedSchema(manifest, options);
+  if (check === undefined) return rules(manifest);
+  const ruled = rules(check.defaulted);
+  const structural = withoutRuledPaths(check.problems, ruled.errors);
+  return {
+    errors: [...structural.filter((p) => p.severity === 'error'), ...ruled.errors],
+    warnings: [...structural.filter((p) => p.severity === 'warning'), ...ruled.warnings],
+  };
 }

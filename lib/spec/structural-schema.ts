@@ -77,6 +77,8 @@ export interface SchemaCheck {
   readonly problems: Problem[];
   /** The object as the API server would store it: unknown fields pruned, nulls dropped, defaults applied. */
   readonly stored: JsonObject;
+  /** The same with the unknown fields kept: what the model's rules read, so that a rule that knows a misplaced field can say why. */
+  readonly defaulted: JsonObject;
   /** Paths whose content the schema leaves open (`x-kubernetes-preserve-unknown-fields` with no declared fields): nothing under them was checked. */
   readonly unchecked: string[];
 }
@@ -95,6 +97,9 @@ interface Context {
   readonly kind: string;
   readonly problems: Problem[];
   readonly unchecked: string[];
+  readonly elsewhere?: (path: string) => string | undefined;
+  /** Keep unknown fields in the output (the rules' view) instead of pruning them (the stored view). */
+  readonly keepUnknown: boolean;
 }
 
 /**
@@ -102,24 +107,49 @@ interface Context {
  * create: every problem at once, and the object it would store. `source` names the schema in
  * messages (e.g. "KubeRay v1.7.0's RayService CRD").
  */
-export function checkStructure(manifest: JsonObject, table: SchemaTable, root: number, source: string): SchemaCheck {
-  const context: Context = { table, source, kind: typeof manifest.kind === 'string' ? manifest.kind : 'object', problems: [], unchecked: [] };
-  const rootNode = table.nodes[root];
+export function checkStructure(manifest: JsonObject, table: SchemaTable, root: number, source: string, elsewhere?: (path: string) => string | undefined): SchemaCheck {
+  const kind = typeof manifest.kind === 'string' ? manifest.kind : 'object';
+  const context: Context = { table, source, kind, problems: [], unchecked: [], elsewhere, keepUnknown: false };
+  const stored = storeObject(manifest, context, root);
+  // The same walk keeping unknown fields: the rules' view, so that a rule that knows why a field
+  // is misplaced (rayshift's extensions in a ray.io/v1 RayService) still sees it.
+  const defaulted = storeObject(manifest, { ...context, problems: [], unchecked: [], keepUnknown: true }, root);
+  return { problems: context.problems, stored, defaulted, unchecked: context.unchecked };
+}
+
+function storeObject(manifest: JsonObject, context: Context, root: number): JsonObject {
+  const rootNode = context.table.nodes[root];
   const stored: JsonObject = {};
   for (const [key, value] of Object.entries(manifest)) {
     if (key === 'apiVersion' || key === 'kind') stored[key] = value;
     else if (key === 'metadata') {
       const meta = checkMetadata(value, context);
-      if (meta !== undefined) stored.metadata = meta;
+      if (meta !== PRUNED) stored.metadata = meta;
     } else if (rootNode.p?.[key] !== undefined) {
       const out = walk(value, rootNode.p[key], key, context, false);
       if (out !== PRUNED) stored[key] = out;
     } else {
       unknownField(key, key, rootNode, context, false);
+      if (context.keepUnknown) stored[key] = value;
     }
   }
   applyDefaultsAndRequired(stored, rootNode, '', context, ['apiVersion', 'kind', 'metadata']);
-  return { problems: context.problems, stored, unchecked: context.unchecked };
+  return stored;
+}
+
+/**
+ * Whether the schema rooted at `root` declares the field at `path` (`spec.roles[0].name`; list
+ * indexes step into items, other names into declared fields or map values).
+ */
+export function declaresPath(table: SchemaTable, root: number, path: string): boolean {
+  let node: SchemaNode | undefined = table.nodes[root];
+  for (const step of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
+    if (node === undefined) return false;
+    if (step.startsWith('[')) node = node.i === undefined ? undefined : table.nodes[node.i];
+    else if (node.p?.[step] !== undefined) node = table.nodes[node.p[step]];
+    else node = node.a === undefined ? undefined : table.nodes[node.a];
+  }
+  return node !== undefined;
 }
 
 /** Marks a value the API server drops (an unknown field, or null where null is not allowed). */
@@ -136,6 +166,7 @@ function checkMetadata(value: unknown, context: Context): unknown {
     if (!OBJECT_META_FIELDS.includes(key)) {
       const message = unknownMessage(key, 'metadata', OBJECT_META_FIELDS, context, 'so the API server would drop it');
       context.problems.push({ path: `metadata.${key}`, message, severity: 'error' });
+      if (context.keepUnknown) out[key] = v;
       continue;
     }
     if ((key === 'labels' || key === 'annotations') && v !== null && v !== undefined) {
@@ -214,7 +245,7 @@ function walkObject(value: JsonObject, node: SchemaNode, path: string, context: 
       out[key] = child;
     } else {
       unknownField(key, at, node, context, keepsUnknown);
-      if (keepsUnknown) out[key] = child;
+      if (keepsUnknown || context.keepUnknown) out[key] = child;
     }
   }
   applyDefaultsAndRequired(out, node, path, context, []);
@@ -247,7 +278,11 @@ function unknownField(key: string, at: string, node: SchemaNode, context: Contex
   // The CRD keeps unknown fields here (x-kubernetes-preserve-unknown-fields), but the controller
   // decodes into its Go type, which has no such field: stored, never read. Elsewhere it is pruned.
   const consequence = kept ? 'the API server keeps it here, but the controller does not read it' : 'so the API server would drop it';
-  context.problems.push({ path: at, message: unknownMessage(key, owner, known, context, consequence), severity: kept ? 'warning' : 'error' });
+  // A field of another version or release of this kind (rayshift's extensions in a ray.io/v1
+  // RayService, an RBG v0.8 field checked for v0.7) is named as such rather than as a typo.
+  const hint = context.elsewhere?.(at);
+  const message = hint === undefined ? unknownMessage(key, owner, known, context, consequence) : `${unknownMessage(key, owner, [], context, consequence).replace(/; it has no fields$/, '')}; ${hint}`;
+  context.problems.push({ path: at, message, severity: kept ? 'warning' : 'error' });
 }
 
 /** "\"maxSurgePercnt\" is not a field of clusterUpgradeOptions in KubeRay v1.7.0's RayService CRD, so …; did you mean \"maxSurgePercent\"?" */

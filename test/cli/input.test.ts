@@ -79,7 +79,7 @@ describe('input rayshift does not know is reported', () => {
     expect(r.code).toBe(1);
     expect(r.stdout.split('\n').filter(Boolean)).toEqual([
       `${f}:1 RayService/old: apiVersion: ray.io/v1beta1 is not a version of RayService rayshift validates; known: ray.io/v1, rayshift.dev/v1alpha1`,
-      `${f}:2 Gateway/gw: apiVersion: gateway.networking.k8s.io/v1beta2 is not a version of Gateway rayshift validates; known: gateway.networking.k8s.io/v1`,
+      `${f}:2 Gateway/gw: apiVersion: gateway.networking.k8s.io/v1beta2 is not a version of Gateway rayshift validates; known: gateway.networking.k8s.io/v1, gateway.networking.k8s.io/v1beta1`,
       `${f}:3 RayService/llm: apiVersion: rayshift.dev/v1 is not a version of RayService rayshift validates; known: ray.io/v1, rayshift.dev/v1alpha1`,
       `${f}:4 RayService/elsewhere: apiVersion: warning: rayshift.io/v1alpha1 is not an API group rayshift validates, so this RayService was not checked; rayshift validates RayService in ray.io/v1, rayshift.dev/v1alpha1`,
       'invalid: 3 errors, 1 warning in 3 documents (1 of other API groups skipped)',
@@ -90,7 +90,7 @@ describe('input rayshift does not know is reported', () => {
   test('a document without apiVersion says it is required and where rayshift knows its kind', async () => {
     const r = await rayshiftIn(['validate', '--json', '-'], { stdin: 'kind: HTTPRoute\nmetadata: {name: r}\n' });
     expect((JSON.parse(r.stdout) as { problems: JsonProblem[] }).problems).toEqual([
-      { file: '<stdin>', document: 1, kind: 'HTTPRoute', name: 'r', path: 'apiVersion', message: 'is required; rayshift validates HTTPRoute in gateway.networking.k8s.io/v1', severity: 'error' },
+      { file: '<stdin>', document: 1, kind: 'HTTPRoute', name: 'r', path: 'apiVersion', message: 'is required; rayshift validates HTTPRoute in gateway.networking.k8s.io/v1, gateway.networking.k8s.io/v1beta1', severity: 'error' },
     ]);
   });
 });

@@ -44,6 +44,8 @@ describe('unknown fields', () => {
     ]);
     // Pruned, so the default applies: the cost the typo hides.
     expect(result.stored.spec).toEqual({ strategy: { type: 'None', options: { stepSizePercent: 5, maxSurgePercent: 100 } } });
+    // The rules' view keeps it, defaults applied all the same.
+    expect(result.defaulted.spec).toEqual({ strategy: { type: 'None', options: { maxSurgePercnt: 20, stepSizePercent: 5, maxSurgePercent: 100 } } });
   });
 
   test('a name far from every field lists the known ones', () => {
@@ -155,6 +157,18 @@ describe('the pinned schemas', () => {
     ]);
     // KubeRay v1.7.0's CRD: `+kubebuilder:default:=100` on MaxSurgePercent.
     expect((result.stored.spec as any).upgradeStrategy.clusterUpgradeOptions.maxSurgePercent).toBe(100);
+  });
+
+  test('a field another version or release of the kind declares is named as such, not as a typo', () => {
+    const group = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroup', metadata: { name: 'g' }, spec: { roles: [{ name: 'x', replicas: 1, leaderWorkerPattern: { size: 2, restartPolicyConfig: {} } }] } };
+    expect(checkPinnedSchema(group, { rbgVersion: 'v0.7' })!.problems).toEqual([
+      {
+        path: 'spec.roles[0].leaderWorkerPattern.restartPolicyConfig',
+        message: `"restartPolicyConfig" is not a field of leaderWorkerPattern in RBG v0.7.0's RoleBasedGroup CRD, so the API server would drop it; RBG v0.8.0-alpha.5's RoleBasedGroup CRD (workloads.x-k8s.io/v1alpha2) has it`,
+        severity: 'error',
+      },
+    ]);
+    expect(checkPinnedSchema(group, { rbgVersion: 'v0.8' })!.problems).toEqual([]);
   });
 
   test("KubeRay's worker-group defaults are applied: minReplicas 0, maxReplicas 2147483647, replicas 0", () => {
