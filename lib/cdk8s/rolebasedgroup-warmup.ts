@@ -70,6 +70,7 @@ export class RoleBasedGroupWarmup extends ValidatedObject {
     return warmupSpec(this.#props);
   }
 
+  /** @jsii ignore */
   protected schemaOptions(): PinnedSchemaOptions {
     return { rbgVersion: this.rbgVersion };
   }

@@ -229,6 +229,7 @@ export class RoleBasedGroup extends ValidatedObject {
     return renderAffinityBatches(this.name, this.#roles, this.#coordination);
   }
 
+  /** @jsii ignore */
   protected schemaOptions(): PinnedSchemaOptions {
     return { rbgVersion: this.rbgVersion };
   }

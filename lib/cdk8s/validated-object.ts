@@ -84,7 +84,10 @@ export abstract class ValidatedObject extends Construct {
     return validateAsStored(manifest, (stored) => this.validateManifest(stored), this.schemaOptions());
   }
 
-  /** Which pinned CRD the manifest is checked against (RoleBasedGroups name their RBG release). */
+  /**
+   * Which pinned CRD the manifest is checked against (RoleBasedGroups name their RBG release).
+   * @jsii ignore
+   */
   protected schemaOptions(): PinnedSchemaOptions {
     return {};
   }
