@@ -3,7 +3,9 @@
  * located by the request field it came from (`ray_service.spec.upgrade_strategy...`).
  */
 import type { KubeObject } from '../../runtime/kube/types';
+import { validateAsStored } from '../../spec/pinned-schemas';
 import { validateRayService } from '../../spec/rayservice';
+import type { JsonObject } from '../../spec/read';
 import { invalidArgument } from '../errors';
 import { TYPED_SPEC } from './rayservice';
 import type { TypedShape } from './json-merge';
@@ -35,9 +37,13 @@ export function requestFieldPath(problemPath: string, prefix: string, specOnly =
   return out.join('.');
 }
 
-/** Fails with INVALID_ARGUMENT listing every error `validateRayService` finds in `obj`. */
+/**
+ * Fails with INVALID_ARGUMENT listing every error in `obj`: the pinned CRD's schema (a field the
+ * API server would drop, a wrong type) and `validateRayService` on the defaulted object, as
+ * `rayshift validate` checks a file.
+ */
 export function requireValidRayService(obj: KubeObject, prefix: string, specOnly = false): void {
-  const { errors } = validateRayService(obj);
+  const { errors } = validateAsStored(obj as unknown as JsonObject, (stored) => validateRayService(stored));
   if (errors.length === 0) return;
   throw invalidArgument(
     `the RayService has ${errors.length} invalid field${errors.length === 1 ? '' : 's'}`,
