@@ -1,5 +1,6 @@
 import { parse } from 'yaml';
 import { importPathProblem } from './import-path';
+import { SERVE_CONFIG_LIMITS, serveConfigLimitProblem, valueLimitProblem } from './input-limits';
 import { toPlainYaml } from './plain-yaml';
 import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
 import { asArray, isInteger, isObject } from './read';
@@ -148,13 +149,22 @@ export function serializeServeConfig(config: ServeConfig): string {
   return toPlainYaml(toWireServeConfig(config));
 }
 
-/** Parses `serveConfigV2` YAML; returns the value or the parse error message. */
+/**
+ * Parses `serveConfigV2` YAML within `SERVE_CONFIG_LIMITS` (size, depth, nodes and aliases, measured
+ * before the text is parsed); returns the value, or what is wrong with the text as a problem
+ * description (`is not valid YAML: …`, `is 2600000 bytes, more than the limit of 65536 bytes`).
+ */
 export function parseServeConfig(yaml: string): { value?: unknown; error?: string } {
+  const limit = serveConfigLimitProblem(yaml);
+  if (limit !== undefined) return { error: limit };
+  let value: unknown;
   try {
-    return { value: parse(yaml) };
+    value = parse(yaml, { maxAliasCount: SERVE_CONFIG_LIMITS.maxAliases });
   } catch (err) {
-    return { error: (err as Error).message.split('\n')[0] };
+    return { error: `is not valid YAML: ${(err as Error).message.split('\n')[0]}` };
   }
+  const shape = valueLimitProblem(value, SERVE_CONFIG_LIMITS);
+  return shape === undefined ? { value } : { error: shape };
 }
 
 /**
@@ -168,7 +178,7 @@ export function validateServeConfig(config: unknown, capacityManaged = false): V
   if (typeof config === 'string') {
     const parsed = parseServeConfig(config);
     if (parsed.error !== undefined) {
-      problems.error('', `is not valid YAML: ${parsed.error}`);
+      problems.error('', parsed.error);
       return problems.result();
     }
     value = parsed.value;
