@@ -42,6 +42,11 @@ export function invalidArgument(summary: string, violations: readonly FieldViola
   return new ConnectError(summary, Code.InvalidArgument, undefined, [{ desc: BadRequestSchema, value: detail }]);
 }
 
+/** INVALID_ARGUMENT for a request refused by `STRUCT_LIMITS` before it was decoded, naming the field and the limit. */
+export function tooComplex(problem: FieldViolation): ConnectError {
+  return invalidArgument(`the request is refused undecoded: ${problem.field || 'the message'} ${problem.description}`, [problem]);
+}
+
 /** What a Kubernetes call was about, for messages that name the object but nothing internal. */
 export interface Subject {
   /** Resource kind as the API names it, e.g. `RayService`. */

@@ -10,6 +10,8 @@
  *   (a Connect GET's message, in the query, is checked before the handler and answered here,
  *   inflated first when compressed). Envelope flags other than "compressed" are refused too: Connect
  *   would parse such a frame's bytes anyway and blame itself when they are no message.
+ * - Messages are measured against `STRUCT_LIMITS` before they are decoded (`input-shape.ts`), so
+ *   that nesting or a mass of values costs no decoding: INVALID_ARGUMENT naming the field and the limit.
  * - The access log learns the code the caller got (gRPC trailers, gRPC-Web trailer frame, Connect
  *   error JSON or end-stream message) and the body sizes.
  */
@@ -19,7 +21,8 @@ import { createAsyncIterable, type Compression, type UniversalHandler, type Univ
 import { codeFromHttpStatus, codeFromString, codeToHttpStatus, errorToJsonBytes } from '@connectrpc/connect/protocol-connect';
 import { CALL_RECORD, type CallRecord } from './access-log';
 import { BOUNDED_COMPRESSIONS } from './compression';
-import { wellFormed } from './errors';
+import { tooComplex, wellFormed } from './errors';
+import { binaryShapeProblem, jsonShapeProblem } from './input-shape';
 import { requireKnownEnums } from './request-checks';
 import { rpcProtocolOf, type RpcProtocol } from './rpc-errors';
 
@@ -52,6 +55,8 @@ const notAMessage = (desc: DescMessage, e: unknown) => new ConnectError(`the req
  */
 function checkMessage(desc: DescMessage, bytes: Uint8Array, json: boolean): void {
   if (!json) {
+    const shape = binaryShapeProblem(desc, bytes);
+    if (shape) throw tooComplex(shape);
     try {
       fromBinary(desc, bytes);
     } catch (e) {
@@ -59,9 +64,12 @@ function checkMessage(desc: DescMessage, bytes: Uint8Array, json: boolean): void
     }
     return;
   }
+  const text = Buffer.from(bytes).toString('utf8');
+  const shape = jsonShapeProblem(text);
+  if (shape) throw tooComplex(shape);
   let value: JsonValue;
   try {
-    value = JSON.parse(Buffer.from(bytes).toString('utf8')) as JsonValue;
+    value = JSON.parse(text) as JsonValue;
   } catch {
     // Connect's own parser answers malformed JSON with INVALID_ARGUMENT.
     return;

@@ -13,7 +13,8 @@ import { create, isMessage, toJson, type DescMessage, type JsonValue, type Messa
 import { Code, ConnectError, createContextValues, createHandlerContext } from '@connectrpc/connect';
 import { noteSubject, type AccessLog } from '../access-log';
 import { REQUEST_SCOPE, type ScopeResolver } from '../auth/request-scope';
-import { publicError } from '../errors';
+import { publicError, tooComplex } from '../errors';
+import { jsonShapeProblem } from '../input-shape';
 import type { ApiMetrics } from '../metrics';
 import type { ServiceBinding } from '../services';
 import { HttpRoute, httpRoutes } from './http-rules';
@@ -108,6 +109,8 @@ async function readJsonBody(req: NodeRequest, maxBytes: number, onBytes: (size: 
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return undefined;
+  const shape = jsonShapeProblem(text);
+  if (shape) throw tooComplex(shape);
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
