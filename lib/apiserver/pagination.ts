@@ -1,37 +1,67 @@
 /**
- * Page tokens: `page_size`/`page_token` mapped onto Kubernetes `limit`/`continue`. A token is
- * opaque base64url JSON holding the Kubernetes continue token and, for cross-namespace lists made
- * namespace by namespace, the namespace to resume in. An expired continue token (410) surfaces as
- * FAILED_PRECONDITION through `toConnectError`; a token that does not parse is INVALID_ARGUMENT.
+ * Page tokens: `page_size`/`page_token` mapped onto Kubernetes `limit`/`continue`. A token holds the
+ * Kubernetes continue token and, for cross-namespace lists made namespace by namespace, the
+ * namespace to resume in, sealed with AES-256-GCM under a key this process draws at start: the
+ * caller learns nothing from it (not the name of a namespace they may not list) and cannot forge or
+ * alter one, and it is bound to the caller and the query (kind, namespace, label selector) it was
+ * issued for. A token that does not open (forged, altered, another caller's or query's, or issued
+ * before the server restarted) is INVALID_ARGUMENT; an expired continue token (410) surfaces as
+ * FAILED_PRECONDITION through `toConnectError`.
  */
+import * as crypto from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
 import type { KubeClient } from '../runtime/kube/client';
 import type { ListOptions } from '../runtime/kube/request-options';
 import { KubeApiError } from '../runtime/kube/errors';
 import { KnownTypes, type KubeList, type KubeObject, type ResourceType } from '../runtime/kube/types';
 
-interface PageCursor {
+/** Where the next page starts. */
+export interface PageCursor {
   /** Kubernetes continue token. */
   readonly c?: string;
   /** Namespace the next page starts in (namespace-by-namespace lists only). */
   readonly ns?: string;
 }
 
-/** Encodes a cursor as a page token ('' for none). */
-function encode(cursor: PageCursor | undefined): string {
-  return cursor ? Buffer.from(JSON.stringify(cursor)).toString('base64url') : '';
+/** Tokens of this process: a restarted server refuses the old ones (the caller starts again). */
+const TOKEN_KEY = crypto.randomBytes(32);
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** What a token is bound to: the caller, the kind, the namespace (`*` across namespaces) and the label selector. */
+function bindingOf(req: PageRequest, type: ResourceType, namespace: string | undefined): Buffer {
+  return Buffer.from(JSON.stringify([req.caller ?? '', type.apiVersion, type.kind, namespace ?? '*', req.labelSelector ?? '']));
 }
 
-/** Decodes a page token ('' → the first page). */
-function decode(token: string): PageCursor {
-  if (!token) return {};
+/** The page token of `cursor` for this request ('' for none). */
+export function sealPageToken(cursor: PageCursor | undefined, req: PageRequest, type: ResourceType, namespace?: string): string {
+  if (!cursor) return '';
+  const iv = crypto.randomBytes(IV_BYTES);
+  const cipher = crypto.createCipheriv('aes-256-gcm', TOKEN_KEY, iv);
+  cipher.setAAD(bindingOf(req, type, namespace));
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(cursor), 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+}
+
+/** The cursor of the request's token ('' → the first page); INVALID_ARGUMENT unless this process issued it for this caller and query. */
+function openPageToken(req: PageRequest, type: ResourceType, namespace?: string): PageCursor {
+  if (!req.pageToken) return {};
+  const refused = new ConnectError('page_token is not a token this server issued for this caller and query; start again from the first page', Code.InvalidArgument);
+  const raw = Buffer.from(req.pageToken, 'base64url');
+  if (raw.length < IV_BYTES + TAG_BYTES + 2 || raw.length > 8 * 1024) throw refused;
+  let parsed: unknown;
   try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as PageCursor;
+    const decipher = crypto.createDecipheriv('aes-256-gcm', TOKEN_KEY, raw.subarray(0, IV_BYTES));
+    decipher.setAAD(bindingOf(req, type, namespace));
+    decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
+    parsed = JSON.parse(Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8'));
   } catch {
-    // reported below
+    throw refused;
   }
-  throw new ConnectError('page_token is not a token this server issued', Code.InvalidArgument);
+  const { c, ns } = parsed as PageCursor;
+  // Only this module seals tokens, so this holds; checked anyway because the fields reach Kubernetes queries.
+  if (typeof parsed !== 'object' || parsed === null || (c !== undefined && typeof c !== 'string') || (ns !== undefined && typeof ns !== 'string')) throw refused;
+  return { ...(c !== undefined ? { c } : {}), ...(ns !== undefined ? { ns } : {}) };
 }
 
 /** A page of objects and the token of the next one. */
@@ -45,6 +75,13 @@ export interface PageRequest {
   readonly pageSize: number;
   readonly pageToken: string;
   readonly labelSelector?: string;
+  /** The caller's user name: a token is honoured only for the caller it was issued to. */
+  readonly caller?: string;
+}
+
+/** The page request of a list request made by `caller`, to whom its tokens are bound. */
+export function pageRequest(req: PageRequest, caller: { readonly username: string }): PageRequest {
+  return { pageSize: req.pageSize, pageToken: req.pageToken, labelSelector: req.labelSelector, caller: caller.username };
 }
 
 /**
@@ -74,8 +111,8 @@ function limitOf(pageSize: number): number {
 /** One page of `type` in `namespace`, read by `kube`. */
 export async function listNamespacePage<T extends KubeObject>(kube: KubeClient, type: ResourceType, namespace: string, req: PageRequest): Promise<Page<T>> {
   const limit = limitOf(req.pageSize);
-  const page = await kube.list<T>(type, { namespace, limit, continue: decode(req.pageToken).c, labelSelector: req.labelSelector || undefined });
-  return { items: page.items, nextPageToken: encode(page.continue ? { c: page.continue } : undefined) };
+  const page = await kube.list<T>(type, { namespace, limit, continue: openPageToken(req, type, namespace).c, labelSelector: req.labelSelector || undefined });
+  return { items: page.items, nextPageToken: sealPageToken(page.continue ? { c: page.continue } : undefined, req, type, namespace) };
 }
 
 /**
@@ -86,7 +123,8 @@ export async function listNamespacePage<T extends KubeObject>(kube: KubeClient, 
  */
 export async function listAllNamespacesPage<T extends KubeObject>(kube: KubeClient, namespaces: KubeClient, type: ResourceType, req: PageRequest): Promise<Page<T>> {
   const limit = limitOf(req.pageSize);
-  const cursor = decode(req.pageToken);
+  const cursor = openPageToken(req, type);
+  const encode = (next: PageCursor | undefined) => sealPageToken(next, req, type);
   const labelSelector = req.labelSelector || undefined;
   if (cursor.ns === undefined) {
     try {
@@ -98,7 +136,7 @@ export async function listAllNamespacesPage<T extends KubeObject>(kube: KubeClie
   }
   const names = (await namespaces.listAll(KnownTypes.Namespace)).items.map((n) => String(n.metadata.name)).sort();
   // A namespace deleted since the token was issued: resume at the next one, without its continue token.
-  let i = cursor.ns === undefined ? 0 : names.findIndex((n) => n >= String(cursor.ns));
+  let i = cursor.ns === undefined ? 0 : names.findIndex((n) => n >= cursor.ns!);
   if (i < 0) i = names.length;
   let cont = cursor.ns !== undefined && names[i] === cursor.ns ? cursor.c : undefined;
   const items: T[] = [];

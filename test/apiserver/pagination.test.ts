@@ -4,7 +4,7 @@
  * exactly once in namespace order, and page sizes are checked and capped.
  */
 import { Code, ConnectError } from '@connectrpc/connect';
-import { MAX_PAGE_SIZE, NAMESPACES_PER_PAGE, listAllNamespacesPage, listNamespacePage } from '../../lib/apiserver/pagination';
+import { MAX_PAGE_SIZE, NAMESPACES_PER_PAGE, listAllNamespacesPage, listNamespacePage, sealPageToken } from '../../lib/apiserver/pagination';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import type { HttpRequest, HttpResponse, StreamHandle, Transport } from '../../lib/runtime/kube/transport';
 import { KnownTypes } from '../../lib/runtime/kube/types';
@@ -101,7 +101,7 @@ test('a caller who sees nothing in many namespaces gets short pages with tokens,
 test('a token naming a namespace deleted since resumes at the next one without its continue token', async () => {
   const cluster = new ScriptedCluster(names, () => 4, (ns) => ns !== undefined);
   const kube = new KubeClient(cluster);
-  const token = Buffer.from(JSON.stringify({ ns: 'ns-05x', c: '2' })).toString('base64url');
+  const token = sealPageToken({ ns: 'ns-05x', c: '2' }, { pageSize: 3, pageToken: '' }, CM);
   const page = await listAllNamespacesPage(kube, kube, CM, { pageSize: 3, pageToken: token });
   expect(page.items.map(key)).toEqual(['ns-06/cm-0', 'ns-06/cm-1', 'ns-06/cm-2']);
 });
@@ -117,4 +117,29 @@ test('page_size: 0 and sizes above the maximum are served as the maximum; negati
   expect(err).toBeInstanceOf(ConnectError);
   expect((err as ConnectError).code).toBe(Code.InvalidArgument);
   expect((err as ConnectError).rawMessage).toBe('page_size must be between 0 and 500 (0: 500; larger sizes are served as 500); got -1');
+});
+
+test('page tokens are sealed: a forged, altered or another caller’s or query’s token is INVALID_ARGUMENT, and none names a namespace', async () => {
+  const cluster = new ScriptedCluster(names, () => 4, (ns) => ns !== undefined);
+  const kube = new KubeClient(cluster);
+  const first = await listAllNamespacesPage(kube, kube, CM, { pageSize: 3, pageToken: '', caller: 'alice' });
+  expect(first.nextPageToken).not.toBe('');
+  // The cursor names a namespace; the token shows nothing of it, in any encoding the caller might try.
+  for (const text of [Buffer.from(first.nextPageToken, 'base64url').toString('latin1'), first.nextPageToken]) expect(text).not.toMatch(/ns-\d/);
+  const refused = async (req: { pageToken: string; caller?: string; labelSelector?: string }) => {
+    const err = await listAllNamespacesPage(kube, kube, CM, { pageSize: 3, ...req }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectError);
+    expect((err as ConnectError).code).toBe(Code.InvalidArgument);
+  };
+  // The finding's hand-made tokens: plain base64 JSON, and one whose namespace is an object (a 500 before).
+  await refused({ pageToken: Buffer.from(JSON.stringify({ ns: 'kube' })).toString('base64url'), caller: 'alice' });
+  await refused({ pageToken: Buffer.from('{"ns":{"toString":null}}').toString('base64url'), caller: 'alice' });
+  const altered = Buffer.from(first.nextPageToken, 'base64url');
+  altered[14] ^= 1;
+  await refused({ pageToken: altered.toString('base64url'), caller: 'alice' });
+  await refused({ pageToken: first.nextPageToken, caller: 'bob' });
+  await refused({ pageToken: first.nextPageToken, caller: 'alice', labelSelector: 'a=b' });
+  // The caller it was issued to resumes where the first page ended.
+  const second = await listAllNamespacesPage(kube, kube, CM, { pageSize: 3, pageToken: first.nextPageToken, caller: 'alice' });
+  expect(second.items.map(key)[0]).not.toBe(first.items.map(key)[0]);
 });

@@ -13,7 +13,7 @@ import { computeTemplateFromConfigMap } from '../convert/compute-template';
 import { invalidArgument, type FieldViolation } from '../errors';
 import { ListClustersResponseSchema, type Cluster, type ClusterService } from '../gen/rayshift/v1/cluster_pb';
 import type { ComputeTemplate } from '../gen/rayshift/v1/compute_template_pb';
-import { listAllNamespacesPage, listNamespacePage } from '../pagination';
+import { listAllNamespacesPage, listNamespacePage, pageRequest } from '../pagination';
 import { readComputeTemplate } from './compute-template';
 import type { HandlerDeps } from './deps';
 import { authorizeWrite, kubeCall } from './kube-call';
@@ -66,12 +66,14 @@ export function clusters(deps: HandlerDeps): ServiceImpl<typeof ClusterService> 
     },
 
     async listClusters(req, ctx) {
-      const page = await kubeCall({ kind: 'Cluster', namespace: req.namespace }, () => listNamespacePage(scopeOf(ctx).kube, RAYCLUSTER, req.namespace, req));
+      const { kube, caller } = scopeOf(ctx);
+      const page = await kubeCall({ kind: 'Cluster', namespace: req.namespace }, () => listNamespacePage(kube, RAYCLUSTER, req.namespace, pageRequest(req, caller)));
       return create(ListClustersResponseSchema, { clusters: page.items.map(clusterFromKube), nextPageToken: page.nextPageToken });
     },
 
     async listAllClusters(req, ctx) {
-      const page = await kubeCall({ kind: 'Cluster' }, () => listAllNamespacesPage(scopeOf(ctx).kube, deps.server, RAYCLUSTER, req));
+      const { kube, caller } = scopeOf(ctx);
+      const page = await kubeCall({ kind: 'Cluster' }, () => listAllNamespacesPage(kube, deps.server, RAYCLUSTER, pageRequest(req, caller)));
       return create(ListClustersResponseSchema, { clusters: page.items.map(clusterFromKube), nextPageToken: page.nextPageToken });
     },
 

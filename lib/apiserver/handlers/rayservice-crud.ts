@@ -17,7 +17,7 @@ import { requireValidRayService } from '../convert/validation';
 import { staleEtag, type Subject } from '../errors';
 import { ListRayServicesResponseSchema, type RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
 import { RayServiceSchema, type RayService } from '../gen/rayshift/v1/rayservice_pb';
-import { listAllNamespacesPage, listNamespacePage } from '../pagination';
+import { listAllNamespacesPage, listNamespacePage, pageRequest } from '../pagination';
 import { requireFieldMask } from '../request-checks';
 import type { HandlerDeps } from './deps';
 import { authorizeWrite, kubeCall, rayServiceSubject, readRayService } from './kube-call';
@@ -93,14 +93,14 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
     },
 
     async listRayServices(req, ctx) {
-      const { kube } = scopeOf(ctx);
-      const page = await kubeCall({ kind: 'RayService', namespace: req.namespace }, () => listNamespacePage(kube, rayServiceType(req.executor), req.namespace, req));
+      const { kube, caller } = scopeOf(ctx);
+      const page = await kubeCall({ kind: 'RayService', namespace: req.namespace }, () => listNamespacePage(kube, rayServiceType(req.executor), req.namespace, pageRequest(req, caller)));
       return create(ListRayServicesResponseSchema, { rayServices: page.items.map(message), nextPageToken: page.nextPageToken });
     },
 
     async listAllRayServices(req, ctx) {
-      const { kube } = scopeOf(ctx);
-      const page = await kubeCall({ kind: 'RayService' }, () => listAllNamespacesPage(kube, deps.server, rayServiceType(req.executor), req));
+      const { kube, caller } = scopeOf(ctx);
+      const page = await kubeCall({ kind: 'RayService' }, () => listAllNamespacesPage(kube, deps.server, rayServiceType(req.executor), pageRequest(req, caller)));
       return create(ListRayServicesResponseSchema, { rayServices: page.items.map(message), nextPageToken: page.nextPageToken });
     },
 
