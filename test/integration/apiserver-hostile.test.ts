@@ -1,0 +1,98 @@
+/**
+ * Issue 31 against a real kube-apiserver: a small authenticated request must not freeze or bloat the
+ * server. The hostile Serve configs of the finding (400 KB of nested `[[[…`, a 2.6 MB YAML list) sent
+ * by a caller without rights are PERMISSION_DENIED before anything is parsed; sent by a caller with
+ * rights they are INVALID_ARGUMENT naming the limit. Each request is measured in this process, where
+ * the server runs: the peak RSS growth while it runs and the longest event-loop delay
+ * (`monitorEventLoopDelay`, sampled every 10 ms). Forged page tokens are refused too.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { ApiEnv, TEAM_A, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import { h1Request, peakRssGrowth } from '../apiserver/support/raw-requests';
+
+let env: ApiEnv;
+const figures: string[] = [];
+const CREATE = `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices?validate_only=true`;
+
+/** The finding's inputs, and two that fit the size limit but not the depth and node limits. */
+const NESTED_400K = '['.repeat(200_000) + ']'.repeat(200_000);
+const LIST_2_6M = Array.from({ length: 650_000 }, () => '- a').join('\n');
+const DASHES_60K = '- '.repeat(30_000) + 'x';
+const LIST_60K = Array.from({ length: 15_000 }, () => '- a').join('\n');
+
+function withServeConfig(serveConfigV2: string): Record<string, unknown> {
+  const body = rayServiceBody('hostile');
+  return { ...body, spec: { ...(body.spec as object), serveConfigV2 } };
+}
+
+/** `work`'s answer, the peak RSS growth (MB) and the longest event-loop delay (ms) while it ran. */
+async function measured<T extends { status: number }>(name: string, work: () => Promise<T>): Promise<{ answer: T; growthMb: number; stallMs: number }> {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const { result, growthMb } = await peakRssGrowth(work);
+  delay.disable();
+  // The histogram holds the delay beyond each 10 ms tick, in nanoseconds.
+  const stallMs = delay.max / 1e6;
+  figures.push(`${name}: HTTP ${result.status}, RSS +${growthMb.toFixed(1)} MB, longest event-loop delay ${stallMs.toFixed(1)} ms`);
+  return { answer: result, growthMb, stallMs };
+}
+
+beforeAll(async () => {
+  env = await startApiEnv();
+  // Warm the paths measured below (both callers, the review caches, the validation code).
+  await env.rest('POST', CREATE, withServeConfig('applications: ['), { token: env.tokens.bob });
+  await env.rest('POST', CREATE, withServeConfig('applications: ['));
+}, 180_000);
+
+afterAll(async () => {
+  console.log(figures.join('\n'));
+  await env?.stop();
+});
+
+describe('a caller without rights in the namespace (bob in team-a) is refused before anything is parsed', () => {
+  test.each([
+    ['400 KB of nested [[[…]]]', NESTED_400K],
+    ['a 2.6 MB YAML list', LIST_2_6M],
+  ])('%s, validate_only: 403, RSS within 10 MB, no event-loop delay over 50 ms', async (name, yaml) => {
+    const { answer, growthMb, stallMs } = await measured(`bob, ${name}`, () => env.rest('POST', CREATE, withServeConfig(yaml), { token: env.tokens.bob }));
+    expect(answer.status).toBe(403);
+    expect(answer.body.message).toBe('bob may not create rayservices in namespace team-a');
+    expect(growthMb).toBeLessThan(10);
+    expect(stallMs).toBeLessThan(50);
+  });
+});
+
+describe('a caller with rights (alice) gets INVALID_ARGUMENT naming the limit, without the stall', () => {
+  test.each([
+    ['400 KB of nested [[[…]]]', NESTED_400K, 'spec.serveConfigV2 is at least 400000 bytes, more than the limit of 65536 bytes'],
+    ['a 2.6 MB YAML list', LIST_2_6M, 'more than the limit of 65536 bytes'],
+    ['60 KB of nested "- - - …"', DASHES_60K, 'nests deeper than the limit of 64 levels (at line 1)'],
+    ['a 60 KB YAML list', LIST_60K, 'has more than the limit of 10000 nodes'],
+  ])('%s', async (name, yaml, limit) => {
+    const { answer, stallMs } = await measured(`alice, ${name}`, () => env.rest('POST', CREATE, withServeConfig(yaml)));
+    expect(answer.status).toBe(400);
+    const violations = answer.body.details[0].fieldViolations as { field: string; description: string }[];
+    expect(violations).toEqual([{ field: 'spec.serve_config_v2', description: expect.stringContaining(limit.replace('spec.serveConfigV2 ', '')) }]);
+    expect(stallMs).toBeLessThan(50);
+  });
+
+  test('a 2 MB overlay Struct nested 100 000 deep is refused before it is decoded, naming the field and the limit', async () => {
+    const body = rayServiceBody('hostile');
+    const overlay = `{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const text = Buffer.from(JSON.stringify({ ...body, spec: { ...(body.spec as object), overlay: '@' } }).replace('"@"', overlay));
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${env.tokens.alice}` };
+    const { answer, growthMb, stallMs } = await measured('alice, nested overlay', () => h1Request(`${env.api.url}${CREATE}`, env.cp.ca, headers, { prefix: text, size: 0 }));
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.text).details[0].fieldViolations[0]).toEqual({ field: expect.stringMatching(/^spec\.overlay\.x(\[0\])+$/), description: 'nests deeper than the limit of 64 levels' });
+    expect(growthMb).toBeLessThan(20);
+    expect(stallMs).toBeLessThan(50);
+  });
+});
+
+test('a forged page token is INVALID_ARGUMENT, never a namespace walk or a 500', async () => {
+  for (const forged of [{ ns: 'kube' }, { ns: { toString: null } }]) {
+    const token = Buffer.from(JSON.stringify(forged)).toString('base64url');
+    const answer = await env.rest('GET', `/apis/rayshift/v1/rayservices?page_token=${token}`, undefined, { token: env.tokens.bob });
+    expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 400, code: 3 });
+  }
+});
