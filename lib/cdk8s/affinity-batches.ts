@@ -1,4 +1,5 @@
 import { CoordinationRule, RoleSpec } from '../spec/rbg';
+import { asObject } from '../spec/read';
 
 /** Label every pod of a rayshift-rendered RoleBasedGroup carries: the group's name. */
 export const GROUP_LABEL = 'rayshift.dev/group';
@@ -53,7 +54,7 @@ export function renderAffinityBatches(group: string, roles: readonly RoleSpec[],
   }
   const expand = (names: readonly string[]) => names.flatMap((n) => split.get(n) ?? [n]);
   const outRoles = roles.flatMap((r) =>
-    (rendered.get(r.name) ?? [r]).map((x) => (x.dependencies ? { ...x, dependencies: unique(expand(x.dependencies)) } : x)),
+    (rendered.get(r.name) ?? [r]).map((x) => (Array.isArray(x.dependencies) ? { ...x, dependencies: unique(expand(x.dependencies)) } : x)),
   );
   const outRules = rules
     .filter((r) => r.rollingUpdate !== undefined || r.scaling !== undefined)
@@ -78,13 +79,14 @@ function batchRole(
   after: string[],
   batch: { key: string; value: string; topologyKey?: string } | undefined,
 ): RoleSpec {
-  const template = role.template;
-  const labels = { ...(template.metadata?.labels ?? {}), [GROUP_LABEL]: group, [ROLE_LABEL]: role.name, ...(batch ? { [batch.key]: batch.value } : {}) };
+  // A role without a template (a JavaScript caller) is reported by validation; its batch roles carry only the labels and affinity.
+  const template = asObject(role.template);
+  const labels = { ...asObject(asObject(template.metadata).labels), [GROUP_LABEL]: group, [ROLE_LABEL]: role.name, ...(batch ? { [batch.key]: batch.value } : {}) };
   const spec = batch
     ? {
-        ...template.spec,
+        ...asObject(template.spec),
         affinity: {
-          ...((template.spec.affinity as Record<string, unknown> | undefined) ?? {}),
+          ...asObject(asObject(template.spec).affinity),
           podAffinity: {
             requiredDuringSchedulingIgnoredDuringExecution: [
               {
@@ -96,12 +98,12 @@ function batchRole(
         },
       }
     : template.spec;
-  const dependencies = [...(role.dependencies ?? []), ...after];
+  const dependencies = [...(Array.isArray(role.dependencies) ? role.dependencies : []), ...after];
   return {
     ...role,
     name,
     replicas,
     ...(dependencies.length > 0 ? { dependencies } : {}),
-    template: { ...template, metadata: { ...(template.metadata ?? {}), labels }, spec },
+    template: { ...template, metadata: { ...asObject(template.metadata), labels }, spec } as RoleSpec['template'],
   };
 }

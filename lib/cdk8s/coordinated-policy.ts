@@ -2,7 +2,8 @@ import { Construct } from 'constructs';
 import { COORDINATED_POLICY_TYPE } from '../spec/object-names';
 import { CoordinationRule, validateCoordinatedPolicy } from '../spec/rbg';
 import type { RoleBasedGroup } from './rolebasedgroup';
-import { Problem, ValidationResult } from '../spec/problem';
+import { Problem, ValidationResult, show } from '../spec/problem';
+import { asArray, asObject, isObject } from '../spec/read';
 import { ValidatedObject } from './validated-object';
 
 /** Props of a `CoordinatedPolicy`. */
@@ -22,6 +23,21 @@ export function toWireStrategy(rule: CoordinationRule): Record<string, unknown> 
 }
 
 /**
+ * An error for each given rule with `affinityScheduling`, which a policy's wire `strategy` has no
+ * field for (and which no RBG release implements): without it the setting would vanish unsaid.
+ */
+function droppedAffinity(rules: unknown): Problem[] {
+  return asArray(rules)
+    .map((r, i) => [asObject(r).affinityScheduling, i] as const)
+    .filter(([affinity]) => affinity !== undefined)
+    .map(([, i]) => ({
+      path: `rules[${i}].affinityScheduling`,
+      message: 'cannot be carried by a CoordinatedPolicy (its strategy has rollingUpdate and scaling only); give it in the RoleBasedGroup\'s coordination, which renders it into batch roles',
+      severity: 'error' as const,
+    }));
+}
+
+/**
  * A v1alpha2 CoordinatedPolicy. It is always named after its RoleBasedGroup in the group's
  * namespace, because upstream RBG binds a policy to the group of the same name and nothing else
  * (its own examples use different names and silently do nothing).
@@ -30,10 +46,11 @@ export class CoordinatedPolicy extends ValidatedObject {
   readonly #props: CoordinatedPolicyProps;
 
   constructor(scope: Construct, id: string, props: CoordinatedPolicyProps) {
-    const group = props.group;
+    // Without a group (a JavaScript caller) the policy has a generated name; validation names `group`.
+    const group = Construct.isConstruct(props.group) ? props.group : undefined;
     super(scope, id, {
       ...COORDINATED_POLICY_TYPE,
-      metadata: {
+      metadata: group && {
         name: group.name,
         ...(group.apiObject.metadata.namespace !== undefined ? { namespace: group.apiObject.metadata.namespace } : {}),
       },
@@ -42,12 +59,21 @@ export class CoordinatedPolicy extends ValidatedObject {
   }
 
   protected renderSpec(): any {
-    return { policies: (this.#props.rules ?? this.#props.group.rendered().rules).map((r) => ({ name: r.name, roles: r.roles, strategy: toWireStrategy(r) })) };
+    const group = Construct.isConstruct(this.#props.group) ? this.#props.group : undefined;
+    const rules: unknown = this.#props.rules ?? group?.rendered().rules ?? [];
+    // Rules that are not a list of mappings are written as given, for the validator to name.
+    return { policies: Array.isArray(rules) ? rules.map((r) => (isObject(r) ? { name: r.name, roles: r.roles, strategy: toWireStrategy(r as unknown as CoordinationRule) } : r)) : rules };
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {
+    const given = this.#props.group as unknown;
+    if (!Construct.isConstruct(given)) {
+      const own = validateCoordinatedPolicy(manifest);
+      const missing: Problem = { path: 'group', message: `is required: the RoleBasedGroup construct the policy applies to; got ${show(given)}`, severity: 'error' };
+      return { errors: [missing, ...own.errors], warnings: own.warnings };
+    }
     const own = validateCoordinatedPolicy(manifest, this.#props.group.apiObject.toJson());
-    if (this.#props.rules !== undefined) return own;
+    if (this.#props.rules !== undefined) return { errors: [...droppedAffinity(this.#props.rules), ...own.errors], warnings: own.warnings };
     // The rules are the group's, whose own findings already report their problems where the user
     // wrote them (its `coordination`): each is reported once, by the group.
     const group = this.#props.group.findings();

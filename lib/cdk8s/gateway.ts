@@ -60,7 +60,10 @@ export class Gateway extends ValidatedObject {
   }
 
   protected renderSpec(): any {
-    return { gatewayClassName: typeof this.#gatewayClass === 'string' ? this.#gatewayClass : this.#gatewayClass.name, listeners: this.#listeners };
+    // Anything but a construct is written as given (a JavaScript caller may leave the
+    // class out): validation then names `spec.gatewayClassName` and the value.
+    const cls = this.#gatewayClass;
+    return { gatewayClassName: cls instanceof GatewayClass ? cls.name : cls, listeners: this.#listeners };
   }
 
   protected validateManifest(manifest: unknown): ValidationResult {

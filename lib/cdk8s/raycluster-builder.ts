@@ -1,6 +1,9 @@
 import { k8s } from 'cdk8s-plus-28';
 import { RAY_PORTS } from '../spec/object-names';
 import { HeadGroupSpec, PodTemplateJson, RayClusterConfig, WorkerGroupSpec } from '../spec/raycluster';
+import { validateClusterBuilderProps } from '../spec/cluster-builder';
+import { ValidationResult } from '../spec/problem';
+import { asArray, asObject, isObject } from '../spec/read';
 
 /** Resources of one Ray container. */
 export interface RayContainerResources {
@@ -104,9 +107,22 @@ export interface RayClusterSpecBuilderProps {
 export class RayClusterSpecBuilder {
   constructor(private readonly props: RayClusterSpecBuilderProps) {}
 
-  /** The RayCluster spec; `requireAutoscaler` turns the autoscaler on whatever the props say. */
+  /**
+   * Every problem of the props that the RayCluster spec cannot show (a required prop left out or
+   * of the wrong type, as a JavaScript caller can pass), paths relative to the props.
+   * The `RayService` construct reports them at synthesis under `rayClusterConfig`.
+   */
+  public problems(): ValidationResult {
+    return validateClusterBuilderProps(this.props);
+  }
+
+  /**
+   * The RayCluster spec; `requireAutoscaler` turns the autoscaler on whatever the props say. Never
+   * throws: what malformed props leave out is reported by `problems()`.
+   */
   public toRayClusterConfig(requireAutoscaler = false): RayClusterConfig {
-    const p = this.props;
+    const p = asObject(this.props) as Partial<RayClusterSpecBuilderProps>;
+    const head = asObject(p.head) as Partial<RayHeadProps>;
     const autoscale = requireAutoscaler || (p.enableAutoscaler ?? false);
     const ports: { name: string; containerPort: number }[] = [
       { name: RAY_PORTS.gcs.name, containerPort: RAY_PORTS.gcs.port },
@@ -116,14 +132,16 @@ export class RayClusterSpecBuilder {
     ];
     if (p.serveGrpcPort !== undefined) ports.push({ name: RAY_PORTS.serveGrpc.name, containerPort: p.serveGrpcPort });
     const headGroupSpec: HeadGroupSpec = {
-      rayStartParams: p.head.rayStartParams ?? { 'num-cpus': '0' },
-      template: this.podTemplate('ray-head', p.head.resources, p.head.podSpec, ports),
+      rayStartParams: head.rayStartParams ?? { 'num-cpus': '0' },
+      template: this.podTemplate('ray-head', head.resources, head.podSpec, ports),
     };
-    const workerGroupSpecs: WorkerGroupSpec[] = (p.workerGroups ?? []).map((g) => ({
+    const groups = asArray(p.workerGroups).filter(isObject) as unknown as RayWorkerGroupProps[];
+    const workerGroupSpecs: WorkerGroupSpec[] = groups.map((g) => ({
       groupName: g.groupName,
       replicas: g.replicas ?? g.minReplicas ?? 0,
       minReplicas: g.minReplicas ?? 0,
-      maxReplicas: g.maxReplicas,
+      // Left out when missing (the CRD would default it to 2147483647): `problems()` names it.
+      ...(g.maxReplicas != null ? { maxReplicas: g.maxReplicas } : {}),
       rayStartParams: g.rayStartParams ?? {},
       template: this.podTemplate('ray-worker', g.resources, g.podSpec, []),
     }));
@@ -138,20 +156,40 @@ export class RayClusterSpecBuilder {
 
   private podTemplate(
     containerName: string,
-    resources: RayContainerResources,
+    given: RayContainerResources | undefined,
     podSpec: RayPodSettings | undefined,
     ports: { name: string; containerPort: number }[],
   ): PodTemplateJson {
-    const amounts: Record<string, string> = { cpu: resources.cpu, memory: resources.memory };
+    // What is missing or not a string is left out of the template, and `problems()` names it at its prop.
+    const resources = asObject(given) as Partial<RayContainerResources>;
+    const amounts: Record<string, string> = {};
+    for (const name of ['cpu', 'memory'] as const) {
+      const amount: unknown = resources[name];
+      if (typeof amount === 'string') amounts[name] = amount;
+    }
     if ((resources.accelerators ?? 0) > 0) amounts[resources.acceleratorResource ?? 'nvidia.com/gpu'] = String(resources.accelerators);
+    const image = asObject(this.props).image;
     const container = {
       name: containerName,
-      image: this.props.image,
+      ...(typeof image === 'string' ? { image } : {}),
       ...(ports.length > 0 ? { ports } : {}),
       resources: { requests: amounts, limits: amounts },
     };
-    const extra = podSpec ? (k8s.toJson_PodSpec({ containers: [], ...podSpec }) as Record<string, unknown>) : {};
+    const extra = isObject(podSpec) ? podSpecJson(podSpec) : {};
     delete extra.containers;
     return { spec: { ...extra, containers: [container] } };
+  }
+}
+
+/**
+ * The pod settings as PodSpec JSON. cdk8s-plus's converter throws on a field of the wrong type (a
+ * `null` nodeSelector, a string of tolerations), as a JavaScript caller can pass; the
+ * settings are then written as given, and the pinned CRD's schema names the field at synthesis.
+ */
+function podSpecJson(podSpec: RayPodSettings): Record<string, unknown> {
+  try {
+    return k8s.toJson_PodSpec({ containers: [], ...podSpec }) as Record<string, unknown>;
+  } catch {
+    return { ...podSpec } as Record<string, unknown>;
   }
 }

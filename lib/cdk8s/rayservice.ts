@@ -73,15 +73,20 @@ export class RayService extends ValidatedObject {
   public readonly spec: RayServiceSpec;
   /** The Serve config as typed props (camelCase), when it was given so. */
   readonly #typedServeConfig?: ServeConfig;
+  /** The builder the cluster came from, when it was given one: its props' problems are reported with the spec's. */
+  readonly #builder?: RayClusterSpecBuilder;
 
   constructor(scope: Construct, id: string, props: RayServiceProps) {
     const executor = props.executor ?? 'kuberay';
     const incremental = props.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade';
-    const cluster =
-      props.rayClusterConfig instanceof RayClusterSpecBuilder ? props.rayClusterConfig.toRayClusterConfig(incremental) : props.rayClusterConfig;
+    const given = props.rayClusterConfig;
+    const builder = given instanceof RayClusterSpecBuilder ? given : undefined;
+    const cluster = given instanceof RayClusterSpecBuilder ? given.toRayClusterConfig(incremental) : given;
+    // A null Serve config (JavaScript, or Python's None) is no config, as when it is left out.
+    const serveConfig = props.serveConfig ?? undefined;
     const spec: RayServiceSpec = {
       rayClusterConfig: cluster,
-      ...(props.serveConfig !== undefined ? { serveConfigV2: typeof props.serveConfig === 'string' ? props.serveConfig : serializeServeConfig(props.serveConfig) } : {}),
+      ...(serveConfig !== undefined ? { serveConfigV2: typeof serveConfig === 'string' ? serveConfig : serializeServeConfig(serveConfig) } : {}),
       ...(props.upgradeStrategy !== undefined ? { upgradeStrategy: props.upgradeStrategy } : {}),
       ...(props.rayClusterDeletionDelaySeconds !== undefined ? { rayClusterDeletionDelaySeconds: props.rayClusterDeletionDelaySeconds } : {}),
       ...(props.excludeHeadPodFromServeSvc !== undefined ? { excludeHeadPodFromServeSvc: props.excludeHeadPodFromServeSvc } : {}),
@@ -90,7 +95,8 @@ export class RayService extends ValidatedObject {
     super(scope, id, { ...(executor === 'operator' ? RAYSHIFT_RAYSERVICE : KUBERAY_RAYSERVICE), metadata: props.metadata });
     this.executor = executor;
     this.spec = spec;
-    this.#typedServeConfig = typeof props.serveConfig === 'string' ? undefined : props.serveConfig;
+    this.#typedServeConfig = typeof serveConfig === 'string' ? undefined : serveConfig;
+    this.#builder = builder;
     if (executor === 'kuberay' && incremental) {
       Node.of(this).addValidation({ validate: () => this.kubeRayNameCollisions() });
     }
@@ -108,6 +114,7 @@ export class RayService extends ValidatedObject {
     // The wire form is what `spec.serveConfigV2` holds; passing it spares parsing the YAML just written.
     problems.addAll(validateRayService(manifest, this.#typedServeConfig && toWireServeConfig(this.#typedServeConfig)));
     if (this.#typedServeConfig) problems.addAll(typedServeConfigProblems(this.#typedServeConfig), 'serveConfig');
+    if (this.#builder) problems.addAll(this.#builder.problems(), 'rayClusterConfig');
     return problems.result();
   }
 

@@ -2,7 +2,7 @@ import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
 import { WARMUP_TYPE } from '../spec/object-names';
 import { ValidationResult } from '../spec/problem';
-import { JsonObject } from '../spec/read';
+import { JsonObject, asObject, isObject } from '../spec/read';
 import { RbgRelease } from '../spec/rbg-releases';
 import { WarmupActions, WarmupPolicies, roleImages, validateRoleBasedGroupWarmup, wireWarmupActions } from '../spec/rbg-warmup';
 import type { RoleBasedGroup } from './rolebasedgroup';
@@ -83,36 +83,49 @@ export class RoleBasedGroupWarmup extends ValidatedObject {
 
 /** The `RoleBasedGroup` construct the warmup targets, when it was given as one (not by name). */
 function targetConstruct(props: RoleBasedGroupWarmupProps): RoleBasedGroup | undefined {
-  const target = props.group?.group;
-  return typeof target === 'object' ? target : undefined;
+  const target = asObject(props.group).group;
+  return isGroupConstruct(target) ? target : undefined;
 }
 
+/** A group given as a construct (the type allows no other construct; `import type` keeps the modules acyclic). */
+function isGroupConstruct(value: unknown): value is RoleBasedGroup {
+  return Construct.isConstruct(value);
+}
+
+/**
+ * The wire spec. Never throws: a JavaScript caller may pass what the types exclude (a
+ * target that is not a mapping, a string of node names); such a value is written as given, where
+ * the validator or the pinned CRD's schema names it.
+ */
 function warmupSpec(props: RoleBasedGroupWarmupProps): Record<string, unknown> {
   const nodes = props.nodes;
+  const copy = (list: unknown) => (Array.isArray(list) ? [...list] : list);
   return {
     ...(nodes
       ? {
-          targetNodes: {
-            ...(nodes.names ? { nodeNames: [...nodes.names] } : {}),
-            ...(nodes.selector ? { nodeSelector: { ...nodes.selector } } : {}),
-            ...wireWarmupActions(nodes.actions),
-          },
+          targetNodes: isObject(nodes)
+            ? {
+                ...(nodes.names ? { nodeNames: copy(nodes.names) } : {}),
+                ...(nodes.selector ? { nodeSelector: isObject(nodes.selector) ? { ...nodes.selector } : nodes.selector } : {}),
+                ...wireWarmupActions(nodes.actions),
+              }
+            : nodes,
         }
       : {}),
-    ...(props.group ? { targetRoleBasedGroup: targetGroup(props.group) } : {}),
-    ...(props.policies ? { policies: { ...props.policies } } : {}),
-    ...(props.tolerations ? { tolerations: [...props.tolerations] } : {}),
+    ...(props.group ? { targetRoleBasedGroup: isObject(props.group) ? targetGroup(props.group) : props.group } : {}),
+    ...(props.policies ? { policies: isObject(props.policies) ? { ...props.policies } : props.policies } : {}),
+    ...(props.tolerations ? { tolerations: copy(props.tolerations) } : {}),
     ...(props.paused !== undefined ? { paused: props.paused } : {}),
   };
 }
 
 function targetGroup(t: WarmupGroupTarget): Record<string, unknown> {
-  if (typeof t.group === 'string') return { name: t.group, roles: rolesOf(t.roles ?? {}) };
   const group = t.group;
+  if (!isGroupConstruct(group)) return { name: group, roles: rolesOf(t.roles ?? {}) };
   const roles = t.roles ?? Object.fromEntries(group.rendered().roles.map((r) => [r.name, { imagePreload: { images: roleImages(r as unknown as JsonObject) } }]));
   return { name: group.name, roles: rolesOf(roles) };
 }
 
-function rolesOf(roles: Readonly<Record<string, WarmupActions>>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(roles).map(([name, actions]) => [name, wireWarmupActions(actions)]));
+function rolesOf(roles: Readonly<Record<string, WarmupActions>>): unknown {
+  return isObject(roles) ? Object.fromEntries(Object.entries(roles).map(([name, actions]) => [name, wireWarmupActions(actions)])) : roles;
 }

@@ -17,7 +17,7 @@ import {
   WORKLOAD_TYPE_ANNOTATION,
   validateRoleBasedGroupModel,
 } from '../spec/rbg';
-import { JsonObject, asObject } from '../spec/read';
+import { JsonObject, asArray, asObject, isObject } from '../spec/read';
 import type { UpgradeAnalysis } from '../spec/analysis';
 import { checkRolloutAnalysis } from '../spec/rbg-analysis';
 import { ResolvedRolloutWarmup, RolloutWarmup, checkRolloutWarmup, resolveRolloutWarmup, roleImages, warmupHash } from '../spec/rbg-warmup';
@@ -127,35 +127,35 @@ export class RoleBasedGroup extends ValidatedObject {
     this.rbgVersion = rbgVersion;
     this.warmup = props.warmup;
     this.analysis = props.analysis;
-    if (props.warmup !== undefined && executor === 'rbg') {
+    if (isObject(props.warmup) && executor === 'rbg') {
       const w = this.resolvedWarmup()!;
-      const roles = Object.fromEntries(this.warmedRoles(w).map((r) => [r.name, { imagePreload: { images: roleImages(r as unknown as JsonObject), ...(w.pullSecrets.length > 0 ? { pullSecrets: w.pullSecrets } : {}) } }]));
+      const roles = Object.fromEntries(this.warmedRoles(w).map((r) => [r.name, { imagePreload: { images: roleImages(r as unknown as JsonObject), ...(asArray(w.pullSecrets).length > 0 ? { pullSecrets: w.pullSecrets } : {}) } }]));
       const policies = { ...(w.parallelism !== undefined ? { parallelism: w.parallelism } : {}), backoffLimitPerNode: w.backoffLimitPerNode, maxFailedNodes: w.maxFailedNodes, globalTimeoutSeconds: w.globalTimeoutSeconds };
       // Named after what it preloads: a new image is a new one-shot warmup, the old one is pruned.
       this.warmupObject = new RoleBasedGroupWarmup(this, 'Warmup', {
         metadata: { name: `${this.name}-warmup-${warmupHash([roles, policies])}` },
         group: { group: this, roles },
         policies,
-        ...(w.tolerations.length > 0 ? { tolerations: w.tolerations } : {}),
+        ...(asArray(w.tolerations).length > 0 ? { tolerations: w.tolerations } : {}),
       });
     }
     if (executor !== 'rbg') {
       this.apiObject.metadata.addLabel(EXECUTOR_LABEL, executor);
       // Sorted keys: the same rules give the same text whatever order their props were written in.
       this.apiObject.metadata.addAnnotation(COORDINATION_ANNOTATION, canonicalJson(this.executorCoordination()));
-    } else if (version === 'v1alpha2' && coordination.some((r) => r.rollingUpdate !== undefined || r.scaling !== undefined)) {
+    } else if (version === 'v1alpha2' && renderable(props.roles, coordination).rules.some((r) => r.rollingUpdate !== undefined || r.scaling !== undefined)) {
       this.policy = new CoordinatedPolicy(this, 'CoordinatedPolicy', { group: this });
     }
   }
 
   /** The roles as given, before AffinityScheduling batches are rendered (a copy). */
   public get roles(): RoleSpec[] {
-    return [...this.#roles];
+    return [...asArray(this.#roles)] as RoleSpec[];
   }
 
   /** The coordination rules as given (a copy). */
   public get coordination(): CoordinationRule[] {
-    return [...this.#coordination];
+    return [...asArray(this.#coordination)] as CoordinationRule[];
   }
 
   /**
@@ -171,7 +171,7 @@ export class RoleBasedGroup extends ValidatedObject {
     const policies = rules
       .filter((r) => r.rollingUpdate !== undefined)
       .map((r) => {
-        const given = this.#coordination.find((c) => c.name === r.name);
+        const given = renderable(this.#roles, this.#coordination).rules.find((c) => c.name === r.name);
         const batched = r.roles.some((n) => waveOf.has(n));
         const waves: string[][] = [];
         for (const n of r.roles) (waves[waveOf.get(n) ?? 0] ??= []).push(n);
@@ -190,12 +190,14 @@ export class RoleBasedGroup extends ValidatedObject {
 
   /** The warmup option with its defaults (roles: every role of the rolling-update rules, as given). */
   private resolvedWarmup(): ResolvedRolloutWarmup | undefined {
-    return this.warmup === undefined ? undefined : resolveRolloutWarmup(this.warmup, coordinatedRoles(this.#coordination));
+    // Anything but a mapping is reported by validation (`warmup: must be a mapping`) and warms nothing.
+    return isObject(this.warmup) ? resolveRolloutWarmup(this.warmup, coordinatedRoles(this.#coordination)) : undefined;
   }
 
   /** The rendered roles a warmup covers: each named role, or the AffinityScheduling batch roles rendered from it. */
   private warmedRoles(w: ResolvedRolloutWarmup): RoleSpec[] {
-    return this.rendered().roles.filter((r) => w.roles.includes(r.name) || w.roles.includes(r.template.metadata?.labels?.[ROLE_LABEL] ?? ''));
+    const names = asArray(w.roles);
+    return this.rendered().roles.filter((r) => names.includes(r.name) || names.includes(templateLabels(r)[ROLE_LABEL] ?? ''));
   }
 
   /**
@@ -205,17 +207,18 @@ export class RoleBasedGroup extends ValidatedObject {
    */
   private batchWaves(rendered: readonly RoleSpec[]): Map<string, number> {
     const waves = new Map<string, number>();
-    for (const rule of this.#coordination) {
+    const given = renderable(this.#roles, this.#coordination);
+    for (const rule of given.rules) {
       const affinity = rule.affinityScheduling;
       if (!affinity) continue;
       const mode = affinity.batchMode ?? 'Sequential';
-      const members = rule.roles.map((n) => this.#roles.find((r) => r.name === n)).filter((r): r is RoleSpec => r !== undefined);
+      const members = rule.roles.map((n) => given.roles.find((r) => r.name === n)).filter((r): r is RoleSpec => r !== undefined);
       const ratios = members.map((r) => ({ name: r.name, replicas: r.replicas ?? 1, ratio: affinity.ratios[r.name] ?? 1 }));
       // Bad ratios or replicas are reported by validation at synthesis; they have no waves.
       if (ratios.some((r) => !Number.isInteger(r.ratio) || r.ratio <= 0 || !Number.isInteger(r.replicas) || r.replicas < 0)) continue;
       const plan = affinityBatches(ratios, mode);
       for (const role of rendered) {
-        const labels = role.template.metadata?.labels ?? {};
+        const labels = templateLabels(role);
         if (!rule.roles.includes(labels[ROLE_LABEL] ?? '')) continue;
         const batch = labels[`${BATCH_LABEL_PREFIX}${rule.name}`];
         waves.set(role.name, batch !== undefined ? plan.batches[Number(batch.slice(1))].wave : mode === 'Sequential' ? plan.waves : 0);
@@ -226,7 +229,8 @@ export class RoleBasedGroup extends ValidatedObject {
 
   /** Roles and rules as synthesized, with AffinityScheduling rendered into batch roles. */
   public rendered(): RenderedGroup {
-    return renderAffinityBatches(this.name, this.#roles, this.#coordination);
+    const { roles, rules } = renderable(this.#roles, this.#coordination);
+    return renderAffinityBatches(this.name, roles, rules);
   }
 
   /** @jsii ignore */
@@ -278,9 +282,33 @@ function validateGroup(
   return problems.result();
 }
 
-/** Roles of the rolling-update rules, once each. */
+/** Roles of the rolling-update rules, once each (of the rules rendering reads). */
 function coordinatedRoles(rules: readonly CoordinationRule[]): string[] {
-  return [...new Set(rules.filter((r) => r.rollingUpdate !== undefined).flatMap((r) => r.roles))];
+  return [...new Set(renderable([], rules).rules.filter((r) => r.rollingUpdate !== undefined).flatMap((r) => r.roles))];
+}
+
+/**
+ * The roles and rules as rendering reads them: the props' lists, less what a JavaScript caller
+ * can pass that no manifest could carry (a role or rule that is not a mapping, a rule whose
+ * `roles` is not a list, an `affinityScheduling` without a mapping of `ratios`). Rendering never
+ * throws on those; the model's validator reports each at its path (`spec.roles[1]`,
+ * `spec.coordination[0].roles`, …), so synthesis fails listing them with every other problem.
+ */
+function renderable(roles: unknown, rules: unknown): { roles: RoleSpec[]; rules: CoordinationRule[] } {
+  return {
+    roles: asArray(roles).filter(isObject) as unknown as RoleSpec[],
+    rules: asArray(rules)
+      .filter((r): r is JsonObject => isObject(r) && Array.isArray(r.roles))
+      .map((r) => {
+        const affinity = r.affinityScheduling;
+        return (affinity === undefined || (isObject(affinity) && isObject(affinity.ratios)) ? r : { ...r, affinityScheduling: undefined }) as unknown as CoordinationRule;
+      }),
+  };
+}
+
+/** The labels of a role's pod template (none when the template is missing or malformed). */
+function templateLabels(role: RoleSpec): Record<string, string> {
+  return asObject(asObject(asObject(role.template).metadata).labels) as Record<string, string>;
 }
 
 /** `<apiVersion>/<kind>` of a workload kind, as RBG writes it in the role-workload-type annotation. */
@@ -294,7 +322,8 @@ function commonRoleFields(r: RoleSpec, annotations = r.annotations): Record<stri
     replicas: r.replicas ?? 1,
     ...(r.labels ? { labels: r.labels } : {}),
     ...(annotations ? { annotations } : {}),
-    ...(r.dependencies && r.dependencies.length > 0 ? { dependencies: r.dependencies } : {}),
+    // Anything but a list is written as given, for the pinned CRD's schema to name.
+    ...(r.dependencies !== undefined && !(Array.isArray(r.dependencies) && r.dependencies.length === 0) ? { dependencies: r.dependencies } : {}),
     ...(r.rollingUpdate ? { rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: r.rollingUpdate } } : {}),
   };
 }

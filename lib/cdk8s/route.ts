@@ -1,15 +1,11 @@
 import { ApiObjectMetadata } from 'cdk8s';
 import { Construct } from 'constructs';
-import { BackendReference, ParentReference, validateRoute } from '../spec/gateway';
+import { BackendReference, ParentReference, PathMatchType, ValueMatchType, validateRoute, validateRouteProps } from '../spec/gateway';
 import { GRPCROUTE, HTTPROUTE } from '../spec/object-names';
-import { Problem, ValidationResult, show } from '../spec/problem';
+import { ValidationResult } from '../spec/problem';
+import { isObject } from '../spec/read';
 import { Gateway } from './gateway';
 import { GroupVersionKind, ValidatedObject } from './validated-object';
-
-/** How a path is matched (Gateway API `PathMatchType`). */
-export type PathMatchType = 'Exact' | 'PathPrefix' | 'RegularExpression';
-/** How a header, query parameter or gRPC method is matched. */
-export type ValueMatchType = 'Exact' | 'RegularExpression';
 
 /** A path match (Gateway API `HTTPPathMatch`). */
 export interface HttpPathMatch {
@@ -127,13 +123,15 @@ export abstract class RouteBase extends ValidatedObject {
   protected renderSpec(): any {
     const o = this.#options;
     // `parents` and `rules` are required, but a JavaScript or Python caller may leave them out:
-    // they are then left out of the manifest, and validation names the missing prop.
+    // they are then left out of the manifest, and validation names the missing prop. A rule that
+    // is not a mapping is written as given, for the same reason.
     return {
       ...(Array.isArray(o.parents) ? { parentRefs: o.parents.map((p) => (p instanceof Gateway ? parentOf(p) : p)) } : {}),
       ...(o.hostnames !== undefined ? { hostnames: o.hostnames } : {}),
       ...(Array.isArray(this.#rules)
         ? {
             rules: this.#rules.map((r) => {
+              if (!isObject(r)) return r;
               const matches = (r as HttpRouteRule | GrpcRouteRule).matches;
               return {
                 ...(r.name !== undefined ? { name: r.name } : {}),
@@ -149,17 +147,10 @@ export abstract class RouteBase extends ValidatedObject {
 
   protected validateManifest(manifest: unknown): ValidationResult {
     const result = validateRoute(manifest);
-    const errors: Problem[] = [];
-    const parents = this.#options.parents as unknown;
-    if (!Array.isArray(parents)) {
-      errors.push({ path: 'parents', message: `is required: the Gateways (Gateway constructs or {name, namespace, sectionName, port} references) the route attaches to; got ${show(parents)}`, severity: 'error' });
-    }
-    if (!Array.isArray(this.#rules as unknown)) {
-      errors.push({ path: 'rules', message: `is required: the route's rules, each with its weighted backendRefs; got ${show(this.#rules)}`, severity: 'error' });
-    }
-    // Without `parents` the error above says it all; the spec's "no parent Gateway" warning would repeat it.
-    const warnings = errors.some((e) => e.path === 'parents') ? result.warnings.filter((w) => w.path !== 'spec.parentRefs') : result.warnings;
-    return { errors: [...errors, ...result.errors], warnings };
+    const props = validateRouteProps(this.#options.parents, this.#rules);
+    // Without `parents` the props' error says it all; the spec's "no parent Gateway" warning would repeat it.
+    const warnings = props.errors.some((e) => e.path === 'parents') ? result.warnings.filter((w) => w.path !== 'spec.parentRefs') : result.warnings;
+    return { errors: [...props.errors, ...result.errors], warnings };
   }
 }
 

@@ -48,9 +48,11 @@ export class Gateway extends pulumi.ComponentResource {
         new GatewayConstruct(chart, name, {
           ...args,
           metadata: metadataNamed(name, args.metadata),
-          gatewayClass: typeof gatewayClass === 'string' ? gatewayClass : gatewayClass.className,
+          // Anything but a component goes to the construct as given (a JavaScript caller may leave
+          // the class out), whose validation names it.
+          gatewayClass: gatewayClass instanceof GatewayClass ? gatewayClass.className : gatewayClass,
         }),
-      { dependsOn: typeof gatewayClass === 'string' ? [] : [gatewayClass] },
+      { dependsOn: gatewayClass instanceof GatewayClass ? [gatewayClass] : [] },
     );
     this.gatewayName = construct.name;
     this.namespace = construct.apiObject.metadata.namespace;

@@ -1,5 +1,5 @@
 import { dns1123SubdomainProblem } from './names';
-import { ProblemList, ValidationResult, show } from './problem';
+import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
 import { JsonObject, asArray, asObject, isInteger, isObject } from './read';
 
 /** API version of the Gateway API objects rayshift writes. */
@@ -7,6 +7,15 @@ export const GATEWAY_API_VERSION = 'gateway.networking.k8s.io/v1';
 
 /** Largest backend weight the Gateway API admits. */
 export const MAX_BACKEND_WEIGHT = 1_000_000;
+
+/** How a path is matched (Gateway API `PathMatchType`). */
+export type PathMatchType = 'Exact' | 'PathPrefix' | 'RegularExpression';
+/** Every path match type. */
+export const PATH_MATCH_TYPES: readonly PathMatchType[] = ['Exact', 'PathPrefix', 'RegularExpression'];
+/** How a header, query parameter or gRPC method is matched. */
+export type ValueMatchType = 'Exact' | 'RegularExpression';
+/** Every header, query parameter and gRPC method match type. */
+export const VALUE_MATCH_TYPES: readonly ValueMatchType[] = ['Exact', 'RegularExpression'];
 
 /** A reference from a route to the Gateway (listener) it attaches to. */
 export interface ParentReference {
@@ -158,14 +167,33 @@ export function validateRoute(manifest: unknown): ValidationResult {
   return problems.result();
 }
 
+/**
+ * The route constructs' props the manifest cannot show: `parents` and `rules` left out (they are
+ * then left out of the manifest) and a rule without `backendRefs` (Gateway API allows one, but the
+ * constructs exist to weight backends). The props' own paths; for JavaScript and jsii callers, whom
+ * TypeScript's types do not hold.
+ */
+export function validateRouteProps(parents: unknown, rules: unknown): ValidationResult {
+  const problems = new ProblemList();
+  if (!Array.isArray(parents)) {
+    problems.error('parents', `is required: the Gateways (Gateway constructs or {name, namespace, sectionName, port} references) the route attaches to; got ${show(parents)}`);
+  }
+  if (!Array.isArray(rules)) {
+    problems.error('rules', `is required: the route's rules, each with its weighted backendRefs; got ${show(rules)}`);
+  }
+  asArray(rules).forEach((r, i) => {
+    if (!isObject(r)) problems.error(`rules[${i}]`, `must be a rule with backendRefs; got ${show(r)}`);
+    else if (!Array.isArray(r.backendRefs)) problems.error(`rules[${i}].backendRefs`, `is required: the weighted backends ({name, port, weight}) of the rule; got ${show(r.backendRefs)}`);
+  });
+  return problems.result();
+}
+
 // Gateway API's limits and patterns on route matches, as the pinned CRDs state them (v1.4.0 and v1.6.1;
 // v1.2.1 agrees but for GRPCRoute, which it allows 8 matches per rule, not 64).
 const MAX_MATCHES_PER_RULE = 64;
 const MAX_MATCHES_PER_ROUTE = 128;
 const MAX_NAME_VALUE_MATCHES = 16;
 const MAX_MATCH_VALUE_LENGTH = 1024;
-const VALUE_MATCH_TYPES = ['Exact', 'RegularExpression'];
-const PATH_MATCH_TYPES = ['Exact', 'PathPrefix', 'RegularExpression'];
 const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH'];
 /** `HTTPHeaderName` (and the gRPC and query parameter names): an RFC 7230 token. */
 const HEADER_NAME = { regex: /^[A-Za-z0-9!#$%&'*+\-.^_`|~]+$/, shown: "^[A-Za-z0-9!#$%&'*+\\-.^_\\x60|~]+$" };
@@ -209,7 +237,7 @@ function checkGrpcMethodMatch(problems: ProblemList, at: string, value: unknown)
   if (value === undefined) return;
   const m = asObject(value);
   const type = m.type ?? 'Exact';
-  if (!VALUE_MATCH_TYPES.includes(type as string)) problems.error(`${at}.type`, `${show(type)} is not a match type; allowed: ${VALUE_MATCH_TYPES.join(', ')}`);
+  checkOneOf(problems, `${at}.type`, type, VALUE_MATCH_TYPES, 'a match type');
   if (m.service === undefined && m.method === undefined) {
     problems.error(at, 'sets neither service nor method; set one or both (a method match of neither is refused; leave out `method` to match every method)');
   }
@@ -232,8 +260,8 @@ function checkHttpPathMatch(problems: ProblemList, at: string, value: unknown): 
   const p = asObject(value);
   const type = p.type ?? 'PathPrefix';
   const path = p.value ?? '/';
-  if (!PATH_MATCH_TYPES.includes(type as string)) {
-    problems.error(`${at}.type`, `${show(type)} is not a path match type; allowed: ${PATH_MATCH_TYPES.join(', ')}`);
+  if (!PATH_MATCH_TYPES.includes(type as PathMatchType)) {
+    checkOneOf(problems, `${at}.type`, type, PATH_MATCH_TYPES, 'a path match type');
     return;
   }
   if (typeof path !== 'string' || path.length > MAX_MATCH_VALUE_LENGTH) {
@@ -274,9 +302,7 @@ function checkNameValueMatches(problems: ProblemList, at: string, value: unknown
     if (typeof v !== 'string' || v.length === 0 || v.length > maxValue) {
       problems.error(`${here}.value`, `must be a string of 1 to ${maxValue} characters; got ${typeof v === 'string' ? `${v.length} characters` : show(v)}`);
     }
-    if (entry.type !== undefined && !VALUE_MATCH_TYPES.includes(entry.type as string)) {
-      problems.error(`${here}.type`, `${show(entry.type)} is not a match type; allowed: ${VALUE_MATCH_TYPES.join(', ')}`);
-    }
+    checkOneOf(problems, `${here}.type`, entry.type, VALUE_MATCH_TYPES, 'a match type');
   });
 }
 

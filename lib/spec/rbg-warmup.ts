@@ -125,13 +125,20 @@ export function resolveRolloutWarmup(w: RolloutWarmup, coordinated: readonly str
   };
 }
 
-/** The wire `WarmupActions` of the model's. */
+/**
+ * The wire `WarmupActions` of the model's. Never throws: what a JavaScript caller passes
+ * that is not a mapping or a list where the type has one is written as given, and
+ * `checkWarmupActions` names it.
+ */
 export function wireWarmupActions(a: WarmupActions): JsonObject {
+  const { imagePreload: preload, customizedAction: custom } = asObject(a) as WarmupActions;
+  const copy = (list: unknown) => (Array.isArray(list) ? [...list] : list);
+  const secrets = (names: unknown) => (Array.isArray(names) ? (names.length > 0 ? { pullSecrets: names.map((name) => ({ name })) } : {}) : names !== undefined ? { pullSecrets: names } : {});
   return {
-    ...(a.imagePreload
-      ? { imagePreload: { images: [...a.imagePreload.images], ...(a.imagePreload.pullSecrets?.length ? { pullSecrets: a.imagePreload.pullSecrets.map((name) => ({ name })) } : {}) } }
+    ...(preload ? { imagePreload: isObject(preload) ? { images: copy(preload.images), ...secrets(preload.pullSecrets) } : preload } : {}),
+    ...(custom
+      ? { customizedAction: isObject(custom) ? { containers: copy(custom.containers), ...(custom.volumes ? { volumes: copy(custom.volumes) } : {}) } : custom }
       : {}),
-    ...(a.customizedAction ? { customizedAction: { containers: [...a.customizedAction.containers], ...(a.customizedAction.volumes ? { volumes: [...a.customizedAction.volumes] } : {}) } } : {}),
   };
 }
 
@@ -221,7 +228,9 @@ export function checkWarmupActions(problems: ProblemList, at: string, value: unk
     asArray(images).forEach((img, i) => {
       if (typeof img !== 'string' || img === '' || /\s/.test(img)) problems.error(`${at}.imagePreload.images[${i}]`, `must be an image reference such as "registry.example.com/app:v1"; got ${show(img)}`);
     });
-    asArray(asObject(value.imagePreload).pullSecrets).forEach((s, i) => {
+    const secrets = asObject(value.imagePreload).pullSecrets;
+    if (secrets !== undefined && !Array.isArray(secrets)) problems.error(`${at}.imagePreload.pullSecrets`, `must be a list of Secret names; got ${show(secrets)}`);
+    asArray(secrets).forEach((s, i) => {
       const name = asObject(s).name;
       if (typeof name !== 'string' || dns1123SubdomainProblem(name)) problems.error(`${at}.imagePreload.pullSecrets[${i}].name`, `must name a Secret; got ${show(name)}`);
     });

@@ -220,10 +220,11 @@ export function validateRoleBasedGroupModel(
   // Only upstream's inline v1alpha1 coordination is percent-only; rayshift's executors read counts too.
   checkRules(problems, 'spec.coordination', coordination, byName, v1alpha1 && executor === 'rbg');
   if (!RBG_EXECUTORS.includes(executor)) problems.error('executor', `${show(executor)} is not an executor; allowed: ${RBG_EXECUTORS.join(', ')}`);
-  coordination.forEach((rule, i) => {
+  // A list of mappings by the type; anything else a JavaScript caller passes is reported by checkRules.
+  asArray(coordination).forEach((rule, i) => {
     checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor);
     // Returning every replica needs partition = replicas, which v0.8's webhook refuses.
-    if (rbgVersion === 'v0.8' && rule.rollbackOnDeadline === true) {
+    if (rbgVersion === 'v0.8' && asObject(rule).rollbackOnDeadline === true) {
       problems.error(
         `spec.coordination[${i}].rollbackOnDeadline`,
         'true cannot be executed on RBG v0.8: a rollback raises each partition to replicas, and its webhook only admits a partition below replicas; allowed: false (the rollout stops at the deadline; roll back by reverting the template)',

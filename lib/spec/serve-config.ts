@@ -118,19 +118,25 @@ export function toWireServeConfig(config: ServeConfig): Record<string, unknown> 
     ['logging_config', config.loggingConfig],
     [
       'applications',
-      // Required by the type, but a JavaScript or jsii caller may leave it out: validation names it.
-      config.applications?.map((a) =>
+      // Required by the type, but a JavaScript caller may leave it out or pass another
+      // type: what is not a list (or an entry not a mapping) is written as given, and validation names it.
+      mapList(config.applications, (a) =>
         defined([
           ['name', a.name],
           ['route_prefix', a.httpDisabled === true ? null : a.routePrefix],
           ['import_path', a.importPath],
           ['runtime_env', a.runtimeEnv],
           ['args', a.args],
-          ['deployments', a.deployments?.map(wireDeployment)],
+          ['deployments', mapList(a.deployments, wireDeployment)],
         ]),
       ),
     ],
   ]);
+}
+
+/** `f` of each mapping of a list; anything else (not a list, an entry not a mapping) as given. */
+function mapList<T>(list: readonly T[] | undefined, f: (item: T) => unknown): unknown {
+  return Array.isArray(list) ? list.map((item) => (isObject(item) ? f(item as T) : item)) : list;
 }
 
 /** Problems of a typed config that its wire form cannot show: `httpDisabled` with a `routePrefix`. */

@@ -1,10 +1,10 @@
 /**
- * Every string union of the constructs' props, given a value outside it as a JavaScript or Python
+ * Every string union of the constructs' props (RayService, RoleBasedGroup and the route match types), given a value outside it as a JavaScript or Python
  * caller can (TypeScript's types do not hold them; `as never` stands for such a caller): synthesis
  * fails naming the prop, the value and every allowed value, and writes nothing.
  */
 import { Chart, Testing } from 'cdk8s';
-import { RayService, RayServiceProps, RoleBasedGroup, RoleBasedGroupProps } from '../../lib/cdk8s';
+import { GrpcRoute, GrpcRouteRule, HttpRoute, HttpRouteRule, RayService, RayServiceProps, RoleBasedGroup, RoleBasedGroupProps } from '../../lib/cdk8s';
 import { PodTemplateJson, RoleSpec } from '../../lib/spec';
 import { synthError } from './helpers';
 
@@ -40,9 +40,26 @@ function group(props: Partial<RoleBasedGroupProps>): Chart {
   return chart;
 }
 
+const backendRefs = [{ name: 'llm-serve-svc', port: 8000 }];
+
+function httpRoute(matches: HttpRouteRule['matches']): Chart {
+  const chart = new Chart(Testing.app(), 'test', { namespace: 'serving' });
+  new HttpRoute(chart, 'route', { metadata: { name: 'route' }, parents: [{ name: 'gw' }], rules: [{ backendRefs, matches }] });
+  return chart;
+}
+
+function grpcRoute(matches: GrpcRouteRule['matches']): Chart {
+  const chart = new Chart(Testing.app(), 'test', { namespace: 'serving' });
+  new GrpcRoute(chart, 'route', { metadata: { name: 'route' }, parents: [{ name: 'gw' }], rules: [{ backendRefs, matches }] });
+  return chart;
+}
+
 test('the baselines synthesize: every failure below is the bad value alone', () => {
   expect(() => Testing.synth(rayService({ executor: 'operator', upgradeStrategy: incremental, rayshift: { routeKind: 'GRPC', analysis } }))).not.toThrow();
   expect(() => Testing.synth(group({ executor: 'operator', rbgVersion: 'v0.8', coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '10%' } }] }))).not.toThrow();
+  const header = { type: 'RegularExpression' as const, name: 'x-canary', value: 'y.*' };
+  expect(() => Testing.synth(httpRoute([{ path: { type: 'Exact', value: '/v1' }, headers: [header], queryParams: [header] }]))).not.toThrow();
+  expect(() => Testing.synth(grpcRoute([{ method: { type: 'RegularExpression', service: 'llm.*' }, headers: [header] }]))).not.toThrow();
 });
 
 test.each<[string, () => Chart, string]>([
@@ -111,6 +128,23 @@ test.each<[string, () => Chart, string]>([
         analysis: { prometheusUrl: 'http://prometheus:9090', metrics: [{ name: 'errors', query: 'sum(up)', successCondition: { minimum: 1 } }], onFailure: 'Pause' as never },
       }),
     'analysis.onFailure: "Pause" is not a failure action; allowed: rollback, abort, pause',
+  ],
+  ['HTTP path match type', () => httpRoute([{ path: { type: 'Prefix' as never, value: '/v1' } }]), 'spec.rules[0].matches[0].path.type: "Prefix" is not a path match type; allowed: Exact, PathPrefix, RegularExpression'],
+  [
+    'HTTP header match type',
+    () => httpRoute([{ headers: [{ type: 'exact' as never, name: 'x-canary', value: 'yes' }] }]),
+    'spec.rules[0].matches[0].headers[0].type: "exact" is not a match type; allowed: Exact, RegularExpression',
+  ],
+  [
+    'HTTP query parameter match type',
+    () => httpRoute([{ queryParams: [{ type: 'Regex' as never, name: 'q', value: 'v' }] }]),
+    'spec.rules[0].matches[0].queryParams[0].type: "Regex" is not a match type; allowed: Exact, RegularExpression',
+  ],
+  ['gRPC method match type', () => grpcRoute([{ method: { type: 'Prefix' as never, service: 'llm.Generator' } }]), 'spec.rules[0].matches[0].method.type: "Prefix" is not a match type; allowed: Exact, RegularExpression'],
+  [
+    'gRPC header match type',
+    () => grpcRoute([{ headers: [{ type: 'PathPrefix' as never, name: 'x-canary', value: 'yes' }] }]),
+    'spec.rules[0].matches[0].headers[0].type: "PathPrefix" is not a match type; allowed: Exact, RegularExpression',
   ],
 ])('%s outside its union fails synthesis, listing the allowed values', (_name, build, message) => {
   expect(synthError(build())).toContain(message);

@@ -134,6 +134,17 @@ describe('Gateway API components', () => {
     expect(() => new GrpcRoute('no-parents', args)).toThrow(/parents: is required: the Gateways/);
   });
 
+  test('a Gateway without its class (a JavaScript caller) fails naming it, not with a TypeError', () => {
+    const args = { listeners: [{ name: 'http', protocol: 'HTTP', port: 80 }] } as unknown as ConstructorParameters<typeof Gateway>[1];
+    expect(() => new Gateway('no-class', args)).toThrow(/Gateway\/no-class: spec\.gatewayClassName: is required; got unset/);
+  });
+
+  test('a RoleBasedGroup whose AffinityScheduling rule has no ratios, under executor operator (a JavaScript caller), fails naming them', () => {
+    const roles = ['prefill', 'decode'].map((name) => ({ name, replicas: 2, template: { spec: { containers: [{ name, image: 'vllm:1' }] } } }));
+    const args = { executor: 'operator', roles, coordination: [{ name: 'pd', roles: ['prefill', 'decode'], affinityScheduling: {} }] } as unknown as ConstructorParameters<typeof RoleBasedGroup>[1];
+    expect(() => new RoleBasedGroup('no-ratios', args)).toThrow(/spec\.coordination\[0\]\.affinityScheduling\.ratios: must map every role of the rule to its pods per batch; got unset/);
+  });
+
   test('route validation problems fail the component', () => {
     expect(() => new HttpRoute('bad', { parents: [{ name: 'Not_A_Name' }], rules: [{ backendRefs: [{ name: 'x', port: 0, weight: -1 }] }] })).toThrow(
       /\(3 problems\):\n.*spec\.parentRefs\[0\]\.name: must name a Gateway.*\n.*backendRefs\[0\]\.port: must be an integer from 1 to 65535.*\n.*backendRefs\[0\]\.weight: must be an integer from 0/,
