@@ -72,7 +72,7 @@ describe('a caller with rights (alice) gets INVALID_ARGUMENT naming the limit, w
     const { answer, stallMs } = await measured(`alice, ${name}`, () => env.rest('POST', CREATE, withServeConfig(yaml)));
     expect(answer.status).toBe(400);
     const violations = answer.body.details[0].fieldViolations as { field: string; description: string }[];
-    expect(violations).toEqual([{ field: 'spec.serve_config_v2', description: expect.stringContaining(limit.replace('spec.serveConfigV2 ', '')) }]);
+    expect(violations).toEqual([{ field: 'ray_service.spec.serve_config_v2', description: expect.stringContaining(limit.replace('spec.serveConfigV2 ', '')) }]);
     expect(stallMs).toBeLessThan(50);
   });
 
