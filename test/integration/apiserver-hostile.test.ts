@@ -20,12 +20,22 @@ const LIST_2_6M = Array.from({ length: 650_000 }, () => '- a').join('\n');
 const DASHES_60K = '- '.repeat(30_000) + 'x';
 const LIST_60K = Array.from({ length: 15_000 }, () => '- a').join('\n');
 
+/** Far below what a parse of these bodies costs (see `measured`). */
+const MAX_GROWTH_MB = 50;
+const MAX_STALL_MS = 1000;
+
 function withServeConfig(serveConfigV2: string): Record<string, unknown> {
   const body = rayServiceBody('hostile');
   return { ...body, spec: { ...(body.spec as object), serveConfigV2 } };
 }
 
-/** `work`'s answer, the peak RSS growth (MB) and the longest event-loop delay (ms) while it ran. */
+/**
+ * `work`'s answer, the peak RSS growth (MB) and the longest event-loop delay (ms) while it ran.
+ * The bounds below separate parsing from not parsing with a wide margin, not a tight budget: before
+ * the limits, these requests took 248-380 MB and stalled the loop 3 s; after, a few MB and tens of
+ * ms on an idle machine (printed at the end). A loaded CI machine must not turn a GC pause into a
+ * failure, so the bounds are 50 MB and 1 s.
+ */
 async function measured<T extends { status: number }>(name: string, work: () => Promise<T>): Promise<{ answer: T; growthMb: number; stallMs: number }> {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
@@ -53,12 +63,12 @@ describe('a caller without rights in the namespace (bob in team-a) is refused be
   test.each([
     ['400 KB of nested [[[…]]]', NESTED_400K],
     ['a 2.6 MB YAML list', LIST_2_6M],
-  ])('%s, validate_only: 403, RSS within 10 MB, no event-loop delay over 50 ms', async (name, yaml) => {
+  ])('%s, validate_only: 403, without parsing it (RSS and event-loop delay far below a parse)', async (name, yaml) => {
     const { answer, growthMb, stallMs } = await measured(`bob, ${name}`, () => env.rest('POST', CREATE, withServeConfig(yaml), { token: env.tokens.bob }));
     expect(answer.status).toBe(403);
     expect(answer.body.message).toBe('bob may not create rayservices in namespace team-a');
-    expect(growthMb).toBeLessThan(10);
-    expect(stallMs).toBeLessThan(50);
+    expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
+    expect(stallMs).toBeLessThan(MAX_STALL_MS);
   });
 });
 
@@ -73,7 +83,7 @@ describe('a caller with rights (alice) gets INVALID_ARGUMENT naming the limit, w
     expect(answer.status).toBe(400);
     const violations = answer.body.details[0].fieldViolations as { field: string; description: string }[];
     expect(violations).toEqual([{ field: 'ray_service.spec.serve_config_v2', description: expect.stringContaining(limit.replace('spec.serveConfigV2 ', '')) }]);
-    expect(stallMs).toBeLessThan(50);
+    expect(stallMs).toBeLessThan(MAX_STALL_MS);
   });
 
   test('a 2 MB overlay Struct nested 100 000 deep is refused before it is decoded, naming the field and the limit', async () => {
@@ -84,8 +94,8 @@ describe('a caller with rights (alice) gets INVALID_ARGUMENT naming the limit, w
     const { answer, growthMb, stallMs } = await measured('alice, nested overlay', () => h1Request(`${env.api.url}${CREATE}`, env.cp.ca, headers, { prefix: text, size: 0 }));
     expect(answer.status).toBe(400);
     expect(JSON.parse(answer.text).details[0].fieldViolations[0]).toEqual({ field: expect.stringMatching(/^spec\.overlay\.x(\[0\])+$/), description: 'nests deeper than the limit of 64 levels' });
-    expect(growthMb).toBeLessThan(20);
-    expect(stallMs).toBeLessThan(50);
+    expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
+    expect(stallMs).toBeLessThan(MAX_STALL_MS);
   });
 });
 
