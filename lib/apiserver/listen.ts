@@ -3,6 +3,7 @@
  * HTTP/2 (gRPC) or HTTP/1.1 (REST, Connect, gRPC-Web) by ALPN. Without TLS (`--insecure-local` only):
  * a TCP server that peeks at the first bytes and hands the connection to an h2c server when they are
  * the HTTP/2 preface, else to an HTTP/1.1 server (Node's cleartext HTTP/2 server does not speak 1.1).
+ * Both bound what idle and long-lived clients can hold (`ConnectionLimits`).
  */
 import * as http from 'node:http';
 import * as http2 from 'node:http2';
@@ -25,6 +26,53 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+/** What one client connection may hold, and for how long (`SERVER_LIMITS` documents each). */
+export interface ConnectionLimits {
+  /** An HTTP/2 session with no open stream for this long is closed, ms. */
+  readonly idleTimeoutMs: number;
+  /** An HTTP/2 session this old is sent GOAWAY (its open streams finish), ms. */
+  readonly sessionTimeoutMs: number;
+  /** Connections open at once; more are closed on arrival. */
+  readonly maxSessions: number;
+  /** Concurrent streams of one HTTP/2 session. */
+  readonly maxStreamsPerSession: number;
+}
+
+/**
+ * Closes `session` once it has had no open stream for `idleTimeoutMs` (from its start too, so a
+ * client that connects and sends nothing is closed), and sends it GOAWAY at `sessionTimeoutMs`.
+ * Node's own `timeout` would count any frame (a PING, a heartbeat of a watch) as activity and close
+ * sessions with a quiet watch; this counts streams.
+ */
+function limitSession(session: http2.ServerHttp2Session, limits: ConnectionLimits): void {
+  let open = 0;
+  let idle: NodeJS.Timeout | undefined;
+  const close = () => session.close();
+  const arm = () => {
+    idle = setTimeout(close, limits.idleTimeoutMs);
+    idle.unref();
+  };
+  const age = setTimeout(close, limits.sessionTimeoutMs);
+  age.unref();
+  arm();
+  session.on('stream', (stream) => {
+    open++;
+    clearTimeout(idle);
+    stream.once('close', () => {
+      if (--open === 0 && !session.closed && !session.destroyed) arm();
+    });
+  });
+  session.once('close', () => {
+    clearTimeout(idle);
+    clearTimeout(age);
+  });
+}
+
+/** The HTTP/2 settings `limits` imply. */
+function h2Settings(limits: ConnectionLimits): http2.Settings {
+  return { maxConcurrentStreams: limits.maxStreamsPerSession };
+}
+
 const H2_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n');
 
 function onListen(server: net.Server, host: string, port: number, close: () => Promise<void>): Promise<Listener> {
@@ -38,11 +86,14 @@ function onListen(server: net.Server, host: string, port: number, close: () => P
 }
 
 /** Listens with TLS (HTTP/2 and HTTP/1.1 by ALPN). */
-export function listenTls(listener: DualRequestListener, tls: TlsMaterial, host: string, port: number): Promise<Listener> {
-  const server = http2.createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, listener);
+export function listenTls(listener: DualRequestListener, tls: TlsMaterial, host: string, port: number, limits: ConnectionLimits): Promise<Listener> {
+  const server = http2.createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true, settings: h2Settings(limits) }, listener);
+  // Counted per TCP connection, before the TLS handshake: one limit for both HTTP versions.
+  server.maxConnections = limits.maxSessions;
   const sessions = new Set<http2.ServerHttp2Session>();
   const sockets = new Set<net.Socket>();
   server.on('session', (s) => {
+    limitSession(s, limits);
     sessions.add(s);
     s.on('close', () => sessions.delete(s));
   });
@@ -59,9 +110,10 @@ export function listenTls(listener: DualRequestListener, tls: TlsMaterial, host:
 }
 
 /** Listens in cleartext, HTTP/2 (h2c, prior knowledge) and HTTP/1.1 on one port. */
-export function listenCleartext(listener: DualRequestListener, host: string, port: number): Promise<Listener> {
+export function listenCleartext(listener: DualRequestListener, host: string, port: number, limits: ConnectionLimits): Promise<Listener> {
   const h1 = http.createServer(listener);
-  const h2 = http2.createServer(listener);
+  const h2 = http2.createServer({ settings: h2Settings(limits) }, listener);
+  h2.on('session', (s) => limitSession(s, limits));
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -73,6 +125,7 @@ export function listenCleartext(listener: DualRequestListener, host: string, por
       (isH2 ? h2 : h1).emit('connection', socket);
     });
   });
+  server.maxConnections = limits.maxSessions;
   return onListen(server, host, port, async () => {
     const closed = new Promise<void>((r) => server.close(() => r()));
     for (const s of sockets) s.destroy();

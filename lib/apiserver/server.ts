@@ -9,8 +9,9 @@
  * are limited on every protocol while they are read, and compressed ones while they are inflated.
  * Client-sent `Impersonate-*` headers are dropped on arrival. Request messages are checked on every
  * protocol (`rpc-guard.ts`, `request-checks.ts`), and each call leaves one access-log line
- * (`access-log.ts`). TLS is required unless `insecureLocal` is set, which binds to loopback only and
- * acts as the server's own identity.
+ * (`access-log.ts`). Connections, their idle time and age, HTTP/2 streams and each caller's watches
+ * are bounded (`server-limits.ts`). TLS is required unless `insecureLocal` is set, which binds to
+ * loopback only and acts as the server's own identity.
  */
 import { setMaxListeners } from 'node:events';
 import type { Message } from '@bufbuild/protobuf';
@@ -28,8 +29,9 @@ import { AccessLog, CALL_RECORD, noteSubject, type CallRecord } from './access-l
 import { BOUNDED_COMPRESSIONS } from './compression';
 import { publicError } from './errors';
 import { ImpersonatingClients } from './kube/impersonation';
-import { localRequestRefusal, type LocalBinding } from './local-guard';
-import { DualRequestListener, Listener, TlsMaterial, listenCleartext, listenTls } from './listen';
+import type { LocalBinding } from './local-authority';
+import { localRequestRefusal } from './local-guard';
+import { ConnectionLimits, DualRequestListener, Listener, TlsMaterial, listenCleartext, listenTls } from './listen';
 import { ApiMetrics } from './metrics';
 import { buildOpenApi } from './openapi/build-openapi';
 import { embeddedComments } from './openapi/proto-comments';
@@ -38,11 +40,16 @@ import { createRestHandler, sendError, type NodeRequest, type NodeResponse } fro
 import { requireKnownEnums, requireObjectIdentity } from './request-checks';
 import { rpcProtocolOf, sendRpcError } from './rpc-errors';
 import { guardHandlers } from './rpc-guard';
+import { SERVER_LIMITS, limitValue, type ServerLimitName, type ServerLimitValues } from './server-limits';
 import { API_SERVICES, serviceBindings } from './services';
 import { isLoopbackHost } from '../runtime/net/loopback';
 
-/** Options of `startApiServer`. */
-export interface ApiServerOptions {
+/**
+ * Options of `startApiServer`. The tunable limits (`ServerLimitValues`: `maxBodyBytes`,
+ * `tokenRecheckSeconds`, `idleTimeoutSeconds`, `sessionTimeoutSeconds`, `maxSessions`,
+ * `maxStreamsPerSession`, `maxWatchesPerCaller`) default to `SERVER_LIMITS`, which also gives their ranges.
+ */
+export interface ApiServerOptions extends ServerLimitValues {
   /** The server's own kubeconfig: a user with `system:auth-delegator` and the right to impersonate. */
   readonly kubeConfig: KubeConfig;
   /** Address to bind; default `0.0.0.0` (`127.0.0.1` with `insecureLocal`). */
@@ -57,18 +64,19 @@ export interface ApiServerOptions {
   readonly audience?: string;
   /** Default heartbeat interval of watch streams, seconds; default 15. */
   readonly heartbeatSeconds?: number;
-  /** Seconds between re-checks of a watching caller's token; default 30. */
-  readonly tokenRecheckSeconds?: number;
   /** Version reported in the OpenAPI document. */
   readonly version?: string;
   /** Logger; default silent. */
   readonly log?: Logger;
   /** One `info` line per call on `log` (see `access-log.ts`); default true. */
   readonly accessLog?: boolean;
-  /** Largest request body (after decompression) on every protocol, bytes; default 4 MiB. */
-  readonly maxBodyBytes?: number;
   /** Folder of the built dashboard (`npm run build:ui`) to serve under `/ui/`; unset: no dashboard. */
   readonly dashboardDir?: string;
+  /**
+   * The clock of the token cache, the failure budgets and the tokens remembered as accepted (epoch
+   * ms); default `Date.now`. Tests move it to expire cached answers without waiting.
+   */
+  readonly authClock?: () => number;
 }
 
 /** A running API server. */
@@ -82,8 +90,14 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
-/** The default of `maxBodyBytes`: kube-apiserver's limit is 3 MiB of JSON; a RayService spec fits well within. */
-const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** Fails naming the option, its range and the value when a limit set in `opts` is out of its range. */
+function checkLimits(opts: ServerLimitValues): void {
+  for (const name of Object.keys(SERVER_LIMITS) as ServerLimitName[]) {
+    const value = opts[name];
+    const { min, max } = SERVER_LIMITS[name];
+    if (value !== undefined && !(value >= min && value <= max)) throw new Error(`${name} (${SERVER_LIMITS[name].flag}) must be from ${min} to ${max}; got ${value}`);
+  }
+}
 
 /**
  * Records metrics for every Connect-router call, refuses unknown enum values and objects Kubernetes
@@ -139,21 +153,25 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   const host = opts.host ?? (opts.insecureLocal ? '127.0.0.1' : '0.0.0.0');
   if (opts.insecureLocal && !isLoopbackHost(host)) throw new Error(`--insecure-local binds to loopback only; got host ${host}`);
   if (!opts.insecureLocal && !opts.tls) throw new Error('TLS is required: pass a certificate and key (or --insecure-local for development on loopback)');
+  checkLimits(opts);
 
   const server = KubeClient.fromKubeConfig(opts.kubeConfig, { fieldManager: 'rayshift-apiserver' });
   const clients = new ImpersonatingClients(opts.kubeConfig);
   const resolver: ScopeResolver = opts.insecureLocal
     ? new LocalScopeResolver(server)
-    : new ImpersonatingScopeResolver(new TokenAuthenticator(server, { audience: opts.audience }), clients, new AccessReviewer(server));
+    : new ImpersonatingScopeResolver(new TokenAuthenticator(server, { audience: opts.audience, now: opts.authClock }), clients, new AccessReviewer(server));
   const metrics = new ApiMetrics();
   const shutdown = new AbortController();
   // Every call listens on the shutdown signal.
   setMaxListeners(0, shutdown.signal);
   const onInternalError = (err: unknown) => log.error({ err }, 'internal error');
-  const bindings = serviceBindings({ server }, { heartbeatSeconds: opts.heartbeatSeconds, tokenRecheckSeconds: opts.tokenRecheckSeconds });
+  const bindings = serviceBindings(
+    { server },
+    { heartbeatSeconds: opts.heartbeatSeconds, tokenRecheckSeconds: opts.tokenRecheckSeconds, maxWatchesPerCaller: opts.maxWatchesPerCaller },
+  );
   const openApi = buildOpenApi(httpRoutes(API_SERVICES), { title: 'rayshift core API', version: opts.version ?? 'v1' }, embeddedComments());
   const openApiText = JSON.stringify(openApi);
-  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBodyBytes = limitValue('maxBodyBytes', opts.maxBodyBytes);
   const accessLog = new AccessLog(opts.accessLog === false ? undefined : log);
   const rest = createRestHandler({ bindings, resolver, metrics, onInternalError, shutdownSignal: shutdown.signal, maxBodyBytes, accessLog });
   // RPC path → name, for the requests the listener authenticates before the Connect router reads them.
@@ -248,8 +266,14 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   // Empty until the port is known: nothing is answered in local mode before then.
   let local: LocalBinding = { host, port: -1 };
   let bound: Listener;
+  const limits: ConnectionLimits = {
+    idleTimeoutMs: limitValue('idleTimeoutSeconds', opts.idleTimeoutSeconds) * 1000,
+    sessionTimeoutMs: limitValue('sessionTimeoutSeconds', opts.sessionTimeoutSeconds) * 1000,
+    maxSessions: limitValue('maxSessions', opts.maxSessions),
+    maxStreamsPerSession: limitValue('maxStreamsPerSession', opts.maxStreamsPerSession),
+  };
   try {
-    bound = opts.tls ? await listenTls(listener, opts.tls, host, opts.port ?? 8443) : await listenCleartext(listener, host, opts.port ?? 8443);
+    bound = opts.tls ? await listenTls(listener, opts.tls, host, opts.port ?? 8443, limits) : await listenCleartext(listener, host, opts.port ?? 8443, limits);
   } catch (e) {
     server.close();
     throw e;

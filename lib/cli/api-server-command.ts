@@ -4,7 +4,8 @@
  * unless `--insecure-local`, which serves cleartext on loopback only and acts as the kubeconfig's
  * own user without authenticating callers (development only). The built dashboard is served under
  * `/ui/` from `--dashboard-dir` (default: the package's `dist-ui/`, when it was built).
- * `--max-body-bytes` and `--token-recheck-seconds` tune the server's limits within checked ranges.
+ * One flag per tunable limit of the server (`SERVER_LIMITS`: body size, token re-checks, idle and
+ * session timeouts, sessions, streams per session, watches per caller), each within its range.
  * Stops on SIGTERM/SIGINT.
  */
 import * as fs from 'node:fs';
@@ -12,12 +13,13 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 import type { Logger } from 'pino';
 import type { RunningApiServer } from '../apiserver/server';
+import { SERVER_LIMITS, type ServerLimitName, type ServerLimitValues } from '../apiserver/server-limits';
 import { defaultDashboardDir } from '../dashboard/static-files';
 import { loadClientNode } from '../runtime/kube/client-node';
 import { integerIn, parseListen } from './flag-parsers';
 
-/** Options of `rayshift api-server`. */
-export interface ApiServerCommandOptions {
+/** Options of `rayshift api-server`; the tunable limits (`ServerLimitValues`) are unset unless their flag is given. */
+export interface ApiServerCommandOptions extends ServerLimitValues {
   /** Kubeconfig path; unset: in-cluster ServiceAccount. */
   readonly kubeconfig?: string;
   /** `host:port` or `:port` to listen on. */
@@ -34,25 +36,9 @@ export interface ApiServerCommandOptions {
   readonly logLevel?: string;
   /** Folder of the built dashboard to serve under `/ui/`; unset: `<package root>/dist-ui` when built. */
   readonly dashboardDir?: string;
-  /** Largest request body, bytes (`MAX_BODY_BYTES_RANGE`); unset: the server's default, 4 MiB. */
-  readonly maxBodyBytes?: number;
-  /** Seconds between re-checks of a watching caller's token (`TOKEN_RECHECK_SECONDS_RANGE`); unset: 30. */
-  readonly tokenRecheckSeconds?: number;
   /** One `info` line per call (`--no-access-log`: none); unset: on. */
   readonly accessLog?: boolean;
 }
-
-/**
- * Range of `--max-body-bytes`: below 1 KiB not even a small RayService fits; above 16 MiB is far
- * more than kube-apiserver accepts (3 MiB) and only lets each caller make the server hold more.
- */
-export const MAX_BODY_BYTES_RANGE = { min: 1024, max: 16 * 1024 * 1024 } as const;
-
-/**
- * Range of `--token-recheck-seconds`: each open watch costs one TokenReview per interval, and a
- * revoked token keeps its watch for up to one interval (10 minutes at most).
- */
-export const TOKEN_RECHECK_SECONDS_RANGE = { min: 1, max: 600 } as const;
 
 const hasIndex = (dir: string) => fs.existsSync(path.join(dir, 'index.html'));
 
@@ -109,17 +95,21 @@ export async function startFromFlags(opts: ApiServerCommandOptions, log: Logger)
     audience: opts.audience,
     log,
     dashboardDir,
-    maxBodyBytes: opts.maxBodyBytes,
-    tokenRecheckSeconds: opts.tokenRecheckSeconds,
+    ...limitsOf(opts),
     accessLog: opts.accessLog,
   });
   if (opts.insecureLocal) log.warn({ url: server.url }, 'INSECURE: no authentication; every call acts as the kubeconfig user');
   return server;
 }
 
+/** The tunable limits set in `opts`. */
+function limitsOf(opts: ServerLimitValues): ServerLimitValues {
+  return Object.fromEntries((Object.keys(SERVER_LIMITS) as ServerLimitName[]).filter((k) => opts[k] !== undefined).map((k) => [k, opts[k]]));
+}
+
 /** Adds `api-server` to `program`; `exit` receives the exit code when the server stops. */
 export function registerApiServerCommand(program: Command, exit: (code: number) => void): void {
-  program
+  const command = program
     .command('api-server')
     .description('Run the rayshift core API server (gRPC, Connect and REST on one port; callers authenticated by TokenReview and impersonated)')
     .option('--kubeconfig <path>', "the server's own identity (default: in-cluster ServiceAccount); it needs system:auth-delegator and impersonation rights")
@@ -129,9 +119,10 @@ export function registerApiServerCommand(program: Command, exit: (code: number) 
     .option('--insecure-local', 'development only: cleartext on loopback, no authentication, every call as the kubeconfig user')
     .option('--audience <aud>', 'audience callers\' tokens must be issued for', 'rayshift')
     .option('--log-level <level>', 'pino log level', 'info')
-    .option('--dashboard-dir <dir>', 'built dashboard to serve under /ui/ (default: the package\'s dist-ui/ when built)')
-    .option('--max-body-bytes <bytes>', `largest request body on every protocol, after decompression (${MAX_BODY_BYTES_RANGE.min}–${MAX_BODY_BYTES_RANGE.max}; default 4 MiB)`, integerIn('--max-body-bytes', MAX_BODY_BYTES_RANGE))
-    .option('--token-recheck-seconds <s>', `seconds between re-checks of a watching caller's token (${TOKEN_RECHECK_SECONDS_RANGE.min}–${TOKEN_RECHECK_SECONDS_RANGE.max}; default 30)`, integerIn('--token-recheck-seconds', TOKEN_RECHECK_SECONDS_RANGE))
-    .option('--no-access-log', 'do not log a line per call (caller, RPC or route, object, code, duration; never a token)')
-    .action(async (opts: ApiServerCommandOptions) => exit(await runApiServer(opts)));
+    .option('--dashboard-dir <dir>', 'built dashboard to serve under /ui/ (default: the package\'s dist-ui/ when built)');
+  for (const limit of Object.values(SERVER_LIMITS)) {
+    command.option(`${limit.flag} <n>`, `${limit.help} (${limit.min}–${limit.max}; default ${limit.default})`, integerIn(limit.flag, limit));
+  }
+  command.option('--no-access-log', 'do not log a line per call (caller, RPC or route, object, code, duration; never a token)');
+  command.action(async (opts: ApiServerCommandOptions) => exit(await runApiServer(opts)));
 }

@@ -4,6 +4,13 @@
  * (no CORS) and keeps its own bearer token (forwarded as sent; the server strips `Impersonate-*`).
  * Server-sent events stream through unbuffered. Files are served by `lib/dashboard/static-files`,
  * which the API server (`--dashboard-dir`) uses too.
+ *
+ * A DNS-rebinding page (its own host name made to resolve to this machine) would reach the dashboard
+ * as its own origin and read every answer, the page's token or an `--insecure-local` server's
+ * identity doing the rest; only the `Host` it sends tells it apart. So every request must name the
+ * dashboard's own address in `Host` (`isLocalAuthority`, the rule of `api-server --insecure-local`),
+ * or it is 403; the proxied ones carry that `Host` on as `X-Forwarded-Host`, with the browser's
+ * `Origin`, so that the API server can apply its own check.
  */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,6 +18,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type * as net from 'node:net';
 import * as path from 'node:path';
+import { isLocalAuthority, localAuthoritiesText, type LocalBinding } from '../apiserver/local-authority';
 import { defaultDashboardDir, serveDashboardFile } from '../dashboard/static-files';
 import { isLoopbackHost } from '../runtime/net/loopback';
 import { EXIT, Output } from './commands';
@@ -54,6 +62,9 @@ const PROXIED = [/^\/apis\/rayshift\//, /^\/(healthz|readyz|openapi\.json)$/];
 /** Hop-by-hop headers, which a proxy must not forward. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
+/** What a browser sent about proxies in front of the dashboard: replaced by what the dashboard saw, never passed on. */
+const FORWARDING = new Set(['forwarded', 'x-forwarded-host', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-port']);
+
 function sendStatus(res: http.ServerResponse, status: number, code: number, message: string): void {
   const body = JSON.stringify({ code, message, details: [] });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
@@ -74,8 +85,10 @@ export async function startDashboard(opts: StartDashboardOptions): Promise<Runni
   const proxy = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const headers: http.OutgoingHttpHeaders = {};
     for (const [k, v] of Object.entries(req.headers)) {
-      if (!HOP_BY_HOP.has(k) && !k.startsWith('impersonate-') && k !== 'cookie' && v !== undefined) headers[k] = v;
+      if (!HOP_BY_HOP.has(k) && !FORWARDING.has(k) && !k.startsWith('impersonate-') && k !== 'cookie' && v !== undefined) headers[k] = v;
     }
+    // Checked by the listener below: the dashboard's own address.
+    headers['x-forwarded-host'] = req.headers.host;
     const request = (secure ? https : http).request(
       { protocol: upstream.protocol, hostname: upstream.hostname, port: upstream.port, path: `${base}${req.url}`, method: req.method, headers, agent },
       (answer) => {
@@ -96,7 +109,13 @@ export async function startDashboard(opts: StartDashboardOptions): Promise<Runni
     req.pipe(request);
   };
 
+  // Empty until the port is known: nothing is answered before then.
+  let local: LocalBinding = { host, port: -1 };
   const server = http.createServer((req, res) => {
+    const authority = req.headers.host ?? '';
+    if (!isLocalAuthority(authority, local)) {
+      return sendStatus(res, 403, 7, `the dashboard answers only to ${localAuthoritiesText(local)}; got host ${JSON.stringify(authority)}`);
+    }
     const urlPath = (req.url ?? '/').split('?')[0];
     if (PROXIED.some((p) => p.test(urlPath))) return proxy(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendStatus(res, 405, 12, `${req.method} is not allowed here`);
@@ -120,6 +139,7 @@ export async function startDashboard(opts: StartDashboardOptions): Promise<Runni
     });
   });
   const bound = (server.address() as net.AddressInfo).port;
+  local = { host, port: bound };
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${bound}/ui/`,

@@ -134,7 +134,7 @@ test('the expiring cache forgets after its time to live and keeps at most its si
 test('a flood of new garbage tokens from one address costs a bounded number of TokenReviews; others are not slowed', async () => {
   let now = 0;
   const fake = new FakeTransport((b) => ({ status: b.spec.token === 'good' ? { authenticated: true, audiences: ['rayshift'], user: alice } : { authenticated: false } }));
-  const auth = new TokenAuthenticator(new KubeClient(fake), { failures: { burst: 5, perSecond: 1, now: () => now } });
+  const auth = new TokenAuthenticator(new KubeClient(fake), { failures: { burst: 5, perSecond: 1 }, now: () => now });
   const codes: (Code | 'accepted')[] = [];
   for (let i = 0; i < 50; i++) codes.push(await auth.authenticate(`Bearer garbage-${i}`, '10.0.0.1').then(() => 'accepted' as const, (e: ConnectError) => e.code));
   expect(codes.slice(0, 5)).toEqual(Array(5).fill(Code.Unauthenticated));
@@ -147,4 +147,35 @@ test('a flood of new garbage tokens from one address costs a bounded number of T
   now += 2_000;
   await expect(auth.authenticate('Bearer garbage-new', '10.0.0.1')).rejects.toMatchObject({ code: Code.Unauthenticated });
   expect(fake.bodies).toHaveLength(7);
+});
+
+test('garbage from an address never locks out a token accepted from it: it is reviewed again when its cached answer expires', async () => {
+  let now = 0;
+  const fake = new FakeTransport((b) => ({ status: b.spec.token === 'good' ? { authenticated: true, audiences: ['rayshift'], user: alice } : { authenticated: false } }));
+  const auth = new TokenAuthenticator(new KubeClient(fake), { cacheTtlMs: 1_000, failures: { burst: 3, perSecond: 0.001 }, now: () => now });
+  expect((await auth.authenticate('Bearer good', '10.0.0.1')).username).toBe('alice');
+  for (let i = 0; i < 3; i++) await expect(auth.authenticate(`Bearer garbage-${i}`, '10.0.0.1')).rejects.toMatchObject({ code: Code.Unauthenticated });
+  // The address's budget is spent: new tokens from it are refused without a review.
+  await expect(auth.authenticate('Bearer garbage-3', '10.0.0.1')).rejects.toMatchObject({ code: Code.ResourceExhausted });
+  expect(fake.bodies.map((b) => b.spec.token)).toEqual(['good', 'garbage-0', 'garbage-1', 'garbage-2']);
+  // The accepted token's cached answer expires: it is reviewed again, not refused with the address.
+  now += 1_000;
+  expect((await auth.authenticate('Bearer good', '10.0.0.1')).username).toBe('alice');
+  expect(fake.bodies.map((b) => b.spec.token)).toEqual(['good', 'garbage-0', 'garbage-1', 'garbage-2', 'good']);
+  await expect(auth.authenticate('Bearer garbage-4', '10.0.0.1')).rejects.toMatchObject({ code: Code.ResourceExhausted });
+});
+
+test('a token refused after it was accepted (revoked, expired) loses its exemption from the address budget', async () => {
+  let now = 0;
+  let valid = true;
+  const fake = new FakeTransport((b) => ({ status: b.spec.token === 'good' && valid ? { authenticated: true, audiences: ['rayshift'], user: alice } : { authenticated: false } }));
+  const auth = new TokenAuthenticator(new KubeClient(fake), { cacheTtlMs: 1_000, failures: { burst: 1, perSecond: 0.001 }, now: () => now });
+  await auth.authenticate('Bearer good', '10.0.0.1');
+  valid = false;
+  now += 1_000;
+  // Refused: it spends the address's one refusal, and the next review of it waits for the budget.
+  await expect(auth.authenticate('Bearer good', '10.0.0.1')).rejects.toMatchObject({ code: Code.Unauthenticated });
+  now += 1_000;
+  await expect(auth.authenticate('Bearer good', '10.0.0.1')).rejects.toMatchObject({ code: Code.ResourceExhausted });
+  expect(fake.bodies).toHaveLength(2);
 });

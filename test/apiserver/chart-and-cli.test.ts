@@ -65,6 +65,11 @@ test('the command registers with its flags', () => {
     '--dashboard-dir',
     '--max-body-bytes',
     '--token-recheck-seconds',
+    '--idle-timeout-seconds',
+    '--session-timeout-seconds',
+    '--max-sessions',
+    '--max-streams-per-session',
+    '--max-watches-per-caller',
     '--no-access-log',
   ]);
 });
@@ -91,6 +96,14 @@ test('--max-body-bytes and --token-recheck-seconds take integers in their ranges
   expect(parseApiServerFlags(['--token-recheck-seconds', '0']).error).toContain('--token-recheck-seconds must be an integer from 1 to 600; got "0"');
   expect(parseApiServerFlags(['--token-recheck-seconds', '1.5']).error).toContain('--token-recheck-seconds must be an integer from 1 to 600; got "1.5"');
   expect(parseApiServerFlags(['--token-recheck-seconds', '601']).error).toContain('got "601"');
+});
+
+test('the connection limits take integers in their ranges, each named in its error', () => {
+  const given = ['--idle-timeout-seconds', '5', '--session-timeout-seconds', '600', '--max-sessions', '100', '--max-streams-per-session', '10', '--max-watches-per-caller', '3'];
+  expect(parseApiServerFlags(given).opts).toMatchObject({ idleTimeoutSeconds: 5, sessionTimeoutSeconds: 600, maxSessions: 100, maxStreamsPerSession: 10, maxWatchesPerCaller: 3 });
+  expect(parseApiServerFlags(['--idle-timeout-seconds', '0']).error).toContain('--idle-timeout-seconds must be an integer from 1 to 3600; got "0"');
+  expect(parseApiServerFlags(['--max-sessions', '100001']).error).toContain('--max-sessions must be an integer from 1 to 100000; got "100001"');
+  expect(parseApiServerFlags(['--max-watches-per-caller', 'many']).error).toContain('--max-watches-per-caller must be an integer from 1 to 10000; got "many"');
 });
 
 test('--max-body-bytes reaches the server: a larger body is 413, a smaller one is not', async () => {

@@ -75,6 +75,24 @@ test('a foreign Host (DNS rebinding) is 403; loopback names with the port are se
   }
 });
 
+test('behind a proxy (rayshift dashboard): X-Forwarded-Host must be a local name, and an Origin that host', async () => {
+  const host = `127.0.0.1:${server.port}`;
+  for (const forwarded of ['rebind.attacker.example:8090', 'rebind.attacker.example', '10.1.2.3:8090', '']) {
+    const answer = await send('GET', '/apis/rayshift/v1/whoami', { host, 'x-forwarded-host': forwarded });
+    expect({ forwarded, status: answer.status }).toEqual({ forwarded, status: 403 });
+    expect(answer.body.message).toContain('x-forwarded-host');
+  }
+  // The dashboard's own page, on its own port: reads and writes are served.
+  expect((await send('GET', '/apis/rayshift/v1/whoami', { host, 'x-forwarded-host': 'localhost:8090' })).status).toBe(200);
+  const write = await send('POST', '/rayshift.v1.IdentityService/WhoAmI', { host, 'x-forwarded-host': '127.0.0.1:8090', origin: 'http://127.0.0.1:8090', 'content-type': 'application/json' }, '{}');
+  expect(write.status).toBe(200);
+  // Another page, even a local one on another port, is cross-origin to the proxy's.
+  for (const origin of ['http://127.0.0.1:3000', `http://127.0.0.1:${server.port}`, 'http://rebind.attacker.example:8090', 'null']) {
+    const other = await send('POST', '/rayshift.v1.IdentityService/WhoAmI', { host, 'x-forwarded-host': '127.0.0.1:8090', origin, 'content-type': 'application/json' }, '{}');
+    expect({ origin, status: other.status }).toEqual({ origin, status: 403 });
+  }
+});
+
 test('the typed clients (gRPC over h2c, Connect, gRPC-Web) still work in local mode', async () => {
   for (const protocol of ['grpc', 'connect', 'grpc-web'] as const) {
     const api = createApiClient({ baseUrl: server.url, protocol });

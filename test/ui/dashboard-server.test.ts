@@ -94,6 +94,37 @@ test('API paths are proxied with the bearer token, without impersonation headers
   expect(await post.json()).toMatchObject({ method: 'POST' });
 });
 
+/** The status and body of a GET of `rawPath` sent with exactly this `Host`. */
+function withHost(rawPath: string, host: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port: dashboard.port, path: rawPath, headers: { host }, setHost: false }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    }).on('error', reject);
+  });
+}
+
+test('a foreign Host (DNS rebinding) is 403 before anything is proxied or served; the dashboard\'s own address passes on as X-Forwarded-Host', async () => {
+  const before = seen.length;
+  for (const host of ['rebind.attacker.example', `rebind.attacker.example:${dashboard.port}`, `127.0.0.1:${dashboard.port + 1}`, `127.0.0.1.attacker.example:${dashboard.port}`, '']) {
+    for (const p of ['/apis/rayshift/v1/rayservices', '/healthz', '/ui/']) {
+      const answer = await withHost(p, host);
+      expect({ host, p, status: answer.status }).toEqual({ host, p, status: 403 });
+      expect(JSON.parse(answer.text)).toMatchObject({ code: 7, message: expect.stringContaining('the dashboard answers only to') });
+    }
+  }
+  expect(seen.length).toBe(before);
+  for (const host of [`localhost:${dashboard.port}`, `127.0.0.1:${dashboard.port}`, `[::1]:${dashboard.port}`]) {
+    expect((await withHost('/apis/rayshift/v1/rayservices', host)).status).toBe(200);
+    expect(seen[seen.length - 1]['x-forwarded-host']).toBe(host);
+  }
+  // A browser's own forwarding headers are not passed on as if the dashboard had seen them.
+  await fetch(`${origin}/apis/rayshift/v1/whoami`, { headers: { 'x-forwarded-host': 'evil.example', forwarded: 'host=evil.example', origin } });
+  const h = seen[seen.length - 1];
+  expect([h['x-forwarded-host'], h.forwarded, h.origin]).toEqual([`127.0.0.1:${dashboard.port}`, undefined, origin]);
+});
+
 test('server-sent events pass through as they are written', async () => {
   const res = await fetch(`${origin}/apis/rayshift/v1/namespaces/a/rayservices/b/upgrade:watch`);
   expect(res.headers.get('content-type')).toBe('text/event-stream');

@@ -27,6 +27,11 @@ export class ExpiringCache<V> {
     return e.value;
   }
 
+  /** Forgets the entry under `key`, if any. */
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
+
   /** Stores `value` under `key` for the cache's time to live. */
   set(key: string, value: V): void {
     this.#entries.delete(key);

@@ -3,7 +3,10 @@
  * authenticators the cluster has (ServiceAccount tokens, OIDC, webhooks, static tokens) decide, and
  * rayshift never parses tokens itself. Answers are cached for a few seconds by the token's SHA-256,
  * and concurrent calls with the same token share one review. Refused tokens drain a per-address
- * budget: once it is spent, new tokens from that address get RESOURCE_EXHAUSTED without a review.
+ * budget: once it is spent, tokens this server has never accepted get RESOURCE_EXHAUSTED from that
+ * address without a review. A token it has accepted is remembered (by hash, longer than the cache)
+ * and reviewed again whenever its cached answer expires, whatever its address's budget: garbage sent
+ * from an address (one client behind a NAT or an ingress) cannot lock out the callers who share it.
  */
 import * as crypto from 'node:crypto';
 import { Code, ConnectError } from '@connectrpc/connect';
@@ -22,8 +25,19 @@ export interface TokenAuthenticatorOptions {
   /** How long an answer (accepted or refused) is reused, ms; default 10 000. */
   readonly cacheTtlMs?: number;
   /** Budget of refused tokens per client address; default 20, then 1 a second. */
-  readonly failures?: FailureLimiterOptions;
+  readonly failures?: Omit<FailureLimiterOptions, 'now'>;
+  /** Accepted tokens remembered as accepted (by hash; the least recently accepted is forgotten first); default 10 000. */
+  readonly maxAcceptedTokens?: number;
+  /** The clock of the cache, the budgets and the accepted tokens (epoch ms); default `Date.now`. */
+  readonly now?: () => number;
 }
+
+/**
+ * How long a token once accepted is exempt from its address's budget, ms: a day, longer than any
+ * token for audience `rayshift` is commonly issued for (`kubectl create token` gives 1 hour, at most
+ * 48); it only decides whether the token is reviewed, never whether it is accepted.
+ */
+const ACCEPTED_TOKEN_MS = 24 * 60 * 60 * 1000;
 
 interface TokenReviewStatus {
   readonly authenticated?: boolean;
@@ -37,6 +51,8 @@ export class TokenAuthenticator {
   readonly #cache: ExpiringCache<Caller | null>;
   readonly #inFlight = new Map<string, Promise<Caller | null>>();
   readonly #failures: FailureLimiter;
+  /** Hashes of tokens TokenReview accepted: their reviews never wait for an address's budget. */
+  readonly #accepted: ExpiringCache<true>;
 
   /** @param reviewer a client with the right to create TokenReviews (`system:auth-delegator`) */
   constructor(
@@ -44,8 +60,10 @@ export class TokenAuthenticator {
     opts: TokenAuthenticatorOptions = {},
   ) {
     this.#audience = opts.audience ?? DEFAULT_AUDIENCE;
-    this.#cache = new ExpiringCache(opts.cacheTtlMs ?? 10_000);
-    this.#failures = new FailureLimiter(opts.failures);
+    const now = opts.now ?? Date.now;
+    this.#cache = new ExpiringCache(opts.cacheTtlMs ?? 10_000, undefined, now);
+    this.#failures = new FailureLimiter({ ...opts.failures, now });
+    this.#accepted = new ExpiringCache(ACCEPTED_TOKEN_MS, opts.maxAcceptedTokens, now);
   }
 
   /** The caller that `authorization` (the header's value) authenticates; `clientAddress` is whose budget a refusal spends. */
@@ -57,12 +75,18 @@ export class TokenAuthenticator {
     if (caller === undefined) {
       let review = this.#inFlight.get(key);
       if (!review) {
-        if (clientAddress !== undefined && !this.#failures.allows(clientAddress)) {
+        const known = this.#accepted.get(key) !== undefined;
+        if (!known && clientAddress !== undefined && !this.#failures.allows(clientAddress)) {
           throw new ConnectError('too many refused tokens from this address; try again in a few seconds', Code.ResourceExhausted);
         }
         review = this.#review(match[1]).then((c) => {
           this.#cache.set(key, c);
-          if (c === null && clientAddress !== undefined) this.#failures.fail(clientAddress);
+          if (c !== null) this.#accepted.set(key, true);
+          else {
+            // A token refused now (expired, revoked) loses its exemption; its refusal is charged to its address.
+            this.#accepted.delete(key);
+            if (clientAddress !== undefined) this.#failures.fail(clientAddress);
+          }
           return c;
         });
         this.#inFlight.set(key, review);

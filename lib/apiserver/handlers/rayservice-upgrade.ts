@@ -4,7 +4,7 @@
  * server closes it), sends a heartbeat when nothing changes, re-checks the caller's token on a fixed
  * schedule whether or not events flow (ending with UNAUTHENTICATED once it fails), keeps the caller's
  * Kubernetes client open while it runs, and ends once an upgrade it saw in flight is over, or when the
- * service is deleted.
+ * service is deleted. A caller has at most `maxWatchesPerCaller` watches open at once.
  */
 import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
 import { create, equals } from '@bufbuild/protobuf';
@@ -15,6 +15,8 @@ import { KubeApiError, asStatus } from '../../runtime/kube/errors';
 import type { KubeObject } from '../../runtime/kube/types';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { AsyncQueue } from '../async-queue';
+import { limitValue } from '../server-limits';
+import { WatchSlots } from '../watch-slots';
 import { invalidArgument, toConnectError, type Subject } from '../errors';
 import { scopeOf } from '../auth/request-scope';
 import { rayServiceType } from '../convert/executor';
@@ -31,8 +33,10 @@ type UpgradeImpl = Pick<ServiceImpl<typeof RayServiceService>, 'getUpgradeStatus
 export interface UpgradeHandlerOptions {
   /** Default seconds between heartbeats of a watch; default 15. */
   readonly heartbeatSeconds?: number;
-  /** Seconds between re-checks of a watching caller's token; default 30. */
+  /** Seconds between re-checks of a watching caller's token; default `SERVER_LIMITS.tokenRecheckSeconds`. */
   readonly tokenRecheckSeconds?: number;
+  /** Watches one caller may have open at once; default `SERVER_LIMITS.maxWatchesPerCaller`. */
+  readonly maxWatchesPerCaller?: number;
 }
 
 /** The largest `heartbeat_seconds` a caller may ask for (Node timers overflow past 2^31 ms). */
@@ -45,6 +49,8 @@ function sameProgress(a: UpgradeStatus, b: UpgradeStatus): boolean {
 
 /** The RayService upgrade handlers. */
 export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl {
+  const slots = new WatchSlots(limitValue('maxWatchesPerCaller', opts.maxWatchesPerCaller));
+  const recheckMs = limitValue('tokenRecheckSeconds', opts.tokenRecheckSeconds) * 1000;
   return {
     async getUpgradeStatus(req, ctx) {
       const { kube } = scopeOf(ctx);
@@ -76,6 +82,8 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
         throw invalidArgument(`heartbeat_seconds ${description}`, [{ field: 'heartbeat_seconds', description }]);
       }
       const heartbeatMs = Math.max(1, req.heartbeatSeconds || opts.heartbeatSeconds || 15) * 1000;
+      // Before the Kubernetes watch is opened: a caller over the cap costs the cluster nothing.
+      const releaseSlot = slots.acquire(scope.caller);
       const release = scope.keepAlive();
       // A failed re-check fails the current pass's queue, which ends the stream with its error.
       let queue: AsyncQueue<RawWatchEvent> | undefined;
@@ -87,7 +95,7 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
           revoked ??= e;
           queue?.fail(e);
         });
-      }, (opts.tokenRecheckSeconds ?? 30) * 1000);
+      }, recheckMs);
       try {
         const initial = await readRayService(scope.kube, req, req.executor);
         let last = upgradeStatusOf(initial);
@@ -148,6 +156,7 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
       } finally {
         clearInterval(recheck);
         release();
+        releaseSlot();
       }
     },
   };
