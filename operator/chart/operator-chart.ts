@@ -15,6 +15,8 @@ import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { ProblemList, ValidationResult } from '../../lib/spec/problem';
 import { JsonObject, asArray, asObject } from '../../lib/spec/read';
 import { RAYSHIFT_API_VERSION } from '../../lib/spec/rayservice';
+import { ApiAccess, accessResource, grantedAccess } from './operator-access';
+import { headServeLabelPolicy } from './pod-label-policy';
 
 /** Name shared by the ServiceAccount, RBAC objects and Deployment. */
 export const OPERATOR_NAME = 'rayshift-operator';
@@ -35,6 +37,12 @@ export interface JustifiedRule {
   readonly why: string;
 }
 
+/** The Ray dashboard token Secrets the operator may read (`OperatorChartProps.rayTokenAuth`). */
+export interface RayTokenAuth {
+  /** Names of the Secrets (key `auth_token`) that clusters with token auth name in `authOptions.secretName`. */
+  readonly secretNames: readonly string[];
+}
+
 /** Props of `OperatorChart`. */
 export interface OperatorChartProps extends ChartProps {
   /**
@@ -53,8 +61,11 @@ export interface OperatorChartProps extends ChartProps {
   readonly imagePullPolicy?: string;
   /** Replicas; one leads, the others stand by. @default 2 */
   readonly replicas?: number;
-  /** Grant `get` on Secrets, for RayClusters with Ray token auth (the dashboard token Secret). @default false */
-  readonly rayTokenAuth?: boolean;
+  /**
+   * Grant `get` on these Secrets only (by name, in any namespace), for RayClusters with Ray token
+   * auth: each such cluster must name one of them in `authOptions.secretName`. @default no Secrets
+   */
+  readonly rayTokenAuth?: RayTokenAuth;
   /** Container resources. @default requests 100m / 128Mi, limits 500m / 256Mi */
   readonly resources?: k8s.ResourceRequirements;
   /** Arguments appended after `operator --leader-elect`. @default none */
@@ -66,140 +77,32 @@ export interface OperatorChartProps extends ChartProps {
   readonly apiServer?: Omit<ApiServerProps, 'namespace' | 'image' | 'imagePullPolicy'>;
 }
 
-/**
- * Cluster-wide rules: RayServices live in any namespace, and so do the RayClusters, Services,
- * Gateways and routes the operator creates next to them. No wildcards, no `escalate`/`bind`, and
- * nothing the migration does not touch.
- */
-export function operatorClusterRules(opts: { rayTokenAuth?: boolean } = {}): JustifiedRule[] {
-  const [group] = RAYSHIFT_API_VERSION.split('/');
-  const rules: JustifiedRule[] = [
-    {
-      // Watch the RayServices it executes; `patch` adds/removes its finalizer (metadata only, guarded by resourceVersion). It never writes their spec, so no `update`/`create`/`delete`.
-      rule: { apiGroups: [group], resources: ['rayservices'], verbs: ['get', 'list', 'watch', 'patch'] },
-      why: 'watch the RayServices it executes; patch adds and removes its finalizer',
-    },
-    {
-      // Phase, weights, capacities and conditions go through the status subresource only.
-      rule: { apiGroups: [group], resources: ['rayservices/status'], verbs: ['get', 'patch', 'update'] },
-      why: 'write status (phase, weights, capacities, conditions) through the status subresource',
-    },
-    {
-      // OwnerReferencesPermissionEnforcement: setting blockOwnerDeletion on an ownerReference to a RayService needs `update` on its finalizers.
-      rule: { apiGroups: [group], resources: ['rayservices/finalizers'], verbs: ['update'] },
-      why: 'own RayClusters, Services, Gateways and routes with blockOwnerDeletion ownerReferences',
-    },
-    {
-      // It creates the pending cluster, patches nothing but what it owns, and deletes retired clusters after the deletion delay.
-      rule: { apiGroups: ['ray.io'], resources: ['rayclusters'], verbs: ['create', 'get', 'list', 'watch', 'update', 'patch', 'delete'] },
-      why: 'create the pending RayCluster, update it in place, delete retired clusters after rayClusterDeletionDelaySeconds',
-    },
-    {
-      // OwnerReferencesPermissionEnforcement: each `<cluster>-serve-svc` is owned by its RayCluster with blockOwnerDeletion, which needs `update` on the cluster's finalizers.
-      rule: { apiGroups: ['ray.io'], resources: ['rayclusters/finalizers'], verbs: ['update'] },
-      why: 'own the per-cluster serve Services with blockOwnerDeletion ownerReferences to their RayClusters',
-    },
-    {
-      // Per-cluster `<cluster>-serve-svc` backends, `<rs>-head-svc`/`<rs>-serve-svc` whose selectors move on promotion, deleted on suspend.
-      rule: { apiGroups: [''], resources: ['services'], verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'] },
-      why: 'create per-cluster serve Services (route backends), move head/serve Service selectors on promotion, delete them on suspend',
-    },
-    {
-      // Head Pods: KubeRay starts them with `ray.io/serve=false` and leaves the label to a RayService controller (lib/engine/head-serve-label.ts).
-      rule: { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'patch'] },
-      why: 'keep the ray.io/serve label of head Pods (true while Serve reports the head proxy healthy), as KubeRay\'s RayService controller does for its own',
-    },
-    {
-      // The serve Services' EndpointSlices: no traffic onto a cluster whose serve Service has no ready endpoint (lib/engine/engine-run.ts `ready`).
-      rule: { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
-      why: 'count the ready endpoints of each cluster\'s serve Service before routing traffic to it',
-    },
-    {
-      // `<rs>-gateway` when there is no gatewayRef, and the route whose weights it moves (JSON patch with test guards, never a PUT of the rules).
-      rule: {
-        apiGroups: ['gateway.networking.k8s.io'],
-        resources: ['gateways', 'httproutes', 'grpcroutes'],
-        verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'],
-      },
-      why: 'create the Gateway (without gatewayRef) and the route, JSON-patch the managed backend weights, delete them on suspend',
-    },
-    {
-      // Readiness before every step: route parents Accepted/ResolvedRefs and Gateway Accepted/Programmed. Read only.
-      rule: {
-        apiGroups: ['gateway.networking.k8s.io'],
-        resources: ['gateways/status', 'httproutes/status', 'grpcroutes/status'],
-        verbs: ['get'],
-      },
-      why: 'read Gateway and route conditions before each traffic step (never written)',
-    },
-    ...rbgExecutorRules(),
-    {
-      // Events on each step, as Flagger and Argo emit (core and events.k8s.io recorders).
-      rule: { apiGroups: ['', 'events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
-      why: 'record an Event for each step, rollback and failure',
-    },
-  ];
-  if (opts.rayTokenAuth) {
-    rules.push({
-      // Ray token auth: the dashboard token lives in Secret `<cluster>` (key auth_token); names are per cluster, so no resourceNames. Read only.
-      rule: { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
-      why: 'read the Ray dashboard token Secret of clusters with authOptions.mode token',
-    });
-  }
-  return rules;
+/** The rule granting one entry of the access table (operator-access.ts). */
+function ruleOf(a: ApiAccess, names: { lease: string; rayTokenAuthSecrets: readonly string[] }): JustifiedRule {
+  const resourceNames = a.resourceNames === undefined ? undefined : a.resourceNames === 'lease' ? [names.lease] : [...names.rayTokenAuthSecrets];
+  return {
+    rule: { apiGroups: [a.group], resources: [accessResource(a)], ...(resourceNames ? { resourceNames } : {}), verbs: [...a.verbs] },
+    why: a.why,
+  };
 }
 
 /**
- * Rules of the RoleBasedGroup coordinated-rollout executor (`operator/rbg-controller.ts`): watch the
- * groups and patch their coordinated roles' rolling-update fields and the status annotation; read
- * the roles' workloads where the group's role status is stale. Its Events use the shared events rule.
+ * Cluster-wide rules, generated from the access table (`OPERATOR_API_ACCESS`): RayServices live in
+ * any namespace, and so do the RayClusters, Services, Gateways and routes the operator creates next
+ * to them. No wildcards, no `escalate`/`bind`, no verb the code does not send.
  */
-export function rbgExecutorRules(): JustifiedRule[] {
-  return [
-    {
-      // One resourceVersion-guarded JSON patch per round: role partition/maxUnavailable/paused and the rollout-status annotation. Never create, update or delete; never the status subresource (RBG's controller owns it).
-      rule: { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroups'], verbs: ['get', 'list', 'watch', 'patch'] },
-      why: 'watch RoleBasedGroups it executes and patch each coordinated role\'s partition, maxUnavailable and paused, and the rollout-status annotation',
-    },
-    {
-      // RBG v0.8 rollouts with a warmup: one RoleBasedGroupWarmup per warmed revision, created (owned by the group, so
-      // deleted with it) and watched for its status. Never update or delete: RBG's controller runs it (and its TTL deletes it).
-      rule: { apiGroups: ['workloads.x-k8s.io'], resources: ['rolebasedgroupwarmups'], verbs: ['get', 'list', 'watch', 'create'] },
-      why: 'create the warmup of a new revision before its coordinated rollout and watch its status',
-    },
-    // RBG rewrites a role status only when replicas or readyReplicas change, so its updatedReplicas can be stale; the
-    // workload's own status is read instead: get only, one group per rule so no kind is granted in a group it is not in.
-    // RoleInstanceSets (v1alpha2's default workload) are also watched, so their progress wakes the group's pass.
-    {
-      rule: { apiGroups: ['workloads.x-k8s.io'], resources: ['roleinstancesets'], verbs: ['get', 'list', 'watch'] },
-      why: 'read and watch the progress of coordinated roles run as roleinstancesets where the RoleBasedGroup status is stale',
-    },
-    ...(
-      [
-        ['apps', 'statefulsets'],
-        ['leaderworkerset.x-k8s.io', 'leaderworkersets'],
-      ] as const
-    ).map(([group, resource]) => ({
-      rule: { apiGroups: [group], resources: [resource], verbs: ['get'] },
-      why: `read the progress of coordinated roles run as ${resource} where the RoleBasedGroup status is stale`,
-    })),
-  ];
+export function operatorClusterRules(opts: { rayTokenAuth?: RayTokenAuth } = {}): JustifiedRule[] {
+  const secrets = opts.rayTokenAuth?.secretNames ?? [];
+  return grantedAccess({ rayTokenAuth: secrets.length > 0 })
+    .filter((a) => a.scope === 'cluster')
+    .map((a) => ruleOf(a, { lease: OPERATOR_LEASE_NAME, rayTokenAuthSecrets: secrets }));
 }
 
-/** Rules in the operator's own namespace: the leader-election Lease only. */
+/** Rules in the operator's own namespace, from the access table: the leader-election Lease only. */
 export function operatorNamespaceRules(leaseName = OPERATOR_LEASE_NAME): JustifiedRule[] {
-  return [
-    {
-      // The first replica creates the Lease; `create` cannot be limited by name.
-      rule: { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
-      why: 'create the leader-election Lease the first time',
-    },
-    {
-      // Acquire and renew are resourceVersion-guarded replaces of this one Lease.
-      rule: { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update'] },
-      why: 'acquire, renew and release leadership of its own Lease',
-    },
-  ];
+  return grantedAccess()
+    .filter((a) => a.scope === 'operator-namespace')
+    .map((a) => ruleOf(a, { lease: leaseName, rayTokenAuthSecrets: [] }));
 }
 
 /** A finished rayshift CRD as a validated construct: checks at synth that the CRD carries what the operator relies on. */
@@ -295,6 +198,9 @@ export class OperatorChart extends Chart {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${OPERATOR_NAME}-leader-election` },
       subjects: [subject],
     });
+
+    // `patch pods` is cluster-wide (head Pods live in any namespace); the policy narrows it to the serve label.
+    headServeLabelPolicy(this, OPERATOR_NAME, { namespace, name: OPERATOR_NAME }, labels);
 
     const port = k8s.IntOrString.fromString('http');
     this.deployment = componentDeployment(this, { name: OPERATOR_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {

@@ -8,6 +8,8 @@ const PLURALS: Record<string, string> = {
   ClusterRoleBinding: 'clusterrolebindings',
   Role: 'roles',
   RoleBinding: 'rolebindings',
+  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
   Deployment: 'deployments',
 };
 

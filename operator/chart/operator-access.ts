@@ -1,0 +1,154 @@
+/**
+ * Every Kubernetes API call the rayshift operator makes, as `{group, resource, subresource, verbs}`
+ * with the code that makes it: the one table the chart's ClusterRole and Role are generated from
+ * (`operatorClusterRules`, `operatorNamespaceRules`) and that the audit test
+ * (test/integration/cluster-operator-rbac-audit.test.ts) checks against what kube-apiserver's audit
+ * log shows the operator's identity doing. A verb is here because a line of `lib/runtime` or
+ * `operator/` sends it; a change to those calls changes this table, or the audit test fails.
+ *
+ * Discovery (`GET /api/v1`, `/apis/<group>/<version>`: the REST mapper and the RBG controller's
+ * "is this kind served" probe) is a non-resource URL every authenticated identity may read
+ * (`system:discovery`), so it needs no rule and is not listed.
+ */
+
+/** A Kubernetes API verb as RBAC and the audit log name it. */
+export type ApiVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+
+/** Calls made only when an option of the chart says the operator needs them. */
+export type AccessCondition = 'rayTokenAuth';
+
+/** One resource the operator reaches, with the verbs it sends and where. */
+export interface ApiAccess {
+  /** API group (`''` for the core group). */
+  readonly group: string;
+  /** Resource (plural). */
+  readonly resource: string;
+  /** Subresource (`status`, `finalizers`), if any. */
+  readonly subresource?: string;
+  /** Verbs the code sends. */
+  readonly verbs: readonly ApiVerb[];
+  /** Cluster-wide (RayServices live in any namespace) or only in the operator's own namespace. */
+  readonly scope: 'cluster' | 'operator-namespace';
+  /** Names the verbs are limited to: the operator's Lease; Secrets named by the chart's `rayTokenAuth`. */
+  readonly resourceNames?: 'lease' | 'rayTokenAuthSecrets';
+  /** Only granted when this chart option is set. */
+  readonly only?: AccessCondition;
+  /**
+   * `admission`: no request of the operator's, but an authorization kube-apiserver checks for it
+   * when it creates an object (OwnerReferencesPermissionEnforcement: `blockOwnerDeletion` on an
+   * ownerReference needs `update` on the owner's `finalizers`), so it never shows in the audit log
+   * as the operator's request; a missing grant shows there as a refused create.
+   */
+  readonly checkedBy?: 'admission';
+  /** The code that sends it (file: function). */
+  readonly by: string;
+  /** Why the operator needs exactly these verbs (the chart's justification). */
+  readonly why: string;
+}
+
+/** The table. Order is the order of the chart's rules. */
+export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
+  // RayService executor (operator/operator.ts, lib/runtime/rayservice).
+  {
+    group: 'rayshift.dev', resource: 'rayservices', verbs: ['list', 'watch', 'patch'], scope: 'cluster',
+    by: 'operator/operator.ts: Informer; lib/runtime/rayservice/store.ts: patchMetadata (JSON patch of finalizers and spent steering annotations)',
+    why: 'watch the RayServices it executes; patch adds and removes its finalizer and clears spent steering annotations (never the spec)',
+  },
+  {
+    group: 'rayshift.dev', resource: 'rayservices', subresource: 'status', verbs: ['patch'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/store.ts: writeStatus (server-side apply of the status subresource)',
+    why: 'write status (phase, weights, capacities, conditions) through the status subresource',
+  },
+  {
+    group: 'rayshift.dev', resource: 'rayservices', subresource: 'finalizers', verbs: ['update'], scope: 'cluster', checkedBy: 'admission',
+    by: 'lib/runtime/rayservice/resources.ts: controllerRef (blockOwnerDeletion on what a RayService owns)',
+    why: 'own RayClusters, Services, Gateways and routes with blockOwnerDeletion ownerReferences',
+  },
+  {
+    group: 'ray.io', resource: 'rayclusters', verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/reconciler.ts: createIfAbsent (get after a 409), putServeConfig (merge patch of the applied-config annotation), deleteCluster; observe.ts: list when the cache lags; operator.ts: Informer',
+    why: 'create the pending RayCluster, record the Serve config it was sent, delete retired clusters after rayClusterDeletionDelaySeconds',
+  },
+  {
+    group: 'ray.io', resource: 'rayclusters', subresource: 'finalizers', verbs: ['update'], scope: 'cluster', checkedBy: 'admission',
+    by: 'lib/runtime/rayservice/resources.ts: buildPerClusterServeService (owned by its RayCluster with blockOwnerDeletion)',
+    why: 'own the per-cluster serve Services with blockOwnerDeletion ownerReferences to their RayClusters',
+  },
+  {
+    group: '', resource: 'services', verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/reconciler.ts: createIfAbsent (get after a 409), promote (server-side apply of the stable Services), deleteCluster; operator.ts: Informer',
+    why: 'create per-cluster serve Services (route backends), apply the head/serve Services on promotion, delete a retired cluster\'s',
+  },
+  {
+    group: '', resource: 'pods', verbs: ['list', 'watch', 'patch'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/head-serve-label.ts: syncHeadServeLabels (merge patch of one label); operator.ts: Informer of head Pods',
+    why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator)',
+  },
+  {
+    group: 'discovery.k8s.io', resource: 'endpointslices', verbs: ['list', 'watch'], scope: 'cluster',
+    by: 'operator/operator.ts: Informer (read by lib/runtime/rayservice/serve-endpoints.ts)',
+    why: 'count the ready endpoints of each cluster\'s serve Service before routing traffic to it',
+  },
+  {
+    group: 'gateway.networking.k8s.io', resource: 'gateways', verbs: ['create', 'list', 'watch'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/reconciler.ts: writeWeights (creates <name>-gateway without gatewayRef); operator.ts: Informer (conditions read from it)',
+    why: 'create the Gateway when there is no gatewayRef, and watch its conditions before each traffic step',
+  },
+  ...(['httproutes', 'grpcroutes'] as const).map((resource): ApiAccess => ({
+    group: 'gateway.networking.k8s.io', resource, verbs: ['create', 'get', 'list', 'watch', 'patch'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/reconciler.ts: writeWeights (create; JSON patch of backend weights guarded by test ops; get to re-read after a failed guard); operator.ts: Informer',
+    why: 'create the route, JSON-patch the managed backend weights (re-reading it when a guard fails), watch its conditions',
+  })),
+  {
+    group: '', resource: 'secrets', verbs: ['get'], scope: 'cluster', resourceNames: 'rayTokenAuthSecrets', only: 'rayTokenAuth',
+    by: 'lib/runtime/serve/kuberay-token.ts: kubeRayTokenSource (spec.rayClusterConfig.authOptions.secretName)',
+    why: 'read the Ray dashboard token Secrets named in the chart (clusters with authOptions.mode token and that secretName)',
+  },
+  // RoleBasedGroup coordinated-rollout executor (operator/rbg-controller.ts, lib/runtime/rbg).
+  {
+    group: 'workloads.x-k8s.io', resource: 'rolebasedgroups', verbs: ['get', 'list', 'watch', 'patch'], scope: 'cluster',
+    by: 'lib/runtime/rbg/reconciler.ts: reconcile (get, then one resourceVersion-guarded JSON patch per round); operator/rbg-controller.ts: Informer',
+    why: 'watch the RoleBasedGroups it executes and patch each coordinated role\'s partition, maxUnavailable and paused, and the rollout-status annotation',
+  },
+  {
+    group: 'workloads.x-k8s.io', resource: 'rolebasedgroupwarmups', verbs: ['get', 'list', 'watch', 'create'], scope: 'cluster',
+    by: 'lib/runtime/rbg/reconciler.ts: warmupGate (RBG v0.8); operator/rbg-controller.ts: Informer',
+    why: 'create the warmup of a new revision before its coordinated rollout and watch its status (RBG\'s controller runs and deletes it)',
+  },
+  {
+    group: 'workloads.x-k8s.io', resource: 'roleinstancesets', verbs: ['get', 'list', 'watch'], scope: 'cluster',
+    by: 'lib/runtime/rbg/reconciler.ts: workloadStatuses (v1alpha2 roles); operator/rbg-controller.ts: Informer',
+    why: 'read and watch the progress of coordinated roles run as roleinstancesets where the RoleBasedGroup status is stale',
+  },
+  ...([['apps', 'statefulsets'], ['leaderworkerset.x-k8s.io', 'leaderworkersets']] as const).map(([group, resource]): ApiAccess => ({
+    group, resource, verbs: ['get'], scope: 'cluster',
+    by: 'lib/runtime/rbg/reconciler.ts: workloadStatuses (v1alpha1 roles)',
+    why: `read the progress of coordinated roles run as ${resource} where the RoleBasedGroup status is stale`,
+  })),
+  {
+    group: 'events.k8s.io', resource: 'events', verbs: ['create'], scope: 'cluster',
+    by: 'lib/runtime/kube/events.ts: recordEvents (RBG rounds and deadlines, analysis verdicts)',
+    why: 'record an Event for each coordinated round, deadline and analysis verdict',
+  },
+  // Leader election (lib/runtime/kube/leader-election.ts), in the operator's namespace.
+  {
+    group: 'coordination.k8s.io', resource: 'leases', verbs: ['create'], scope: 'operator-namespace',
+    by: 'lib/runtime/kube/leader-election.ts: tryAcquireOrRenew (the first replica)',
+    why: 'create the leader-election Lease the first time (create cannot be limited by name)',
+  },
+  {
+    group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'update'], scope: 'operator-namespace', resourceNames: 'lease',
+    by: 'lib/runtime/kube/leader-election.ts: tryAcquireOrRenew, release (resourceVersion-guarded replaces)',
+    why: 'acquire, renew and release leadership of its own Lease',
+  },
+];
+
+/** The access the chart grants with `options`: the table without what an unset option leaves out. */
+export function grantedAccess(options: { rayTokenAuth?: boolean } = {}): ApiAccess[] {
+  return OPERATOR_API_ACCESS.filter((a) => a.only === undefined || (a.only === 'rayTokenAuth' && options.rayTokenAuth === true));
+}
+
+/** `group/resource[/subresource]`, as RBAC rules and the audit log's objectRef name a resource. */
+export function accessResource(a: Pick<ApiAccess, 'resource' | 'subresource'>): string {
+  return a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+}
