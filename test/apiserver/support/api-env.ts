@@ -11,7 +11,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Logger } from 'pino';
 import { ApiClient, ApiProtocol, createApiClient } from '../../../lib/apiserver/client';
-import { RunningApiServer, startApiServer } from '../../../lib/apiserver/server';
+import { ApiServerOptions, RunningApiServer, startApiServer } from '../../../lib/apiserver/server';
+import type { ServerLimitValues } from '../../../lib/apiserver/server-limits';
 import { STEERING_VERBS } from '../../../lib/engine/steering';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import type { KubeObject } from '../../../lib/runtime/kube/types';
@@ -81,10 +82,19 @@ function teamRole(namespace: string): Record<string, unknown>[] {
 /**
  * Starts the environment; `operator` also runs the in-process operator; `apiserverArgs` go to
  * kube-apiserver; `dashboardDir` is served by the API server under `/ui/`; `heartbeatSeconds`,
- * `tokenRecheckSeconds` and `log` (default silent) go to the API server.
+ * `tokenRecheckSeconds`, `limits`, `authClock` and `log` (default silent) go to the API server.
  */
 export async function startApiEnv(
-  opts: { operator?: boolean; heartbeatSeconds?: number; tokenRecheckSeconds?: number; apiserverArgs?: readonly string[]; dashboardDir?: string; log?: Logger } = {},
+  opts: {
+    operator?: boolean;
+    heartbeatSeconds?: number;
+    tokenRecheckSeconds?: number;
+    apiserverArgs?: readonly string[];
+    dashboardDir?: string;
+    log?: Logger;
+    limits?: ServerLimitValues;
+    authClock?: ApiServerOptions['authClock'];
+  } = {},
 ): Promise<ApiEnv> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-api-'));
   const policy = path.join(dir, 'audit-policy.yaml');
@@ -125,6 +135,8 @@ export async function startApiEnv(
     tls: { cert: fs.readFileSync(path.join(pki, 'apiserver.crt')), key: fs.readFileSync(path.join(pki, 'apiserver.key')) },
     heartbeatSeconds: opts.heartbeatSeconds,
     tokenRecheckSeconds: opts.tokenRecheckSeconds,
+    ...opts.limits,
+    authClock: opts.authClock,
     dashboardDir: opts.dashboardDir,
     log: opts.log,
   });

@@ -1,0 +1,76 @@
+/**
+ * Connection hygiene of the API server, over h2c in local mode (the same listener code bounds TLS
+ * sessions; test/integration/apiserver-connections.test.ts runs 1,000 TLS sessions on the real
+ * cluster): a session with no stream is closed after the idle timeout, an old one is sent GOAWAY, a
+ * session beyond `maxSessions` is closed on arrival, the stream cap is announced in SETTINGS, and
+ * limits out of range are refused naming the option, the range and the value. Every wait is for an
+ * event of the session.
+ */
+import * as http2 from 'node:http2';
+import { startApiServer, type ApiServerOptions, type RunningApiServer } from '../../lib/apiserver/server';
+import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
+
+const servers: RunningApiServer[] = [];
+const sessions: http2.ClientHttp2Session[] = [];
+
+afterEach(async () => {
+  for (const s of sessions.splice(0)) s.destroy();
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function start(limits: Omit<ApiServerOptions, 'kubeConfig'>): Promise<RunningApiServer> {
+  const server = await startApiServer({ kubeConfig: neverCalledKubeConfig(), insecureLocal: true, port: 0, ...limits });
+  servers.push(server);
+  return server;
+}
+
+function connect(server: RunningApiServer): http2.ClientHttp2Session {
+  const s = http2.connect(server.url);
+  s.on('error', () => undefined);
+  sessions.push(s);
+  return s;
+}
+
+const event = (s: http2.ClientHttp2Session, name: string) => new Promise<unknown>((r) => s.once(name, r));
+
+test('a session without a stream is closed after the idle timeout, one with a finished stream too', async () => {
+  const server = await start({ idleTimeoutSeconds: 1 });
+  const silent = connect(server);
+  const used = connect(server);
+  await Promise.all([event(silent, 'connect'), event(used, 'connect')]);
+  const answer = await new Promise<number>((resolve) => {
+    const req = used.request({ ':path': '/healthz' });
+    req.on('response', (h) => resolve(Number(h[':status'])));
+    req.resume();
+  });
+  expect(answer).toBe(200);
+  // Without the timeout neither ever closes (the test then times out).
+  await Promise.all([event(silent, 'close'), event(used, 'close')]);
+  expect([silent.destroyed, used.destroyed]).toEqual([true, true]);
+});
+
+test('a session older than the session timeout is told to go away', async () => {
+  const server = await start({ sessionTimeoutSeconds: 1, idleTimeoutSeconds: 3600 });
+  const s = connect(server);
+  await event(s, 'connect');
+  expect(await event(s, 'goaway')).toBe(http2.constants.NGHTTP2_NO_ERROR);
+});
+
+test('connections beyond maxSessions are closed on arrival; the stream cap is announced', async () => {
+  const server = await start({ maxSessions: 2, maxStreamsPerSession: 7 });
+  const first = connect(server);
+  const second = connect(server);
+  await Promise.all([event(first, 'remoteSettings'), event(second, 'remoteSettings')]);
+  expect(first.remoteSettings.maxConcurrentStreams).toBe(7);
+  const third = connect(server);
+  let settings = false;
+  third.once('remoteSettings', () => (settings = true));
+  await event(third, 'close');
+  expect(settings).toBe(false);
+  expect(first.closed).toBe(false);
+});
+
+test('a limit out of its range is refused, naming the option, its flag, the range and the value', async () => {
+  await expect(start({ maxSessions: 0 })).rejects.toThrow('maxSessions (--max-sessions) must be from 1 to 100000; got 0');
+  await expect(start({ idleTimeoutSeconds: 0.5 })).rejects.toThrow('idleTimeoutSeconds (--idle-timeout-seconds) must be from 1 to 3600; got 0.5');
+});
