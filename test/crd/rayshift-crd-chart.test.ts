@@ -40,7 +40,7 @@ const one = (objs: any[], kind: string) => {
   return found[0];
 };
 
-test('synthesizes the namespace, the CRD, a ServiceAccount, RBAC and the Deployment, in apply order', () => {
+test('synthesizes the namespace, the CRD, a ServiceAccount, RBAC, the Pod label policy and the Deployment, in apply order', () => {
   expect(synth().map((o) => `${o.apiVersion}/${o.kind}`)).toEqual([
     'v1/Namespace',
     'apiextensions.k8s.io/v1/CustomResourceDefinition',
@@ -49,6 +49,8 @@ test('synthesizes the namespace, the CRD, a ServiceAccount, RBAC and the Deploym
     'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
     'rbac.authorization.k8s.io/v1/Role',
     'rbac.authorization.k8s.io/v1/RoleBinding',
+    'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy',
+    'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding',
     'apps/v1/Deployment',
   ]);
   expect(synth({ createNamespace: false }).some((o) => o.kind === 'Namespace')).toBe(false);
@@ -158,7 +160,7 @@ describe('RBAC', () => {
   const rules = (objs: any[]) => [...one(objs, 'ClusterRole').rules, ...one(objs, 'Role').rules];
 
   test('no wildcards and no escalate/bind/impersonate anywhere', () => {
-    for (const r of rules(synth({ rayTokenAuth: true }))) {
+    for (const r of rules(synth({ rayTokenAuth: { secretNames: ['ray-token'] } }))) {
       const words = [...(r.apiGroups ?? []), ...r.resources, ...r.verbs, ...(r.resourceNames ?? [])];
       expect(words.filter((w: string) => w.includes('*'))).toEqual([]);
       expect(r.verbs.filter((v: string) => ['escalate', 'bind', 'impersonate'].includes(v))).toEqual([]);
@@ -166,38 +168,48 @@ describe('RBAC', () => {
     }
   });
 
-  test('the ClusterRole grants exactly what incremental upgrades need', () => {
+  test('the ClusterRole grants exactly what the operator sends (operator-access.ts; the audit test checks it against kube-apiserver)', () => {
     const granted = one(synth(), 'ClusterRole').rules.flatMap((r: any) => r.resources.flatMap((res: string) => r.apiGroups.map((g: string) => `${g || 'core'}/${res}: ${r.verbs.join(',')}`)));
     expect(granted).toEqual([
-      'rayshift.dev/rayservices: get,list,watch,patch',
-      'rayshift.dev/rayservices/status: get,patch,update',
+      'rayshift.dev/rayservices: list,watch,patch',
+      'rayshift.dev/rayservices/status: patch',
       'rayshift.dev/rayservices/finalizers: update',
-      'ray.io/rayclusters: create,get,list,watch,update,patch,delete',
+      'ray.io/rayclusters: create,get,list,watch,patch,delete',
       'ray.io/rayclusters/finalizers: update',
       'core/services: create,get,list,watch,patch,delete',
-      'core/pods: get,list,watch,patch',
-      'discovery.k8s.io/endpointslices: get,list,watch',
-      'gateway.networking.k8s.io/gateways: create,get,list,watch,patch,delete',
-      'gateway.networking.k8s.io/httproutes: create,get,list,watch,patch,delete',
-      'gateway.networking.k8s.io/grpcroutes: create,get,list,watch,patch,delete',
-      'gateway.networking.k8s.io/gateways/status: get',
-      'gateway.networking.k8s.io/httproutes/status: get',
-      'gateway.networking.k8s.io/grpcroutes/status: get',
+      'core/pods: list,watch,patch',
+      'discovery.k8s.io/endpointslices: list,watch',
+      'gateway.networking.k8s.io/gateways: create,list,watch',
+      'gateway.networking.k8s.io/httproutes: create,get,list,watch,patch',
+      'gateway.networking.k8s.io/grpcroutes: create,get,list,watch,patch',
       'workloads.x-k8s.io/rolebasedgroups: get,list,watch,patch',
       'workloads.x-k8s.io/rolebasedgroupwarmups: get,list,watch,create',
       'workloads.x-k8s.io/roleinstancesets: get,list,watch',
       'apps/statefulsets: get',
       'leaderworkerset.x-k8s.io/leaderworkersets: get',
-      'core/events: create,patch',
-      'events.k8s.io/events: create,patch',
+      'events.k8s.io/events: create',
     ]);
   });
 
-  test('Secrets only with Ray token auth, and then get only', () => {
+  test('Secrets only with Ray token auth, and then get only, by name', () => {
     const noSecrets = one(synth(), 'ClusterRole').rules.filter((r: any) => r.resources.includes('secrets'));
     expect(noSecrets).toEqual([]);
-    const withAuth = one(synth({ rayTokenAuth: true }), 'ClusterRole').rules.filter((r: any) => r.resources.includes('secrets'));
-    expect(withAuth).toEqual([{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }]);
+    expect(one(synth({ rayTokenAuth: { secretNames: [] } }), 'ClusterRole').rules.filter((r: any) => r.resources.includes('secrets'))).toEqual([]);
+    const withAuth = one(synth({ rayTokenAuth: { secretNames: ['ray-token', 'llm-token'] } }), 'ClusterRole').rules.filter((r: any) => r.resources.includes('secrets'));
+    expect(withAuth).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['ray-token', 'llm-token'], verbs: ['get'] }]);
+  });
+
+  test('a ValidatingAdmissionPolicy bound with Deny limits the operator\'s Pod updates (and only its own) to the serve label', () => {
+    const objs = synth({ operatorNamespace: 'ops' });
+    const policy = one(objs, 'ValidatingAdmissionPolicy');
+    expect(policy.apiVersion).toBe('admissionregistration.k8s.io/v1');
+    expect(policy.spec.matchConstraints.resourceRules).toEqual([{ apiGroups: [''], apiVersions: ['v1'], resources: ['pods'], operations: ['UPDATE'] }]);
+    expect(policy.spec.matchConditions).toEqual([{ name: 'rayshift-operator', expression: "request.userInfo.username == 'system:serviceaccount:ops:rayshift-operator'" }]);
+    expect(policy.spec.failurePolicy).toBe('Fail');
+    expect(one(objs, 'ValidatingAdmissionPolicyBinding').spec).toEqual({ policyName: policy.metadata.name, validationActions: ['Deny'] });
+    // Installed before the Deployment, so the operator never runs without it.
+    const kinds = objs.map((o) => o.kind);
+    expect(kinds.indexOf('ValidatingAdmissionPolicyBinding')).toBeLessThan(kinds.indexOf('Deployment'));
   });
 
   test('leases only in the operator namespace, get/update only on its own Lease', () => {
@@ -219,8 +231,8 @@ describe('RBAC', () => {
   });
 
   test('every rule is justified, and rbacProblems catches wildcards and escalation', () => {
-    for (const r of operatorClusterRules({ rayTokenAuth: true })) expect(r.why.length).toBeGreaterThan(20);
-    expect(rbacProblems(operatorClusterRules({ rayTokenAuth: true }))).toEqual([]);
+    for (const r of operatorClusterRules({ rayTokenAuth: { secretNames: ['ray-token'] } })) expect(r.why.length).toBeGreaterThan(20);
+    expect(rbacProblems(operatorClusterRules({ rayTokenAuth: { secretNames: ['ray-token'] } }))).toEqual([]);
     expect(rbacProblems([{ rule: { apiGroups: ['*'], resources: ['pods'], verbs: ['get'] }, why: 'x' }])).toEqual(['RBAC rule 0 (x) uses a wildcard']);
     expect(rbacProblems([{ rule: { apiGroups: [''], resources: ['roles'], verbs: ['bind'] }, why: 'y' }])).toEqual(['RBAC rule 0 (y) grants privilege escalation']);
   });

@@ -194,6 +194,10 @@ test('as its ServiceAccount the operator runs its paths, and the chart grants ex
   const granted = new Set<string>(rules.flatMap((r: any) => r.apiGroups.flatMap((g: string) => r.resources.flatMap((res: string) => r.verbs.map((v: string) => key(g, res, v))))));
   expect([...sent].filter((s) => !granted.has(s)).sort()).toEqual([]);
   expect([...granted].filter((g) => !sent.has(g)).sort()).toEqual(Object.keys(NOT_REACHED).sort());
+  // The one name-limited cluster-wide grant names exactly the Secret the operator read.
+  const secretsRead = [...new Set(events.filter((e) => e.objectRef.resource === 'secrets').map((e) => `${e.verb} ${e.objectRef.name}`))];
+  expect(secretsRead).toEqual(['get ray-token']);
+  expect(rules.filter((r: any) => r.resources.includes('secrets'))).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['ray-token'], verbs: ['get'] }]);
   // Listed for the record (the issue's closing note names them).
   process.stdout.write(`operator requests seen in the audit log (${events.length}):\n${[...sent].sort().join('\n')}\n`);
 }, 300_000);

@@ -62,7 +62,7 @@ afterAll(async () => {
 });
 
 test('the chart creates the operator\'s identity and RBAC, with no Secrets and only a read of StatefulSets in apps/*', () => {
-  expect(objects.map((o) => o.kind)).toEqual(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment']);
+  expect(objects.map((o) => o.kind)).toEqual(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'Deployment']);
   const role = objects.find((o) => o.kind === 'ClusterRole');
   expect(role.rules.some((r: any) => r.resources.includes('secrets'))).toBe(false);
   // The RBG executor reads a role's StatefulSet status where the group's own status is stale; nothing else in apps.

@@ -74,7 +74,7 @@ afterAll(async () => {
 });
 
 test('every object of the chart is accepted; the Deployment raises no Pod Security warning in its restricted namespace', async () => {
-  expect(objects.map((o) => o.kind)).toEqual(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Deployment']);
+  expect(objects.map((o) => o.kind)).toEqual(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'Deployment']);
   expect(warnings.get('Deployment')).toBeUndefined();
   // The check is live: a privileged Deployment in the same namespace is warned about.
   const dep = structuredClone(objects.find((o) => o.kind === 'Deployment'));
@@ -119,8 +119,6 @@ test('RBAC allows the operator\'s job and nothing next to it', async () => {
     ['patch', 'services', { namespace: NS }],
     ['create', 'gateways', { group: 'gateway.networking.k8s.io', namespace: NS }],
     ['patch', 'grpcroutes', { group: 'gateway.networking.k8s.io', namespace: NS }],
-    ['get', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS, subresource: 'status' }],
-    ['create', 'events', { namespace: NS }],
     ['create', 'events', { group: 'events.k8s.io', namespace: NS }],
     ['create', 'leases', { group: 'coordination.k8s.io', namespace: OP_NS }],
     ['update', 'leases', { group: 'coordination.k8s.io', namespace: OP_NS, name: OPERATOR_LEASE_NAME }],
@@ -134,6 +132,11 @@ test('RBAC allows the operator\'s job and nothing next to it', async () => {
     ['list', 'secrets', { namespace: OP_NS }],
     ['create', 'pods', { namespace: NS }],
     ['update', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS }],
+    ['delete', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS }],
+    ['get', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS, subresource: 'status' }],
+    ['update', 'rayclusters', { group: 'ray.io', namespace: NS }],
+    ['update', 'rayservices', { group: 'rayshift.dev', namespace: NS, subresource: 'status' }],
+    ['create', 'events', { namespace: NS }],
     ['patch', 'httproutes', { group: 'gateway.networking.k8s.io', namespace: NS, subresource: 'status' }],
     ['create', 'leases', { group: 'coordination.k8s.io', namespace: NS }],
     ['update', 'leases', { group: 'coordination.k8s.io', namespace: OP_NS, name: 'someone-elses-lease' }],
@@ -211,8 +214,10 @@ test('as its ServiceAccount the operator writes route weights, status, finalizer
   const merge = { contentType: 'application/merge-patch+json', token };
   expect((await cp.request('PATCH', path, [{ op: 'add', path: '/metadata/finalizers', value: ['rayshift.dev/finalizer'] }], json)).status).toBe(200);
   expect((await cp.request('PATCH', `${path}/status`, { status: { phase: 'Upgrading', activeServiceStatus: { rayClusterName: 'llm-aaaaa', trafficRoutedPercent: 60 } } }, merge)).status).toBe(200);
-  const got = await cp.request('GET', path, undefined, { token });
+  // Read back as the admin: the operator reads RayServices from its watch, never with a get.
+  const got = await cp.request('GET', path);
   expect(got.body.status.phase).toBe('Upgrading');
+  expect((await cp.request('GET', path, undefined, { token })).status).toBe(403);
   // `patch` on rayservices would also let it patch the spec; RBAC cannot split metadata from spec, so
   // the operator's own code never sends one. What RBAC does refuse is a full update.
   expect((await cp.request('PUT', path, got.body, { token })).status).toBe(403);
