@@ -140,9 +140,10 @@ test('the same token is refused what the role does not grant (403)', async () =>
   expect(dep.status).toBe(200);
   const scaled = { ...dep.body, spec: { ...dep.body.spec, replicas: 5 } };
   expect((await env.cp.request('PUT', `/apis/apps/v1/namespaces/${OPERATOR_NAMESPACE}/deployments/${OPERATOR_NAME}`, scaled, as)).status).toBe(403);
-  // A RayService's spec through PUT: it may read RayServices, not update them.
+  // A RayService's spec through PUT: it may watch RayServices (no get: it reads its watch cache), not update them.
   const rsPath = `/apis/rayshift.dev/v1alpha1/namespaces/${NS}/rayservices/fruit`;
-  const rs = await env.cp.request('GET', rsPath, undefined, as);
+  expect((await env.cp.request('GET', rsPath, undefined, as)).status).toBe(403);
+  const rs = await env.cp.request('GET', rsPath);
   expect(rs.status).toBe(200);
   const put = await env.cp.request('PUT', rsPath, { ...rs.body, spec: { ...rs.body.spec, rayClusterDeletionDelaySeconds: 60 } }, as);
   expect(put.status).toBe(403);
