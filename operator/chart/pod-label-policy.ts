@@ -11,7 +11,7 @@ import { Construct } from 'constructs';
 import { SERVE_LABEL } from '../../lib/spec/object-names';
 
 /** The CEL rules of the policy, each with the message kube-apiserver returns when it fails. */
-export const HEAD_SERVE_LABEL_RULES: readonly { readonly expression: string; readonly message: string }[] = [
+const HEAD_SERVE_LABEL_RULES: readonly { readonly expression: string; readonly message: string }[] = [
   { expression: 'object.spec == oldObject.spec', message: 'the rayshift operator may not change a Pod\'s spec' },
   {
     expression: `variables.labels.all(k, k == '${SERVE_LABEL}' || (k in variables.oldLabels && variables.oldLabels[k] == variables.labels[k])) && variables.oldLabels.all(k, k == '${SERVE_LABEL}' || k in variables.labels)`,
