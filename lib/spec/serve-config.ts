@@ -165,7 +165,12 @@ export function parseServeConfig(yaml: string): { value?: unknown; error?: strin
   if (limit !== undefined) return { error: limit };
   let value: unknown;
   try {
-    value = parse(yaml, { maxAliasCount: SERVE_CONFIG_LIMITS.maxAliases });
+    // yaml's own alias guard (`maxAliasCount`) counts nested aliases over and over and refused
+    // configs well within the limits (18 aliases expanding to 2,047 nodes). It is not needed: the
+    // scan above bounds the text and its aliases, an alias parses to a reference to its anchor's
+    // value (no copy), and `valueLimitProblem` below counts the expansion exactly, stopping at the
+    // node limit.
+    value = parse(yaml, { maxAliasCount: -1 });
   } catch (err) {
     return { error: `is not valid YAML: ${(err as Error).message.split('\n')[0]}` };
   }
