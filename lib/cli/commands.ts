@@ -1,14 +1,7 @@
 import * as fs from 'node:fs';
-import { plan } from '../engine/plan';
-import type { RayServicePlan } from '../engine/plan-rayservice';
-import type { RoleBasedGroupPlan, RoleBasedGroupPlanInput } from '../engine/plan-rbg';
-import { rbgPlanInputs } from '../engine/from-spec';
-import { resolveUpgradeOptions } from '../spec/rayservice';
-import { RbgWarmupStage, planWarmupStage } from '../engine/rbg-warmup';
-import { RayServiceSpec } from '../spec/rayservice';
-import { asObject } from '../spec/read';
-import { CheckOptions, CheckedInput, InputDocument, LocatedProblem, checkFiles, executorCoordination, groupOfPolicy, identity, isForeign } from './documents';
-import { renderRayServicePlan, renderRoleBasedGroupPlan } from './render-plan';
+import { CheckOptions, CheckedInput, InputDocument, LocatedProblem, checkFiles, isForeign } from './documents';
+import { planDocuments } from './plan-documents';
+import { renderRayServicePlan, renderRoleBasedGroupPlan, renderSkipped } from './render-plan';
 import { renderWarmupStage } from './render-warmup';
 import { Style } from './style';
 
@@ -83,50 +76,19 @@ export function validateCommand(files: readonly string[], json: boolean, io: Out
   return failed ? EXIT.invalid : EXIT.ok;
 }
 
-type AnyPlan = RayServicePlan | (RoleBasedGroupPlan & { rule: string; warmup?: RbgWarmupStage });
-
 /**
- * The plans of valid documents: one per RayService with an upgrade strategy, one per rolling-update
- * rule of a RoleBasedGroup (its inline v1alpha1 rules, its CoordinatedPolicy's, and those of its
- * `rayshift.dev/coordination` annotation, which a rayshift executor runs).
- */
-function planDocuments(documents: readonly InputDocument[]): AnyPlan[] {
-  const plans: AnyPlan[] = [];
-  for (const doc of documents) {
-    const { kind, name } = identity(doc);
-    const spec = asObject(doc.manifest.spec);
-    if (kind === 'RayService' && spec.upgradeStrategy !== undefined) {
-      plans.push(plan({ kind: 'RayService', name, options: resolveUpgradeOptions(spec as unknown as RayServiceSpec) }));
-    } else if (kind === 'RoleBasedGroup') {
-      const policy = documents.find((d) => identity(d).kind === 'CoordinatedPolicy' && groupOfPolicy(d, documents) === doc);
-      const reading = executorCoordination(doc);
-      // The warmup (RBG v0.8) runs once per group, before the first round: it is shown with the first rule it gates.
-      let warmup = reading?.warmup ? planWarmupStage(doc.manifest, reading.warmup, true) : undefined;
-      const executorRules = (reading?.rules ?? []).map(
-        (r): RoleBasedGroupPlanInput & { rule: string } => ({ kind: 'RoleBasedGroup', name, rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles, coordination: 'parallel' }),
-      );
-      for (const input of [...rbgPlanInputs(doc.manifest, policy?.manifest, 'controller'), ...executorRules]) {
-        const gated = warmup !== undefined && input.roles.some((r) => r.name in warmup!.images);
-        plans.push({ ...plan(input), rule: input.rule, ...(gated ? { warmup } : {}) });
-        if (gated) warmup = undefined;
-      }
-    }
-  }
-  return plans;
-}
-
-/**
- * `rayshift plan FILE...`: the upgrade timeline of each RayService with an upgrade strategy and
- * the rounds of each RoleBasedGroup rolling-update rule. Problems of the input (warnings
- * included) are printed as `validate` words them, on stderr, or with `json` in `"problems"` next
- * to `"plans"`; an error exits 1 and plans nothing.
+ * `rayshift plan FILE...`: the upgrade timeline of each RayService (with the strategy it gets when
+ * none is set) and the rounds of each RoleBasedGroup rolling-update rule, with the Pods and
+ * accelerators at each step and the peak, and what was not planned with the reason. Problems of
+ * the input (warnings included) are printed as `validate` words them, on stderr, or with `json` in
+ * `"problems"` next to `"plans"` and `"skipped"`; an error exits 1 and plans nothing.
  */
 export function planCommand(files: readonly string[], json: boolean, io: Output, options: CheckOptions = {}): number {
   const { documents, problems } = check(files, io, options);
   const failed = problems.some((p) => p.severity === 'error');
-  const plans = failed ? [] : planDocuments(documents);
+  const { plans, skipped } = failed ? { plans: [], skipped: [] } : planDocuments(documents);
   if (json) {
-    io.out(`${JSON.stringify({ plans, problems: problemsJson(problems) }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ plans, skipped, problems: problemsJson(problems) }, null, 2)}\n`);
     return failed ? EXIT.invalid : EXIT.ok;
   }
   for (const p of problems) io.err(`${formatProblem(p, io.errStyle)}\n`);
@@ -137,6 +99,7 @@ export function planCommand(files: readonly string[], json: boolean, io: Output,
   const texts = plans.map((p) =>
     p.kind === 'RayService' ? renderRayServicePlan(p, io.outStyle) : [...(p.warmup ? renderWarmupStage(p.name, p.warmup, io.outStyle) : []), renderRoleBasedGroupPlan(p, io.outStyle)].join('\n'),
   );
-  io.out(`${texts.length > 0 ? texts.join('\n\n') : 'nothing to plan: no RayService with an upgrade strategy and no RoleBasedGroup rolling-update rule'}\n`);
+  if (skipped.length > 0) texts.push(renderSkipped(skipped, io.outStyle));
+  io.out(`${texts.length > 0 ? texts.join('\n\n') : 'nothing to plan: no RayService, RoleBasedGroup or CoordinatedPolicy in the files'}\n`);
   return EXIT.ok;
 }

@@ -4,6 +4,7 @@
  */
 import { IntOrPercent, parsePercent, resolvePartition } from '../spec/percent';
 import { JsonObject, asArray, asObject } from '../spec/read';
+import { roleShape } from '../spec/rbg-shape';
 import type { RbgCoordination, RbgPlanRole, RoleBasedGroupPlanInput } from './plan-rbg';
 
 /** Replicas a percent or count of `replicas` allows down at once: counts as given, percents rounded down, at least 1. */
@@ -50,4 +51,10 @@ export function rbgPlanInputs(group: JsonObject, policy?: JsonObject, coordinati
     });
   }
   return out;
+}
+
+/** `input` with each role's shape (`roleShape`) from `group`, so that its plan counts Pods and accelerators. */
+export function withRoleShapes<T extends RoleBasedGroupPlanInput>(input: T, group: JsonObject): T {
+  const roles = new Map(asArray(asObject(group.spec).roles).map((r) => [String(asObject(r).name), asObject(r)]));
+  return { ...input, roles: input.roles.map((r) => ({ ...r, shape: roleShape(roles.get(r.name) ?? {}, group) })) };
 }

@@ -9,6 +9,8 @@ import { analysisQuery } from './analysis-gate';
 import type { RayServiceAction } from './actions';
 import type { AnalysisMeasurement, ObservedCluster, ObservedRoute } from './observation';
 import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
+import type { ClusterShape } from '../spec/raycluster';
+import { NO_USAGE, PlanPeak, PlanUsage, addUsage, clusterUsage, peakOf, usagePeaks } from './plan-cost';
 import { adoptStatus, nextRayService } from './rayservice-engine';
 import type { RayServiceStatus } from './status';
 
@@ -17,6 +19,37 @@ export interface RayServicePlanInput {
   readonly kind: 'RayService';
   readonly name: string;
   readonly options: ResolvedUpgradeOptions;
+  /** The cluster every RayCluster of the service is built from (`clusterShape(spec.rayClusterConfig)`): with it the plan counts Pods and accelerators. */
+  readonly cluster?: ClusterShape;
+}
+
+/** What `plan()` shows of one cluster at a moment of the timeline. */
+export interface RayServicePlanCluster {
+  /** Its Serve `target_capacity`, percent (the total's: the sum over the clusters). */
+  readonly capacityPercent: number;
+  /** Its Pods and accelerators at that capacity; only when the input has a `cluster`. */
+  readonly usage?: PlanUsage;
+}
+
+/** The clusters right after a moment of the timeline where something changes, and what changed. */
+export interface RayServicePlanPoint {
+  /** Seconds since the spec change. */
+  readonly atSeconds: number;
+  /** What happened: the steps' actions, and `create-new`, `delete-old`, `delete-new` for the clusters created and deleted. */
+  readonly events: readonly string[];
+  /** The cluster that served before the upgrade, until it is deleted. */
+  readonly old?: RayServicePlanCluster;
+  /** The cluster the upgrade creates, from its creation (until it is deleted on a rollback). */
+  readonly new?: RayServicePlanCluster;
+  /** Both clusters together. */
+  readonly total: RayServicePlanCluster;
+}
+
+/** Where the plan is at its largest: capacity, Pods and each accelerator, each with how long it lasts (`from`, `until`, `lasts` in seconds). */
+export interface RayServicePlanPeaks {
+  readonly capacityPercent?: PlanPeak;
+  readonly pods?: PlanPeak;
+  readonly accelerators: Readonly<Record<string, PlanPeak>>;
 }
 
 /** A step of the timeline, with both capacities and weights right after it. */
@@ -48,8 +81,12 @@ export interface RayServicePlan {
   readonly steps: readonly RayServicePlanStep[];
   /** Seconds from the spec change to the last step. */
   readonly durationSeconds: number;
-  /** Largest active + pending target capacity, percent. */
+  /** Largest target capacity of all clusters together, percent (`peak.capacityPercent.value`; 100 when nothing changes). */
   readonly peakCapacityPercent: number;
+  /** The clusters at each moment something changes, until the last cluster the upgrade leaves behind is deleted. */
+  readonly footprint: readonly RayServicePlanPoint[];
+  /** The peaks of the footprint, each with when it starts, ends and how long it holds in all (an old cluster counts until it is deleted). */
+  readonly peak: RayServicePlanPeaks;
   /** `promoted`, `rolled-back` (the progress deadline is shorter than a wait the plan needs) or `unchanged` (strategy None). */
   readonly outcome: 'promoted' | 'rolled-back' | 'unchanged';
   /** Seconds from the spec change until the old cluster is deleted, when it is. */
@@ -84,6 +121,7 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
     measurements: [] as AnalysisMeasurement[],
   };
   const steps: RayServicePlanStep[] = [];
+  const footprint: RayServicePlanPoint[] = [];
   const gates: RayServicePlanGate[] = [];
   const conditions = new Map((options.analysis?.metrics ?? []).map((m) => [m.name, m.successCondition]));
   const observe = (status: RayServiceStatus | undefined) => ({
@@ -97,30 +135,37 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
   });
   let status = adoptStatus(observe(undefined));
   let now = 0;
-  let peak = 100;
   for (let run = 0; run < MAX_RUNS; run++) {
     const d = nextRayService(observe(status), options, now);
     world.measurements = [];
     const next = d.status;
+    const before = steps.length;
     record(steps, status, next, now);
     recordGates(gates, status, next, now);
-    const total = next.activeTargetCapacity + (next.pendingClusterName === undefined ? 0 : next.pendingTargetCapacity);
-    if (total > peak) peak = total;
     status = next;
+    const created: string[] = [];
+    const deleted: string[] = [];
     for (const a of d.actions) {
       if (a.type === 'measureAnalysis') world.measurements.push({ runId: a.runId, metric: a.metric, seq: a.seq, at: now, ...passingValues(conditions.get(a.metric)) });
       else apply(world, a, old.name, now);
+      if (a.type === 'createPendingCluster') created.push('create-new');
+      if (a.type === 'deleteCluster') deleted.push(a.name === old.name ? 'delete-old' : 'delete-new');
     }
+    const events = [...created, ...steps.slice(before).map((s) => s.action), ...deleted];
+    if (events.length > 0) footprint.push(pointOf(world.clusters, status, old.name, input.cluster, now, events));
     if (d.actions.length > 0) continue;
     if (d.nextStepAt === undefined) {
       const promoted = status.activeClusterName !== old.name;
+      const peak = peaksOf(footprint);
       return {
         kind: 'RayService',
         name,
         strategy: options.strategy,
         steps,
         durationSeconds: steps.length === 0 ? 0 : steps[steps.length - 1].atSeconds,
-        peakCapacityPercent: peak,
+        peakCapacityPercent: peak.capacityPercent?.value ?? 100,
+        footprint,
+        peak,
         outcome: promoted ? 'promoted' : steps.length === 0 ? 'unchanged' : 'rolled-back',
         ...(world.deletedAt === undefined ? {} : { oldClusterDeletedAtSeconds: world.deletedAt / 1000 }),
         gates,
@@ -130,6 +175,33 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
     now = d.nextStepAt;
   }
   throw new Error(`plan of RayService ${name} did not finish within ${MAX_RUNS} engine runs`);
+}
+
+/** The clusters of the simulated world after a pass: the active and pending ones at the status' capacities, any other (retired, not yet deleted) at the last capacity it had (100 when never set). */
+function pointOf(clusters: readonly SimCluster[], s: RayServiceStatus, oldName: string, shape: ClusterShape | undefined, now: number, events: string[]): RayServicePlanPoint {
+  const capacityOf = (c: SimCluster) =>
+    c.name === s.activeClusterName ? s.activeTargetCapacity : c.name === s.pendingClusterName ? s.pendingTargetCapacity : (c.targetCapacity ?? 100);
+  const of = (c: SimCluster | undefined): RayServicePlanCluster | undefined => {
+    if (c === undefined) return undefined;
+    const capacityPercent = capacityOf(c);
+    return shape === undefined ? { capacityPercent } : { capacityPercent, usage: clusterUsage(shape, capacityPercent) };
+  };
+  const oldCluster = of(clusters.find((c) => c.name === oldName));
+  const newCluster = of(clusters.find((c) => c.name !== oldName));
+  const parts = [oldCluster, newCluster].filter((c): c is RayServicePlanCluster => c !== undefined);
+  const total: RayServicePlanCluster = {
+    capacityPercent: parts.reduce((sum, c) => sum + c.capacityPercent, 0),
+    ...(shape === undefined ? {} : { usage: parts.reduce((sum, c) => addUsage(sum, c.usage!), NO_USAGE) }),
+  };
+  return { atSeconds: now / 1000, events, ...(oldCluster ? { old: oldCluster } : {}), ...(newCluster ? { new: newCluster } : {}), total };
+}
+
+/** The peaks of the footprint; the state after the last point is the one the service keeps, so the timeline ends there. */
+function peaksOf(footprint: readonly RayServicePlanPoint[]): RayServicePlanPeaks {
+  const end = footprint.length === 0 ? 0 : footprint[footprint.length - 1].atSeconds;
+  const capacityPercent = peakOf(footprint.map((p) => ({ at: p.atSeconds, value: p.total.capacityPercent })), end);
+  const usages = footprint.filter((p) => p.total.usage !== undefined).map((p) => ({ at: p.atSeconds, usage: p.total.usage! }));
+  return { ...(capacityPercent ? { capacityPercent } : {}), ...usagePeaks(usages, end) };
 }
 
 function record(steps: RayServicePlanStep[], prev: RayServiceStatus, next: RayServiceStatus, now: number): void {

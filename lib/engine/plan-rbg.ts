@@ -3,6 +3,9 @@
  * one-role-at-a-time step) with every workload catching up at once (updated = target, all ready).
  */
 import { RBG_PLAN_MAX_ROUNDS, zeroSkewRolloutProblem } from '../spec/rbg-rules';
+import type { RoleShape } from '../spec/rbg-shape';
+import { PlanPeak, PlanUsage, addUsage, NO_USAGE, scaleResources, usagePeaks } from './plan-cost';
+import { smallestAchievableSkewPercent } from './rbg-bound';
 import { progressSkewPercent, type RbgRoleState } from './rbg-roles';
 import { nextRbgRound } from './rbg-rollout';
 import { upstreamPartition, upstreamRollingTargets } from './rbg-upstream';
@@ -27,6 +30,8 @@ export interface RbgPlanRole {
   readonly partition: number;
   /** Replicas allowed unavailable at once (count). */
   readonly maxUnavailable: number;
+  /** What one replica runs and the surge of its rolling update (`roleShape`): with it the plan counts Pods and accelerators. */
+  readonly shape?: RoleShape;
 }
 
 /** What to plan: a template change of every role of one coordinated rule. */
@@ -42,6 +47,22 @@ export interface RoleBasedGroupPlanInput {
 export interface RbgPlanRound {
   readonly updated: Readonly<Record<string, number>>;
   readonly partition: Readonly<Record<string, number>>;
+  /**
+   * Pods and accelerators of each role during the round, and of all of them: `replicas` plus the
+   * surge replicas of a role the round moves (at most `maxSurge`, at most the replicas it moves),
+   * times the Pods of a replica. Only when every role has a `shape`.
+   */
+  readonly usage?: { readonly roles: Readonly<Record<string, PlanUsage>>; readonly total: PlanUsage };
+}
+
+/** Whether the rule's maxSkew can hold, against the smallest skew any rollout of these roles can keep. */
+export interface RbgPlanSkew {
+  /** The rule's maxSkew, percent. */
+  readonly maxSkewPercent: number;
+  /** The largest skew after any round of this plan, percent. */
+  readonly largestPercent: number;
+  /** No rollout that updates one replica at a time keeps a smaller largest skew (`smallestAchievableSkewPercent`). */
+  readonly smallestAchievablePercent: number;
 }
 
 /** The rollout's rounds. */
@@ -54,6 +75,10 @@ export interface RoleBasedGroupPlan {
   readonly maxSkewPercentObserved: number;
   /** Every role reached `replicas − partition`. */
   readonly complete: boolean;
+  /** The skew the plan keeps against maxSkew and the best any rollout of these role sizes can keep. */
+  readonly skew: RbgPlanSkew;
+  /** The peaks of the rounds' usage, in rounds (`from`/`until` count rounds from 1, `lasts` is a number of rounds); only with `usage`. */
+  readonly peak?: { readonly pods?: PlanPeak; readonly accelerators: Readonly<Record<string, PlanPeak>> };
 }
 
 /**
@@ -62,6 +87,38 @@ export interface RoleBasedGroupPlan {
  * at once (a RangeError naming the field, value and range); any other that would take more throws too.
  */
 export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGroupPlan {
+  const rounds = planRounds(input);
+  const skew: RbgPlanSkew = {
+    maxSkewPercent: input.maxSkewPercent,
+    largestPercent: rounds.maxSkewPercentObserved,
+    smallestAchievablePercent: smallestAchievableSkewPercent(input.roles),
+  };
+  if (!input.roles.every((r) => r.shape !== undefined)) return { ...rounds, skew };
+  let previous: Readonly<Record<string, number>> = Object.fromEntries(input.roles.map((r) => [r.name, 0]));
+  const costed = rounds.rounds.map((round) => {
+    const usage = roundUsage(input.roles, previous, round.updated);
+    previous = round.updated;
+    return { ...round, usage };
+  });
+  const peak = usagePeaks(costed.map((r, i) => ({ at: i + 1, usage: r.usage.total })), costed.length + 1);
+  return { ...rounds, rounds: costed, skew, peak };
+}
+
+/** Each role's Pods and accelerators in a round that moves it from `before` to `after` updated replicas. */
+function roundUsage(roles: readonly RbgPlanRole[], before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): NonNullable<RbgPlanRound['usage']> {
+  const byRole: Record<string, PlanUsage> = {};
+  let total = NO_USAGE;
+  for (const r of roles) {
+    const shape = r.shape!;
+    const replicas = r.replicas + Math.min(shape.maxSurge, Math.max(0, (after[r.name] ?? 0) - (before[r.name] ?? 0)));
+    byRole[r.name] = { pods: replicas * shape.podsPerReplica, accelerators: scaleResources(shape.perReplica, replicas) };
+    total = addUsage(total, byRole[r.name]);
+  }
+  return { roles: byRole, total };
+}
+
+/** The rounds of the rollout, before their cost and skew bound are added. */
+function planRounds(input: RoleBasedGroupPlanInput): Omit<RoleBasedGroupPlan, 'skew' | 'peak'> {
   const tooLong = zeroSkewRolloutProblem(input.maxSkewPercent, input.roles);
   if (tooLong) throw new RangeError(`maxSkewPercent of RoleBasedGroup ${input.name}: ${tooLong}`);
   let roles: RbgRoleState[] = input.roles.map((r) => ({
@@ -105,7 +162,7 @@ export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGro
  * a step that changes some partition. The plan ends when a tick moves nothing: complete, or stalled
  * where only the slowest role may advance and it already reached its partition.
  */
-function planControllerRounds(input: RoleBasedGroupPlanInput, initial: RbgRoleState[]): RoleBasedGroupPlan {
+function planControllerRounds(input: RoleBasedGroupPlanInput, initial: RbgRoleState[]): Omit<RoleBasedGroupPlan, 'skew' | 'peak'> {
   let roles = initial;
   const rounds: RbgPlanRound[] = [];
   let partitions = upstreamPartitions(input.maxSkewPercent, roles.map((r) => ({ ...r, updatedReplicas: r.desired })));

@@ -1,7 +1,7 @@
 import { dns1123LabelProblem } from './names';
 import { ProblemList, ValidationResult, show } from './problem';
 import type { RayAuthOptions } from './ray-auth';
-import { JsonObject, asArray, asObject, isInteger, isObject } from './read';
+import { INT32_MAX, JsonObject, asArray, asObject, isInteger, isObject } from './read';
 
 /** Labels and annotations of a pod template. */
 export interface PodTemplateMetadata {
@@ -79,22 +79,24 @@ export interface RayClusterConfig {
   readonly [key: string]: unknown;
 }
 
-/** Extended resources counted as accelerators when sizing a surge. */
-export const ACCELERATOR_RESOURCES: readonly string[] = [
-  'nvidia.com/gpu',
-  'amd.com/gpu',
-  'google.com/tpu',
-  'habana.ai/gaudi',
-  'aws.amazon.com/neuron',
-  'aws.amazon.com/neuroncore',
-  'intel.com/gpu',
-];
+/** Counts of extended resources (accelerators: `nvidia.com/gpu`, `google.com/tpu`, …) by resource name. */
+export type ResourceCounts = Record<string, number>;
+
+/**
+ * Whether a resource name is an extended resource, as Kubernetes defines one
+ * (`IsExtendedResourceName`): a domain-prefixed name outside `kubernetes.io`, not a quota's
+ * `requests.` name. Every accelerator is one (`nvidia.com/gpu`, `amd.com/gpu`, `google.com/tpu`,
+ * `habana.ai/gaudi`, `aws.amazon.com/neuron`, …); cpu, memory and hugepages are not.
+ */
+export function isExtendedResource(name: string): boolean {
+  return name.includes('/') && !name.includes('kubernetes.io/') && !name.startsWith('requests.');
+}
 
 /** Accelerators of a RayCluster: the largest per-pod count of any worker group, and the total at full capacity. */
 export interface AcceleratorProfile {
   /** Accelerators one worker pod of the hungriest group requests. */
   readonly acceleratorsPerPod: number;
-  /** Accelerators of every worker at full capacity (each group's per-pod count × `maxReplicas`, or `replicas` when no maximum). */
+  /** Accelerators of every worker at full capacity (`ClusterShape`'s replicas of each group × its Pods). */
   readonly totalAccelerators: number;
 }
 
@@ -104,28 +106,103 @@ function quantity(value: unknown): number {
   return 0;
 }
 
-/** Sums the accelerator limits (or requests, where no limit is set) of a pod template's containers. */
-export function acceleratorsOfPod(template: unknown): number {
-  let total = 0;
-  for (const c of asArray(asObject(asObject(template).spec).containers)) {
-    const resources = asObject(asObject(c).resources);
-    const limits = asObject(resources.limits);
-    const requests = asObject(resources.requests);
-    for (const name of ACCELERATOR_RESOURCES) total += quantity(limits[name] ?? requests[name]);
+/** A container's extended resources: its limits, or its requests where no limit is set (Kubernetes requires them equal when both are). */
+function containerResources(container: unknown): Record<string, number> {
+  const resources = asObject(asObject(container).resources);
+  const limits = asObject(resources.limits);
+  const requests = asObject(resources.requests);
+  const out: Record<string, number> = {};
+  for (const name of new Set([...Object.keys(limits), ...Object.keys(requests)])) {
+    if (!isExtendedResource(name)) continue;
+    const n = quantity(limits[name] ?? requests[name]);
+    if (n > 0) out[name] = n;
+  }
+  return out;
+}
+
+/**
+ * The extended resources one Pod of a template holds, by name, as the scheduler counts them:
+ * the sum over its containers and sidecars (init containers with `restartPolicy: Always`), or
+ * the largest init container's when that is more (init containers run one at a time, before the others).
+ */
+export function podExtendedResources(template: unknown): ResourceCounts {
+  const spec = asObject(asObject(template).spec);
+  const total: Record<string, number> = {};
+  const add = (r: Record<string, number>) => {
+    for (const [name, n] of Object.entries(r)) total[name] = (total[name] ?? 0) + n;
+  };
+  for (const c of asArray(spec.containers)) add(containerResources(c));
+  const inits = asArray(spec.initContainers);
+  for (const c of inits) if (asObject(c).restartPolicy === 'Always') add(containerResources(c));
+  for (const c of inits) {
+    if (asObject(c).restartPolicy === 'Always') continue;
+    for (const [name, n] of Object.entries(containerResources(c))) total[name] = Math.max(total[name] ?? 0, n);
   }
   return total;
 }
 
-/** Derives the accelerator profile of a RayCluster spec from its worker groups. */
+/** Sums the extended resources (accelerators of every kind) one Pod of a template holds. */
+export function acceleratorsOfPod(template: unknown): number {
+  return Object.values(podExtendedResources(template)).reduce((a, b) => a + b, 0);
+}
+
+/** A worker group of a `ClusterShape`. */
+export interface WorkerGroupShape {
+  /** The group's name. */
+  readonly groupName: string;
+  /** Replicas at full capacity: `maxReplicas` when the autoscaler runs (its ceiling), else KubeRay's desired replicas (`replicas` within min..max; 0 when suspended). */
+  readonly replicas: number;
+  /** Replicas the group keeps at any capacity: `minReplicas` with the autoscaler, else `replicas` (nothing scales the group down). */
+  readonly minReplicas: number;
+  /** Pods per replica (`numOfHosts`, 1 unless multi-host). */
+  readonly podsPerReplica: number;
+  /** Extended resources of one of its Pods. */
+  readonly perPod: ResourceCounts;
+}
+
+/** What a RayCluster runs at full capacity: one head Pod and its worker groups. */
+export interface ClusterShape {
+  /** Extended resources of the head Pod. */
+  readonly head: ResourceCounts;
+  /** The worker groups, in spec order. */
+  readonly workerGroups: readonly WorkerGroupShape[];
+}
+
+/**
+ * The shape of a RayCluster spec, as KubeRay v1.7.0 sizes it (`GetWorkerGroupDesiredReplicas`:
+ * `replicas` clamped to `minReplicas`..`maxReplicas`, × `numOfHosts`, 0 when suspended). With
+ * `enableInTreeAutoscaling` a group counts its `maxReplicas`, the most the autoscaler may start
+ * (its desired replicas when `maxReplicas` is unset, KubeRay's unbounded default).
+ */
+export function clusterShape(cluster: unknown): ClusterShape {
+  const c = asObject(cluster);
+  const autoscaled = c.enableInTreeAutoscaling === true;
+  const workerGroups = asArray(c.workerGroupSpecs).map((g): WorkerGroupShape => {
+    const group = asObject(g);
+    const min = isInteger(group.minReplicas) ? group.minReplicas : 0;
+    const max = isInteger(group.maxReplicas) ? group.maxReplicas : INT32_MAX;
+    const replicas = isInteger(group.replicas) ? group.replicas : 0;
+    const desired = group.suspend === true ? 0 : Math.min(Math.max(replicas, min), max);
+    const ceiling = autoscaled && isInteger(group.maxReplicas) && group.maxReplicas < INT32_MAX ? group.maxReplicas : desired;
+    return {
+      groupName: typeof group.groupName === 'string' ? group.groupName : '',
+      replicas: ceiling,
+      minReplicas: autoscaled ? Math.min(min, ceiling) : ceiling,
+      podsPerReplica: isInteger(group.numOfHosts) && group.numOfHosts > 0 ? group.numOfHosts : 1,
+      perPod: podExtendedResources(group.template),
+    };
+  });
+  return { head: podExtendedResources(asObject(c.headGroupSpec).template), workerGroups };
+}
+
+/** Derives the accelerator profile of a RayCluster spec from its worker groups (`clusterShape`). */
 export function acceleratorProfile(cluster: unknown): AcceleratorProfile {
   let perPod = 0;
   let total = 0;
-  for (const g of asArray(asObject(cluster).workerGroupSpecs)) {
-    const group = asObject(g);
-    const pod = acceleratorsOfPod(group.template);
-    const count = isInteger(group.maxReplicas) ? group.maxReplicas : isInteger(group.replicas) ? group.replicas : 0;
+  for (const g of clusterShape(cluster).workerGroups) {
+    const pod = Object.values(g.perPod).reduce((a, b) => a + b, 0);
     perPod = Math.max(perPod, pod);
-    total += pod * count;
+    total += pod * g.replicas * g.podsPerReplica;
   }
   return { acceleratorsPerPod: perPod, totalAccelerators: total };
 }

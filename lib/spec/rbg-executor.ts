@@ -4,9 +4,9 @@
  * of the whole annotation (a CoordinatedPolicy `spec` plus rayshift's deadline settings, release
  * waves, warmup and analysis). The engine resolves a checked annotation into rules (`readCoordination`).
  */
-import { ProblemList, ValidationResult } from './problem';
+import { ProblemList, ValidationResult, show } from './problem';
 import { JsonObject, asArray, asObject } from './read';
-import { checkExecutorSettings, validateCoordinatedPolicy } from './rbg';
+import { COORDINATION_ANNOTATION, checkExecutorSettings, validateCoordinatedPolicy } from './rbg';
 import { checkRolloutAnalysis } from './rbg-analysis';
 import { checkRolloutWarmup } from './rbg-warmup';
 
@@ -38,6 +38,26 @@ export function validateCoordinationAnnotation(metadata: JsonObject, spec: JsonO
   // The executor cannot know the RBG release; whether the Warmup CRD is served decides at run time.
   if (spec.warmup !== undefined) checkRolloutWarmup(problems, 'warmup', spec.warmup, { rbgVersion: 'v0.8', coordinated: rollingUpdateRoles(spec) });
   if (spec.analysis !== undefined) checkRolloutAnalysis(problems, 'analysis', spec.analysis, { executor: 'operator' });
+  return problems.result();
+}
+
+/**
+ * Errors for each role a rule of the group's coordination annotation (parsed: `spec`) names that
+ * the group lacks: the executor leaves such a role out (as RBG leaves a policy's unknown role out
+ * of its coordination), so the rule coordinates fewer roles than it names.
+ */
+export function annotationRoleProblems(group: JsonObject, spec: JsonObject): ValidationResult {
+  const problems = new ProblemList();
+  const roles = asArray(asObject(group.spec).roles).map((r) => asObject(r).name).filter((n): n is string => typeof n === 'string');
+  asArray(spec.policies).forEach((rule, i) => {
+    asArray(asObject(rule).roles).forEach((name, j) => {
+      if (typeof name !== 'string' || roles.includes(name)) return;
+      problems.error(
+        `metadata.annotations["${COORDINATION_ANNOTATION}"].policies[${i}].roles[${j}]`,
+        `${show(name)} is not a role of this group, so rule ${show(asObject(rule).name)} does not coordinate it; roles: ${roles.join(', ') || 'none'}`,
+      );
+    });
+  });
   return problems.result();
 }
 

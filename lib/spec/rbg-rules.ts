@@ -112,6 +112,14 @@ function checkRollingUpdate(
     const p = intOrPercentProblem(ru[field], !percentOnly);
     if (p) problems.error(`${at}.${field}`, percentOnly && typeof ru[field] === 'number' ? `${p} (${RBG_V1ALPHA1} accepts percents only)` : p);
   }
+  if (ru.maxUnavailable === 0 || ru.maxUnavailable === '0%') {
+    // RBG v0.7.0/v0.8.0-alpha.5 pass the rule's value to each role's workload; a RoleInstanceSet (the
+    // default workload) floors 0 to 1 when maxSurge is 0 (computeMaxUnavailable), and a coordinated role sets no maxSurge.
+    problems.warning(
+      `${at}.maxUnavailable`,
+      `${show(ru.maxUnavailable)} does not keep every replica available: a coordinated role sets no maxSurge, and without one RBG's RoleInstanceSet (its default workload) reads 0 as 1, so each role updates one replica at a time (as \`rayshift plan\` plans it); write 1 to say what runs`,
+    );
+  }
   if (!roles) return;
   checkZeroSkewRounds(problems, at, ru, ruleRoles, roles, percentOnly);
   // A role named twice in a rule is still one role: its problems are reported once.

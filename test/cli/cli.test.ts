@@ -157,13 +157,13 @@ describe('rayshift plan', () => {
     expect(typeof rbg.maxSkewPercentObserved).toBe('number');
   });
 
-  test('human output has the step table, the weight chart, duration and peak capacity', () => {
+  test('human output has the step table, the weight chart, duration and the peak', () => {
     const r = rayshift('plan', fixture('good.yaml'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('RayService fruit: NewClusterWithIncrementalUpgrade');
     expect(r.stdout).toMatch(/shift-traffic\s+100% \/ 90%\s+30% \/ 10%/);
     expect(r.stdout).toContain('weight %');
-    expect(r.stdout).toMatch(/peak capacity 130%, outcome promoted/);
+    expect(r.stdout).toMatch(/steps\), outcome promoted\npeak 130% capacity/);
     expect(r.stdout).toContain('RoleBasedGroup pd (rule pd-rollout)');
     expect(r.stdout).toContain("run by RBG's controller: its first round releases every replica above the user's partition");
     expect(r.stdout).not.toMatch(/\u001b\[/); // no colour off a TTY

@@ -39,12 +39,12 @@ describe('--json is JSON on every outcome', () => {
     expect(problems).toHaveLength(5);
   });
 
-  test('plan: invalid input prints {"plans":[],"problems":[…]} on stdout, the same problems as validate, and exits 1', async () => {
+  test('plan: invalid input prints {"plans":[],"skipped":[],"problems":[…]} on stdout, the same problems as validate, and exits 1', async () => {
     const validate = JSON.parse((await rayshiftIn(['validate', '--json', ...broken])).stdout) as { problems: JsonProblem[] };
     const r = await rayshiftIn(['plan', '--json', ...broken]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual({ plans: [], problems: validate.problems });
+    expect(JSON.parse(r.stdout)).toEqual({ plans: [], skipped: [], problems: validate.problems });
   });
 
   test('a usage error with --json is plain text on stderr with exit 2, as the help says', async () => {
@@ -188,9 +188,10 @@ describe('RoleBasedGroups whose rollout a rayshift executor runs (rayshift.dev/c
 test('the round table of a RoleBasedGroup plan keeps long role names apart and its columns aligned', async () => {
   const r = await rayshiftIn(['plan', fixture('rbg-operator.yaml')]);
   const [heading, ...rows] = r.stdout.split('\n').slice(1, 9);
-  expect(heading).toBe('  round    prefill updated/partition  decode updated/partition');
+  expect(heading).toBe('  round    prefill updated/partition · Pods  decode updated/partition · Pods  all roles');
   for (const row of rows) expect(row).toHaveLength(heading.length);
-  expect(rows[0]).toBe('      1                       6 / 34                    3 / 17');
+  // 40 prefill and 20 decode replicas of one Pod each, no surge: 40, 20 and 60 Pods every round.
+  expect(rows[0]).toBe('      1                         6 / 34 · 40                      3 / 17 · 20  60 Pods  ');
 });
 
 describe('--rbg-version adds a release\'s own rules', () => {

@@ -30,8 +30,9 @@ describe('accelerator profile and minimumSafeMaxSurgePercent', () => {
     expect(minimumSafeMaxSurgePercent(profile)).toBe(13);
   });
 
-  test('the profile takes the hungriest pod and sums groups (maxReplicas, else replicas)', () => {
+  test('with the autoscaler the profile takes the hungriest pod and sums groups (maxReplicas, else replicas)', () => {
     const cluster = {
+      enableInTreeAutoscaling: true,
       workerGroupSpecs: [
         { groupName: 'a', maxReplicas: 4, template: podTemplate(2) },
         { groupName: 'b', replicas: 3, template: podTemplate(1) },
@@ -40,6 +41,11 @@ describe('accelerator profile and minimumSafeMaxSurgePercent', () => {
     };
     expect(acceleratorProfile(cluster)).toEqual({ acceleratorsPerPod: 2, totalAccelerators: 11 });
     expect(minimumSafeMaxSurgePercent({ acceleratorsPerPod: 2, totalAccelerators: 11 })).toBe(19);
+  });
+
+  test("without the autoscaler a group counts KubeRay's desired replicas: a maxReplicas alone starts none (replicas defaults to 0)", () => {
+    const cluster = { workerGroupSpecs: [{ groupName: 'a', maxReplicas: 4, template: podTemplate(2) }, { groupName: 'b', replicas: 3, template: podTemplate(1) }] };
+    expect(acceleratorProfile(cluster)).toEqual({ acceleratorsPerPod: 2, totalAccelerators: 3 });
   });
 
   test('requests count where no limit is set, and other accelerator vendors count', () => {

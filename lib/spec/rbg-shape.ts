@@ -1,0 +1,59 @@
+/**
+ * What a RoleBasedGroup role runs per replica (instance): its Pods and their extended resources
+ * (accelerators), and the surge replicas its rolling update may add, for the cost `rayshift plan`
+ * shows. Pods are counted with `podExtendedResources` (lib/spec/raycluster.ts), the one home of
+ * accelerator counting.
+ */
+import { parsePercent } from './percent';
+import { ResourceCounts, podExtendedResources } from './raycluster';
+import { JsonObject, asArray, asObject, isInteger } from './read';
+import { roleRollingUpdate } from './rbg-roles';
+
+/** One replica of a role, and the surge of its rolling update. */
+export interface RoleShape {
+  /** Pods of one replica: 1 standalone, `size` for a leader/worker instance, the components' sizes summed. */
+  readonly podsPerReplica: number;
+  /** Extended resources of one replica's Pods together. */
+  readonly perReplica: ResourceCounts;
+  /** Extra replicas the rolling update may create (`maxSurge`: a count, or a percent of `replicas` rounded up as RBG's workloads do; default 0). */
+  readonly maxSurge: number;
+}
+
+function sum(into: Record<string, number>, r: ResourceCounts, times: number): void {
+  for (const [name, n] of Object.entries(r)) into[name] = (into[name] ?? 0) + n * times;
+}
+
+/** A non-negative integer field, else its default (the CRDs default `size` to 1). */
+const count = (v: unknown, fallback: number) => (isInteger(v) && v >= 0 ? v : fallback);
+
+/**
+ * The shape of `role` in `group` (v1alpha1 or v1alpha2): the template inline or through
+ * `templateRef` (`spec.roleTemplates`), sized by `leaderWorkerPattern.size`,
+ * `leaderWorkerSet.size` or the components' sizes. Leader and worker template patches are not
+ * applied: every Pod of an instance counts the base template's resources.
+ */
+export function roleShape(role: JsonObject, group: JsonObject): RoleShape {
+  const templates = new Map(asArray(asObject(group.spec).roleTemplates).map((t) => [String(asObject(t).name), asObject(t).template]));
+  const templateOf = (source: JsonObject) => source.template ?? templates.get(String(asObject(source.templateRef).name));
+  const perReplica: Record<string, number> = {};
+  let pods: number;
+  const components = asArray(asObject(role.customComponentsPattern).components ?? role.components);
+  if (components.length > 0) {
+    pods = 0;
+    for (const c of components.map(asObject)) {
+      const size = count(c.size, 1);
+      pods += size;
+      sum(perReplica, podExtendedResources(c.template), size);
+    }
+  } else {
+    const leaderWorker = role.leaderWorkerPattern ?? role.leaderWorkerSet;
+    const source = asObject(role.standalonePattern ?? role.leaderWorkerPattern ?? role);
+    pods = leaderWorker === undefined ? 1 : count(asObject(leaderWorker).size, 1);
+    sum(perReplica, podExtendedResources(templateOf(source)), pods);
+  }
+  const replicas = count(role.replicas, 1);
+  const surge = roleRollingUpdate(role).maxSurge;
+  const percent = parsePercent(surge);
+  const maxSurge = percent !== undefined ? Math.ceil((percent * replicas) / 100) : count(surge, 0);
+  return { podsPerReplica: pods, perReplica, maxSurge };
+}
