@@ -59,7 +59,7 @@ function summary(problems: readonly LocatedProblem[], documents: readonly InputD
   const checked = documents.filter((d) => !isForeign(d)).length;
   const skipped = documents.length - checked;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-  return `${plural(errors, 'error')}, ${plural(warnings, 'warning')} in ${plural(checked, 'document')}${skipped > 0 ? ` (${skipped} of other API groups skipped)` : ''}`;
+  return `${plural(errors, 'error')}, ${plural(warnings, 'warning')} in ${plural(checked, 'document')}${skipped > 0 ? ` (${skipped} of other kinds skipped)` : ''}`;
 }
 
 /** `rayshift validate FILE...`: every problem of every document, then the summary line, on stdout; exit 1 when any is an error. */

@@ -285,7 +285,9 @@ export function validateRayClusterConfig(cluster: unknown): ValidationResult {
     if (isInteger(g.maxReplicas) && g.maxReplicas < min) {
       problems.error(`${at}.maxReplicas`, `${g.maxReplicas} is below minReplicas ${min}; must be ≥ minReplicas`);
     }
-    if (isInteger(g.replicas) && (g.replicas < min || (isInteger(g.maxReplicas) && g.replicas > g.maxReplicas))) {
+    // Only above the maximum: KubeRay's CRD defaults `replicas` to 0, so a group that leaves it out
+    // (as KubeRay's samples do) reads as below minReplicas, and KubeRay then starts minReplicas.
+    if (isInteger(g.replicas) && isInteger(g.maxReplicas) && g.replicas > g.maxReplicas) {
       problems.error(
         `${at}.replicas`,
         `${g.replicas} is outside [minReplicas ${min}, maxReplicas ${isInteger(g.maxReplicas) ? g.maxReplicas : '∞'}]`,

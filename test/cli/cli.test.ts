@@ -77,7 +77,7 @@ describe('rayshift validate', () => {
     const r = rayshift('validate', fixture('foreign-kinds.yaml'), fixture('good.yaml'));
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `${fixture('foreign-kinds.yaml')}: warning: holds no object rayshift validates (only apps/v1/Deployment, v1/Namespace): nothing was checked\nvalid: 0 errors, 1 warning in 3 documents (2 of other API groups skipped)\n`,
+      `${fixture('foreign-kinds.yaml')}: warning: holds no object rayshift validates (only apps/v1/Deployment, v1/Namespace): nothing was checked\nvalid: 0 errors, 1 warning in 3 documents (2 of other kinds skipped)\n`,
     );
     expect(r.stderr).toBe('');
   });

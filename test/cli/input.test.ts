@@ -64,7 +64,7 @@ describe('input rayshift does not know is reported', () => {
     const r = await rayshiftIn(['validate', fixture('configmap-only.yaml')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      `${fixture('configmap-only.yaml')}: warning: holds no object rayshift validates (only v1/ConfigMap): nothing was checked\nvalid: 0 errors, 1 warning in 0 documents (1 of other API groups skipped)\n`,
+      `${fixture('configmap-only.yaml')}: warning: holds no object rayshift validates (only v1/ConfigMap): nothing was checked\nvalid: 0 errors, 1 warning in 0 documents (1 of other kinds skipped)\n`,
     );
   });
 
@@ -82,7 +82,7 @@ describe('input rayshift does not know is reported', () => {
       `${f}:2 Gateway/gw: apiVersion: gateway.networking.k8s.io/v1beta2 is not a version of Gateway rayshift validates; known: gateway.networking.k8s.io/v1, gateway.networking.k8s.io/v1beta1`,
       `${f}:3 RayService/llm: apiVersion: rayshift.dev/v1 is not a version of RayService rayshift validates; known: ray.io/v1, rayshift.dev/v1alpha1`,
       `${f}:4 RayService/elsewhere: apiVersion: warning: rayshift.io/v1alpha1 is not an API group rayshift validates, so this RayService was not checked; rayshift validates RayService in ray.io/v1, rayshift.dev/v1alpha1`,
-      'invalid: 3 errors, 1 warning in 3 documents (1 of other API groups skipped)',
+      'invalid: 3 errors, 1 warning in 3 documents (1 of other kinds skipped)',
     ]);
     expect(r.stderr).toBe('');
   });
