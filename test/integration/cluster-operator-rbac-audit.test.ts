@@ -18,19 +18,16 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Testing } from 'cdk8s';
-import { parse, stringify } from 'yaml';
-import { crdsOf } from '../../lib/crds/catalog';
-import { resolveCrdFile } from '../../lib/crds/resolve';
+import { stringify } from 'yaml';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { LeaderElector } from '../../lib/runtime/kube/leader-election';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
-import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
+import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../operator/chart/operator-chart';
 import { NODE_TYPE_LABEL, POD, SERVE_LABEL } from '../../lib/spec/object-names';
 import { Operator } from '../../operator/operator';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { OperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorEnv, waitFor } from '../support/operator-env';
-import { collectionPath } from '../support/rest-paths';
+import { installOperatorChart } from '../support/operator-chart-install';
 
 const SA_USER = `system:serviceaccount:${OPERATOR_NAMESPACE}:${OPERATOR_NAME}`;
 const TOKEN_NS = 'token-auth';
@@ -77,18 +74,8 @@ beforeAll(async () => {
     apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement', `--audit-policy-file=${policy}`, `--audit-log-path=${auditLog}`, '--audit-log-mode=blocking'],
     serve: (ns) => ({ replicaStartDelayMs: 20, ...(ns === TOKEN_NS ? { token: RAY_TOKEN } : {}) }),
   });
-  const file = await resolveCrdFile(crdsOf('kuberay', 'v1.7.0').find((c) => c.file === 'ray.io_rayservices.yaml')!);
-  objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }), rayTokenAuth: { secretNames: ['ray-token'] } }));
-  for (const o of objects.filter((x) => x.kind !== 'CustomResourceDefinition')) {
-    const r = await env.cp.request('POST', collectionPath(o), o);
-    if (r.status !== 201) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status}: ${r.body?.message}`);
-  }
-  token = await env.cp.serviceAccountToken(OPERATOR_NAMESPACE, OPERATOR_NAME);
-  const kc = parse(fs.readFileSync(env.cp.kubeconfigPath, 'utf8'));
-  kc.users[0].user = { token };
-  kc.contexts[0].context.namespace = OPERATOR_NAMESPACE;
-  const kubeconfig = path.join(dir, 'operator-kubeconfig');
-  fs.writeFileSync(kubeconfig, stringify(kc), { mode: 0o600 });
+  let kubeconfig: string;
+  ({ objects, token, kubeconfig } = await installOperatorChart(env, dir, { rayTokenAuth: { secretNames: ['ray-token'] } }));
   client = KubeClient.fromKubeconfig(kubeconfig);
   for (const ns of ['serving', 'grpc', TOKEN_NS, PROBE_NS]) await createNamespace(env.admin, ns);
   await env.admin.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ray-token', namespace: TOKEN_NS }, data: { auth_token: Buffer.from(RAY_TOKEN).toString('base64') } });

@@ -12,18 +12,15 @@
  * (the child runs build/).
  */
 import type { ChildProcess } from 'node:child_process';
-import { Testing } from 'cdk8s';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse, stringify } from 'yaml';
-import { crdsOf } from '../../lib/crds/catalog';
-import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
+import { projectRoot } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { isStatus } from '../../lib/runtime/kube/errors';
-import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, OperatorChart } from '../../operator/chart/operator-chart';
+import { OPERATOR_LEASE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../operator/chart/operator-chart';
 import { OperatorEnv, startOperatorEnv, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights } from '../support/operator-env';
 import { spawnOperatorChild } from '../support/operator-child';
-import { collectionPath } from '../support/rest-paths';
+import { installOperatorChart } from '../support/operator-chart-install';
 
 const ROOT = projectRoot();
 const NS = 'serving';
@@ -39,20 +36,7 @@ let child: ChildProcess | undefined;
 beforeAll(async () => {
   if (!fs.existsSync(path.join(ROOT, 'build', 'lib', 'cli', 'main.js'))) throw new Error('build/ is missing: run `npm run build` first (the operator child runs bin/rayshift.js → build/)');
   env = await startOperatorEnv({ apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'] });
-  // The same KubeRay CRD the environment built the installed rayshift CRD from.
-  const file = await resolveCrdFile(crdsOf('kuberay', 'v1.7.0').find((c) => c.file === 'ray.io_rayservices.yaml')!);
-  objects = Testing.synth(new OperatorChart(Testing.app(), 'op', { kubeRayRayServiceCrd: parse(fs.readFileSync(file, 'utf8'), { maxAliasCount: -1 }) }));
-  for (const o of objects.filter((x) => x.kind !== 'CustomResourceDefinition')) {
-    const r = await env.cp.request('POST', collectionPath(o), o);
-    if (r.status !== 201) throw new Error(`creating ${o.kind} ${o.metadata.name}: HTTP ${r.status}: ${r.body?.message}`);
-  }
-  token = await env.cp.serviceAccountToken(OPERATOR_NAMESPACE, OPERATOR_NAME);
-  // The admin kubeconfig with the ServiceAccount's token instead of the admin's.
-  const kc = parse(fs.readFileSync(env.cp.kubeconfigPath, 'utf8'));
-  kc.users[0].user = { token };
-  kc.contexts[0].context.namespace = OPERATOR_NAMESPACE;
-  kubeconfig = path.join(env.cp.dir, 'operator-sa-kubeconfig');
-  fs.writeFileSync(kubeconfig, stringify(kc), { mode: 0o600 });
+  ({ objects, token, kubeconfig } = await installOperatorChart(env, env.cp.dir));
   await createNamespace(env.admin, NS);
 }, 300_000);
 
