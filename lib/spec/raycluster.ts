@@ -165,7 +165,7 @@ export interface ClusterShape {
   /** Extended resources of the head Pod. */
   readonly head: ResourceCounts;
   /** The worker groups, in spec order. */
-  readonly workerGroups: readonly WorkerGroupShape[];
+  readonly workerGroups: WorkerGroupShape[];
 }
 
 /**

@@ -108,7 +108,7 @@ export const KUBERAY_SERVICE_CASES: readonly ValidationCase[] = [
   ...([
     ['minReplicas greater than maxReplicas', { minReplicas: 5, maxReplicas: 3 }, false, 'rejected', 'workerGroupSpecs[0].maxReplicas'],
     // Agreed since rayshift validates after the CRD's defaulting: a group without `replicas` has 0, below any minReplicas.
-    ['replicas smaller than minReplicas when autoscaling disabled', { replicas: 1, minReplicas: 2, maxReplicas: 5 }, false, 'accepted'],
+    ['replicas smaller than minReplicas when autoscaling disabled', { replicas: 1, minReplicas: 2, maxReplicas: 5 }, false, 'accepted', undefined, undefined],
     ['minReplicas are nil when autoscaling disabled', { maxReplicas: 5 }, false, 'rejected', 'workerGroupSpecs[0].minReplicas'],
     ['maxReplicas are nil when autoscaling disabled', { minReplicas: 1 }, false, 'rejected', 'workerGroupSpecs[0].maxReplicas'],
     ['minReplicas and maxReplicas both are nil when autoscaling disabled', {}, false, 'rejected', 'workerGroupSpecs[0].minReplicas'],
