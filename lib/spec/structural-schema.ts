@@ -121,16 +121,17 @@ function storeObject(manifest: JsonObject, context: Context, root: number): Json
   const rootNode = context.table.nodes[root];
   const stored: JsonObject = {};
   for (const [key, value] of Object.entries(manifest)) {
-    if (key === 'apiVersion' || key === 'kind') stored[key] = value;
+    if (value === undefined) continue;
+    if (key === 'apiVersion' || key === 'kind') setField(stored, key, value);
     else if (key === 'metadata') {
       const meta = checkMetadata(value, context);
       if (meta !== PRUNED) stored.metadata = meta;
-    } else if (rootNode.p?.[key] !== undefined) {
-      const out = walk(value, rootNode.p[key], key, context, false);
-      if (out !== PRUNED) stored[key] = out;
+    } else if (fieldIndex(rootNode.p, key) !== undefined) {
+      const out = walk(value, fieldIndex(rootNode.p, key)!, key, context, false);
+      if (out !== PRUNED) setField(stored, key, out);
     } else {
       unknownField(key, key, rootNode, context, false);
-      if (context.keepUnknown) stored[key] = value;
+      if (context.keepUnknown) setField(stored, key, value);
     }
   }
   applyDefaultsAndRequired(stored, rootNode, '', context, ['apiVersion', 'kind', 'metadata']);
@@ -146,10 +147,28 @@ export function declaresPath(table: SchemaTable, root: number, path: string): bo
   for (const step of path.match(/[^.[\]]+|\[\d+\]/g) ?? []) {
     if (node === undefined) return false;
     if (step.startsWith('[')) node = node.i === undefined ? undefined : table.nodes[node.i];
-    else if (node.p?.[step] !== undefined) node = table.nodes[node.p[step]];
+    else if (fieldIndex(node.p, step) !== undefined) node = table.nodes[fieldIndex(node.p, step)!];
     else node = node.a === undefined ? undefined : table.nodes[node.a];
   }
   return node !== undefined;
+}
+
+/**
+ * The node index of field `key` in `fields`, own properties only: user input can hold `__proto__`
+ * or `constructor`, which a plain lookup would find on Object's prototype.
+ */
+function fieldIndex(fields: Readonly<Record<string, number>> | undefined, key: string): number | undefined {
+  return fields !== undefined && Object.prototype.hasOwnProperty.call(fields, key) ? fields[key] : undefined;
+}
+
+/** Sets `object[key]` as an own field, `__proto__` included (an assignment would replace the prototype instead). */
+function setField(object: JsonObject, key: string, value: unknown): void {
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Whether `object` has its own field `key` with a value (JavaScript callers may write `undefined`, which JSON does not carry). */
+function hasValue(object: JsonObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(object, key) && object[key] !== undefined;
 }
 
 /** Marks a value the API server drops (an unknown field, or null where null is not allowed). */
@@ -166,7 +185,7 @@ function checkMetadata(value: unknown, context: Context): unknown {
     if (!OBJECT_META_FIELDS.includes(key)) {
       const message = unknownMessage(key, 'metadata', OBJECT_META_FIELDS, context, 'so the API server would drop it');
       context.problems.push({ path: `metadata.${key}`, message, severity: 'error' });
-      if (context.keepUnknown) out[key] = v;
+      if (context.keepUnknown) setField(out, key, v);
       continue;
     }
     if ((key === 'labels' || key === 'annotations') && v !== null && v !== undefined) {
@@ -177,7 +196,7 @@ function checkMetadata(value: unknown, context: Context): unknown {
         }
       }
     }
-    if (v !== null) out[key] = v;
+    if (v !== null) setField(out, key, v);
   }
   return out;
 }
@@ -233,19 +252,20 @@ function walkObject(value: JsonObject, node: SchemaNode, path: string, context: 
   }
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
+    if (child === undefined) continue;
     const at = join(path, key);
-    const known = node.p?.[key];
+    const known = fieldIndex(node.p, key);
     if (known !== undefined) {
       const v = walk(child, known, at, context, false);
-      if (v !== PRUNED) out[key] = v;
+      if (v !== PRUNED) setField(out, key, v);
     } else if (node.a !== undefined) {
       const v = walk(child, node.a, at, context, false);
-      if (v !== PRUNED) out[key] = v;
+      if (v !== PRUNED) setField(out, key, v);
     } else if (node.x && (key === 'apiVersion' || key === 'kind' || key === 'metadata')) {
-      out[key] = child;
+      setField(out, key, child);
     } else {
       unknownField(key, at, node, context, keepsUnknown);
-      if (keepsUnknown || context.keepUnknown) out[key] = child;
+      if (keepsUnknown || context.keepUnknown) setField(out, key, child);
     }
   }
   applyDefaultsAndRequired(out, node, path, context, []);
@@ -259,13 +279,13 @@ function walkObject(value: JsonObject, node: SchemaNode, path: string, context: 
 function applyDefaultsAndRequired(object: JsonObject, node: SchemaNode, path: string, context: Context, implied: readonly string[]): void {
   for (const [key, index] of Object.entries(node.p ?? {})) {
     const child = context.table.nodes[index];
-    if (object[key] === undefined && child.d !== undefined) {
+    if (!hasValue(object, key) && child.d !== undefined) {
       const v = walk(structuredClone(child.d), index, join(path, key), context, false);
-      if (v !== PRUNED) object[key] = v;
+      if (v !== PRUNED) setField(object, key, v);
     }
   }
   for (const key of node.r ?? []) {
-    if (object[key] === undefined && !implied.includes(key)) {
+    if (!hasValue(object, key) && !implied.includes(key)) {
       context.problems.push({ path: join(path, key), message: `is required by ${context.source}`, severity: 'error' });
     }
   }

@@ -182,3 +182,21 @@ describe('the pinned schemas', () => {
     expect((result.stored.spec as any).rayClusterConfig.workerGroupSpecs[0]).toMatchObject({ minReplicas: 0, maxReplicas: 2147483647, replicas: 0 });
   });
 });
+
+describe('hostile and JavaScript input', () => {
+  test('__proto__ and constructor are unknown fields like any other, kept as own fields, and no prototype changes', () => {
+    const spec = JSON.parse('{"strategy":{"__proto__":{"polluted":1},"constructor":"x","options":{"stepSizePercent":5}}}');
+    const result = check(spec);
+    expect(result.problems.map((p) => p.path)).toEqual(['spec.strategy.__proto__', 'spec.strategy.constructor']);
+    expect(Object.getPrototypeOf(result.defaulted.spec)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf((result.defaulted.spec as any).strategy)).toBe(Object.prototype);
+    expect(Object.keys((result.defaulted.spec as any).strategy)).toEqual(['__proto__', 'constructor', 'options']);
+    expect(({} as any).polluted).toBeUndefined();
+  });
+
+  test('a field set to undefined (JavaScript) is unset: no type error, and the default applies', () => {
+    const result = check({ strategy: { options: { stepSizePercent: 5, maxSurgePercent: undefined } } });
+    expect(result.problems).toEqual([]);
+    expect(result.stored.spec).toEqual({ strategy: { options: { stepSizePercent: 5, maxSurgePercent: 100 } } });
+  });
+});
