@@ -7,7 +7,7 @@
  */
 import { Problem } from './problem';
 import { JsonObject, asArray, isObject } from './read';
-import { closestFields } from './structural-schema';
+import { closestFields, didYouMean } from './field-suggestions';
 
 /** The Ray release the field lists are read from. */
 export const SERVE_SCHEMA_RAY_VERSION = '2.60.0';
@@ -45,7 +45,7 @@ export function unknownServeFields(config: JsonObject): Problem[] {
       const path = at === '' ? key : `${at}.${key}`;
       const close = closestFields(key, known);
       const base = `${JSON.stringify(key)} is not a field of Serve's ${model} (Ray ${SERVE_SCHEMA_RAY_VERSION}), which ignores it`;
-      if (close.length > 0) problems.push({ path, message: `${base}; did you mean ${close.map((c) => JSON.stringify(c)).join(' or ')}?`, severity: 'error' });
+      if (close.length > 0) problems.push({ path, message: `${base}; ${didYouMean(close)}`, severity: 'error' });
       else problems.push({ path, message: `${base}; known: ${known.join(', ')}`, severity: 'warning' });
     }
   };

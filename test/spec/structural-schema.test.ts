@@ -3,7 +3,8 @@
  * defaults, one rule at a time. The pinned CRDs themselves are covered by
  * test/crd/structural-schema-properties.test.ts.
  */
-import { SchemaTable, checkStructure, closestFields } from '../../lib/spec/structural-schema';
+import { SchemaTable, checkStructure } from '../../lib/spec/structural-schema';
+import { closestFields } from '../../lib/spec/field-suggestions';
 import { checkPinnedSchema, pinnedSchemaKey } from '../../lib/spec/pinned-schemas';
 
 // Node indexes: children first, as the generator writes them.
