@@ -3,7 +3,7 @@
  *
  * `npm run import` builds it with `rayshiftRayServiceCrd` from the newest supported KubeRay release
  * (`regenerate.ts`), so that synthesis reads a file shipped with the package instead of resolving
- * KubeRay's CRD from ../shared/crds or the network. test/crd/generated-crd.test.ts fails when the
+ * KubeRay's CRD from ../shared/crds or the network. test/upstream-crd/generated-crd.test.ts fails when the
  * file is stale.
  */
 import type { JsonObject } from '../spec/read';

@@ -1,14 +1,12 @@
 /**
  * The operator's install chart (operator/chart): the objects it synthesizes, a hardened Deployment,
- * least-privilege RBAC without wildcards, and the rayshift CRD (the generated one by default, or one
- * built from another KubeRay release). Applying it to a
+ * least-privilege RBAC without wildcards, and the rayshift CRD (the generated one by default; one
+ * built from another KubeRay release is test/upstream-crd/rayshift-crd-chart.test.ts). Applying it to a
  * real API server (and exercising the RBAC as the ServiceAccount) is test/integration/rayshift-crd-chart.test.ts.
  */
 import { Testing } from 'cdk8s';
 import { SUPPORTED_VERSIONS } from '../../lib/crds/catalog';
 import { RAYSHIFT_CRD_KUBERAY_VERSION, generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
-import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
-import { loadKubeRayRayServiceCrd } from '../../lib/crds/regenerate';
 import {
   OPERATOR_HTTP_PORT,
   OPERATOR_LEASE_NAME,
@@ -21,14 +19,8 @@ import {
 import { compileCrds, schemaErrors } from '../support/crd-schema';
 import { rayshiftService } from '../spec/fixtures';
 
-/** The oldest supported KubeRay: the generated CRD is built from the newest, so this one differs. */
+/** The oldest supported KubeRay: the generated CRD is built from the newest. */
 const OLDEST = SUPPORTED_VERSIONS.kuberay[0];
-let oldest: unknown;
-
-beforeAll(async () => {
-  oldest = await loadKubeRayRayServiceCrd(OLDEST);
-});
-
 function synth(props: OperatorChartProps = {}): any[] {
   return Testing.synth(new OperatorChart(Testing.app(), 'op', props));
 }
@@ -74,13 +66,6 @@ test('by default the CRD is the generated one (newest KubeRay), and it validates
   expect(crd).toEqual(generatedRayshiftRayServiceCrd());
   expect(validateRayshiftCrd(crd).errors).toEqual([]);
   expect(schemaErrors(compileCrds([crd]), rayshiftService())).toEqual([]);
-});
-
-test('kubeRayRayServiceCrd builds the CRD from another KubeRay release instead', () => {
-  const crd = one(synth({ kubeRayRayServiceCrd: oldest }), 'CustomResourceDefinition');
-  expect(crd).toEqual(JSON.parse(JSON.stringify(rayshiftRayServiceCrd(oldest))));
-  expect(crd).not.toEqual(generatedRayshiftRayServiceCrd());
-  expect(validateRayshiftCrd(crd).errors).toEqual([]);
 });
 
 test('the CRD check fails synthesis when the CRD lacks what the operator relies on', () => {

@@ -1,7 +1,7 @@
 /**
  * The structural check on a small hand-written schema: what the API server prunes, refuses and
  * defaults, one rule at a time. The pinned CRDs themselves are covered by
- * test/crd/structural-schema-properties.test.ts.
+ * test/upstream-crd/structural-schema-properties.test.ts.
  */
 import { SchemaTable, checkStructure } from '../../lib/spec/structural-schema';
 import { closestFields } from '../../lib/spec/field-suggestions';
