@@ -26,7 +26,7 @@ export const OPERATOR_NAMESPACE = 'rayshift-system';
 export const OPERATOR_LEASE_NAME = 'rayshift-operator-leader';
 /** Port serving `/metrics`, `/healthz` (liveness) and `/readyz` (readiness). */
 export const OPERATOR_HTTP_PORT = 8080;
-/** UID/GID the operator runs as (`node` in the node:20-slim image). */
+/** UID/GID the operator runs as (`rayshift` in the image of scripts/build-operator-image.sh, `node` in operator/Dockerfile's). */
 export const OPERATOR_UID = 1000;
 
 /** An RBAC rule and why the operator needs it. */
