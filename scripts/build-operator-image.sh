@@ -125,6 +125,11 @@ tar --numeric-owner -C "$rootfs" -cf - . | podman import \
   --message "rayshift $version" \
   --quiet - "$image:$key" >/dev/null
 podman tag "$image:$key" "$image:$version"
+# Earlier builds (other keys) are replaced, not kept.
+for old in $(podman images --format '{{.Repository}}:{{.Tag}}' "$image" | grep -E ":[0-9a-f]{16}$" | grep -v ":$key$"); do
+  podman rmi "$old" >/dev/null 2>&1 || true
+done
+rm -f "$cache"/*.built
 touch "$cache/$key.built"
 log "built $image:$version ($image:$key), $(podman image inspect --format '{{.Size}}' "$image:$key") bytes, in $((SECONDS - start)) s"
 echo "CONTAINERS_CONF=$conf"
