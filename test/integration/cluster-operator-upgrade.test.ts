@@ -2,9 +2,11 @@
  * The operator on the test cluster (test/support/operator-env.ts: the real KubeRay turns
  * its RayClusters into kwok Pods and reports them ready; TEST-ONLY Gateway status writer and Serve
  * dashboards): a full incremental upgrade whose every route weight change, seen through a watch,
- * follows the engine's plan.
+ * follows the engine's plan (test/support/incremental-upgrade.ts, which the operator image's
+ * container runs too: cluster-operator-image.test.ts), and how Serve configs reach the clusters.
  */
-import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, recordRouteWeights, serveConfig, waitFor, plannedPendingWeights, incrementalOptions, recordedPendingWeights, startOperatorHarness } from '../support/operator-env';
+import { expectIncrementalUpgradeFollowsPlan } from '../support/incremental-upgrade';
+import { OperatorEnv, OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, waitFor, startOperatorHarness } from '../support/operator-env';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;
@@ -23,35 +25,7 @@ async function service(ns: string, name: string) {
 }
 
 test('a full incremental upgrade (maxSurge 50, step 25, interval 1 s): every watched weight change follows the plan, steps ≥ 1 s apart', async () => {
-  const ns = 'upgrade';
-  await createNamespace(env.admin, ns);
-  await env.admin.create(rayService(ns, 'fruit', { maxSurge: 50, step: 25, interval: 1 }));
-  await waitFor(async () => engineState(await service(ns, 'fruit')).phase === 'Running', 'the first cluster to serve');
-  const first = engineState(await service(ns, 'fruit')).activeClusterName as string;
-  const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
-  await waitFor(() => recorder.history.length > 0, 'the route to be watched');
-
-  const current = (await service(ns, 'fruit'))!;
-  await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: rayClusterConfig('2') } });
-  await waitFor(async () => {
-    const s = engineState(await service(ns, 'fruit'));
-    return s.phase === 'Running' && s.activeClusterName !== first && s.pendingClusterName === undefined;
-  }, 'the upgrade to complete', 60_000);
-  await waitFor(() => recorder.history[recorder.history.length - 1].weights.length === 1, 'the route to drop the old backend');
-  recorder.stop();
-
-  const second = engineState(await service(ns, 'fruit')).activeClusterName as string;
-  expect(recordedPendingWeights(recorder.history, second)).toEqual(plannedPendingWeights(incrementalOptions(50, 25)));
-  const two = recorder.history.filter((h) => h.weights.length === 2);
-  for (const h of two) expect(h.weights.reduce((a, w) => a + w.weight, 0)).toBe(100);
-  expect(recorder.history[recorder.history.length - 1].weights).toEqual([{ name: `${second}-serve-svc`, weight: 100 }]);
-  // consecutive traffic steps at least one interval apart (watch receipt times; never early by more than clock jitter)
-  const stepTimes = two.slice(1).map((h) => h.at);
-  for (let i = 1; i < stepTimes.length; i++) expect(stepTimes[i] - stepTimes[i - 1]).toBeGreaterThanOrEqual(950);
-  // the old cluster is deleted after the (zero) deletion delay
-  await waitFor(async () => (await env.admin.tryGet(RAYCLUSTER, first, ns)) === undefined, 'the old cluster to be deleted');
-  // the new cluster's Serve runs at full capacity
-  expect(env.fleet.dashboard(ns, second)!.targetCapacity()).toBeNull();
+  await expectIncrementalUpgradeFollowsPlan(env, 'upgrade');
 }, 120_000);
 
 test('a Serve-config-only change is applied in place to the serving cluster, with no new cluster', async () => {
