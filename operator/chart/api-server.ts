@@ -9,11 +9,12 @@
  * `impersonate:user-info` and `impersonate:serviceaccount` plus `impersonate-on:<mode>:<verb>` only
  * on the resources the API reaches); and one right of its own: list namespaces (to fan
  * cross-namespace lists out). Every read and write of the API, steering included, is made as the
- * caller.
+ * caller. Node's heap is sized from the container's memory limit (`node-heap.ts`).
  */
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { componentDeployment, RAYSHIFT_IMAGE } from './component-deployment';
+import { nodeHeapOptions, quantityMiB } from './node-heap';
 
 /** Name of the API server's ServiceAccount, RBAC objects, Deployment and Service. */
 export const API_SERVER_NAME = 'rayshift-api-server';
@@ -37,7 +38,10 @@ export interface ApiServerProps {
   readonly replicas?: number;
   /** Impersonation rules. @default "classic" */
   readonly impersonation?: ImpersonationMode;
-  /** Container resources. @default requests 100m / 128Mi, limits 1 / 256Mi */
+  /**
+   * Container resources; a memory limit also sizes Node's heap (`NODE_OPTIONS`, see `nodeHeapOptions`).
+   * @default requests 100m / 128Mi, limits 1 / 256Mi
+   */
   readonly resources?: k8s.ResourceRequirements;
 }
 
@@ -107,6 +111,12 @@ export class ApiServer extends Construct {
       new k8s.KubeClusterRoleBinding(this, `${suffix}-binding`, { metadata: { name, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [subject] });
     }
     const port = k8s.IntOrString.fromString('https');
+    const resources = props.resources ?? {
+      requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+      limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
+    };
+    const memoryLimit = resources.limits?.memory?.value;
+    const limitMiB = memoryLimit === undefined ? undefined : quantityMiB(String(memoryLimit));
     this.deployment = componentDeployment(this, { name: API_SERVER_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {
       securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
       containers: [
@@ -118,10 +128,9 @@ export class ApiServer extends Construct {
           ports: [{ name: 'https', containerPort: API_SERVER_PORT, protocol: 'TCP' }],
           livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, periodSeconds: 10, timeoutSeconds: 2 },
           readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
-          resources: props.resources ?? {
-            requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
-            limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
-          },
+          resources,
+          // Node sizes its heap from the machine, not the container: sized from the limit, or the pod is OOM-killed under load.
+          ...(limitMiB === undefined ? {} : { env: [{ name: 'NODE_OPTIONS', value: nodeHeapOptions(limitMiB) }] }),
           securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
           volumeMounts: [{ name: 'tls', mountPath: '/etc/rayshift/tls', readOnly: true }],
         },

@@ -4,9 +4,11 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Command } from 'commander';
 import pino from 'pino';
 import { API_SERVER_NAME, ApiServer, impersonationRules } from '../../operator/chart/api-server';
+import { quantityMiB } from '../../operator/chart/node-heap';
 import { registerApiServerCommand, startFromFlags } from '../../lib/cli/api-server-command';
 import { parseListen } from '../../lib/cli/flag-parsers';
 import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
@@ -41,6 +43,19 @@ test('constrained impersonation grants user-info and ServiceAccount impersonatio
   ]);
   // Steering patches rayshift.dev RayServices as the caller.
   expect(rules.find((r) => r.apiGroups?.join() === 'rayshift.dev' && r.resources?.includes('rayservices'))?.verbs).toEqual(['impersonate-on:user-info:patch', 'impersonate-on:serviceaccount:patch']);
+});
+
+test("Node's heap is sized from the container's memory limit: half of it as old space, small semi-spaces; none without a limit", () => {
+  const nodeOptions = (resources?: k8s.ResourceRequirements) => {
+    const chart = Testing.chart();
+    new ApiServer(chart, 'api', { namespace: 'rayshift-system', tlsSecretName: 'tls', resources });
+    const deployment = (Testing.synth(chart) as any[]).find((o) => o.kind === 'Deployment');
+    return deployment.spec.template.spec.containers[0].env;
+  };
+  expect(nodeOptions()).toEqual([{ name: 'NODE_OPTIONS', value: '--max-old-space-size=128 --max-semi-space-size=2' }]);
+  expect(nodeOptions({ limits: { memory: k8s.Quantity.fromString('1Gi') } })).toEqual([{ name: 'NODE_OPTIONS', value: '--max-old-space-size=512 --max-semi-space-size=2' }]);
+  expect(nodeOptions({ requests: { memory: k8s.Quantity.fromString('64Mi') } })).toBeUndefined();
+  expect([quantityMiB('256Mi'), quantityMiB('268435456'), quantityMiB('1Gi'), quantityMiB('300M'), quantityMiB('lots')]).toEqual([256, 256, 1024, 300e6 / 1024 ** 2, undefined]);
 });
 
 test('--listen takes host:port, [v6]:port or :port', () => {

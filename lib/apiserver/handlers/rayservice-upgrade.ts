@@ -113,6 +113,9 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
           handle.done.then(() => passQueue.end(), (e: unknown) => passQueue.fail(e));
           const stop = () => handle.abort();
           ctx.signal.addEventListener('abort', stop);
+          // A client gone while the watch was opening: no abort event comes any more, and the watch
+          // (its Kubernetes watch and the caller's slot) would be held until the next heartbeat.
+          if (ctx.signal.aborted) stop();
           try {
             for (;;) {
               const next = await passQueue.next(heartbeatMs);
