@@ -46,7 +46,7 @@ import { isLoopbackHost } from '../runtime/net/loopback';
 
 /**
  * Options of `startApiServer`. The tunable limits (`ServerLimitValues`: `maxBodyBytes`,
- * `tokenRecheckSeconds`, `idleTimeoutSeconds`, `sessionTimeoutSeconds`, `maxSessions`,
+ * `tokenRecheckSeconds`, `idleTimeoutSeconds`, `http1IdleTimeoutSeconds`, `sessionTimeoutSeconds`, `maxSessions`,
  * `maxStreamsPerSession`, `maxWatchesPerCaller`) default to `SERVER_LIMITS`, which also gives their ranges.
  */
 export interface ApiServerOptions extends ServerLimitValues {
@@ -268,6 +268,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   let bound: Listener;
   const limits: ConnectionLimits = {
     idleTimeoutMs: limitValue('idleTimeoutSeconds', opts.idleTimeoutSeconds) * 1000,
+    http1IdleTimeoutMs: limitValue('http1IdleTimeoutSeconds', opts.http1IdleTimeoutSeconds) * 1000,
     sessionTimeoutMs: limitValue('sessionTimeoutSeconds', opts.sessionTimeoutSeconds) * 1000,
     maxSessions: limitValue('maxSessions', opts.maxSessions),
     maxStreamsPerSession: limitValue('maxStreamsPerSession', opts.maxStreamsPerSession),

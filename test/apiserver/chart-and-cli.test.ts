@@ -81,6 +81,7 @@ test('the command registers with its flags', () => {
     '--max-body-bytes',
     '--token-recheck-seconds',
     '--idle-timeout-seconds',
+    '--http1-idle-timeout-seconds',
     '--session-timeout-seconds',
     '--max-sessions',
     '--max-streams-per-session',
@@ -114,9 +115,10 @@ test('--max-body-bytes and --token-recheck-seconds take integers in their ranges
 });
 
 test('the connection limits take integers in their ranges, each named in its error', () => {
-  const given = ['--idle-timeout-seconds', '5', '--session-timeout-seconds', '600', '--max-sessions', '100', '--max-streams-per-session', '10', '--max-watches-per-caller', '3'];
-  expect(parseApiServerFlags(given).opts).toMatchObject({ idleTimeoutSeconds: 5, sessionTimeoutSeconds: 600, maxSessions: 100, maxStreamsPerSession: 10, maxWatchesPerCaller: 3 });
+  const given = ['--idle-timeout-seconds', '5', '--http1-idle-timeout-seconds', '7', '--session-timeout-seconds', '600', '--max-sessions', '100', '--max-streams-per-session', '10', '--max-watches-per-caller', '3'];
+  expect(parseApiServerFlags(given).opts).toMatchObject({ idleTimeoutSeconds: 5, http1IdleTimeoutSeconds: 7, sessionTimeoutSeconds: 600, maxSessions: 100, maxStreamsPerSession: 10, maxWatchesPerCaller: 3 });
   expect(parseApiServerFlags(['--idle-timeout-seconds', '0']).error).toContain('--idle-timeout-seconds must be an integer from 1 to 3600; got "0"');
+  expect(parseApiServerFlags(['--http1-idle-timeout-seconds', '3601']).error).toContain('--http1-idle-timeout-seconds must be an integer from 1 to 3600; got "3601"');
   expect(parseApiServerFlags(['--max-sessions', '100001']).error).toContain('--max-sessions must be an integer from 1 to 100000; got "100001"');
   expect(parseApiServerFlags(['--max-watches-per-caller', 'many']).error).toContain('--max-watches-per-caller must be an integer from 1 to 10000; got "many"');
 });
