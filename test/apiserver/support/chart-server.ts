@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdk8s';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
 import { API_SERVER_NAME, ApiServer, type ApiServerProps } from '../../../operator/chart/api-server';
 import { RunningApiServer, startApiServer } from '../../../lib/apiserver/server';
 import { projectRoot } from '../../../lib/crds/resolve';
@@ -50,11 +51,11 @@ function servingPki(env: ApiEnv): { cert: string; key: string } {
   return { cert: path.join(pki, 'apiserver.crt'), key: path.join(pki, 'apiserver.key') };
 }
 
-/** Applies the chart's ClusterRoles and bindings (idempotent) and starts an API server with a token of its ServiceAccount. */
-export async function startChartApiServer(env: ApiEnv): Promise<RunningApiServer> {
+/** Applies the chart's ClusterRoles and bindings (idempotent) and starts an API server with a token of its ServiceAccount, logging to `log` (default silent). */
+export async function startChartApiServer(env: ApiEnv, log?: Logger): Promise<RunningApiServer> {
   const { kc } = await chartIdentity(env);
   const pki = servingPki(env);
-  return startApiServer({ kubeConfig: kc, host: '127.0.0.1', port: 0, tls: { cert: fs.readFileSync(pki.cert), key: fs.readFileSync(pki.key) } });
+  return startApiServer({ kubeConfig: kc, host: '127.0.0.1', port: 0, tls: { cert: fs.readFileSync(pki.cert), key: fs.readFileSync(pki.key) }, log });
 }
 
 /** A `rayshift api-server` child process. */
