@@ -7,14 +7,15 @@
  * alone, see `impersonationHeaders`), either classic (`impersonate` verbs, as strong as its
  * holder's trust) or constrained (KEP-5284, Kubernetes ≥ 1.35 alpha / 1.36 beta:
  * `impersonate:user-info` and `impersonate:serviceaccount` plus `impersonate-on:<mode>:<verb>` only
- * on the resources the API reaches); and one right of its own: list namespaces (to fan
- * cross-namespace lists out). Every read and write of the API, steering included, is made as the
+ * on the resources the API reaches); and what it does as itself, from one table
+ * (`api-server-access.ts`): list namespaces (to fan cross-namespace lists out). Every read and write of the API, steering included, is made as the
  * caller. Node's heap is sized from the container's memory limit (`node-heap.ts`).
  */
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { componentDeployment, RAYSHIFT_IMAGE } from './component-deployment';
 import { nodeHeapOptions, quantityMiB } from './node-heap';
+import { API_SERVER_OWN_ACCESS, ownAccessRules } from './api-server-access';
 
 /** Name of the API server's ServiceAccount, RBAC objects, Deployment and Service. */
 export const API_SERVER_NAME = 'rayshift-api-server';
@@ -96,14 +97,16 @@ export class ApiServer extends Construct {
     const labels = { 'app.kubernetes.io/name': API_SERVER_NAME, 'app.kubernetes.io/part-of': 'rayshift' };
     const subject = { kind: 'ServiceAccount', name: API_SERVER_NAME, namespace };
     new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: { name: API_SERVER_NAME, namespace, labels }, automountServiceAccountToken: true });
-    new k8s.KubeClusterRoleBinding(this, 'AuthDelegator', {
-      metadata: { name: `${API_SERVER_NAME}:auth-delegator`, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
-      subjects: [subject],
-    });
+    if (API_SERVER_OWN_ACCESS.some((a) => a.grantedBy === 'system:auth-delegator')) {
+      new k8s.KubeClusterRoleBinding(this, 'AuthDelegator', {
+        metadata: { name: `${API_SERVER_NAME}:auth-delegator`, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+        subjects: [subject],
+      });
+    }
     const roles: [string, k8s.PolicyRule[]][] = [
       ['impersonator', impersonationRules(props.impersonation ?? 'classic')],
-      ['namespace-lister', [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }]],
+      ['namespace-lister', ownAccessRules()],
     ];
     for (const [suffix, rules] of roles) {
       const name = `${API_SERVER_NAME}:${suffix}`;

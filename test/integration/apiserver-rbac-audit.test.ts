@@ -7,7 +7,8 @@
  * listing across namespaces where they may not list cluster-wide (the server lists namespaces),
  * writing, asking for steering access and steering. Then:
  * - no request of the server's own was refused, and no impersonation was;
- * - every (group, resource, verb) the chart grants was used, except the ones named below with why.
+ * - every (group, resource, verb) the chart grants was used, except the ones named below with why
+ *   (the grants for what it does as itself come from operator/chart/api-server-access.ts).
  * (Which verbs the callers' impersonated requests may use is the callers' RBAC, not the chart's.)
  */
 import * as fs from 'node:fs';
@@ -17,10 +18,9 @@ import { createApiClient } from '../../lib/apiserver/client';
 import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
 import { ApiEnv, TEAM_A, TEAM_B, rayServiceBody, serviceAccountCaller, startApiEnv, type AuditEvent } from '../apiserver/support/api-env';
 import { CHART_IDENTITY, chartApiServerObjects, startChartApiServer } from '../apiserver/support/chart-server';
+import { API_SERVER_OWN_ACCESS } from '../../operator/chart/api-server-access';
 import { waitFor } from '../support/operator-env';
 
-/** What `system:auth-delegator` (a built-in ClusterRole the chart binds) grants. */
-const AUTH_DELEGATOR = ['authentication.k8s.io/tokenreviews create', 'authorization.k8s.io/subjectaccessreviews create'];
 
 /** Granted but not used by this suite, each with why. */
 const NOT_REACHED: Record<string, string> = {
@@ -43,9 +43,15 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** `group/resource verb` of every rule of the chart's ClusterRoles, and the auth-delegator's. */
+/**
+ * `group/resource verb` of every rule of the chart's ClusterRoles, and of the access table's rows the
+ * bound `system:auth-delegator` grants (a built-in role, so not in the chart's objects).
+ */
 function chartGrants(): Set<string> {
-  const grants = new Set(AUTH_DELEGATOR);
+  const delegated = API_SERVER_OWN_ACCESS.filter((a) => a.grantedBy === 'system:auth-delegator');
+  const grants = new Set(delegated.flatMap((a) => a.verbs.map((v) => `${a.group || 'core'}/${a.resource} ${v}`)));
+  const bindings = chartApiServerObjects().filter((o) => o.kind === 'ClusterRoleBinding').map((b) => (b as any).roleRef.name);
+  expect(bindings).toContain('system:auth-delegator');
   for (const role of chartApiServerObjects().filter((o) => o.kind === 'ClusterRole')) {
     for (const rule of (role as any).rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[]) {
       for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) grants.add(`${g || 'core'}/${r} ${v}`);
