@@ -35,7 +35,7 @@ export function jsonShapeProblem(text: string, limits: StructLimits = STRUCT_LIM
     if (c === 0x22) {
       inLiteral = false;
       const start = i + 1;
-      for (i = start; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      i = closingQuote(text, start);
       const d = objects.length - 1;
       if (expectKey && d >= 0 && objects[d]) {
         keyStart[d] = start;
@@ -73,6 +73,21 @@ export function jsonShapeProblem(text: string, limits: StructLimits = STRUCT_LIM
     }
   }
   return undefined;
+}
+
+/**
+ * The offset of the quote that closes the JSON string starting at `start` (or the text's length):
+ * found with `indexOf`, which skips a long string (a 2.6 MB Serve config) many times faster than a
+ * loop over its characters, then kept only when an even number of backslashes precede it.
+ */
+function closingQuote(text: string, start: number): number {
+  for (let j = start; ; j++) {
+    j = text.indexOf('"', j);
+    if (j < 0) return text.length;
+    let backslashes = 0;
+    while (j - 1 - backslashes >= start && text.charCodeAt(j - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return j;
+  }
 }
 
 /** A message being walked: where its bytes end, how deep it is and the field it is the value of. */

@@ -28,7 +28,11 @@ export interface ServerLimit {
  *   keeps its watch for up to one interval.
  * - `idleTimeoutSeconds`: an HTTP/2 session without a stream costs a socket, a file descriptor and
  *   about 60 KB; a client that wants one stays connected by sending requests (gRPC clients reconnect
- *   on their own). HTTP/1.1 connections already close after about a minute (Node's timeouts).
+ *   on their own).
+ * - `http1IdleTimeoutSeconds`: the same for an HTTP/1.1 connection (REST, Connect, gRPC-Web): closed
+ *   once it has had no request in flight this long, from its start too. Node's own timeouts close a
+ *   silent one only after its headers timeout (about a minute and its checking interval, 63 s
+ *   measured), and the TLS server's HTTP/1.1 fallback has no keep-alive timeout at all.
  * - `sessionTimeoutSeconds`: after it the session is told to go away (GOAWAY), so that no client
  *   keeps one session (and its place among `maxSessions`) forever; its open streams still finish.
  * - `maxSessions`: connections (HTTP/2 sessions and HTTP/1.1 connections) open at once; further ones
@@ -42,6 +46,7 @@ export const SERVER_LIMITS = {
   maxBodyBytes: { flag: '--max-body-bytes', default: 4 * 1024 * 1024, min: 1024, max: 16 * 1024 * 1024, help: 'largest request body on every protocol, after decompression, bytes' },
   tokenRecheckSeconds: { flag: '--token-recheck-seconds', default: 30, min: 1, max: 600, help: "seconds between re-checks of a watching caller's token" },
   idleTimeoutSeconds: { flag: '--idle-timeout-seconds', default: 60, min: 1, max: 3600, help: 'seconds an HTTP/2 session may stay open without a stream before it is closed' },
+  http1IdleTimeoutSeconds: { flag: '--http1-idle-timeout-seconds', default: 60, min: 1, max: 3600, help: 'seconds an HTTP/1.1 connection may stay open without a request in flight before it is closed' },
   sessionTimeoutSeconds: { flag: '--session-timeout-seconds', default: 3600, min: 1, max: 86_400, help: 'seconds after which an HTTP/2 session is told to go away (GOAWAY; its open streams finish)' },
   maxSessions: { flag: '--max-sessions', default: 512, min: 1, max: 100_000, help: 'connections (HTTP/2 sessions and HTTP/1.1 connections) open at once; more are closed on arrival' },
   maxStreamsPerSession: { flag: '--max-streams-per-session', default: 100, min: 1, max: 10_000, help: 'concurrent streams of one HTTP/2 session (SETTINGS_MAX_CONCURRENT_STREAMS)' },

@@ -5,7 +5,8 @@
  * (same origin as the API, so the page calls it directly).
  *
  * Every RPC is authenticated before its body is read: a bearer token checked by TokenReview
- * (audience `rayshift`), then every Kubernetes call made as the caller through impersonation. Bodies
+ * (audience `rayshift`; a start-up check warns when that audience is not a dedicated one), then every
+ * Kubernetes call made as the caller through impersonation. Bodies
  * are limited on every protocol while they are read, and compressed ones while they are inflated.
  * Client-sent `Impersonate-*` headers are dropped on arrival. Request messages are checked on every
  * protocol (`rpc-guard.ts`, `request-checks.ts`), and each call leaves one access-log line
@@ -24,7 +25,8 @@ import { KubeClient } from '../runtime/kube/client';
 import { AccessReviewer } from './auth/access-reviewer';
 import { REQUEST_SCOPE, type RequestScope, type ScopeResolver } from './auth/request-scope';
 import { ImpersonatingScopeResolver, LocalScopeResolver } from './auth/scope-resolvers';
-import { TokenAuthenticator } from './auth/token-authenticator';
+import { DEFAULT_AUDIENCE, TokenAuthenticator } from './auth/token-authenticator';
+import { warnOnSharedAudience } from './auth/audience-overlap';
 import { AccessLog, CALL_RECORD, noteSubject, type CallRecord } from './access-log';
 import { BOUNDED_COMPRESSIONS } from './compression';
 import { publicError } from './errors';
@@ -46,7 +48,7 @@ import { isLoopbackHost } from '../runtime/net/loopback';
 
 /**
  * Options of `startApiServer`. The tunable limits (`ServerLimitValues`: `maxBodyBytes`,
- * `tokenRecheckSeconds`, `idleTimeoutSeconds`, `sessionTimeoutSeconds`, `maxSessions`,
+ * `tokenRecheckSeconds`, `idleTimeoutSeconds`, `http1IdleTimeoutSeconds`, `sessionTimeoutSeconds`, `maxSessions`,
  * `maxStreamsPerSession`, `maxWatchesPerCaller`) default to `SERVER_LIMITS`, which also gives their ranges.
  */
 export interface ApiServerOptions extends ServerLimitValues {
@@ -157,9 +159,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
 
   const server = KubeClient.fromKubeConfig(opts.kubeConfig, { fieldManager: 'rayshift-apiserver' });
   const clients = new ImpersonatingClients(opts.kubeConfig);
-  const resolver: ScopeResolver = opts.insecureLocal
-    ? new LocalScopeResolver(server)
-    : new ImpersonatingScopeResolver(new TokenAuthenticator(server, { audience: opts.audience, now: opts.authClock }), clients, new AccessReviewer(server));
+  const authenticator = opts.insecureLocal ? undefined : new TokenAuthenticator(server, { audience: opts.audience, now: opts.authClock });
+  const resolver: ScopeResolver = authenticator ? new ImpersonatingScopeResolver(authenticator, clients, new AccessReviewer(server)) : new LocalScopeResolver(server);
   const metrics = new ApiMetrics();
   const shutdown = new AbortController();
   // Every call listens on the shutdown signal.
@@ -268,6 +269,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
   let bound: Listener;
   const limits: ConnectionLimits = {
     idleTimeoutMs: limitValue('idleTimeoutSeconds', opts.idleTimeoutSeconds) * 1000,
+    http1IdleTimeoutMs: limitValue('http1IdleTimeoutSeconds', opts.http1IdleTimeoutSeconds) * 1000,
     sessionTimeoutMs: limitValue('sessionTimeoutSeconds', opts.sessionTimeoutSeconds) * 1000,
     maxSessions: limitValue('maxSessions', opts.maxSessions),
     maxStreamsPerSession: limitValue('maxStreamsPerSession', opts.maxStreamsPerSession),
@@ -279,6 +281,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<RunningApi
     throw e;
   }
   local = { host, port: bound.port };
+  if (authenticator) void warnOnSharedAudience(opts.kubeConfig, authenticator, opts.audience ?? DEFAULT_AUDIENCE, log);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   log.info({ port: bound.port, host, tls: !!opts.tls }, 'rayshift API server listening');
   return {

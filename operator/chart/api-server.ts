@@ -7,13 +7,15 @@
  * alone, see `impersonationHeaders`), either classic (`impersonate` verbs, as strong as its
  * holder's trust) or constrained (KEP-5284, Kubernetes ≥ 1.35 alpha / 1.36 beta:
  * `impersonate:user-info` and `impersonate:serviceaccount` plus `impersonate-on:<mode>:<verb>` only
- * on the resources the API reaches); and one right of its own: list namespaces (to fan
- * cross-namespace lists out). Every read and write of the API, steering included, is made as the
- * caller.
+ * on the resources the API reaches); and what it does as itself, from one table
+ * (`api-server-access.ts`): list namespaces (to fan cross-namespace lists out). Every read and write of the API, steering included, is made as the
+ * caller. Node's heap is sized from the container's memory limit (`node-heap.ts`).
  */
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { componentDeployment, RAYSHIFT_IMAGE } from './component-deployment';
+import { nodeHeapOptions, quantityMiB } from './node-heap';
+import { API_SERVER_OWN_ACCESS, ownAccessRules } from './api-server-access';
 
 /** Name of the API server's ServiceAccount, RBAC objects, Deployment and Service. */
 export const API_SERVER_NAME = 'rayshift-api-server';
@@ -37,7 +39,10 @@ export interface ApiServerProps {
   readonly replicas?: number;
   /** Impersonation rules. @default "classic" */
   readonly impersonation?: ImpersonationMode;
-  /** Container resources. @default requests 100m / 128Mi, limits 1 / 256Mi */
+  /**
+   * Container resources; a memory limit also sizes Node's heap (`NODE_OPTIONS`, see `nodeHeapOptions`).
+   * @default requests 100m / 128Mi, limits 1 / 256Mi
+   */
   readonly resources?: k8s.ResourceRequirements;
 }
 
@@ -92,14 +97,16 @@ export class ApiServer extends Construct {
     const labels = { 'app.kubernetes.io/name': API_SERVER_NAME, 'app.kubernetes.io/part-of': 'rayshift' };
     const subject = { kind: 'ServiceAccount', name: API_SERVER_NAME, namespace };
     new k8s.KubeServiceAccount(this, 'ServiceAccount', { metadata: { name: API_SERVER_NAME, namespace, labels }, automountServiceAccountToken: true });
-    new k8s.KubeClusterRoleBinding(this, 'AuthDelegator', {
-      metadata: { name: `${API_SERVER_NAME}:auth-delegator`, labels },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
-      subjects: [subject],
-    });
+    if (API_SERVER_OWN_ACCESS.some((a) => a.grantedBy === 'system:auth-delegator')) {
+      new k8s.KubeClusterRoleBinding(this, 'AuthDelegator', {
+        metadata: { name: `${API_SERVER_NAME}:auth-delegator`, labels },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:auth-delegator' },
+        subjects: [subject],
+      });
+    }
     const roles: [string, k8s.PolicyRule[]][] = [
       ['impersonator', impersonationRules(props.impersonation ?? 'classic')],
-      ['namespace-lister', [{ apiGroups: [''], resources: ['namespaces'], verbs: ['list'] }]],
+      ['namespace-lister', ownAccessRules()],
     ];
     for (const [suffix, rules] of roles) {
       const name = `${API_SERVER_NAME}:${suffix}`;
@@ -107,6 +114,12 @@ export class ApiServer extends Construct {
       new k8s.KubeClusterRoleBinding(this, `${suffix}-binding`, { metadata: { name, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [subject] });
     }
     const port = k8s.IntOrString.fromString('https');
+    const resources = props.resources ?? {
+      requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+      limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
+    };
+    const memoryLimit = resources.limits?.memory?.value;
+    const limitMiB = memoryLimit === undefined ? undefined : quantityMiB(String(memoryLimit));
     this.deployment = componentDeployment(this, { name: API_SERVER_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {
       securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
       containers: [
@@ -118,10 +131,9 @@ export class ApiServer extends Construct {
           ports: [{ name: 'https', containerPort: API_SERVER_PORT, protocol: 'TCP' }],
           livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, periodSeconds: 10, timeoutSeconds: 2 },
           readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
-          resources: props.resources ?? {
-            requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
-            limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
-          },
+          resources,
+          // Node sizes its heap from the machine, not the container: sized from the limit, or the pod is OOM-killed under load.
+          ...(limitMiB === undefined ? {} : { env: [{ name: 'NODE_OPTIONS', value: nodeHeapOptions(limitMiB) }] }),
           securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
           volumeMounts: [{ name: 'tls', mountPath: '/etc/rayshift/tls', readOnly: true }],
         },

@@ -4,9 +4,11 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Testing } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { Command } from 'commander';
 import pino from 'pino';
 import { API_SERVER_NAME, ApiServer, impersonationRules } from '../../operator/chart/api-server';
+import { quantityMiB } from '../../operator/chart/node-heap';
 import { registerApiServerCommand, startFromFlags } from '../../lib/cli/api-server-command';
 import { parseListen } from '../../lib/cli/flag-parsers';
 import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
@@ -43,6 +45,19 @@ test('constrained impersonation grants user-info and ServiceAccount impersonatio
   expect(rules.find((r) => r.apiGroups?.join() === 'rayshift.dev' && r.resources?.includes('rayservices'))?.verbs).toEqual(['impersonate-on:user-info:patch', 'impersonate-on:serviceaccount:patch']);
 });
 
+test("Node's heap is sized from the container's memory limit: half of it as old space, small semi-spaces; none without a limit", () => {
+  const nodeOptions = (resources?: k8s.ResourceRequirements) => {
+    const chart = Testing.chart();
+    new ApiServer(chart, 'api', { namespace: 'rayshift-system', tlsSecretName: 'tls', resources });
+    const deployment = (Testing.synth(chart) as any[]).find((o) => o.kind === 'Deployment');
+    return deployment.spec.template.spec.containers[0].env;
+  };
+  expect(nodeOptions()).toEqual([{ name: 'NODE_OPTIONS', value: '--max-old-space-size=128 --max-semi-space-size=2' }]);
+  expect(nodeOptions({ limits: { memory: k8s.Quantity.fromString('1Gi') } })).toEqual([{ name: 'NODE_OPTIONS', value: '--max-old-space-size=512 --max-semi-space-size=2' }]);
+  expect(nodeOptions({ requests: { memory: k8s.Quantity.fromString('64Mi') } })).toBeUndefined();
+  expect([quantityMiB('256Mi'), quantityMiB('268435456'), quantityMiB('1Gi'), quantityMiB('300M'), quantityMiB('lots')]).toEqual([256, 256, 1024, 300e6 / 1024 ** 2, undefined]);
+});
+
 test('--listen takes host:port, [v6]:port or :port', () => {
   expect(parseListen(':8443')).toEqual({ port: 8443 });
   expect(parseListen('127.0.0.1:80')).toEqual({ host: '127.0.0.1', port: 80 });
@@ -66,6 +81,7 @@ test('the command registers with its flags', () => {
     '--max-body-bytes',
     '--token-recheck-seconds',
     '--idle-timeout-seconds',
+    '--http1-idle-timeout-seconds',
     '--session-timeout-seconds',
     '--max-sessions',
     '--max-streams-per-session',
@@ -99,9 +115,10 @@ test('--max-body-bytes and --token-recheck-seconds take integers in their ranges
 });
 
 test('the connection limits take integers in their ranges, each named in its error', () => {
-  const given = ['--idle-timeout-seconds', '5', '--session-timeout-seconds', '600', '--max-sessions', '100', '--max-streams-per-session', '10', '--max-watches-per-caller', '3'];
-  expect(parseApiServerFlags(given).opts).toMatchObject({ idleTimeoutSeconds: 5, sessionTimeoutSeconds: 600, maxSessions: 100, maxStreamsPerSession: 10, maxWatchesPerCaller: 3 });
+  const given = ['--idle-timeout-seconds', '5', '--http1-idle-timeout-seconds', '7', '--session-timeout-seconds', '600', '--max-sessions', '100', '--max-streams-per-session', '10', '--max-watches-per-caller', '3'];
+  expect(parseApiServerFlags(given).opts).toMatchObject({ idleTimeoutSeconds: 5, http1IdleTimeoutSeconds: 7, sessionTimeoutSeconds: 600, maxSessions: 100, maxStreamsPerSession: 10, maxWatchesPerCaller: 3 });
   expect(parseApiServerFlags(['--idle-timeout-seconds', '0']).error).toContain('--idle-timeout-seconds must be an integer from 1 to 3600; got "0"');
+  expect(parseApiServerFlags(['--http1-idle-timeout-seconds', '3601']).error).toContain('--http1-idle-timeout-seconds must be an integer from 1 to 3600; got "3601"');
   expect(parseApiServerFlags(['--max-sessions', '100001']).error).toContain('--max-sessions must be an integer from 1 to 100000; got "100001"');
   expect(parseApiServerFlags(['--max-watches-per-caller', 'many']).error).toContain('--max-watches-per-caller must be an integer from 1 to 10000; got "many"');
 });

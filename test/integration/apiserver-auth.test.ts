@@ -9,6 +9,7 @@
  */
 import { fromJson, type JsonValue } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
+import pino from 'pino';
 import { ApiClient, createApiClient } from '../../lib/apiserver/client';
 import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
 import type { RunningApiServer } from '../../lib/apiserver/server';
@@ -109,8 +110,9 @@ test('health, readiness, metrics and the OpenAPI document are served', async () 
 
 describe("as the install chart's ServiceAccount, with only the chart's RBAC", () => {
   let server: RunningApiServer;
+  const logged: string[] = [];
   beforeAll(async () => {
-    server = await startChartApiServer(env);
+    server = await startChartApiServer(env, pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) }));
   }, 60_000);
   afterAll(async () => {
     await server?.close();
@@ -123,6 +125,13 @@ describe("as the install chart's ServiceAccount, with only the chart's RBAC", ()
     opened.push(api);
     return api;
   };
+
+  test('the server warns that its audience is shared: this control plane lists rayshift in --api-audiences, so its default-audience ServiceAccount token is a rayshift token', async () => {
+    await waitFor(() => logged.some((l) => l.includes('--api-audiences')), 'the warning', 30_000, 100);
+    const warning = JSON.parse(logged.find((l) => l.includes('--api-audiences'))!);
+    expect(warning).toMatchObject({ level: 40, audience: 'rayshift' });
+    expect(warning.msg).toContain("every Pod's default ServiceAccount token is a rayshift token");
+  });
 
   test("a user's calls are served the same", async () => {
     const api = clientOf(env.tokens.bob);

@@ -4,10 +4,14 @@
  * by a caller without rights are PERMISSION_DENIED before anything is parsed; sent by a caller with
  * rights they are INVALID_ARGUMENT naming the limit. Each request is measured in this process, where
  * the server runs: the peak RSS growth while it runs and the longest event-loop delay
- * (`monitorEventLoopDelay`, sampled every 10 ms). Forged page tokens are refused too.
+ * (`monitorEventLoopDelay`, sampled every 10 ms). Forged page tokens are refused too. A plan of a
+ * proposed spec is reviewed as the update it models before the spec is parsed, and a caller probing
+ * names with `GetSteeringAccess` costs the cluster one SubjectAccessReview per new name, counted in
+ * kube-apiserver's audit log.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ApiEnv, TEAM_A, rayServiceBody, startApiEnv } from '../apiserver/support/api-env';
+import { ApiEnv, TEAM_A, rayServiceBody, reviewedUsers, serviceAccountCaller, startApiEnv } from '../apiserver/support/api-env';
+import { waitFor } from '../support/operator-env';
 import { h1Request, peakRssGrowth } from '../apiserver/support/raw-requests';
 
 let env: ApiEnv;
@@ -105,4 +109,62 @@ test('a forged page token is INVALID_ARGUMENT, never a namespace walk or a 500',
     const answer = await env.rest('GET', `/apis/rayshift/v1/rayservices?page_token=${token}`, undefined, { token: env.tokens.bob });
     expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 400, code: 3 });
   }
+});
+
+describe('PlanRayService is reviewed as the update it models before the proposed spec is parsed', () => {
+  let viewer: string;
+  const PLAN = `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices/planned:plan`;
+  const proposed = (serveConfigV2: string) => ({ proposed: { ...(rayServiceBody('planned').spec as object), serveConfigV2 } });
+
+  beforeAll(async () => {
+    expect((await env.rest('POST', `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices`, rayServiceBody('planned'))).status).toBe(200);
+    // May read RayServices in team-a, not update them.
+    viewer = await serviceAccountCaller(env, TEAM_A, 'plan-viewer', [{ apiGroups: ['rayshift.dev'], resources: ['rayservices'], verbs: ['get', 'list'] }]);
+    await waitFor(async () => (await env.rest('GET', `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices/planned`, undefined, { token: viewer })).status === 200, 'the RoleBinding to take effect', 30_000, 200);
+  }, 60_000);
+
+  test('a caller who may read but not update: PERMISSION_DENIED for a proposed spec, before its Serve config is parsed (before: INVALID_ARGUMENT naming the node limit)', async () => {
+    const { answer, growthMb } = await measured('viewer, plan of a 60 KB YAML list', () => env.rest('POST', PLAN, proposed(LIST_60K), { token: viewer }));
+    expect({ status: answer.status, message: answer.body.message }).toEqual({ status: 403, message: `system:serviceaccount:${TEAM_A}:plan-viewer may not update rayservices in namespace ${TEAM_A}` });
+    expect(growthMb).toBeLessThan(MAX_GROWTH_MB);
+  });
+
+  test('the same caller plans the stored spec; a caller who may update gets the limit', async () => {
+    const stored = await env.rest('POST', PLAN, {}, { token: viewer });
+    expect(stored.status).toBe(200);
+    expect(stored.body.steps.length).toBeGreaterThan(0);
+    const limited = await env.rest('POST', PLAN, proposed(LIST_60K));
+    expect(limited.status).toBe(400);
+    expect(limited.body.details[0].fieldViolations[0].description).toContain('more than the limit of 10000 nodes');
+  });
+
+  test('a caller without any right in the namespace (bob) is PERMISSION_DENIED whatever the spec', async () => {
+    const answer = await env.rest('POST', PLAN, proposed(LIST_2_6M), { token: env.tokens.bob });
+    expect({ status: answer.status, message: answer.body.message }).toEqual({ status: 403, message: `bob may not update rayservices in namespace ${TEAM_A}` });
+  });
+});
+
+test('GetSteeringAccess probed for 20 names by a caller without rights costs one SubjectAccessReview per name (before: 8), by a caller with rights none after the first', async () => {
+  const access = (name: string, token: string) => env.rest('GET', `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices/${name}/steeringAccess`, undefined, { token });
+  const names = Array.from({ length: 20 }, (_, i) => `probe-${i}`);
+  const before = reviewedUsers(env).length;
+  for (const name of names) {
+    const bob = await access(name, env.tokens.bob);
+    expect({ status: bob.status, verbs: bob.body.allowedVerbs ?? [] }).toEqual({ status: 200, verbs: [] });
+  }
+  for (const name of names) {
+    const alice = await access(name, env.tokens.alice);
+    expect(alice.body.allowedVerbs).toHaveLength(7);
+  }
+  // A fence: once the last review is in the (ordered) log, every earlier one is.
+  const fence = await serviceAccountCaller(env, TEAM_A, 'fence', []);
+  await access('fence', fence);
+  await waitFor(() => reviewedUsers(env).includes(`system:serviceaccount:${TEAM_A}:fence`), 'the fence review in the audit log', 30_000, 200);
+  const reviews = reviewedUsers(env).slice(before);
+  const count = (user: string) => reviews.filter((u) => u === user).length;
+  figures.push(`GetSteeringAccess for ${names.length} names: bob (no rights) ${count('bob')} SubjectAccessReviews, alice (all rights) ${count('alice')}`);
+  // bob: the namespace-wide patch once, then the patch by name for each name; no verb reviewed.
+  expect(count('bob')).toBe(1 + names.length);
+  // alice: the namespace-wide patch and the 7 verbs for the first name; the cache answers the rest.
+  expect(count('alice')).toBe(8);
 });

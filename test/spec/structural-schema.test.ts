@@ -87,6 +87,14 @@ describe('values', () => {
     });
   });
 
+  test('lengths count code points, as Kubernetes does: a character outside the BMP is one, a lone surrogate one', () => {
+    const lengthProblems = (name: string) => check({ roles: [{ name }] }).problems.filter((p) => p.message.includes('longer than')).map((p) => p.message.replace(/^.* is longer/, 'longer'));
+    expect(lengthProblems('😀'.repeat(8))).toEqual([]);
+    expect(lengthProblems('😀'.repeat(9))).toEqual(['longer than 8 characters (9)']);
+    expect(lengthProblems('\ud83d'.repeat(9))).toEqual(['longer than 8 characters (9)']);
+    expect(lengthProblems(`${'a'.repeat(7)}\ud83d`)).toEqual([]);
+  });
+
   test('int-or-string takes both, and nothing else', () => {
     expect(at({ port: 80 })).toEqual({});
     expect(at({ port: 'http' })).toEqual({});

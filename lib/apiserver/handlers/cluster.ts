@@ -16,7 +16,7 @@ import type { ComputeTemplate } from '../gen/rayshift/v1/compute_template_pb';
 import { listAllNamespacesPage, listNamespacePage, pageRequest } from '../pagination';
 import { readComputeTemplate } from './compute-template';
 import type { HandlerDeps } from './deps';
-import { authorizeWrite, kubeCall } from './kube-call';
+import { authorizeVerb, kubeCall } from './kube-call';
 
 /** Every violation of a cluster request (names, version, groups and their templates). */
 function clusterViolations(c: Cluster, namespace: string): FieldViolation[] {
@@ -47,7 +47,7 @@ export function clusters(deps: HandlerDeps): ServiceImpl<typeof ClusterService> 
     async createCluster(req, ctx) {
       const scope = scopeOf(ctx);
       const { kube } = scope;
-      await authorizeWrite(scope, RAYCLUSTER, 'create', req.namespace);
+      await authorizeVerb(scope, RAYCLUSTER, 'create', req.namespace);
       const c = req.cluster;
       if (!c) throw new ConnectError('cluster is required', Code.InvalidArgument);
       const violations = clusterViolations(c, req.namespace);

@@ -13,7 +13,7 @@ import { scopeOf } from '../auth/request-scope';
 import { CONFIG_TYPE_LABEL, COMPUTE_TEMPLATE_TYPE, computeTemplateFromConfigMap, computeTemplateToConfigMap, isComputeTemplate } from '../convert/compute-template';
 import { invalidArgument } from '../errors';
 import { ListComputeTemplatesResponseSchema, type ComputeTemplateService } from '../gen/rayshift/v1/compute_template_pb';
-import { authorizeWrite, kubeCall } from './kube-call';
+import { authorizeVerb, kubeCall } from './kube-call';
 
 /** Reads the template `name`; NOT_FOUND when the ConfigMap is missing or not a template. */
 export async function readComputeTemplate(kube: KubeClient, namespace: string, name: string): Promise<KubeObject> {
@@ -29,7 +29,7 @@ export function computeTemplates(): ServiceImpl<typeof ComputeTemplateService> {
     async createComputeTemplate(req, ctx) {
       const scope = scopeOf(ctx);
       const { kube } = scope;
-      await authorizeWrite(scope, KnownTypes.ConfigMap, 'create', req.namespace);
+      await authorizeVerb(scope, KnownTypes.ConfigMap, 'create', req.namespace);
       const t = req.computeTemplate;
       if (!t) throw new ConnectError('compute_template is required', Code.InvalidArgument);
       const nameProblem = dns1123SubdomainProblem(t.name);

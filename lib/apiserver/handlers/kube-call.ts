@@ -27,11 +27,11 @@ export function readRayService(kube: KubeClient, req: { readonly namespace: stri
 
 /**
  * Fails with PERMISSION_DENIED unless the caller may `verb` objects of `type` in `namespace` (a
- * SubjectAccessReview). Writes call it before they decode, convert or validate anything the caller
- * sent, so a caller without the right costs one cached review and nothing else; the write itself is
- * still made as the caller, so RBAC and admission decide it again.
+ * SubjectAccessReview). Writes, and the plan that models one, call it before they decode, convert or
+ * validate anything the caller sent, so a caller without the right costs one cached review and
+ * nothing else; the call itself is still made as the caller, so RBAC and admission decide it again.
  */
-export function authorizeWrite(scope: RequestScope, type: ResourceType, verb: 'create' | 'update', namespace: string, name?: string): Promise<void> {
+export function authorizeVerb(scope: RequestScope, type: ResourceType, verb: 'get' | 'create' | 'update', namespace: string, name?: string): Promise<void> {
   const slash = type.apiVersion.indexOf('/');
   const group = slash < 0 ? '' : type.apiVersion.slice(0, slash);
   return scope.authorize({ group, resource: type.plural ?? `${type.kind.toLowerCase()}s`, verb, namespace, ...(name ? { name } : {}) });

@@ -20,7 +20,7 @@ import { RayServiceSchema, type RayService } from '../gen/rayshift/v1/rayservice
 import { listAllNamespacesPage, listNamespacePage, pageRequest } from '../pagination';
 import { requireFieldMask } from '../request-checks';
 import type { HandlerDeps } from './deps';
-import { authorizeWrite, kubeCall, rayServiceSubject, readRayService } from './kube-call';
+import { authorizeVerb, kubeCall, rayServiceSubject, readRayService } from './kube-call';
 
 type CrudImpl = Pick<
   ServiceImpl<typeof RayServiceService>,
@@ -77,7 +77,7 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
       const { kube } = scope;
       const svc = required(req.rayService, 'ray_service');
       // validate_only needs the right to create too: checks and a dry run are work done for the caller.
-      await authorizeWrite(scope, rayServiceType(svc.executor), 'create', req.namespace);
+      await authorizeVerb(scope, rayServiceType(svc.executor), 'create', req.namespace);
       if (svc.namespace && svc.namespace !== req.namespace) {
         throw new ConnectError(`ray_service.namespace ${svc.namespace} differs from the request's namespace ${req.namespace}`, Code.InvalidArgument);
       }
@@ -108,7 +108,7 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
       const scope = scopeOf(ctx);
       const { kube } = scope;
       const svc = required(req.rayService, 'ray_service');
-      await authorizeWrite(scope, rayServiceType(svc.executor), 'update', req.namespace, req.name);
+      await authorizeVerb(scope, rayServiceType(svc.executor), 'update', req.namespace, req.name);
       const subject = rayServiceSubject(req);
       const current = requireEtag(await readRayService(kube, req, svc.executor), svc.etag, subject);
       const next: KubeObject = {
@@ -125,7 +125,7 @@ export function rayServiceCrud(deps: HandlerDeps): CrudImpl {
       const { kube } = scope;
       const svc = required(req.rayService, 'ray_service');
       // The patch is written as an update (PUT) of the merged object: that is the verb RBAC sees.
-      await authorizeWrite(scope, rayServiceType(svc.executor), 'update', req.namespace, req.name);
+      await authorizeVerb(scope, rayServiceType(svc.executor), 'update', req.namespace, req.name);
       const paths = required(req.updateMask, 'update_mask').paths;
       requireFieldMask(RayServiceSchema, paths, PATCHABLE);
       const subject = rayServiceSubject(req);

@@ -9,8 +9,10 @@
  * the operator honours, or, for rollback, the spec the operator recorded as the serving cluster's in
  * the service's own status (never anything read from a RayCluster). Which verb applies and the patch
  * it makes are the steering rules' (lib/engine/steering.ts, shared with the CLI and the dashboard);
- * a verb that does not apply is FAILED_PRECONDITION. `GetSteeringAccess` makes the same reviews and
- * answers with the verbs allowed.
+ * a verb that does not apply is FAILED_PRECONDITION. `GetSteeringAccess` answers with the verbs
+ * allowed, reviewing the patch first (refused: no verb is reviewed) and each right for the whole
+ * namespace before the one name (cached per caller and namespace, so a caller with rights costs no
+ * review for the next name, one without them one review per new name: 8 before).
  */
 import { create } from '@bufbuild/protobuf';
 import { Code, ConnectError, type ServiceImpl } from '@connectrpc/connect';
@@ -48,6 +50,17 @@ function steeringAttributes(verb: SteeringVerb, namespace: string, name: string)
 /** The write every verb makes as the caller: `patch` on the RayService itself. */
 function patchAttributes(namespace: string, name: string): ResourceAttributes {
   return { group: 'rayshift.dev', resource: 'rayservices', verb: 'patch', namespace, name };
+}
+
+/**
+ * Whether the caller may act on `attributes` (which name one object): first asked for every object
+ * of the namespace, an answer the review cache keeps for every name, then, when that is refused, for
+ * the one name (a rule may list `resourceNames`). RBAC allows a request without a name only by rules
+ * without `resourceNames`, which allow every name too, so a yes for the namespace is a yes for the name.
+ */
+async function allowsByName(scope: RequestScope, attributes: ResourceAttributes): Promise<boolean> {
+  const { name, ...anyName } = attributes;
+  return (await scope.allows(anyName)) || (name !== undefined && scope.allows(attributes));
 }
 
 function refuse(message: string): never {
@@ -95,12 +108,11 @@ export function rayServiceSteering(): SteeringImpl {
   return {
     async getSteeringAccess(req, ctx) {
       const scope = scopeOf(ctx);
-      // A verb is usable when both its subresource and the patch it makes are allowed.
-      const [mayPatch, ...allowed] = await Promise.all([
-        scope.allows(patchAttributes(req.namespace, req.name)),
-        ...STEERING_VERBS.map((verb) => scope.allows(steeringAttributes(verb, req.namespace, req.name))),
-      ]);
-      return create(SteeringAccessSchema, { allowedVerbs: mayPatch ? STEERING_VERBS.filter((_, i) => allowed[i]) : [] });
+      // A verb is usable when both its subresource and the patch it makes are allowed: without the
+      // patch none is, and the verbs are not reviewed at all.
+      if (!(await allowsByName(scope, patchAttributes(req.namespace, req.name)))) return create(SteeringAccessSchema, { allowedVerbs: [] });
+      const allowed = await Promise.all(STEERING_VERBS.map((verb) => allowsByName(scope, steeringAttributes(verb, req.namespace, req.name))));
+      return create(SteeringAccessSchema, { allowedVerbs: STEERING_VERBS.filter((_, i) => allowed[i]) });
     },
     pauseRayService: (req, ctx) => steer('pause', req, scopeOf(ctx)),
     resumeRayService: (req, ctx) => steer('resume', req, scopeOf(ctx)),

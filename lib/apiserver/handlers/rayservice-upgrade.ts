@@ -1,5 +1,6 @@
 /**
- * Upgrade status, the dry-run plan and the progress watch of a RayService, read as the caller. The
+ * Upgrade status, the dry-run plan and the progress watch of a RayService, read as the caller (the
+ * plan of a proposed spec needs the right to update the RayService, reviewed before anything else). The
  * watch follows the object with a Kubernetes watch (resuming from the last resourceVersion when the
  * server closes it), sends a heartbeat when nothing changes, re-checks the caller's token on a fixed
  * schedule whether or not events flow (ending with UNAUTHENTICATED once it fails), keeps the caller's
@@ -25,7 +26,7 @@ import { upgradeInFlight, upgradeStatusOf } from '../convert/upgrade-status';
 import { requireValidRayService } from '../convert/validation';
 import type { RayServiceService } from '../gen/rayshift/v1/rayservice_service_pb';
 import { UpgradeEventType, UpgradePhase, UpgradePlanSchema, UpgradeStatusSchema, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
-import { kubeCall, rayServiceSubject, readRayService } from './kube-call';
+import { authorizeVerb, kubeCall, rayServiceSubject, readRayService } from './kube-call';
 
 type UpgradeImpl = Pick<ServiceImpl<typeof RayServiceService>, 'getUpgradeStatus' | 'planRayService' | 'watchUpgrade'>;
 
@@ -58,8 +59,12 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
     },
 
     async planRayService(req, ctx) {
-      const { kube } = scopeOf(ctx);
-      const current = await readRayService(kube, req, req.executor);
+      const scope = scopeOf(ctx);
+      // A plan of a proposed spec is the dry run of an update to it: the caller needs that update's
+      // right before the proposed spec (its Serve config above all) is converted or parsed. The plan
+      // of the stored spec needs the right to read it.
+      await authorizeVerb(scope, rayServiceType(req.executor), req.proposed ? 'update' : 'get', req.namespace, req.name);
+      const current = await readRayService(scope.kube, req, req.executor);
       const target: KubeObject = req.proposed ? { ...current, spec: specToKube(req.proposed) } : current;
       requireValidRayService(target, 'proposed', true);
       const plan = planRayService({ kind: 'RayService', name: req.name, options: resolveUpgradeOptions(target.spec as unknown as RayServiceSpec) });
@@ -113,6 +118,9 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
           handle.done.then(() => passQueue.end(), (e: unknown) => passQueue.fail(e));
           const stop = () => handle.abort();
           ctx.signal.addEventListener('abort', stop);
+          // A client gone while the watch was opening: no abort event comes any more, and the watch
+          // (its Kubernetes watch and the caller's slot) would be held until the next heartbeat.
+          if (ctx.signal.aborted) stop();
           try {
             for (;;) {
               const next = await passQueue.next(heartbeatMs);

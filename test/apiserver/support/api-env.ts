@@ -19,6 +19,7 @@ import type { KubeObject } from '../../../lib/runtime/kube/types';
 import { loadClientNode } from '../../../lib/runtime/kube/client-node';
 import { ControlPlane } from '../../support/controlplane';
 import { createNamespace, startOperatorEnv, startOperatorHarness, waitFor } from '../../support/operator-env';
+import { CHART_IDENTITY } from './chart-server';
 
 /** Namespaces of the two test users. */
 export const TEAM_A = 'team-a';
@@ -53,11 +54,17 @@ kind: Policy
 omitStages: [RequestReceived]
 rules:
 - level: Metadata
+  users: [${CHART_IDENTITY}]
+- level: Metadata
   resources:
   - group: rayshift.dev
   - group: ray.io
   - group: ""
     resources: [configmaps]
+- level: Request
+  resources:
+  - group: authorization.k8s.io
+    resources: [subjectaccessreviews]
 - level: None
 `;
 
@@ -198,6 +205,15 @@ export interface AuditEvent {
   readonly user: { readonly username: string };
   readonly impersonatedUser?: { readonly username: string };
   readonly responseStatus?: { readonly code?: number };
+}
+
+/** The users the SubjectAccessReviews in the audit log so far asked about, one entry per review (the policy logs their requests). */
+export function reviewedUsers(env: ApiEnv): string[] {
+  const lines = fs.existsSync(env.auditLog) ? fs.readFileSync(env.auditLog, 'utf8').split('\n').filter(Boolean) : [];
+  return lines
+    .map((l) => JSON.parse(l) as AuditEvent & { requestObject?: { spec?: { user?: string } } })
+    .filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.resource === 'subjectaccessreviews')
+    .map((e) => e.requestObject?.spec?.user ?? '');
 }
 
 /** Waits until the audit log holds a completed request on RayServices that `match`es (the log is written asynchronously), and returns the last such one. */

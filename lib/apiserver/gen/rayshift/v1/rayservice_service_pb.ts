@@ -1583,7 +1583,7 @@ export const RayServiceService: GenService<{
     output: typeof EmptySchema;
   },
   /**
-   * Plans the upgrade to `proposed` (or to the stored spec): timeline, peak capacity, duration.
+   * Plans the upgrade to `proposed` (or to the stored spec): timeline, peak capacity, duration. A proposed spec needs the right to update the RayService (reviewed before it is read), the stored spec the right to get it.
    *
    * @generated from rpc rayshift.v1.RayServiceService.PlanRayService
    */
@@ -1634,7 +1634,7 @@ export const RayServiceService: GenService<{
     output: typeof ListRayServiceRevisionsResponseSchema;
   },
   /**
-   * The steering verbs the caller may use on a RayService: one SubjectAccessReview per verb, the check each verb makes.
+   * The steering verbs the caller may use on a RayService: the checks each verb makes (patch on the RayService, update on its verb's subresource), reviewed for the namespace before the name; none is reviewed when patch is refused.
    *
    * @generated from rpc rayshift.v1.RayServiceService.GetSteeringAccess
    */
