@@ -314,7 +314,7 @@ export class RayServiceReconciler {
       routeClient,
       { kind: routeType.kind, namespace, name: routeName },
       clusterBackends(namespace, backends, servePort(spec)),
-      { owns: ownsBackend(svc), isConflict: (e) => isStatus(e, 409) || isStatus(e, 422) },
+      { owns: ownsBackend(svc) },
     );
     if (result.ops.length > 0) this.reader.wrote(result.route as KubeObject);
     return writes + (result.ops.length > 0 ? 1 : 0);

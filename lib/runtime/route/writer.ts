@@ -4,6 +4,7 @@
  * our read and our write), read again and plan again. Decoupled from any Kubernetes client library.
  */
 import { asObject, isObject } from '../../spec/read';
+import { WriteRefusal, isWriteConflict } from '../../engine/write-refusal';
 import { routePath } from './build';
 import { PlanOptions, planWeightPatch } from './plan';
 import { JSON_PATCH_CONTENT_TYPE, JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
@@ -37,8 +38,6 @@ export interface WriteOptions extends PlanOptions {
   readonly maxAttempts?: number;
   /** Milliseconds to wait before attempt `n` (2, 3, …). @default none */
   readonly backoffMs?: (attempt: number) => number;
-  /** Classifies a patch rejection as "the route moved; re-read". @default `isPatchConflict` */
-  readonly isConflict?: (error: unknown) => boolean;
 }
 
 /** Outcome of `writeRouteWeights`. */
@@ -74,19 +73,20 @@ export function errorStatus(error: unknown): number | undefined {
 }
 
 /**
- * True when the API server refused a JSON patch because it no longer applies to the stored object:
- * 409 Conflict, or 422 without field causes — kube-apiserver answers a failed `test` op (or an op
- * on a path that is gone) with 422 "the server rejected our request due to an error in our
- * request" and no `details.causes`, whereas a schema violation of the patched object is a 422
- * listing its causes (which re-reading would not fix).
+ * The API server's refusal of a write (an HTTP error with a status), in the engine's terms; undefined
+ * for anything else (a connection error, a bug).
  */
-export function isPatchConflict(error: unknown): boolean {
+export function writeRefusalOf(error: unknown): WriteRefusal | undefined {
   const status = errorStatus(error);
-  if (status === 409) return true;
-  if (status !== 422) return false;
+  if (status === undefined) return undefined;
   const e = asObject(error);
-  const hasCauses = [asObject(asObject(e.body).details).causes, asObject(e.details).causes].some((c) => Array.isArray(c) && c.length > 0);
-  return !hasCauses;
+  const causes = [asObject(asObject(e.body).details).causes, asObject(e.details).causes].find((c) => Array.isArray(c) && c.length > 0);
+  return { status, fieldCauses: Array.isArray(causes) ? causes.length : 0 };
+}
+
+/** True when the API server refused a patch because the object moved (the engine's `isWriteConflict`). */
+export function isPatchConflict(error: unknown): boolean {
+  return isWriteConflict(writeRefusalOf(error));
 }
 
 /**
@@ -102,7 +102,6 @@ export async function writeRouteWeights(
 ): Promise<WriteResult> {
   const path = routePath(ref.kind, ref.namespace, ref.name);
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
-  const isConflict = opts.isConflict ?? isPatchConflict;
   let lastError: unknown;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1 && opts.backoffMs) {
@@ -116,7 +115,7 @@ export async function writeRouteWeights(
       const patched = await client.patch(path, ops, JSON_PATCH_CONTENT_TYPE);
       return { route: patched, ops, attempts: attempt };
     } catch (e) {
-      if (!isConflict(e)) throw e;
+      if (!isPatchConflict(e)) throw e;
       lastError = e;
     }
   }
