@@ -5,21 +5,19 @@
  */
 import { asObject, isObject } from '../../spec/read';
 import { WriteRefusal, isWriteConflict } from '../../engine/write-refusal';
-import { routePath } from './build';
 import { PlanOptions, planWeightPatch } from './plan';
-import { JSON_PATCH_CONTENT_TYPE, JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
+import { JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
 
 /**
- * What the writer needs from a Kubernetes client. Paths are API paths
- * (`/apis/gateway.networking.k8s.io/v1/namespaces/ns/httproutes/name`). Both reject on a non-2xx
- * answer with an error carrying the HTTP status as `status`, `statusCode` or `code` and, when the
- * server sent one, the `Status` object as `body` (or its `details` as `details`, as KubeApiError does).
+ * What the writer needs to read and patch the route `ref` names. Both reject on a non-2xx answer
+ * with an error carrying the HTTP status as `status`, `statusCode` or `code` and, when the server
+ * sent one, the `Status` object as `body` (or its `details` as `details`, as KubeApiError does).
  */
 export interface RouteClient {
-  /** GET the object at `path`, parsed. */
-  get(path: string): Promise<unknown>;
-  /** PATCH the object at `path` with `ops` sent as `contentType`; resolves to the patched object. */
-  patch(path: string, ops: readonly JsonPatchOp[], contentType: string): Promise<unknown>;
+  /** GET the route, parsed. */
+  get(ref: RouteRef): Promise<unknown>;
+  /** PATCH the route with `ops` as a JSON patch (`application/json-patch+json`); resolves to the patched object. */
+  patch(ref: RouteRef, ops: readonly JsonPatchOp[]): Promise<unknown>;
 }
 
 /** Which route to write. */
@@ -100,7 +98,6 @@ export async function writeRouteWeights(
   managed: readonly ManagedBackend[],
   opts: WriteOptions = {},
 ): Promise<WriteResult> {
-  const path = routePath(ref.kind, ref.namespace, ref.name);
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
   let lastError: unknown;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -108,11 +105,11 @@ export async function writeRouteWeights(
       const ms = opts.backoffMs(attempt);
       if (ms > 0) await new Promise((r) => setTimeout(r, ms));
     }
-    const route = await client.get(path);
+    const route = await client.get(ref);
     const ops = planWeightPatch(route, managed, opts);
     if (ops.length === 0) return { route, ops, attempts: attempt };
     try {
-      const patched = await client.patch(path, ops, JSON_PATCH_CONTENT_TYPE);
+      const patched = await client.patch(ref, ops);
       return { route: patched, ops, attempts: attempt };
     } catch (e) {
       if (!isPatchConflict(e)) throw e;
