@@ -26,7 +26,7 @@ const MIGRATING: RayServiceStatus = {
   lastProgressTime: NOW - 1_000,
   deletions: [],
 };
-const RUNNING: RayServiceStatus = { ...MIGRATING, phase: 'Running', reason: 'Serving', pendingClusterName: undefined, activeWeight: 100, pendingWeight: 0, pendingTargetCapacity: 0 };
+const RUNNING: RayServiceStatus = { ...MIGRATING, phase: 'Running', reason: 'UpToDate', pendingClusterName: undefined, activeWeight: 100, pendingWeight: 0, pendingTargetCapacity: 0 };
 const INCREMENTAL: PassSpec = { strategy: 'NewClusterWithIncrementalUpgrade', userGateway: false, serveConfig: CONFIG, excludeHeadPodFromServeSvc: false };
 
 function cluster(name: string, o: Partial<ObservedCluster> = {}): ObservedCluster {
