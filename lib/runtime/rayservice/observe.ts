@@ -16,8 +16,8 @@ import { routeReadiness } from '../route/readiness';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
 import { observeServeEndpoints } from './serve-endpoints';
-import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGatewayName, serviceRouteName, stableServeService } from '../../spec/object-names';
-import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
+import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGateway, serviceRouteName, stableServeService } from '../../spec/object-names';
+import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf, isPaused } from '../../engine/steering';
 import type { RayServiceStore } from './store';
 
 /** The logger an observer reports unanswered dashboards to. */
@@ -37,13 +37,6 @@ export interface RayServiceObserverOptions {
 /** The route object type of a spec's `routeKind`. */
 export function routeTypeOf(spec: RayServiceSpec): typeof HTTPROUTE | typeof GRPCROUTE {
   return routeTypeOfKind(spec.rayshift?.routeKind);
-}
-
-/** The Gateway a service's route attaches to: its `gatewayRef`, else `<name>-gateway` in its namespace. */
-export function gatewayOf(svc: KubeObject, spec: RayServiceSpec): { name: string; namespace: string } {
-  const ref = spec.rayshift?.gatewayRef;
-  const namespace = String(svc.metadata.namespace);
-  return ref ? { name: ref.name, namespace: ref.namespace ?? namespace } : { name: serviceGatewayName(String(svc.metadata.name)), namespace };
 }
 
 /** Backends that are the per-cluster serve Services of this service's clusters (`<name>-xxxxx-serve-svc`). */
@@ -100,7 +93,7 @@ export class RayServiceObserver {
       ...(routeObject ? { route: await this.observeRoute(svc, spec, routeObject, clusters.map((c) => c.name)) } : {}),
       servingCluster: serving ? (asObject(asObject(serving.spec).selector)[CLUSTER_LABEL] as string | undefined) : undefined,
       controls: {
-        paused: spec.rayshift?.paused === true || annotations[PAUSE_ANNOTATION] === 'true',
+        paused: isPaused(spec, annotations),
         promoteNow: annotations[PROMOTE_ANNOTATION] === 'true',
         abort: annotations[ABORT_ANNOTATION] === 'true',
         ...(override !== undefined ? { analysisOverride: override } : {}),
@@ -138,7 +131,7 @@ export class RayServiceObserver {
     const backends = refs
       .filter((b) => byService.has(String(b.name)) || ownsBackend(svc)({ name: String(b.name), namespace: b.namespace as string | undefined }))
       .map((b) => ({ cluster: byService.get(String(b.name)) ?? clusterOfServeService(String(b.name)), weight: typeof b.weight === 'number' ? b.weight : 1 }));
-    const gw = gatewayOf(svc, spec);
+    const gw = serviceGateway(String(svc.metadata.name), namespace, spec.rayshift?.gatewayRef);
     const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
     return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
   }
