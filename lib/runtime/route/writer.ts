@@ -5,6 +5,7 @@
  */
 import { asObject, isObject } from '../../spec/read';
 import { WriteRefusal, isWriteConflict } from '../../engine/write-refusal';
+import { sleep } from '../kube/retry';
 import { PlanOptions, planWeightPatch } from './plan';
 import { JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
 
@@ -103,7 +104,7 @@ export async function writeRouteWeights(
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1 && opts.backoffMs) {
       const ms = opts.backoffMs(attempt);
-      if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+      if (ms > 0) await sleep(ms);
     }
     const route = await client.get(ref);
     const ops = planWeightPatch(route, managed, opts);
