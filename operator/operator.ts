@@ -18,7 +18,7 @@ import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { kubeRayTokenSource } from '../lib/runtime/serve/kuberay-token';
 import { DashboardResolver } from '../lib/runtime/serve/resolver';
 import type { WorkQueue } from '../lib/runtime/work-queue';
-import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-routing';
+import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-service';
 import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
 
@@ -165,7 +165,7 @@ export class Operator {
     if (key !== undefined) this.queue.add(key);
   }
 
-  /** Queues the service `route` leads to (event-routing.ts), once it is known. */
+  /** Queues the service `route` leads to (event-service.ts), once it is known. */
   private enqueueRouted(route: Promise<string | undefined>): void {
     void route.then((key) => {
       if (key !== undefined) this.queue.add(key);

@@ -26,7 +26,7 @@ import type { EngineRun } from './engine-run';
 import { nextForwardMove, nextRollbackMove } from './migration-steps';
 import type { ObservedCluster } from './observation';
 import { rejectsSpec, type RayServiceStatus, type RollbackReason } from './status';
-import { routeConverged } from './route';
+import { routeConverged } from './route-convergence';
 
 /** Runs one step of an incremental upgrade; `r.active` is observed. */
 export function runIncrementalUpgrade(r: EngineRun): void {

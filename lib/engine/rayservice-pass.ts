@@ -10,7 +10,7 @@ import { HeadServeLabel, headServeLabel } from './head-serve-label';
 import type { ObservedCluster, RayServiceObservation, RouteBackend } from './observation';
 import { inPlaceServeConfig, serveConfigForCapacity, statusWrite } from './pass-rules';
 import type { RayServiceDecision } from './rayservice-engine';
-import { routeManagedFor } from './route';
+import { routeManagedFor } from './route-convergence';
 import type { RayServiceStatus } from './status';
 import { ABORT_ANNOTATION, PROMOTE_ANNOTATION, spentSteeringAnnotations } from './steering';
 import type { UpgradeStrategyType } from '../spec/rayservice';

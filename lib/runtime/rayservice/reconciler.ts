@@ -10,7 +10,7 @@ import { resolveUpgradeOptions, type UpgradeStrategyType } from '../../spec/rays
 import { RayServiceAction } from '../../engine/actions';
 import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engine';
 import { PassSpec, finalizationSteps, persistChoice, planPass } from '../../engine/rayservice-pass';
-import { routeManagedFor } from '../../engine/route';
+import { routeManagedFor } from '../../engine/route-convergence';
 import { RayServiceStatus } from '../../engine/status';
 import { canonicalJson } from '../../spec/canonical-json';
 import { finalizationActions, nextAttentionAt, trafficStepDueAt } from '../../engine/pass-rules';
