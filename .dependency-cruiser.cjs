@@ -90,6 +90,25 @@ module.exports = {
       to: { path: '^(lib|operator)/', pathNot: [ENTRY_POINTS, '^lib/crds/(resolve|regenerate|schema-table|catalog)\\.ts$', '^lib/apiserver/gen/'], reachable: false },
     },
     {
+      name: 'runtime-applies-no-spec-rules',
+      comment: "lib/runtime carries decisions out: of lib/spec it uses names, readers, the model's entry points (validate, resolve) and types; the model's rules (checks, defaults, shapes) are reached only through those entry points or the engine (ARCHITECTURE.md, Rules)",
+      severity: 'error',
+      from: { path: '^lib/runtime/' },
+      to: {
+        path: '^lib/spec/',
+        // percent: reading RBG's int-or-percent fields as RBG resolves them (an observation, like KubeRay's status defaults).
+        pathNot: ['^lib/spec/(read|object-names|canonical-json|gateway|problem|rayservice|rbg|rbg-releases|percent|upgrade-strategy)\\.ts$'],
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'executor-only-executes',
+      comment: "the RayService executor carries out the pass plan's steps: it imports from lib/engine types only, never a rule (ARCHITECTURE.md, One traffic step)",
+      severity: 'error',
+      from: { path: '^lib/runtime/rayservice/execute\\.ts$' },
+      to: { path: '^lib/(engine|spec)/', pathNot: ['^lib/spec/(read|object-names)\\.ts$'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'no-circular',
       comment: 'a cycle makes two modules one; split what they share instead (a cycle closed only by `import type` is erased at compile time and allowed)',
       severity: 'error',

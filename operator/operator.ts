@@ -11,14 +11,14 @@ import { CachedObjectReader } from '../lib/runtime/kube/object-reader';
 import { KubeObject, ResourceType } from '../lib/runtime/kube/types';
 import { ReconcileLogger, RayServiceReconciler } from '../lib/runtime/rayservice/reconciler';
 import {
-  ENDPOINT_SLICE, GATEWAY, GRPCROUTE, HTTPROUTE, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_RAYSERVICE, POD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGatewayName, serviceOfRoute,
+  ENDPOINT_SLICE, GATEWAY, GRPCROUTE, HTTPROUTE, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_RAYSERVICE, POD, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVICE, serviceGateway, serviceOfRoute,
 } from '../lib/spec/object-names';
-import type { RouteKind } from '../lib/spec/rayservice';
+import type { RayServiceSpec, RouteKind } from '../lib/spec/rayservice';
 import { ServeDashboardClient } from '../lib/runtime/serve/client';
 import { kubeRayTokenSource } from '../lib/runtime/serve/kuberay-token';
 import { DashboardResolver } from '../lib/runtime/serve/resolver';
 import type { WorkQueue } from '../lib/runtime/work-queue';
-import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-routing';
+import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-service';
 import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
 
@@ -165,7 +165,7 @@ export class Operator {
     if (key !== undefined) this.queue.add(key);
   }
 
-  /** Queues the service `route` leads to (event-routing.ts), once it is known. */
+  /** Queues the service `route` leads to (event-service.ts), once it is known. */
   private enqueueRouted(route: Promise<string | undefined>): void {
     void route.then((key) => {
       if (key !== undefined) this.queue.add(key);
@@ -193,9 +193,8 @@ export class Operator {
     const ns = String(e.object.metadata.namespace);
     const name = String(e.object.metadata.name);
     for (const s of this.services.list()) {
-      const ref = (s.spec as { rayshift?: { gatewayRef?: { name: string; namespace?: string } } } | undefined)?.rayshift?.gatewayRef;
-      const uses = ref ? ref.name === name && (ref.namespace ?? s.metadata.namespace) === ns : serviceGatewayName(String(s.metadata.name)) === name && s.metadata.namespace === ns;
-      if (uses) this.queue.add(this.keyOf(s));
+      const gw = serviceGateway(String(s.metadata.name), String(s.metadata.namespace), (s.spec as RayServiceSpec | undefined)?.rayshift?.gatewayRef);
+      if (gw.name === name && gw.namespace === ns) this.queue.add(this.keyOf(s));
     }
   }
 }

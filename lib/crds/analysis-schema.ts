@@ -4,7 +4,8 @@
  * CEL can express (ranges, enums, exactly one of query and template, the URL's form). Placeholder
  * names and the warnings stay with the operator's validation.
  */
-import { ANALYSIS_FAILURE_ACTIONS, MAX_ANALYSIS_METRICS } from '../spec/analysis';
+import { ANALYSIS_DEFAULTS, ANALYSIS_FAILURE_ACTIONS, MAX_ANALYSIS_METRICS } from '../spec/analysis';
+import { describeDefault } from './describe-default';
 import { ANALYSIS_TEMPLATE_NAMES } from '../spec/analysis-templates';
 import { INT32_MAX, type JsonObject } from '../spec/read';
 import type { CelRule } from './rayshift-crd';
@@ -12,6 +13,8 @@ import type { CelRule } from './rayshift-crd';
 const AT = 'spec.rayshift.analysis';
 const quoted = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(', ');
 const int = (description: string, minimum: number, maximum: number): JsonObject => ({ type: 'integer', format: 'int32', minimum, maximum, description });
+/** A field's description ending in its default, taken from `ANALYSIS_DEFAULTS` (the one table of them). */
+const withDefault = (description: string, field: keyof typeof ANALYSIS_DEFAULTS): string => describeDefault(description, ANALYSIS_DEFAULTS[field]);
 const num = (description: string): JsonObject => ({ type: 'number', description });
 
 /**
@@ -76,7 +79,7 @@ export function analysisSchema(): JsonObject {
             name: { type: 'string', maxLength: 63 },
             query: { type: 'string', maxLength: 8192, description: 'PromQL returning one number; placeholders {{namespace}}, {{service}}, {{cluster}}, {{window}}.' },
             template: { type: 'string', maxLength: 64, description: `A built-in query: ${ANALYSIS_TEMPLATE_NAMES.join(', ')}.` },
-            quantile: num('Quantile of the latency templates, in (0, 1). Default 0.99.'),
+            quantile: num(withDefault('Quantile of the latency templates, in (0, 1).', 'quantile')),
             successCondition: {
               type: 'object',
               properties: {
@@ -86,17 +89,17 @@ export function analysisSchema(): JsonObject {
                 maxAboveActivePercent: { ...num('The new cluster\'s value may exceed the old cluster\'s by at most this percentage, ≥ 0.'), minimum: 0 },
               },
             },
-            intervalSeconds: int('Seconds between measurements. Default 30.', 1, INT32_MAX),
+            intervalSeconds: int(withDefault('Seconds between measurements.', 'intervalSeconds'), 1, INT32_MAX),
             windowSeconds: int('Range of {{window}} in seconds. Default intervalSeconds.', 1, INT32_MAX),
-            count: int('Measurements per gate. Default 1.', 1, 1000),
-            failureLimit: int('Failed measurements allowed. Default 0.', 0, 1000),
-            inconclusiveLimit: int('Inconclusive measurements allowed. Default 0.', 0, 1000),
-            consecutiveSuccessLimit: int('Successes in a row that pass the metric early; 0 turns it off. Default 0.', 0, 1000),
+            count: int(withDefault('Measurements per gate.', 'count'), 1, 1000),
+            failureLimit: int(withDefault('Failed measurements allowed.', 'failureLimit'), 0, 1000),
+            inconclusiveLimit: int(withDefault('Inconclusive measurements allowed.', 'inconclusiveLimit'), 0, 1000),
+            consecutiveSuccessLimit: int(withDefault('Successes in a row that pass the metric early; 0 turns it off.', 'consecutiveSuccessLimit'), 0, 1000),
           },
         },
       },
-      beforeEachStep: { type: 'boolean', description: 'Gate every traffic step after the first, and the promotion. Default true.' },
-      background: { type: 'boolean', description: 'Also measure from the first traffic step until promotion. Default false.' },
+      beforeEachStep: { type: 'boolean', description: withDefault('Gate every traffic step after the first, and the promotion.', 'beforeEachStep') },
+      background: { type: 'boolean', description: withDefault('Also measure from the first traffic step until promotion.', 'background') },
       holds: {
         type: 'array',
         maxItems: 20,
@@ -107,10 +110,10 @@ export function analysisSchema(): JsonObject {
           properties: { weightPercent: int('New-cluster weight, 1–100.', 1, 100), seconds: int('Seconds to stay at least.', 1, INT32_MAX) },
         },
       },
-      onFailure: { type: 'string', maxLength: 16, description: 'rollback (stepwise), abort (all traffic back at once) or pause. Default rollback.' },
-      dryRun: { type: 'boolean', description: 'Record every verdict without acting on any. Default false.' },
-      queryTimeoutSeconds: int('Seconds a query may take before its measurement is inconclusive, 1–300. Default 10.', 1, 300),
-      clusterLabel: { type: 'string', maxLength: 128, description: 'Prometheus label carrying the RayCluster name (Ray Serve templates). Default ray_io_cluster.' },
+      onFailure: { type: 'string', maxLength: 16, description: withDefault('rollback (stepwise), abort (all traffic back at once) or pause.', 'onFailure') },
+      dryRun: { type: 'boolean', description: withDefault('Record every verdict without acting on any.', 'dryRun') },
+      queryTimeoutSeconds: int(withDefault('Seconds a query may take before its measurement is inconclusive, 1–300.', 'queryTimeoutSeconds'), 1, 300),
+      clusterLabel: { type: 'string', maxLength: 128, description: withDefault('Prometheus label carrying the RayCluster name (Ray Serve templates).', 'clusterLabel') },
     },
   };
 }

@@ -1,4 +1,5 @@
-import { MAX_RAY_SERVICE_NAME_LENGTH, RAYSHIFT_API_VERSION, UPGRADE_STRATEGY_TYPES } from '../spec/rayservice';
+import { MAX_RAY_SERVICE_NAME_LENGTH, RAY_SERVICE_DEFAULTS, RAYSHIFT_API_VERSION, UPGRADE_STRATEGY_TYPES } from '../spec/rayservice';
+import { describeDefault } from './describe-default';
 import { JsonObject, asArray, asObject } from '../spec/read';
 import { SERVING_SPEC_SCHEMA } from './serving-spec-schema';
 import { ANALYSIS_CEL_RULES, analysisSchema } from './analysis-schema';
@@ -211,10 +212,10 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
     progressDeadlineSeconds: {
       type: 'integer',
       format: 'int32',
-      description: 'Roll back when an upgrade makes no progress for this long, 1–2147483647. Default 600.',
+      description: describeDefault('Roll back when an upgrade makes no progress for this long, 1–2147483647.', RAY_SERVICE_DEFAULTS.progressDeadlineSeconds),
     },
     paused: { type: 'boolean', description: 'Hold the upgrade at its current step.' },
-    routeKind: { type: 'string', maxLength: 8, description: 'Route to write weights to: HTTP (an HTTPRoute <name>-httproute) or GRPC (a GRPCRoute <name>-grpcroute). Default HTTP.' },
+    routeKind: { type: 'string', maxLength: 8, description: describeDefault('Route to write weights to: HTTP (an HTTPRoute <name>-httproute) or GRPC (a GRPCRoute <name>-grpcroute).', RAY_SERVICE_DEFAULTS.routeKind) },
     analysis: analysisSchema(),
   },
 };

@@ -3,7 +3,7 @@
  * the world differs from the intent. Re-emitting is how a lost or failed action is retried.
  */
 import type { EngineRun } from './engine-run';
-import { pendingBackend, routeManaged, routeMatches } from './route';
+import { pendingBackend, routeManaged, routeMatches } from './route-convergence';
 
 /** Emits the create, capacity, route and Service actions that make the world match the status. */
 export function converge(r: EngineRun): void {

@@ -25,8 +25,8 @@ import { endAnalysis, runAnalysis, stepGateClosed } from './analysis-gate';
 import type { EngineRun } from './engine-run';
 import { nextForwardMove, nextRollbackMove } from './migration-steps';
 import type { ObservedCluster } from './observation';
-import { rejectsSpec, type RollbackReason } from './status';
-import { routeConverged } from './route';
+import { rejectsSpec, type RayServiceStatus, type RollbackReason } from './status';
+import { routeConverged } from './route-convergence';
 
 /** Runs one step of an incremental upgrade; `r.active` is observed. */
 export function runIncrementalUpgrade(r: EngineRun): void {
@@ -216,13 +216,35 @@ function trafficWait(r: EngineRun, receiver: ObservedCluster, capacity: number, 
 }
 
 /**
+ * When a traffic step is due: one interval after the traffic last moved. The one rule of the
+ * engine's wait (`intervalWait`), the lateness of a step taken (`trafficStepDueAt`) and the next
+ * step's time the progress views show (`nextTrafficStepDue`).
+ */
+export function stepDueAfter(lastMove: number, intervalMs: number): number {
+  return lastMove + intervalMs;
+}
+
+/**
+ * When the next traffic step of an upgrade in flight is due (epoch ms), for the views that count
+ * down to it (`rayshift status`, the API server's `next_traffic_step_time`, the dashboard): one
+ * interval after the last weight change once the route carries it, or (while the route is being
+ * confirmed) after the decision, which precedes the confirmation by milliseconds. Undefined while
+ * no step waits for the clock (no upgrade, paused, rolling back).
+ */
+export function nextTrafficStepDue(s: Pick<RayServiceStatus, 'phase' | 'pendingClusterName' | 'trafficConfirmed' | 'lastTrafficMigratedTime' | 'lastProgressTime'> | undefined, intervalMs: number | undefined): number | undefined {
+  if (!s || s.pendingClusterName === undefined || intervalMs === undefined || s.phase !== 'Upgrading') return undefined;
+  const from = s.trafficConfirmed ? s.lastTrafficMigratedTime : s.lastProgressTime;
+  return from === undefined ? undefined : stepDueAfter(from, intervalMs);
+}
+
+/**
  * Waits (as `reason`) until one interval after the last weight change of any upgrade, unless
  * skipped by promote-now or no weight ever changed.
  */
 function intervalWait(r: EngineRun, reason: 'WaitingForInterval' | 'DrainingTraffic', promoteNow: boolean): Wait | undefined {
   const last = r.s.lastTrafficMigratedTime;
   if (promoteNow || last === undefined) return undefined;
-  const due = last + r.opts.intervalSeconds * 1000;
+  const due = stepDueAfter(last, r.opts.intervalSeconds * 1000);
   if (r.now >= due) return undefined;
   r.wake(due);
   return reason;

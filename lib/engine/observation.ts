@@ -35,6 +35,8 @@ export interface ObservedCluster {
    * it). Traffic never moves onto a cluster whose serve Service has 0 (`EngineRun.ready`).
    */
   readonly serveEndpoints?: number;
+  /** The Serve config last PUT to the cluster, as recorded on it; absent before the first PUT. */
+  readonly appliedServeConfig?: string;
 }
 
 /** One backend of the service's HTTPRoute (or GRPCRoute) rule. */

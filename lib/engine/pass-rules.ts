@@ -9,6 +9,7 @@ import { RayServiceAction, SetTrafficWeightsAction } from './actions';
 import { RayServiceDecision } from './rayservice-engine';
 import { RayServiceReason, RayServiceStatus } from './status';
 import { canonicalJson } from '../spec/canonical-json';
+import { stepDueAfter } from './incremental-upgrade';
 
 /**
  * How long after a step the route may still be unconfirmed (the Gateway has not reported the new
@@ -105,13 +106,13 @@ export function nextAttentionAt(decision: RayServiceDecision, input: AttentionIn
 
 /**
  * When the traffic step this pass took was due (epoch ms): one interval after the previous traffic
- * move. Undefined when the pass moved no traffic, or moved it for the first time (nothing before it
+ * move (`stepDueAfter`). Undefined when the pass moved no traffic, or moved it for the first time (nothing before it
  * to be due after). The operator's lateness metric is the write time minus this.
  */
 export function trafficStepDueAt(previous: RayServiceStatus | undefined, actions: readonly RayServiceAction[], intervalMs: number): number | undefined {
   const shift = actions.find((a) => a.type === 'setTrafficWeights');
   if (!shift || previous?.lastTrafficMigratedTime === undefined || shift.pending === previous.pendingWeight) return undefined;
-  return previous.lastTrafficMigratedTime + intervalMs;
+  return stepDueAfter(previous.lastTrafficMigratedTime, intervalMs);
 }
 
 /**

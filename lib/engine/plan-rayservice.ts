@@ -275,3 +275,14 @@ function apply(world: { clusters: SimCluster[]; route: ObservedRoute | undefined
       return;
   }
 }
+
+/**
+ * How far an incremental upgrade is, counted in its plan's traffic steps: the steps whose pending
+ * weight the pending cluster has reached (`pendingWeight`), of all of them. 0 of 0 for any other
+ * strategy. The API server's `step`/`totalSteps` (and whatever shows them) ask here.
+ */
+export function trafficStepProgress(name: string, options: ResolvedUpgradeOptions, pendingWeight: number): { step: number; totalSteps: number } {
+  if (options.strategy !== 'NewClusterWithIncrementalUpgrade') return { step: 0, totalSteps: 0 };
+  const shifts = planRayService({ kind: 'RayService', name, options }).steps.filter((s) => s.action === 'shift-traffic');
+  return { step: shifts.filter((s) => s.pendingWeight <= pendingWeight).length, totalSteps: shifts.length };
+}

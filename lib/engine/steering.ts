@@ -11,7 +11,7 @@
 import { asObject } from '../spec/read';
 import { isFailedRun, type AnalysisRunStatus } from './analysis-status';
 import type { AnalysisOverride } from './observation';
-import type { UpgradeStrategyType } from '../spec/rayservice';
+import { effectiveStrategy, type UpgradeStrategyType } from '../spec/upgrade-strategy';
 
 /** Steering annotation: `"true"` finishes the upgrade without waiting for intervals; the operator removes it once no upgrade is left. */
 export const PROMOTE_ANNOTATION = 'rayshift.dev/promote';
@@ -47,6 +47,14 @@ export type SteeringVerb = (typeof STEERING_VERBS)[number];
 export function spentSteeringAnnotations(annotations: Readonly<Record<string, string>>, engine: { readonly pendingClusterName?: string }): string[] {
   if (engine.pendingClusterName !== undefined) return [];
   return [ABORT_ANNOTATION, PROMOTE_ANNOTATION].filter((a) => annotations[a] === 'true');
+}
+
+/**
+ * Whether a RayService is paused: `spec.rayshift.paused`, or the pause annotation `"true"`. The one
+ * rule of the observer (the engine's `controls.paused`), the steering state and the API server.
+ */
+export function isPaused(spec: unknown, annotations: Readonly<Record<string, string>> | undefined): boolean {
+  return asObject(asObject(spec).rayshift).paused === true || annotations?.[PAUSE_ANNOTATION] === 'true';
 }
 
 /** What the rules read of a RayService. */
@@ -90,16 +98,15 @@ export function steeringStateOf(obj: SteeredObject): SteeringState {
   const engine = asObject(status.engineState);
   const spec = asObject(obj.spec);
   const annotations = obj.metadata?.annotations ?? {};
-  const pausedBySpec = asObject(spec.rayshift).paused === true;
+  const pausedBySpec = isPaused(spec, undefined);
   const named = (v: unknown) => typeof v === 'string' && v !== '';
-  const specStrategy = asObject(spec.upgradeStrategy).type;
   const failedRun = analysisHoldOf(engine);
   return {
     phase: typeof status.phase === 'string' && status.phase !== '' ? status.phase : 'Unknown',
-    strategy: (engine.upgradeStrategy ?? specStrategy ?? 'NewCluster') as UpgradeStrategyType,
+    strategy: effectiveStrategy(engine.upgradeStrategy, asObject(spec.upgradeStrategy).type),
     upgrading: named(engine.activeClusterName) && named(engine.pendingClusterName),
     rollingBack: engine.rollback !== undefined || status.phase === 'RollingBack',
-    paused: pausedBySpec || annotations[PAUSE_ANNOTATION] === 'true',
+    paused: isPaused(spec, annotations),
     pausedBySpec,
     promoteRequested: annotations[PROMOTE_ANNOTATION] === 'true',
     ...(failedRun !== undefined ? { failedAnalysisRun: failedRun } : {}),

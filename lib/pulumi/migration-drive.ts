@@ -5,6 +5,7 @@
  * resumes on the next `pulumi up` exactly where the record says, no step skipped or repeated.
  */
 import { clusterSpecHash } from '../engine/cluster-hash';
+import { deadlineChoice } from '../engine/driver-rules';
 import { RayServiceStatus, describeStatus, isGoalGivenUp, isSettled } from '../engine/status';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
@@ -77,7 +78,7 @@ export async function driveMigration(client: KubeClient, serve: ServeDashboardCl
       onDeadline: async () => {
         const status = last!;
         deadlineHit = `the deadline passed at ${describeStatus(status)}`;
-        if (options.onDeadline === 'pause' || status.activeClusterName === undefined || status.pendingClusterName === undefined) {
+        if (deadlineChoice(options.onDeadline, status) === 'pause') {
           await setRecordAnnotation(client, namespace, name, PAUSE_ANNOTATION, 'true');
           const paused = await reconciler.reconcile(namespace, name);
           throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; held at ${paused.status ? describeStatus(paused.status) : 'its last step'} (the next pulumi up resumes)`);

@@ -5,7 +5,7 @@
  * record; delete tears down.
  */
 import type * as pulumi from '@pulumi/pulumi';
-import { clusterSpecHash } from '../engine/cluster-hash';
+import { classifySpecChange } from '../engine/driver-rules';
 import { RayServiceStatus } from '../engine/status';
 import { PAUSE_ANNOTATION } from '../engine/steering';
 import { RayServiceSpec } from '../spec/rayservice';
@@ -80,11 +80,17 @@ const COMPARED: readonly (keyof MigrationInputs)[] = ['name', 'namespace', 'spec
 
 /** What a spec change does, in words, for the diff line. */
 export function describeChange(olds: RayServiceSpec, news: RayServiceSpec): string | undefined {
-  if (clusterSpecHash(olds.rayClusterConfig as never) !== clusterSpecHash(news.rayClusterConfig as never)) {
-    return `cluster spec changed: ${news.upgradeStrategy?.type ?? 'NewCluster'} upgrade to a new RayCluster`;
+  const change = classifySpecChange(olds, news);
+  switch (change.kind) {
+    case 'upgrade':
+      return `cluster spec changed: ${change.strategy} upgrade to a new RayCluster`;
+    case 'inPlace':
+      return 'Serve config changed: applied in place to the serving cluster';
+    case 'settings':
+      return 'upgrade settings changed: recorded for the next upgrade';
+    case 'none':
+      return undefined;
   }
-  if (olds.serveConfigV2 !== news.serveConfigV2) return 'Serve config changed: applied in place to the serving cluster';
-  return JSON.stringify(olds) === JSON.stringify(news) ? undefined : 'upgrade settings changed: recorded for the next upgrade';
 }
 
 /** `diff`: name or namespace changes replace; any other change updates (printing whether it upgrades or applies in place). */

@@ -8,6 +8,7 @@ import { Condition, isConditionTrue } from '../runtime/kube/conditions';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { KubeObject } from '../runtime/kube/types';
+import { statusSide } from '../runtime/rayservice/progress';
 import { asArray, asObject } from '../spec/read';
 import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
 
@@ -35,16 +36,12 @@ export interface UpgradeSnapshot {
   readonly line: string;
 }
 
-/** Reads a RayService status (KubeRay's field names, which the operator writes too). */
+/** Reads a RayService status (KubeRay's field names, which the operator writes too; each side by `statusSide`). */
 export function snapshotOf(svc: KubeObject): UpgradeSnapshot {
   const status = asObject(svc.status);
   const conditions = asArray(status.conditions) as Condition[];
-  const side = (s: unknown) => {
-    const o = asObject(s);
-    return { name: o.rayClusterName as string | undefined, weight: Number(o.trafficRoutedPercent ?? 0), capacity: Number(o.targetCapacity ?? 0) };
-  };
-  const a = side(status.activeServiceStatus);
-  const p = side(status.pendingServiceStatus);
+  const a = statusSide(status.activeServiceStatus, 'active') ?? { name: undefined, weight: 100, capacity: 100 };
+  const p = statusSide(status.pendingServiceStatus, 'pending') ?? { name: undefined, weight: 0, capacity: 0 };
   return {
     observed: Number(status.observedGeneration ?? 0) >= Number(svc.metadata.generation ?? 0),
     ready: isConditionTrue(conditions, 'Ready'),

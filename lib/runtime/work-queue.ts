@@ -6,6 +6,7 @@
  * A key woken at its due time goes ahead of keys queued by events: when hundreds of services are
  * busy, the one whose traffic step is due is not kept waiting behind their echoes.
  */
+import { backoffDelay } from './kube/retry';
 
 /** What the queue calls for each key; a rejection is reported and the key retried with backoff. */
 export type Reconcile = (key: string) => Promise<void>;
@@ -152,7 +153,7 @@ export class WorkQueue {
       const attempt = (this.failures.get(key) ?? 0) + 1;
       this.failures.set(key, attempt);
       this.options.onError?.(key, err, attempt);
-      const delay = Math.min(this.options.retryMaxMs ?? 30_000, (this.options.retryBaseMs ?? 500) * 2 ** (attempt - 1));
+      const delay = backoffDelay(attempt, { initialMs: this.options.retryBaseMs ?? 500, maxMs: this.options.retryMaxMs ?? 30_000, factor: 2, jitter: 0 });
       this.addAt(key, this.now() + delay);
     } finally {
       this.active.delete(key);

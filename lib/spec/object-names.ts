@@ -7,7 +7,7 @@
  * RoleBasedGroups' resource types and what rayshift's RBG executor writes on them are here too.
  */
 import { GATEWAY_API_VERSION } from './gateway';
-import { RAY_IO_API_VERSION, RAYSHIFT_API_VERSION, RouteKind } from './rayservice';
+import { GatewayReference, RAY_IO_API_VERSION, RAYSHIFT_API_VERSION, RouteKind } from './rayservice';
 import { RBG_V1ALPHA1, RBG_V1ALPHA2 } from './rbg-releases';
 
 // Resource types: `{apiVersion, kind, plural, namespaced}`, structurally the runtime's `ResourceType`
@@ -145,6 +145,16 @@ export function serviceOfRoute(route: string, kind: RouteKind = 'HTTP'): string 
 /** `<service>-gateway` (KubeRay's), the Gateway the operator creates when there is no `gatewayRef`. */
 export function serviceGatewayName(service: string): string {
   return `${service}-gateway`;
+}
+
+/**
+ * The Gateway a RayService's route attaches to: its `gatewayRef` (namespace defaulting to the
+ * service's), else `<service>-gateway` in the service's namespace. The one rule of the operator's
+ * watch, the observer and the route builder.
+ */
+export function serviceGateway(service: string, namespace: string, gatewayRef: GatewayReference | undefined): { readonly name: string; readonly namespace: string; readonly sectionName?: string } {
+  if (!gatewayRef) return { name: serviceGatewayName(service), namespace };
+  return { name: gatewayRef.name, namespace: gatewayRef.namespace ?? namespace, ...(gatewayRef.sectionName !== undefined ? { sectionName: gatewayRef.sectionName } : {}) };
 }
 
 /**

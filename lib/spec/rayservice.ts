@@ -6,12 +6,9 @@ import { RayClusterConfig, acceleratorProfile, minimumSafeMaxSurgePercent, valid
 import { validateRayAuth } from './ray-auth';
 import { INT32_MAX, asObject, isInteger, isObject } from './read';
 import { validateServeConfig } from './serve-config';
+import { DEFAULT_UPGRADE_STRATEGY, UPGRADE_STRATEGY_TYPES, type UpgradeStrategyType } from './upgrade-strategy';
 
-/** KubeRay's upgrade strategies: blue/green, incremental (stepwise), or none. */
-export type UpgradeStrategyType = 'NewCluster' | 'NewClusterWithIncrementalUpgrade' | 'None';
-
-/** Every upgrade strategy KubeRay accepts. */
-export const UPGRADE_STRATEGY_TYPES: readonly UpgradeStrategyType[] = ['NewCluster', 'NewClusterWithIncrementalUpgrade', 'None'];
+export { UPGRADE_STRATEGY_TYPES, type UpgradeStrategyType } from './upgrade-strategy';
 
 /**
  * Who executes upgrades of a RayService: KubeRay itself (`ray.io/v1`), or the rayshift operator
@@ -100,7 +97,7 @@ export interface RayServiceSpec {
 /** Defaults applied where a field is unset. */
 export const RAY_SERVICE_DEFAULTS = {
   /** KubeRay's default `upgradeStrategy.type`. */
-  strategy: 'NewCluster' as UpgradeStrategyType,
+  strategy: DEFAULT_UPGRADE_STRATEGY,
   maxSurgePercent: 100,
   intervalSeconds: 1,
   rayClusterDeletionDelaySeconds: 60,
@@ -171,7 +168,7 @@ export function validateRayService(manifest: unknown, parsedServeConfig?: unknow
   } else if (strategy.clusterUpgradeOptions !== undefined) {
     problems.warning(
       'spec.upgradeStrategy.clusterUpgradeOptions',
-      `is only used by NewClusterWithIncrementalUpgrade and is ignored with type ${show(type ?? 'NewCluster')}`,
+      `is only used by NewClusterWithIncrementalUpgrade and is ignored with type ${show(type ?? DEFAULT_UPGRADE_STRATEGY)}`,
     );
   }
 

@@ -66,7 +66,7 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: 'ray.io', resource: 'rayclusters', verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/reconciler.ts: createIfAbsent (get after a 409), putServeConfig (merge patch of the applied-config annotation), deleteCluster; observe.ts: list when the cache lags; operator.ts: Informer',
+    by: 'lib/runtime/rayservice/execute.ts: createPendingCluster (create-if-absent), ensureServeService (get outside the operator), putServeConfig (merge patch of the applied-config annotation), deleteCluster; observe.ts: list when the cache lags; operator.ts: Informer',
     why: 'create the pending RayCluster, record the Serve config it was sent, delete retired clusters after rayClusterDeletionDelaySeconds',
   },
   {
@@ -76,12 +76,12 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: '', resource: 'services', verbs: ['create', 'get', 'list', 'watch', 'patch', 'delete'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/reconciler.ts: createIfAbsent (get after a 409), promote (server-side apply of the stable Services), deleteCluster; operator.ts: Informer',
+    by: 'lib/runtime/rayservice/execute.ts: ensureServeService (get outside the operator, then create), promote (server-side apply of the stable Services), deleteCluster; operator.ts: Informer',
     why: 'create per-cluster serve Services (route backends), apply the head/serve Services on promotion, delete a retired cluster\'s',
   },
   {
     group: '', resource: 'pods', verbs: ['list', 'watch', 'patch'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/head-serve-label.ts: syncHeadServeLabels (merge patch of one label); operator.ts: Informer of head Pods',
+    by: 'lib/runtime/rayservice/head-serve-label.ts: labelHeadPods (merge patch of one label, the setHeadServeLabel step); operator.ts: Informer of head Pods',
     why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator)',
   },
   {
@@ -91,12 +91,12 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: 'gateway.networking.k8s.io', resource: 'gateways', verbs: ['create', 'list', 'watch'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/reconciler.ts: writeWeights (creates <name>-gateway without gatewayRef); operator.ts: Informer (conditions read from it)',
+    by: 'lib/runtime/rayservice/execute.ts: ensureGateway (creates <name>-gateway without gatewayRef); operator.ts: Informer (conditions read from it)',
     why: 'create the Gateway when there is no gatewayRef, and watch its conditions before each traffic step',
   },
   ...(['httproutes', 'grpcroutes'] as const).map((resource): ApiAccess => ({
     group: 'gateway.networking.k8s.io', resource, verbs: ['create', 'get', 'list', 'watch', 'patch'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/reconciler.ts: writeWeights (create; JSON patch of backend weights guarded by test ops; get to re-read after a failed guard); operator.ts: Informer',
+    by: 'lib/runtime/rayservice/execute.ts: createRoute, patchRouteWeights (JSON patch of backend weights guarded by test ops; get to re-read after a failed guard); operator.ts: Informer',
     why: 'create the route, JSON-patch the managed backend weights (re-reading it when a guard fails), watch its conditions',
   })),
   {

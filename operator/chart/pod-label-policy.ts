@@ -3,7 +3,7 @@
  * can change a container's image: with cluster-wide `patch pods` alone, the operator's identity could
  * run code in any Pod. This ValidatingAdmissionPolicy (admissionregistration.k8s.io/v1, Kubernetes
  * ≥ 1.30) refuses every Pod update by that identity except a change of the `ray.io/serve` label to
- * `true` or `false` (what `syncHeadServeLabels` writes): spec, every other label, annotations, owner
+ * `true` or `false` (what `labelHeadPods` writes): spec, every other label, annotations, owner
  * references and finalizers must stay as they were. Other identities are not matched.
  */
 import { ApiObject } from 'cdk8s';

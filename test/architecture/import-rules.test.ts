@@ -83,3 +83,21 @@ test('each rule refuses the import it is written for', () => {
     ].sort(),
   );
 });
+
+test('lib/runtime applies no rule of lib/spec, and the RayService executor none of lib/engine (type imports are fine)', () => {
+  expect(
+    violations({
+      'lib/spec/analysis.ts': 'export type A = { n: number };\nexport const check = (a: A) => a.n > 0;\n',
+      'lib/spec/read.ts': 'export const asObject = (v: unknown) => v;\n',
+      'lib/engine/rayservice-pass.ts': 'export type Step = { type: string };\nexport const plan = (): Step[] => [];\n',
+      'lib/runtime/rbg/observe.ts': "import { check } from '../../spec/analysis';\nimport type { A } from '../../spec/analysis';\nimport { asObject } from '../../spec/read';\nexport const o = (a: A) => [check(a), asObject(a)];\n",
+      'lib/runtime/rayservice/execute.ts': "import { plan } from '../../engine/rayservice-pass';\nimport type { Step } from '../../engine/rayservice-pass';\nexport const run = (s: Step) => [s, plan()];\n",
+      'operator/run.ts': 'export const run = 1;\n',
+    }),
+  ).toEqual(
+    [
+      'executor-only-executes: lib/runtime/rayservice/execute.ts -> lib/engine/rayservice-pass.ts',
+      'runtime-applies-no-spec-rules: lib/runtime/rbg/observe.ts -> lib/spec/analysis.ts',
+    ].sort(),
+  );
+});

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import { parse } from 'yaml';
 import { crdsOf, newestVersion } from '../../lib/crds/catalog';
 import { resolveCrdFile } from '../../lib/crds/resolve';
-import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
+import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime/route/build';
 import { readWeights } from '../../lib/runtime/route/plan';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
 import { RouteClient, writeRouteWeights } from '../../lib/runtime/route/writer';
@@ -185,13 +185,15 @@ test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their w
 /** A RouteClient that authenticates with the operator's ServiceAccount token. */
 function asOperator(): RouteClient {
   return {
-    async get(path) {
+    async get(ref) {
+      const path = routePath(ref.kind, ref.namespace, ref.name);
       const r = await cp.request('GET', path, undefined, { token });
       if (r.status !== 200) throw Object.assign(new Error(`GET ${path}: ${r.status}`), { status: r.status, body: r.body });
       return r.body;
     },
-    async patch(path, ops: readonly JsonPatchOp[], contentType) {
-      const r = await cp.request('PATCH', path, ops, { contentType, token });
+    async patch(ref, ops: readonly JsonPatchOp[]) {
+      const path = routePath(ref.kind, ref.namespace, ref.name);
+      const r = await cp.request('PATCH', path, ops, { contentType: 'application/json-patch+json', token });
       if (r.status >= 300) throw Object.assign(new Error(`PATCH ${path}: ${r.status} ${r.body?.message}`), { status: r.status, body: r.body });
       return r.body;
     },

@@ -9,7 +9,7 @@ import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime
 import { planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
 import { routeReadiness } from '../../lib/runtime/route/readiness';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
-import { RouteClient, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
+import { RouteClient, RouteRef, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 
 const NS = 'serving';
@@ -34,14 +34,16 @@ afterAll(async () => {
 function client(token?: string): RouteClient & { patches: number } {
   const c = {
     patches: 0,
-    async get(path: string): Promise<unknown> {
+    async get(ref: RouteRef): Promise<unknown> {
+      const path = routePath(ref.kind, ref.namespace, ref.name);
       const r = await cp.request('GET', path, undefined, { token });
       if (r.status !== 200) throw Object.assign(new Error(`GET ${path}: HTTP ${r.status}`), { status: r.status, body: r.body });
       return r.body;
     },
-    async patch(path: string, ops: readonly JsonPatchOp[], contentType: string): Promise<unknown> {
+    async patch(ref: RouteRef, ops: readonly JsonPatchOp[]): Promise<unknown> {
       c.patches++;
-      const r = await cp.request('PATCH', path, ops, { contentType, token });
+      const path = routePath(ref.kind, ref.namespace, ref.name);
+      const r = await cp.request('PATCH', path, ops, { contentType: 'application/json-patch+json', token });
       if (r.status >= 300) throw Object.assign(new Error(`PATCH ${path}: HTTP ${r.status} ${r.body?.message}`), { status: r.status, body: r.body });
       return r.body;
     },
@@ -53,13 +55,13 @@ function client(token?: string): RouteClient & { patches: number } {
 function withConcurrentWriter(base: RouteClient, edit: () => Promise<void>): RouteClient {
   let done = false;
   return {
-    get: (p) => base.get(p),
-    async patch(p, ops, ct) {
+    get: (ref) => base.get(ref),
+    async patch(ref, ops) {
       if (!done) {
         done = true;
         await edit();
       }
-      return base.patch(p, ops, ct);
+      return base.patch(ref, ops);
     },
   };
 }

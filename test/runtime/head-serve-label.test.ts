@@ -6,7 +6,7 @@ import { headServeLabel } from '../../lib/engine/head-serve-label';
 import { ObservedCluster } from '../../lib/engine/observation';
 import { apiReader } from '../../lib/runtime/kube/object-reader';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { syncHeadServeLabels } from '../../lib/runtime/rayservice/head-serve-label';
+import { labelHeadPods } from '../../lib/runtime/rayservice/head-serve-label';
 import { POD } from '../../lib/spec/object-names';
 import { FakeKube } from './support/fake-kube';
 
@@ -33,14 +33,21 @@ describe('headServeLabel (KubeRay\'s updateHeadPodServeLabel, from what Serve re
   });
 });
 
-describe('syncHeadServeLabels', () => {
+/** The executor's steps for `clusters` as the pass plan makes them: each cluster's head Pods get the rule's value. */
+async function labelAll(kube: FakeKube, clusters: ObservedCluster[], exclude: boolean): Promise<number> {
+  let writes = 0;
+  for (const c of clusters) writes += await labelHeadPods(kube, apiReader(kube), NS, c.name, headServeLabel(c, exclude));
+  return writes;
+}
+
+describe('labelHeadPods', () => {
   test('writes only the head Pods whose label differs, one merge patch of the label each; workers and other clusters untouched', async () => {
     const kube = new FakeKube();
     kube.seed(pod('a-head', 'a', 'head', 'false'));
     kube.seed(pod('a-worker', 'a', 'worker', 'true'));
     kube.seed(pod('b-head', 'b', 'head', 'true'));
     kube.seed(pod('c-head', 'c', 'head', 'true'));
-    const writes = await syncHeadServeLabels(kube, apiReader(kube), NS, [cluster('a', true, true), cluster('b', true, true), cluster('c', true, false)], false);
+    const writes = await labelAll(kube, [cluster('a', true, true), cluster('b', true, true), cluster('c', true, false)], false);
     expect(writes).toBe(2);
     expect(kube.writes.map((w) => [w.verb, w.name, w.body])).toEqual([
       ['patchMerge', 'a-head', { metadata: { labels: { 'ray.io/serve': 'true' } } }],
@@ -53,14 +60,14 @@ describe('syncHeadServeLabels', () => {
       ['c-head', 'false'],
     ]);
     // A second pass has nothing to write.
-    expect(await syncHeadServeLabels(kube, apiReader(kube), NS, [cluster('a', true, true), cluster('b', true, true), cluster('c', true, false)], false)).toBe(0);
+    expect(await labelAll(kube, [cluster('a', true, true), cluster('b', true, true), cluster('c', true, false)], false)).toBe(0);
   });
 
   test('excludeHeadPodFromServeSvc keeps a healthy head out; a terminating head Pod is left alone', async () => {
     const kube = new FakeKube();
     kube.seed(pod('a-head', 'a', 'head', 'true'));
     kube.seed(pod('b-head', 'b', 'head', 'false', { deletionTimestamp: '2026-11-28T00:00:00Z' }));
-    expect(await syncHeadServeLabels(kube, apiReader(kube), NS, [cluster('a', true, true), cluster('b', true, true)], true)).toBe(1);
+    expect(await labelAll(kube, [cluster('a', true, true), cluster('b', true, true)], true)).toBe(1);
     expect(kube.writes.map((w) => w.name)).toEqual(['a-head']);
   });
 });

@@ -1,10 +1,10 @@
 /**
- * Which RayService a head Pod's or a serve EndpointSlice's change wakes (operator/event-routing.ts):
+ * Which RayService a head Pod's or a serve EndpointSlice's change wakes (operator/event-service.ts):
  * through the RayCluster they are labelled with, to the rayshift RayService controlling it, and
  * never to a cluster some other controller (KubeRay's own RayService) owns.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from '../../operator/event-routing';
+import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from '../../operator/event-service';
 
 const NS = 'serving';
 

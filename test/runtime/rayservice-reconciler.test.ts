@@ -213,6 +213,19 @@ test('a route moved by another writer between the read and the patch: the guard 
   expect(weights(w.route())).toEqual([`${pending}-serve-svc=50`, `${active}-serve-svc=50`]);
 });
 
+test('a route patch the API server refuses as schema-invalid (422 with field causes) is not a conflict: it is patched once, not retried, and the error fails the pass', async () => {
+  const w = world();
+  await firstTrafficStep(w);
+  const invalid = new KubeApiError({ statusCode: 422, reason: 'Invalid', message: 'HTTPRoute "svc-httproute" is invalid', details: { causes: [{ reason: 'FieldValueInvalid', field: 'spec.rules[0].backendRefs[1].weight' }] }, method: 'PATCH', path: 'fake/HTTPRoute' });
+  w.kube.beforeNext('patchJson', 'HTTPRoute', () => {
+    throw invalid;
+  });
+  w.clock.now += INTERVAL_MS;
+  const from = w.kube.writes.length;
+  await expect(w.pass()).rejects.toBe(invalid);
+  expect(w.kube.writeLog(from)).toEqual(['applyStatus RayService/svc', 'patchJson HTTPRoute/svc-httproute']);
+});
+
 test('a refused status write fails the pass before any action, and the next pass writes the status and carries the action out', async () => {
   const w = world();
   w.kube.failNext('applyStatus', 'RayService', 409, 'Conflict');

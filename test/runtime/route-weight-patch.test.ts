@@ -1,11 +1,12 @@
 /**
  * planWeightPatch on many route shapes: a shared HTTPRoute with unmanaged rules, backends and
  * filters, a GRPCRoute, and random routes. Every patch is applied with an independent RFC 6902
- * implementation as well as rayshift's own `applyJsonPatch`, and everything but the managed
+ * implementation as well as the tests' own `applyJsonPatch` (support/json-patch.ts), and everything but the managed
  * backends must come out JSON-equal.
  */
 import * as fc from 'fast-check';
-import { RoutePlanError, applyJsonPatch, managedRuleIndices, planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
+import { RoutePlanError, managedRuleIndices, planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
+import { applyJsonPatch } from './support/json-patch';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
 import { ACTIVE, PENDING, apply, applyRfc6902, backend, clone, sharedHttpRoute } from './support/route-fixtures';
 

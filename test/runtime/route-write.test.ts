@@ -5,7 +5,7 @@
  */
 import { routePath } from '../../lib/runtime/route/build';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
-import { RouteWriteConflictError, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
+import { RouteRef, RouteWriteConflictError, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
 import { ACTIVE, PENDING, applyRfc6902, backend, clone, sharedHttpRoute } from './support/route-fixtures';
 
 /** An in-memory API server path for one route, with a hook that runs between our read and our write. */
@@ -14,13 +14,12 @@ class FakeClient {
   patches = 0;
   beforePatch?: (route: any) => void;
   constructor(public route: any) {}
-  async get(path: string): Promise<unknown> {
-    expect(path).toBe(routePath('HTTPRoute', 'serving', 'llm'));
+  async get(ref: RouteRef): Promise<unknown> {
+    expect(routePath(ref.kind, ref.namespace, ref.name)).toBe('/apis/gateway.networking.k8s.io/v1/namespaces/serving/httproutes/llm');
     this.gets++;
     return clone(this.route);
   }
-  async patch(_path: string, ops: readonly JsonPatchOp[], contentType: string): Promise<unknown> {
-    expect(contentType).toBe('application/json-patch+json');
+  async patch(_ref: RouteRef, ops: readonly JsonPatchOp[]): Promise<unknown> {
     this.patches++;
     if (this.beforePatch) {
       const hook = this.beforePatch;

@@ -8,7 +8,7 @@ import { ApiError, tokenStore, whoAmI, type WhoAmIResponseJson } from './api';
 import { ListPage } from './pages/ListPage';
 import { RbgPage } from './pages/RbgPage';
 import { RolloutPage } from './pages/RolloutPage';
-import { useRoute } from './route';
+import { useRoute } from './hash-location';
 import './styles.css';
 
 type Identity = { state: 'checking' } | { state: 'signed-in'; who: WhoAmIResponseJson } | { state: 'needs-token'; error?: string };

@@ -6,6 +6,7 @@
  * record.
  */
 import { PROMOTE_ANNOTATION, analysisHoldOf, lastSteeringOf, steeringRefusal, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
+import { effectiveStrategy } from '../../lib/spec/upgrade-strategy';
 import type { ClusterSideJson, RayServiceEventJson, RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
@@ -118,7 +119,7 @@ export function projection(plan: UpgradePlanJson | undefined, current: Sample, a
   return [{ ...current, at: anchor }, ...steps.slice(from + 1).map((s) => ({ at: anchor + (num(s.atSeconds) - t0) * 1000, ...splitOf(s) }))];
 }
 
-/** The API's strategy enum as the steering rules name it; unset is KubeRay's default. */
+/** The API's strategy enum as the steering rules name it (unset: `effectiveStrategy`'s default). */
 const STRATEGIES: Readonly<Record<string, SteeringState['strategy']>> = {
   UPGRADE_STRATEGY_TYPE_NEW_CLUSTER: 'NewCluster',
   UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE: 'NewClusterWithIncrementalUpgrade',
@@ -131,7 +132,7 @@ export function steeringStateOfJson(svc: RayServiceJson | undefined, u: UpgradeS
   const held = analysisHoldOf(engine);
   return {
     phase: phaseLabel(u.phase),
-    strategy: engine?.upgradeStrategy ?? STRATEGIES[svc?.spec?.upgradeStrategy?.type ?? ''] ?? 'NewCluster',
+    strategy: effectiveStrategy(engine?.upgradeStrategy, STRATEGIES[svc?.spec?.upgradeStrategy?.type ?? '']),
     upgrading: inFlight(u),
     rollingBack: u.phase === 'UPGRADE_PHASE_ROLLING_BACK',
     paused: !!u.paused,

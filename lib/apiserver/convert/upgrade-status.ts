@@ -1,8 +1,9 @@
 /**
  * The `UpgradeStatus` of a RayService object: from the rayshift operator's status (`phase`,
  * `reason`, `engineState`, KubeRay-named sides and conditions) or from KubeRay's own status (sides
- * and conditions only). Step counts come from the engine's plan of the service's own options; the
- * next traffic step's due time is `rayshift status`'s (`nextTrafficStepAt` of the engine state), and
+ * and conditions only). Step counts come from the engine's plan of the service's own options
+ * (`trafficStepProgress`); the one next-step time is the next traffic step's, `rayshift status`'s
+ * (`nextTrafficStepAt` of the engine state), and
  * the analysis is the engine state's (`analysis`). Serve replicas per cluster come from the rayshift
  * operator's sides (`readyReplicas`, `targetReplicas`); KubeRay's status has none, so there
  * `ClusterSide.ready_replicas`/`target_replicas` stay unset. The status object
@@ -10,11 +11,11 @@
  */
 import { create, type JsonObject as ProtoJsonObject } from '@bufbuild/protobuf';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { planRayService } from '../../engine/plan-rayservice';
+import { trafficStepProgress } from '../../engine/plan-rayservice';
 import { resolveUpgradeOptions } from '../../spec/rayservice';
 import type { KubeObject } from '../../runtime/kube/types';
-import { PAUSE_ANNOTATION } from '../../engine/steering';
-import { nextTrafficStepAt, serviceView } from '../../runtime/rayservice/progress';
+import { isPaused } from '../../engine/steering';
+import { nextTrafficStepAt, serviceView, statusSide } from '../../runtime/rayservice/progress';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { validateRayService } from '../../spec/rayservice';
 import { asObject, isObject } from '../../spec/read';
@@ -23,17 +24,17 @@ import { upgradeAnalysisOf } from './analysis';
 import { conditionsOf } from './conditions';
 import { timestampOf } from './timestamps';
 
-function sideOf(raw: unknown): ClusterSide | undefined {
-  const s = asObject(raw);
-  if (typeof s.rayClusterName !== 'string') return undefined;
-  const int = (v: unknown) => (typeof v === 'number' ? Math.round(v) : 0);
+/** One side of the status as the API shows it (read by `statusSide`, with KubeRay's defaults). */
+function sideOf(raw: unknown, role: 'active' | 'pending'): ClusterSide | undefined {
+  const s = statusSide(raw, role);
+  if (!s) return undefined;
   return create(ClusterSideSchema, {
-    cluster: s.rayClusterName,
-    targetCapacity: int(s.targetCapacity),
-    trafficRoutedPercent: int(s.trafficRoutedPercent),
-    lastTrafficMigratedTime: timestampOf(s.lastTrafficMigratedTime),
-    ...(typeof s.readyReplicas === 'number' ? { readyReplicas: int(s.readyReplicas) } : {}),
-    ...(typeof s.targetReplicas === 'number' ? { targetReplicas: int(s.targetReplicas) } : {}),
+    cluster: s.name,
+    targetCapacity: Math.round(s.capacity),
+    trafficRoutedPercent: Math.round(s.weight),
+    lastTrafficMigratedTime: timestampOf(asObject(raw).lastTrafficMigratedTime),
+    ...(s.readyReplicas !== undefined ? { readyReplicas: Math.round(s.readyReplicas) } : {}),
+    ...(s.targetReplicas !== undefined ? { targetReplicas: Math.round(s.targetReplicas) } : {}),
   });
 }
 
@@ -63,7 +64,7 @@ function kubeRayPhase(status: Record<string, unknown>): UpgradePhase {
   const conditions = conditionsOf(status);
   const isTrue = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
   if (isTrue('RollbackInProgress')) return UpgradePhase.ROLLING_BACK;
-  if (isTrue('UpgradeInProgress')) return sideOf(status.pendingServiceStatus)?.trafficRoutedPercent ? UpgradePhase.SHIFTING : UpgradePhase.PREPARING;
+  if (isTrue('UpgradeInProgress')) return sideOf(status.pendingServiceStatus, 'pending')?.trafficRoutedPercent ? UpgradePhase.SHIFTING : UpgradePhase.PREPARING;
   if (isTrue('Ready')) return UpgradePhase.IDLE;
   return conditions.length > 0 ? UpgradePhase.PREPARING : UpgradePhase.UNSPECIFIED;
 }
@@ -71,10 +72,8 @@ function kubeRayPhase(status: Record<string, unknown>): UpgradePhase {
 /** Traffic steps taken and planned, for an incremental upgrade with a pending cluster. */
 function steps(spec: unknown, pending: ClusterSide | undefined): { step: number; totalSteps: number } {
   const manifest = { apiVersion: 'rayshift.dev/v1alpha1', metadata: { name: 'plan' }, spec };
-  const typed = spec as RayServiceSpec;
-  if (!pending || typed.upgradeStrategy?.type !== 'NewClusterWithIncrementalUpgrade' || validateRayService(manifest).errors.length > 0) return { step: 0, totalSteps: 0 };
-  const shifts = planRayService({ kind: 'RayService', name: 'plan', options: resolveUpgradeOptions(typed) }).steps.filter((s) => s.action === 'shift-traffic');
-  return { step: shifts.filter((s) => s.pendingWeight <= pending.trafficRoutedPercent).length, totalSteps: shifts.length };
+  if (!pending || validateRayService(manifest).errors.length > 0) return { step: 0, totalSteps: 0 };
+  return trafficStepProgress('plan', resolveUpgradeOptions(spec as RayServiceSpec), pending.trafficRoutedPercent);
 }
 
 /** Where a RayService's upgrade stands, from the object as read. */
@@ -82,8 +81,8 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
   const status = asObject(obj.status);
   const spec = asObject(obj.spec);
   const rayshift = obj.apiVersion !== 'ray.io/v1';
-  const active = sideOf(status.activeServiceStatus);
-  const pending = sideOf(status.pendingServiceStatus);
+  const active = sideOf(status.activeServiceStatus, 'active');
+  const pending = sideOf(status.pendingServiceStatus, 'pending');
   const phase = rayshift ? operatorPhase(status.phase, status.reason) : kubeRayPhase(status);
   const nextTrafficStep = rayshift ? nextTrafficStepAt(serviceView(obj)) : undefined;
   return create(UpgradeStatusSchema, {
@@ -93,14 +92,13 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
     active,
     pending,
     ...steps(spec, pending),
-    nextStepTime: timestampOf(status.nextStepAt),
     conditions: conditionsOf(status),
     lastError: phase === UpgradePhase.FAILED && typeof status.message === 'string' ? status.message : '',
     observedGeneration: BigInt(typeof status.observedGeneration === 'number' ? status.observedGeneration : 0),
     generation: BigInt(obj.metadata.generation ?? 0),
     resourceVersion: obj.metadata.resourceVersion ?? '',
     nextTrafficStepTime: nextTrafficStep === undefined ? undefined : timestampFromMs(nextTrafficStep),
-    paused: rayshift && (asObject(spec.rayshift).paused === true || obj.metadata.annotations?.[PAUSE_ANNOTATION] === 'true'),
+    paused: rayshift && isPaused(spec, obj.metadata.annotations),
     executorStatus: isObject(obj.status) ? (obj.status as ProtoJsonObject) : undefined,
     analysis: upgradeAnalysisOf(status.engineState),
   });

@@ -4,8 +4,7 @@
  * followed), bounded by a timeout. Every way a query can fail to give one number is an error
  * whose message says which; the engine counts such a measurement as inconclusive.
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
+import { BoundedAnswer, BoundedRequestError, boundedRequest } from '../net/bounded-request';
 import { isObject } from '../../spec/read';
 
 /** A query failed to give one number: Prometheus unreachable, slow, answering an error, or a result that is not one sample. */
@@ -62,38 +61,17 @@ function sampleValue(sample: unknown): number {
   return Number(v);
 }
 
-function post(url: URL, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const lib = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    // One bound for the whole exchange, connect to last byte (a socket timeout would only bound silences).
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    const fail = (why: string) => {
-      clearTimeout(timer);
-      reject(new PrometheusQueryError(`Prometheus at ${url.origin}: ${why}`));
-    };
-    const req = lib.request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), accept: 'application/json', 'user-agent': 'rayshift-analysis' },
-    }, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400) {
-        res.resume();
-        return fail(`answered a redirect (HTTP ${status}), which is not followed; configure the final address`);
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        size += c.length;
-        if (size > MAX_BODY_BYTES) req.destroy(new Error(`answer over ${MAX_BODY_BYTES} bytes`));
-        else chunks.push(c);
-      });
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({ status, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.on('error', (e) => fail(e.message));
-    });
-    req.on('error', (e) => fail(e.message));
-    req.end(body);
-  });
+async function post(url: URL, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), accept: 'application/json', 'user-agent': 'rayshift-analysis' };
+  let answer: BoundedAnswer;
+  try {
+    answer = await boundedRequest(url, { method: 'POST', headers, body, timeoutMs, maxBodyBytes: MAX_BODY_BYTES });
+  } catch (err) {
+    const e = err as BoundedRequestError;
+    throw new PrometheusQueryError(`Prometheus at ${url.origin}: ${e.kind === 'timeout' ? `no answer within ${timeoutMs} ms` : e.message}`);
+  }
+  if (answer.status >= 300 && answer.status < 400) {
+    throw new PrometheusQueryError(`Prometheus at ${url.origin}: answered a redirect (HTTP ${answer.status}), which is not followed; configure the final address`);
+  }
+  return { status: answer.status, text: answer.body };
 }

@@ -16,8 +16,8 @@ import { routeReadiness } from '../route/readiness';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
 import { observeServeEndpoints } from './serve-endpoints';
-import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGatewayName, serviceRouteName, stableServeService } from '../../spec/object-names';
-import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PAUSE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
+import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGateway, serviceRouteName, stableServeService } from '../../spec/object-names';
+import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf, isPaused } from '../../engine/steering';
 import type { RayServiceStore } from './store';
 
 /** The logger an observer reports unanswered dashboards to. */
@@ -37,13 +37,6 @@ export interface RayServiceObserverOptions {
 /** The route object type of a spec's `routeKind`. */
 export function routeTypeOf(spec: RayServiceSpec): typeof HTTPROUTE | typeof GRPCROUTE {
   return routeTypeOfKind(spec.rayshift?.routeKind);
-}
-
-/** The Gateway a service's route attaches to: its `gatewayRef`, else `<name>-gateway` in its namespace. */
-export function gatewayOf(svc: KubeObject, spec: RayServiceSpec): { name: string; namespace: string } {
-  const ref = spec.rayshift?.gatewayRef;
-  const namespace = String(svc.metadata.namespace);
-  return ref ? { name: ref.name, namespace: ref.namespace ?? namespace } : { name: serviceGatewayName(String(svc.metadata.name)), namespace };
 }
 
 /** Backends that are the per-cluster serve Services of this service's clusters (`<name>-xxxxx-serve-svc`). */
@@ -68,8 +61,12 @@ export class RayServiceObserver {
     this.log = options.log;
   }
 
-  /** Everything the engine needs, read fresh from the API server and the clusters' dashboards. */
-  async observe(svc: KubeObject, spec: RayServiceSpec, incremental: boolean): Promise<RayServiceObservation & { owned: KubeObject[] }> {
+  /**
+   * Everything the engine needs, read fresh from the API server and the clusters' dashboards, plus
+   * the route object as read (`routeObject`: a weight patch plans against it first). The route is
+   * read when `routeManaged` (`routeManagedFor` of the spec's and the stored status' strategies).
+   */
+  async observe(svc: KubeObject, spec: RayServiceSpec, routeManaged: boolean): Promise<RayServiceObservation & { routeObject?: KubeObject }> {
     const namespace = String(svc.metadata.namespace);
     const name = String(svc.metadata.name);
     const annotations = svc.metadata.annotations ?? {};
@@ -86,16 +83,17 @@ export class RayServiceObserver {
     const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
     const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
     const override = analysisOverrideOf(annotations[ANALYSIS_OVERRIDE_ANNOTATION]);
+    const routeObject = routeManaged ? await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(name, spec.rayshift?.routeKind), namespace) : undefined;
     return {
-      owned,
+      ...(routeObject ? { routeObject } : {}),
       name,
       namespace,
       goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
       clusters,
-      ...(incremental ? { route: await this.observeRoute(svc, spec, clusters.map((c) => c.name)) } : {}),
+      ...(routeObject ? { route: await this.observeRoute(svc, spec, routeObject, clusters.map((c) => c.name)) } : {}),
       servingCluster: serving ? (asObject(asObject(serving.spec).selector)[CLUSTER_LABEL] as string | undefined) : undefined,
       controls: {
-        paused: spec.rayshift?.paused === true || annotations[PAUSE_ANNOTATION] === 'true',
+        paused: isPaused(spec, annotations),
         promoteNow: annotations[PROMOTE_ANNOTATION] === 'true',
         abort: annotations[ABORT_ANNOTATION] === 'true',
         ...(override !== undefined ? { analysisOverride: override } : {}),
@@ -106,8 +104,10 @@ export class RayServiceObserver {
 
   async observeCluster(cluster: KubeObject): Promise<ObservedCluster> {
     const name = String(cluster.metadata.name);
+    const applied = cluster.metadata.annotations?.[SERVE_CONFIG_ANNOTATION];
     const base = {
       name,
+      ...(applied !== undefined ? { appliedServeConfig: applied } : {}),
       specHash: cluster.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '',
       headReady: isConditionTrue(asArray(asObject(cluster.status).conditions) as Condition[], 'HeadPodReady'),
     };
@@ -123,17 +123,15 @@ export class RayServiceObserver {
     }
   }
 
-  async observeRoute(svc: KubeObject, spec: RayServiceSpec, clusterNames: string[]): Promise<ObservedRoute | undefined> {
+  async observeRoute(svc: KubeObject, spec: RayServiceSpec, route: KubeObject, clusterNames: string[]): Promise<ObservedRoute> {
     const namespace = String(svc.metadata.namespace);
-    const route = await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(String(svc.metadata.name), spec.rayshift?.routeKind), namespace);
-    if (!route) return undefined;
     const byService = new Map(clusterNames.map((c) => [perClusterServeService(c), c]));
     const rule = managedRuleIndices(route, clusterNames.map((c) => ({ name: perClusterServeService(c), namespace })), { owns: ownsBackend(svc) })[0];
     const refs = rule === undefined ? [] : asArray(asObject(asArray(asObject(route.spec).rules)[rule]).backendRefs).map(asObject);
     const backends = refs
       .filter((b) => byService.has(String(b.name)) || ownsBackend(svc)({ name: String(b.name), namespace: b.namespace as string | undefined }))
       .map((b) => ({ cluster: byService.get(String(b.name)) ?? clusterOfServeService(String(b.name)), weight: typeof b.weight === 'number' ? b.weight : 1 }));
-    const gw = gatewayOf(svc, spec);
+    const gw = serviceGateway(String(svc.metadata.name), namespace, spec.rayshift?.gatewayRef);
     const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
     return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
   }

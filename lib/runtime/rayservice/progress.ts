@@ -4,6 +4,7 @@
  * Kubernetes API returns it: the fields progress views read (`rayshift status`, the API server's
  * upgrade status, the dashboard through it) and when the next traffic step is due.
  */
+import { nextTrafficStepDue } from '../../engine/incremental-upgrade';
 import type { RayServiceStatus } from '../../engine/status';
 import { asArray, asObject } from '../../spec/read';
 import { KnownTypes } from '../kube/types';
@@ -20,6 +21,44 @@ export interface ServiceView {
   readonly message?: string;
   readonly intervalSeconds?: number;
   readonly conditions: ReadonlyArray<{ type: string; status: string; reason?: string }>;
+}
+
+/** One side (`activeServiceStatus` or `pendingServiceStatus`) of a RayService status, with KubeRay's defaults. */
+export interface StatusSide {
+  /** `rayClusterName`. */
+  readonly name: string;
+  /** `trafficRoutedPercent`. */
+  readonly weight: number;
+  /** `targetCapacity`. */
+  readonly capacity: number;
+  /** `lastTrafficMigratedTime` (epoch ms), when set and readable. */
+  readonly lastTrafficMigratedTime?: number;
+  /** The Serve replicas the rayshift operator records (KubeRay records none). */
+  readonly readyReplicas?: number;
+  readonly targetReplicas?: number;
+}
+
+/**
+ * Reads one side of a RayService status (KubeRay's field names, which the rayshift operator writes
+ * too): undefined without a `rayClusterName`. KubeRay leaves `trafficRoutedPercent` and
+ * `targetCapacity` unset outside incremental upgrades and reads an unset active side as 100 % and
+ * an unset pending side as 0 % (v1.7.0 `rayservice_controller.go`, `ptr.Deref(..., 100)` for the
+ * active cluster's weight and capacity, `0` for the pending one's): so does every reader here.
+ */
+export function statusSide(raw: unknown, role: 'active' | 'pending'): StatusSide | undefined {
+  const o = asObject(raw);
+  if (typeof o.rayClusterName !== 'string' || o.rayClusterName === '') return undefined;
+  const unset = role === 'active' ? 100 : 0;
+  const num = (v: unknown) => (typeof v === 'number' ? v : unset);
+  const moved = typeof o.lastTrafficMigratedTime === 'string' ? Date.parse(o.lastTrafficMigratedTime) : Number.NaN;
+  return {
+    name: o.rayClusterName,
+    weight: num(o.trafficRoutedPercent),
+    capacity: num(o.targetCapacity),
+    ...(!Number.isNaN(moved) ? { lastTrafficMigratedTime: moved } : {}),
+    ...(typeof o.readyReplicas === 'number' ? { readyReplicas: o.readyReplicas } : {}),
+    ...(typeof o.targetReplicas === 'number' ? { targetReplicas: o.targetReplicas } : {}),
+  };
 }
 
 /** Reads the view's fields from a RayService object as the API returns it (`rayshift.dev` or KubeRay's `ray.io/v1`). */
@@ -49,27 +88,24 @@ export function serviceView(obj: { apiVersion?: string; metadata: { namespace?: 
  * its `RollbackInProgress` message. Its weights are read back from the route, hence confirmed.
  */
 function kubeRayEngineView(status: Record<string, unknown>): RayServiceStatus | undefined {
-  const a = asObject(status.activeServiceStatus);
-  const p = asObject(status.pendingServiceStatus);
-  const name = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const num = (v: unknown, d: number) => (typeof v === 'number' ? v : d);
-  const time = (v: unknown) => (typeof v === 'string' && !Number.isNaN(Date.parse(v)) ? Date.parse(v) : undefined);
-  const active = name(a.rayClusterName);
-  const pending = name(p.rayClusterName);
+  const a = statusSide(status.activeServiceStatus, 'active');
+  const p = statusSide(status.pendingServiceStatus, 'pending');
+  const active = a?.name;
+  const pending = p?.name;
   if (active === undefined && pending === undefined) return undefined;
   const rollback = asArray(status.conditions).map(asObject).find((c) => c.type === 'RollbackInProgress' && c.status === 'True');
   const reverted = rollback !== undefined && /revert/i.test(String(rollback.message ?? ''));
   const upgrading = active !== undefined && pending !== undefined;
-  const pendingWeight = num(p.trafficRoutedPercent, 0);
-  const lastMove = time(rollback ? a.lastTrafficMigratedTime : p.lastTrafficMigratedTime);
+  const pendingWeight = p?.weight ?? 0;
+  const lastMove = rollback ? a?.lastTrafficMigratedTime : p?.lastTrafficMigratedTime;
   return {
     phase: rollback ? 'RollingBack' : upgrading ? 'Upgrading' : active !== undefined ? 'Running' : 'Initializing',
     reason: rollback ? (reverted ? 'SpecReverted' : 'SpecChanged') : upgrading ? (pendingWeight > 0 ? 'Migrating' : 'WaitingForCapacity') : active !== undefined ? 'UpToDate' : 'CreatingCluster',
     ...(active !== undefined ? { activeClusterName: active } : {}),
     ...(pending !== undefined ? { pendingClusterName: pending } : {}),
-    activeTargetCapacity: num(a.targetCapacity, 100),
-    pendingTargetCapacity: num(p.targetCapacity, 0),
-    activeWeight: num(a.trafficRoutedPercent, 100),
+    activeTargetCapacity: a?.capacity ?? 100,
+    pendingTargetCapacity: p?.capacity ?? 0,
+    activeWeight: a?.weight ?? 100,
     pendingWeight,
     trafficConfirmed: true,
     ...(lastMove !== undefined ? { lastTrafficMigratedTime: lastMove } : {}),
@@ -78,14 +114,7 @@ function kubeRayEngineView(status: Record<string, unknown>): RayServiceStatus | 
   };
 }
 
-/**
- * When the next traffic step is due (epoch ms), if one is waiting for the clock: the interval after
- * the last weight change once the route carries it, or (while the route is being confirmed) after
- * the decision, which precedes the confirmation by milliseconds.
- */
+/** When the next traffic step is due (epoch ms), if one waits for the clock: the engine's `nextTrafficStepDue` of the view. */
 export function nextTrafficStepAt(v: ServiceView): number | undefined {
-  const e = v.engine;
-  if (!e || e.pendingClusterName === undefined || v.intervalSeconds === undefined || e.phase !== 'Upgrading') return undefined;
-  const from = e.trafficConfirmed ? e.lastTrafficMigratedTime : e.lastProgressTime;
-  return from === undefined ? undefined : from + v.intervalSeconds * 1000;
+  return nextTrafficStepDue(v.engine, v.intervalSeconds === undefined ? undefined : v.intervalSeconds * 1000);
 }

@@ -2,6 +2,7 @@
 import { RayServiceStatus } from '../../engine/status';
 import { describeStatus } from '../../engine/status';
 import type { ObservedCluster } from '../../engine/observation';
+import { serveReplicasOf, type SideReplicas } from '../../engine/rayservice-pass';
 import { Condition, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
 
 /** A timestamp as the API stores it, with millisecond precision kept. */
@@ -10,24 +11,25 @@ export function isoTime(ms: number | undefined): string | undefined {
 }
 
 function sideStatus(name: string | undefined, capacity: number, weight: number, migrated: number | undefined, clusters: readonly ObservedCluster[]): Record<string, unknown> {
-  // Serve answers only once the head is ready: before, the observation's 0/0 means "unknown".
-  const observed = clusters.find((c) => c.name === name && c.headReady);
+  const replicas = serveReplicasOf(name, clusters);
   return {
     ...(name !== undefined ? { rayClusterName: name } : {}),
     targetCapacity: capacity,
     trafficRoutedPercent: weight,
     ...(migrated !== undefined ? { lastTrafficMigratedTime: isoTime(migrated) } : {}),
-    ...(observed !== undefined ? { readyReplicas: observed.readyReplicas, targetReplicas: observed.targetReplicas } : {}),
+    ...(replicas ?? {}),
   };
 }
 
-/** True when `status` shows each side's Serve replicas as `body` does: a pass that only confirms a step keeps its status in memory, unless they changed. */
-export function sameServeReplicas(status: Record<string, unknown>, body: Record<string, unknown>): boolean {
-  const replicasOf = (side: unknown) => {
-    const s = (side ?? {}) as Record<string, unknown>;
-    return `${String(s.readyReplicas)}/${String(s.targetReplicas)}`;
+/** Each side's Serve replicas as a stored status shows them (what `persistChoice` compares the pass's with). */
+export function storedServeReplicas(status: Record<string, unknown>): SideReplicas {
+  const side = (v: unknown) => {
+    const s = (v ?? {}) as Record<string, unknown>;
+    return typeof s.readyReplicas === 'number' && typeof s.targetReplicas === 'number' ? `${s.readyReplicas}/${s.targetReplicas}` : undefined;
   };
-  return (['activeServiceStatus', 'pendingServiceStatus'] as const).every((side) => replicasOf(status[side]) === replicasOf(body[side]));
+  const active = side(status.activeServiceStatus);
+  const pending = side(status.pendingServiceStatus);
+  return { ...(active !== undefined ? { active } : {}), ...(pending !== undefined ? { pending } : {}) };
 }
 
 /**

@@ -8,7 +8,7 @@ import { GatewayReference, RouteKind } from '../../spec/rayservice';
 import { JsonObject } from '../../spec/read';
 import type { OwnerReference } from '../kube/types';
 import {
-  GRPCROUTE, HTTPROUTE, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RAYSERVICE_LABEL, perClusterServeService, routeTypeOfKind, serviceGatewayName, serviceRouteName,
+  GRPCROUTE, HTTPROUTE, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RAYSERVICE_LABEL, perClusterServeService, routeTypeOfKind, serviceGateway, serviceRouteName,
 } from '../../spec/object-names';
 import { DEFAULT_SERVE_PORT, ManagedBackend, RouteObjectKind } from './types';
 
@@ -63,12 +63,7 @@ export function clusterBackends(namespace: string, backends: readonly ClusterWei
  */
 export function buildServiceRoute(opts: ServiceRouteOptions): JsonObject {
   const kind = opts.routeKind ?? 'HTTP';
-  const gw = opts.gatewayRef;
-  const parentRef = {
-    name: gw?.name ?? serviceGatewayName(opts.rayServiceName),
-    namespace: gw?.namespace ?? opts.namespace,
-    ...(gw?.sectionName !== undefined ? { sectionName: gw.sectionName } : {}),
-  };
+  const parentRef = serviceGateway(opts.rayServiceName, opts.namespace, opts.gatewayRef);
   const backendRefs = clusterBackends(opts.namespace, opts.backends, opts.port).map((b) => ({
     name: b.name,
     namespace: b.namespace,

@@ -27,9 +27,6 @@ export interface ManagedBackend extends BackendKey {
 // One home for JSON patch operations: the Kubernetes client's.
 export type { JsonPatchOp } from '../kube/request-options';
 
-/** Content-Type of an RFC 6902 JSON Patch request to the Kubernetes API. */
-export const JSON_PATCH_CONTENT_TYPE = 'application/json-patch+json';
-
 /** API group of the Gateway API. */
 export const GATEWAY_API_GROUP = GATEWAY_API_VERSION.slice(0, GATEWAY_API_VERSION.indexOf('/'));
 

@@ -4,21 +4,21 @@
  * our read and our write), read again and plan again. Decoupled from any Kubernetes client library.
  */
 import { asObject, isObject } from '../../spec/read';
-import { routePath } from './build';
+import { WriteRefusal, isWriteConflict } from '../../engine/write-refusal';
+import { sleep } from '../kube/retry';
 import { PlanOptions, planWeightPatch } from './plan';
-import { JSON_PATCH_CONTENT_TYPE, JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
+import { JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
 
 /**
- * What the writer needs from a Kubernetes client. Paths are API paths
- * (`/apis/gateway.networking.k8s.io/v1/namespaces/ns/httproutes/name`). Both reject on a non-2xx
- * answer with an error carrying the HTTP status as `status`, `statusCode` or `code` and, when the
- * server sent one, the `Status` object as `body` (or its `details` as `details`, as KubeApiError does).
+ * What the writer needs to read and patch the route `ref` names. Both reject on a non-2xx answer
+ * with an error carrying the HTTP status as `status`, `statusCode` or `code` and, when the server
+ * sent one, the `Status` object as `body` (or its `details` as `details`, as KubeApiError does).
  */
 export interface RouteClient {
-  /** GET the object at `path`, parsed. */
-  get(path: string): Promise<unknown>;
-  /** PATCH the object at `path` with `ops` sent as `contentType`; resolves to the patched object. */
-  patch(path: string, ops: readonly JsonPatchOp[], contentType: string): Promise<unknown>;
+  /** GET the route, parsed. */
+  get(ref: RouteRef): Promise<unknown>;
+  /** PATCH the route with `ops` as a JSON patch (`application/json-patch+json`); resolves to the patched object. */
+  patch(ref: RouteRef, ops: readonly JsonPatchOp[]): Promise<unknown>;
 }
 
 /** Which route to write. */
@@ -37,8 +37,6 @@ export interface WriteOptions extends PlanOptions {
   readonly maxAttempts?: number;
   /** Milliseconds to wait before attempt `n` (2, 3, …). @default none */
   readonly backoffMs?: (attempt: number) => number;
-  /** Classifies a patch rejection as "the route moved; re-read". @default `isPatchConflict` */
-  readonly isConflict?: (error: unknown) => boolean;
 }
 
 /** Outcome of `writeRouteWeights`. */
@@ -74,19 +72,20 @@ export function errorStatus(error: unknown): number | undefined {
 }
 
 /**
- * True when the API server refused a JSON patch because it no longer applies to the stored object:
- * 409 Conflict, or 422 without field causes — kube-apiserver answers a failed `test` op (or an op
- * on a path that is gone) with 422 "the server rejected our request due to an error in our
- * request" and no `details.causes`, whereas a schema violation of the patched object is a 422
- * listing its causes (which re-reading would not fix).
+ * The API server's refusal of a write (an HTTP error with a status), in the engine's terms; undefined
+ * for anything else (a connection error, a bug).
  */
-export function isPatchConflict(error: unknown): boolean {
+export function writeRefusalOf(error: unknown): WriteRefusal | undefined {
   const status = errorStatus(error);
-  if (status === 409) return true;
-  if (status !== 422) return false;
+  if (status === undefined) return undefined;
   const e = asObject(error);
-  const hasCauses = [asObject(asObject(e.body).details).causes, asObject(e.details).causes].some((c) => Array.isArray(c) && c.length > 0);
-  return !hasCauses;
+  const causes = [asObject(asObject(e.body).details).causes, asObject(e.details).causes].find((c) => Array.isArray(c) && c.length > 0);
+  return { status, fieldCauses: Array.isArray(causes) ? causes.length : 0 };
+}
+
+/** True when the API server refused a patch because the object moved (the engine's `isWriteConflict`). */
+export function isPatchConflict(error: unknown): boolean {
+  return isWriteConflict(writeRefusalOf(error));
 }
 
 /**
@@ -100,23 +99,21 @@ export async function writeRouteWeights(
   managed: readonly ManagedBackend[],
   opts: WriteOptions = {},
 ): Promise<WriteResult> {
-  const path = routePath(ref.kind, ref.namespace, ref.name);
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
-  const isConflict = opts.isConflict ?? isPatchConflict;
   let lastError: unknown;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1 && opts.backoffMs) {
       const ms = opts.backoffMs(attempt);
-      if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+      if (ms > 0) await sleep(ms);
     }
-    const route = await client.get(path);
+    const route = await client.get(ref);
     const ops = planWeightPatch(route, managed, opts);
     if (ops.length === 0) return { route, ops, attempts: attempt };
     try {
-      const patched = await client.patch(path, ops, JSON_PATCH_CONTENT_TYPE);
+      const patched = await client.patch(ref, ops);
       return { route: patched, ops, attempts: attempt };
     } catch (e) {
-      if (!isConflict(e)) throw e;
+      if (!isPatchConflict(e)) throw e;
       lastError = e;
     }
   }

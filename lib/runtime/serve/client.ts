@@ -11,10 +11,10 @@
  *   (`ServeApiError.retryable`). The first PUT on a fresh cluster blocks while the Serve controller
  *   starts (several seconds); pass a longer `timeoutMs` for it, or retry (the PUT is idempotent).
  */
-import * as http from 'node:http';
-import * as https from 'node:https';
+import type * as http from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { JsonObject, isObject } from '../../spec/read';
+import { BoundedAnswer, BoundedRequestError, boundedRequest } from '../net/bounded-request';
 import { ClusterRef, ServeApiError, ServeApiErrorKind } from './errors';
 import { CapacityReadiness, evaluateCapacityReadiness } from './readiness';
 import { DashboardResolver, defaultDashboardResolver } from './resolver';
@@ -94,11 +94,7 @@ interface Target {
   readonly url: URL;
 }
 
-interface RawAnswer {
-  readonly status: number;
-  readonly body: string;
-  readonly location?: string;
-}
+type RawAnswer = BoundedAnswer;
 
 /** Talks to the Serve REST API of Ray dashboards; one instance serves any number of clusters. */
 export class ServeDashboardClient {
@@ -266,70 +262,14 @@ export class ServeDashboardClient {
       headers['content-length'] = payload.length;
     }
 
-    const answer = await new Promise<RawAnswer>((resolve, reject) => {
-      if (options.signal?.aborted) {
-        reject(fail('aborted', 'was aborted before it was sent'));
-        return;
-      }
-      const requestOptions: https.RequestOptions = {
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: url.port === '' ? undefined : Number(url.port),
-        path: `${url.pathname}${url.search}`,
-        method,
-        headers,
-        agent: this.agent ?? false,
-      };
-      if (this.ca !== undefined) requestOptions.ca = this.ca;
-      const transport = url.protocol === 'https:' ? https : http;
-      let settled = false;
-      let failure: ServeApiError | undefined;
-      let timer: NodeJS.Timeout | undefined;
-      const finish = (err: ServeApiError | undefined, value?: RawAnswer): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        options.signal?.removeEventListener('abort', onAbort);
-        if (err !== undefined) reject(err);
-        else resolve(value as RawAnswer);
-      };
-      const req = transport.request(requestOptions, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BODY_BYTES) {
-            failure = fail('invalid-response', `answered ${res.statusCode} with a body over ${MAX_BODY_BYTES} bytes`);
-            req.destroy(failure);
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const location = res.headers.location;
-          finish(undefined, {
-            status: res.statusCode ?? 0,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ...(location !== undefined ? { location } : {}),
-          });
-        });
-        res.on('error', (err) => finish(failure ?? fail('network', `failed while reading the answer: ${err.message}`, { cause: err })));
-      });
-      timer = setTimeout(() => {
-        failure = fail('timeout', `got no complete answer within ${timeoutMs} ms`);
-        req.destroy(failure);
-      }, timeoutMs);
-      const onAbort = (): void => {
-        failure = fail('aborted', 'was aborted by the caller');
-        req.destroy(failure);
-      };
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (err) => {
-        const code = (err as NodeJS.ErrnoException).code;
-        finish(failure ?? fail('network', `failed: ${code ?? err.message}`, { cause: err }));
-      });
-      req.end(payload);
-    });
+    let answer: RawAnswer;
+    try {
+      answer = await boundedRequest(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), timeoutMs, maxBodyBytes: MAX_BODY_BYTES, ...(this.agent !== undefined ? { agent: this.agent } : {}), ...(this.ca !== undefined ? { ca: this.ca } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+    } catch (err) {
+      const e = err as BoundedRequestError;
+      const kind: ServeApiErrorKind = e.kind === 'too-large' ? 'invalid-response' : e.kind;
+      throw fail(kind, e.message, e.cause !== undefined ? { cause: e.cause } : {});
+    }
 
     const excerpt = redact(answer.body.slice(0, 500), token);
     if (answer.status >= 200 && answer.status < 300) return { answer, target, path };

@@ -5,7 +5,7 @@
  * 422 for a failed JSON patch `test` op, and records each write in order. Faults can be queued for
  * the next write of a verb and kind. No API server, no network.
  */
-import { applyJsonPatch } from '../../../lib/runtime/route/plan';
+import { applyJsonPatch } from './json-patch';
 import { JsonPatchOp } from '../../../lib/runtime/route/types';
 import { KubeApiError } from '../../../lib/runtime/kube/errors';
 import { ApplyOptions, DeleteOptions, ListOptions, PatchOptions } from '../../../lib/runtime/kube/request-options';

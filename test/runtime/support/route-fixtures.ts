@@ -5,7 +5,7 @@
  * next to rayshift's own.
  */
 import { JsonPatch } from 'cdk8s';
-import { applyJsonPatch } from '../../../lib/runtime/route/plan';
+import { applyJsonPatch } from './json-patch';
 import { JsonPatchOp } from '../../../lib/runtime/route/types';
 
 /** Applies ops with fast-json-patch (cdk8s's JsonPatch), not rayshift's own applier; throws when a `test` fails. */

@@ -7,7 +7,7 @@ import { ApiError, listAllRayServices, listRoleBasedGroups, type RayServiceJson,
 import { ColumnHeadings, PhaseBadge, Sparkline } from '../components/small';
 import { num, sampleOf, type Sample } from '../model';
 import { usePolling } from '../polling';
-import { hrefOf } from '../route';
+import { hrefOf } from '../hash-location';
 import { record } from '../store';
 
 const REFRESH_MS = 3_000;

@@ -3,10 +3,20 @@
  * the pending RayCluster exists, the pending one's, weighted by the status' intended weights.
  */
 import type { EngineRun } from './engine-run';
+import type { UpgradeStrategyType } from '../spec/rayservice';
 
-/** True when the service's route is the engine's to manage in this run. */
+/**
+ * True when the service's route (and the per-cluster serve Services it points at) is the engine's
+ * to manage: the spec asks for incremental upgrades, or the upgrade in flight is one (`inFlight`,
+ * the status' strategy), which keeps its route until it ends whatever the spec says now.
+ */
+export function routeManagedFor(specStrategy: UpgradeStrategyType | undefined, inFlight: UpgradeStrategyType | undefined): boolean {
+  return specStrategy === 'NewClusterWithIncrementalUpgrade' || inFlight === 'NewClusterWithIncrementalUpgrade';
+}
+
+/** True when the service's route is the engine's to manage in this run (`routeManagedFor`). */
 export function routeManaged(r: EngineRun): boolean {
-  return r.opts.strategy === 'NewClusterWithIncrementalUpgrade' || r.s.upgradeStrategy === 'NewClusterWithIncrementalUpgrade';
+  return routeManagedFor(r.opts.strategy, r.s.upgradeStrategy);
 }
 
 /** Name of the pending cluster if it belongs on the route (it exists), else undefined. */
