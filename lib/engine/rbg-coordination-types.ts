@@ -39,6 +39,8 @@ export interface RoleProgress {
   readonly workloadRevision?: string;
   /** The partition the workload carries (its own spec's), when the counts come from the workload. */
   readonly workloadPartition?: number;
+  /** Updated replicas that are ready (the workload's `updatedReadyReplicas`), when it reports them. */
+  readonly updatedReadyReplicas?: number;
 }
 
 /** One role as observed. */

@@ -46,6 +46,8 @@ interface Returning {
   /** Replicas on the abandoned revision (the workload's updated replicas); undefined while unknown. */
   readonly abandoned?: number;
   readonly ready: number;
+  /** Replicas on the abandoned revision that are not ready. */
+  readonly abandonedDown: number;
   /** Partition written on the role: the ordinals below it are (or are being) returned. */
   readonly partition: number;
 }
@@ -62,7 +64,9 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
     const observed = input.roles.get(r.name);
     if (!observed) return [];
     const p = observed.progress;
-    return [{ rule: r, observed, ...(p ? { abandoned: Math.min(p.updatedReplicas, observed.desired) } : {}), ready: Math.min(p?.readyReplicas ?? 0, observed.desired), partition: Math.min(observed.partition ?? 0, observed.desired) }];
+    const abandoned = p ? Math.min(p.updatedReplicas, observed.desired) : undefined;
+    const abandonedDown = abandoned !== undefined && p?.updatedReadyReplicas !== undefined ? Math.max(0, abandoned - p.updatedReadyReplicas) : 0;
+    return [{ rule: r, observed, ...(abandoned !== undefined ? { abandoned } : {}), abandonedDown, ready: Math.min(p?.readyReplicas ?? 0, observed.desired), partition: Math.min(observed.partition ?? 0, observed.desired) }];
   });
   const known = members.every((m) => m.abandoned !== undefined) && input.controllerCaughtUp;
   const starting = from.rollback === undefined;
@@ -95,7 +99,10 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
     return { status, writes: starting ? members.flatMap((m) => write(m, m.partition)) : [], events: [] };
   }
 
-  const targets = nextPartitions(rule.maxSkewPercent, members);
+  const targets = nextRollbackPartitions(
+    rule.maxSkewPercent,
+    members.map((m) => ({ name: m.observed.name, desired: m.observed.desired, abandoned: m.abandoned!, ready: m.ready, partition: m.partition, maxUnavailable: m.rule.maxUnavailable, abandonedDown: m.abandonedDown })),
+  );
   const raised = members.filter((m) => targets.get(m.observed.name)! > m.partition);
   const returns: RoleReturn[] = members
     .filter((m) => m.observed.desired - m.abandoned! < m.partition && (m.observed.progress?.workloadPartition ?? -1) >= m.partition)
@@ -115,28 +122,39 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
   return { status, writes: members.flatMap((m) => write(m, targets.get(m.observed.name)!)), events, ...(returns.length > 0 ? { returns } : {}) };
 }
 
+/** One role on the way back, as `nextRollbackPartitions` reads it. */
+export interface RollbackRoleState {
+  readonly name: string;
+  readonly desired: number;
+  /** Replicas on the abandoned revision. */
+  readonly abandoned: number;
+  readonly ready: number;
+  /** Partition written: the ordinals below it are (or are being) returned. */
+  readonly partition: number;
+  /** Replicas allowed unavailable at once (count; 0 is read as 1, as RBG's workloads read it). */
+  readonly maxUnavailable: number;
+  /** Replicas on the abandoned revision that are not ready; returning them costs no availability. @default 0 */
+  readonly abandonedDown?: number;
+}
+
 /**
- * Each role's next partition: the rollout's round over the replicas on the previous revision (never
- * lowering a written partition), then at most the role's room under maxUnavailable beyond the
- * replicas already back (`maxUnavailable` 0 is read as 1, as RBG's workloads read it).
+ * Each role's next partition on the way back: the rollout's round (`nextRbgRound`) over the replicas
+ * on the previous revision, never lowering a written partition, then at most the role's room under
+ * maxUnavailable beyond the replicas already back. A replica of the abandoned revision that is not
+ * ready (the failure itself, e.g. an image that cannot be pulled) is down already: returning it takes
+ * none of that room, as RBG's workloads update an unhealthy replica for free. Also what `plan` shows
+ * as rollback rounds.
  */
-function nextPartitions(maxSkewPercent: number, members: readonly Returning[]): Map<string, number> {
-  const mirrored = members.map((m) => ({
-    name: m.observed.name,
-    desired: m.observed.desired,
-    updatedReplicas: m.observed.desired - m.abandoned!,
-    readyReplicas: m.ready,
-    maxUnavailable: m.rule.maxUnavailable,
-    partition: 0,
-    currentPartition: m.observed.desired - m.partition,
-  }));
-  const round = nextRbgRound(maxSkewPercent, mirrored);
+export function nextRollbackPartitions(maxSkewPercent: number, roles: readonly RollbackRoleState[]): Map<string, number> {
+  const round = nextRbgRound(
+    maxSkewPercent,
+    roles.map((r) => ({ name: r.name, desired: r.desired, updatedReplicas: r.desired - r.abandoned, readyReplicas: r.ready, maxUnavailable: r.maxUnavailable, partition: 0, currentPartition: r.desired - r.partition })),
+  );
   return new Map(
-    members.map((m, i) => {
-      const d = m.observed.desired;
-      const room = Math.max(0, Math.max(1, m.rule.maxUnavailable) - (d - m.ready));
-      const back = d - m.abandoned!;
-      return [m.observed.name, Math.min(d, Math.max(m.partition, Math.min(d - round.roles[i].partition, back + room)))];
+    roles.map((r, i) => {
+      const room = Math.max(0, Math.max(1, r.maxUnavailable) - (r.desired - r.ready) + (r.abandonedDown ?? 0));
+      const back = r.desired - r.abandoned;
+      return [r.name, Math.min(r.desired, Math.max(r.partition, Math.min(r.desired - round.roles[i].partition, back + room)))];
     }),
   );
 }

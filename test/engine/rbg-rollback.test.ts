@@ -8,6 +8,7 @@
  */
 import { coordinationStep, startRollback } from '../../lib/engine/rbg-coordination';
 import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import { planRoleBasedGroup } from '../../lib/engine/plan-rbg';
 
 const T0 = Date.parse('2026-11-29T02:00:00Z');
 
@@ -157,4 +158,28 @@ test('while a workload has not carried the group\'s latest spec, the way back wa
   expect(waiting.status).toMatchObject({ phase: 'RollingBack', rollback: { rounds: 1 } });
   expect(waiting.writes).toEqual([]);
   expect(waiting.returns).toBeUndefined();
+});
+
+test('plan shows the rollback rounds of a failure at a given round: each returns at most maxUnavailable per role, in tandem, down to none', () => {
+  const roles = [
+    { name: 'prefill', replicas: 40, partition: 0, maxUnavailable: 4 },
+    { name: 'decode', replicas: 20, partition: 0, maxUnavailable: 2 },
+  ];
+  const plan = planRoleBasedGroup({ kind: 'RoleBasedGroup', name: 'pd', maxSkewPercent: 10, roles, coordination: 'parallel', failAtRound: 3 });
+  const from = plan.rounds[2].updated;
+  expect(plan.rollback!.afterRound).toBe(3);
+  let before = from;
+  for (const round of plan.rollback!.rounds) {
+    for (const r of roles) {
+      expect(before[r.name] - round.updated[r.name]).toBeGreaterThanOrEqual(0);
+      expect(before[r.name] - round.updated[r.name]).toBeLessThanOrEqual(r.maxUnavailable);
+      expect(round.partition[r.name]).toBe(r.replicas - round.updated[r.name]);
+    }
+    expect(Math.abs(round.updated.prefill / 40 - round.updated.decode / 20) * 100).toBeLessThanOrEqual(10 + 100 / 20);
+    before = round.updated;
+  }
+  expect(before).toEqual({ prefill: 0, decode: 0 });
+  // 17 prefill and 8 decode on the abandoned revision, 4 and 2 returned per round: prefill paces it.
+  expect(from).toEqual({ prefill: 17, decode: 8 });
+  expect(plan.rollback!.rounds).toHaveLength(Math.ceil(17 / 4));
 });

@@ -24,6 +24,8 @@ export interface WorkloadStatus {
   readonly updateRevision?: string;
   /** The partition in the workload's own spec (an integer; RBG copies the role's there). */
   readonly partition?: number;
+  /** `status.updatedReadyReplicas` (RoleInstanceSet, StatefulSet). */
+  readonly updatedReadyReplicas?: number;
 }
 
 /**
@@ -38,7 +40,8 @@ export function roleProgress(groupEntry: JsonObject | undefined, workload: Workl
     if (!observed || !isInteger(workload.updatedReplicas) || !isInteger(workload.readyReplicas)) return undefined;
     const revision = workload.updateRevision ? { workloadRevision: workload.updateRevision } : {};
     const partition = workload.partition !== undefined ? { workloadPartition: workload.partition } : {};
-    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision, ...partition };
+    const updatedReady = isInteger(workload.updatedReadyReplicas) ? { updatedReadyReplicas: workload.updatedReadyReplicas } : {};
+    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision, ...partition, ...updatedReady };
   }
   if (!groupEntry) return undefined;
   return { updatedReplicas: count(groupEntry.updatedReplicas), readyReplicas: count(groupEntry.readyReplicas), source: 'group' };

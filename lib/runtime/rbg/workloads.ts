@@ -38,6 +38,7 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
     observedGeneration: num(status.observedGeneration),
     updatedReplicas: num(status.updatedReplicas),
     readyReplicas: num(status.readyReplicas),
+    ...(typeof status.updatedReadyReplicas === 'number' ? { updatedReadyReplicas: status.updatedReadyReplicas } : {}),
     ...(typeof status.updateRevision === 'string' ? { updateRevision: status.updateRevision } : {}),
   };
 }
