@@ -39,7 +39,8 @@ export interface GroupAnalysisInput {
 }
 
 /** One coordination's step under the group's analysis (see the file comment). */
-export function analysedCoordinationStep(input: CoordinationStepInput, g: GroupAnalysisInput): CoordinationStep {
+export function analysedCoordinationStep(given: CoordinationStepInput, g: GroupAnalysisInput): CoordinationStep {
+  const input = g.analysis.onFailure === 'rollback' && !g.analysis.dryRun ? { ...given, rollbackPossible: true } : given;
   const { rule, roles, previous: prior, now } = input;
   const revision = ruleRevision(rule, roles);
   const newRollout = prior === undefined || prior.revision !== revision;

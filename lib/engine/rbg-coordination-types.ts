@@ -222,6 +222,11 @@ export interface CoordinationStepInput {
    * when a measurement was counted in this pass (progress, as for the progress deadline).
    */
   readonly analysisHold?: { readonly message: string; readonly measured: boolean };
+  /**
+   * A failure may roll the rollout back (a gate with `onFailure: rollback`; `rollbackOnDeadline`
+   * sets it too): no role updates its last replica before every role can (see `coordinationStep`).
+   */
+  readonly rollbackPossible?: boolean;
 }
 
 /** What a pass over one coordination decides. */

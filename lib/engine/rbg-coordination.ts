@@ -157,6 +157,7 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
       return [r.name, { ...r, partition, target: s.desired - partition }];
     }),
   );
+  if (input.rollbackPossible || rule.rollbackOnDeadline) holdLastReplicas(decided, released);
   const lowered = released.filter((m) => decided.get(m.state.name)!.partition < (m.state.currentPartition ?? m.state.desired));
   const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0 || hold?.measured === true;
   const lastProgressAt = progressed ? iso(now) : prior!.lastProgressAt;
@@ -212,6 +213,23 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     const writes = [...released.flatMap((m) => changed(m, decided.get(m.state.name)!.partition, false)), ...holdUnreleased];
     return { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs };
   });
+}
+
+/**
+ * A workload that updates its last replica (partition 0, every replica updated) makes the new
+ * revision its current one (RBG's RoleInstanceSet, a StatefulSet), and from then on recreates any
+ * replica from it: none of that role can be returned by a rollback (rbg-rollback.ts). So while a
+ * rollback is possible, a round that does not take every role to its final partition keeps each
+ * role's last replica (partition at least 1) unless that partition is written already; the last
+ * replicas of every role then go in one round. This only slows a role down, so the skew bound holds.
+ */
+function holdLastReplicas(decided: Map<string, { partition: number; target: number }>, released: readonly Member[]): void {
+  const final = released.every((m) => decided.get(m.state.name)!.partition <= m.state.partition);
+  if (final) return;
+  for (const m of released) {
+    const d = decided.get(m.state.name)!;
+    if (d.partition === 0 && m.state.desired > 0 && (m.state.currentPartition ?? m.state.desired) > 0) decided.set(m.state.name, { ...d, partition: 1, target: m.state.desired - 1 });
+  }
 }
 
 /** The rule's members by release wave (one wave of every member without `waves`; members no wave names join the first). */

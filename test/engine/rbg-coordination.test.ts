@@ -386,3 +386,29 @@ describe('AffinityScheduling waves', () => {
     expect(s.status.wave).toBeUndefined();
   });
 });
+
+describe('with a rollback possible, no role updates its last replica before every role can (a workload that does makes the new revision current: nothing of it could be returned)', () => {
+  // maxSkew 40% lets prefill go to 6/6 while decode, 2 of 3 down (more than its maxUnavailable 1), is held at 1/3.
+  const small = (rollbackOnDeadline: boolean) => rule({ maxSkewPercent: 40, rollbackOnDeadline, roles: [{ name: 'prefill', replicas: 6, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 3, partition: 0, maxUnavailable: 1 }] });
+  const at = (prefill: number, decode: number, partitions: [number, number], decodeReady = 3) =>
+    roles({
+      prefill: { desired: 6, updated: prefill, partition: partitions[0], maxUnavailable: 1, revision: 'v2' },
+      decode: { desired: 3, updated: decode, ready: decodeReady, partition: partitions[1], maxUnavailable: 1, revision: 'v2' },
+    });
+  const armed = (r: ExecutorRule) => step(roles({ prefill: { desired: 6, updated: 6 }, decode: { desired: 3, updated: 3 } }), undefined, T0, r).status;
+
+  test('without: prefill is released to partition 0 while decode is at 1/3', () => {
+    const r = small(false);
+    const s = step(at(4, 1, [2, 2], 1), step(at(0, 0, [6, 3]), armed(r), T0 + 1, r).status, T0 + 2, r);
+    expect(s.writes.find((w) => w.name === 'prefill')!.partition).toBe(0);
+  });
+
+  test('with rollbackOnDeadline: prefill keeps its last replica (partition 1) until decode can take its last too; then both go in one round', () => {
+    const r = small(true);
+    const first = step(at(0, 0, [6, 3]), armed(r), T0 + 1, r);
+    const held = step(at(4, 1, [2, 2], 1), first.status, T0 + 2, r);
+    expect(held.writes.find((w) => w.name === 'prefill')!.partition).toBe(1);
+    const last = step(at(5, 2, [1, 1]), held.status, T0 + 3, r);
+    expect(last.writes.map((w) => [w.name, w.partition])).toEqual([['prefill', 0], ['decode', 0]]);
+  });
+});
