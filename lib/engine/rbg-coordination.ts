@@ -219,13 +219,13 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
  * A workload that updates its last replica (partition 0, every replica updated) makes the new
  * revision its current one (RBG's RoleInstanceSet, a StatefulSet), and from then on recreates any
  * replica from it: none of that role can be returned by a rollback (rbg-rollback.ts). So while a
- * rollback is possible, a round that does not take every role to its final partition keeps each
- * role's last replica (partition at least 1) unless that partition is written already; the last
- * replicas of every role then go in one round. This only slows a role down, so the skew bound holds.
+ * rollback is possible, each role keeps its last replica (partition at least 1, unless 0 is written
+ * already) until every role has all its other replicas updated and every replica ready; then the
+ * last replicas of all roles go in one round. This only slows a role down, so the skew bound holds.
  */
 function holdLastReplicas(decided: Map<string, { partition: number; target: number }>, released: readonly Member[]): void {
-  const final = released.every((m) => decided.get(m.state.name)!.partition <= m.state.partition);
-  if (final) return;
+  const lastLeft = released.every((m) => m.state.desired === 0 || m.state.partition > 0 || (m.state.updatedReplicas >= m.state.desired - 1 && m.state.readyReplicas >= m.state.desired));
+  if (lastLeft) return;
   for (const m of released) {
     const d = decided.get(m.state.name)!;
     if (d.partition === 0 && m.state.desired > 0 && (m.state.currentPartition ?? m.state.desired) > 0) decided.set(m.state.name, { ...d, partition: 1, target: m.state.desired - 1 });

@@ -388,7 +388,7 @@ describe('AffinityScheduling waves', () => {
 });
 
 describe('with a rollback possible, no role updates its last replica before every role can (a workload that does makes the new revision current: nothing of it could be returned)', () => {
-  // maxSkew 40% lets prefill go to 6/6 while decode, 2 of 3 down (more than its maxUnavailable 1), is held at 1/3.
+  // maxSkew 40% lets prefill go to 6/6 while decode stands at 1/3 (held: 2 of 3 down, more than its maxUnavailable 1).
   const small = (rollbackOnDeadline: boolean) => rule({ maxSkewPercent: 40, rollbackOnDeadline, roles: [{ name: 'prefill', replicas: 6, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 3, partition: 0, maxUnavailable: 1 }] });
   const at = (prefill: number, decode: number, partitions: [number, number], decodeReady = 3) =>
     roles({
@@ -403,12 +403,15 @@ describe('with a rollback possible, no role updates its last replica before ever
     expect(s.writes.find((w) => w.name === 'prefill')!.partition).toBe(0);
   });
 
-  test('with rollbackOnDeadline: prefill keeps its last replica (partition 1) until decode can take its last too; then both go in one round', () => {
+  test('with rollbackOnDeadline: prefill keeps its last replica (partition 1) until decode has all but its last updated and every replica ready; then both go in one round', () => {
     const r = small(true);
     const first = step(at(0, 0, [6, 3]), armed(r), T0 + 1, r);
     const held = step(at(4, 1, [2, 2], 1), first.status, T0 + 2, r);
     expect(held.writes.find((w) => w.name === 'prefill')!.partition).toBe(1);
-    const last = step(at(5, 2, [1, 1]), held.status, T0 + 3, r);
+    // Decode ready again but still at 1/3: its bound would release both roles' last replicas; both keep them.
+    const notYet = step(at(5, 1, [1, 2]), held.status, T0 + 3, r);
+    expect(notYet.writes.map((w) => [w.name, w.partition])).toEqual([['decode', 1]]);
+    const last = step(at(5, 2, [1, 1]), notYet.status, T0 + 4, r);
     expect(last.writes.map((w) => [w.name, w.partition])).toEqual([['prefill', 0], ['decode', 0]]);
   });
 });
