@@ -183,3 +183,29 @@ test('plan shows the rollback rounds of a failure at a given round: each returns
   expect(from).toEqual({ prefill: 17, decode: 8 });
   expect(plan.rollback!.rounds).toHaveLength(Math.ceil(17 / 4));
 });
+
+test('an executor that dies between a round\'s patch and its returns goes on where it stopped: the next pass asks for the same returns, no round skipped or repeated', () => {
+  const sizes = { prefill: { desired: 40, bad: 12, maxUnavailable: 4 }, decode: { desired: 20, bad: 6, maxUnavailable: 2 } };
+  const run = (crashAt: number | undefined) => {
+    const m = model(sizes);
+    const r = rule(sizes, 10);
+    let previous = failedGate(r, m);
+    const partitions: string[] = [];
+    for (let i = 1; i <= 200 && previous.phase !== 'RolledBack'; i++) {
+      const input = { rule: r, roles: observe(m), controllerCaughtUp: true, now: T0 + i };
+      const step = i === 1 ? startRollback(input, previous) : coordinationStep({ ...input, previous });
+      // The crash: the patch (partitions, status) landed, the deletes did not.
+      apply(m, i === crashAt ? { ...step, returns: [] } : step);
+      previous = step.status;
+      partitions.push(step.status.roles.map((x) => x.partition).join('/'));
+    }
+    return { rounds: previous.rollback!.rounds, partitions: [...new Set(partitions)], left: [...m.values()].map((x) => x.bad.filter(Boolean).length) };
+  };
+  const clean = run(undefined);
+  for (const crashAt of [2, 3, 5]) {
+    const crashed = run(crashAt);
+    expect(crashed.left).toEqual([0, 0]);
+    expect(crashed.rounds).toBe(clean.rounds);
+    expect(crashed.partitions).toEqual(clean.partitions);
+  }
+});
