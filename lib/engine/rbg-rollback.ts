@@ -65,8 +65,13 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
     if (!observed) return [];
     const p = observed.progress;
     const abandoned = p ? Math.min(p.updatedReplicas, observed.desired) : undefined;
-    const abandonedDown = abandoned !== undefined && p?.updatedReadyReplicas !== undefined ? Math.max(0, abandoned - p.updatedReadyReplicas) : 0;
-    return [{ rule: r, observed, ...(abandoned !== undefined ? { abandoned } : {}), abandonedDown, ready: Math.min(p?.readyReplicas ?? 0, observed.desired), partition: Math.min(observed.partition ?? 0, observed.desired) }];
+    const ready = Math.min(p?.readyReplicas ?? 0, observed.desired);
+    // Without the workload's updatedReadyReplicas (a StatefulSet reports none; the group's status
+    // neither), the replicas down are taken for abandoned ones, as when the release itself fails;
+    // returned replicas still starting then count too, so such a role may briefly have more than
+    // maxUnavailable down (RBG v0.7.0's RoleInstanceSets report the count).
+    const abandonedDown = abandoned === undefined ? 0 : p?.updatedReadyReplicas !== undefined ? Math.max(0, abandoned - p.updatedReadyReplicas) : Math.min(abandoned, observed.desired - ready);
+    return [{ rule: r, observed, ...(abandoned !== undefined ? { abandoned } : {}), abandonedDown, ready, partition: Math.min(observed.partition ?? 0, observed.desired) }];
   });
   const known = members.every((m) => m.abandoned !== undefined) && input.controllerCaughtUp;
   const starting = from.rollback === undefined;

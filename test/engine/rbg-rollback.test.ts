@@ -46,7 +46,14 @@ function observe(m: Map<string, ModelRole>): Map<string, ObservedRole> {
     maxUnavailable: r.maxUnavailable,
     paused: r.paused,
     revision: 'v2',
-    progress: { updatedReplicas: r.bad.filter(Boolean).length, readyReplicas: r.ready.filter(Boolean).length, source: 'workload' as const, workloadRevision: 'rev-v2', workloadPartition: r.carried },
+    progress: {
+      updatedReplicas: r.bad.filter(Boolean).length,
+      readyReplicas: r.ready.filter(Boolean).length,
+      updatedReadyReplicas: r.bad.filter((bad, i) => bad && r.ready[i]).length,
+      source: 'workload' as const,
+      workloadRevision: 'rev-v2',
+      workloadPartition: r.carried,
+    },
   }]));
 }
 
