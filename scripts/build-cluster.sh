@@ -3,7 +3,8 @@
 # cluster-bin-dir.sh for the folders and the pinned versions), one tool after the other (never two Go
 # builds at once; they share GOCACHE):
 #   kwok      sigs.k8s.io/kwok/cmd/kwok, `go install`ed from the Go module proxy (its own go.sum pins it)
-#   rbg       ./cmd/rbgs of sigs.k8s.io/rbgs (RoleBasedGroup controller)
+#   rbg       ./cmd/rbgs of sigs.k8s.io/rbgs (RoleBasedGroup controller v0.7.0)
+#   rbg-v06   the same, v0.6.0; rbg-v08 the same, v0.8.0-alpha.5 (the three share GOCACHE/GOMODCACHE)
 #   kuberay   the main package of github.com/ray-project/kuberay/ray-operator (KubeRay's operator)
 # The Go module proxy refuses the rbg and kuberay module versions themselves (403), so their source
 # comes from $RAYSHIFT_UPSTREAM (default ../shared/upstream, see its README.md) when it has them, else
@@ -11,7 +12,8 @@
 # copied into a build folder first, so the build never writes into the shared tree; their
 # dependencies come from the Go module proxy, checked against the tree's go.sum.
 #
-# Usage: build-cluster.sh [kwok|rbg|kuberay ...] (default: all three, in that order). A warm cache
+# Usage: build-cluster.sh [kwok|rbg|rbg-v06|rbg-v08|kuberay ...] (default: kwok rbg kuberay, in that order;
+# rbg-v06 and rbg-v08 are built on request: no suite runs their controllers yet). A warm cache
 # skips a tool. Progress goes to stderr; stdout gets one line per tool, its bin folder.
 # Cold build times: docs/test-cluster.md (Builds).
 # Environment: RAYSHIFT_CACHE (cache root), RAYSHIFT_{KWOK,RBG,KUBERAY}_BIN (prebuilt binaries: the
@@ -27,28 +29,31 @@ tools=("$@")
 # The upstream repository and the module's folder in it, per tool built from source.
 declare -A repo=([rbg]=https://github.com/sgl-project/rbg [kuberay]=https://github.com/ray-project/kuberay)
 declare -A subdir=([rbg]=. [kuberay]=ray-operator)
+# The upstream project of each tool (the RBG releases are one project).
+declare -A project=([rbg]=rbg [rbg-v06]=rbg [rbg-v08]=rbg [kuberay]=kuberay)
 
 # Prints the source folder of $tool at $version: the shared tree, else a clone kept in the cache.
 source_tree() {
-  local shared="$upstream_root/$tool/$version" clone="${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/upstream/$tool/$version"
-  if [[ -f "$shared/${subdir[$tool]}/go.mod" ]]; then
+  local name=${project[$tool]}
+  local shared="$upstream_root/$name/$version" clone="${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/upstream/$name/$version"
+  if [[ -f "$shared/${subdir[$name]}/go.mod" ]]; then
     log "source: $shared"
   elif [[ -f "$clone/.complete" ]]; then
     log "source: $clone (cloned earlier)"
     shared=$clone
   else
-    log "source: no $shared; cloning ${repo[$tool]} at $version into $clone"
-    command -v git >/dev/null || fail "neither $shared nor git to clone ${repo[$tool]}"
+    log "source: no $shared; cloning ${repo[$name]} at $version into $clone"
+    command -v git >/dev/null || fail "neither $shared nor git to clone ${repo[$name]}"
     rm -rf "$clone.tmp"
     mkdir -p "$(dirname "$clone")"
-    git clone --quiet --depth 1 --branch "$version" "${repo[$tool]}" "$clone.tmp" >&2 \
-      || fail "git clone of ${repo[$tool]} at $version failed"
+    git clone --quiet --depth 1 --branch "$version" "${repo[$name]}" "$clone.tmp" >&2 \
+      || fail "git clone of ${repo[$name]} at $version failed"
     touch "$clone.tmp/.complete"
     rm -rf "$clone"
     mv "$clone.tmp" "$clone"
     shared=$clone
   fi
-  echo "$shared/${subdir[$tool]}"
+  echo "$shared/${subdir[$name]}"
 }
 
 # Builds one tool into $bin, in a subshell so that cached-go-build.sh's early exit (warm cache) ends
@@ -60,7 +65,7 @@ build_one() (
   source "$root/scripts/lib/cached-go-build.sh"
   bin="$(bash "$root/scripts/cluster-bin-dir.sh" "$tool")" || fail "cannot compute the bin folder"
   version="$(bash "$root/scripts/cluster-bin-dir.sh" --version "$tool")"
-  prebuilt_var="RAYSHIFT_$(tr '[:lower:]' '[:upper:]' <<<"$tool")_BIN"
+  prebuilt_var="RAYSHIFT_$(tr '[:lower:]-' '[:upper:]_' <<<"$tool")_BIN"
   use_cache_or_lock "$prebuilt_var" "the $tool $version go.mod"
   log "$tool $version, $(go version | cut -d' ' -f3-), -p $jobs, into $bin"
 
@@ -78,12 +83,12 @@ build_one() (
       GOBIN="$tmp" go install -p "$jobs" -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$version" \
         || fail "go install of kwok $version failed (see the output above; is the Go module proxy reachable?)"
       ;;
-    rbg | kuberay)
+    rbg | rbg-v06 | rbg-v08 | kuberay)
       from="$(source_tree)"
       src="$(mktemp -d "$cache/src.tmp.XXXXXX")"
       cp -r "$from/." "$src/"
       chmod -R u+w "$src"
-      if [[ $tool == rbg ]]; then
+      if [[ $tool == rbg* ]]; then
         # The shared tree has no vendor/, and upstream's go.sum lacks entries a build needs:
         # -mod=mod adds them to the copy (checked against sum.golang.org), versions stay as pinned.
         V=sigs.k8s.io/rbgs/version
@@ -109,7 +114,7 @@ build_one() (
 
 for t in "${tools[@]}"; do
   case "$t" in
-    kwok | rbg | kuberay) build_one "$t" ;;
-    *) echo "build-cluster: unknown tool '$t' (kwok, rbg, kuberay)" >&2; exit 2 ;;
+    kwok | rbg | rbg-v06 | rbg-v08 | kuberay) build_one "$t" ;;
+    *) echo "build-cluster: unknown tool '$t' (kwok, rbg, rbg-v06, rbg-v08, kuberay)" >&2; exit 2 ;;
   esac
 done

@@ -81,12 +81,13 @@ export function validateCommand(files: readonly string[], json: boolean, io: Out
  * none is set) and the rounds of each RoleBasedGroup rolling-update rule, with the Pods and
  * accelerators at each step and the peak, and what was not planned with the reason. Problems of
  * the input (warnings included) are printed as `validate` words them, on stderr, or with `json` in
- * `"problems"` next to `"plans"` and `"skipped"`; an error exits 1 and plans nothing.
+ * `"problems"` next to `"plans"` and `"skipped"`; an error exits 1 and plans nothing. With
+ * `failAtRound` (`--fail-at-round`), each rule a rayshift executor runs also shows its rollback rounds.
  */
-export function planCommand(files: readonly string[], json: boolean, io: Output, options: CheckOptions = {}): number {
+export function planCommand(files: readonly string[], json: boolean, io: Output, options: CheckOptions = {}, failAtRound?: number): number {
   const { documents, problems } = check(files, io, options);
   const failed = problems.some((p) => p.severity === 'error');
-  const { plans, skipped } = failed ? { plans: [], skipped: [] } : planDocuments(documents);
+  const { plans, skipped } = failed ? { plans: [], skipped: [] } : planDocuments(documents, failAtRound);
   if (json) {
     io.out(`${JSON.stringify({ plans, skipped, problems: problemsJson(problems) }, null, 2)}\n`);
     return failed ? EXIT.invalid : EXIT.ok;

@@ -10,6 +10,8 @@ import type { DashboardOptions } from './dashboard-command';
 import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
+import { integerIn } from './flag-parsers';
+import { RBG_PLAN_MAX_ROUNDS } from '../spec/rbg-rules';
 import { MissingPeerError, OPTIONAL_PEERS, checkPeers, isInstalled } from './peers';
 import { styleFor } from './style';
 import * as fs from 'node:fs';
@@ -97,6 +99,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     .argument('<file...>', FILES_HELP)
     .option('--json', 'print {"plans":[…],"problems":[…]} instead of tables and charts')
     .addOption(rbgVersionOption())
+    .option('--fail-at-round <n>', "RoleBasedGroups run by rayshift's executor: also show the rollback rounds after a gate failing at round n", integerIn('--fail-at-round', { min: 1, max: RBG_PLAN_MAX_ROUNDS }))
     .addHelpText(
       'after',
       [
@@ -108,7 +111,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
         'Exit status: 0 with a plan, 1 when the input is invalid (no plan; "plans" is empty), 2 on a usage error.',
       ].join('\n'),
     )
-    .action((files: string[], opts: { json?: boolean; rbgVersion?: RbgRelease }) => exit(planCommand(files, Boolean(opts.json), io, { rbgVersion: opts.rbgVersion })));
+    .action((files: string[], opts: { json?: boolean; rbgVersion?: RbgRelease; failAtRound?: number }) => exit(planCommand(files, Boolean(opts.json), io, { rbgVersion: opts.rbgVersion }, opts.failAtRound)));
   addApiServerOptions(
     program
       .command('status')

@@ -50,7 +50,7 @@ const ns = (namespace: string) => (namespace === '' ? '(unset)' : namespace);
  * per rolling-update rule of a RoleBasedGroup (its inline v1alpha1 rules, its CoordinatedPolicy's,
  * and those of its `rayshift.dev/coordination` annotation, which a rayshift executor runs).
  */
-export function planDocuments(documents: readonly InputDocument[]): { plans: CliPlan[]; skipped: SkippedObject[] } {
+export function planDocuments(documents: readonly InputDocument[], failAtRound?: number): { plans: CliPlan[]; skipped: SkippedObject[] } {
   const plans: CliPlan[] = [];
   const skipped: SkippedObject[] = [];
   const groups = documents.filter((d) => identity(d).kind === 'RoleBasedGroup');
@@ -71,21 +71,21 @@ export function planDocuments(documents: readonly InputDocument[]): { plans: Cli
         reason: `no RoleBasedGroup named ${name} in namespace ${ns(namespace)} among the files (${existing.length > 0 ? `groups: ${existing.join(', ')}` : 'there is none'}); RBG applies a CoordinatedPolicy only to the group of the same name and namespace`,
       });
     } else if (kind === 'RoleBasedGroup') {
-      planGroup(doc, documents, plans, skipped);
+      planGroup(doc, documents, plans, skipped, failAtRound);
     }
   }
   return { plans, skipped };
 }
 
 /** Plans each rolling-update rule of a group; a rule without one, or a group without rules, is skipped with the reason. */
-function planGroup(doc: InputDocument, documents: readonly InputDocument[], plans: CliPlan[], skipped: SkippedObject[]): void {
+function planGroup(doc: InputDocument, documents: readonly InputDocument[], plans: CliPlan[], skipped: SkippedObject[], failAtRound?: number): void {
   const { kind, name, namespace } = identity(doc);
   const policy = documents.find((d) => identity(d).kind === 'CoordinatedPolicy' && groupOfPolicy(d, documents) === doc);
   const reading = executorCoordination(doc);
   // The warmup (RBG v0.8) runs once per group, before the first round: it is shown with the first rule it gates.
   let warmup = reading?.warmup ? planWarmupStage(doc.manifest, reading.warmup, true) : undefined;
   const executorRules = (reading?.rules ?? []).map(
-    (r): RoleBasedGroupPlanInput & { rule: string } => ({ kind: 'RoleBasedGroup', name, rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles, coordination: 'parallel' }),
+    (r): RoleBasedGroupPlanInput & { rule: string } => ({ kind: 'RoleBasedGroup', name, rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles, coordination: 'parallel', ...(failAtRound !== undefined ? { failAtRound } : {}) }),
   );
   const inputs = [...rbgPlanInputs(doc.manifest, policy?.manifest, 'controller'), ...executorRules];
   for (const input of inputs) {

@@ -54,8 +54,15 @@ export function renderGroupScreen(v: GroupView, now: number, style: Style, barWi
   }
   for (const c of v.coordinations) {
     const skew = `skew ${c.skewPercent.toFixed(1)}% of max ${c.maxSkewPercent}%`;
-    lines.push(`  ${style.bold(c.name)}  ${c.phase} (${c.reason})  round ${c.rounds}  ${c.skewPercent > c.maxSkewPercent ? style.yellow(skew) : skew}${c.wave ? `  batch wave ${c.wave.current}/${c.wave.total}` : ''}`);
+    const back = c.rollback !== undefined ? `  rollback round ${c.rollback.rounds}` : '';
+    lines.push(`  ${style.bold(c.name)}  ${c.phase} (${c.reason})  round ${c.rounds}${back}  ${c.skewPercent > c.maxSkewPercent ? style.yellow(skew) : skew}${c.wave ? `  batch wave ${c.wave.current}/${c.wave.total}` : ''}`);
+    if (c.rollback !== undefined) lines.push(`    ${c.message}`);
     for (const r of c.roles) {
+      if (r.replicasByRevision !== undefined) {
+        const { abandoned, previous } = r.replicasByRevision;
+        lines.push(`    ${pad(r.name, 12)} previous revision ${style.green(bar((previous / Math.max(1, r.desired)) * 100, barWidth))} ${String(previous).padStart(4)}/${r.desired}   abandoned ${String(abandoned).padStart(4)}   ready ${String(r.ready).padStart(4)}   partition ${r.partition}  ${r.phase}`);
+        continue;
+      }
       lines.push(`    ${pad(r.name, 12)} updated ${style.green(bar((r.updated / Math.max(1, r.desired)) * 100, barWidth))} ${String(r.updated).padStart(4)}/${r.desired}   ready ${bar((r.ready / Math.max(1, r.desired)) * 100, barWidth / 2)} ${String(r.ready).padStart(4)}   partition ${r.partition}  ${r.phase}`);
     }
     if (c.blockingRole !== undefined) lines.push(style.yellow(`    blocked by ${c.blockingRole}: ${c.message}`));
@@ -80,6 +87,6 @@ export function renderGroupLines(v: GroupView, now: number): string[] {
 /** True once every coordination has finished (complete, failed or rolled back) for the current generation. */
 export function rolloutFinished(v: GroupView): { done: boolean; failed: boolean } {
   const current = v.generation === undefined || v.observedGeneration === v.generation;
-  const done = current && v.coordinations.length > 0 && v.coordinations.every((c) => c.phase !== 'Progressing');
+  const done = current && v.coordinations.length > 0 && v.coordinations.every((c) => c.phase !== 'Progressing' && c.phase !== 'RollingBack');
   return { done, failed: done && v.coordinations.some((c) => c.phase !== 'Complete') };
 }

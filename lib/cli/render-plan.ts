@@ -130,6 +130,12 @@ export function renderRoleBasedGroupPlan(plan: RoleBasedGroupPlan & { rule?: str
     const parts: [string, PlanPeak][] = [[`${plan.peak.pods.value} Pods`, plan.peak.pods], ...Object.entries(plan.peak.accelerators).map(([n, p]): [string, PlanPeak] => [`${p.value} ${n}`, p])];
     out.push(`peak ${parts.map(([what, p]) => `${what} in ${p.lasts} of ${plan.rounds.length} rounds (from round ${p.from})`).join('; ')}`);
   }
+  if (plan.rollback) {
+    out.push(style.bold(`if the gate fails after round ${plan.rollback.afterRound}: rollback rounds back to the previous revision`));
+    out.push(style.dim(`  round  ${roles.map((r) => `${r} abandoned/partition`.padStart(width(r))).join('')}`));
+    plan.rollback.rounds.forEach((round, i) => out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}`.padStart(width(r))).join('')}`));
+    out.push(`${plan.rollback.rounds.length} rollback rounds, no replica left on the abandoned revision`);
+  }
   const skewWarning = renderSkewWarning(plan);
   if (skewWarning) out.push(`${style.yellow('warning:')} ${skewWarning}`);
   return out.join('\n');

@@ -7,6 +7,7 @@ import type { RoleShape } from '../spec/rbg-shape';
 import { PlanPeak, PlanUsage, addUsage, NO_USAGE, scaleResources, usagePeaks } from './plan-cost';
 import { smallestAchievableSkewPercent } from './rbg-bound';
 import { progressSkewPercent, type RbgRoleState } from './rbg-roles';
+import { nextRollbackPartitions } from './rbg-rollback';
 import { nextRbgRound } from './rbg-rollout';
 import { upstreamPartition, upstreamRollingTargets } from './rbg-upstream';
 
@@ -41,6 +42,12 @@ export interface RoleBasedGroupPlanInput {
   readonly maxSkewPercent: number;
   readonly roles: readonly RbgPlanRole[];
   readonly coordination: RbgCoordination;
+  /**
+   * Plan the way back too: the rollout's gate fails after this round (1-based) and a rayshift
+   * executor returns every role to the revision before it (`rbg-rollback.ts`). Only with coordination
+   * `parallel` (a rayshift executor's); a round past the last is the last.
+   */
+  readonly failAtRound?: number;
 }
 
 /** One round: updated replicas after it and the partitions written for it. */
@@ -77,6 +84,12 @@ export interface RoleBasedGroupPlan {
   readonly complete: boolean;
   /** The skew the plan keeps against maxSkew and the best any rollout of these role sizes can keep. */
   readonly skew: RbgPlanSkew;
+  /**
+   * With `failAtRound`: the rollback rounds after a failure at that round, each with the replicas
+   * left on the abandoned revision (`updated`) and the partitions written, every returned replica
+   * ready before the next round.
+   */
+  readonly rollback?: { readonly afterRound: number; readonly rounds: readonly RbgPlanRound[] };
   /** The peaks of the rounds' usage, in rounds (`from`/`until` count rounds from 1, `lasts` is a number of rounds); only with `usage`. */
   readonly peak?: { readonly pods?: PlanPeak; readonly accelerators: Readonly<Record<string, PlanPeak>> };
 }
@@ -87,7 +100,8 @@ export interface RoleBasedGroupPlan {
  * at once (a RangeError naming the field, value and range); any other that would take more throws too.
  */
 export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGroupPlan {
-  const rounds = planRounds(input);
+  const planned = planRounds(input);
+  const rounds = input.failAtRound !== undefined && input.coordination === 'parallel' && planned.rounds.length > 0 ? { ...planned, rollback: planRollback(input, planned.rounds, input.failAtRound) } : planned;
   const skew: RbgPlanSkew = {
     maxSkewPercent: input.maxSkewPercent,
     largestPercent: rounds.maxSkewPercentObserved,
@@ -102,6 +116,21 @@ export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGro
   });
   const peak = usagePeaks(costed.map((r, i) => ({ at: i + 1, usage: r.usage.total })), costed.length + 1);
   return { ...rounds, rounds: costed, skew, peak };
+}
+
+/** The rollback rounds after a failure at round `at` of `rounds` (`nextRollbackPartitions`, every workload catching up at once). */
+function planRollback(input: RoleBasedGroupPlanInput, rounds: readonly RbgPlanRound[], at: number): NonNullable<RoleBasedGroupPlan['rollback']> {
+  if (!Number.isInteger(at) || at < 1) throw new RangeError(`failAtRound of RoleBasedGroup ${input.name} is ${at}; allowed: an integer ≥ 1`);
+  const afterRound = Math.min(at, rounds.length);
+  const from = rounds[afterRound - 1];
+  let roles = input.roles.map((r) => ({ name: r.name, desired: r.replicas, abandoned: from.updated[r.name], ready: r.replicas, partition: from.partition[r.name], maxUnavailable: r.maxUnavailable }));
+  const out: RbgPlanRound[] = [];
+  for (let i = 0; i < RBG_PLAN_MAX_ROUNDS && roles.some((r) => r.abandoned > 0); i++) {
+    const next = nextRollbackPartitions(input.maxSkewPercent, roles);
+    roles = roles.map((r) => ({ ...r, partition: next.get(r.name)!, abandoned: Math.min(r.abandoned, r.desired - next.get(r.name)!) }));
+    out.push({ updated: Object.fromEntries(roles.map((r) => [r.name, r.abandoned])), partition: Object.fromEntries(roles.map((r) => [r.name, r.partition])) });
+  }
+  return { afterRound, rounds: out };
 }
 
 /** Each role's Pods and accelerators in a round that moves it from `before` to `after` updated replicas. */

@@ -10,8 +10,8 @@
  *   progress for the progress deadline.
  * - The background run measures from the first round until the rollout ends; holds keep a share
  *   longer, as for a RayService.
- * - A failed run (inconclusive counts as failed): `rollback` raises every partition to replicas
- *   (phase `RolledBack`), `abort` stops every role where it stands (phase `Failed`), `pause` holds
+ * - A failed run (inconclusive counts as failed): `rollback` returns every role to the revision
+ *   before the rollout in tandem (`rbg-rollback.ts`: phase `RollingBack`, then `RolledBack`), `abort` stops every role where it stands (phase `Failed`), `pause` holds
  *   every role paused where it stands until a person retries or skips the run (the group's
  *   `rayshift.dev/analysis-override` annotation); a dry run only records verdicts.
  * - Queries see `{{service}}` = the group's name and `{{cluster}}` = the new revision: the
@@ -22,7 +22,7 @@ import type { ResolvedAnalysis } from '../spec/analysis';
 import { renderAnalysisQuery } from '../spec/analysis-templates';
 import { analysisPass, endedAnalysis, gateClosed } from './analysis-gate';
 import type { AnalysisMeasurement, AnalysisOverride } from './observation';
-import { coordinationStep, holdWrites, rollbackWrites, ruleRevision } from './rbg-coordination';
+import { coordinationStep, holdWrites, ruleRevision, startRollback } from './rbg-coordination';
 import type { CoordinationAnalysisStatus, CoordinationStatus, CoordinationStep, CoordinationStepInput, RoleRolloutStatus, RolloutEvent } from './rbg-coordination-types';
 
 /** What a group's analysis sees besides a coordination's step input. */
@@ -39,7 +39,8 @@ export interface GroupAnalysisInput {
 }
 
 /** One coordination's step under the group's analysis (see the file comment). */
-export function analysedCoordinationStep(input: CoordinationStepInput, g: GroupAnalysisInput): CoordinationStep {
+export function analysedCoordinationStep(given: CoordinationStepInput, g: GroupAnalysisInput): CoordinationStep {
+  const input = g.analysis.onFailure === 'rollback' && !g.analysis.dryRun ? { ...given, rollbackPossible: true } : given;
   const { rule, roles, previous: prior, now } = input;
   const revision = ruleRevision(rule, roles);
   const newRollout = prior === undefined || prior.revision !== revision;
@@ -94,9 +95,9 @@ function failed(input: CoordinationStepInput, pre: CoordinationStatus, action: R
   const { deadlineAt: _none, blockingRole: _who, ...base } = pre;
   const role = (r: RoleRolloutStatus, phase: RoleRolloutStatus['phase'], partition: number, reason: string): RoleRolloutStatus => ({ ...r, phase, partition, reason });
   if (action === 'rollback') {
-    const status: CoordinationStatus = { ...base, phase: 'RolledBack', reason: 'AnalysisFailed', message: `${why}; returning every role to the old revision`, roles: pre.roles.map((r) => role(r, 'RolledBack', r.desired, 'returned to the old revision')), analysis: ended(state) };
-    const moved = `${rule.name}: ${why}; partitions raised to every replica of ${pre.roles.map((r) => r.name).join(', ')}`;
-    return { status, writes: rollbackWrites(rule, roles), events: [...events, { type: 'Warning', reason: 'RolledBack', message: moved }] };
+    const back = startRollback(input, { ...base, reason: 'AnalysisFailed', message: why, analysis: ended(state) });
+    const started = `${rule.name}: ${why}; returning ${pre.roles.map((r) => r.name).join(', ')} to the revision before the rollout`;
+    return { ...back, events: [...events, { type: 'Warning', reason: 'RollbackStarted', message: started }, ...back.events] };
   }
   if (action === 'abort') {
     const status: CoordinationStatus = { ...base, phase: 'Failed', reason: 'AnalysisFailed', message: `${why}; stopped every role where it stands`, roles: pre.roles.map((r) => role(r, 'Stopped', r.partition, 'stopped (AnalysisFailed)')), analysis: ended(state) };

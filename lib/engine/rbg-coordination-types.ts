@@ -37,6 +37,10 @@ export interface RoleProgress {
   readonly source: 'group' | 'workload';
   /** The workload's `status.updateRevision` (its template's revision) when the counts come from the workload. */
   readonly workloadRevision?: string;
+  /** The partition the workload carries (its own spec's), when the counts come from the workload. */
+  readonly workloadPartition?: number;
+  /** Updated replicas that are ready (the workload's `updatedReadyReplicas`), when it reports them. */
+  readonly updatedReadyReplicas?: number;
 }
 
 /** One role as observed. */
@@ -59,7 +63,7 @@ export interface ObservedRole {
 }
 
 /** Where a coordination stands. */
-export type CoordinationPhase = 'Progressing' | 'Complete' | 'Failed' | 'RolledBack';
+export type CoordinationPhase = 'Progressing' | 'Complete' | 'Failed' | 'RollingBack' | 'RolledBack';
 
 /** Where one role stands. */
 export type RolePhase =
@@ -75,7 +79,9 @@ export type RolePhase =
   | 'WaitingForBatch'
   /** Stopped by the progress deadline. */
   | 'Stopped'
-  /** Returned to the old revision by the progress deadline. */
+  /** Being returned to the revision before the rollout, round by round. */
+  | 'RollingBack'
+  /** Every replica back on the revision before the rollout. */
   | 'RolledBack';
 
 /** One role of a coordination. */
@@ -98,6 +104,28 @@ export interface RoleRolloutStatus {
    * RBG has not carried this rollout's template into it and its counts are the old template's.
    */
   readonly fromWorkloadRevision?: string;
+  /** During and after a rollback: replicas on the abandoned revision and on the one before the rollout. */
+  readonly replicasByRevision?: { readonly abandoned: number; readonly previous: number };
+}
+
+/** The way back of a coordination (`rbg-rollback.ts`). */
+export interface RollbackStatus {
+  /** Why it runs: the failed gate, the deadline or the person's verb, in words. */
+  readonly cause: string;
+  /** Rollback rounds written (a round raises at least one partition). */
+  readonly rounds: number;
+  /** When it started (ISO time). */
+  readonly startedAt: string;
+}
+
+/** A condition of a coordination, as Kubernetes conditions read. */
+export interface CoordinationCondition {
+  /** `RolledBack`: False while rollback rounds go on (reason `RollbackRound`, the round in words), True once every replica is back. */
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason: string;
+  readonly message: string;
+  readonly lastTransitionTime: string;
 }
 
 /** One coordination (rolling-update rule). */
@@ -129,6 +157,10 @@ export interface CoordinationStatus {
   readonly roles: readonly RoleRolloutStatus[];
   /** The rollout's analysis, when the group has one. */
   readonly analysis?: CoordinationAnalysisStatus;
+  /** The way back, once a rollback started. */
+  readonly rollback?: RollbackStatus;
+  /** The coordination's conditions (a rollback's `RolledBack`). */
+  readonly conditions?: readonly CoordinationCondition[];
 }
 
 /** The analysis of one coordination: its runs and verdicts, and the new revision's share they measure. */
@@ -149,16 +181,30 @@ export interface RoleWrite {
   readonly paused: boolean;
 }
 
+/**
+ * Replicas to replace on one role: every replica at an ordinal below `below` that runs the abandoned
+ * revision. The workload, whose partition is at `below`, recreates them from its current revision.
+ */
+export interface RoleReturn {
+  readonly name: string;
+  /** Position in `spec.roles`. */
+  readonly index: number;
+  readonly below: number;
+}
+
 /** An Event to record on the group. */
 export interface RolloutEvent {
   readonly type: 'Normal' | 'Warning';
-  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RolledBack`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
+  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RollbackStarted`, `RollbackRound`, `RolledBack`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
   readonly reason: string;
   readonly message: string;
 }
 
 /** Reason of the Event recorded for every round written. */
 export const ROUND_EVENT = 'RolloutRound';
+
+/** Reason of the Event recorded for every rollback round written. */
+export const ROLLBACK_ROUND_EVENT = 'RollbackRound';
 
 /** What a pass over one coordination sees. */
 export interface CoordinationStepInput {
@@ -176,6 +222,11 @@ export interface CoordinationStepInput {
    * when a measurement was counted in this pass (progress, as for the progress deadline).
    */
   readonly analysisHold?: { readonly message: string; readonly measured: boolean };
+  /**
+   * A failure may roll the rollout back (a gate with `onFailure: rollback`; `rollbackOnDeadline`
+   * sets it too): no role updates its last replica before every role can (see `coordinationStep`).
+   */
+  readonly rollbackPossible?: boolean;
 }
 
 /** What a pass over one coordination decides. */
@@ -188,4 +239,6 @@ export interface CoordinationStep {
   readonly wakeAt?: number;
   /** Analysis measurements to take, for the next pass. */
   readonly measure?: readonly MeasureAnalysisAction[];
+  /** Replicas to replace on the abandoned revision, after the writes landed (a rollback's). */
+  readonly returns?: readonly RoleReturn[];
 }

@@ -9,13 +9,13 @@
  *   releases nothing until the first round unpauses it with coordinated partitions (a paused role
  *   has released exactly its updated replicas, so the engine's never-raise bound is
  *   `desired − updated` for it); a role a round holds at every replica stays paused the same way,
- *   since RBG v0.8's webhook refuses a partition ≥ replicas (only a rollback writes one);
+ *   since RBG v0.8's webhook refuses a partition ≥ replicas (only a rollback's last round writes one);
  * - nothing is decided while the RBG controller has not observed the latest generation, since
  *   its counts may belong to the previous revision or partitions;
  * - the progress deadline: when no replica became updated or ready and no partition was lowered
  *   for `progressDeadlineSeconds`, every coordinated role is paused where it stands (or, with
- *   `rollbackOnDeadline`, its partition is raised to all replicas, back to the old revision) and
- *   the blocking role is named;
+ *   `rollbackOnDeadline`, returned to the revision before the rollout in rollback rounds,
+ *   `rbg-rollback.ts`) and the blocking role is named;
  * - AffinityScheduling release waves: a wave's roles are released (unpaused, coordinated among the
  *   released roles) once every role of the waves before it is updated and ready;
  * - a closed analysis gate (`analysisHold`, decided by `rbg-analysis.ts`) lowers no partition and
@@ -24,7 +24,6 @@
 import { createHash } from 'node:crypto';
 import {
   ROUND_EVENT,
-  type CoordinationPhase,
   type CoordinationStatus,
   type CoordinationStep,
   type CoordinationStepInput,
@@ -36,6 +35,7 @@ import {
   type RolloutEvent,
 } from './rbg-coordination-types';
 import { progressOf, type RbgRoleState } from './rbg-roles';
+import { rollbackStep } from './rbg-rollback';
 import { nextRbgRound, type RbgRound } from './rbg-rollout';
 
 interface Member {
@@ -54,9 +54,13 @@ export function holdWrites(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
   return membersOf({ rule, roles, controllerCaughtUp: true, now: 0 }).flatMap((m) => changed(m, m.observed.partition ?? 0, true));
 }
 
-/** The writes that return every role of `rule` to the old revision (partition = replicas), as a rollback does. */
-export function rollbackWrites(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): RoleWrite[] {
-  return membersOf({ rule, roles, controllerCaughtUp: true, now: 0 }).flatMap((m) => changed(m, m.observed.desired, false, true));
+/**
+ * The step that starts returning every role to the revision before the rollout (`rbg-rollback.ts`),
+ * from `from`, the status of the failure (its reason, and its message as the rollback's cause).
+ */
+export function startRollback(input: CoordinationStepInput, from: CoordinationStatus): CoordinationStep {
+  const { rollback: _none, ...failure } = from;
+  return coordinationStep({ ...input, previous: { ...failure, phase: 'RollingBack' } });
 }
 
 /**
@@ -103,13 +107,11 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     progressMark: Math.max(mark, prior?.progressMark ?? -1),
   };
 
-  if (prior && (prior.phase === 'Failed' || prior.phase === 'RolledBack')) {
-    const stopPhase: RolePhase = prior.phase === 'Failed' ? 'Stopped' : 'RolledBack';
-    const writes = members.flatMap((m) => (prior.phase === 'Failed' ? changed(m, m.observed.partition ?? 0, true) : changed(m, m.observed.desired, false, true)));
+  if (prior && (prior.phase === 'RollingBack' || prior.phase === 'RolledBack')) return rollbackStep(input, { ...prior, skewPercent: base.skewPercent, progressMark: base.progressMark });
+  if (prior && prior.phase === 'Failed') {
+    const writes = members.flatMap((m) => changed(m, m.observed.partition ?? 0, true));
     const stopped = prior.reason === 'ProgressDeadlineExceeded' ? 'stopped by the progress deadline' : `stopped (${prior.reason})`;
-    const roles = members.map((m) =>
-      roleStatus(m, members, prior.phase === 'Failed' ? (m.observed.partition ?? 0) : m.observed.desired, stopPhase, prior.phase === 'Failed' ? stopped : 'returned to the old revision'),
-    );
+    const roles = members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, 'Stopped', stopped));
     return { status: { ...prior, ...base, roles }, writes, events: [] };
   }
 
@@ -155,6 +157,7 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
       return [r.name, { ...r, partition, target: s.desired - partition }];
     }),
   );
+  if (input.rollbackPossible || rule.rollbackOnDeadline) holdLastReplicas(decided, released);
   const lowered = released.filter((m) => decided.get(m.state.name)!.partition < (m.state.currentPartition ?? m.state.desired));
   const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0 || hold?.measured === true;
   const lastProgressAt = progressed ? iso(now) : prior!.lastProgressAt;
@@ -212,6 +215,23 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
   });
 }
 
+/**
+ * A workload that updates its last replica (partition 0, every replica updated) makes the new
+ * revision its current one (RBG's RoleInstanceSet, a StatefulSet), and from then on recreates any
+ * replica from it: none of that role can be returned by a rollback (rbg-rollback.ts). So while a
+ * rollback is possible, each role keeps its last replica (partition at least 1, unless 0 is written
+ * already) until every role has all its other replicas updated and every replica ready; then the
+ * last replicas of all roles go in one round. This only slows a role down, so the skew bound holds.
+ */
+function holdLastReplicas(decided: Map<string, { partition: number; target: number }>, released: readonly Member[]): void {
+  const lastLeft = released.every((m) => m.state.desired === 0 || m.state.partition > 0 || (m.state.updatedReplicas >= m.state.desired - 1 && m.state.readyReplicas >= m.state.desired));
+  if (lastLeft) return;
+  for (const m of released) {
+    const d = decided.get(m.state.name)!;
+    if (d.partition === 0 && m.state.desired > 0 && (m.state.currentPartition ?? m.state.desired) > 0) decided.set(m.state.name, { ...d, partition: 1, target: m.state.desired - 1 });
+  }
+}
+
 /** The rule's members by release wave (one wave of every member without `waves`; members no wave names join the first). */
 function wavesOf(rule: ExecutorRule, members: readonly Member[]): Member[][] {
   if (!rule.waves || rule.waves.length === 0) return [[...members]];
@@ -242,26 +262,23 @@ function deadlineOr(
   const { rule } = input;
   const blocking = blockingRole(candidates.members, undefined, candidates.readiness);
   const who = blocking ? `${blocking.observed.name} (${describeRole(blocking)})` : 'the RBG controller';
-  const phase: CoordinationPhase = rule.rollbackOnDeadline ? 'RolledBack' : 'Failed';
   const where = members.map((m) => `${m.state.name} at partition ${m.observed.partition ?? 0}`).join(', ');
-  const message = `no progress for ${rule.progressDeadlineSeconds}s; blocked by ${who}; ${rule.rollbackOnDeadline ? 'returning every role to the old revision' : `stopped ${where}`}`;
+  const message = `no progress for ${rule.progressDeadlineSeconds}s; blocked by ${who}; ${rule.rollbackOnDeadline ? 'returning every role to the revision before the rollout' : `stopped ${where}`}`;
   const { deadlineAt: _passed, ...rest } = status;
   const failed: CoordinationStatus = {
     ...rest,
-    phase,
+    phase: 'Failed',
     reason: 'ProgressDeadlineExceeded',
     message,
     ...(blocking ? { blockingRole: blocking.observed.name } : {}),
-    roles: members.map((m) =>
-      rule.rollbackOnDeadline
-        ? roleStatus(m, members, m.observed.desired, 'RolledBack', 'returned to the old revision')
-        : roleStatus(m, members, m.observed.partition ?? 0, 'Stopped', 'stopped by the progress deadline'),
-    ),
+    roles: members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, 'Stopped', 'stopped by the progress deadline')),
   };
   const events: RolloutEvent[] = [{ type: 'Warning', reason: 'ProgressDeadlineExceeded', message: `${rule.name}: ${message}` }];
-  if (rule.rollbackOnDeadline) events.push({ type: 'Warning', reason: 'RolledBack', message: `${rule.name}: partitions raised to every replica of ${members.map((m) => m.state.name).join(', ')}` });
-  const writes = members.flatMap((m) => (rule.rollbackOnDeadline ? changed(m, m.observed.desired, false, true) : changed(m, m.observed.partition ?? 0, true)));
-  return { status: failed, writes, events };
+  if (rule.rollbackOnDeadline) {
+    const back = rollbackStep(input, { ...failed, message: `no progress for ${rule.progressDeadlineSeconds}s, blocked by ${who}` });
+    return { ...back, events: [...events, ...back.events] };
+  }
+  return { status: failed, writes: members.flatMap((m) => changed(m, m.observed.partition ?? 0, true)), events };
 }
 
 function membersOf(input: CoordinationStepInput): Member[] {
@@ -284,15 +301,14 @@ function membersOf(input: CoordinationStepInput): Member[] {
 
 /**
  * The write that brings a role to `partition`/`paused` with the rule's maxUnavailable, or none when
- * it is there already. Outside a rollback, a role to be held at every replica is held by `paused`
- * with a partition below replicas instead (its current one when below, else replicas − 1): RBG
- * v0.8's webhook refuses a partition ≥ replicas, and a paused role releases exactly its updated
- * replicas — none, since a partition at replicas was never lowered. Only a rollback
- * (`rollback`) writes partition = replicas.
+ * it is there already. A role to be held at every replica is held by `paused` with a partition
+ * below replicas instead (its current one when below, else replicas − 1): RBG v0.8's webhook
+ * refuses a partition ≥ replicas, and a paused role releases exactly its updated replicas — none,
+ * since a partition at replicas was never lowered.
  */
-function changed(m: Member, partition: number, paused: boolean, rollback = false): RoleWrite[] {
+function changed(m: Member, partition: number, paused: boolean): RoleWrite[] {
   const o = m.observed;
-  if (!rollback && o.desired > 0 && partition >= o.desired) {
+  if (o.desired > 0 && partition >= o.desired) {
     paused = true;
     partition = o.partition !== undefined && o.partition < o.desired ? o.partition : o.desired - 1;
   }

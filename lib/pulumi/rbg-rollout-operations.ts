@@ -8,6 +8,7 @@
  * status annotation, as with the operator under GitOps.
  */
 import { isVerdictEvent } from '../engine/analysis-gate';
+import { ROLLBACK_ROUND_EVENT } from '../engine/rbg-coordination-types';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
@@ -58,7 +59,7 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
       warmupLine = line;
       // Each analysis verdict, as a RayService migration prints it (the Event's message names the rule).
       for (const e of result.events) if (isVerdictEvent(e)) console.log(eventLine(inputs.name, e, Date.now()));
-      if (result.rounds > 0) {
+      if (result.rounds > 0 || result.events.some((e) => e.reason === ROLLBACK_ROUND_EVENT)) {
         rounds += result.rounds;
         for (const c of doc?.coordinations ?? []) console.log(`${new Date().toISOString().slice(11, 19)} ${inputs.name} ${describeCoordination(c)}`);
       }

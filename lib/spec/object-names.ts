@@ -182,6 +182,10 @@ export const RBG_V1ALPHA1_TYPE = { apiVersion: RBG_V1ALPHA1, kind: 'RoleBasedGro
 export type RbgResourceType = typeof RBG_V1ALPHA2_TYPE | typeof RBG_V1ALPHA1_TYPE;
 /** RoleInstanceSet, RBG v1alpha2's default workload of a role (named `<group>-<role>`, owned by the group). */
 export const ROLE_INSTANCE_SET_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
+/** RoleInstance, one replica of a RoleInstanceSet (named `<set>-<ordinal>` in its stateful pattern, labelled with its revision). */
+export const ROLE_INSTANCE_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleInstance', plural: 'roleinstances', namespaced: true } as const;
+/** The label of a workload's replica naming the revision it runs (StatefulSet Pods, RoleInstances). */
+export const CONTROLLER_REVISION_LABEL = 'controller-revision-hash';
 /** RBG's CoordinatedPolicy (v1alpha2; named like the group it coordinates). */
 export const COORDINATED_POLICY_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'CoordinatedPolicy', plural: 'coordinatedpolicies', namespaced: true } as const;
 /** RoleBasedGroupWarmup (RBG v0.8.0-alpha.5). */

@@ -114,7 +114,11 @@ export interface CoordinationRule {
    * every coordinated role where it stands and reports the blocking role. @default 600
    */
   readonly progressDeadlineSeconds?: number;
-  /** rayshift executors only: when the deadline passes, return every coordinated role to the old revision. @default false */
+  /**
+   * rayshift executors only: when the deadline passes, return every coordinated role to the revision
+   * it ran before the rollout, in tandem rollback rounds (docs/rbg-coordination.md, *Rollback*).
+   * @default false
+   */
   readonly rollbackOnDeadline?: boolean;
 }
 
@@ -223,11 +227,11 @@ export function validateRoleBasedGroupModel(
   // A list of mappings by the type; anything else a JavaScript caller passes is reported by checkRules.
   asArray(coordination).forEach((rule, i) => {
     checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor);
-    // Returning every replica needs partition = replicas, which v0.8's webhook refuses.
+    // Returning the last ordinal needs partition = replicas, which v0.8's webhook refuses.
     if (rbgVersion === 'v0.8' && asObject(rule).rollbackOnDeadline === true) {
       problems.error(
         `spec.coordination[${i}].rollbackOnDeadline`,
-        'true cannot be executed on RBG v0.8: a rollback raises each partition to replicas, and its webhook only admits a partition below replicas; allowed: false (the rollout stops at the deadline; roll back by reverting the template)',
+        'true cannot be executed on RBG v0.8: the last rollback round returns a role\'s last ordinal with its partition at replicas, and its webhook only admits a partition below replicas; allowed: false (the rollout stops at the deadline; roll back by reverting the template)',
       );
     }
   });

@@ -120,6 +120,11 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
     by: 'lib/runtime/rbg/reconciler.ts: workloadStatuses (v1alpha2 roles); operator/rbg-controller.ts: Informer',
     why: 'read and watch the progress of coordinated roles run as roleinstancesets where the RoleBasedGroup status is stale',
   },
+  {
+    group: 'workloads.x-k8s.io', resource: 'roleinstances', verbs: ['list', 'delete'], scope: 'cluster',
+    by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round)',
+    why: 'replace the replicas of a rolled-back role that run the abandoned revision below the partition the round wrote (its roleinstanceset recreates them from the revision before the rollout)',
+  },
   ...([['apps', 'statefulsets'], ['leaderworkerset.x-k8s.io', 'leaderworkersets']] as const).map(([group, resource]): ApiAccess => ({
     group, resource, verbs: ['get'], scope: 'cluster',
     by: 'lib/runtime/rbg/reconciler.ts: workloadStatuses (v1alpha1 roles)',

@@ -86,3 +86,21 @@ test("each coordination shows its analysis as a RayService's: the gate measuring
   ]));
   expect(renderGroupLines(groupView(group(doc)), T)[0]).toMatch(/^12:00:00.000 pd\/pd-inference pd Progressing \(round 3\): .* analysis=step@50:1 verdict=step@25:Successful$/);
 });
+
+test('the way back shows as the way forward: the rollback round, each role on the previous and the abandoned revision, not finished until RolledBack', () => {
+  const back = coordination({
+    phase: 'RollingBack', reason: 'AnalysisFailed', message: 'the analysis of run step@33:1 failed; rollback round 2: prefill partition 30→34 (10/40 on the abandoned revision)',
+    rollback: { cause: 'the analysis of run step@33:1 failed', rounds: 2, startedAt: '2026-11-21T11:59:55.000Z' },
+    roles: [
+      { name: 'prefill', desired: 40, updated: 10, ready: 39, partition: 34, skewPercent: 0, phase: 'RollingBack', reason: '', replicasByRevision: { abandoned: 10, previous: 30 } },
+      { name: 'decode', desired: 20, updated: 4, ready: 20, partition: 16, skewPercent: 0, phase: 'RollingBack', reason: '', replicasByRevision: { abandoned: 4, previous: 16 } },
+    ],
+  });
+  const v = groupView(group({ observedGeneration: 4, coordinations: [back] }));
+  const screen = renderGroupScreen(v, T, plain, 10).join('\n');
+  expect(screen).toContain('pd  RollingBack (AnalysisFailed)  round 3  rollback round 2');
+  expect(screen).toMatch(/prefill\s+previous revision ████████░░\s+30\/40\s+abandoned\s+10\s+ready\s+39\s+partition 34\s+RollingBack/);
+  expect(renderGroupLines(v, T)).toEqual(['12:00:00.000 pd/pd-inference pd RollingBack (round 3, rollback round 2): prefill 10/40, decode 4/20 on the abandoned revision; skew 7.5% ≤ 10%']);
+  expect(rolloutFinished(v)).toEqual({ done: false, failed: false });
+  expect(rolloutFinished(groupView(group({ observedGeneration: 4, coordinations: [{ ...back, phase: 'RolledBack' }] })))).toEqual({ done: true, failed: true });
+});

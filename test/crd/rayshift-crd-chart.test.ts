@@ -170,6 +170,7 @@ describe('RBAC', () => {
       'workloads.x-k8s.io/rolebasedgroups: get,list,watch,patch',
       'workloads.x-k8s.io/rolebasedgroupwarmups: get,list,watch,create',
       'workloads.x-k8s.io/roleinstancesets: get,list,watch',
+      'workloads.x-k8s.io/roleinstances: list,delete',
       'apps/statefulsets: get',
       'leaderworkerset.x-k8s.io/leaderworkersets: get',
       'events.k8s.io/events: create',

@@ -238,18 +238,26 @@ test('a stopped coordination stays stopped until the template changes again', ()
   expect(next.writes.every((w) => !w.paused)).toBe(true);
 });
 
-test('rollbackOnDeadline raises every partition to all replicas and unpauses', () => {
+test('rollbackOnDeadline starts the way back: each role\'s partition raised (paused) by the first rollback round, within maxUnavailable', () => {
   const r = rule({ rollbackOnDeadline: true });
   const s = step(stuck(40), progressingAt(T0, r), T0 + 60_000, r);
-  expect(s.status).toMatchObject({ phase: 'RolledBack', blockingRole: 'decode' });
+  expect(s.status).toMatchObject({ phase: 'RollingBack', reason: 'ProgressDeadlineExceeded', blockingRole: 'decode', rollback: { rounds: 1 } });
+  // prefill returns its maxUnavailable (4) of its 10 abandoned replicas (ordinals 30–33); decode, 2 of
+  // 20 down (its whole budget), returns none: its partition rises only over the ordinals already on
+  // the previous revision (12–17), below its 2 abandoned ones.
   expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
-    ['prefill', 40, false],
-    ['decode', 20, false],
+    ['prefill', 34, true],
+    ['decode', 18, true],
   ]);
-  expect(s.events.map((e) => e.reason)).toEqual(['ProgressDeadlineExceeded', 'RolledBack']);
+  expect(s.status.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
+    ['prefill', 'RollingBack', { abandoned: 10, previous: 30 }],
+    ['decode', 'RollingBack', { abandoned: 2, previous: 18 }],
+  ]);
+  expect(s.events.map((e) => e.reason)).toEqual(['ProgressDeadlineExceeded', 'RollbackRound']);
+  expect(s.status.conditions).toEqual([expect.objectContaining({ type: 'RolledBack', status: 'False', reason: 'RollbackRound' })]);
 });
 
-describe('a partition at replicas is written only by a rollback (RBG v0.8\'s webhook refuses partition ≥ replicas)', () => {
+describe('a partition at replicas is written only by a rollback round (RBG v0.8\'s webhook refuses partition ≥ replicas)', () => {
   // Five decode replicas are down when the new revision lands: the round releases prefill and holds decode at all 20.
   const decodeDown = (decode: Partial<RoleSetup>) =>
     roles({
@@ -272,15 +280,10 @@ describe('a partition at replicas is written only by a rollback (RBG v0.8\'s web
     ]);
   });
 
-  test('no write of any pass but a rollback has a partition ≥ replicas', () => {
+  test('no write of a forward pass has a partition ≥ replicas', () => {
     const r = rule({ rollbackOnDeadline: true });
     const first = step(decodeDown({}), armed(), T0 + 1000, r);
-    const rolledBack = step(stuck(40), progressingAt(T0, r), T0 + 60_000, r);
     expect(first.writes.every((w) => w.partition < (w.name === 'prefill' ? 40 : 20))).toBe(true);
-    expect(rolledBack.writes.map((w) => [w.name, w.partition])).toEqual([
-      ['prefill', 40],
-      ['decode', 20],
-    ]);
   });
 });
 
@@ -381,5 +384,34 @@ describe('AffinityScheduling waves', () => {
     const s = step(at({ p: 0, d: 0 }), step(at({ p: 2, d: 1 }, { p: 2, d: 1 }, true, 'v1'), undefined, T0, parallel).status, T0 + 1000, parallel);
     expect(s.writes.map((w) => w.name)).toEqual(['prefill-b0', 'decode-b0', 'prefill-b1', 'decode-b1']);
     expect(s.status.wave).toBeUndefined();
+  });
+});
+
+describe('with a rollback possible, no role updates its last replica before every role can (a workload that does makes the new revision current: nothing of it could be returned)', () => {
+  // maxSkew 40% lets prefill go to 6/6 while decode stands at 1/3 (held: 2 of 3 down, more than its maxUnavailable 1).
+  const small = (rollbackOnDeadline: boolean) => rule({ maxSkewPercent: 40, rollbackOnDeadline, roles: [{ name: 'prefill', replicas: 6, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 3, partition: 0, maxUnavailable: 1 }] });
+  const at = (prefill: number, decode: number, partitions: [number, number], decodeReady = 3) =>
+    roles({
+      prefill: { desired: 6, updated: prefill, partition: partitions[0], maxUnavailable: 1, revision: 'v2' },
+      decode: { desired: 3, updated: decode, ready: decodeReady, partition: partitions[1], maxUnavailable: 1, revision: 'v2' },
+    });
+  const armed = (r: ExecutorRule) => step(roles({ prefill: { desired: 6, updated: 6 }, decode: { desired: 3, updated: 3 } }), undefined, T0, r).status;
+
+  test('without: prefill is released to partition 0 while decode is at 1/3', () => {
+    const r = small(false);
+    const s = step(at(4, 1, [2, 2], 1), step(at(0, 0, [6, 3]), armed(r), T0 + 1, r).status, T0 + 2, r);
+    expect(s.writes.find((w) => w.name === 'prefill')!.partition).toBe(0);
+  });
+
+  test('with rollbackOnDeadline: prefill keeps its last replica (partition 1) until decode has all but its last updated and every replica ready; then both go in one round', () => {
+    const r = small(true);
+    const first = step(at(0, 0, [6, 3]), armed(r), T0 + 1, r);
+    const held = step(at(4, 1, [2, 2], 1), first.status, T0 + 2, r);
+    expect(held.writes.find((w) => w.name === 'prefill')!.partition).toBe(1);
+    // Decode ready again but still at 1/3: its bound would release both roles' last replicas; both keep them.
+    const notYet = step(at(5, 1, [1, 2]), held.status, T0 + 3, r);
+    expect(notYet.writes.map((w) => [w.name, w.partition])).toEqual([['decode', 1]]);
+    const last = step(at(5, 2, [1, 1]), notYet.status, T0 + 4, r);
+    expect(last.writes.map((w) => [w.name, w.partition])).toEqual([['prefill', 0], ['decode', 0]]);
   });
 });

@@ -52,6 +52,8 @@ const NOT_REACHED: Record<string, string> = {
   'workloads.x-k8s.io/rolebasedgroupwarmups get': 'RBG v0.8 warmups of a rollout (watched here, none created)',
   'workloads.x-k8s.io/rolebasedgroupwarmups create': 'RBG v0.8 warmups',
   'workloads.x-k8s.io/roleinstancesets get': 'RBG executor, a role whose group status is stale',
+  'workloads.x-k8s.io/roleinstances list': 'a rollback round of the RBG executor (cluster-rbg-analysis.test.ts)',
+  'workloads.x-k8s.io/roleinstances delete': 'a rollback round of the RBG executor',
   'apps/statefulsets get': 'RBG v1alpha1 roles run as StatefulSets',
   'leaderworkerset.x-k8s.io/leaderworkersets get': 'RBG v1alpha1 roles run as LeaderWorkerSets',
   'events.k8s.io/events create': 'Events of RBG rounds and analysis verdicts (cluster-operator-analysis.test.ts, cluster-rbg-operator.test.ts)',

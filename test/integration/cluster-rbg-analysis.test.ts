@@ -13,19 +13,22 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
-import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
+import type { CoordinationStatus } from '../../lib/runtime/rbg/status';
 import type { UpgradeAnalysis } from '../../lib/spec/analysis';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { startTestCluster, TestCluster } from '../support/cluster';
+import { coordinationStatuses } from '../support/rbg-operator-group';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
+import { rbgSkewCheck } from '../support/rbg-skew-check';
+import { WorkloadRecorder } from '../support/rbg-workload-recorder';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 const REPLICAS = { prefill: 4, decode: 2 };
-/** The share of requests each release fails (simulated). */
-const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4 };
+/** The share of requests each release fails (simulated); v4 starts failing when the test says so. */
+const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0 };
 
 let cluster: TestCluster;
 let admin: KubeClient;
@@ -91,16 +94,8 @@ function synthesize(name: string, release: string): KubeObject {
 }
 
 /** Polls the group's coordination status until `done` holds; returns every distinct status seen. */
-async function until(name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
-  const seen: CoordinationStatus[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const c = readRolloutStatus(await admin.get(RBG_V1ALPHA2_TYPE, name, NS))?.coordinations[0];
-    if (c && JSON.stringify(c) !== JSON.stringify(seen[seen.length - 1])) seen.push(c);
-    if (c && done(c)) return seen;
-    if (Date.now() > deadline) throw new Error(`${name}: no ${what} within ${timeoutMs} ms; last status ${JSON.stringify(c)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+function until(name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
+  return coordinationStatuses(admin, RBG_V1ALPHA2_TYPE, NS, name, what, done, timeoutMs);
 }
 
 /** The releases the group's Ready pods carry, as `<version label>/<image tag>`, counted (`v1/v1: 6`). */
@@ -147,31 +142,77 @@ test('a good release completes on the real workloads; every round after the firs
     expect(await podReleases('good')).toEqual({ 'v2/v2': REPLICAS.prefill + REPLICAS.decode });
   }));
 
-test('a bad release fails its first gate on its own pods\' errors: every partition raised to replicas, and RBG v0.7 keeps the first round\'s pods on it', () =>
-  cluster.printLogsOnFailure(async () => {
-    const first = await createAtV1('bad');
-    await admin.apply(synthesize('bad', 'v3'), { force: true });
-    const seen = await until('bad', 'the rollback', (c) => c.phase === 'RolledBack' && c.revision !== first);
-    const back = seen[seen.length - 1];
-    expect(back).toMatchObject({ reason: 'AnalysisFailed', rounds: 1 });
-    expect(back.roles.map((r) => [r.name, r.partition, r.phase])).toEqual([['prefill', REPLICAS.prefill, 'RolledBack'], ['decode', REPLICAS.decode, 'RolledBack']]);
-    const failed = back.analysis!.verdicts.find((v) => v.phase === 'Failed')!;
-    expect(failed.message).toMatch(/error-ratio failed .*> maximum 0\.05/);
-    // What RBG v0.7.0's RoleInstanceSets do with a partition raised to replicas: no further pod
-    // moves to the bad release, but the pods the first round updated (2 prefill, 1 decode) stay on
-    // it (unlike a Kruise CloneSet, they are not rolled back). Reverting the template does not
-    // bring them back either: the operator releases every partition, but the RoleInstanceSet,
-    // whose update revision is its current one again, leaves them (docs/analysis.md, the open
-    // gap), so this asserts the state the rollback leaves.
-    const round = { prefill: 2, decode: 1 };
-    const updated = round.prefill + round.decode;
-    const all = REPLICAS.prefill + REPLICAS.decode;
-    let releases: Record<string, number> = {};
-    for (let i = 0; i < 20; i++) {
-      releases = await podReleases('bad');
-      if (releases['v3/v3'] === updated && releases['v1/v1'] === all - updated) break;
-      await new Promise((r) => setTimeout(r, 500));
+/**
+ * Group `name` at v1, then `release`, which fails its gate after `rounds` rounds (`turnBad` makes it
+ * fail then, when it does not from the start): the rollback returns every replica to v1, every state
+ * of the RoleInstanceSets from a watch within the skew check and maxUnavailable.
+ */
+async function rolledBack(name: string, release: string, rounds: number, turnBad?: () => void): Promise<void> {
+    const first = await createAtV1(name);
+    const v1Revision = Object.fromEntries(await Promise.all(Object.keys(REPLICAS).map(async (r) => [r, String(((await admin.get(ROLE_INSTANCE_SET_TYPE, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
+    const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(REPLICAS));
+    try {
+      const t0 = Date.now();
+      await admin.apply(synthesize(name, release), { force: true });
+      if (turnBad) {
+        await until(name, `round ${rounds} to be written`, (c) => c.revision !== first && c.rounds >= rounds);
+        turnBad();
+      }
+      const rolling = await until(name, 'the rollback to start', (c) => c.revision !== first && c.rollback !== undefined);
+      const t1 = Date.now();
+      const seen = await until(name, 'the rollback to end', (c) => c.phase === 'RolledBack' && c.revision !== first);
+      const back = seen[seen.length - 1];
+      const wall = Date.now() - t1;
+      expect(back).toMatchObject({ reason: 'AnalysisFailed', rounds });
+      expect(back.rollback!.rounds).toBeGreaterThan(0);
+      expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
+        ['prefill', 'RolledBack', { abandoned: 0, previous: REPLICAS.prefill }],
+        ['decode', 'RolledBack', { abandoned: 0, previous: REPLICAS.decode }],
+      ]);
+      expect(back.conditions).toEqual([expect.objectContaining({ type: 'RolledBack', status: 'True' })]);
+      const failed = back.analysis!.verdicts.find((v) => v.phase === 'Failed')!;
+      expect(failed.message).toMatch(/error-ratio failed .*> maximum 0\.05/);
+      // Every rollback round went out as an Event on the group.
+      const events = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true }, { namespace: NS });
+      const roundEvents = events.items.filter((e) => (e as any).regarding?.name === name && (e as any).reason === 'RollbackRound');
+      expect(roundEvents).toHaveLength(back.rollback!.rounds);
+      // Every Ready pod runs v1 again: none is left on the abandoned release.
+      const all = REPLICAS.prefill + REPLICAS.decode;
+      let releases: Record<string, number> = {};
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
+        releases = await podReleases(name);
+        if (JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all })) break;
+      }
+      expect(releases).toEqual({ 'v1/v1': all });
+      // Every state of the RoleInstanceSets seen from the watch from the new release's apply on (the
+      // rollout's rounds and the way back): the roles' shares on the new release within RBG's skew
+      // check, at most maxUnavailable (1) down. A workload still on v1's template has none on the
+      // new release (RBG writes the template into one workload after the other); one that has not
+      // observed its latest spec counts against its previous template and says nothing.
+      const recorded = recorder.since(0);
+      const from = recorded.findIndex((st) => Object.keys(REPLICAS).some((r) => st[r] !== undefined && st[r].updateRevision !== v1Revision[r]));
+      const states = recorded
+        .slice(from)
+        .filter((st) => Object.keys(REPLICAS).every((r) => st[r] !== undefined && st[r].observed))
+        .map((st) => Object.fromEntries(Object.keys(REPLICAS).map((r) => [r, { ...st[r], updated: st[r].updateRevision === v1Revision[r] ? 0 : st[r].updated }])));
+      const brief = (st: (typeof states)[number]) => Object.keys(REPLICAS).map((r) => `${r} p${st[r].partition}${st[r].paused ? 'P' : ''} u${st[r].updated} r${st[r].ready}/${st[r].replicas}${st[r].observed ? '' : ' (unobserved)'}`).join(', ');
+      const over = states.flatMap((st, i) => {
+        const roles = Object.keys(REPLICAS).map((r) => ({ name: r, desired: st[r].replicas, updatedReplicas: st[r].updated }));
+        const skew = rbgSkewCheck(1, roles).ok ? [] : [`state ${i} over the skew bound: ${brief(st)}`];
+        const down = Object.keys(REPLICAS).filter((r) => st[r].replicas - st[r].ready > 1).map((r) => `state ${i}: ${r} has ${st[r].replicas - st[r].ready} down: ${brief(st)}`);
+        return [...skew, ...down];
+      });
+      if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${states.map((st, i) => `  ${i} ${brief(st)}`).join('\n')}\n`);
+      expect(over).toEqual([]);
+      process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (gate failed ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
+      expect(rolling.length).toBeGreaterThan(0);
+    } finally {
+      recorder.stop();
     }
-    process.stdout.write(`[cluster-rbg-analysis] after the rollback the Ready pods carry ${JSON.stringify(releases)}\n`);
-    expect(releases).toEqual({ 'v1/v1': all - updated, 'v3/v3': updated });
-  }));
+}
+
+test('a bad release fails its first gate on its own pods\' errors and is rolled back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
+  cluster.printLogsOnFailure(() => rolledBack('bad', 'v3', 1)));
+
+test('a release that turns bad after its second round fails its second gate and is rolled back in tandem the same way', () =>
+  cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, () => (ERROR_RATIO.v4 = 0.4))));

@@ -123,26 +123,29 @@ test('a decode image the kubelet cannot pull halts prefill within the skew bound
     expect(reasons).toEqual(expect.arrayContaining(['RolloutRound', 'ProgressDeadlineExceeded']));
   }));
 
-test('with rollbackOnDeadline a stuck rollout raises every partition to replicas; RBG carries it into its workloads and no replica moves to v2 after', () =>
+test('with rollbackOnDeadline a stuck rollout is rolled back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
   cluster.printLogsOnFailure(async () => {
     const g = group('pd-rollback', { prefill: 6, decode: 3 }, { rollingUpdate: { maxSkew: '40%', maxUnavailable: 1 }, progressDeadlineSeconds: 20, rollbackOnDeadline: true });
     await g.create();
     await g.changeTemplate(DECODE_UNPULLABLE);
-    const back = await coordinationWhen(ctx, g.name, 'the rollback', (c) => c?.phase === 'RolledBack');
-    expect(back).toMatchObject({ reason: 'ProgressDeadlineExceeded', blockingRole: 'decode' });
-    expect(back.roles.map((r) => [r.name, r.partition, r.phase])).toEqual([['prefill', 6, 'RolledBack'], ['decode', 3, 'RolledBack']]);
-    const raisedAndObserved = (s: GroupState) => g.roles.every((r) => !s[r].paused && s[r].partition === g.workloads[r] && s[r].observed);
-    await g.recorder.until('every workload unpaused at partition = replicas, observed by its controller', raisedAndObserved, 60_000, g.from);
-    const states = g.rollout();
-    const at = states.findIndex(raisedAndObserved);
-    const written = states.findIndex((s) => g.roles.every((r) => s[r].partition === g.workloads[r] && !s[r].paused));
-    for (const role of g.roles) {
-      const before = Math.max(...states.slice(0, written + 1).map((s) => s[role].updated));
-      expect({ role, updatedOnceObserved: states[at][role].updated, max: before, grew: states[at][role].updated > before }).toEqual({ role, updatedOnceObserved: states[at][role].updated, max: before, grew: false });
-    }
-    // As with an analysis rollback (cluster-rbg-analysis.test.ts, docs/analysis.md's open gap), RBG
-    // v0.7.0 does not roll the updated replicas back; printed, the analysis test asserts it.
-    process.stdout.write(`[cluster-rbg-operator] after rollbackOnDeadline: ${JSON.stringify(Object.fromEntries(g.roles.map((r) => [r, { updated: states[at][r].updated, ready: states[at][r].ready }])))}\n`);
+    const started = await coordinationWhen(ctx, g.name, 'the rollback to start', (c) => c?.rollback !== undefined);
+    const t1 = Date.now();
+    const back = await coordinationWhen(ctx, g.name, 'the rollback to end', (c) => c?.phase === 'RolledBack');
+    const wall = Date.now() - t1;
+    expect(started).toMatchObject({ reason: 'ProgressDeadlineExceeded', blockingRole: 'decode' });
+    expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
+      ['prefill', 'RolledBack', { abandoned: 0, previous: 6 }],
+      ['decode', 'RolledBack', { abandoned: 0, previous: 3 }],
+    ]);
+    // The workloads agree: nothing on v2 (decode's unpullable replicas included), every replica ready.
+    const home = (st: GroupState) => g.roles.every((r) => st[r].observed && st[r].updateRevision !== g.v1Revision[r] && st[r].updated === 0 && st[r].ready === g.workloads[r]);
+    await g.recorder.until('every workload back on v1 and ready', home, 60_000, g.from);
+    const states = g.rollout().filter((st) => g.roles.every((r) => st[r].observed));
+    expectSkewWithin(g, states, 40);
+    for (const st of states) for (const r of g.roles) expect({ role: r, down: Math.min(st[r].replicas - st[r].ready, 1) }).toEqual({ role: r, down: st[r].replicas - st[r].ready });
+    const reasons = await eventReasons(admin, NS, g.name, ['ProgressDeadlineExceeded', 'RollbackRound', 'RolledBack']);
+    expect(reasons).toEqual(expect.arrayContaining(['ProgressDeadlineExceeded', 'RollbackRound', 'RolledBack']));
+    process.stdout.write(`[cluster-rbg-operator] rollbackOnDeadline: ${back.rollback!.rounds} rollback round(s) in ${wall} ms, ${states.length} workload states checked\n`);
   }));
 
 /** Node of each Ready pod of group `name`, by its AffinityScheduling batch label. */

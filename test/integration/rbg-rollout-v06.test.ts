@@ -291,9 +291,10 @@ describe.each(VERSIONS)('RBG $release ($version)', ({ release, version, type }) 
     await g.recorder.until('some prefill replica updated', (o) => o.generation > 1 && o.roles.prefill.updated > 0 && o.roles.prefill.updated < 10);
     const back = await g.recorder.until('the rollback', (o) => o.coordination?.phase === 'RolledBack' && Object.values(o.roles).every((r) => r.updated === 0));
     expect(back.coordination).toMatchObject({ reason: 'ProgressDeadlineExceeded', blockingRole: 'decode' });
+    // The last rollback round holds every role paused at partition = replicas (v0.6 has no webhook to refuse it).
     expect(Object.values(back.roles).map((r) => [r.partition, r.paused])).toEqual([
-      [10, false],
-      [5, false],
+      [10, true],
+      [5, true],
     ]);
   });
 

@@ -10,7 +10,7 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
+import { RBG_V1ALPHA2_TYPE, RbgResourceType } from '../../lib/spec/object-names';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { CoordinationRule } from '../../lib/spec/rbg';
 import { getWhen, TestCluster } from './cluster';
@@ -59,6 +59,19 @@ export async function coordinationWhen(ctx: GroupContext, name: string, what: st
     return check(c) ? undefined : `coordination ${JSON.stringify(c)}`;
   }, timeoutMs);
   return readRolloutStatus(group)!.coordinations[0];
+}
+
+/** Polls group `name`'s coordination status until `done` holds; returns every distinct status seen, in order. */
+export async function coordinationStatuses(admin: KubeClient, type: RbgResourceType, namespace: string, name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
+  const seen: CoordinationStatus[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const c = readRolloutStatus(await admin.get(type, name, namespace))?.coordinations[0];
+    if (c && JSON.stringify(c) !== JSON.stringify(seen[seen.length - 1])) seen.push(c);
+    if (c && done(c)) return seen;
+    if (Date.now() > deadline) throw new Error(`${name}: no ${what} within ${timeoutMs} ms; last status ${JSON.stringify(c)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /**

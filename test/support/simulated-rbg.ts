@@ -8,8 +8,9 @@
  * `replicas − partition`, never with more than `maxUnavailable` replicas not ready, nothing while
  * `paused` — and reports the counts in `status.roleStatuses` with `status.observedGeneration`, as
  * RBG does. An updated replica becomes ready after a per-role delay, or never for roles named by
- * `neverReady`. Raising a partition returns the replicas above it to the old revision at once
- * (RBG v0.7.0's real RoleInstanceSets do not: cluster-rbg-analysis.test.ts). A group seen for the
+ * `neverReady`. Raising a partition returns the replicas above it to the old revision at once, paused
+ * or not (RBG v0.7.0's real RoleInstanceSets do not; the executor replaces those replicas itself:
+ * cluster-rbg-analysis.test.ts). A group seen for the
  * first time starts with every replica on its current revision.
  *
  * With `workloads` (RBG ≥ v0.7's RoleInstanceSets) it also keeps each role's workload
@@ -115,11 +116,12 @@ export function simulateUnbuildableRbgRelease(client: KubeClient, options: Simul
     const limit = desired - resolvePartition((ru.partition ?? 0) as IntOrPercent, desired);
     const maxUnavailable = resolveMaxUnavailable(ru.maxUnavailable as IntOrPercent | undefined, desired);
     state.updated = Math.min(state.updated, desired);
-    if (ru.paused === true) return state;
+    // A raised partition returns replicas even while paused (a rollback round writes it paused).
     if (state.updated > limit) {
       state.updated = limit;
       state.notReady = Math.min(state.notReady, limit);
     }
+    if (ru.paused === true) return state;
     const never = options.neverReady?.(group, roleName) ?? false;
     const delay = options.readyDelayMs?.(group, roleName) ?? 15;
     const instant = delay === 0 && !never;

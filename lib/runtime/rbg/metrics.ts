@@ -3,7 +3,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { AnalysisVerdictMetric } from '../analysis-verdict-metric';
 import type { RolloutStatusDocument } from './status';
 
-const PHASES = ['Progressing', 'Complete', 'Failed', 'RolledBack'] as const;
+const PHASES = ['Progressing', 'Complete', 'Failed', 'RollingBack', 'RolledBack'] as const;
 
 /** The executor's metrics; pass the operator's registry to serve them on its `/metrics`. */
 export class RbgRolloutMetrics {

@@ -22,6 +22,10 @@ export interface WorkloadStatus {
   readonly readyReplicas?: number;
   /** `status.updateRevision`: the revision of the template the workload counts `updatedReplicas` against. */
   readonly updateRevision?: string;
+  /** The partition in the workload's own spec (an integer; RBG copies the role's there). */
+  readonly partition?: number;
+  /** `status.updatedReadyReplicas` (RoleInstanceSet, StatefulSet). */
+  readonly updatedReadyReplicas?: number;
 }
 
 /**
@@ -35,7 +39,9 @@ export function roleProgress(groupEntry: JsonObject | undefined, workload: Workl
     const observed = workload.generation !== undefined && (workload.observedGeneration ?? -1) >= workload.generation;
     if (!observed || !isInteger(workload.updatedReplicas) || !isInteger(workload.readyReplicas)) return undefined;
     const revision = workload.updateRevision ? { workloadRevision: workload.updateRevision } : {};
-    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision };
+    const partition = workload.partition !== undefined ? { workloadPartition: workload.partition } : {};
+    const updatedReady = isInteger(workload.updatedReadyReplicas) ? { updatedReadyReplicas: workload.updatedReadyReplicas } : {};
+    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision, ...partition, ...updatedReady };
   }
   if (!groupEntry) return undefined;
   return { updatedReplicas: count(groupEntry.updatedReplicas), readyReplicas: count(groupEntry.readyReplicas), source: 'group' };

@@ -9,7 +9,9 @@
  * recorded after the patch lands. A crash between any two calls is safe: the next pass re-derives
  * everything from the group, and a round never raises a partition written for the same revision.
  * With the group's analysis, the measurements the pass asks for are taken after the patch (the
- * same runtime function as a RayService's) and handed to the next pass, which runs at once.
+ * same runtime function as a RayService's) and handed to the next pass, which runs at once. A
+ * rollback round's replicas on the abandoned revision are replaced after the patch too
+ * (`returnReplicas`); the workloads' watch brings the next pass.
  */
 import { coordinationPass } from '../../engine/rbg-coordination-pass';
 import { ANALYSIS_OVERRIDE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
@@ -30,6 +32,7 @@ import { WorkloadStatus, observeRoles } from './observe';
 import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
 import { observeWarmup, warmupObject } from './warmup';
+import { returnReplicas } from './return-replicas';
 import { workloadOf, workloadStatus } from './workloads';
 
 /** The Events of coordinated rollouts. */
@@ -129,6 +132,12 @@ export class RbgRolloutReconciler {
     const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
     for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
     const result = await this.write(group, doc, pass.steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
+    // A rollback round's replicas are replaced only once the status asking for it landed (a lost race redoes the pass).
+    const returns = result.status === undefined ? [] : pass.steps.flatMap((s) => s.returns ?? []);
+    for (const ret of returns) {
+      const deleted = await returnReplicas(this.client, group, ret);
+      if (deleted > 0) this.log.info({ rbg: key, role: ret.name, below: ret.below, deleted }, 'replaced replicas on the abandoned revision');
+    }
     // Measured only once the status asking for them landed (a lost race redoes the pass, which asks again).
     if (pass.measure.length === 0 || result.status === undefined) return result;
     await this.measured.measure(key, pass.measure);

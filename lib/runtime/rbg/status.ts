@@ -41,8 +41,17 @@ export function readRolloutStatus(group: { metadata?: { annotations?: Record<str
   }
 }
 
-/** One line per coordination, for logs and the CLI: `pd-rollout Progressing (round 3): prefill 12/40, decode 6/20 updated; skew 0.0% ≤ 10%`. */
+/**
+ * One line per coordination, for logs and the CLI: `pd-rollout Progressing (round 3): prefill 12/40,
+ * decode 6/20 updated; skew 0.0% ≤ 10%`; during and after a rollback, its rounds and each role's
+ * replicas on the abandoned revision: `pd-rollout RollingBack (round 2, rollback round 1): prefill
+ * 1/4, decode 1/2 on the abandoned revision; …`.
+ */
 export function describeCoordination(s: CoordinationStatus): string {
+  if (s.rollback !== undefined) {
+    const back = s.roles.map((r) => `${r.name} ${r.replicasByRevision?.abandoned ?? r.updated}/${r.desired}`).join(', ');
+    return `${s.name} ${s.phase} (round ${s.rounds}, rollback round ${s.rollback.rounds}): ${back} on the abandoned revision; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%`;
+  }
   const roles = s.roles.map((r) => `${r.name} ${r.updated}/${r.desired}`).join(', ');
   const blocking = s.blockingRole !== undefined ? `; blocked by ${s.blockingRole}` : '';
   return `${s.name} ${s.phase} (round ${s.rounds}): ${roles} updated; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%${blocking}`;

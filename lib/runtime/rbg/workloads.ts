@@ -22,15 +22,23 @@ export function workloadOf(group: JsonObject, role: JsonObject): WorkloadRef {
   return { name, type: roleWorkloadType(group.apiVersion, role) };
 }
 
-/** The fields of a workload object the executor reads. */
+/**
+ * The fields of a workload object the executor reads. Its partition is a RoleInstanceSet's
+ * `spec.updateStrategy.partition` or a StatefulSet's / LeaderWorkerSet's
+ * `spec.(rolloutStrategy|updateStrategy).rollingUpdate.partition`, when an integer.
+ */
 export function workloadStatus(workload: JsonObject): WorkloadStatus {
   const status = asObject(workload.status);
+  const spec = asObject(workload.spec);
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const partition = [asObject(spec.updateStrategy).partition, asObject(asObject(spec.updateStrategy).rollingUpdate).partition, asObject(asObject(spec.rolloutStrategy).rollingUpdate).partition].find((v) => typeof v === 'number');
   return {
+    ...(typeof partition === 'number' ? { partition } : {}),
     generation: num(asObject(workload.metadata).generation),
     observedGeneration: num(status.observedGeneration),
     updatedReplicas: num(status.updatedReplicas),
     readyReplicas: num(status.readyReplicas),
+    ...(typeof status.updatedReadyReplicas === 'number' ? { updatedReadyReplicas: status.updatedReadyReplicas } : {}),
     ...(typeof status.updateRevision === 'string' ? { updateRevision: status.updateRevision } : {}),
   };
 }
