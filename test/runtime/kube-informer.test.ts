@@ -204,16 +204,33 @@ describe('Informer', () => {
   });
 
   test('list failures are retried; waitForSync reports the last error on timeout', async () => {
-    const { t, errors, start } = setup({ backoff: { initialMs: 30, maxMs: 30, jitter: 0 } });
-    const forbidden = { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'configmaps is forbidden' } };
-    t.listReplies.push(forbidden, forbidden, forbidden, forbidden, forbidden, forbidden);
-    const inf = start();
-    await expect(inf.waitForSync(50)).rejects.toThrow(/did not sync within 50 ms; last error: GET \/api\/v1\/namespaces\/ns\/configmaps: HTTP 403 Forbidden/);
-    t.listReplies = [];
-    await inf.waitForSync(2_000);
-    expect(errors.length).toBeGreaterThanOrEqual(2);
-    expect(errors.every(([e, c]) => c === 'list' && (e as KubeApiError).statusCode === 403)).toBe(true);
-    await inf.stop();
+    // On jest's clock: each list failure is followed by exactly one backoff of 30 ms, and the sync
+    // timeout fires when the test moves the clock, not when a loaded machine gets round to it.
+    jest.useFakeTimers();
+    try {
+      const { t, errors, start } = setup({ backoff: { initialMs: 30, maxMs: 30, jitter: 0 } });
+      const forbidden = { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'configmaps is forbidden' } };
+      t.listReplies.push(forbidden, forbidden, forbidden, forbidden, forbidden, forbidden);
+      const inf = start();
+      const sync = expect(inf.waitForSync(50)).rejects.toThrow(/did not sync within 50 ms; last error: GET \/api\/v1\/namespaces\/ns\/configmaps: HTTP 403 Forbidden/);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(errors).toHaveLength(1); // the first list, at once
+      await jest.advanceTimersByTimeAsync(30);
+      expect(errors).toHaveLength(2); // one backoff later
+      await jest.advanceTimersByTimeAsync(20);
+      await sync;
+      expect(t.lists).toHaveLength(2);
+      t.listReplies = [];
+      await jest.advanceTimersByTimeAsync(30); // the third list, after the backoff, succeeds
+      expect(inf.hasSynced()).toBe(true);
+      expect(t.lists).toHaveLength(3);
+      expect(errors.every(([e, c]) => c === 'list' && (e as KubeApiError).statusCode === 403)).toBe(true);
+      const stopped = inf.stop();
+      await jest.advanceTimersByTimeAsync(0);
+      await stopped;
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('events reach an async handler one at a time, in order; handler errors do not stop it', async () => {
