@@ -20,6 +20,7 @@ import { RbgRolloutController } from '../../operator/rbg-controller';
 import { startTestCluster, TestCluster } from '../support/cluster';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
@@ -93,14 +94,12 @@ function synthesize(name: string, release: string): KubeObject {
 /** Polls the group's coordination status until `done` holds; returns every distinct status seen. */
 async function until(name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
   const seen: CoordinationStatus[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await waitFor(async () => {
     const c = readRolloutStatus(await admin.get(RBG_V1ALPHA2_TYPE, name, NS))?.coordinations[0];
     if (c && JSON.stringify(c) !== JSON.stringify(seen[seen.length - 1])) seen.push(c);
-    if (c && done(c)) return seen;
-    if (Date.now() > deadline) throw new Error(`${name}: no ${what} within ${timeoutMs} ms; last status ${JSON.stringify(c)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    return (c !== undefined && done(c)) || `last status ${JSON.stringify(c)}`;
+  }, `${name}: ${what}`, { timeoutMs, everyMs: 250 });
+  return seen;
 }
 
 /** The releases the group's Ready pods carry, as `<version label>/<image tag>`, counted (`v1/v1: 6`). */

@@ -25,6 +25,7 @@ import { TestCluster, startTestCluster } from './cluster';
 import { ControlPlane, ExtraToken } from './controlplane';
 import { SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
+import { waitFor } from './wait-at-most';
 
 /** The rayshift RayService CRD (built from KubeRay v1.7.0's), as an object to POST. */
 export async function rayshiftCrd(): Promise<KubeObject> {
@@ -100,15 +101,8 @@ export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promis
   }
 }
 
-/** Polls `check` until it is true; fails naming `what` after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 60_000, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** The suites' one wait (test/support/wait-at-most.ts), re-exported where most of them import it from. */
+export { waitFor };
 
 /** Creates a namespace. */
 export async function createNamespace(admin: KubeClient, name: string): Promise<void> {
