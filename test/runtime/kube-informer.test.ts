@@ -8,6 +8,7 @@ import { KubeApiError, KubeConnectionError } from '../../lib/runtime/kube/errors
 import { InformerEvent } from '../../lib/runtime/kube/informer-options';
 import { HttpRequest, HttpResponse, StreamHandle, Transport } from '../../lib/runtime/kube/transport';
 import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
+import { waitFor } from '../support/wait-at-most';
 
 const CM = KnownTypes.ConfigMap;
 
@@ -71,14 +72,8 @@ class ScriptedTransport implements Transport {
 
   /** Resolves when watch number `n` (1-based) is open. */
   async watch(n: number): Promise<OpenWatch> {
-    const deadline = Date.now() + 5_000;
-    while (this.watches.length < n) {
-      if (Date.now() > deadline) throw new Error(`watch ${n} never opened (have ${this.watches.length})`);
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 50);
-      });
-    }
+    // Woken by each watch the informer opens.
+    await waitFor(() => this.watches.length >= n || `have ${this.watches.length}`, `watch ${n} to open`, { timeoutMs: 5_000, wake: (recheck) => (this.waiters.push(recheck), () => undefined) });
     return this.watches[n - 1];
   }
 
@@ -98,12 +93,8 @@ function setup(opts: Record<string, unknown> = {}) {
   return { t, kube, events, errors, show, start };
 }
 
-async function until(what: string, fn: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+function until(what: string, fn: () => boolean, timeoutMs = 5_000): Promise<void> {
+  return waitFor(fn, what, { timeoutMs, everyMs: 2 });
 }
 
 describe('Informer', () => {
