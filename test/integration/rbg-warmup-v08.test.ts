@@ -13,11 +13,11 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
-import { roleRevision } from '../../lib/runtime/rbg/observe';
 import { RolloutStatusDocument, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RolloutWarmup } from '../../lib/spec/rbg-warmup';
 import { JsonObject } from '../../lib/spec/read';
 import { RbgV08Env, startRbgV08Env } from '../support/rbg-v08-env';
+import { simulatedRoleRevision } from '../support/simulated-rbg';
 import { warmupCreated, writeWarmupStatus } from '../support/simulated-rbg-warmup';
 import { waitFor } from '../support/wait-at-most';
 
@@ -86,7 +86,7 @@ async function observed(group: string, role: string): Promise<number> {
   let updated = -1;
   await waitFor(async () => {
     const stored = await admin.get(RBG_V1ALPHA2_TYPE, group, NS);
-    const revision = roleRevision(((stored.spec as any).roles as JsonObject[]).find((r) => r.name === role)!);
+    const revision = simulatedRoleRevision(((stored.spec as any).roles as JsonObject[]).find((r) => r.name === role)!);
     const ris = await admin.get(ROLE_INSTANCE_SET_TYPE, `${group}-${role}`, NS);
     const status = ris.status as { observedGeneration?: number; updatedReplicas?: number } | undefined;
     updated = status?.updatedReplicas ?? -1;
