@@ -23,7 +23,7 @@ import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { TestCluster, startTestCluster } from './cluster';
 import { ControlPlane, ExtraToken } from './controlplane';
-import { SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
+import { GatewayStatusSimulator, SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
 import { waitFor } from './wait-at-most';
 
@@ -40,6 +40,8 @@ export interface OperatorEnv {
   readonly cp: ControlPlane;
   readonly admin: KubeClient;
   readonly fleet: SimulatedServeFleet;
+  /** The TEST-ONLY Gateway status writer (a test may hold its acknowledgements). */
+  readonly gateway: GatewayStatusSimulator;
   stop(): Promise<void>;
 }
 
@@ -86,6 +88,7 @@ export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promis
       cp: cluster.cp,
       admin,
       fleet,
+      gateway,
       async stop() {
         await gateway.stop();
         gatewayClient.close();

@@ -23,12 +23,20 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
+/** The Gateway status writer, which a test can hold (as a slow Gateway controller would) and release. */
+export interface GatewayStatusSimulator extends Simulator {
+  /** From now on, route changes are not acknowledged (their events are kept) until `release()`. */
+  hold(): void;
+  /** Acknowledges the current version of every route changed while held, and resumes. */
+  release(): Promise<void>;
+}
+
 function condition(type: string, reason: string, generation?: number): Record<string, unknown> {
   return { type, status: 'True', reason, message: 'simulated by rayshift tests', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), ...(generation !== undefined ? { observedGeneration: generation } : {}) };
 }
 
 /** TEST-ONLY: writes the status a Gateway API implementation would (see the file comment). */
-export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, controllerName = 'rayshift.dev/simulated-gateway-controller'): Simulator {
+export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, controllerName = 'rayshift.dev/simulated-gateway-controller'): GatewayStatusSimulator {
   const gateways = client.watch(GATEWAY, '*', async (event) => {
     const g = event.object;
     if (event.type === 'delete') return;
@@ -39,9 +47,21 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
       .patchMerge(GATEWAY, String(g.metadata.name), g.metadata.namespace, { status: { conditions: [condition('Accepted', 'Accepted', gen), condition('Programmed', 'Programmed', gen)] } }, { subresource: 'status' })
       .catch(() => undefined);
   });
+  let held: Map<string, () => Promise<void>> | undefined;
   const routeHandler = (type: typeof HTTPROUTE) => async (event: { type: string; object: KubeObject }) => {
     const r = event.object;
     if (event.type === 'delete') return;
+    if (held) {
+      const informer = type === HTTPROUTE ? http : grpc;
+      held.set(`${type.kind}/${r.metadata.namespace}/${r.metadata.name}`, async () => {
+        const latest = informer.get(String(r.metadata.name), r.metadata.namespace);
+        if (latest) await acknowledge(type, latest);
+      });
+      return;
+    }
+    await acknowledge(type, r);
+  };
+  const acknowledge = async (type: typeof HTTPROUTE, r: KubeObject) => {
     const gen = r.metadata.generation;
     const parents = ((r.spec as { parentRefs?: Record<string, unknown>[] } | undefined)?.parentRefs ?? []);
     const current = ((r.status as { parents?: { conditions?: { observedGeneration?: number }[] }[] } | undefined)?.parents ?? []);
@@ -61,6 +81,16 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
   http.start();
   grpc.start();
   return {
+    hold() {
+      held ??= new Map();
+    },
+    async release() {
+      // Events already queued in the informers are still seen as held: wait for them first.
+      await Promise.all([http.idle(), grpc.idle()]);
+      const pending = held ?? new Map<string, () => Promise<void>>();
+      held = undefined;
+      for (const ack of pending.values()) await ack();
+    },
     async stop() {
       gateways.stop();
       http.stop();
