@@ -60,7 +60,7 @@ export async function waitFor(check: () => CheckResult | Promise<CheckResult>, w
       try {
         const result = await check();
         if (result === true) return;
-        if (typeof result === 'string') last = result;
+        last = typeof result === 'string' ? result : 'not met';
       } catch (e) {
         if (!o.retryErrors) throw e;
         last = (e as Error).message;
