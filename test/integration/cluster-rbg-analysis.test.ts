@@ -122,11 +122,10 @@ async function createAtV1(name: string): Promise<string> {
   await admin.apply(synthesize(name, 'v1'), { force: true });
   const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
   const all = REPLICAS.prefill + REPLICAS.decode;
-  const deadline = Date.now() + 120_000;
-  while (JSON.stringify(await podReleases(name)) !== JSON.stringify({ 'v1/v1': all })) {
-    if (Date.now() > deadline) throw new Error(`${name}: pods ${JSON.stringify(await podReleases(name))}, not ${all} Ready at v1`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await waitFor(async () => {
+    const releases = JSON.stringify(await podReleases(name));
+    return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
+  }, `${name}: ${all} pods Ready at v1`, { timeoutMs: 120_000, everyMs: 500 });
   return armed[armed.length - 1].revision;
 }
 
@@ -166,11 +165,10 @@ test('a bad release fails its first gate on its own pods\' errors: every partiti
     const updated = round.prefill + round.decode;
     const all = REPLICAS.prefill + REPLICAS.decode;
     let releases: Record<string, number> = {};
-    for (let i = 0; i < 20; i++) {
+    await waitFor(async () => {
       releases = await podReleases('bad');
-      if (releases['v3/v3'] === updated && releases['v1/v1'] === all - updated) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+      return releases['v3/v3'] === updated && releases['v1/v1'] === all - updated;
+    }, 'the pods to settle after the rollback', { timeoutMs: 10_000, everyMs: 500 }).catch(() => undefined); // the assertion below shows what they carry
     process.stdout.write(`[cluster-rbg-analysis] after the rollback the Ready pods carry ${JSON.stringify(releases)}\n`);
     expect(releases).toEqual({ 'v1/v1': all - updated, 'v3/v3': updated });
   }));
