@@ -5,7 +5,8 @@
  * operator querying it with the built-in `traefik-error-ratio` and `traefik-latency-ms` templates
  * (the `ray-serve-*` templates are checked against the heads' own metrics). The new versions carry
  * real faults (rayapp/rayshift_testapp/app.py): every fifth request answered 500, or 500 ms more
- * latency. Only KubeRay's RayCluster controller and its pods are simulated (support/ray-head-pool.ts).
+ * latency. KubeRay runs for real on the test cluster; only the pod network that makes a head Pod's IP
+ * reach a real Ray head is simulated (support/e2e-env.ts, support/pod-network.ts).
  *
  * Each bad version must be stopped by its first step gate. The failed (or slow) requests are counted
  * from the load and compared with the bound the options set: the new cluster serves `stepSizePercent`

@@ -8,7 +8,7 @@ import { AddressInfo } from 'node:net';
 import { perSecondShare, perSecondShareBySend, replicaMismatches, shareDecreases, switchLagMs, windowShares, windowTolerancePoints, windowsOutOfTolerance, ServeSample, WindowShare } from './support/analysis';
 import { startDashboardProxy } from './support/dashboard-proxy';
 import { decodeStrings, encodeStrings, grpcFrame, grpcSender } from './support/grpc-load';
-import { LoadSecond, httpSender, startLoad } from './support/load';
+import { LoadSecond, SendResult, httpSender, startLoad } from './support/load';
 
 function second(i: number, versions: Record<string, number>): LoadSecond {
   const ok = Object.values(versions).reduce((a, b) => a + b, 0);
@@ -129,16 +129,34 @@ describe('gRPC wire helpers', () => {
 
 describe('fixed-rate load generator', () => {
   test('the HTTP sender reports when a request went out: a request queued behind a busy connection is sent when the connection frees', async () => {
+    // The server holds the first answer until the test releases it: the second request, queued
+    // behind it on the one connection, goes out after the release (an order of events, not a time window).
+    const arrived: number[] = [];
+    let held: http.ServerResponse | undefined;
+    let firstArrived!: () => void;
+    const first = new Promise<void>((resolve) => (firstArrived = resolve));
     const server = http.createServer((_req, res) => {
-      setTimeout(() => res.writeHead(200, { 'x-rayshift-version': 'v1' }).end('{}'), 300);
+      arrived.push(Date.now());
+      if (arrived.length > 1) {
+        res.writeHead(200, { 'x-rayshift-version': 'v2' }).end('{}');
+        return;
+      }
+      held = res;
+      firstArrived();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const sender = httpSender('127.0.0.1', (server.address() as AddressInfo).port, { maxSockets: 1 });
     try {
-      const t0 = Date.now();
-      const [a, b] = await Promise.all([sender.send(new AbortController().signal), sender.send(new AbortController().signal)]);
-      expect(a.sentAt! - t0).toBeLessThan(150);
-      expect(b.sentAt! - t0).toBeGreaterThanOrEqual(290);
+      const both = Promise.all([sender.send(new AbortController().signal), sender.send(new AbortController().signal)]);
+      await first;
+      const releasedAt = Date.now();
+      held!.writeHead(200, { 'x-rayshift-version': 'v1' }).end('{}');
+      const [a, b] = await both;
+      expect([a.version, b.version]).toEqual(['v1', 'v2']);
+      expect(arrived).toHaveLength(2);
+      expect(a.sentAt!).toBeLessThanOrEqual(arrived[0]);
+      expect(b.sentAt!).toBeGreaterThanOrEqual(releasedAt);
+      expect(b.sentAt!).toBeLessThanOrEqual(arrived[1]);
     } finally {
       sender.close();
       server.closeAllConnections();
@@ -146,33 +164,64 @@ describe('fixed-rate load generator', () => {
     }
   });
 
-  test('offers the rate regardless of answers and counts answers per version, failures and timeouts per second', async () => {
-    let n = 0;
+  test('the HTTP sender names the version of a 2xx answer and reports any other status as a failure', async () => {
+    const statuses = [200, 503];
     const server = http.createServer((_req, res) => {
-      n++;
-      if (n % 10 === 0) {
-        res.writeHead(503).end();
-        return;
-      }
-      if (n % 10 === 5) return; // never answers: a timeout
-      res.writeHead(200, { 'content-type': 'application/json', 'x-rayshift-version': n % 2 ? 'v1' : 'v2' }).end(JSON.stringify({ cluster: 'c' }));
+      const status = statuses.shift()!;
+      res.writeHead(status, { 'content-type': 'application/json', ...(status === 200 ? { 'x-rayshift-version': 'v3' } : {}) }).end(JSON.stringify({ cluster: 'c' }));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const sender = httpSender('127.0.0.1', (server.address() as AddressInfo).port);
-    const load = startLoad(sender.send, { ratePerSecond: 100, timeoutMs: 3000, durationMs: 1000, recordRequests: true });
-    await new Promise((r) => setTimeout(r, 1100));
-    const t = await load.stop();
-    sender.close();
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-    expect(t.sent).toBe(n);
-    expect(t.sent).toBeGreaterThanOrEqual(90);
-    expect(t.failures).toBe(Math.floor(n / 10));
-    expect(t.failureDetails).toEqual({ 'HTTP 503': t.failures });
-    expect(t.timeouts).toBe(Math.floor((n + 5) / 10));
-    expect(t.ok + t.failures + t.timeouts).toBe(t.sent);
-    expect((t.versions.v1 ?? 0) + (t.versions.v2 ?? 0)).toBe(t.ok);
-    expect(load.requests.filter((r) => r.version !== undefined)).toHaveLength(t.ok);
+    try {
+      expect(await sender.send(new AbortController().signal)).toMatchObject({ ok: true, version: 'v3', cluster: 'c' });
+      expect(await sender.send(new AbortController().signal)).toEqual({ ok: false, detail: 'HTTP 503' });
+    } finally {
+      sender.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  describe('on jest\'s fake clock', () => {
+    beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+    afterEach(() => jest.useRealTimers());
+
+    test('offers the rate regardless of answers and counts answers per version, failures and timeouts per second', async () => {
+      // A scripted sender: every 10th request fails, every 10th (offset 5) never answers, the rest alternate versions.
+      let n = 0;
+      const send = (signal: AbortSignal): Promise<SendResult> => {
+        n++;
+        if (n % 10 === 0) return Promise.resolve({ ok: false, detail: 'HTTP 503' });
+        if (n % 10 === 5) return new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted'))));
+        return Promise.resolve({ ok: true, version: n % 2 ? 'v1' : 'v2' });
+      };
+      const load = startLoad(send, { ratePerSecond: 100, timeoutMs: 3000, durationMs: 1000, recordRequests: true });
+      await jest.advanceTimersByTimeAsync(1000);
+      const stopped = load.stop();
+      await jest.advanceTimersByTimeAsync(3000); // the unanswered requests time out
+      const t = await stopped;
+      // Exactly the offered rate: one request every 10 ms of the second.
+      expect(t.sent).toBe(100);
+      expect(n).toBe(100);
+      expect(load.seconds.map((s) => s.sent)).toEqual([100]);
+      expect(t.failures).toBe(10);
+      expect(t.failureDetails).toEqual({ 'HTTP 503': 10 });
+      expect(t.timeouts).toBe(10);
+      expect(t.ok).toBe(80);
+      expect(t.versions).toEqual({ v1: 40, v2: 40 });
+      expect(load.requests.filter((r) => r.version !== undefined)).toHaveLength(t.ok);
+    });
+
+    test('requests due while the event loop was late are still started, each in the second it was due', async () => {
+      const send = (): Promise<SendResult> => Promise.resolve({ ok: true, version: 'v1' });
+      const load = startLoad(send, { ratePerSecond: 10, durationMs: 5000 });
+      // The loop is 1.5 s late: the 15 requests due meanwhile start at once, counted in seconds 0 and 1.
+      jest.setSystemTime(Date.now() + 1500);
+      await jest.advanceTimersByTimeAsync(5);
+      expect(load.seconds.map((s) => s.sent)).toEqual([10, 6]);
+      const t = await load.stop();
+      expect(t.sent).toBe(16);
+    });
   });
 });
 

@@ -4,8 +4,9 @@
  * as the integration tests do). Its dynamic provider, in the CLI's provider process, drives the
  * stepwise migration across two real Ray heads, through a real Traefik honouring the route weights,
  * under steady HTTP load, and the run must pass the same checks as the operator's upgrades
- * (support/assertions.ts). Only KubeRay's RayCluster controller and its pods are simulated
- * (support/ray-head-pool.ts); the provider reaches the heads' dashboards through a URL template, as
+ * (support/assertions.ts). KubeRay runs for real on the test cluster; only the pod network that makes
+ * a head Pod's IP reach a real Ray head is simulated (support/e2e-env.ts, support/pod-network.ts); the
+ * provider reaches the heads' dashboards through a URL template, as
  * through `kubectl proxy` (support/dashboard-proxy.ts). No operator runs.
  * Needs `npm run e2e:setup` and `npm run pulumi:build`.
  */

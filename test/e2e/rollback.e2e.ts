@@ -2,8 +2,9 @@
  * Rollbacks executed by the rayshift operator with real Ray heads and a real Traefik, under steady
  * HTTP load (issue 8): A→B→A (spec reverted mid-upgrade), A→B→A→B (reverted, then re-applied while
  * rolling back), and a progress-deadline rollback caused by a pending cluster whose Serve app cannot
- * start (bad import path). Zero failed requests in each. Only KubeRay's RayCluster controller and
- * its pods are simulated (support/ray-head-pool.ts). Needs `npm run e2e:setup`.
+ * start (bad import path). Zero failed requests in each. KubeRay runs for real on the test cluster;
+ * only the pod network that makes a head Pod's IP reach a real Ray head is simulated
+ * (support/e2e-env.ts, support/pod-network.ts). Needs `npm run e2e:setup`.
  */
 import { engineState, waitFor } from '../support/operator-env';
 import { failureCounts, summary, tailNotFrom } from './support/assertions';

@@ -14,6 +14,7 @@ import { expectForwardUpgrade, summary, windowReport } from './support/assertion
 import { E2EEnv, E2E_NAMESPACE, startE2EEnv } from './support/e2e-env';
 import { RayHead, httpGet, resetServe } from './support/ray-head';
 import { E2E_RATE, deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec, upgradedAwayFrom } from './support/scenario';
+import { waitFor } from '../support/wait-at-most';
 
 const TOKEN = crypto.randomBytes(24).toString('hex');
 const RATE = E2E_RATE;
@@ -46,15 +47,10 @@ test('the head really runs with token auth (the dashboard reports mode "token" a
 test('with the right token the client deploys the app through the REST API and reads it back RUNNING', async () => {
   const c = client(TOKEN);
   await c.putServeConfig(CLUSTER, e2eServeConfig('v1', 1), null, { timeoutMs: 120_000 });
-  const deadline = Date.now() + 300_000;
-  let status = '';
-  while (Date.now() < deadline) {
-    const d = await c.getServeDetails(CLUSTER);
-    status = d.applications.web?.status ?? 'absent';
-    if (status === 'RUNNING') break;
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-  expect(status).toBe('RUNNING');
+  await waitFor(async () => {
+    const status = (await c.getServeDetails(CLUSTER)).applications.web?.status ?? 'absent';
+    return status === 'RUNNING' || `application web is ${status}`;
+  }, 'the app to be RUNNING', { timeoutMs: 300_000, everyMs: 1000, retryErrors: true });
   const answer = await httpGet(`http://${head.host}:${head.servePort}/`);
   expect(JSON.parse(answer.body)).toMatchObject({ version: 'v1' });
 }, 600_000);

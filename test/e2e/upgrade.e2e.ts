@@ -1,8 +1,9 @@
 /**
  * End to end with real parts (issue 8): the rayshift operator executes incremental upgrades of a
  * real Ray Serve app across two real Ray heads, through a real Traefik honouring the route weights,
- * under steady HTTP load, for each of KubeRay's e2e parameter sets. Only KubeRay's RayCluster
- * controller and its pods are simulated (support/ray-head-pool.ts). Needs `npm run e2e:setup`.
+ * under steady HTTP load, for each of KubeRay's e2e parameter sets. KubeRay runs for real on the test
+ * cluster; only the pod network that makes a head Pod's IP reach a real Ray head is simulated
+ * (support/e2e-env.ts, support/pod-network.ts). Needs `npm run e2e:setup`.
  */
 import { expectForwardUpgrade, summary, windowReport } from './support/assertions';
 import { E2EEnv, startE2EEnv } from './support/e2e-env';

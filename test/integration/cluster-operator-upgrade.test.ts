@@ -2,7 +2,7 @@
  * The operator on the test cluster (test/support/operator-env.ts: the real KubeRay turns
  * its RayClusters into kwok Pods and reports them ready; TEST-ONLY Gateway status writer and Serve
  * dashboards): a full incremental upgrade whose every route weight change, seen through a watch,
- * follows the engine's plan (test/support/incremental-upgrade.ts, which the operator image's
+ * follows the sequence written from the rules (test/support/incremental-upgrade.ts, which the operator image's
  * container runs too: cluster-operator-image.test.ts), and how Serve configs reach the clusters.
  */
 import { expectIncrementalUpgradeFollowsPlan } from '../support/incremental-upgrade';

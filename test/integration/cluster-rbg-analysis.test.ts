@@ -23,6 +23,7 @@ import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
 import { rbgSkewCheck } from '../support/rbg-skew-check';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
@@ -118,11 +119,10 @@ async function createAtV1(name: string): Promise<string> {
   await admin.apply(synthesize(name, 'v1'), { force: true });
   const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
   const all = REPLICAS.prefill + REPLICAS.decode;
-  const deadline = Date.now() + 120_000;
-  while (JSON.stringify(await podReleases(name)) !== JSON.stringify({ 'v1/v1': all })) {
-    if (Date.now() > deadline) throw new Error(`${name}: pods ${JSON.stringify(await podReleases(name))}, not ${all} Ready at v1`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await waitFor(async () => {
+    const releases = JSON.stringify(await podReleases(name));
+    return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
+  }, `${name}: ${all} pods Ready at v1`, { timeoutMs: 120_000, everyMs: 500 });
   return armed[armed.length - 1].revision;
 }
 
@@ -178,12 +178,10 @@ async function rolledBack(name: string, release: string, rounds: number, turnBad
       expect(roundEvents).toHaveLength(back.rollback!.rounds);
       // Every Ready pod runs v1 again: none is left on the abandoned release.
       const all = REPLICAS.prefill + REPLICAS.decode;
-      let releases: Record<string, number> = {};
-      for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
-        releases = await podReleases(name);
-        if (JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all })) break;
-      }
-      expect(releases).toEqual({ 'v1/v1': all });
+      await waitFor(async () => {
+        const releases = await podReleases(name);
+        return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
+      }, `${name}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
       // Every state of the RoleInstanceSets seen from the watch from the new release's apply on (the
       // rollout's rounds and the way back): the roles' shares on the new release within RBG's skew
       // check, at most maxUnavailable (1) down. A workload still on v1's template has none on the

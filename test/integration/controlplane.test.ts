@@ -8,6 +8,7 @@ import * as crypto from 'node:crypto';
 import * as https from 'node:https';
 import * as path from 'node:path';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'rayshift-it';
 const ALICE = { token: crypto.randomBytes(16).toString('hex'), user: 'alice', groups: ['rayshift-testers'] };
@@ -44,12 +45,7 @@ const rayServices = `/apis/ray.io/v1/namespaces/${NS}/rayservices`;
 
 /** Polls `fn` until it returns true (RBAC caches update asynchronously after a binding is written). */
 async function eventually(fn: () => Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await fn()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return fn();
+  return waitFor(fn, 'the RBAC caches to agree', { timeoutMs, everyMs: 100 }).then(() => true, () => false);
 }
 
 describe('test control plane (kube-apiserver + etcd built from Go modules)', () => {

@@ -14,6 +14,7 @@ import { retryOnConflict } from '../../lib/runtime/kube/retry';
 import { ALL_NAMESPACES, KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 import { rejectionOf } from '../support/rejection';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'kube-client-it';
 const RS = { apiVersion: 'ray.io/v1', kind: 'RayService' } as const; // resolved through discovery
@@ -327,12 +328,7 @@ describe('KubeClient (real kube-apiserver)', () => {
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'rs-reader' },
         subjects: [{ kind: 'ServiceAccount', name: 'nobody', namespace: NS }],
       });
-      let ok = false;
-      for (let i = 0; i < 100 && !ok; i++) {
-        ok = (await sa.tryGet(KnownTypes.RayService, 'ssa', NS).catch(() => undefined))?.metadata.name === 'ssa';
-        if (!ok) await new Promise((r) => setTimeout(r, 100));
-      }
-      expect(ok).toBe(true);
+      await waitFor(async () => (await sa.tryGet(KnownTypes.RayService, 'ssa', NS))?.metadata.name === 'ssa', 'the granted read to succeed', { timeoutMs: 10_000, everyMs: 100, retryErrors: true });
     } finally {
       sa.close();
     }

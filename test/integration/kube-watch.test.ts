@@ -16,6 +16,7 @@ import { Informer } from '../../lib/runtime/kube/informer';
 import { InformerEvent } from '../../lib/runtime/kube/informer-options';
 import { ALL_NAMESPACES, KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'kube-watch-it';
 const NS2 = 'kube-watch-it-2';
@@ -60,12 +61,8 @@ function show(e: InformerEvent): string {
   return `${e.type} ${e.object.metadata.namespace}/${e.object.metadata.name}${e.resync ? ' (resync)' : ''}`;
 }
 
-async function until(what: string, fn: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function until(what: string, fn: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  return waitFor(fn, what, timeoutMs);
 }
 
 function keysOf(objs: KubeObject[]): string[] {

@@ -18,6 +18,7 @@ import { OPERATOR_LEASE_NAME, OperatorChart } from '../../operator/chart/operato
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 import { rayshiftService } from '../spec/fixtures';
 import { collectionPath } from '../support/rest-paths';
+import { waitFor } from '../support/wait-at-most';
 
 const OP_NS = 'rayshift-system';
 const NS = 'serving';
@@ -35,13 +36,12 @@ const warnings = new Map<string, string | undefined>();
  * rather than as a confusing assertion later.
  */
 async function eventually<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms; last value: ${JSON.stringify(v).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  let v!: T;
+  await waitFor(async () => {
+    v = await fn();
+    return ok(v) || `last value: ${JSON.stringify(v).slice(0, 300)}`;
+  }, 'the value to be accepted', { timeoutMs, everyMs: 200 });
+  return v;
 }
 
 beforeAll(async () => {

@@ -13,6 +13,7 @@ import { resolveCrdFile } from '../../lib/crds/resolve';
 import { validateRayService } from '../../lib/spec';
 import { ControlPlane, startControlPlane } from '../support/controlplane';
 import { rayshiftService } from '../spec/fixtures';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'rayshift-crd-it';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -26,17 +27,15 @@ async function upstreamRayServiceCrd(version: string): Promise<unknown> {
 }
 
 async function waitEstablished(name: string): Promise<any> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  let body: any;
+  await waitFor(async () => {
     const r = await cp.request('GET', `${CRDS}/${name}`);
+    body = r.body;
     const established = (r.body?.status?.conditions ?? []).find((c: any) => c.type === 'Established');
-    if (established?.status === 'True') {
-      const list = await cp.request('GET', '/apis/rayshift.dev/v1alpha1/rayservices?limit=1');
-      if (list.status === 200) return r.body;
-    }
-    if (Date.now() > deadline) throw new Error(`CRD ${name} not Established: ${JSON.stringify(r.body?.status?.conditions)}`);
-    await new Promise((res) => setTimeout(res, 200));
-  }
+    if (established?.status !== 'True') return `conditions: ${JSON.stringify(r.body?.status?.conditions)}`;
+    return (await cp.request('GET', '/apis/rayshift.dev/v1alpha1/rayservices?limit=1')).status === 200 || 'Established, not served yet';
+  }, `CRD ${name} to be Established and served`, { timeoutMs: 30_000, everyMs: 200 });
+  return body;
 }
 
 let installed: any;

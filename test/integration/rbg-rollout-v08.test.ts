@@ -20,6 +20,7 @@ import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { validateRoleBasedGroup } from '../../lib/spec/rbg';
 import { RbgV08Env, startRbgV08Env } from '../support/rbg-v08-env';
 import { SCALING_ADAPTER_TYPE, SimulatedRbgWebhook } from '../support/rbg-webhook';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'pd';
 const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
@@ -95,12 +96,12 @@ function record(name: string): { seen: Seen[]; until(what: string, check: (s: Se
  * is after 30 s, for the assertion to show.
  */
 async function observed(name: string): Promise<KubeObject> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const ris = await admin.get(ROLE_INSTANCE_SET_TYPE, name, NS);
-    if ((ris.status as { observedGeneration?: number } | undefined)?.observedGeneration === ris.metadata.generation || Date.now() > deadline) return ris;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let ris!: KubeObject;
+  await waitFor(async () => {
+    ris = await admin.get(ROLE_INSTANCE_SET_TYPE, name, NS);
+    return (ris.status as { observedGeneration?: number } | undefined)?.observedGeneration === ris.metadata.generation;
+  }, `RoleInstanceSet ${name} observed`, { timeoutMs: 30_000, everyMs: 100 }).catch(() => undefined); // the caller's assertion shows a stale one
+  return ris;
 }
 
 test('a v0.8 group (RoleInstanceSets, restartPolicyConfig) rolls out under RBG v0.8\'s webhook: every write admitted, progress read from the RoleInstanceSets', async () => {

@@ -13,12 +13,13 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
-import { roleRevision } from '../../lib/runtime/rbg/observe';
 import { RolloutStatusDocument, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RolloutWarmup } from '../../lib/spec/rbg-warmup';
 import { JsonObject } from '../../lib/spec/read';
 import { RbgV08Env, startRbgV08Env } from '../support/rbg-v08-env';
+import { simulatedRoleRevision } from '../support/simulated-rbg';
 import { warmupCreated, writeWarmupStatus } from '../support/simulated-rbg-warmup';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'warm';
 const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
@@ -82,16 +83,16 @@ function record(name: string): { seen: RolloutStatusDocument[]; until(what: stri
 
 /** The updated replicas of a role's RoleInstanceSet once the simulated RBG controller has applied the group's current template to it and observed it. */
 async function observed(group: string, role: string): Promise<number> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  let updated = -1;
+  await waitFor(async () => {
     const stored = await admin.get(RBG_V1ALPHA2_TYPE, group, NS);
-    const revision = roleRevision(((stored.spec as any).roles as JsonObject[]).find((r) => r.name === role)!);
+    const revision = simulatedRoleRevision(((stored.spec as any).roles as JsonObject[]).find((r) => r.name === role)!);
     const ris = await admin.get(ROLE_INSTANCE_SET_TYPE, `${group}-${role}`, NS);
     const status = ris.status as { observedGeneration?: number; updatedReplicas?: number } | undefined;
-    const current = (ris.spec as any)?.roleInstanceTemplate?.revision === revision && status?.observedGeneration === ris.metadata.generation;
-    if (current || Date.now() > deadline) return status?.updatedReplicas ?? -1;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+    updated = status?.updatedReplicas ?? -1;
+    return (ris.spec as any)?.roleInstanceTemplate?.revision === revision && status?.observedGeneration === ris.metadata.generation;
+  }, `RoleInstanceSet ${group}-${role} observed at the group's template`, { timeoutMs: 30_000, everyMs: 100 }).catch(() => undefined); // the caller's assertion shows a stale one
+  return updated;
 }
 
 /** Applies v1, waits until the operator armed it, applies v2 and returns the v1 revision and the warmup the operator created. */

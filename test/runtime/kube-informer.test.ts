@@ -8,6 +8,7 @@ import { KubeApiError, KubeConnectionError } from '../../lib/runtime/kube/errors
 import { InformerEvent } from '../../lib/runtime/kube/informer-options';
 import { HttpRequest, HttpResponse, StreamHandle, Transport } from '../../lib/runtime/kube/transport';
 import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
+import { waitFor } from '../support/wait-at-most';
 
 const CM = KnownTypes.ConfigMap;
 
@@ -71,14 +72,8 @@ class ScriptedTransport implements Transport {
 
   /** Resolves when watch number `n` (1-based) is open. */
   async watch(n: number): Promise<OpenWatch> {
-    const deadline = Date.now() + 5_000;
-    while (this.watches.length < n) {
-      if (Date.now() > deadline) throw new Error(`watch ${n} never opened (have ${this.watches.length})`);
-      await new Promise<void>((r) => {
-        this.waiters.push(r);
-        setTimeout(r, 50);
-      });
-    }
+    // Woken by each watch the informer opens.
+    await waitFor(() => this.watches.length >= n || `have ${this.watches.length}`, `watch ${n} to open`, { timeoutMs: 5_000, wake: (recheck) => (this.waiters.push(recheck), () => undefined) });
     return this.watches[n - 1];
   }
 
@@ -98,12 +93,8 @@ function setup(opts: Record<string, unknown> = {}) {
   return { t, kube, events, errors, show, start };
 }
 
-async function until(what: string, fn: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!fn()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
+function until(what: string, fn: () => boolean, timeoutMs = 5_000): Promise<void> {
+  return waitFor(fn, what, { timeoutMs, everyMs: 2 });
 }
 
 describe('Informer', () => {
@@ -204,16 +195,33 @@ describe('Informer', () => {
   });
 
   test('list failures are retried; waitForSync reports the last error on timeout', async () => {
-    const { t, errors, start } = setup({ backoff: { initialMs: 30, maxMs: 30, jitter: 0 } });
-    const forbidden = { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'configmaps is forbidden' } };
-    t.listReplies.push(forbidden, forbidden, forbidden, forbidden, forbidden, forbidden);
-    const inf = start();
-    await expect(inf.waitForSync(50)).rejects.toThrow(/did not sync within 50 ms; last error: GET \/api\/v1\/namespaces\/ns\/configmaps: HTTP 403 Forbidden/);
-    t.listReplies = [];
-    await inf.waitForSync(2_000);
-    expect(errors.length).toBeGreaterThanOrEqual(2);
-    expect(errors.every(([e, c]) => c === 'list' && (e as KubeApiError).statusCode === 403)).toBe(true);
-    await inf.stop();
+    // On jest's clock: each list failure is followed by exactly one backoff of 30 ms, and the sync
+    // timeout fires when the test moves the clock, not when a loaded machine gets round to it.
+    jest.useFakeTimers();
+    try {
+      const { t, errors, start } = setup({ backoff: { initialMs: 30, maxMs: 30, jitter: 0 } });
+      const forbidden = { status: 403, body: { kind: 'Status', code: 403, reason: 'Forbidden', message: 'configmaps is forbidden' } };
+      t.listReplies.push(forbidden, forbidden, forbidden, forbidden, forbidden, forbidden);
+      const inf = start();
+      const sync = expect(inf.waitForSync(50)).rejects.toThrow(/did not sync within 50 ms; last error: GET \/api\/v1\/namespaces\/ns\/configmaps: HTTP 403 Forbidden/);
+      await jest.advanceTimersByTimeAsync(0);
+      expect(errors).toHaveLength(1); // the first list, at once
+      await jest.advanceTimersByTimeAsync(30);
+      expect(errors).toHaveLength(2); // one backoff later
+      await jest.advanceTimersByTimeAsync(20);
+      await sync;
+      expect(t.lists).toHaveLength(2);
+      t.listReplies = [];
+      await jest.advanceTimersByTimeAsync(30); // the third list, after the backoff, succeeds
+      expect(inf.hasSynced()).toBe(true);
+      expect(t.lists).toHaveLength(3);
+      expect(errors.every(([e, c]) => c === 'list' && (e as KubeApiError).statusCode === 403)).toBe(true);
+      const stopped = inf.stop();
+      await jest.advanceTimersByTimeAsync(0);
+      await stopped;
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('events reach an async handler one at a time, in order; handler errors do not stop it', async () => {

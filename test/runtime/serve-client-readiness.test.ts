@@ -5,15 +5,7 @@
  */
 import { evaluateCapacityReadiness } from '../../lib/runtime/serve/readiness';
 import { CLUSTER, SERVE_CONFIG_V2, clientFor, closeServers, simulator } from './support/serve-client-harness';
-
-/** Polls `probe` until it returns true; bounded in iterations, not asserted on time. */
-async function eventually(probe: () => Promise<boolean>, attempts = 300, pauseMs = 10): Promise<number> {
-  for (let i = 0; i < attempts; i++) {
-    if (await probe()) return i;
-    await new Promise((r) => setTimeout(r, pauseMs));
-  }
-  throw new Error(`condition not reached after ${attempts} polls`);
-}
+import { waitFor } from '../support/wait-at-most';
 
 afterEach(closeServers);
 
@@ -56,11 +48,11 @@ describe('readiness of new capacity against the simulator', () => {
     const client = clientFor(sim);
     const sent = await client.putServeConfig(CLUSTER, SERVE_CONFIG_V2, 100);
     const reasons: string[] = [];
-    await eventually(async () => {
+    await waitFor(async () => {
       const r = await client.getCapacityReadiness(CLUSTER, { targetCapacity: 100, config: sent });
       reasons.push(r.reason);
       return r.ready;
-    });
+    }, 'the three replicas to run', { everyMs: 10 });
     expect(reasons[0]).toMatch(/UPDATING; 0\/3 replicas RUNNING/);
     expect(reasons[reasons.length - 1]).toMatch(/3\/3 replicas RUNNING/);
   });

@@ -23,8 +23,9 @@ import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { TestCluster, startTestCluster } from './cluster';
 import { ControlPlane, ExtraToken } from './controlplane';
-import { SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
+import { GatewayStatusSimulator, SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
+import { waitFor } from './wait-at-most';
 
 /** The rayshift RayService CRD (built from KubeRay v1.7.0's), as an object to POST. */
 export async function rayshiftCrd(): Promise<KubeObject> {
@@ -39,6 +40,8 @@ export interface OperatorEnv {
   readonly cp: ControlPlane;
   readonly admin: KubeClient;
   readonly fleet: SimulatedServeFleet;
+  /** The TEST-ONLY Gateway status writer (a test may hold its acknowledgements). */
+  readonly gateway: GatewayStatusSimulator;
   stop(): Promise<void>;
 }
 
@@ -85,6 +88,7 @@ export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promis
       cp: cluster.cp,
       admin,
       fleet,
+      gateway,
       async stop() {
         await gateway.stop();
         gatewayClient.close();
@@ -100,15 +104,8 @@ export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promis
   }
 }
 
-/** Polls `check` until it is true; fails naming `what` after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 60_000, everyMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** The suites' one wait (test/support/wait-at-most.ts), re-exported where most of them import it from. */
+export { waitFor };
 
 /** Creates a namespace. */
 export async function createNamespace(admin: KubeClient, name: string): Promise<void> {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
-import { waitAtMost } from './wait-at-most';
+import { waitAtMost, waitFor } from './wait-at-most';
 
 /** A launched process. */
 export interface Proc {
@@ -168,24 +168,21 @@ export interface PollOptions {
  * the last reason and the tails of `opts.logs` when the timeout passes or one of `opts.procs` exits.
  */
 export async function pollUntil(what: string, check: () => Promise<string | undefined>, opts: PollOptions): Promise<void> {
-  const deadline = Date.now() + opts.timeoutMs;
   const tails = () => (opts.logs ?? []).map((l) => `--- last lines of ${l.file}:\n${logTail(l.file, l.lines)}`).join('\n');
-  let last = 'not checked yet';
-  for (;;) {
-    const dead = (opts.procs ?? []).find((p) => p.done);
-    if (dead) throw new Error(`${dead.name} ${await dead.exited} while waiting for ${what}.\n${tails()}`);
-    try {
-      const reason = await check();
-      if (reason === undefined) return;
-      last = reason;
-    } catch (e) {
-      last = (e as Error).message;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${opts.timeoutMs / 1000} s waiting for ${what}; last: ${last}\n${tails()}`);
-    }
-    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 200));
-  }
+  let dead: Proc | undefined;
+  await waitFor(async () => (await check()) ?? true, what, {
+    timeoutMs: opts.timeoutMs,
+    everyMs: opts.intervalMs ?? 200,
+    retryErrors: true,
+    abortIf: () => {
+      dead = (opts.procs ?? []).find((p) => p.done);
+      return dead && `${dead.name} exited`;
+    },
+    explain: tails,
+  }).catch(async (e: Error) => {
+    // A dead process' exit status says more than "exited".
+    throw dead ? new Error(`${dead.name} ${await dead.exited} while waiting for ${what}.\n${tails()}`) : e;
+  });
 }
 
 /** The last `n` lines of a text file, or `(no log)`. */

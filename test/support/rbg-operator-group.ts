@@ -16,6 +16,7 @@ import { CoordinationRule } from '../../lib/spec/rbg';
 import { getWhen, TestCluster } from './cluster';
 import { rbgSkewCheck } from './rbg-skew-check';
 import { GroupState, WorkloadRecorder } from './rbg-workload-recorder';
+import { waitFor } from './wait-at-most';
 
 /** A coordination rule without its name and roles (the group's roles, rule `pd`). */
 export type Rule = Omit<CoordinationRule, 'name' | 'roles'>;
@@ -64,14 +65,12 @@ export async function coordinationWhen(ctx: GroupContext, name: string, what: st
 /** Polls group `name`'s coordination status until `done` holds; returns every distinct status seen, in order. */
 export async function coordinationStatuses(admin: KubeClient, type: RbgResourceType, namespace: string, name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
   const seen: CoordinationStatus[] = [];
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await waitFor(async () => {
     const c = readRolloutStatus(await admin.get(type, name, namespace))?.coordinations[0];
     if (c && JSON.stringify(c) !== JSON.stringify(seen[seen.length - 1])) seen.push(c);
-    if (c && done(c)) return seen;
-    if (Date.now() > deadline) throw new Error(`${name}: no ${what} within ${timeoutMs} ms; last status ${JSON.stringify(c)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+    return (c !== undefined && done(c)) || `last status ${JSON.stringify(c)}`;
+  }, `${name}: ${what}`, { timeoutMs, everyMs: 250 });
+  return seen;
 }
 
 /**

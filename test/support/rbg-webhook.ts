@@ -21,6 +21,7 @@ import { ProblemList } from '../../lib/spec/problem';
 import { checkWebhookRollingUpdate, scalingAdapterName, validateRoleBasedGroupUpdate } from '../../lib/spec/rbg-releases';
 import { roleRollingUpdate } from '../../lib/spec/rbg-roles';
 import { JsonObject, asArray, asObject, isObject } from '../../lib/spec/read';
+import { waitFor } from './wait-at-most';
 
 /** The ScalingAdapter resource the update rule reads. */
 export const SCALING_ADAPTER_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroupScalingAdapter', plural: 'rolebasedgroupscalingadapters', namespaced: true } as const;
@@ -144,15 +145,16 @@ async function untilEnforced(client: KubeClient, namespace: string): Promise<voi
     metadata: { name: 'webhook-probe', namespace },
     spec: { roles: [{ name: 'r', replicas: 1, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } }, standalonePattern: { template: { spec: { containers: [{ name: 'c', image: 'x' }] } } } }] },
   };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
+  let unexpected: unknown;
+  await waitFor(async () => {
     try {
       await client.create(probe as KubeObject, { dryRun: true });
+      return 'the dry-run create was admitted';
     } catch (err) {
-      if (err instanceof KubeApiError && /denied the request/.test(err.message)) return;
-      throw err;
+      if (err instanceof KubeApiError && /denied the request/.test(err.message)) return true;
+      unexpected = err;
+      return true;
     }
-    if (Date.now() > deadline) throw new Error('the RBG webhook was not enforced within 30 s of its registration');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  }, 'the RBG webhook to be enforced after its registration', { timeoutMs: 30_000, everyMs: 100 });
+  if (unexpected !== undefined) throw unexpected;
 }

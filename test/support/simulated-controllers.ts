@@ -23,25 +23,59 @@ export interface Simulator {
   stop(): Promise<void>;
 }
 
+/** The Gateway status writer, which a test can hold (as a slow Gateway controller would) and release. */
+export interface GatewayStatusSimulator extends Simulator {
+  /** From now on, route changes are not acknowledged (their events are kept) until `release()`. */
+  hold(): void;
+  /** Acknowledges the current version of every route changed while held, and resumes. */
+  release(): Promise<void>;
+}
+
 function condition(type: string, reason: string, generation?: number): Record<string, unknown> {
   return { type, status: 'True', reason, message: 'simulated by rayshift tests', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), ...(generation !== undefined ? { observedGeneration: generation } : {}) };
 }
 
 /** TEST-ONLY: writes the status a Gateway API implementation would (see the file comment). */
-export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, controllerName = 'rayshift.dev/simulated-gateway-controller'): Simulator {
-  const gateways = client.watch(GATEWAY, '*', async (event) => {
-    const g = event.object;
-    if (event.type === 'delete') return;
+export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, controllerName = 'rayshift.dev/simulated-gateway-controller'): GatewayStatusSimulator {
+  // A status write that fails (the API server busy or restarting) is retried from the newest cached
+  // version, as a controller requeues: no change event may come to retry it otherwise.
+  const retries = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  const retryLater = (informer: { get(name: string, namespace?: string): KubeObject | undefined }, o: KubeObject, write: (latest: KubeObject) => Promise<void>) => {
+    if (stopped) return;
+    const t = setTimeout(() => {
+      retries.delete(t);
+      const latest = informer.get(String(o.metadata.name), o.metadata.namespace);
+      if (latest && !stopped) void write(latest);
+    }, 200);
+    retries.add(t);
+  };
+  const programGateway = async (g: KubeObject): Promise<void> => {
     const gen = g.metadata.generation;
     const conds = ((g.status as { conditions?: { type: string; observedGeneration?: number }[] } | undefined)?.conditions ?? []);
     if (conds.some((c) => c.type === 'Programmed' && c.observedGeneration === gen)) return;
     await client
       .patchMerge(GATEWAY, String(g.metadata.name), g.metadata.namespace, { status: { conditions: [condition('Accepted', 'Accepted', gen), condition('Programmed', 'Programmed', gen)] } }, { subresource: 'status' })
-      .catch(() => undefined);
+      .catch(() => retryLater(gateways, g, programGateway));
+  };
+  const gateways = client.watch(GATEWAY, '*', async (event) => {
+    if (event.type !== 'delete') await programGateway(event.object);
   });
+  let held: Map<string, () => Promise<void>> | undefined;
   const routeHandler = (type: typeof HTTPROUTE) => async (event: { type: string; object: KubeObject }) => {
     const r = event.object;
     if (event.type === 'delete') return;
+    if (held) {
+      const informer = type === HTTPROUTE ? http : grpc;
+      held.set(`${type.kind}/${r.metadata.namespace}/${r.metadata.name}`, async () => {
+        const latest = informer.get(String(r.metadata.name), r.metadata.namespace);
+        if (latest) await acknowledge(type, latest);
+      });
+      return;
+    }
+    await acknowledge(type, r);
+  };
+  const acknowledge = async (type: typeof HTTPROUTE, r: KubeObject) => {
     const gen = r.metadata.generation;
     const parents = ((r.spec as { parentRefs?: Record<string, unknown>[] } | undefined)?.parentRefs ?? []);
     const current = ((r.status as { parents?: { conditions?: { observedGeneration?: number }[] }[] } | undefined)?.parents ?? []);
@@ -53,7 +87,7 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
         conditions: [condition('Accepted', 'Accepted', gen), condition('ResolvedRefs', 'ResolvedRefs', gen)],
       })),
     };
-    await client.patchMerge(type, String(r.metadata.name), r.metadata.namespace, { status }, { subresource: 'status' }).catch(() => undefined);
+    await client.patchMerge(type, String(r.metadata.name), r.metadata.namespace, { status }, { subresource: 'status' }).catch(() => retryLater(type === HTTPROUTE ? http : grpc, r, (latest) => acknowledge(type, latest)));
   };
   const http = client.watch(HTTPROUTE, '*', routeHandler(HTTPROUTE));
   const grpc = client.watch(GRPCROUTE, '*', routeHandler(GRPCROUTE));
@@ -61,7 +95,19 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
   http.start();
   grpc.start();
   return {
+    hold() {
+      held ??= new Map();
+    },
+    async release() {
+      // Events already queued in the informers are still seen as held: wait for them first.
+      await Promise.all([http.idle(), grpc.idle()]);
+      const pending = held ?? new Map<string, () => Promise<void>>();
+      held = undefined;
+      for (const ack of pending.values()) await ack();
+    },
     async stop() {
+      stopped = true;
+      for (const t of retries) clearTimeout(t);
       gateways.stop();
       http.stop();
       grpc.stop();

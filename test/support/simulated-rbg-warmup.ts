@@ -9,6 +9,7 @@
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { WARMUP_TYPE } from '../../lib/spec/object-names';
+import { waitFor } from './wait-at-most';
 
 /** What the simulated warmup controller reports. */
 export interface SimulatedWarmupStatus {
@@ -22,14 +23,12 @@ export interface SimulatedWarmupStatus {
 
 /** Waits until a warmup named with `prefix` exists in `namespace` (created by the executor) and returns it. */
 export async function warmupCreated(client: KubeClient, namespace: string, prefix: string, timeoutMs = 60_000): Promise<KubeObject> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const list = await client.list(WARMUP_TYPE, { namespace });
-    const found = list.items.find((w) => String(w.metadata.name).startsWith(prefix));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no RoleBasedGroupWarmup ${prefix}* in ${namespace} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let found: KubeObject | undefined;
+  await waitFor(async () => {
+    found = (await client.list(WARMUP_TYPE, { namespace })).items.find((w) => String(w.metadata.name).startsWith(prefix));
+    return found !== undefined;
+  }, `a RoleBasedGroupWarmup ${prefix}* in ${namespace}`, { timeoutMs, everyMs: 100 });
+  return found!;
 }
 
 /** TEST-ONLY: writes `s` as the warmup's status, as RBG's warmup controller would. */

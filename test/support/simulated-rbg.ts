@@ -19,13 +19,45 @@
  * a role's `roleStatuses` entry is rewritten only when its replicas or readyReplicas change, as RBG
  * does (docs/rbg-coordination.md), so the entry's updatedReplicas can be stale.
  */
-import { resolveMaxUnavailable } from '../../lib/engine/from-spec';
+import { createHash } from 'node:crypto';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject, ResourceType } from '../../lib/runtime/kube/types';
 import { RbgResourceType } from '../../lib/spec/object-names';
-import { roleRevision } from '../../lib/runtime/rbg/observe';
-import { IntOrPercent, resolvePartition } from '../../lib/spec/percent';
-import { JsonObject, asArray, asObject } from '../../lib/spec/read';
+
+// The simulator's own reading of a group: written from RBG's API and Kubernetes' intstr rules, not
+// from rayshift's (the executor under test must not be checked against its own arithmetic).
+type JsonObject = Record<string, unknown>;
+const asObject = (v: unknown): JsonObject => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as JsonObject) : {});
+const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/**
+ * Kubernetes' `intstr.GetScaledValueFromIntOrPercent`: an integer as is, `"N%"` as N % of `total`,
+ * rounded up or down; anything else counts as 0 here (the API server's schema refuses it).
+ */
+export function scaledIntOrPercent(value: unknown, total: number, roundUp: boolean): number {
+  if (typeof value === 'number') return value;
+  const m = typeof value === 'string' ? /^(\d+)%$/.exec(value) : null;
+  if (!m) return 0;
+  const exact = (Number(m[1]) * total) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
+/** The replicas a role's `partition` keeps on the old revision, as RBG's reconcilers scale it (rounded up), within 0…replicas. */
+export function simulatedPartition(value: unknown, replicas: number): number {
+  return Math.min(replicas, Math.max(0, scaledIntOrPercent(value ?? 0, replicas, true)));
+}
+
+/** Updated replicas that may be not ready at once: RBG's default 1, a percent rounded down, never below 1 (a rollout must move). */
+export function simulatedMaxUnavailable(value: unknown, replicas: number): number {
+  return value === undefined || value === null ? 1 : Math.max(1, scaledIntOrPercent(value, replicas, false));
+}
+
+/** The simulator's revision of a role's template: the role without `replicas` and `rolloutStrategy`, keys sorted, hashed. */
+export function simulatedRoleRevision(role: JsonObject): string {
+  const { replicas: _replicas, rolloutStrategy: _rollout, ...template } = role;
+  const canonical = (v: unknown): unknown => (Array.isArray(v) ? v.map(canonical) : typeof v === 'object' && v !== null ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as JsonObject)[k])])) : v);
+  return createHash('sha1').update(JSON.stringify(canonical(template))).digest('hex').slice(0, 12);
+}
 
 /** Options of the simulated RBG controller. */
 export interface SimulatedRbgOptions {
@@ -107,14 +139,14 @@ export function simulateUnbuildableRbgRelease(client: KubeClient, options: Simul
     const group = key.split('/')[1];
     const roleName = String(role.name);
     const desired = replicasOf(role);
-    const revision = roleRevision(role);
+    const revision = simulatedRoleRevision(role);
     let state = roles.get(roleName);
     if (!state) state = { revision, updated: desired, notReady: 0 };
     if (state.revision !== revision) state = { revision, updated: 0, notReady: 0 };
     roles.set(roleName, state);
     const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
-    const limit = desired - resolvePartition((ru.partition ?? 0) as IntOrPercent, desired);
-    const maxUnavailable = resolveMaxUnavailable(ru.maxUnavailable as IntOrPercent | undefined, desired);
+    const limit = desired - simulatedPartition(ru.partition, desired);
+    const maxUnavailable = simulatedMaxUnavailable(ru.maxUnavailable, desired);
     state.updated = Math.min(state.updated, desired);
     // A raised partition returns replicas even while paused (a rollback round writes it paused).
     if (state.updated > limit) {
@@ -147,7 +179,7 @@ export function simulateUnbuildableRbgRelease(client: KubeClient, options: Simul
   const syncWorkload = async (type: ResourceType, namespace: string, name: string, role: JsonObject, entry: { replicas: number; readyReplicas: number; updatedReplicas: number }) => {
     const key = `${namespace}/${name}`;
     const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
-    const spec = { replicas: entry.replicas, roleInstanceTemplate: { revision: roleRevision(role) }, updateStrategy: { partition: ru.partition ?? null, maxUnavailable: ru.maxUnavailable ?? null, paused: ru.paused ?? null } };
+    const spec = { replicas: entry.replicas, roleInstanceTemplate: { revision: simulatedRoleRevision(role) }, updateStrategy: { partition: ru.partition ?? null, maxUnavailable: ru.maxUnavailable ?? null, paused: ru.paused ?? null } };
     let last = workloadsWritten.get(key);
     if (!last || last.spec !== JSON.stringify(spec)) {
       const existing = await client.tryGet(type, name, namespace);

@@ -1,7 +1,8 @@
 /**
  * The dashboard in Debian's Chromium (playwright-core) against the real rayshift API server and the
- * in-process operator, which executes real incremental upgrades on a real kube-apiserver with the
- * TEST-ONLY simulated KubeRay, Gateway controller and Serve fleet. Checked: the list and rollout
+ * in-process operator, which executes real incremental upgrades on the test cluster (real
+ * kube-apiserver, KubeRay, scheduler and controller manager; test/apiserver/support/api-env.ts) with the
+ * TEST-ONLY Gateway status writer and Serve fleet (no Gateway data plane or Ray runs here). Checked: the list and rollout
  * pages; the chart's last point against the HTTPRoute's weights; the countdown reaching zero
  * against the time each interval-bound traffic step reached the route; Pause holding the operator
  * and Resume letting it continue (with the Pause answer arriving after the watch's newer status); a viewer without steering rights seeing disabled buttons and

@@ -4,8 +4,8 @@
  * through a URL template, as it would outside a cluster, e.g.
  * `http://127.0.0.1:8001/api/v1/namespaces/{namespace}/services/{cluster}-head-svc:dashboard/proxy`.
  * This server answers that path shape on loopback and forwards each request (method, headers,
- * body, answer) to the real head the simulated KubeRay bound the cluster to (the pool's resolver,
- * the same seam the in-process operator uses). It dials only the heads' dashboard addresses.
+ * body, answer) to the real head the simulated pod network bound the cluster's head Pod to
+ * (pod-network.ts; the pool's resolver, the same seam the in-process operator uses). It dials only the heads' dashboard addresses.
  */
 import * as http from 'node:http';
 import { AddressInfo } from 'node:net';

@@ -11,7 +11,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { projectRoot } from '../../../lib/crds/resolve';
 import { RAY_AUTH_HEADER } from '../../../lib/runtime/serve/client';
-import { waitAtMost } from '../../support/wait-at-most';
+import { waitAtMost, waitFor } from '../../support/wait-at-most';
 import { NetnsHost, createNetnsHost } from './netns';
 
 /** Dashboard auth of a head: none, or `RAY_AUTH_MODE=token` with this token. */
@@ -180,20 +180,21 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
   };
 
   const dashboardUrl = `http://${host}:${dashboardPort}`;
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 240_000);
-  for (;;) {
-    if (exited !== undefined) {
-      await stop();
-      throw new HeadExitedEarly(`ray start for head ${label} exited (${exited}) before it was ready; ${logFile}:\n${tail(logFile)}`);
-    }
-    const started = fs.readFileSync(logFile, 'utf8').includes('Ray runtime started.');
-    const health = started ? await httpGet(`${dashboardUrl}/api/gcs_healthz`, 3000).catch(() => undefined) : undefined;
-    if (health?.status === 200 && exited === undefined) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`Ray head ${label} not healthy at ${dashboardUrl} within ${options.readyTimeoutMs ?? 240_000} ms; ${logFile}:\n${tail(logFile)}`);
-    }
-    await new Promise((r) => setTimeout(r, 1000));
+  try {
+    await waitFor(async () => {
+      if (!fs.readFileSync(logFile, 'utf8').includes('Ray runtime started.')) return 'ray start has not logged "Ray runtime started."';
+      const health = await httpGet(`${dashboardUrl}/api/gcs_healthz`, 3000).catch((e: Error) => e.message);
+      return typeof health === 'string' ? health : health.status === 200 || `/api/gcs_healthz answered ${health.status}`;
+    }, `Ray head ${label} to be healthy at ${dashboardUrl}`, {
+      timeoutMs: options.readyTimeoutMs ?? 240_000,
+      everyMs: 1000,
+      retryErrors: true,
+      abortIf: () => (exited !== undefined ? `ray start for head ${label} exited (${exited})` : undefined),
+      explain: () => `${logFile}:\n${tail(logFile)}`,
+    });
+  } catch (e) {
+    await stop();
+    throw exited !== undefined ? new HeadExitedEarly(`ray start for head ${label} exited (${exited}) before it was ready; ${logFile}:\n${tail(logFile)}`) : e;
   }
   return {
     label,
@@ -232,22 +233,12 @@ function httpDelete(url: string, headers: Record<string, string>, timeoutMs: num
  * deleted Pod's stopped containers leave behind, so the head can serve the next Pod clean.
  */
 export async function resetServe(head: RayHead, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError = '';
-  for (;;) {
-    try {
-      const status = await httpDelete(`${head.dashboardUrl}/api/serve/applications/`, authHeaders(head), 60_000);
-      if (status === 200) {
-        const got = await httpGet(`${head.dashboardUrl}/api/serve/applications/`, 10_000, authHeaders(head));
-        const body = JSON.parse(got.body) as { applications?: object; proxies?: object; controller_info?: object };
-        const empty = (o: object | undefined) => o === undefined || o === null || Object.keys(o).length === 0;
-        if (got.status === 200 && empty(body.applications) && empty(body.proxies) && empty(body.controller_info)) return;
-        lastError = `still running: ${got.body.slice(0, 200)}`;
-      } else lastError = `DELETE answered ${status}`;
-    } catch (err) {
-      lastError = (err as Error).message;
-    }
-    if (Date.now() > deadline) throw new Error(`resetting Serve on head ${head.label}: ${lastError}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  await waitFor(async () => {
+    const status = await httpDelete(`${head.dashboardUrl}/api/serve/applications/`, authHeaders(head), 60_000);
+    if (status !== 200) return `DELETE answered ${status}`;
+    const got = await httpGet(`${head.dashboardUrl}/api/serve/applications/`, 10_000, authHeaders(head));
+    const body = JSON.parse(got.body) as { applications?: object; proxies?: object; controller_info?: object };
+    const empty = (o: object | undefined) => o === undefined || o === null || Object.keys(o).length === 0;
+    return (got.status === 200 && empty(body.applications) && empty(body.proxies) && empty(body.controller_info)) || `still running: ${got.body.slice(0, 200)}`;
+  }, `Serve to be reset on head ${head.label}`, { timeoutMs, everyMs: 1000, retryErrors: true });
 }

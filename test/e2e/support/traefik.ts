@@ -10,7 +10,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { projectRoot } from '../../../lib/crds/resolve';
 import { runBinDirScript } from '../../support/processes';
-import { waitAtMost } from '../../support/wait-at-most';
+import { waitAtMost, waitFor } from '../../support/wait-at-most';
 
 /** GatewayClass `spec.controllerName` that Traefik handles. */
 export const TRAEFIK_CONTROLLER_NAME = 'traefik.io/gateway-controller';
@@ -134,16 +134,20 @@ export async function startTraefik(options: TraefikOptions): Promise<RunningTrae
     }
     group('SIGKILL');
   };
-  const deadline = Date.now() + 60_000;
-  for (const port of [...Object.values(options.entryPoints), ...(options.metricsPort !== undefined ? [options.metricsPort] : [])]) {
-    while (!(await portOpen(port))) {
-      if (exited || Date.now() > deadline) {
-        await stop();
-        const tail = fs.readFileSync(options.logFile, 'utf8').split('\n').slice(-20).join('\n');
-        throw new Error(`Traefik did not open 127.0.0.1:${port}${exited ? ' (it exited)' : ''}; ${options.logFile}:\n${tail}`);
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
+  const ports = [...Object.values(options.entryPoints), ...(options.metricsPort !== undefined ? [options.metricsPort] : [])];
+  try {
+    await waitFor(async () => {
+      for (const port of ports) if (!(await portOpen(port))) return `127.0.0.1:${port} is not open`;
+      return true;
+    }, 'Traefik to open its ports', {
+      timeoutMs: 60_000,
+      everyMs: 200,
+      abortIf: () => (exited ? 'Traefik exited' : undefined),
+      explain: () => `${options.logFile}:\n${fs.readFileSync(options.logFile, 'utf8').split('\n').slice(-20).join('\n')}`,
+    });
+  } catch (e) {
+    await stop();
+    throw e;
   }
   return { pid, logFile: options.logFile, stop };
 }

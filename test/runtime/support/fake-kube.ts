@@ -5,9 +5,9 @@
  * 422 for a failed JSON patch `test` op, and records each write in order. Faults can be queued for
  * the next write of a verb and kind. No API server, no network.
  */
-import { applyJsonPatch } from './json-patch';
 import { JsonPatchOp } from '../../../lib/runtime/route/types';
 import { KubeApiError } from '../../../lib/runtime/kube/errors';
+import { applyTestJsonPatch } from '../../support/json-patch';
 import { ApplyOptions, DeleteOptions, ListOptions, PatchOptions } from '../../../lib/runtime/kube/request-options';
 import { KubeList, KubeObject, ResourceType } from '../../../lib/runtime/kube/types';
 import { RayServiceKube } from '../../../lib/runtime/rayservice/ports';
@@ -144,7 +144,7 @@ export class FakeKube implements RayServiceKube {
     if (!current) throw this.notFound('patchJson', type, name);
     let patched: KubeObject;
     try {
-      patched = applyJsonPatch(current, ops);
+      patched = applyTestJsonPatch(current, ops);
     } catch (err) {
       // kube-apiserver answers a failed `test` op (or a missing path) with 422 and no causes.
       throw this.error('patchJson', type, 422, 'Invalid', (err as Error).message);

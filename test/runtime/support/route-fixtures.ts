@@ -5,7 +5,7 @@
  * next to rayshift's own.
  */
 import { JsonPatch } from 'cdk8s';
-import { applyJsonPatch } from './json-patch';
+import { applyTestJsonPatch } from '../../support/json-patch';
 import { JsonPatchOp } from '../../../lib/runtime/route/types';
 
 /** Applies ops with fast-json-patch (cdk8s's JsonPatch), not rayshift's own applier; throws when a `test` fails. */
@@ -76,6 +76,6 @@ export const PENDING = 'llm-bbbbb-serve-svc';
 /** Applies with both implementations, asserts they agree, returns the result. */
 export function apply(route: any, ops: readonly JsonPatchOp[]): any {
   const a = applyRfc6902(route, ops);
-  expect(applyJsonPatch(route, ops)).toEqual(a);
+  expect(applyTestJsonPatch(route, ops)).toEqual(a);
   return a;
 }
