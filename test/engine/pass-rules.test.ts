@@ -16,23 +16,8 @@ import {
 } from '../../lib/engine/pass-rules';
 import { RayServiceDecision } from '../../lib/engine/rayservice-engine';
 import { RayServiceStatus } from '../../lib/engine/status';
+import { MIGRATING, NOW } from './pass-fixtures';
 
-const NOW = 1_000_000;
-/** An upgrade in flight: old `a` at 50 % traffic, new `b` at 50 %. */
-const MIGRATING: RayServiceStatus = {
-  phase: 'Upgrading',
-  reason: 'Migrating',
-  activeClusterName: 'a',
-  pendingClusterName: 'b',
-  activeTargetCapacity: 100,
-  pendingTargetCapacity: 50,
-  activeWeight: 50,
-  pendingWeight: 50,
-  trafficConfirmed: false,
-  lastTrafficMigratedTime: NOW - 10_000,
-  lastProgressTime: NOW - 1_000,
-  deletions: [],
-};
 const SHIFT: RayServiceAction = { type: 'setTrafficWeights', activeCluster: 'a', active: 25, pendingCluster: 'b', pending: 75 };
 const CAPACITY: RayServiceAction = { type: 'setTargetCapacity', cluster: 'active', clusterName: 'a', percent: 50 };
 const decision = (status: RayServiceStatus, actions: RayServiceAction[] = [], nextStepAt?: number): RayServiceDecision => ({ status, actions, events: [], ...(nextStepAt !== undefined ? { nextStepAt } : {}) });

@@ -8,24 +8,10 @@ import { ObservedCluster, RayServiceObservation } from '../../lib/engine/observa
 import { PassSpec, finalizationSteps, persistChoice, planPass } from '../../lib/engine/rayservice-pass';
 import { RayServiceDecision } from '../../lib/engine/rayservice-engine';
 import { RayServiceStatus } from '../../lib/engine/status';
+import { MIGRATING as MIGRATING_NO_STRATEGY, NOW } from './pass-fixtures';
 
-const NOW = 1_000_000;
 const CONFIG = 'applications: []\n';
-const MIGRATING: RayServiceStatus = {
-  phase: 'Upgrading',
-  reason: 'Migrating',
-  upgradeStrategy: 'NewClusterWithIncrementalUpgrade',
-  activeClusterName: 'a',
-  pendingClusterName: 'b',
-  activeTargetCapacity: 100,
-  pendingTargetCapacity: 50,
-  activeWeight: 50,
-  pendingWeight: 50,
-  trafficConfirmed: false,
-  lastTrafficMigratedTime: NOW - 10_000,
-  lastProgressTime: NOW - 1_000,
-  deletions: [],
-};
+const MIGRATING: RayServiceStatus = { ...MIGRATING_NO_STRATEGY, upgradeStrategy: 'NewClusterWithIncrementalUpgrade' };
 const RUNNING: RayServiceStatus = { ...MIGRATING, phase: 'Running', reason: 'UpToDate', pendingClusterName: undefined, activeWeight: 100, pendingWeight: 0, pendingTargetCapacity: 0 };
 const INCREMENTAL: PassSpec = { strategy: 'NewClusterWithIncrementalUpgrade', userGateway: false, serveConfig: CONFIG, excludeHeadPodFromServeSvc: false };
 
