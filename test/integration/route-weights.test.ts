@@ -5,7 +5,8 @@
  * edit while ours still lands (the `test` guards refuse a stale patch, the writer re-reads and
  * re-plans). Needs `npm run controlplane:build`.
  */
-import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime/route/build';
+import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
+import { routePath } from '../support/rest-paths';
 import { planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
 import { routeReadiness } from '../../lib/runtime/route/readiness';
 import { JsonPatchOp } from '../../lib/runtime/route/types';

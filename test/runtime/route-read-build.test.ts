@@ -4,7 +4,7 @@
  * planWeightPatch manages.
  */
 import { serviceRouteName } from '../../lib/spec/object-names';
-import { buildServiceRoute, clusterBackends, routePath } from '../../lib/runtime/route/build';
+import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
 import { planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
 import { ACTIVE, PENDING, apply, backend, sharedHttpRoute } from './support/route-fixtures';
 
@@ -63,7 +63,6 @@ describe('buildServiceRoute', () => {
     expect(route.metadata.labels.team).toBe('ml');
     expect(route.spec.parentRefs).toEqual([{ name: 'shared', namespace: 'gateways', sectionName: 'grpc' }]);
     expect(route.spec.rules).toEqual([{ backendRefs: clusterBackends('serving', [{ cluster: 'llm-aaaaa', weight: 80 }, { cluster: 'llm-bbbbb', weight: 20 }], 9000) }]);
-    expect(routePath('GRPCRoute', 'serving', 'llm-grpcroute')).toBe('/apis/gateway.networking.k8s.io/v1/namespaces/serving/grpcroutes/llm-grpcroute');
   });
 
   test('the built route is managed by planWeightPatch: the pending cluster is added next to the active one', () => {

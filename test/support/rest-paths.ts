@@ -1,4 +1,4 @@
-/** REST paths of the core objects the install chart synthesizes, for tests that POST them raw. */
+/** REST paths for tests that talk to the API server raw: the core objects the install chart synthesizes, and routes. */
 
 const PLURALS: Record<string, string> = {
   Namespace: 'namespaces',
@@ -20,4 +20,9 @@ export function collectionPath(o: { apiVersion: string; kind: string; metadata: 
   const plural = PLURALS[o.kind];
   if (!plural) throw new Error(`no collection path known for ${o.kind}`);
   return `${base}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural}`;
+}
+
+/** REST path of a Gateway API v1 route, written out here rather than taken from the route writer under test. */
+export function routePath(kind: 'HTTPRoute' | 'GRPCRoute', namespace: string, name: string): string {
+  return `/apis/gateway.networking.k8s.io/v1/namespaces/${namespace}/${kind === 'GRPCRoute' ? 'grpcroutes' : 'httproutes'}/${name}`;
 }

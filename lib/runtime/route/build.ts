@@ -8,19 +8,13 @@ import { GatewayReference, RouteKind } from '../../spec/rayservice';
 import { JsonObject } from '../../spec/read';
 import type { OwnerReference } from '../kube/types';
 import {
-  GRPCROUTE, HTTPROUTE, MANAGED_BY_LABEL, MANAGED_BY_VALUE, RAYSERVICE_LABEL, perClusterServeService, routeTypeOfKind, serviceGateway, serviceRouteName,
+  MANAGED_BY_LABEL, MANAGED_BY_VALUE, RAYSERVICE_LABEL, perClusterServeService, routeTypeOfKind, serviceGateway, serviceRouteName,
 } from '../../spec/object-names';
 import { DEFAULT_SERVE_PORT, ManagedBackend, RouteObjectKind } from './types';
 
 /** The Gateway API kind of a `spec.rayshift.routeKind`. */
 export function routeObjectKind(kind: RouteKind = 'HTTP'): RouteObjectKind {
   return routeTypeOfKind(kind).kind;
-}
-
-/** REST path of a route (the `plural` is `httproutes` or `grpcroutes`). */
-export function routePath(kind: RouteObjectKind, namespace: string, name: string): string {
-  const type = kind === GRPCROUTE.kind ? GRPCROUTE : HTTPROUTE;
-  return `/apis/${type.apiVersion}/namespaces/${namespace}/${type.plural}/${name}`;
 }
 
 /** One cluster on the route and its weight. */
