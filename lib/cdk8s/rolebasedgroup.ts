@@ -6,6 +6,7 @@ import { ProblemList, ValidationResult, checkOneOf, show } from '../spec/problem
 import {
   COORDINATION_ANNOTATION,
   CoordinationRule,
+  DEFAULT_RBG_EXECUTOR,
   EXECUTOR_LABEL,
   RBG_WORKLOAD_API_VERSIONS,
   ROLE_BASED_GROUP_VERSIONS,
@@ -113,7 +114,7 @@ export class RoleBasedGroup extends ValidatedObject {
   constructor(scope: Construct, id: string, props: RoleBasedGroupProps) {
     const version = props.version ?? 'v1alpha2';
     const coordination = props.coordination ?? [];
-    const executor = props.executor ?? 'rbg';
+    const executor = props.executor ?? DEFAULT_RBG_EXECUTOR;
     const rbgVersion = props.rbgVersion ?? 'v0.7';
     const gvk = version === 'v1alpha1' ? RBG_V1ALPHA1_TYPE : RBG_V1ALPHA2_TYPE;
     super(scope, id, {

@@ -3,6 +3,7 @@ import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { ApiObjectMetadata, Chart } from 'cdk8s';
 import { ValidatedObject } from '../cdk8s/validated-object';
+import { hasInputs, resolveInputs } from './inputs';
 import { ChildOptions, createKubernetesChildren } from './kubernetes-children';
 import { Manifest, synthesizeValidated } from './manifests';
 
@@ -40,9 +41,34 @@ export function renderComponent<T extends ValidatedObject>(
   name: string,
   define: (chart: Chart) => T,
   options: RenderOptions = {},
+  source?: pulumi.Output<unknown>,
 ): RenderedComponent<T> {
   const { construct, manifests } = synthesizeValidated(parent, define);
   const children = options.include ? manifests.filter(options.include) : manifests;
-  const resources = createKubernetesChildren(parent, name, children, options.childOptions, options.dependsOn);
+  const resources = createKubernetesChildren(parent, name, children, options.childOptions, options.dependsOn, source);
   return { construct, manifests, resources };
+}
+
+/**
+ * `renderComponent` for args whose props may be `pulumi.Input`s. Plain values render at once, so a
+ * problem fails the component's construction as before. Pending values render once they resolve:
+ * the children are created then, depending on the resources the values came from, and a problem
+ * rejects the result with the same `ResourceError` text, which fails `pulumi preview`/`up` before
+ * any child is registered. While a value is unknown (a preview before its resource exists), the
+ * children are not listed.
+ */
+export function renderComponentInputs<P extends object, T extends ValidatedObject>(
+  parent: pulumi.ComponentResource,
+  name: string,
+  args: object,
+  define: (chart: Chart, props: P) => T,
+  options: RenderOptions = {},
+): pulumi.Output<RenderedComponent<T>> {
+  if (!hasInputs(args)) {
+    const rendered = renderComponent(parent, name, (chart) => define(chart, args as P), options);
+    // `apply` hands its result on as it is (`pulumi.output` would copy the construct into a plain object).
+    return pulumi.output(0).apply(() => rendered);
+  }
+  const props = resolveInputs<P>(args);
+  return props.apply((resolved) => renderComponent(parent, name, (chart) => define(chart, resolved), options, props));
 }

@@ -14,7 +14,9 @@ export interface ChildOptions {
 /**
  * Creates one `k8s.apiextensions.CustomResource` per manifest, parented to `parent` and named
  * `<name>-<kind>` in lower case (`llm-rayservice`, `llm-httproute`). `options(manifest)` adds
- * annotations or ignored paths for a manifest. Kinds must be unique within one component.
+ * annotations or ignored paths for a manifest. Kinds must be unique within one component. With
+ * `source` (the resolved args the manifests were rendered from), every field but the type derives
+ * from it, so the children depend on the resources its values came from.
  */
 export function createKubernetesChildren(
   parent: pulumi.ComponentResource,
@@ -22,14 +24,17 @@ export function createKubernetesChildren(
   manifests: readonly Manifest[],
   options: (manifest: Manifest) => ChildOptions = () => ({}),
   dependsOn: pulumi.Input<pulumi.Resource>[] = [],
+  source?: pulumi.Output<unknown>,
 ): k8s.apiextensions.CustomResource[] {
   return manifests.map((manifest) => {
     const extra = options(manifest);
     const annotations = { ...(manifest.metadata.annotations as Record<string, string> | undefined), ...extra.annotations };
-    const args = {
+    const { apiVersion, kind, ...fields } = {
       ...manifest,
       metadata: { ...manifest.metadata, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) },
-    } as k8s.apiextensions.CustomResourceArgs;
+    };
+    const carried = source ? Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, source.apply(() => v)])) : fields;
+    const args = { apiVersion, kind, ...carried } as k8s.apiextensions.CustomResourceArgs;
     return new k8s.apiextensions.CustomResource(`${name}-${manifest.kind.toLowerCase()}`, args, {
       parent,
       dependsOn,

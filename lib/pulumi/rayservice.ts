@@ -15,7 +15,8 @@ import { RayService as RayServiceConstruct, RayServiceProps } from '../cdk8s/ray
 import { clusterSpecHash } from '../engine/cluster-hash';
 import { ProblemList, checkOneOf, formatProblem } from '../spec/problem';
 import { RAY_SERVICE_EXECUTORS, RayServiceExecutor } from '../spec/rayservice';
-import { metadataNamed, renderComponent } from './component-children';
+import { metadataNamed, renderComponentInputs } from './component-children';
+import { WithInputs } from './inputs';
 import { DEADLINE_ACTIONS, DeadlineAction } from './migration-inputs';
 import { RayServiceMigration } from './migration';
 import { UpgradeProgress } from './upgrade-progress';
@@ -29,14 +30,21 @@ export const RAY_SERVICE_COMPONENT_EXECUTORS: readonly RayServiceComponentExecut
 /** Annotation that makes `@pulumi/kubernetes` wait for the RayService's Ready condition. */
 export const WAIT_FOR_READY = { 'pulumi.com/waitFor': 'condition=Ready' } as const;
 
-/** Props of the `RayService` component: the construct's, plus how `pulumi up` executes and follows upgrades. */
-export type RayServiceArgs = Omit<RayServiceProps, 'executor'> & {
+/**
+ * The construct's props a `RayService` component takes as `pulumi.Input`s (outputs of other
+ * resources: a Namespace's name, a Gateway's, an image tag). Not `executor`: it decides which
+ * children the component has, which Pulumi must know before any value resolves.
+ */
+export type RayServiceInputProps = 'metadata' | 'rayClusterConfig' | 'serveConfig' | 'upgradeStrategy' | 'rayClusterDeletionDelaySeconds' | 'excludeHeadPodFromServeSvc' | 'rayshift';
+
+/** Props of the `RayService` component: the construct's (see `RayServiceInputProps`), plus how `pulumi up` executes and follows upgrades. */
+export type RayServiceArgs = WithInputs<Omit<RayServiceProps, 'executor'>, RayServiceInputProps> & {
   /** Who runs upgrades: `kuberay`, `operator` or `pulumi` (checked with the construct's props). @default "kuberay" */
   readonly executor?: RayServiceComponentExecutor;
   /** Kubeconfig text for the dynamic resources (secret). @default stack config `rayshift:kubeconfig`, else `$KUBECONFIG` */
   readonly kubeconfig?: pulumi.Input<string>;
   /** Kubeconfig context for the dynamic resources. @default stack config `rayshift:context`, else the current one */
-  readonly context?: string;
+  readonly context?: pulumi.Input<string>;
   /** Seconds one `pulumi up` may spend on a rollout (executing it, or following it). @default 3600 */
   readonly deadlineSeconds?: number;
   /** Executor `pulumi`: what happens when the deadline passes mid-upgrade. @default "rollback" */
@@ -52,13 +60,13 @@ export type RayServiceArgs = Omit<RayServiceProps, 'executor'> & {
 /** A RayService whose upgrades run during or after `pulumi up`, per its executor (see the file comment). */
 export class RayService extends pulumi.ComponentResource {
   /** The service's name in the cluster. */
-  public readonly serviceName: string;
+  public readonly serviceName: pulumi.Output<string>;
   /** The service's namespace (`default` when unset). */
-  public readonly namespace: string;
+  public readonly namespace: pulumi.Output<string>;
   /** The executor. */
   public readonly executor: RayServiceComponentExecutor;
   /** The RayService object (executors `kuberay` and `operator`). */
-  public readonly resource?: k8s.apiextensions.CustomResource;
+  public readonly resource?: pulumi.Output<k8s.apiextensions.CustomResource>;
   /** The upgrade follower (executors `kuberay` and `operator`). */
   public readonly progress?: UpgradeProgress;
   /** The running service (executor `pulumi`). */
@@ -76,52 +84,54 @@ export class RayService extends pulumi.ComponentResource {
     checkOneOf(problems, 'executor', executor, RAY_SERVICE_COMPONENT_EXECUTORS, 'an executor');
     checkOneOf(problems, 'onDeadline', args.onDeadline, DEADLINE_ACTIONS, 'a deadline action');
     const constructExecutor = executor === 'pulumi' ? 'operator' : RAY_SERVICE_EXECUTORS.includes(executor) ? executor : undefined;
-    const { construct, resources } = renderComponent(
+    const { executor: _executor, kubeconfig, context, deadlineSeconds, onDeadline, dashboardAddressTemplate, capacityPollMs, progressPollMs, ...props } = args;
+    const rendered = renderComponentInputs<Omit<RayServiceProps, 'executor'>, RayServiceConstruct>(
       this,
       name,
-      (chart) => {
-        const service = new RayServiceConstruct(chart, name, { ...args, executor: constructExecutor, metadata: metadataNamed(name, args.metadata) });
+      props,
+      (chart, resolved) => {
+        const service = new RayServiceConstruct(chart, name, { ...resolved, executor: constructExecutor, metadata: metadataNamed(name, resolved.metadata) });
         Node.of(chart).addValidation({ validate: () => problems.result().errors.map((p) => `${service.describe()}: ${formatProblem(p)}`) });
         return service;
       },
       {
         include: () => executor !== 'pulumi',
-        childOptions: () => ({ annotations: { ...WAIT_FOR_READY, ...(args.deadlineSeconds !== undefined ? { 'pulumi.com/timeoutSeconds': String(args.deadlineSeconds) } : {}) } }),
+        childOptions: () => ({ annotations: { ...WAIT_FOR_READY, ...(deadlineSeconds !== undefined ? { 'pulumi.com/timeoutSeconds': String(deadlineSeconds) } : {}) } }),
       },
     );
-    this.serviceName = construct.name;
-    this.namespace = construct.apiObject.metadata.namespace ?? 'default';
+    this.serviceName = rendered.apply((r) => r.construct.name);
+    this.namespace = rendered.apply((r) => r.construct.apiObject.metadata.namespace ?? 'default');
     this.executor = executor;
-    const connection = { ...(args.kubeconfig !== undefined ? { kubeconfig: args.kubeconfig } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
+    const connection = { ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}) };
     if (executor === 'pulumi') {
       this.migration = new RayServiceMigration(
         `${name}-migration`,
         {
           name: this.serviceName,
           namespace: this.namespace,
-          spec: construct.spec,
-          labels: construct.apiObject.metadata.toJson().labels ?? {},
+          spec: rendered.apply((r) => r.construct.spec),
+          labels: rendered.apply((r): Record<string, string> => r.construct.apiObject.metadata.toJson().labels ?? {}),
           ...connection,
-          ...(args.dashboardAddressTemplate !== undefined ? { dashboardAddressTemplate: args.dashboardAddressTemplate } : {}),
-          ...(args.deadlineSeconds !== undefined ? { deadlineSeconds: args.deadlineSeconds } : {}),
-          ...(args.onDeadline !== undefined ? { onDeadline: args.onDeadline } : {}),
-          ...(args.capacityPollMs !== undefined ? { capacityPollMs: args.capacityPollMs } : {}),
+          ...(dashboardAddressTemplate !== undefined ? { dashboardAddressTemplate } : {}),
+          ...(deadlineSeconds !== undefined ? { deadlineSeconds } : {}),
+          ...(onDeadline !== undefined ? { onDeadline } : {}),
+          ...(capacityPollMs !== undefined ? { capacityPollMs } : {}),
         },
         { parent: this },
       );
       this.activeClusterName = this.migration.activeClusterName;
     } else {
-      this.resource = resources[0];
+      this.resource = rendered.apply((r) => r.resources[0]);
       this.progress = new UpgradeProgress(
         `${name}-progress`,
         {
-          apiVersion: construct.apiObject.apiVersion,
+          apiVersion: rendered.apply((r) => r.construct.apiObject.apiVersion),
           name: this.serviceName,
           namespace: this.namespace,
-          goalSpecHash: clusterSpecHash(construct.spec.rayClusterConfig as never),
+          goalSpecHash: rendered.apply((r) => clusterSpecHash(r.construct.spec.rayClusterConfig as never)),
           ...connection,
-          ...(args.deadlineSeconds !== undefined ? { deadlineSeconds: args.deadlineSeconds } : {}),
-          ...(args.progressPollMs !== undefined ? { pollMs: args.progressPollMs } : {}),
+          ...(deadlineSeconds !== undefined ? { deadlineSeconds } : {}),
+          ...(progressPollMs !== undefined ? { pollMs: progressPollMs } : {}),
         },
         { parent: this, dependsOn: [this.resource] },
       );

@@ -129,6 +129,9 @@ export interface CoordinationRule {
  */
 export type RbgExecutor = 'operator' | 'pulumi' | 'rbg';
 
+/** The executor when none is given: the upstream RBG controller. */
+export const DEFAULT_RBG_EXECUTOR: RbgExecutor = 'rbg';
+
 /** Every executor of a RoleBasedGroup rollout. */
 export const RBG_EXECUTORS = ['operator', 'pulumi', 'rbg'] as const;
 
@@ -214,7 +217,7 @@ export function validateRoleBasedGroupModel(
   roles: readonly RoleSpec[],
   coordination: readonly CoordinationRule[],
   v1alpha1: boolean,
-  executor: RbgExecutor = 'rbg',
+  executor: RbgExecutor = DEFAULT_RBG_EXECUTOR,
   rbgVersion: RbgRelease = 'v0.7',
 ): ValidationResult {
   const problems = new ProblemList();

@@ -158,7 +158,7 @@ describe('RoleBasedGroup', () => {
 
   test('executor rbg on v1alpha2: the group and a CoordinatedPolicy named after it', async () => {
     const group = new RoleBasedGroup('pd', { roles, coordination });
-    await settle(group, group.group, group.policy!);
+    await settle(group, group.group, group.policy);
     expect(byType('kubernetes:workloads.x-k8s.io/v1alpha2:RoleBasedGroup').map((r) => r.name)).toEqual(['pd-rolebasedgroup']);
     const [policy] = byType('kubernetes:workloads.x-k8s.io/v1alpha2:CoordinatedPolicy');
     expect(policy.name).toBe('pd-coordinatedpolicy');
@@ -168,7 +168,7 @@ describe('RoleBasedGroup', () => {
   test('executor operator: no policy; the rules ride on the group for the operator', async () => {
     const group = new RoleBasedGroup('pd', { roles, coordination, executor: 'operator' });
     await settle(group, group.group);
-    expect(group.policy).toBeUndefined();
+    expect(await valueOf(group.policy)).toBeUndefined();
     const [g] = byType('kubernetes:workloads.x-k8s.io/v1alpha2:RoleBasedGroup');
     expect(g.inputs.metadata.labels).toEqual({ 'rayshift.dev/coordination-executor': 'operator' });
   });
@@ -176,7 +176,7 @@ describe('RoleBasedGroup', () => {
   test('executor pulumi: the group with rayshift coordination, and a RoleBasedGroupRollout that serializes', async () => {
     const group = new RoleBasedGroup('pd', { roles, coordination, executor: 'pulumi', metadata: { namespace: 'serving' }, deadlineSeconds: 600 });
     await settle(group, group.group, group.rollout!);
-    expect(group.policy).toBeUndefined();
+    expect(await valueOf(group.policy)).toBeUndefined();
     expect(byType('kubernetes:workloads.x-k8s.io/v1alpha2:RoleBasedGroup')[0].inputs.metadata.labels).toEqual({ 'rayshift.dev/coordination-executor': 'pulumi' });
     const [rollout] = byType('pulumi-nodejs:dynamic/rayshift:RoleBasedGroupRollout');
     expect(rollout.name).toBe('pd-rollout');

@@ -32,9 +32,9 @@ export function reset(): void {
   registered.length = 0;
 }
 
-/** Waits until every resource given is registered (their URNs resolve), then returns what was registered. */
-export async function settle(...resources: pulumi.Resource[]): Promise<Registered[]> {
-  await Promise.all(resources.map((r) => new Promise((resolve) => r.urn.apply(resolve))));
+/** Waits until every resource given (or given as an output) is registered (their URNs resolve), then returns what was registered. */
+export async function settle(...resources: pulumi.Input<pulumi.Resource | undefined>[]): Promise<Registered[]> {
+  await Promise.all(resources.map((r) => new Promise((resolve) => pulumi.output(r).apply((resource) => (resource ? resource.urn.apply(resolve) : resolve(undefined))))));
   return registered;
 }
 

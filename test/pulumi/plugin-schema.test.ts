@@ -33,8 +33,9 @@ test('every component is a component resource of the schema, with its outputs', 
 test('unions become oneOf, less what only TypeScript can pass; literal unions become enums', () => {
   const rayService = resource('RayService').inputProperties;
   expect(rayService.serveConfig.oneOf).toEqual([{ type: 'string' }, { $ref: '#/types/rayshift:index:ServeConfig' }]);
-  // A RayClusterSpecBuilder (a class) is TypeScript's alone: the raw spec remains.
-  expect(rayService.rayClusterConfig).toMatchObject({ $ref: '#/types/rayshift:index:RayClusterConfig', plain: true });
+  // A RayClusterSpecBuilder (a class) is TypeScript's alone: the raw spec remains, an input (not plain).
+  expect(rayService.rayClusterConfig).toEqual(expect.objectContaining({ $ref: '#/types/rayshift:index:RayClusterConfig' }));
+  expect(rayService.rayClusterConfig.plain).toBeUndefined();
   expect(resource('RayService').requiredInputs).toEqual(['rayClusterConfig']);
   // A GatewayClass construct or component is TypeScript's alone: its name remains.
   expect(resource('Gateway').inputProperties.gatewayClass).toMatchObject({ type: 'string' });

@@ -1,0 +1,50 @@
+/**
+ * Component args that may hold `pulumi.Input`s: which top-level props accept them, whether any
+ * value given is still pending, and the args with every pending value resolved. Class instances
+ * (a `RayClusterSpecBuilder`) pass through as they are: `pulumi.output` would copy them into plain
+ * objects and lose their methods.
+ */
+import * as pulumi from '@pulumi/pulumi';
+
+/** `T` with the props `K` accepting `pulumi.Input`s (optional props stay optional). */
+export type WithInputs<T, K extends keyof T> = Omit<T, K> & { readonly [P in keyof Pick<T, K>]: pulumi.Input<T[P]> };
+
+const isPending = (value: unknown): boolean => pulumi.Output.isInstance(value) || value instanceof Promise;
+
+const isContainer = (value: unknown): value is Record<string, unknown> | unknown[] =>
+  Array.isArray(value) || (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype);
+
+/** True when `value`, or a value in its plain objects and arrays, is an `Output` or a `Promise`. */
+export function hasInputs(value: unknown): boolean {
+  if (isPending(value)) return true;
+  if (!isContainer(value)) return false;
+  return (Array.isArray(value) ? value : Object.values(value)).some(hasInputs);
+}
+
+/** Records `value`'s pending values in `pending` and returns how to rebuild `value` from their resolved values. */
+function rebuilder(value: unknown, pending: pulumi.Output<unknown>[]): (resolved: readonly unknown[]) => unknown {
+  if (isPending(value)) {
+    const at = pending.push(pulumi.output(value)) - 1;
+    return (resolved) => resolved[at];
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((v) => rebuilder(v, pending));
+    return (resolved) => items.map((item) => item(resolved));
+  }
+  if (isContainer(value)) {
+    const entries = Object.entries(value).map(([k, v]) => [k, rebuilder(v, pending)] as const);
+    return (resolved) => Object.fromEntries(entries.map(([k, item]) => [k, item(resolved)]));
+  }
+  return () => value;
+}
+
+/**
+ * `args` once every `Output` and `Promise` in it has resolved, as the plain props `P` they stand
+ * for. The result depends on the resources those outputs came from, so whatever is built from it
+ * waits for them.
+ */
+export function resolveInputs<P>(args: object): pulumi.Output<P> {
+  const pending: pulumi.Output<unknown>[] = [];
+  const rebuild = rebuilder(args, pending);
+  return pulumi.all(pending).apply((resolved) => rebuild(resolved) as P);
+}
