@@ -1,4 +1,4 @@
-/** Pulumi mocks for the component tests: every registered resource is recorded; outputs echo inputs. */
+/** Pulumi mocks for the component tests: every registered resource is recorded; outputs echo inputs (an unnamed Namespace is autonamed). */
 import * as pulumi from '@pulumi/pulumi';
 
 /** A resource the program registered. */
@@ -11,13 +11,25 @@ export interface Registered {
 /** Resources registered since the last `reset()`, in order. */
 export const registered: Registered[] = [];
 
+/**
+ * The suffix the mock gives a Namespace created without `metadata.name`, standing in for the
+ * Kubernetes provider's autonaming: a value that exists only as the Namespace's output.
+ */
+export const AUTONAME_SUFFIX = '-x7k2p';
+
+/** What the mock provider returns for a resource: its inputs, and an autonamed Namespace's name. */
+function stateOf(type: string, name: string, inputs: Record<string, any>): Record<string, any> {
+  if (type !== 'kubernetes:core/v1:Namespace' || inputs.metadata?.name !== undefined) return inputs;
+  return { ...inputs, metadata: { ...inputs.metadata, name: `${name}${AUTONAME_SUFFIX}` } };
+}
+
 /** Installs the mocks (call before constructing any resource). */
 export function installMocks(): void {
   void pulumi.runtime.setMocks(
     {
       newResource(args) {
         registered.push({ type: args.type, name: args.name, inputs: args.inputs });
-        return { id: `${args.name}-id`, state: args.inputs };
+        return { id: `${args.name}-id`, state: stateOf(args.type, args.name, args.inputs) };
       },
       call: (args) => args.inputs,
     },
