@@ -54,7 +54,7 @@ const istio = new GatewayClass('istio', { controllerName: 'istio.io/gateway-cont
 const shared = new Gateway('shared', { metadata: { namespace: 'gateways' }, gatewayClass: istio }, opts);
 const operator = new RayService(
   'llm-operator',
-  { ...llmService('llm-operator'), executor: 'operator', rayshift: { gatewayRef: { name: shared.gatewayName, namespace: 'gateways' } } },
+  { ...llmService('llm-operator'), executor: 'operator', rayshift: shared.gatewayName.apply((name) => ({ gatewayRef: { name, namespace: 'gateways' } })) },
   { ...opts, dependsOn: [shared] },
 );
 

@@ -6,8 +6,8 @@
  */
 import * as pulumi from '@pulumi/pulumi';
 
-/** `T` with the props `K` accepting `pulumi.Input`s (optional props stay optional). */
-export type WithInputs<T, K extends keyof T> = Omit<T, K> & { readonly [P in keyof Pick<T, K>]: pulumi.Input<T[P]> };
+/** `T` with its props named in `K` accepting `pulumi.Input`s (optional props stay optional). */
+export type WithInputs<T, K extends PropertyKey> = Omit<T, K> & { readonly [P in keyof Pick<T, Extract<K, keyof T>>]: pulumi.Input<T[P]> };
 
 const isPending = (value: unknown): boolean => pulumi.Output.isInstance(value) || value instanceof Promise;
 

@@ -4,16 +4,17 @@ import * as pulumi from '@pulumi/pulumi';
 import { Chart } from 'cdk8s';
 import { GrpcRoute as GrpcRouteConstruct, GrpcRouteProps, HttpRoute as HttpRouteConstruct, HttpRouteProps } from '../cdk8s/route';
 import { ParentReference } from '../spec/gateway';
-import { metadataNamed, renderComponent } from './component-children';
+import { metadataNamed, renderComponentInputs } from './component-children';
 import { Gateway } from './gateway';
+import { WithInputs } from './inputs';
 
 /**
- * Props of a route component: the construct's (`P`), with parents given as `Gateway` components or
- * references, plus who owns the weights.
+ * Props of a route component: the construct's (`P`, each a `pulumi.Input`), with parents given as
+ * `Gateway` components or references, plus who owns the weights.
  */
-export type RouteArgs<P extends HttpRouteProps | GrpcRouteProps> = Omit<P, 'parents'> & {
-  /** Gateways (or listeners) to attach to: components (the route waits for them) or references. */
-  readonly parents: readonly (Gateway | ParentReference)[];
+export type RouteArgs<P extends HttpRouteProps | GrpcRouteProps> = WithInputs<Omit<P, 'parents'>, 'metadata' | 'hostnames' | 'rules'> & {
+  /** Gateways (or listeners) to attach to: components (the route waits for them) or references (a Gateway's name or listener may be an output). */
+  readonly parents: readonly (Gateway | pulumi.Input<ParentReference>)[];
   /**
    * A rayshift executor (the operator, or the Pulumi executor of a RayService with
    * `rayshift.gatewayRef`) moves this route's backend weights during upgrades. Pulumi then
@@ -29,30 +30,36 @@ export const MIGRATION_OWNED_ROUTE_PATHS = ['spec.rules'] as const;
 
 type RouteConstruct<P> = new (scope: Chart, id: string, props: P) => HttpRouteConstruct | GrpcRouteConstruct;
 
+/** The reference of a `Gateway` component, once its name and namespace resolve. */
+const referenceOf = (gateway: Gateway): pulumi.Output<ParentReference> =>
+  pulumi.all([gateway.gatewayName, gateway.namespace]).apply(([name, namespace]) => ({ name, ...(namespace !== undefined ? { namespace } : {}) }));
+
 /** Shared body of the two route components; only the construct and the type token differ. */
 abstract class RouteComponent<P extends HttpRouteProps | GrpcRouteProps> extends pulumi.ComponentResource {
   /** The route's name in the cluster. */
-  public readonly routeName: string;
+  public readonly routeName: pulumi.Output<string>;
   /** The `@pulumi/kubernetes` route. */
-  public readonly resource: k8s.apiextensions.CustomResource;
+  public readonly resource: pulumi.Output<k8s.apiextensions.CustomResource>;
 
   protected constructor(type: string, construct: RouteConstruct<P>, name: string, args: RouteArgs<P>, opts?: pulumi.ComponentResourceOptions) {
     super(type, name, {}, opts);
     // A JavaScript caller may leave `parents` out: the construct's validation then names it.
     const given = Array.isArray(args.parents) ? args.parents : undefined;
     const gateways = (given ?? []).filter((p): p is Gateway => p instanceof Gateway);
-    const parents = given?.map((p) => (p instanceof Gateway ? { name: p.gatewayName, ...(p.namespace !== undefined ? { namespace: p.namespace } : {}) } : p));
-    const { construct: route, resources } = renderComponent(
+    const parents = given?.map((p) => (p instanceof Gateway ? referenceOf(p) : p));
+    const { weightsOwnedByMigration, ...props } = args;
+    const rendered = renderComponentInputs<P, HttpRouteConstruct | GrpcRouteConstruct>(
       this,
       name,
-      (chart) => new construct(chart, name, { ...args, parents, metadata: metadataNamed(name, args.metadata) } as P),
+      { ...props, parents },
+      (chart, resolved) => new construct(chart, name, { ...resolved, metadata: metadataNamed(name, resolved.metadata) }),
       {
         dependsOn: gateways,
-        childOptions: () => (args.weightsOwnedByMigration ? { ignoreChanges: MIGRATION_OWNED_ROUTE_PATHS } : {}),
+        childOptions: () => (weightsOwnedByMigration ? { ignoreChanges: MIGRATION_OWNED_ROUTE_PATHS } : {}),
       },
     );
-    this.routeName = route.name;
-    this.resource = resources[0];
+    this.routeName = rendered.apply((r) => r.construct.name);
+    this.resource = rendered.apply((r) => r.resources[0]);
     this.registerOutputs({ routeName: this.routeName });
   }
 }

@@ -5,7 +5,7 @@
  * - a union of string literals with a type alias name is an enum type of that name;
  * - other unions are `oneOf` their members, less the members that only TypeScript can pass
  *   (construct and component classes, such as a `GatewayClass` given instead of its name);
- * - `pulumi.Input<T>` is `T`, not plain (the SDKs then take outputs there);
+ * - `pulumi.Input<T>` is `T`, not plain (the SDKs then take outputs there), as a property or an array item;
  * - a struct is an object type of its name; an anonymous object with an index signature (a pod
  *   spec as JSON) is `pulumi.json#/Any`.
  * Anything else fails, naming the property path, so that a new public type cannot slip out of the
@@ -100,7 +100,7 @@ export class SchemaTypes {
     if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return { $ref: 'pulumi.json#/Any' };
     if (this.checker.isArrayType(type)) {
       const [element] = this.checker.getTypeArguments(type as ts.TypeReference);
-      return { type: 'array', items: this.nested(this.valueSpec(element, `${path}[]`)) };
+      return { type: 'array', items: this.itemSpec(element, `${path}[]`) };
     }
     if (flags & ts.TypeFlags.Object) {
       const index = this.checker.getIndexInfoOfType(type, ts.IndexKind.String);
@@ -115,6 +115,13 @@ export class SchemaTypes {
       return { $ref: this.objectType(type, named) };
     }
     throw new Error(`${path}: type ${this.checker.typeToString(type)} has no Pulumi schema mapping`);
+  }
+
+  /** An array item: plain as its container is, unless it is a `pulumi.Input` (`parents: (Gateway | Input<ParentReference>)[]`). */
+  private itemSpec(type: ts.Type, path: string): PropertySpec {
+    const defined = definedMembers(type);
+    const values = defined.filter((t) => !isInputWrapper(t));
+    return values.length < defined.length ? this.membersSpec(values, path, undefined) : this.nested(this.valueSpec(type, path));
   }
 
   /** Array items and map values are plain when their container is. */

@@ -13,7 +13,7 @@ import { AUTONAME_SUFFIX, INCREMENTAL, SERVE, clusterSpec, installMocks, registe
 
 installMocks();
 
-import { Gateway, RayService, RoleBasedGroup } from '../../lib/pulumi';
+import { Gateway, HttpRoute, RayService, RoleBasedGroup } from '../../lib/pulumi';
 
 beforeEach(reset);
 
@@ -112,4 +112,24 @@ describe('RoleBasedGroup', () => {
     expect(run.stderr).toMatch(/invalid rayshift resource \(1 problem\):\n\s*- RoleBasedGroup\/pd: spec\.roles\[0\]\.replicas: must be an integer/);
     expect(run.types).toEqual(['rayshift:index:RoleBasedGroup']);
   }, 60_000);
+});
+
+describe('Gateway API components', () => {
+  test('a Gateway in an autonamed Namespace: its route\'s parentRef carries the resolved namespace; a reference\'s listener may be an output', async () => {
+    const ns = new k8s.core.v1.Namespace('edge', {});
+    const gw = new Gateway('shared', { gatewayClass: pulumi.output('traefik'), metadata: ns.metadata.name.apply((namespace) => ({ namespace })) });
+    const listener = pulumi.output(Promise.resolve('https'));
+    const route = new HttpRoute('llm-route', {
+      parents: [gw, listener.apply((sectionName) => ({ name: 'other', namespace: 'gateways', sectionName }))],
+      rules: [{ backendRefs: [{ name: 'llm-serve-svc', port: 8000, weight: 100 }] }],
+    });
+    await settle(gw, route, gw.resource, route.resource);
+    expect(await valueOf(gw.namespace)).toBe('edge-x7k2p');
+    expect(byType('kubernetes:gateway.networking.k8s.io/v1:Gateway')[0].inputs).toMatchObject({ metadata: { name: 'shared', namespace: 'edge-x7k2p' }, spec: { gatewayClassName: 'traefik' } });
+    const [r] = byType('kubernetes:gateway.networking.k8s.io/v1:HTTPRoute');
+    expect(r.inputs.spec.parentRefs).toEqual([
+      { name: 'shared', namespace: 'edge-x7k2p' },
+      { name: 'other', namespace: 'gateways', sectionName: 'https' },
+    ]);
+  });
 });

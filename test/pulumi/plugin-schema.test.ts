@@ -39,19 +39,26 @@ test('unions become oneOf, less what only TypeScript can pass; literal unions be
   expect(resource('RayService').requiredInputs).toEqual(['rayClusterConfig']);
   // A GatewayClass construct or component is TypeScript's alone: its name remains.
   expect(resource('Gateway').inputProperties.gatewayClass).toMatchObject({ type: 'string' });
-  expect(resource('HttpRoute').inputProperties.parents.items).toMatchObject({ $ref: '#/types/rayshift:index:ParentReference' });
+  // A Gateway component is TypeScript's alone; a reference may be an output (an input item, not plain).
+  expect(resource('HttpRoute').inputProperties.parents.items).toEqual({ $ref: '#/types/rayshift:index:ParentReference' });
   expect(type('RollingUpdateCoordination').properties.maxUnavailable.oneOf).toEqual([{ type: 'string' }, { type: 'number' }]);
   expect(rayService.executor.$ref).toBe('#/types/rayshift:index:RayServiceComponentExecutor');
   expect(type('RayServiceComponentExecutor').enum).toEqual([{ value: 'kuberay' }, { value: 'operator' }, { value: 'pulumi' }]);
   expect(type('UpgradeStrategyType').enum.map((e: { value: string }) => e.value)).toEqual(['NewCluster', 'NewClusterWithIncrementalUpgrade', 'None']);
 });
 
-test('inputs are plain values but the kubeconfig, an input and a secret; descriptions carry the TSDoc and its default', () => {
+test('the model\'s props and the connection are inputs, the kubeconfig a secret; executors and run settings plain; descriptions carry the TSDoc and its default', () => {
   const kubeconfig = resource('RayService').inputProperties.kubeconfig;
   expect(kubeconfig).toMatchObject({ type: 'string', secret: true });
   expect(kubeconfig.plain).toBeUndefined();
   expect(resource('RoleBasedGroup').inputProperties.kubeconfig).toMatchObject({ secret: true });
+  const inputs = (name: string) => Object.entries(resource(name).inputProperties as Record<string, { plain?: boolean }>).filter(([, p]) => !p.plain).map(([k]) => k).sort();
+  expect(inputs('RayService')).toEqual(['context', 'excludeHeadPodFromServeSvc', 'kubeconfig', 'metadata', 'rayClusterConfig', 'rayClusterDeletionDelaySeconds', 'rayshift', 'serveConfig', 'upgradeStrategy']);
+  expect(inputs('RoleBasedGroup')).toEqual(['analysis', 'context', 'coordination', 'kubeconfig', 'metadata', 'rbgVersion', 'roles', 'version', 'warmup']);
+  expect(inputs('Gateway')).toEqual(['gatewayClass', 'listeners', 'metadata']);
+  expect(inputs('HttpRoute')).toEqual(['hostnames', 'metadata', 'rules']);
   expect(resource('RayService').inputProperties.deadlineSeconds).toMatchObject({ type: 'number', plain: true });
+  expect(resource('RoleBasedGroup').inputProperties.executor).toMatchObject({ plain: true });
   expect(type('ClusterUpgradeOptions').properties.stepSizePercent.description).toMatch(/\S/);
   expect(resource('RayService').inputProperties.executor.description).toMatch(/Default: "kuberay"\.$/);
   // A pod template's spec is Kubernetes JSON: any value.
