@@ -21,10 +21,19 @@ export function hasInputs(value: unknown): boolean {
   return (Array.isArray(value) ? value : Object.values(value)).some(hasInputs);
 }
 
+/**
+ * An output of `value` (an `Output` or a `Promise`) that hands its value on as it is: `pulumi.output`
+ * and `pulumi.all` copy values into plain objects, which would turn a builder made in an `apply`
+ * into its fields.
+ */
+function asIs(value: unknown): pulumi.Output<unknown> {
+  return pulumi.Output.isInstance(value) ? value : pulumi.output(0).apply(() => value as Promise<unknown>);
+}
+
 /** Records `value`'s pending values in `pending` and returns how to rebuild `value` from their resolved values. */
 function rebuilder(value: unknown, pending: pulumi.Output<unknown>[]): (resolved: readonly unknown[]) => unknown {
   if (isPending(value)) {
-    const at = pending.push(pulumi.output(value)) - 1;
+    const at = pending.push(asIs(value)) - 1;
     return (resolved) => resolved[at];
   }
   if (Array.isArray(value)) {
@@ -40,11 +49,13 @@ function rebuilder(value: unknown, pending: pulumi.Output<unknown>[]): (resolved
 
 /**
  * `args` once every `Output` and `Promise` in it has resolved, as the plain props `P` they stand
- * for. The result depends on the resources those outputs came from, so whatever is built from it
- * waits for them.
+ * for. The result depends on the resources those outputs came from (and is secret if one is), so
+ * whatever is built from it waits for them.
  */
 export function resolveInputs<P>(args: object): pulumi.Output<P> {
   const pending: pulumi.Output<unknown>[] = [];
   const rebuild = rebuilder(args, pending);
-  return pulumi.all(pending).apply((resolved) => rebuild(resolved) as P);
+  // Chained `apply`s, not `pulumi.all`, which would copy the values (see `asIs`).
+  const resolved = pending.reduce<pulumi.Output<unknown[]>>((all, next) => all.apply((values) => next.apply((value) => [...values, value])), pulumi.output(0).apply(() => []));
+  return resolved.apply((values) => rebuild(values) as P);
 }

@@ -13,6 +13,7 @@ import { AUTONAME_SUFFIX, INCREMENTAL, SERVE, clusterSpec, installMocks, registe
 
 installMocks();
 
+import { RayClusterSpecBuilder } from '../../lib/cdk8s';
 import { Gateway, HttpRoute, RayService, RoleBasedGroup } from '../../lib/pulumi';
 
 beforeEach(reset);
@@ -54,6 +55,21 @@ describe('RayService', () => {
     expect(cr.inputs.spec.rayshift).toEqual({ gatewayRef: { name: 'shared', namespace: 'gateways' } });
     const [progress] = byType('pulumi-nodejs:dynamic/rayshift:UpgradeProgress');
     expect(progress.inputs).toMatchObject({ apiVersion: 'rayshift.dev/v1alpha1', name: 'llm', namespace: 'team-x7k2p' });
+  });
+
+  test('a cluster builder made from an output keeps its methods: the spec it renders carries the resolved image', async () => {
+    const image = pulumi.output(Promise.resolve('rayproject/ray:2.53.0'));
+    const svc = new RayService('llm', {
+      rayClusterConfig: image.apply((tag) => new RayClusterSpecBuilder({ image: tag, head: { resources: { cpu: '1', memory: '2Gi' } }, workerGroups: [{ groupName: 'cpu', minReplicas: 1, maxReplicas: 2, resources: { cpu: '1', memory: '2Gi' } }] })),
+      serveConfig: SERVE,
+      upgradeStrategy: INCREMENTAL,
+    });
+    await settle(svc, svc.resource);
+    const [cr] = byType('kubernetes:ray.io/v1:RayService');
+    const cluster = cr.inputs.spec.rayClusterConfig;
+    // The builder turns the autoscaler on for an incremental upgrade: only the builder, not a copy of its fields, does.
+    expect(cluster.enableInTreeAutoscaling).toBe(true);
+    expect([cluster.headGroupSpec, ...cluster.workerGroupSpecs].map((g: any) => g.template.spec.containers[0].image)).toEqual(['rayproject/ray:2.53.0', 'rayproject/ray:2.53.0']);
   });
 
   test('executor pulumi: the migration gets the resolved namespace, spec and labels', async () => {
