@@ -57,6 +57,18 @@ describe('RayService', () => {
     expect(progress.inputs).toMatchObject({ apiVersion: 'rayshift.dev/v1alpha1', name: 'llm', namespace: 'team-x7k2p' });
   });
 
+  test('the RayService object depends on the Namespace its namespace came from (the resources Pulumi records as its dependencies)', async () => {
+    const ns = new k8s.core.v1.Namespace('deps', {});
+    const props = new Map<string, Record<string, unknown>>();
+    const transformations: pulumi.ResourceTransformation[] = [(a) => void props.set(a.name, a.props)];
+    const svc = new RayService('llm', { metadata: ns.metadata.name.apply((namespace) => ({ namespace })), rayClusterConfig: clusterSpec(), serveConfig: SERVE, upgradeStrategy: INCREMENTAL }, { transformations });
+    await settle(svc, svc.resource, svc.progress!);
+    const dependencies = (value: unknown) => (value as { allResources(): Promise<Set<pulumi.Resource>> }).allResources();
+    const child = props.get('llm-rayservice')!;
+    expect([...(await dependencies(child.metadata))]).toEqual([ns]);
+    expect([...(await dependencies(child.spec))]).toEqual([ns]);
+  });
+
   test('a cluster builder made from an output keeps its methods: the spec it renders carries the resolved image', async () => {
     const image = pulumi.output(Promise.resolve('rayproject/ray:2.53.0'));
     const svc = new RayService('llm', {
@@ -64,7 +76,7 @@ describe('RayService', () => {
       serveConfig: SERVE,
       upgradeStrategy: INCREMENTAL,
     });
-    await settle(svc, svc.resource);
+    await settle(svc, svc.resource, svc.progress!);
     const [cr] = byType('kubernetes:ray.io/v1:RayService');
     const cluster = cr.inputs.spec.rayClusterConfig;
     // The builder turns the autoscaler on for an incremental upgrade: only the builder, not a copy of its fields, does.
