@@ -23,8 +23,8 @@ function stateOf(type: string, name: string, inputs: Record<string, any>): Recor
   return { ...inputs, metadata: { ...inputs.metadata, name: `${name}${AUTONAME_SUFFIX}` } };
 }
 
-/** Installs the mocks (call before constructing any resource). */
-export function installMocks(): void {
+/** Installs the mocks (call before constructing any resource); `preview` runs the program as `pulumi preview` does. */
+export function installMocks(preview = false): void {
   void pulumi.runtime.setMocks(
     {
       newResource(args) {
@@ -35,7 +35,7 @@ export function installMocks(): void {
     },
     'rayshift-test',
     'unit',
-    false,
+    preview,
   );
 }
 
