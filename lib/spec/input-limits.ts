@@ -7,6 +7,7 @@
  * parse a Serve config through `parseServeConfig`, so all of them refuse the same inputs.
  */
 import { Lexer } from 'yaml';
+import { utf8Length } from './text-length';
 
 /** Limits of a Serve config (`spec.serveConfigV2`), a YAML text. */
 export interface ServeConfigLimits {
@@ -48,21 +49,6 @@ export function serveConfigLimitProblem(yaml: string, limits: ServeConfigLimits 
   const bytes = yaml.length > limits.maxBytes ? yaml.length : utf8Length(yaml);
   if (bytes > limits.maxBytes) return `is ${bytes > yaml.length ? bytes : `at least ${bytes}`} bytes, more than the limit of ${limits.maxBytes} bytes`;
   return yamlShapeProblem(yaml, limits);
-}
-
-/** The UTF-8 length of `text` (lib/spec runs without Node's Buffer in jsii hosts too). */
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 /**
