@@ -130,13 +130,16 @@ describe('gRPC wire helpers', () => {
 describe('fixed-rate load generator', () => {
   test('the HTTP sender reports when a request went out: a request queued behind a busy connection is sent when the connection frees', async () => {
     // The server holds the first answer until the test releases it: the second request, queued
-    // behind it on the one connection, goes out after the release (an order of events, not a time window).
+    // behind it on the one connection, goes out after the release (an order of events, not a time
+    // window): the sender and the test read one counter that ticks at each event.
+    let tick = 0;
+    const clock = (): number => ++tick;
     const arrived: number[] = [];
     let held: http.ServerResponse | undefined;
     let firstArrived!: () => void;
     const first = new Promise<void>((resolve) => (firstArrived = resolve));
     const server = http.createServer((_req, res) => {
-      arrived.push(Date.now());
+      arrived.push(clock());
       if (arrived.length > 1) {
         res.writeHead(200, { 'x-rayshift-version': 'v2' }).end('{}');
         return;
@@ -145,11 +148,11 @@ describe('fixed-rate load generator', () => {
       firstArrived();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const sender = httpSender('127.0.0.1', (server.address() as AddressInfo).port, { maxSockets: 1 });
+    const sender = httpSender('127.0.0.1', (server.address() as AddressInfo).port, { maxSockets: 1, now: clock });
     try {
       const both = Promise.all([sender.send(new AbortController().signal), sender.send(new AbortController().signal)]);
       await first;
-      const releasedAt = Date.now();
+      const releasedAt = clock();
       held!.writeHead(200, { 'x-rayshift-version': 'v1' }).end('{}');
       const [a, b] = await both;
       expect([a.version, b.version]).toEqual(['v1', 'v2']);
@@ -183,7 +186,8 @@ describe('fixed-rate load generator', () => {
   });
 
   describe('on jest\'s fake clock', () => {
-    beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+    const FAKE_START = 1_000_000;
+    beforeEach(() => jest.useFakeTimers({ now: FAKE_START }));
     afterEach(() => jest.useRealTimers());
 
     test('offers the rate regardless of answers and counts answers per version, failures and timeouts per second', async () => {
@@ -216,7 +220,7 @@ describe('fixed-rate load generator', () => {
       const send = (): Promise<SendResult> => Promise.resolve({ ok: true, version: 'v1' });
       const load = startLoad(send, { ratePerSecond: 10, durationMs: 5000 });
       // The loop is 1.5 s late: the 15 requests due meanwhile start at once, counted in seconds 0 and 1.
-      jest.setSystemTime(Date.now() + 1500);
+      jest.setSystemTime(FAKE_START + 1500);
       await jest.advanceTimersByTimeAsync(5);
       expect(load.seconds.map((s) => s.sent)).toEqual([10, 6]);
       const t = await load.stop();

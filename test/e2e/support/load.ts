@@ -235,6 +235,8 @@ export interface HttpSenderOptions {
   readonly path?: string;
   /** Keep-alive connections at most. @default 32 */
   readonly maxSockets?: number;
+  /** The clock `sentAt` is read from. @default Date.now */
+  readonly now?: () => number;
 }
 
 /**
@@ -244,6 +246,7 @@ export interface HttpSenderOptions {
 export function httpSender(host: string, port: number, options: HttpSenderOptions = {}): { send: Sender; close(): void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 32 });
   const path = options.path ?? '/';
+  const now = options.now ?? Date.now;
   const send: Sender = (signal) =>
     new Promise<SendResult>((resolve, reject) => {
       let sentAt: number | undefined;
@@ -271,7 +274,7 @@ export function httpSender(host: string, port: number, options: HttpSenderOption
       });
       // The agent queues a request while all its connections are busy; it goes out when it gets one.
       req.on('socket', () => {
-        sentAt = Date.now();
+        sentAt = now();
       });
       req.on('error', reject);
       req.end();
