@@ -10,6 +10,7 @@ import type { RouteBackend } from '../../engine/observation';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
 import { isStatus } from '../kube/errors';
+import { jsonPointer } from '../kube/json-pointer';
 import { recordEvents, type EventSource } from '../kube/events';
 import { ObjectReader } from '../kube/object-reader';
 import { KubeObject } from '../kube/types';
@@ -99,7 +100,7 @@ export class RayServiceExecutor {
       case 'setHeadServeLabel':
         return labelHeadPods(this.o.client, this.o.reader, namespace, step.cluster, step.value);
       case 'clearSteering':
-        await this.o.store.patchMetadata(svc, step.annotations.map((a) => ({ op: 'remove' as const, path: `/metadata/annotations/${a.replace(/~/g, '~0').replace(/\//g, '~1')}` })));
+        await this.o.store.patchMetadata(svc, step.annotations.map((a) => ({ op: 'remove' as const, path: jsonPointer('metadata', 'annotations', a) })));
         return 1;
     }
   }

@@ -23,6 +23,7 @@ import type { ResolvedRolloutWarmup } from '../../spec/rbg-warmup';
 import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import type { JsonPatchOp } from '../kube/request-options';
+import { jsonPointer } from '../kube/json-pointer';
 import { KubeApiError, UnknownKindError } from '../kube/errors';
 import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
@@ -202,7 +203,7 @@ export class RbgRolloutReconciler {
       if (!coordinated.has(String(role.name)) || asObject(asObject(role.rolloutStrategy).rollingUpdate).paused !== true) return;
       ops.push({ op: 'test', path: `/spec/roles/${index}/name`, value: role.name }, { op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/paused`, value: false });
     });
-    ops.push({ op: 'remove', path: `/metadata/annotations/${escapePointer(STATUS_ANNOTATION)}` });
+    ops.push({ op: 'remove', path: jsonPointer('metadata', 'annotations', STATUS_ANNOTATION) });
     await this.client.patchJson(this.type, name, namespace, [{ op: 'test', path: '/metadata/resourceVersion', value: group.metadata.resourceVersion }, ...ops]);
     this.log.info({ rbg: `${namespace}/${name}`, roles: [...coordinated] }, 'handed the group back to its new executor');
     return 1;
@@ -218,7 +219,7 @@ export class RbgRolloutReconciler {
     if (ops.length > 0) doc = { ...doc, observedGeneration: doc.observedGeneration + 1 };
     const text = JSON.stringify(doc);
     if (group.metadata.annotations?.[STATUS_ANNOTATION] !== text) {
-      ops.push(group.metadata.annotations ? { op: 'add', path: `/metadata/annotations/${escapePointer(STATUS_ANNOTATION)}`, value: text } : { op: 'add', path: '/metadata/annotations', value: { [STATUS_ANNOTATION]: text } });
+      ops.push(group.metadata.annotations ? { op: 'add', path: jsonPointer('metadata', 'annotations', STATUS_ANNOTATION), value: text } : { op: 'add', path: '/metadata/annotations', value: { [STATUS_ANNOTATION]: text } });
     }
     let written = 0;
     if (ops.length > 0) {
@@ -257,10 +258,6 @@ export class RbgRolloutReconciler {
   }
 }
 
-/** A JSON-pointer token (RFC 6901): `~` → `~0`, `/` → `~1`. */
-function escapePointer(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1');
-}
 
 /** JSON-patch ops that set one role's partition, maxUnavailable and paused, creating the rollout strategy when absent. */
 export function roleWriteOps(group: KubeObject, w: RoleWrite): JsonPatchOp[] {

@@ -24,6 +24,7 @@
  */
 import { asArray, asObject, isInteger } from '../../spec/read';
 import { BackendKey, DEFAULT_SERVE_PORT, JsonPatchOp, ManagedBackend } from './types';
+import { jsonPointer } from '../kube/json-pointer';
 
 /** How rules are chosen and which backends besides `managed` belong to rayshift. */
 export interface RuleSelection {
@@ -131,10 +132,6 @@ function isOwned(ref: unknown, keys: readonly BackendKey[], sel: RuleSelection, 
   return key !== undefined && sel.owns !== undefined && sel.owns(key);
 }
 
-function pointer(...parts: (string | number)[]): string {
-  return '/' + parts.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
-}
-
 /**
  * Plans the JSON Patch that gives the managed backends their weights on `route` (an HTTPRoute or
  * GRPCRoute as read from the API server) and nothing else:
@@ -191,7 +188,7 @@ export function planWeightPatch(route: unknown, managed: readonly ManagedBackend
       if (m !== undefined) {
         const w = asObject(ref).weight;
         if (w === undefined ? m.weight !== DEFAULT_WEIGHT : w !== m.weight) {
-          replaces.push({ op: w === undefined ? 'add' : 'replace', path: pointer(...base, j, 'weight'), value: m.weight });
+          replaces.push({ op: w === undefined ? 'add' : 'replace', path: jsonPointer(...base, j, 'weight'), value: m.weight });
           guarded.add(j);
         }
         return;
@@ -205,26 +202,26 @@ export function planWeightPatch(route: unknown, managed: readonly ManagedBackend
       if (!refs.some((ref) => backendMatches(ref, m, ns))) {
         adds.push({
           op: 'add',
-          path: pointer(...base, '-'),
+          path: jsonPointer(...base, '-'),
           value: { name: m.name, ...(m.namespace !== undefined ? { namespace: m.namespace } : {}), port: m.port ?? opts.defaultPort ?? DEFAULT_SERVE_PORT, weight: m.weight },
         });
       }
     }
     if (replaces.length === 0 && removes.length === 0 && adds.length === 0) continue;
 
-    if (opts.ruleName !== undefined) tests.push({ op: 'test', path: pointer('spec', 'rules', i, 'name'), value: opts.ruleName });
+    if (opts.ruleName !== undefined) tests.push({ op: 'test', path: jsonPointer('spec', 'rules', i, 'name'), value: opts.ruleName });
     if (removes.length > 0 || adds.length > 0) {
       // The list changes shape: refuse the patch if anyone changed it since it was read.
-      tests.push(rule.backendRefs === undefined ? { op: 'test', path: pointer('spec', 'rules', i), value: rules[i] } : { op: 'test', path: pointer(...base), value: refs });
+      tests.push(rule.backendRefs === undefined ? { op: 'test', path: jsonPointer('spec', 'rules', i), value: rules[i] } : { op: 'test', path: jsonPointer(...base), value: refs });
     }
     for (const j of [...guarded].sort((a, b) => a - b)) {
-      tests.push({ op: 'test', path: pointer(...base, j, 'name'), value: asObject(refs[j]).name });
+      tests.push({ op: 'test', path: jsonPointer(...base, j, 'name'), value: asObject(refs[j]).name });
     }
     writes.push(...replaces);
     // Highest index first, so each removal leaves the indices still to remove in place.
-    for (const j of removes.sort((a, b) => b - a)) writes.push({ op: 'remove', path: pointer(...base, j) });
+    for (const j of removes.sort((a, b) => b - a)) writes.push({ op: 'remove', path: jsonPointer(...base, j) });
     if (adds.length > 0 && rule.backendRefs === undefined) {
-      writes.push({ op: 'add', path: pointer(...base), value: adds.map((a) => (a as { value: unknown }).value) });
+      writes.push({ op: 'add', path: jsonPointer(...base), value: adds.map((a) => (a as { value: unknown }).value) });
     } else {
       writes.push(...adds);
     }
