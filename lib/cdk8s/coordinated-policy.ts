@@ -4,6 +4,7 @@ import { CoordinationRule, validateCoordinatedPolicy } from '../spec/rbg';
 import type { RoleBasedGroup } from './rolebasedgroup';
 import { Problem, ValidationResult, show } from '../spec/problem';
 import { asArray, asObject, isObject } from '../spec/read';
+import { givenProps } from './given-props';
 import { ValidatedObject } from './validated-object';
 
 /** Props of a `CoordinatedPolicy`. */
@@ -46,6 +47,7 @@ export class CoordinatedPolicy extends ValidatedObject {
   readonly #props: CoordinatedPolicyProps;
 
   constructor(scope: Construct, id: string, props: CoordinatedPolicyProps) {
+    props = givenProps(props);
     // Without a group (a JavaScript caller) the policy has a generated name; validation names `group`.
     const group = Construct.isConstruct(props.group) ? props.group : undefined;
     super(scope, id, {

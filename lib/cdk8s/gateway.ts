@@ -3,6 +3,7 @@ import { Construct } from 'constructs';
 import { GatewayListener, validateGateway, validateGatewayClass } from '../spec/gateway';
 import { GATEWAY, GATEWAY_CLASS } from '../spec/object-names';
 import { ValidationResult } from '../spec/problem';
+import { givenProps } from './given-props';
 import { ValidatedObject } from './validated-object';
 
 /** Props of a `GatewayClass`. */
@@ -23,8 +24,8 @@ export class GatewayClass extends ValidatedObject {
   readonly #props: GatewayClassProps;
 
   constructor(scope: Construct, id: string, props: GatewayClassProps) {
-    super(scope, id, { ...GATEWAY_CLASS, metadata: props.metadata });
-    this.#props = props;
+    super(scope, id, { ...GATEWAY_CLASS, metadata: props?.metadata });
+    this.#props = givenProps(props);
     // cdk8s stamps the chart's namespace on every object; the namespace is known by now and final.
     if (this.apiObject.metadata.namespace !== undefined) this.apiObject.addJsonPatch(JsonPatch.remove('/metadata/namespace'));
   }
@@ -54,7 +55,8 @@ export class Gateway extends ValidatedObject {
   readonly #listeners: GatewayListener[];
 
   constructor(scope: Construct, id: string, props: GatewayProps) {
-    super(scope, id, { ...GATEWAY, metadata: props.metadata });
+    super(scope, id, { ...GATEWAY, metadata: props?.metadata });
+    props = givenProps(props);
     this.#gatewayClass = props.gatewayClass;
     this.#listeners = props.listeners ?? [{ name: 'http', protocol: 'HTTP', port: 80 }];
   }

@@ -13,6 +13,7 @@ import {
 import { ServeConfig, serializeServeConfig, toWireServeConfig, typedServeConfigProblems } from '../spec/serve-config';
 import { RayClusterSpecBuilder } from './raycluster-builder';
 import { ProblemList, ValidationResult, checkOneOf } from '../spec/problem';
+import { givenProps } from './given-props';
 import { ValidatedObject } from './validated-object';
 
 const indexes = new WeakMap<IConstruct, Set<string>>();
@@ -77,6 +78,7 @@ export class RayService extends ValidatedObject {
   readonly #builder?: RayClusterSpecBuilder;
 
   constructor(scope: Construct, id: string, props: RayServiceProps) {
+    props = givenProps(props);
     const executor = props.executor ?? 'kuberay';
     const incremental = props.upgradeStrategy?.type === 'NewClusterWithIncrementalUpgrade';
     const given = props.rayClusterConfig;

@@ -6,6 +6,7 @@ import { JsonObject, asObject, isObject } from '../spec/read';
 import { RbgRelease } from '../spec/rbg-releases';
 import { WarmupActions, WarmupPolicies, roleImages, validateRoleBasedGroupWarmup, wireWarmupActions } from '../spec/rbg-warmup';
 import type { RoleBasedGroup } from './rolebasedgroup';
+import { givenProps } from './given-props';
 import { ValidatedObject } from './validated-object';
 import type { PinnedSchemaOptions } from '../spec/pinned-schemas';
 
@@ -58,6 +59,7 @@ export class RoleBasedGroupWarmup extends ValidatedObject {
   readonly #props: RoleBasedGroupWarmupProps;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupWarmupProps) {
+    props = givenProps(props);
     const construct = targetConstruct(props);
     const rbgVersion = props.rbgVersion ?? construct?.rbgVersion ?? 'v0.8';
     const namespace = props.metadata?.namespace ?? construct?.apiObject.metadata.namespace;

@@ -26,6 +26,7 @@ import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
 import { RoleBasedGroupWarmup } from './rolebasedgroup-warmup';
 import { affinityBatches } from '../engine/affinity-batches';
 import { BATCH_LABEL_PREFIX, ROLE_LABEL, RenderedGroup, renderAffinityBatches } from './affinity-batches';
+import { givenProps } from './given-props';
 import { ValidatedObject } from './validated-object';
 import { canonicalJson } from '../spec/canonical-json';
 import type { PinnedSchemaOptions } from '../spec/pinned-schemas';
@@ -112,6 +113,7 @@ export class RoleBasedGroup extends ValidatedObject {
   public readonly analysis?: UpgradeAnalysis;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupProps) {
+    props = givenProps(props);
     const version = props.version ?? 'v1alpha2';
     const coordination = props.coordination ?? [];
     const executor = props.executor ?? DEFAULT_RBG_EXECUTOR;

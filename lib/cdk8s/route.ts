@@ -5,6 +5,7 @@ import { GRPCROUTE, HTTPROUTE } from '../spec/object-names';
 import { ValidationResult } from '../spec/problem';
 import { isObject } from '../spec/read';
 import { Gateway } from './gateway';
+import { givenProps } from './given-props';
 import { GroupVersionKind, ValidatedObject } from './validated-object';
 
 /** A path match (Gateway API `HTTPPathMatch`). */
@@ -157,7 +158,7 @@ export abstract class RouteBase extends ValidatedObject {
 /** An HTTPRoute with weighted backends, for shared Gateways and routes that rayshift's executors or the user own. */
 export class HttpRoute extends RouteBase {
   constructor(scope: Construct, id: string, props: HttpRouteProps) {
-    super(scope, id, HTTPROUTE, props, props.rules);
+    super(scope, id, HTTPROUTE, givenProps(props), props?.rules);
   }
 
   /** The rules, as given (a copy). */
@@ -169,7 +170,7 @@ export class HttpRoute extends RouteBase {
 /** A GRPCRoute with weighted backends, for gRPC Serve applications. */
 export class GrpcRoute extends RouteBase {
   constructor(scope: Construct, id: string, props: GrpcRouteProps) {
-    super(scope, id, GRPCROUTE, props, props.rules);
+    super(scope, id, GRPCROUTE, givenProps(props), props?.rules);
   }
 
   /** The rules, as given (a copy). */

@@ -158,7 +158,7 @@ const BASELINES: Baseline[] = [
     props: () => ({ group: GROUP, rules: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '50%' } }] }),
     build: (chart, props) => {
       const group = new constructs.RoleBasedGroup(chart, 'pd', { metadata: { name: 'pd' }, roles: roles() });
-      new constructs.CoordinatedPolicy(chart, 'policy', { ...props, ...(props.group === GROUP ? { group } : {}) });
+      new constructs.CoordinatedPolicy(chart, 'policy', props && { ...props, ...(props.group === GROUP ? { group } : {}) });
     },
   },
 ];
@@ -254,6 +254,34 @@ test.each(cases)('$name fails synthesis at that prop', ({ baseline, prop, value 
     .map((line) => /^\s*\[[^\]]*\] \S+: ([^:]*):/.exec(line)?.[1] ?? '')
     .map(components);
   expect({ message, at: paths.some((c) => wanted.every((w) => c.includes(w))) }).toEqual({ message, at: true });
+});
+
+/** Where the finding is when a construct gets no props at all and no single prop is what is missing. */
+const NO_PROPS_AT: Record<string, string> = {
+  // The RayService names the builder it was given as a whole.
+  RayClusterSpecBuilder: 'rayClusterConfig',
+  // No prop is required alone: exactly one of `nodes` and `group` is (RBG's CEL rule).
+  RoleBasedGroupWarmup: 'spec',
+};
+
+const noProps = [...new Map(BASELINES.map((b) => [b.construct, b])).values()].flatMap((baseline) => [undefined, null].map((props) => ({ name: `${baseline.construct} given ${show(props)} props`, baseline, props })));
+
+test.each(noProps)('$name (plain JavaScript) fails synthesis at a required prop, never a TypeError', ({ baseline, props }) => {
+  const chart = new Chart(Testing.app(), 'test', { namespace: 'ns' });
+  let message = '';
+  try {
+    baseline.build(chart, props);
+    Testing.synth(chart);
+  } catch (err) {
+    message = (err as Error).message;
+  }
+  expect(message).toMatch(/^Validation failed with the following errors/);
+  const required = TABLE.get(baseline.construct)!.filter((p) => p.path.length === 1).map((p) => dotted(p.path));
+  const written = NO_PROPS_AT[baseline.construct] !== undefined ? [NO_PROPS_AT[baseline.construct]] : required.map((p) => WRITTEN_AS[`${baseline.construct} ${p}`] ?? p);
+  expect(written.length).toBeGreaterThan(0);
+  // Each finding reads `[chart/id] Kind/name: PATH: message`; one names a top-level required prop (or what it is written as).
+  const paths = message.split('\n').slice(1).map((line) => /^\s*\[[^\]]*\] \S+: ([^:]*):/.exec(line)?.[1] ?? '');
+  expect({ message, named: paths.some((at) => written.some((w) => components(at).join('.').endsWith(components(w).join('.')))) }).toEqual({ message, named: true });
 });
 
 test('a CoordinatedPolicy refuses the affinityScheduling its wire form has no field for, rather than dropping it', () => {
