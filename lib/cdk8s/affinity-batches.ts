@@ -1,4 +1,5 @@
 import { CoordinationRule, RoleSpec } from '../spec/rbg';
+import { MAX_AFFINITY_BATCHES } from '../spec/rbg-rules';
 import { asObject } from '../spec/read';
 
 /** Label every pod of a rayshift-rendered RoleBasedGroup carries: the group's name. */
@@ -36,8 +37,9 @@ export function renderAffinityBatches(group: string, roles: readonly RoleSpec[],
     if (!affinity) continue;
     const members = rule.roles.map((name) => roles.find((r) => r.name === name)).filter((r): r is RoleSpec => r !== undefined);
     const smallest = Math.max(0, Math.min(...members.map((r) => Math.floor((r.replicas ?? 1) / (affinity.ratios[r.name] ?? 1)))));
-    // Ratios of 0 (or not numbers) are reported by validation; they must not make the loop below endless.
-    const batches = Number.isFinite(smallest) ? smallest : 0;
+    // Ratios of 0 (or not numbers) and too many batches are reported by validation; they must not
+    // make the loop below endless or exhaust memory before validation runs.
+    const batches = Number.isFinite(smallest) ? Math.min(smallest, MAX_AFFINITY_BATCHES + 1) : 0;
     const key = `${BATCH_LABEL_PREFIX}${rule.name}`;
     for (const role of members) {
       const ratio = affinity.ratios[role.name] ?? 1;

@@ -20,6 +20,13 @@ export const BATCH_MODES = ['Sequential', 'Parallel'] as const;
 export const RBG_PLAN_MAX_ROUNDS = 100_000;
 
 /**
+ * Most batches an AffinityScheduling rule may render per role. Each batch is a role of its own, with
+ * its own workload and a copy of the pod template: 500 batches of a two-role rule with a 1 KB
+ * template are already about 1 MB of the RoleBasedGroup, which Kubernetes keeps under 1.5 MiB.
+ */
+export const MAX_AFFINITY_BATCHES = 500;
+
+/**
  * Checks a list of rules (flattened to the model's shape) at `at`: names, roles (each in one rule,
  * known to the group when `roles` is given) and each strategy; `strategyPrefix` is the wire's
  * `strategy.` in reported paths, `percentOnly` v1alpha1's percent-only rolling-update fields.
@@ -218,6 +225,9 @@ function checkAffinity(problems: ProblemList, at: string, value: unknown, ruleRo
       problems.error(rAt, `${ratio} does not divide role ${show(roleName)}'s ${replicas} replicas; every batch needs exactly ${ratio} pods`);
     } else if (isInteger(replicas)) {
       batches.set(roleName, replicas / ratio);
+      if (replicas / ratio > MAX_AFFINITY_BATCHES) {
+        problems.error(rAt, `${ratio} makes ${replicas / ratio} batches of role ${show(roleName)}'s ${replicas} replicas; at most ${MAX_AFFINITY_BATCHES} (each batch is a role with its own workload and template copy), so raise the ratio`);
+      }
     }
   }
   for (const key of Object.keys(ratios)) {

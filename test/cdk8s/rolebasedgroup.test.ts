@@ -301,6 +301,17 @@ describe('AffinityScheduling', () => {
     });
     expect(synthError(chart)).toContain('ratios.prefill: 3 does not divide role "prefill"\'s 4 replicas');
   });
+
+  test('int32-many replicas at ratio 1 fail synthesis at the ratio, without rendering a role per batch first', () => {
+    const chart = chartIn();
+    const replicas = 2 ** 31 - 1;
+    new RoleBasedGroup(chart, 'pd', {
+      metadata: { name: 'pd-colocated' },
+      roles: [{ name: 'prefill', replicas, template: template('prefill') }, { name: 'decode', replicas, template: template('decode') }],
+      coordination: [{ name: 'colocate', roles: ['prefill', 'decode'], affinityScheduling: { ratios: { prefill: 1, decode: 1 } } }],
+    });
+    expect(synthError(chart)).toContain('ratios.prefill: 1 makes 2147483647 batches of role "prefill"\'s 2147483647 replicas; at most 500');
+  });
 });
 
 describe('escape hatch', () => {

@@ -224,6 +224,14 @@ describe('AffinityScheduling (model form)', () => {
     expectOnlyError(validateRoleBasedGroupModel(roles, rule({ ratios: { prefill: 3, decode: 1 } }), false), `${AFF}.ratios.prefill`, '3 does not divide role "prefill"\'s 4 replicas');
   });
 
+  test('a ratio that makes more batches than MAX_AFFINITY_BATCHES is rejected; exactly that many is not', () => {
+    const many = (replicas: number) => roles.map((r) => (r.name === 'prefill' || r.name === 'decode' ? { ...r, replicas } : r));
+    expectClean(validateRoleBasedGroupModel(many(500), rule({ ratios: { prefill: 1, decode: 1 } }), false));
+    const r = validateRoleBasedGroupModel(many(501), rule({ ratios: { prefill: 1, decode: 1 } }), false);
+    expect(r.errors.map((e) => e.path)).toEqual([`${AFF}.ratios.prefill`, `${AFF}.ratios.decode`]);
+    expect(r.errors[0].message).toContain('1 makes 501 batches of role "prefill"\'s 501 replicas; at most 500');
+  });
+
   test('a ratio key that is not a role of the rule is rejected', () => {
     const r = validateRoleBasedGroupModel(roles, rule({ ratios: { prefill: 2, decode: 1, router: 1 } }), false);
     expectOnlyError(r, `${AFF}.ratios.router`, '"router" is not one of the rule\'s roles (prefill, decode)');
