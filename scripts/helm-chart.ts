@@ -60,15 +60,18 @@ function placeholder(name: string): Placeholder {
 
 /** The text with every token replaced by its template expression. */
 export function substitute(text: string): string {
-  return text.replace(/^( *)(- |[^\n:]+: )?(.*)$/gm, (line, indent: string, lead: string | undefined, rest: string) => {
+  return text.replace(/^( *)((?:- )?(?:[^\n:'"]+: )?)(.*)$/gm, (line, indent: string, lead: string, rest: string) => {
     const whole = /^RAYSHIFTHELM([A-Za-z]+)$/.exec(rest);
-    if (whole && lead !== undefined) {
+    if (whole && lead !== '') {
       const p = placeholder(whole[1]);
       if (p.kind === 'list') {
         if (lead !== '- ') throw new Error(`list value ${whole[1]} must be a list item: ${line}`);
         return `${indent}{{- range ${p.expr} }}\n${indent}- {{ . | quote }}\n${indent}{{- end }}`;
       }
-      if (p.kind === 'object') return `${indent}${lead.trimEnd()} {{- toYaml ${p.expr} | nindent ${indent.length + 2} }}`;
+      if (p.kind === 'object') {
+        if (!lead.endsWith(': ')) throw new Error(`object value ${whole[1]} must be a mapping's value: ${line}`);
+        return `${indent}${lead.trimEnd()} {{- toYaml ${p.expr} | nindent ${indent.length + (lead.startsWith('- ') ? 4 : 2)} }}`;
+      }
       return `${indent}${lead}{{ ${p.expr}${p.kind === 'string' ? ' | quote' : ''} }}`;
     }
     return line.replace(/RAYSHIFTHELM([A-Za-z]+)/g, (_, name: string) => {

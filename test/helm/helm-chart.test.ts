@@ -37,6 +37,7 @@ describe('substitute', () => {
   test('a whole scalar: strings quoted, integers not', () => {
     expect(substitute('  namespace: RAYSHIFTHELMnamespace\n  replicas: RAYSHIFTHELMreplicas')).toBe('  namespace: {{ .Release.Namespace | quote }}\n  replicas: {{ .Values.replicas }}');
     expect(substitute('- RAYSHIFTHELMpullPolicy')).toBe('- {{ .Values.image.pullPolicy | quote }}');
+    expect(substitute('  - image: RAYSHIFTHELMimage')).toBe('  - image: {{ printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) | quote }}');
   });
 
   test('inside a string: the bare expression', () => {
@@ -47,11 +48,13 @@ describe('substitute', () => {
   test('a list item: one quoted item per value; an object: toYaml indented under its key', () => {
     expect(substitute('  args:\n    - operator\n    - RAYSHIFTHELMextraArgs')).toBe('  args:\n    - operator\n    {{- range .Values.extraArgs }}\n    - {{ . | quote }}\n    {{- end }}');
     expect(substitute('      resources: RAYSHIFTHELMresources')).toBe('      resources: {{- toYaml .Values.resources | nindent 8 }}');
+    expect(substitute('  - resources: RAYSHIFTHELMresources')).toBe('  - resources: {{- toYaml .Values.resources | nindent 6 }}');
   });
 
   test('refuses an unknown token, and a list or object inside a string', () => {
     expect(() => substitute('x: RAYSHIFTHELMnope')).toThrow('unknown token RAYSHIFTHELMnope; known: namespace, image');
     expect(() => substitute('x: a-RAYSHIFTHELMextraArgs')).toThrow('extraArgs can only stand alone');
     expect(() => substitute('x: RAYSHIFTHELMextraArgs')).toThrow('list value extraArgs must be a list item');
+    expect(() => substitute('- RAYSHIFTHELMresources')).toThrow('object value resources must be a mapping\'s value');
   });
 });
