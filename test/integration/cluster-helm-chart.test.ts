@@ -7,7 +7,8 @@
  *   (test/support/pod-container.ts) runs that Pod's container as its ServiceAccount, with the
  *   chart's args, env and RBAC, and that operator carries out the same full incremental upgrade
  *   as the process-based and container suites (test/support/incremental-upgrade.ts);
- * - `helm upgrade` of two values: replicas and the token-auth Secrets rule take effect;
+ * - `helm upgrade` of values: replicas, the token-auth Secrets rule and the API server (on, its
+ *   port, constrained impersonation) take effect;
  * - `helm uninstall`: every templated object is gone, the CRD (in crds/) and the RayServices stay.
  */
 import { CHART_DIR, Helm, startHelm } from '../support/helm';
@@ -32,6 +33,15 @@ const TEMPLATED: [typeof DEPLOYMENT, string, string | undefined][] = [
   [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', plural: 'rolebindings', namespaced: true }, 'rayshift-operator-leader-election', NS],
   [{ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicy', plural: 'validatingadmissionpolicies', namespaced: false }, 'rayshift-operator-pod-labels', undefined],
   [{ apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingAdmissionPolicyBinding', plural: 'validatingadmissionpolicybindings', namespaced: false }, 'rayshift-operator-pod-labels', undefined],
+];
+
+const API_SERVICE = { apiVersion: 'v1', kind: 'Service', plural: 'services', namespaced: true };
+/** What `apiServer.enabled` adds. */
+const API_SERVER_TEMPLATED: typeof TEMPLATED = [
+  [DEPLOYMENT, 'rayshift-api-server', NS],
+  [API_SERVICE, 'rayshift-api-server', NS],
+  [CLUSTER_ROLE, 'rayshift-api-server:impersonator', undefined],
+  [CLUSTER_ROLE, 'rayshift-api-server:namespace-lister', undefined],
 ];
 
 let helm: Helm;
@@ -80,21 +90,25 @@ test('helm install: the chart\'s CRD, RBAC and Deployment; its Pod\'s container 
   await expectIncrementalUpgradeFollowsPlan(env, 'helm-upgrade');
 }, 600_000);
 
-test('helm upgrade: a changed value takes effect (2 replicas; the token-auth Secrets rule)', async () => {
+test('helm upgrade: changed values take effect (2 replicas; the token-auth Secrets rule; the API server on port 9443)', async () => {
   const before = await env.admin.get(CLUSTER_ROLE, 'rayshift-operator');
   expect(JSON.stringify(before.rules)).not.toContain('secrets');
-  const out = helm.run(['upgrade', 'rayshift', CHART_DIR, ...kube(), '--reuse-values', '--set', 'replicas=2', '--set', 'rbac.rayTokenAuthSecrets={ray-token}']);
+  expect(await env.admin.tryGet(API_SERVICE, 'rayshift-api-server', NS)).toBeUndefined();
+  const out = helm.run(['upgrade', 'rayshift', CHART_DIR, ...kube(), '--reuse-values', '--set', 'replicas=2', '--set', 'rbac.rayTokenAuthSecrets={ray-token}',
+    '--set', 'apiServer.enabled=true', '--set', 'apiServer.tlsSecretName=api-tls', '--set', 'apiServer.port=9443', '--set', 'apiServer.impersonation=constrained']);
   expect(out).toContain('REVISION: 2');
   expect((await env.admin.get(DEPLOYMENT, 'rayshift-operator', NS)).spec).toMatchObject({ replicas: 2 });
   await waitFor(async () => (await operatorPods()).length === 2, 'the ReplicaSet controller to create the second Pod');
   const after = await env.admin.get(CLUSTER_ROLE, 'rayshift-operator');
   expect(after.rules).toContainEqual({ apiGroups: [''], resources: ['secrets'], resourceNames: ['ray-token'], verbs: ['get'] });
+  expect((await env.admin.get(API_SERVICE, 'rayshift-api-server', NS)).spec).toMatchObject({ ports: [expect.objectContaining({ port: 9443 })] });
+  expect(JSON.stringify((await env.admin.get(CLUSTER_ROLE, 'rayshift-api-server:impersonator')).rules)).toContain('impersonate:user-info');
   expect(helm.run(['history', 'rayshift', ...kube(), '--output', 'json'])).toMatch(/"revision":2,[^}]*"status":"deployed"/);
 }, 120_000);
 
 test('helm uninstall: the templated objects are gone; the CRD and the RayServices stay', async () => {
   expect(helm.run(['uninstall', 'rayshift', ...kube(), '--wait'])).toContain('release "rayshift" uninstalled');
-  for (const [type, name, ns] of TEMPLATED) expect({ kind: type.kind, name, left: (await env.admin.tryGet(type, name, ns)) !== undefined }).toEqual({ kind: type.kind, name, left: false });
+  for (const [type, name, ns] of [...TEMPLATED, ...API_SERVER_TEMPLATED]) expect({ kind: type.kind, name, left: (await env.admin.tryGet(type, name, ns)) !== undefined }).toEqual({ kind: type.kind, name, left: false });
   await waitFor(async () => (await operatorPods()).length === 0, 'the garbage collector to delete the operator\'s Pods');
   expect(await env.admin.tryGet(CRD, 'rayservices.rayshift.dev')).toBeDefined();
   expect(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', 'helm-upgrade')).toBeDefined();
