@@ -37,6 +37,8 @@ export interface ApiServerProps {
   readonly imagePullPolicy?: string;
   /** Replicas (stateless). @default 2 */
   readonly replicas?: number;
+  /** HTTPS port of the container and the Service. @default 8443 (`API_SERVER_PORT`) */
+  readonly port?: number;
   /** Impersonation rules. @default "classic" */
   readonly impersonation?: ImpersonationMode;
   /**
@@ -88,7 +90,7 @@ export function impersonationRules(mode: ImpersonationMode): k8s.PolicyRule[] {
 export class ApiServer extends Construct {
   /** The Deployment. */
   public readonly deployment: k8s.KubeDeployment;
-  /** The Service (port 8443, HTTPS with HTTP/2). */
+  /** The Service (`port`, HTTPS with HTTP/2). */
   public readonly service: k8s.KubeService;
 
   constructor(scope: Construct, id: string, props: ApiServerProps) {
@@ -114,6 +116,7 @@ export class ApiServer extends Construct {
       new k8s.KubeClusterRoleBinding(this, `${suffix}-binding`, { metadata: { name, labels }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [subject] });
     }
     const port = k8s.IntOrString.fromString('https');
+    const listen = props.port ?? API_SERVER_PORT;
     const resources = props.resources ?? {
       requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
       limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
@@ -127,8 +130,8 @@ export class ApiServer extends Construct {
           name: 'api-server',
           image: props.image ?? RAYSHIFT_IMAGE,
           imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
-          args: ['api-server', '--listen', `:${API_SERVER_PORT}`, '--tls-cert', '/etc/rayshift/tls/tls.crt', '--tls-key', '/etc/rayshift/tls/tls.key'],
-          ports: [{ name: 'https', containerPort: API_SERVER_PORT, protocol: 'TCP' }],
+          args: ['api-server', '--listen', `:${listen}`, '--tls-cert', '/etc/rayshift/tls/tls.crt', '--tls-key', '/etc/rayshift/tls/tls.key'],
+          ports: [{ name: 'https', containerPort: listen, protocol: 'TCP' }],
           livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, periodSeconds: 10, timeoutSeconds: 2 },
           readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
           resources,
@@ -142,7 +145,7 @@ export class ApiServer extends Construct {
     });
     this.service = new k8s.KubeService(this, 'Service', {
       metadata: { name: API_SERVER_NAME, namespace, labels },
-      spec: { selector: { 'app.kubernetes.io/name': API_SERVER_NAME }, ports: [{ name: 'https', port: API_SERVER_PORT, targetPort: port, appProtocol: 'https' }] },
+      spec: { selector: { 'app.kubernetes.io/name': API_SERVER_NAME }, ports: [{ name: 'https', port: listen, targetPort: port, appProtocol: 'https' }] },
     });
   }
 }

@@ -58,9 +58,9 @@ afterAll(() => {
 });
 
 describe('the tarball', () => {
-  test('carries the compiled library, CLI, operator chart, dashboard and LICENSE, and nothing of the repository', () => {
+  test('carries the compiled library, CLI, operator chart, Helm chart, dashboard and LICENSE, and nothing of the repository', () => {
     const files = pack.files;
-    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/rayshift.js', 'build/lib/index.js', 'build/lib/index.d.ts', 'build/lib/pulumi/index.js', 'build/lib/pulumi/index.d.ts', 'build/operator/chart/index.js', 'build/lib/cli/main.js', 'dist-ui/index.html', 'pulumi-plugin/PulumiPlugin.yaml', 'pulumi-plugin/index.js', 'build/lib/pulumi/plugin/generated/schema.json']) {
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'bin/rayshift.js', 'build/lib/index.js', 'build/lib/index.d.ts', 'build/lib/pulumi/index.js', 'build/lib/pulumi/index.d.ts', 'build/operator/chart/index.js', 'build/lib/cli/main.js', 'dist-ui/index.html', 'pulumi-plugin/PulumiPlugin.yaml', 'pulumi-plugin/index.js', 'build/lib/pulumi/plugin/generated/schema.json', 'charts/rayshift/Chart.yaml', 'charts/rayshift/values.yaml', 'charts/rayshift/crds/rayservices.rayshift.dev.yaml']) {
       expect(files).toContain(f);
     }
     // build/imports: the generated CRD types, which no published module requires since the constructs take their kinds from lib/spec.

@@ -54,7 +54,12 @@ export function kubeconfigForContainers(cp: ControlPlane): string {
 
 /** `podman run --rm --init --network host -v KUBE_DIR:/kube:ro IMAGE ARGS` as `name`. */
 export function runImage(image: OperatorImage, kubeDir: string, name: string, args: readonly string[]): ImageContainer {
-  const proc = spawn('podman', ['run', '--rm', '--init', '--network', 'host', '--name', name, '-v', `${kubeDir}:/kube:ro`, image.ref, ...args], { env: image.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runContainer(image, name, ['-v', `${kubeDir}:/kube:ro`], args);
+}
+
+/** `podman run --rm --init --network host PODMAN_ARGS IMAGE ARGS` as `name`. */
+export function runContainer(image: OperatorImage, name: string, podmanArgs: readonly string[], args: readonly string[]): ImageContainer {
+  const proc = spawn('podman', ['run', '--rm', '--init', '--network', 'host', '--name', name, ...podmanArgs, image.ref, ...args], { env: image.env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log: string[] = [];
   // Whole lines only: a chunk may end inside one.
   const keeper = () => {

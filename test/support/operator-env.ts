@@ -62,11 +62,13 @@ export interface OperatorEnvOptions {
   readonly apiserverArgs?: readonly string[];
   /** Users besides the admin, in the static token file. @default none */
   readonly extraTokens?: readonly ExtraToken[];
+  /** Install the rayshift RayService CRD (a test that installs it some other way, e.g. with Helm, says false). @default true */
+  readonly rayshiftCrd?: boolean;
 }
 
 /**
  * Starts the test cluster with KubeRay, the Gateway API's and RBG's CRDs, installs the rayshift CRD
- * and starts the gateway status writer and the Serve fleet (no operator yet).
+ * (unless `rayshiftCrd` is false) and starts the gateway status writer and the Serve fleet (no operator yet).
  */
 export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promise<OperatorEnv> {
   const crds = await Promise.all((['gateway-api', 'rbg'] as const).flatMap((p) => crdsOf(p, newestVersion(p))).map((c) => resolveCrdFile(c)));
@@ -79,7 +81,7 @@ export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promis
   });
   const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   try {
-    await installRayshiftCrd(cluster.cp, admin);
+    if (options.rayshiftCrd ?? true) await installRayshiftCrd(cluster.cp, admin);
     const gatewayClient = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'simulated-gateway-status' });
     const gateway = simulateGatewayStatusWithoutDataPlane(gatewayClient);
     const fleet = await startServeFleetWhereNoRayRuns(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));

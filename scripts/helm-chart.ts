@@ -1,0 +1,266 @@
+/**
+ * Writes the Helm chart of the operator (`charts/rayshift/`) from the cdk8s install chart
+ * (`OperatorChart`, operator/chart/): one source, no hand-copied YAML. Run with
+ * `npm run chart:helm`; test/chart/helm-chart.test.ts fails when the committed chart is stale.
+ *
+ * cdk8s-cli's `synth --format helm` (v2.207) only copies static manifests into `templates/` and takes
+ * `crds/` from cdk8s.yaml's imports (the upstream CRDs), so it cannot give a chart with values.
+ * Here the construct is synthesized with a placeholder token in each prop a value sets; each
+ * token is then replaced in the YAML by its template expression (a whole scalar, text inside a
+ * string, a list or an object). Props that add or change whole objects (the API server, its
+ * impersonation mode, the token Secrets rule) are synthesized once per choice, and the documents
+ * that differ are wrapped in `{{- if }}` on the value. The defaults in values.yaml are read from a
+ * synthesis without props, so they are the construct's. The CRD goes to `crds/` (Helm installs it
+ * before the templates and, as Helm does with `crds/`, never upgrades or deletes it).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { App } from 'cdk8s';
+import { Construct } from 'constructs';
+import { stringify } from 'yaml';
+import { OPERATOR_NAME, OperatorChart, OperatorChartProps } from '../operator/chart/operator-chart';
+import { API_SERVER_NAME, API_SERVER_PORT, ImpersonationMode } from '../operator/chart/api-server';
+import { RAYSHIFT_IMAGE } from '../operator/chart/component-deployment';
+
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: unknown };
+
+/** How a token is written where it stands: as a whole YAML scalar, inside a string, as a list's only item, or as a mapping's value. */
+interface Placeholder {
+  /** The expression of the value, e.g. `.Values.replicas`. */
+  readonly expr: string;
+  /** `string` values are quoted where they are a whole scalar; `int`s are not. */
+  readonly kind: 'string' | 'int' | 'list' | 'object';
+}
+
+/** Every token the chart is synthesized with, by the name inside the token. */
+const PLACEHOLDERS: Record<string, Placeholder> = {
+  namespace: { expr: '.Release.Namespace', kind: 'string' },
+  image: { expr: 'printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion)', kind: 'string' },
+  pullPolicy: { expr: '.Values.image.pullPolicy', kind: 'string' },
+  replicas: { expr: '.Values.replicas', kind: 'int' },
+  resources: { expr: '.Values.resources', kind: 'object' },
+  extraArgs: { expr: '.Values.extraArgs', kind: 'list' },
+  rayTokenAuthSecrets: { expr: '.Values.rbac.rayTokenAuthSecrets', kind: 'list' },
+  apiServerReplicas: { expr: '.Values.apiServer.replicas', kind: 'int' },
+  apiServerPort: { expr: '.Values.apiServer.port', kind: 'int' },
+  tlsSecretName: { expr: 'required "apiServer.tlsSecretName: the name of a kubernetes.io/tls Secret is required when apiServer.enabled is true" .Values.apiServer.tlsSecretName', kind: 'string' },
+};
+
+/** The token of a placeholder, typed as whatever prop it stands in for. */
+function token<T = string>(name: keyof typeof PLACEHOLDERS): T {
+  return `RAYSHIFTHELM${name}` as unknown as T;
+}
+
+function placeholder(name: string): Placeholder {
+  const p = PLACEHOLDERS[name];
+  if (p === undefined) throw new Error(`unknown token RAYSHIFTHELM${name}; known: ${Object.keys(PLACEHOLDERS).join(', ')}`);
+  return p;
+}
+
+/** The text with every token replaced by its template expression. */
+export function substitute(text: string): string {
+  return text.replace(/^( *)((?:- )?(?:[^\n:'"]+: )?)(.*)$/gm, (line, indent: string, lead: string, rest: string) => {
+    const whole = /^RAYSHIFTHELM([A-Za-z]+)$/.exec(rest);
+    if (whole && lead !== '') {
+      const p = placeholder(whole[1]);
+      if (p.kind === 'list') {
+        if (lead !== '- ') throw new Error(`list value ${whole[1]} must be a list item: ${line}`);
+        return `${indent}{{- range ${p.expr} }}\n${indent}- {{ . | quote }}\n${indent}{{- end }}`;
+      }
+      if (p.kind === 'object') {
+        if (!lead.endsWith(': ')) throw new Error(`object value ${whole[1]} must be a mapping's value: ${line}`);
+        return `${indent}${lead.trimEnd()} {{- toYaml ${p.expr} | nindent ${indent.length + (lead.startsWith('- ') ? 4 : 2)} }}`;
+      }
+      return `${indent}${lead}{{ ${p.expr}${p.kind === 'string' ? ' | quote' : ''} }}`;
+    }
+    return line.replace(/RAYSHIFTHELM([A-Za-z]+)/g, (_, name: string) => {
+      const p = placeholder(name);
+      if (p.kind === 'list' || p.kind === 'object') throw new Error(`${name} can only stand alone: ${line}`);
+      return `{{ ${p.expr} }}`;
+    });
+  });
+}
+
+/** The chart's manifests with `props`, split into the operator's and the API server's (the `ApiServer` construct's). */
+function synth(props: OperatorChartProps, resourcesToken = false): { operator: Manifest[]; apiServer: Manifest[] } {
+  const app = new App({ outdir: fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-helm-')) });
+  const chart = new OperatorChart(app, 'rayshift-operator', props);
+  app.synth(); // validates every construct, as `npm run synth` does
+  const all = chart.toJson() as Manifest[];
+  // The construct renders `resources` field by field (a token in its place, even through a JSON
+  // patch, comes out as {}), so the token replaces the operator container's rendered resources.
+  if (resourcesToken) {
+    const deployment = all.find((m) => m.kind === 'Deployment' && m.metadata.name === OPERATOR_NAME)!;
+    (deployment.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0].resources = token('resources');
+  }
+  const api = chart.node.tryFindChild('ApiServer') as Construct | undefined;
+  const apiNames = new Set((api?.node.findAll() ?? []).map((c) => (c as unknown as { toJson?: () => Manifest }).toJson?.()).filter((m): m is Manifest => m !== undefined).map(key));
+  fs.rmSync(app.outdir, { recursive: true, force: true });
+  return { operator: all.filter((m) => !apiNames.has(key(m))), apiServer: all.filter((m) => apiNames.has(key(m))) };
+}
+
+function key(m: Manifest): string {
+  return `${m.kind}/${m.metadata.namespace ?? ''}/${m.metadata.name}`;
+}
+
+function yamlOf(m: Manifest): string {
+  return stringify(m, { lineWidth: 0 });
+}
+
+/**
+ * One template for documents synthesized under several choices: a document the same under every
+ * choice is written once; one that differs (or is missing under some) is written under
+ * `{{- if cond }} … {{- else if … }} … {{- end }}`. The last choice's condition is the `else`.
+ */
+function mergeChoices(choices: readonly { when: string; docs: Manifest[] }[]): string {
+  const keys = [...new Set(choices.flatMap((c) => c.docs.map(key)))];
+  return keys.map((k) => {
+    const texts = choices.map((c) => { const d = c.docs.find((m) => key(m) === k); return d === undefined ? undefined : yamlOf(d); });
+    if (texts.every((t) => t === texts[0])) return `---\n${texts[0]}`;
+    const branches = choices.map((c, i) => {
+      const head = i === 0 ? `{{- if ${c.when} }}` : i === choices.length - 1 ? '{{- else }}' : `{{- else if ${c.when} }}`;
+      return `${head}\n${texts[i] === undefined ? '' : `---\n${texts[i]}`}`;
+    });
+    return `${branches.join('')}{{- end }}\n`;
+  }).join('');
+}
+
+/** Props common to every synthesis: every value a token. */
+function tokenProps(impersonation: ImpersonationMode, secrets: boolean): OperatorChartProps {
+  return {
+    operatorNamespace: token('namespace'),
+    createNamespace: false,
+    image: token('image'),
+    imagePullPolicy: token('pullPolicy'),
+    replicas: token<number>('replicas'),
+    extraArgs: [token('extraArgs')],
+    ...(secrets ? { rayTokenAuth: { secretNames: [token('rayTokenAuthSecrets')] } } : {}),
+    apiServer: { tlsSecretName: token('tlsSecretName'), replicas: token<number>('apiServerReplicas'), port: token<number>('apiServerPort'), impersonation },
+  };
+}
+
+/** The values.yaml defaults, read from the construct's own defaults. */
+function defaultValues(): Record<string, unknown> {
+  const { operator, apiServer } = synth({ apiServer: { tlsSecretName: 'unused' } });
+  const container = (m: Manifest) => (m.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0];
+  const deployment = (docs: Manifest[], name: string) => docs.find((m) => m.kind === 'Deployment' && m.metadata.name === name)!;
+  const op = deployment(operator, OPERATOR_NAME);
+  const api = deployment(apiServer, API_SERVER_NAME);
+  const [repository, tag] = [RAYSHIFT_IMAGE.slice(0, RAYSHIFT_IMAGE.lastIndexOf(':')), RAYSHIFT_IMAGE.slice(RAYSHIFT_IMAGE.lastIndexOf(':') + 1)];
+  const pkgVersion = packageVersion();
+  return {
+    image: { repository, tag: tag === pkgVersion ? '' : tag, pullPolicy: container(op).imagePullPolicy },
+    replicas: (op.spec as { replicas: number }).replicas,
+    resources: container(op).resources,
+    extraArgs: [],
+    rbac: { rayTokenAuthSecrets: [] },
+    apiServer: { enabled: false, tlsSecretName: '', port: API_SERVER_PORT, replicas: (api.spec as { replicas: number }).replicas, impersonation: 'classic' },
+  };
+}
+
+const VALUES_DOC = `# Values of the rayshift chart (generated by scripts/helm-chart.ts from operator/chart; the defaults are
+# the cdk8s chart's). One release per cluster: the ClusterRoles and the admission policy have fixed names.
+#
+# image:        the operator's (and the API server's) image; tag "" is the chart's appVersion.
+# replicas:     operator replicas; one leads (Lease), the others stand by.
+# resources:    the operator container's requests and limits.
+# extraArgs:    arguments after \`rayshift operator --leader-elect\` (e.g. --dashboard-address-template).
+# rbac.rayTokenAuthSecrets: Secrets (by name) the operator may read for RayClusters with Ray token auth.
+# apiServer:    the core API server (gRPC, Connect, REST and the dashboard under /ui/), off by default;
+#               tlsSecretName names a kubernetes.io/tls Secret in the release namespace (required when
+#               enabled); impersonation is its RBAC mode: classic or constrained (KEP-5284).
+`;
+
+/** JSON schema of the values: helm lint/install/upgrade refuse others, naming the field. */
+function valuesSchema(): Record<string, unknown> {
+  const str = { type: 'string' };
+  const resources = { type: 'object', additionalProperties: false, properties: { requests: { type: 'object' }, limits: { type: 'object' }, claims: { type: 'array' } } };
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    type: 'object',
+    additionalProperties: false,
+    required: ['image', 'replicas', 'resources', 'extraArgs', 'rbac', 'apiServer'],
+    properties: {
+      image: { type: 'object', additionalProperties: false, required: ['repository', 'pullPolicy'], properties: { repository: { type: 'string', minLength: 1 }, tag: str, pullPolicy: { enum: ['Always', 'IfNotPresent', 'Never'] } } },
+      replicas: { type: 'integer', minimum: 1, maximum: 10 },
+      resources,
+      extraArgs: { type: 'array', items: str },
+      rbac: { type: 'object', additionalProperties: false, properties: { rayTokenAuthSecrets: { type: 'array', items: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 } } } },
+      apiServer: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          enabled: { type: 'boolean' },
+          tlsSecretName: str,
+          port: { type: 'integer', minimum: 1, maximum: 65535 },
+          replicas: { type: 'integer', minimum: 1, maximum: 10 },
+          impersonation: { enum: ['classic', 'constrained'] },
+        },
+      },
+    },
+  };
+}
+
+function packageVersion(): string {
+  return JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version;
+}
+
+const HEADER = '# Generated by scripts/helm-chart.ts from operator/chart (npm run chart:helm); do not edit.\n';
+
+/** Every file of the chart, by its path inside the chart folder. */
+export function renderHelmChart(): Map<string, string> {
+  const version = packageVersion();
+  const classic = synth(tokenProps('classic', false), true);
+  const withSecrets = synth(tokenProps('classic', true), true);
+  const constrained = synth(tokenProps('constrained', false), true);
+  const crds = classic.operator.filter((m) => m.kind === 'CustomResourceDefinition');
+  const operatorDocs = (docs: Manifest[]) => docs.filter((m) => m.kind !== 'CustomResourceDefinition');
+  const files = new Map<string, string>();
+  files.set('Chart.yaml', HEADER + stringify({
+    apiVersion: 'v2',
+    name: 'rayshift',
+    description: 'The rayshift operator: incremental RayService upgrades and coordinated RoleBasedGroup rollouts (and, optionally, its core API server).',
+    type: 'application',
+    version,
+    appVersion: version,
+    // The chart's ValidatingAdmissionPolicy is admissionregistration.k8s.io/v1.
+    kubeVersion: '>=1.30.0-0',
+    home: 'https://github.com/rayshift/rayshift',
+    keywords: ['ray', 'kuberay', 'rayservice', 'rolebasedgroup', 'operator'],
+  }));
+  files.set('values.yaml', VALUES_DOC + stringify(defaultValues()));
+  files.set('values.schema.json', `${JSON.stringify(valuesSchema(), null, 2)}\n`);
+  for (const crd of crds) files.set(`crds/${crd.metadata.name}.yaml`, HEADER + yamlOf(crd));
+  files.set('templates/operator.yaml', HEADER + substitute(mergeChoices([
+    { when: '.Values.rbac.rayTokenAuthSecrets', docs: operatorDocs(withSecrets.operator) },
+    { when: 'else', docs: operatorDocs(classic.operator) },
+  ])));
+  files.set('templates/api-server.yaml', `${HEADER}{{- if .Values.apiServer.enabled }}\n${substitute(mergeChoices([
+    { when: 'eq .Values.apiServer.impersonation "constrained"', docs: constrained.apiServer },
+    { when: 'else', docs: classic.apiServer },
+  ]))}{{- end }}\n`);
+  files.set('templates/NOTES.txt', `rayshift {{ .Chart.AppVersion }}: the operator runs in {{ .Release.Namespace }} ({{ .Values.replicas }} replicas, one leading).
+{{- if .Values.apiServer.enabled }}
+The core API server: service ${API_SERVER_NAME}.{{ .Release.Namespace }}, port {{ .Values.apiServer.port }} (HTTPS); the dashboard is under /ui/.
+{{- end }}
+Create a rayshift.dev/v1alpha1 RayService to upgrade incrementally; \`kubectl get rayservices.rayshift.dev -A\` shows them.
+`);
+  files.set('.helmignore', '# Nothing to ignore: every file of this generated chart belongs to it.\n');
+  return files;
+}
+
+/** Writes the chart into `dir` (replacing what was there). */
+export function writeHelmChart(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  for (const [file, text] of renderHelmChart()) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
+}
+
+if (require.main === module) {
+  const dir = process.argv[2] ?? path.join(__dirname, '..', 'charts', 'rayshift');
+  writeHelmChart(dir);
+  process.stdout.write(`wrote ${path.relative(process.cwd(), dir) || dir}\n`);
+}

@@ -1,0 +1,101 @@
+/**
+ * The generated Helm chart (charts/rayshift) through a real helm (scripts/build-helm.sh, v3.22.0
+ * from Go modules): it lints, and `helm template` with a set of values renders exactly what the
+ * cdk8s install chart (its source) synthesizes with the same settings, CRD and Namespace aside
+ * (the CRD is in crds/, the namespace is the release's); bad values fail naming the value. The
+ * chart installed, upgraded and uninstalled on the test cluster: cluster-helm-chart.test.ts.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Testing } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { parseAllDocuments } from 'yaml';
+import { OPERATOR_NAMESPACE, OperatorChart, OperatorChartProps } from '../../operator/chart/operator-chart';
+import { CHART_DIR, Helm, startHelm } from '../support/helm';
+
+let helm: Helm;
+const version = JSON.parse(fs.readFileSync(path.join(CHART_DIR, '..', '..', 'package.json'), 'utf8')).version as string;
+
+beforeAll(() => {
+  helm = startHelm();
+}, 1_800_000);
+
+afterAll(() => helm?.cleanup());
+
+type Doc = { kind: string; metadata: { name: string; namespace?: string } };
+const key = (d: Doc) => `${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`;
+const byKey = (docs: Doc[]) => Object.fromEntries(docs.map((d) => [key(d), d]));
+
+function template(values: unknown, ...more: string[]): Doc[] {
+  const out = helm.run(['template', 'rayshift', CHART_DIR, '--namespace', OPERATOR_NAMESPACE, '-f', helm.valuesFile('t', values), ...more]);
+  return parseAllDocuments(out).map((d) => d.toJS()).filter((d): d is Doc => d !== null);
+}
+
+function cdk8s(props: OperatorChartProps): Doc[] {
+  return (Testing.synth(new OperatorChart(Testing.app(), 'rayshift-operator', props)) as Doc[]).filter((d) => d.kind !== 'CustomResourceDefinition' && d.kind !== 'Namespace');
+}
+
+test('helm lint passes, with the defaults and with the example values (API server on, --strict)', () => {
+  expect(helm.run(['lint', CHART_DIR])).toContain('1 chart(s) linted, 0 chart(s) failed');
+  const example = path.join(CHART_DIR, '..', '..', 'examples', 'helm', 'values-api-server.yaml');
+  expect(helm.run(['lint', '--strict', CHART_DIR, '-f', example])).toContain('1 chart(s) linted, 0 chart(s) failed');
+  const docs = helm.run(['template', 'rayshift', CHART_DIR, '-f', example]);
+  expect(docs).toContain('name: rayshift-api-server:impersonator');
+  expect(docs).toContain('- "http://{cluster}-head-svc.{namespace}.svc.cluster.local:8265"');
+});
+
+test('the defaults render the cdk8s chart without props: image ghcr.io/rayshift/rayshift:<package version>, 2 replicas, no API server', () => {
+  const docs = template({});
+  expect(byKey(docs)).toEqual(byKey(cdk8s({})));
+  const deployment = docs.find((d) => d.kind === 'Deployment') as unknown as { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } };
+  expect(deployment.spec.replicas).toBe(2);
+  expect(deployment.spec.template.spec.containers[0].image).toBe(`ghcr.io/rayshift/rayshift:${version}`);
+  expect(docs.filter((d) => d.metadata.name.startsWith('rayshift-api-server'))).toEqual([]);
+});
+
+test.each([
+  ['classic', ['ray-token-a', 'ray-token-b']],
+  ['constrained', []],
+] as const)('every value renders as the same cdk8s prop (API server impersonation %s, token Secrets %j)', (impersonation, secrets) => {
+  const resources = { requests: { cpu: '250m', memory: '200Mi' }, limits: { cpu: '2', memory: '1Gi' } };
+  const q = k8s.Quantity.fromString;
+  const extraArgs = ['--dashboard-address-template', 'http://{cluster}-head-svc.{namespace}.svc:8265'];
+  const docs = template({
+    image: { repository: 'registry.example/team/rayshift', tag: '9.9.9-rc.1', pullPolicy: 'Always' },
+    replicas: 3,
+    resources,
+    extraArgs,
+    rbac: { rayTokenAuthSecrets: secrets },
+    apiServer: { enabled: true, tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation },
+  });
+  const expected = cdk8s({
+    image: 'registry.example/team/rayshift:9.9.9-rc.1',
+    imagePullPolicy: 'Always',
+    replicas: 3,
+    resources: { requests: { cpu: q('250m'), memory: q('200Mi') }, limits: { cpu: q('2'), memory: q('1Gi') } },
+    extraArgs,
+    ...(secrets.length > 0 ? { rayTokenAuth: { secretNames: secrets } } : {}),
+    apiServer: { tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation },
+  });
+  expect(byKey(docs)).toEqual(byKey(JSON.parse(JSON.stringify(expected))));
+  // The release namespace is every namespaced object's, and the admission policy's subject.
+  expect(helm.run(['template', 'x', CHART_DIR, '--namespace', 'ops-a'])).toContain("request.userInfo.username == 'system:serviceaccount:ops-a:rayshift-operator'");
+});
+
+test('bad values fail, naming the value', () => {
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.enabled=true'])).toContain('apiServer.tlsSecretName: the name of a kubernetes.io/tls Secret is required when apiServer.enabled is true');
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.impersonation=sudo'])).toContain("at '/apiServer/impersonation': value must be one of 'classic', 'constrained'");
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'replicas=0'])).toContain("at '/replicas': minimum: got 0, want 1");
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.port=70000'])).toContain("at '/apiServer/port': maximum: got 70,000, want 65,535");
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'image.pullPolicy=Sometimes'])).toContain("at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'");
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'replica=3'])).toContain("additional properties 'replica' not allowed");
+});
+
+test('helm package makes rayshift-<version>.tgz, which renders like the folder', () => {
+  const dir = path.dirname(helm.valuesFile('pkg', {}));
+  helm.run(['package', CHART_DIR, '--destination', dir]);
+  const tgz = path.join(dir, `rayshift-${version}.tgz`);
+  expect(fs.statSync(tgz).size).toBeGreaterThan(0);
+  expect(helm.run(['template', 'rayshift', tgz, '--namespace', OPERATOR_NAMESPACE])).toBe(helm.run(['template', 'rayshift', CHART_DIR, '--namespace', OPERATOR_NAMESPACE]));
+  expect(helm.run(['show', 'crds', tgz])).toContain('name: rayservices.rayshift.dev');
+});
