@@ -144,7 +144,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     ['resume', 'Continue a paused upgrade'],
     ['promote', 'Finish the upgrade without waiting for the remaining intervals'],
     ['abort', 'Roll the upgrade back: traffic and capacity return to the active cluster'],
-    ['rollback', "Set the spec back to the serving cluster's, which rolls the upgrade in flight back (needs --api-server)"],
+    ['rollback', "Set the spec back to the serving cluster's, which rolls the upgrade in flight back (needs --api-server); as rbg/NAME, return every coordinated role of a RoleBasedGroup rollout to the revision before it, in tandem"],
     ['retry-analysis', 'Measure the failed analysis run that paused the upgrade again from now'],
     ['skip-analysis', 'Count the failed analysis run that paused the upgrade as passed, so the upgrade goes on'],
   ] as const) {
@@ -152,7 +152,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
       program
         .command(verb)
         .description(what)
-        .argument('<name>', 'RayService name')
+        .argument('<name>', verb === 'rollback' ? 'RayService name, or rbg/NAME for a RoleBasedGroup' : 'RayService name')
         .option('-n, --namespace <ns>', NAMESPACE_HELP)
         .option('--kubeconfig <path>', KUBECONFIG_HELP),
     )

@@ -298,9 +298,11 @@ async function reviewedUser(client: KubeClient): Promise<string> {
  * server applies too); through `--api-server` it calls the verb's RPC, which also checks the
  * caller's right to the verb (`rollback` only goes that way).
  */
-export async function steerCommand(verb: SteeringVerb, name: string, opts: SteerOptions, io: Output): Promise<number> {
-  const problem = apiConnectionProblem(opts);
+export async function steerCommand(verb: SteeringVerb, target: string, opts: SteerOptions, io: Output): Promise<number> {
+  const { rbg, name } = parseTarget(target);
+  const problem = apiConnectionProblem(opts) ?? (rbg && verb !== 'rollback' ? `${verb} applies to RayServices; a RoleBasedGroup rollout takes rollback only` : undefined);
   if (problem !== undefined) return usageError(io, problem);
+  if (rbg) return steerGroup(name, opts, io);
   const notFound = (namespace: string) => `${io.errStyle.red('error:')} RayService ${namespace}/${name} (rayshift.dev/v1alpha1) not found\n`;
   if (opts.apiServer !== undefined) {
     const namespace = opts.namespace ?? 'default';
@@ -340,6 +342,42 @@ export async function steerCommand(verb: SteeringVerb, name: string, opts: Steer
     }
     io.out(`RayService ${namespace}/${name} ${STEERED[verb]}\n`);
     return EXIT.ok;
+  } finally {
+    client.close();
+  }
+}
+
+/** `rayshift rollback rbg/NAME`: through the API server's RollbackRoleBasedGroup, or a kubeconfig (lib/cli/rbg-steer.ts). */
+async function steerGroup(name: string, opts: SteerOptions, io: Output): Promise<number> {
+  const done = (namespace: string) => io.out(`RoleBasedGroup ${namespace}/${name} rolling back: every coordinated role returns to the revision before the rollout, in tandem\n`);
+  const notFound = (namespace: string) => `${io.errStyle.red('error:')} RoleBasedGroup ${namespace}/${name} (workloads.x-k8s.io) not found\n`;
+  if (opts.apiServer !== undefined) {
+    const namespace = opts.namespace ?? 'default';
+    const modules = await loadApiClient();
+    return throughApi(modules, { ...opts, apiServer: opts.apiServer }, { verb: 'rollback', namespace, name }, io, async (api) => {
+      try {
+        await api.roleBasedGroups.rollbackRoleBasedGroup({ namespace, name });
+      } catch (e) {
+        if (!(e instanceof modules.ConnectError && e.code === modules.Code.NotFound)) throw e;
+        io.err(notFound(namespace));
+        return EXIT.invalid;
+      }
+      done(namespace);
+      return EXIT.ok;
+    });
+  }
+  const client = clientFor(opts, io);
+  if (!client) return EXIT.invalid;
+  const namespace = opts.namespace ?? client.namespace ?? 'default';
+  try {
+    const { rollbackGroup } = await import('../runtime/rbg/rollback-request');
+    const outcome = await rollbackGroup(client, namespace, name, { verb: 'rollback', user: await reviewedUser(client), reason: '', time: new Date().toISOString() });
+    if (outcome.done) {
+      done(namespace);
+      return EXIT.ok;
+    }
+    io.err(outcome.missing ? notFound(namespace) : `${io.errStyle.red('error:')} cannot rollback RoleBasedGroup ${namespace}/${name}: ${outcome.refusal}\n`);
+    return EXIT.invalid;
   } finally {
     client.close();
   }

@@ -24,12 +24,15 @@ import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '..
 import { rbgSkewCheck } from '../support/rbg-skew-check';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { waitFor } from '../support/wait-at-most';
+import { rayshiftIn } from '../cli/cli-io';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 const REPLICAS = { prefill: 4, decode: 2 };
-/** The share of requests each release fails (simulated); v4 starts failing when the test says so. */
-const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0 };
+/** The share of requests each release fails (simulated); v4 starts failing when the test says so; v5 is good, and a person rolls it back. */
+const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0, v5: 0 };
+/** Releases whose gate measures only once an hour: the rollout waits for its analysis after its first round. */
+const SLOW_GATE = new Set(['v5']);
 
 let cluster: TestCluster;
 let admin: KubeClient;
@@ -63,7 +66,7 @@ function analysis(release: string): UpgradeAnalysis {
       name: 'error-ratio',
       query: `sum(rate(simulated_pod_errors_total{${select}}[{{window}}])) / sum(rate(simulated_pod_requests_total{${select}}[{{window}}]))`,
       successCondition: { maximum: 0.05 },
-      intervalSeconds: 2,
+      intervalSeconds: SLOW_GATE.has(release) ? 3600 : 2,
       windowSeconds: 3,
       count: 2,
     }],
@@ -142,36 +145,53 @@ test('a good release completes on the real workloads; every round after the firs
     expect(await podReleases('good')).toEqual({ 'v2/v2': REPLICAS.prefill + REPLICAS.decode });
   }));
 
+/** What starts the rollback: the release's gate failing (`turnBad` makes it fail after the rounds, when it does not from the start), or a person's `rayshift rollback rbg/NAME` after them. */
+type Trigger = { readonly by: 'gate'; readonly turnBad?: () => void } | { readonly by: 'verb' };
+
 /**
- * Group `name` at v1, then `release`, which fails its gate after `rounds` rounds (`turnBad` makes it
- * fail then, when it does not from the start): the rollback returns every replica to v1, every state
- * of the RoleInstanceSets from a watch within the skew check and maxUnavailable.
+ * Group `name` at v1, then `release`, which is rolled back after `rounds` rounds (its gate fails, or
+ * a person rolls it back): the rollback returns every replica to v1, every state of the
+ * RoleInstanceSets from a watch within the skew check and maxUnavailable.
  */
-async function rolledBack(name: string, release: string, rounds: number, turnBad?: () => void): Promise<void> {
+async function rolledBack(name: string, release: string, rounds: number, trigger: Trigger): Promise<void> {
     const first = await createAtV1(name);
     const v1Revision = Object.fromEntries(await Promise.all(Object.keys(REPLICAS).map(async (r) => [r, String(((await admin.get(ROLE_INSTANCE_SET_TYPE, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
     const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(REPLICAS));
     try {
       const t0 = Date.now();
       await admin.apply(synthesize(name, release), { force: true });
-      if (turnBad) {
+      if (trigger.by === 'verb') {
+        // The rollout waits for its (slow) gate after round 1, every replica of the round updated and
+        // ready: a person rolls it back from there.
+        const steady = (c: CoordinationStatus) => c.roles.every((r) => r.ready === r.desired && r.updated === r.desired - r.partition);
+        await until(name, `round ${rounds} to wait for its analysis`, (c) => c.revision !== first && c.rounds >= rounds && c.reason === 'WaitingForAnalysis' && steady(c));
+        const cli = await rayshiftIn(['rollback', `rbg/${name}`, '-n', NS, '--kubeconfig', cluster.cp.kubeconfigPath]);
+        expect(cli).toMatchObject({ code: 0, stdout: `RoleBasedGroup ${NS}/${name} rolling back: every coordinated role returns to the revision before the rollout, in tandem\n` });
+      } else if (trigger.turnBad) {
         await until(name, `round ${rounds} to be written`, (c) => c.revision !== first && c.rounds >= rounds);
-        turnBad();
+        trigger.turnBad();
       }
       const rolling = await until(name, 'the rollback to start', (c) => c.revision !== first && c.rollback !== undefined);
       const t1 = Date.now();
       const seen = await until(name, 'the rollback to end', (c) => c.phase === 'RolledBack' && c.revision !== first);
       const back = seen[seen.length - 1];
       const wall = Date.now() - t1;
-      expect(back).toMatchObject({ reason: 'AnalysisFailed', rounds });
+      expect(back).toMatchObject({ reason: trigger.by === 'gate' ? 'AnalysisFailed' : 'RollbackRequested', rounds });
       expect(back.rollback!.rounds).toBeGreaterThan(0);
       expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
         ['prefill', 'RolledBack', { abandoned: 0, previous: REPLICAS.prefill }],
         ['decode', 'RolledBack', { abandoned: 0, previous: REPLICAS.decode }],
       ]);
       expect(back.conditions).toEqual([expect.objectContaining({ type: 'RolledBack', status: 'True' })]);
-      const failed = back.analysis!.verdicts.find((v) => v.phase === 'Failed')!;
-      expect(failed.message).toMatch(/error-ratio failed .*> maximum 0\.05/);
+      if (trigger.by === 'gate') {
+        const failed = back.analysis!.verdicts.find((v) => v.phase === 'Failed')!;
+        expect(failed.message).toMatch(/error-ratio failed .*> maximum 0\.05/);
+      } else {
+        expect(back.rollback!.cause).toMatch(/^rollback requested by /);
+        // A second rollback of the same group is refused: nothing is in flight any more.
+        const again = await rayshiftIn(['rollback', `rbg/${name}`, '-n', NS, '--kubeconfig', cluster.cp.kubeconfigPath]);
+        expect(again).toMatchObject({ code: 1, stderr: `error: cannot rollback RoleBasedGroup ${NS}/${name}: nothing to rollback: no rollout is in flight (pd RolledBack)\n` });
+      }
       // Every rollback round went out as an Event on the group.
       const events = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true }, { namespace: NS });
       const roundEvents = events.items.filter((e) => (e as any).regarding?.name === name && (e as any).reason === 'RollbackRound');
@@ -202,7 +222,7 @@ async function rolledBack(name: string, release: string, rounds: number, turnBad
       });
       if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${states.map((st, i) => `  ${i} ${brief(st)}`).join('\n')}\n`);
       expect(over).toEqual([]);
-      process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (gate failed ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
+      process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (${trigger.by === 'gate' ? 'gate failed' : 'rollback verb'} ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
       expect(rolling.length).toBeGreaterThan(0);
     } finally {
       recorder.stop();
@@ -210,7 +230,10 @@ async function rolledBack(name: string, release: string, rounds: number, turnBad
 }
 
 test('a bad release fails its first gate on its own pods\' errors and is rolled back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
-  cluster.printLogsOnFailure(() => rolledBack('bad', 'v3', 1)));
+  cluster.printLogsOnFailure(() => rolledBack('bad', 'v3', 1, { by: 'gate' })));
 
 test('a release that turns bad after its second round fails its second gate and is rolled back in tandem the same way', () =>
-  cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, () => (ERROR_RATIO.v4 = 0.4))));
+  cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v4 = 0.4) })));
+
+test('a person\'s `rayshift rollback rbg/NAME` mid-rollout starts the same tandem rollback rounds: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
+  cluster.printLogsOnFailure(() => rolledBack('steered', 'v5', 1, { by: 'verb' })));
