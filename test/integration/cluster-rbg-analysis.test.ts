@@ -21,7 +21,7 @@ import { startTestCluster, TestCluster } from '../support/cluster';
 import { coordinationStatuses } from '../support/rbg-operator-group';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
-import { rbgSkewCheck } from '../support/rbg-skew-check';
+import { checkRolloutStates } from '../support/rbg-rollback-states';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { waitFor } from '../support/wait-at-most';
 import { rayshiftIn } from '../cli/cli-io';
@@ -203,24 +203,9 @@ async function rolledBack(name: string, release: string, rounds: number, trigger
         return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
       }, `${name}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
       // Every state of the RoleInstanceSets seen from the watch from the new release's apply on (the
-      // rollout's rounds and the way back): the roles' shares on the new release within RBG's skew
-      // check, at most maxUnavailable (1) down. A workload still on v1's template has none on the
-      // new release (RBG writes the template into one workload after the other); one that has not
-      // observed its latest spec counts against its previous template and says nothing.
-      const recorded = recorder.since(0);
-      const from = recorded.findIndex((st) => Object.keys(REPLICAS).some((r) => st[r] !== undefined && st[r].updateRevision !== v1Revision[r]));
-      const states = recorded
-        .slice(from)
-        .filter((st) => Object.keys(REPLICAS).every((r) => st[r] !== undefined && st[r].observed))
-        .map((st) => Object.fromEntries(Object.keys(REPLICAS).map((r) => [r, { ...st[r], updated: st[r].updateRevision === v1Revision[r] ? 0 : st[r].updated }])));
-      const brief = (st: (typeof states)[number]) => Object.keys(REPLICAS).map((r) => `${r} p${st[r].partition}${st[r].paused ? 'P' : ''} u${st[r].updated} r${st[r].ready}/${st[r].replicas}${st[r].observed ? '' : ' (unobserved)'}`).join(', ');
-      const over = states.flatMap((st, i) => {
-        const roles = Object.keys(REPLICAS).map((r) => ({ name: r, desired: st[r].replicas, updatedReplicas: st[r].updated }));
-        const skew = rbgSkewCheck(1, roles).ok ? [] : [`state ${i} over the skew bound: ${brief(st)}`];
-        const down = Object.keys(REPLICAS).filter((r) => st[r].replicas - st[r].ready > 1).map((r) => `state ${i}: ${r} has ${st[r].replicas - st[r].ready} down: ${brief(st)}`);
-        return [...skew, ...down];
-      });
-      if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${states.map((st, i) => `  ${i} ${brief(st)}`).join('\n')}\n`);
+      // rollout's rounds and the way back): within RBG's skew check at 1%, at most maxUnavailable (1) down.
+      const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(REPLICAS), v1Revision, 1, 1);
+      if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${lines}\n`);
       expect(over).toEqual([]);
       process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (${trigger.by === 'gate' ? 'gate failed' : 'rollback verb'} ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
       expect(rolling.length).toBeGreaterThan(0);
