@@ -28,7 +28,17 @@ import { rayshiftIn } from '../cli/cli-io';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
-const REPLICAS = { prefill: 4, decode: 2 };
+/** A group's size and rolling-update bounds. */
+interface Shape {
+  readonly replicas: Readonly<Record<string, number>>;
+  readonly maxSkewPercent: number;
+  /** Per role, a count. */
+  readonly maxUnavailable: Readonly<Record<string, number>>;
+}
+/** 4 prefill / 2 decode at maxSkew 1%, one replica of each role at a time. */
+const SMALL: Shape = { replicas: { prefill: 4, decode: 2 }, maxSkewPercent: 1, maxUnavailable: { prefill: 1, decode: 1 } };
+/** 40 prefill / 20 decode at maxSkew 10%, maxUnavailable 10% (4 prefill, 2 decode). */
+const LARGE: Shape = { replicas: { prefill: 40, decode: 20 }, maxSkewPercent: 10, maxUnavailable: { prefill: 4, decode: 2 } };
 /** The share of requests each release fails (simulated); v4 starts failing when the test says so; v5 is good, and a person rolls it back. */
 const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0, v5: 0 };
 /** Releases whose gate measures only once an hour: the rollout waits for its analysis after its first round. */
@@ -81,17 +91,17 @@ function analysis(release: string): UpgradeAnalysis {
  * once every pod is updated RBG makes the new revision current: nothing is left to gate or to roll
  * back to.
  */
-function synthesize(name: string, release: string): KubeObject {
+function synthesize(name: string, release: string, shape: Shape = SMALL): KubeObject {
   const chart = Testing.chart();
   new RoleBasedGroup(chart, 'g', {
     metadata: { name, namespace: NS },
     executor: 'operator',
-    roles: Object.entries(REPLICAS).map(([role, n]) => ({
+    roles: Object.entries(shape.replicas).map(([role, n]) => ({
       name: role,
       replicas: n,
       template: { metadata: { labels: { [VERSION_LABEL]: release } }, spec: { containers: [{ name: role, image: `sglang:${release}` }] } },
     })),
-    coordination: [{ name: 'pd', roles: Object.keys(REPLICAS), rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 }],
+    coordination: [{ name: 'pd', roles: Object.keys(shape.replicas), rollingUpdate: { maxSkew: `${shape.maxSkewPercent}%`, maxUnavailable: shape === SMALL ? 1 : '10%' }, progressDeadlineSeconds: 180 }],
     ...(release === 'v1' ? {} : { analysis: analysis(release) }),
   });
   return (Testing.synth(chart) as KubeObject[])[0];
@@ -118,10 +128,10 @@ async function podReleases(name: string): Promise<Record<string, number>> {
 }
 
 /** Creates the group at v1 and waits until the operator armed it and every pod serves v1. */
-async function createAtV1(name: string): Promise<string> {
-  await admin.apply(synthesize(name, 'v1'), { force: true });
+async function createAtV1(name: string, shape: Shape = SMALL): Promise<string> {
+  await admin.apply(synthesize(name, 'v1', shape), { force: true });
   const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
-  const all = REPLICAS.prefill + REPLICAS.decode;
+  const all = shape.replicas.prefill + shape.replicas.decode;
   await waitFor(async () => {
     const releases = JSON.stringify(await podReleases(name));
     return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
@@ -142,7 +152,7 @@ test('a good release completes on the real workloads; every round after the firs
     expect(verdicts.length).toBeGreaterThanOrEqual(done.rounds);
     expect(done.analysis!.verdicts.every((v) => v.phase === 'Successful')).toBe(true);
     expect(verdicts[verdicts.length - 1]).toBe('100:Successful');
-    expect(await podReleases('good')).toEqual({ 'v2/v2': REPLICAS.prefill + REPLICAS.decode });
+    expect(await podReleases('good')).toEqual({ 'v2/v2': SMALL.replicas.prefill + SMALL.replicas.decode });
   }));
 
 /** What starts the rollback: the release's gate failing (`turnBad` makes it fail after the rounds, when it does not from the start), or a person's `rayshift rollback rbg/NAME` after them. */
@@ -153,13 +163,14 @@ type Trigger = { readonly by: 'gate'; readonly turnBad?: () => void } | { readon
  * a person rolls it back): the rollback returns every replica to v1, every state of the
  * RoleInstanceSets from a watch within the skew check and maxUnavailable.
  */
-async function rolledBack(name: string, release: string, rounds: number, trigger: Trigger): Promise<void> {
-    const first = await createAtV1(name);
-    const v1Revision = Object.fromEntries(await Promise.all(Object.keys(REPLICAS).map(async (r) => [r, String(((await admin.get(ROLE_INSTANCE_SET_TYPE, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
-    const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(REPLICAS));
+async function rolledBack(name: string, release: string, rounds: number, trigger: Trigger, shape: Shape = SMALL): Promise<void> {
+    const replicas = shape.replicas;
+    const first = await createAtV1(name, shape);
+    const v1Revision = Object.fromEntries(await Promise.all(Object.keys(replicas).map(async (r) => [r, String(((await admin.get(ROLE_INSTANCE_SET_TYPE, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
+    const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(replicas));
     try {
       const t0 = Date.now();
-      await admin.apply(synthesize(name, release), { force: true });
+      await admin.apply(synthesize(name, release, shape), { force: true });
       if (trigger.by === 'verb') {
         // The rollout waits for its (slow) gate after round 1, every replica of the round updated and
         // ready: a person rolls it back from there.
@@ -179,8 +190,8 @@ async function rolledBack(name: string, release: string, rounds: number, trigger
       expect(back).toMatchObject({ reason: trigger.by === 'gate' ? 'AnalysisFailed' : 'RollbackRequested', rounds });
       expect(back.rollback!.rounds).toBeGreaterThan(0);
       expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
-        ['prefill', 'RolledBack', { abandoned: 0, previous: REPLICAS.prefill }],
-        ['decode', 'RolledBack', { abandoned: 0, previous: REPLICAS.decode }],
+        ['prefill', 'RolledBack', { abandoned: 0, previous: replicas.prefill }],
+        ['decode', 'RolledBack', { abandoned: 0, previous: replicas.decode }],
       ]);
       expect(back.conditions).toEqual([expect.objectContaining({ type: 'RolledBack', status: 'True' })]);
       if (trigger.by === 'gate') {
@@ -197,14 +208,14 @@ async function rolledBack(name: string, release: string, rounds: number, trigger
       const roundEvents = events.items.filter((e) => (e as any).regarding?.name === name && (e as any).reason === 'RollbackRound');
       expect(roundEvents).toHaveLength(back.rollback!.rounds);
       // Every Ready pod runs v1 again: none is left on the abandoned release.
-      const all = REPLICAS.prefill + REPLICAS.decode;
+      const all = replicas.prefill + replicas.decode;
       await waitFor(async () => {
         const releases = await podReleases(name);
         return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
       }, `${name}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
       // Every state of the RoleInstanceSets seen from the watch from the new release's apply on (the
-      // rollout's rounds and the way back): within RBG's skew check at 1%, at most maxUnavailable (1) down.
-      const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(REPLICAS), v1Revision, 1, 1);
+      // rollout's rounds and the way back): within RBG's skew check at maxSkew, at most maxUnavailable down.
+      const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(replicas), v1Revision, shape.maxSkewPercent, shape.maxUnavailable);
       if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${lines}\n`);
       expect(over).toEqual([]);
       process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (${trigger.by === 'gate' ? 'gate failed' : 'rollback verb'} ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
@@ -222,3 +233,6 @@ test('a release that turns bad after its second round fails its second gate and 
 
 test('a person\'s `rayshift rollback rbg/NAME` mid-rollout starts the same tandem rollback rounds: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
   cluster.printLogsOnFailure(() => rolledBack('steered', 'v5', 1, { by: 'verb' })));
+
+test('the same at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: every replica returns to v1 in tandem rounds of at most 4 prefill and 2 decode', () =>
+  cluster.printLogsOnFailure(() => rolledBack('steered-large', 'v5', 1, { by: 'verb' }, LARGE)), 300_000);

@@ -17,8 +17,9 @@ export interface RolloutStatesCheck {
   readonly lines: string;
 }
 
-/** Checks `recorded` from the first state with a workload off `firstRevision` (per role) on. */
-export function checkRolloutStates(recorded: readonly GroupState[], roles: readonly string[], firstRevision: Readonly<Record<string, string>>, maxSkewPercent: number, maxUnavailable: number): RolloutStatesCheck {
+/** Checks `recorded` from the first state with a workload off `firstRevision` (per role) on; `maxUnavailable` is one count for every role, or one per role. */
+export function checkRolloutStates(recorded: readonly GroupState[], roles: readonly string[], firstRevision: Readonly<Record<string, string>>, maxSkewPercent: number, maxUnavailable: number | Readonly<Record<string, number>>): RolloutStatesCheck {
+  const budget = (r: string) => (typeof maxUnavailable === 'number' ? maxUnavailable : maxUnavailable[r]);
   const from = recorded.findIndex((st) => roles.some((r) => st[r] !== undefined && st[r].updateRevision !== firstRevision[r]));
   const states = recorded
     .slice(Math.max(0, from))
@@ -27,7 +28,7 @@ export function checkRolloutStates(recorded: readonly GroupState[], roles: reado
   const brief = (st: GroupState) => roles.map((r) => `${r} p${st[r].partition}${st[r].paused ? 'P' : ''} u${st[r].updated} r${st[r].ready}/${st[r].replicas}`).join(', ');
   const over = states.flatMap((st, i) => {
     const skew = rbgSkewCheck(maxSkewPercent, roles.map((r) => ({ name: r, desired: st[r].replicas, updatedReplicas: st[r].updated }))).ok ? [] : [`state ${i} over the skew bound: ${brief(st)}`];
-    const down = roles.filter((r) => st[r].replicas - st[r].ready > maxUnavailable).map((r) => `state ${i}: ${r} has ${st[r].replicas - st[r].ready} down: ${brief(st)}`);
+    const down = roles.filter((r) => st[r].replicas - st[r].ready > budget(r)).map((r) => `state ${i}: ${r} has ${st[r].replicas - st[r].ready} down: ${brief(st)}`);
     return [...skew, ...down];
   });
   return { states, over, lines: states.map((st, i) => `  ${i} ${brief(st)}`).join('\n') };
