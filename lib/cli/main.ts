@@ -5,7 +5,8 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { RBG_RELEASES, type RbgRelease } from '../spec/rbg-releases';
-import type { StatusOptions, SteerOptions } from './status-command';
+import type { StatusOptions } from './status-command';
+import type { SteerOptions } from './steer-command';
 import type { DashboardOptions } from './dashboard-command';
 import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
@@ -158,7 +159,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     )
       .addHelpText('after', API_SERVER_HELP)
       .action(async (name: string, opts: SteerOptions) => {
-        const { steerCommand } = await import('./status-command');
+        const { steerCommand } = await import('./steer-command');
         exit(await steerCommand(verb, name, opts, io));
       });
   }
