@@ -15,7 +15,9 @@ function sglang(role: 'prefill' | 'decode', image: string): PodTemplateJson {
  * (`executor: 'operator'`): 40 prefill and 20 decode instances move to a new image within 10% of
  * each other, every role that can advance doing so each round, at most 10% of each role down. If
  * no replica becomes updated or ready for 5 minutes, every role stops where it stands and the
- * group's `rayshift.dev/rollout-status` annotation names the role that blocks. Apply it with
+ * group's `rayshift.dev/rollout-status` annotation names the role that blocks; then (or while it
+ * rolls) `rayshift rollback rbg/pd-inference` returns both roles to the previous image in tandem
+ * rollback rounds, within the same skew and unavailability bounds. Apply it with
  * server-side apply (Argo CD `ServerSideApply=true`, Flux), so the partitions the operator writes
  * are left alone.
  */

@@ -5,7 +5,8 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { RBG_RELEASES, type RbgRelease } from '../spec/rbg-releases';
-import type { StatusOptions, SteerOptions } from './status-command';
+import type { StatusOptions } from './status-command';
+import type { SteerOptions } from './steer-command';
 import type { DashboardOptions } from './dashboard-command';
 import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
@@ -144,7 +145,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     ['resume', 'Continue a paused upgrade'],
     ['promote', 'Finish the upgrade without waiting for the remaining intervals'],
     ['abort', 'Roll the upgrade back: traffic and capacity return to the active cluster'],
-    ['rollback', "Set the spec back to the serving cluster's, which rolls the upgrade in flight back (needs --api-server)"],
+    ['rollback', "Set the spec back to the serving cluster's, which rolls the upgrade in flight back (needs --api-server); as rbg/NAME, return every coordinated role of a RoleBasedGroup rollout to the revision before it, in tandem"],
     ['retry-analysis', 'Measure the failed analysis run that paused the upgrade again from now'],
     ['skip-analysis', 'Count the failed analysis run that paused the upgrade as passed, so the upgrade goes on'],
   ] as const) {
@@ -152,13 +153,13 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
       program
         .command(verb)
         .description(what)
-        .argument('<name>', 'RayService name')
+        .argument('<name>', verb === 'rollback' ? 'RayService name, or rbg/NAME for a RoleBasedGroup' : 'RayService name')
         .option('-n, --namespace <ns>', NAMESPACE_HELP)
         .option('--kubeconfig <path>', KUBECONFIG_HELP),
     )
       .addHelpText('after', API_SERVER_HELP)
       .action(async (name: string, opts: SteerOptions) => {
-        const { steerCommand } = await import('./status-command');
+        const { steerCommand } = await import('./steer-command');
         exit(await steerCommand(verb, name, opts, io));
       });
   }

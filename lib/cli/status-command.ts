@@ -1,8 +1,8 @@
 /**
  * `rayshift status NAME` (a `rayshift.dev` RayService, or `rbg/NAME` for a RoleBasedGroup whose
- * rollout rayshift executes) and the steering verbs (`pause`, `resume`, `promote`, `abort`,
- * `rollback`, `retry-analysis`, `skip-analysis`) for RayServices, over a kubeconfig or, with `--api-server`, through the rayshift API
- * server (same output: both hand the same object to the same view). `--watch` follows the object:
+ * rollout rayshift executes), over a kubeconfig or, with `--api-server`, through the rayshift API
+ * server (same output: both hand the same object to the same view), and the connection helpers the
+ * steering verbs share (lib/cli/steer-command.ts). `--watch` follows the object:
  * on a terminal the screen is redrawn in place (with a live countdown), otherwise one line is
  * printed per change, which is what a CI log wants. Without a Kubernetes configuration they say
  * where they looked. The API server's client loads only with `--api-server`.
@@ -12,13 +12,9 @@ import { KubeClient } from '../runtime/kube/client';
 import { KubeconfigLookup, lookUpKubeconfig } from '../runtime/kube/kubeconfig-lookup';
 import { KnownTypes, KubeObject } from '../runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
-import { retryOnConflict } from '../runtime/kube/retry';
 import { RAYSHIFT_RAYSERVICE } from '../spec/object-names';
-import { steeringPatch, steeringRefusal, steeringStateOf } from '../engine/steering';
-import { asObject } from '../spec/read';
 import type { ApiAttempt } from './api-connection';
 import { ApiConnectionOptions, apiConnectionProblem, plaintextTokenNotice, resolveToken } from './api-options';
-import type { SteeringVerb } from './api-status-source';
 import { EXIT, Output } from './commands';
 import { GroupView, groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from './rbg-status-view';
 import { ServiceView, renderServiceLine, renderServiceScreen, serviceView, withoutTime } from './status-view';
@@ -66,7 +62,7 @@ export function describeMissingKubeconfig(l: KubeconfigLookup): string {
 }
 
 /** A client of the Kubernetes API from `--kubeconfig` or the default lookup; undefined, after saying where it looked, when there is no configuration. */
-function clientFor(opts: { kubeconfig?: string }, io: Output): KubeClient | undefined {
+export function clientFor(opts: { kubeconfig?: string }, io: Output): KubeClient | undefined {
   const lookup = lookUpKubeconfig({ kubeconfig: opts.kubeconfig });
   if (lookup.found === undefined) {
     io.err(`${io.errStyle.red('error:')} ${describeMissingKubeconfig(lookup)}\n`);
@@ -76,7 +72,7 @@ function clientFor(opts: { kubeconfig?: string }, io: Output): KubeClient | unde
 }
 
 /** The API server's client, the status source over it and its error words; loaded only with `--api-server` (they need `@connectrpc/*` and `@bufbuild/protobuf`). */
-async function loadApiClient() {
+export async function loadApiClient() {
   const [{ Code, ConnectError }, { connectApi, describeApiError }, { apiStatusSource, steerThroughApi }] = await Promise.all([
     import('@connectrpc/connect'),
     import('./api-connection'),
@@ -131,7 +127,7 @@ const RBG_SUBJECT: Subject<GroupView> = {
 };
 
 /** `rbg/NAME` or `rolebasedgroup/NAME` names a RoleBasedGroup; anything else a RayService. */
-function parseTarget(target: string): { rbg: boolean; name: string } {
+export function parseTarget(target: string): { rbg: boolean; name: string } {
   const m = /^(rbg|rolebasedgroups?)\/(.+)$/i.exec(target);
   return m ? { rbg: true, name: m[2] } : { rbg: false, name: target.replace(/^(rayservices?(\.rayshift\.dev|\.ray\.io)?)\//i, '') };
 }
@@ -259,93 +255,8 @@ async function follow<V>(run: StatusRun<V>, first: KubeObject): Promise<number> 
   }
 }
 
-/** Options of the steering verbs. */
-export interface SteerOptions extends ApiConnectionOptions {
-  /** kubeconfig file. @default $KUBECONFIG or ~/.kube/config */
-  readonly kubeconfig?: string;
-  /** Namespace. @default the kubeconfig context's (`default` with `apiServer`) */
-  readonly namespace?: string;
-}
-
-/** What each steering verb has done, as printed after the object. */
-const STEERED: Readonly<Record<SteeringVerb, string>> = {
-  pause: 'paused: no further step until resumed',
-  resume: 'resumed',
-  promote: 'promoting: the upgrade finishes without waiting for intervals',
-  abort: 'aborting: traffic and capacity return to the active cluster',
-  rollback: "rolling back: the spec is the serving cluster's again",
-  'retry-analysis': 'retrying analysis: the failed run is measured again from now',
-  'skip-analysis': 'skipping analysis: the failed run counts as passed',
-};
-
-/**
- * The user the cluster authenticates the kubeconfig as (a SelfSubjectReview), for the last-steering
- * record; `''` when the cluster will not say (the record is informational: the audit log names the writer).
- */
-async function reviewedUser(client: KubeClient): Promise<string> {
-  try {
-    const review = await client.create({ apiVersion: KnownTypes.SelfSubjectReview.apiVersion, kind: KnownTypes.SelfSubjectReview.kind, metadata: {} });
-    const username = asObject(asObject(review.status).userInfo).username;
-    return typeof username === 'string' ? username : '';
-  } catch {
-    return '';
-  }
-}
-
-/**
- * `rayshift pause|resume|promote|abort|rollback|retry-analysis|skip-analysis NAME`. Through a kubeconfig it checks that the verb
- * applies now and writes its patch (the steering rules of lib/engine/steering.ts, which the API
- * server applies too); through `--api-server` it calls the verb's RPC, which also checks the
- * caller's right to the verb (`rollback` only goes that way).
- */
-export async function steerCommand(verb: SteeringVerb, name: string, opts: SteerOptions, io: Output): Promise<number> {
-  const problem = apiConnectionProblem(opts);
-  if (problem !== undefined) return usageError(io, problem);
-  const notFound = (namespace: string) => `${io.errStyle.red('error:')} RayService ${namespace}/${name} (rayshift.dev/v1alpha1) not found\n`;
-  if (opts.apiServer !== undefined) {
-    const namespace = opts.namespace ?? 'default';
-    const modules = await loadApiClient();
-    return throughApi(modules, { ...opts, apiServer: opts.apiServer }, { verb, namespace, name }, io, async (api) => {
-      try {
-        await modules.steerThroughApi(api, verb, namespace, name);
-      } catch (e) {
-        if (!(e instanceof modules.ConnectError && e.code === modules.Code.NotFound)) throw e;
-        io.err(notFound(namespace));
-        return EXIT.invalid;
-      }
-      io.out(`RayService ${namespace}/${name} ${STEERED[verb]}\n`);
-      return EXIT.ok;
-    });
-  }
-  if (verb === 'rollback') return usageError(io, "rollback goes through the API server, which recovers the serving cluster's spec: give --api-server");
-  const client = clientFor(opts, io);
-  if (!client) return EXIT.invalid;
-  const namespace = opts.namespace ?? client.namespace ?? 'default';
-  try {
-    const user = await reviewedUser(client);
-    // The same rules as the API server (lib/engine/steering.ts), on a fresh read guarded by its resourceVersion.
-    const refusal = await retryOnConflict(async () => {
-      const svc = await client.tryGet(RAYSHIFT_RAYSERVICE, name, namespace);
-      if (!svc) return notFound(namespace);
-      const state = steeringStateOf(svc);
-      const why = steeringRefusal(verb, state);
-      if (why !== undefined) return `${io.errStyle.red('error:')} cannot ${verb} RayService ${namespace}/${name}: ${why}\n`;
-      const patch = steeringPatch(verb, state, { verb, user, reason: '', time: new Date().toISOString() });
-      await client.patchMerge(RAYSHIFT_RAYSERVICE, name, namespace, { ...patch, metadata: { ...patch.metadata, resourceVersion: svc.metadata.resourceVersion } });
-      return undefined;
-    });
-    if (refusal !== undefined) {
-      io.err(refusal);
-      return EXIT.invalid;
-    }
-    io.out(`RayService ${namespace}/${name} ${STEERED[verb]}\n`);
-    return EXIT.ok;
-  } finally {
-    client.close();
-  }
-}
-
-function usageError(io: Output, problem: string): number {
+/** Prints `problem` as a usage error; returns the usage exit code (2). */
+export function usageError(io: Output, problem: string): number {
   io.err(`${io.errStyle.red('error:')} ${problem}\n`);
   return EXIT.usage;
 }
@@ -355,7 +266,7 @@ function usageError(io: Output, problem: string): number {
  * with `explain`) is printed as what it means for `attempt`, with exit code 1; a token that would
  * cross the network in cleartext is refused first (exit 2). Closes the client.
  */
-async function throughApi(
+export async function throughApi(
   modules: ApiModules,
   opts: ApiConnectionOptions & { readonly apiServer: string },
   attempt: ApiAttempt,

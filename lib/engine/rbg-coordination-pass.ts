@@ -1,13 +1,15 @@
 /**
  * One executor pass over every coordination of a RoleBasedGroup (pure): each rule's step — held
  * where it stands while its warmup runs, else `coordinationStep`, gated by the group's analysis
- * when it has one (`analysedCoordinationStep`) — the rounds written, the measurements to take and
- * when to look again. The runtime's reconciler observes the group, asks for this, and writes the result.
+ * when it has one (`analysedCoordinationStep`), or, when a person asked to roll the rule's rollout
+ * back (`rollback` of `rbg-steering.ts`), the first of its rollback rounds — the rounds written, the
+ * measurements to take and when to look again. The runtime's reconciler observes the group, asks for this, and writes the result.
  */
 import type { MeasureAnalysisAction } from './actions';
 import { analysedCoordinationStep, type GroupAnalysisInput } from './rbg-analysis';
-import { coordinationStep } from './rbg-coordination';
-import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type ExecutorRule, type ObservedRole } from './rbg-coordination-types';
+import { coordinationStep, ruleRevision, startRollback } from './rbg-coordination';
+import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type CoordinationStepInput, type ExecutorRule, type ObservedRole, type RolloutEvent } from './rbg-coordination-types';
+import type { RbgRollbackRequest } from './rbg-steering';
 import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
 
 /** What a pass over a group sees. */
@@ -23,6 +25,8 @@ export interface CoordinationPassInput {
   readonly gate?: { readonly decision: WarmupGateDecision; readonly pending: readonly ExecutorRule[] };
   /** The group's analysis (its `analysis` option), with the measurements taken since the previous pass. */
   readonly analysis?: GroupAnalysisInput;
+  /** A person's `rollback` (the group's `rayshift.dev/rollback` annotation), when one is set. */
+  readonly rollback?: RbgRollbackRequest;
   /** Epoch ms. */
   readonly now: number;
 }
@@ -47,9 +51,23 @@ export function coordinationPass(input: CoordinationPassInput): CoordinationPass
     if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
     // A status written while the warmup held the rule describes no round: the rollout starts afresh.
     const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now };
+    if (prior && requested(input.rollback, prior) && prior.revision === ruleRevision(rule, roles)) return steeredRollback(step, prior, input.rollback!.cause);
     return input.analysis ? analysedCoordinationStep(step, input.analysis) : coordinationStep(step);
   });
   const wakes = [...steps.map((s) => s.wakeAt), gate?.decision.wakeAt].filter((t): t is number => t !== undefined);
   const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
   return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}), measure: steps.flatMap((s) => s.measure ?? []) };
+}
+
+/** The rollout `prior` is one a person asked to roll back, and it is in flight or stopped (not yet rolling back, nor finished). */
+function requested(request: RbgRollbackRequest | undefined, prior: CoordinationStatus): boolean {
+  return request !== undefined && request.revisions.includes(prior.revision) && (prior.phase === 'Progressing' || prior.phase === 'Failed');
+}
+
+/** The first rollback round of a rollout a person rolls back: the same way back as a failed gate's, with its `RollbackStarted` Event. */
+function steeredRollback(input: CoordinationStepInput, prior: CoordinationStatus, cause: string): CoordinationStep {
+  const { deadlineAt: _none, blockingRole: _who, ...base } = prior;
+  const back = startRollback(input, { ...base, reason: 'RollbackRequested', message: cause });
+  const started: RolloutEvent = { type: 'Warning', reason: 'RollbackStarted', message: `${input.rule.name}: ${cause}; returning ${prior.roles.map((r) => r.name).join(', ')} to the revision before the rollout` };
+  return { ...back, events: [started, ...back.events] };
 }

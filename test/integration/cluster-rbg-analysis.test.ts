@@ -21,15 +21,28 @@ import { startTestCluster, TestCluster } from '../support/cluster';
 import { coordinationStatuses } from '../support/rbg-operator-group';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
-import { rbgSkewCheck } from '../support/rbg-skew-check';
+import { checkRolloutStates } from '../support/rbg-rollback-states';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { waitFor } from '../support/wait-at-most';
+import { rayshiftIn } from '../cli/cli-io';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
-const REPLICAS = { prefill: 4, decode: 2 };
-/** The share of requests each release fails (simulated); v4 starts failing when the test says so. */
-const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0 };
+/** A group's size and rolling-update bounds. */
+interface Shape {
+  readonly replicas: Readonly<Record<string, number>>;
+  readonly maxSkewPercent: number;
+  /** Per role, a count. */
+  readonly maxUnavailable: Readonly<Record<string, number>>;
+}
+/** 4 prefill / 2 decode at maxSkew 1%, one replica of each role at a time. */
+const SMALL: Shape = { replicas: { prefill: 4, decode: 2 }, maxSkewPercent: 1, maxUnavailable: { prefill: 1, decode: 1 } };
+/** 40 prefill / 20 decode at maxSkew 10%, maxUnavailable 10% (4 prefill, 2 decode). */
+const LARGE: Shape = { replicas: { prefill: 40, decode: 20 }, maxSkewPercent: 10, maxUnavailable: { prefill: 4, decode: 2 } };
+/** The share of requests each release fails (simulated); v4 starts failing when the test says so; v5 is good, and a person rolls it back. */
+const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0, v5: 0 };
+/** Releases whose gate measures only once an hour: the rollout waits for its analysis after its first round. */
+const SLOW_GATE = new Set(['v5']);
 
 let cluster: TestCluster;
 let admin: KubeClient;
@@ -63,7 +76,7 @@ function analysis(release: string): UpgradeAnalysis {
       name: 'error-ratio',
       query: `sum(rate(simulated_pod_errors_total{${select}}[{{window}}])) / sum(rate(simulated_pod_requests_total{${select}}[{{window}}]))`,
       successCondition: { maximum: 0.05 },
-      intervalSeconds: 2,
+      intervalSeconds: SLOW_GATE.has(release) ? 3600 : 2,
       windowSeconds: 3,
       count: 2,
     }],
@@ -78,17 +91,17 @@ function analysis(release: string): UpgradeAnalysis {
  * once every pod is updated RBG makes the new revision current: nothing is left to gate or to roll
  * back to.
  */
-function synthesize(name: string, release: string): KubeObject {
+function synthesize(name: string, release: string, shape: Shape = SMALL): KubeObject {
   const chart = Testing.chart();
   new RoleBasedGroup(chart, 'g', {
     metadata: { name, namespace: NS },
     executor: 'operator',
-    roles: Object.entries(REPLICAS).map(([role, n]) => ({
+    roles: Object.entries(shape.replicas).map(([role, n]) => ({
       name: role,
       replicas: n,
       template: { metadata: { labels: { [VERSION_LABEL]: release } }, spec: { containers: [{ name: role, image: `sglang:${release}` }] } },
     })),
-    coordination: [{ name: 'pd', roles: Object.keys(REPLICAS), rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 }],
+    coordination: [{ name: 'pd', roles: Object.keys(shape.replicas), rollingUpdate: { maxSkew: `${shape.maxSkewPercent}%`, maxUnavailable: shape === SMALL ? 1 : '10%' }, progressDeadlineSeconds: 180 }],
     ...(release === 'v1' ? {} : { analysis: analysis(release) }),
   });
   return (Testing.synth(chart) as KubeObject[])[0];
@@ -115,10 +128,10 @@ async function podReleases(name: string): Promise<Record<string, number>> {
 }
 
 /** Creates the group at v1 and waits until the operator armed it and every pod serves v1. */
-async function createAtV1(name: string): Promise<string> {
-  await admin.apply(synthesize(name, 'v1'), { force: true });
+async function createAtV1(name: string, shape: Shape = SMALL): Promise<string> {
+  await admin.apply(synthesize(name, 'v1', shape), { force: true });
   const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
-  const all = REPLICAS.prefill + REPLICAS.decode;
+  const all = shape.replicas.prefill + shape.replicas.decode;
   await waitFor(async () => {
     const releases = JSON.stringify(await podReleases(name));
     return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
@@ -139,70 +152,73 @@ test('a good release completes on the real workloads; every round after the firs
     expect(verdicts.length).toBeGreaterThanOrEqual(done.rounds);
     expect(done.analysis!.verdicts.every((v) => v.phase === 'Successful')).toBe(true);
     expect(verdicts[verdicts.length - 1]).toBe('100:Successful');
-    expect(await podReleases('good')).toEqual({ 'v2/v2': REPLICAS.prefill + REPLICAS.decode });
+    expect(await podReleases('good')).toEqual({ 'v2/v2': SMALL.replicas.prefill + SMALL.replicas.decode });
   }));
 
+/** What starts the rollback: the release's gate failing (`turnBad` makes it fail after the rounds, when it does not from the start), or a person's `rayshift rollback rbg/NAME` after them. */
+type Trigger = { readonly by: 'gate'; readonly turnBad?: () => void } | { readonly by: 'verb' };
+
 /**
- * Group `name` at v1, then `release`, which fails its gate after `rounds` rounds (`turnBad` makes it
- * fail then, when it does not from the start): the rollback returns every replica to v1, every state
- * of the RoleInstanceSets from a watch within the skew check and maxUnavailable.
+ * Group `name` at v1, then `release`, which is rolled back after `rounds` rounds (its gate fails, or
+ * a person rolls it back): the rollback returns every replica to v1, every state of the
+ * RoleInstanceSets from a watch within the skew check and maxUnavailable.
  */
-async function rolledBack(name: string, release: string, rounds: number, turnBad?: () => void): Promise<void> {
-    const first = await createAtV1(name);
-    const v1Revision = Object.fromEntries(await Promise.all(Object.keys(REPLICAS).map(async (r) => [r, String(((await admin.get(ROLE_INSTANCE_SET_TYPE, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
-    const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(REPLICAS));
+async function rolledBack(name: string, release: string, rounds: number, trigger: Trigger, shape: Shape = SMALL): Promise<void> {
+    const replicas = shape.replicas;
+    const first = await createAtV1(name, shape);
+    const v1Revision = Object.fromEntries(await Promise.all(Object.keys(replicas).map(async (r) => [r, String(((await admin.get(ROLE_INSTANCE_SET_TYPE, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
+    const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(replicas));
     try {
       const t0 = Date.now();
-      await admin.apply(synthesize(name, release), { force: true });
-      if (turnBad) {
+      await admin.apply(synthesize(name, release, shape), { force: true });
+      if (trigger.by === 'verb') {
+        // The rollout waits for its (slow) gate after round 1, every replica of the round updated and
+        // ready: a person rolls it back from there.
+        const steady = (c: CoordinationStatus) => c.roles.every((r) => r.ready === r.desired && r.updated === r.desired - r.partition);
+        await until(name, `round ${rounds} to wait for its analysis`, (c) => c.revision !== first && c.rounds >= rounds && c.reason === 'WaitingForAnalysis' && steady(c));
+        const cli = await rayshiftIn(['rollback', `rbg/${name}`, '-n', NS, '--kubeconfig', cluster.cp.kubeconfigPath]);
+        expect(cli).toMatchObject({ code: 0, stdout: `RoleBasedGroup ${NS}/${name} rolling back: every coordinated role returns to the revision before the rollout, in tandem\n` });
+      } else if (trigger.turnBad) {
         await until(name, `round ${rounds} to be written`, (c) => c.revision !== first && c.rounds >= rounds);
-        turnBad();
+        trigger.turnBad();
       }
       const rolling = await until(name, 'the rollback to start', (c) => c.revision !== first && c.rollback !== undefined);
       const t1 = Date.now();
       const seen = await until(name, 'the rollback to end', (c) => c.phase === 'RolledBack' && c.revision !== first);
       const back = seen[seen.length - 1];
       const wall = Date.now() - t1;
-      expect(back).toMatchObject({ reason: 'AnalysisFailed', rounds });
+      expect(back).toMatchObject({ reason: trigger.by === 'gate' ? 'AnalysisFailed' : 'RollbackRequested', rounds });
       expect(back.rollback!.rounds).toBeGreaterThan(0);
       expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
-        ['prefill', 'RolledBack', { abandoned: 0, previous: REPLICAS.prefill }],
-        ['decode', 'RolledBack', { abandoned: 0, previous: REPLICAS.decode }],
+        ['prefill', 'RolledBack', { abandoned: 0, previous: replicas.prefill }],
+        ['decode', 'RolledBack', { abandoned: 0, previous: replicas.decode }],
       ]);
       expect(back.conditions).toEqual([expect.objectContaining({ type: 'RolledBack', status: 'True' })]);
-      const failed = back.analysis!.verdicts.find((v) => v.phase === 'Failed')!;
-      expect(failed.message).toMatch(/error-ratio failed .*> maximum 0\.05/);
+      if (trigger.by === 'gate') {
+        const failed = back.analysis!.verdicts.find((v) => v.phase === 'Failed')!;
+        expect(failed.message).toMatch(/error-ratio failed .*> maximum 0\.05/);
+      } else {
+        expect(back.rollback!.cause).toMatch(/^rollback requested by /);
+        // A second rollback of the same group is refused: nothing is in flight any more.
+        const again = await rayshiftIn(['rollback', `rbg/${name}`, '-n', NS, '--kubeconfig', cluster.cp.kubeconfigPath]);
+        expect(again).toMatchObject({ code: 1, stderr: `error: cannot rollback RoleBasedGroup ${NS}/${name}: nothing to rollback: no rollout is in flight (pd RolledBack)\n` });
+      }
       // Every rollback round went out as an Event on the group.
       const events = await admin.list({ apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true }, { namespace: NS });
       const roundEvents = events.items.filter((e) => (e as any).regarding?.name === name && (e as any).reason === 'RollbackRound');
       expect(roundEvents).toHaveLength(back.rollback!.rounds);
       // Every Ready pod runs v1 again: none is left on the abandoned release.
-      const all = REPLICAS.prefill + REPLICAS.decode;
+      const all = replicas.prefill + replicas.decode;
       await waitFor(async () => {
         const releases = await podReleases(name);
         return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
       }, `${name}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
       // Every state of the RoleInstanceSets seen from the watch from the new release's apply on (the
-      // rollout's rounds and the way back): the roles' shares on the new release within RBG's skew
-      // check, at most maxUnavailable (1) down. A workload still on v1's template has none on the
-      // new release (RBG writes the template into one workload after the other); one that has not
-      // observed its latest spec counts against its previous template and says nothing.
-      const recorded = recorder.since(0);
-      const from = recorded.findIndex((st) => Object.keys(REPLICAS).some((r) => st[r] !== undefined && st[r].updateRevision !== v1Revision[r]));
-      const states = recorded
-        .slice(from)
-        .filter((st) => Object.keys(REPLICAS).every((r) => st[r] !== undefined && st[r].observed))
-        .map((st) => Object.fromEntries(Object.keys(REPLICAS).map((r) => [r, { ...st[r], updated: st[r].updateRevision === v1Revision[r] ? 0 : st[r].updated }])));
-      const brief = (st: (typeof states)[number]) => Object.keys(REPLICAS).map((r) => `${r} p${st[r].partition}${st[r].paused ? 'P' : ''} u${st[r].updated} r${st[r].ready}/${st[r].replicas}${st[r].observed ? '' : ' (unobserved)'}`).join(', ');
-      const over = states.flatMap((st, i) => {
-        const roles = Object.keys(REPLICAS).map((r) => ({ name: r, desired: st[r].replicas, updatedReplicas: st[r].updated }));
-        const skew = rbgSkewCheck(1, roles).ok ? [] : [`state ${i} over the skew bound: ${brief(st)}`];
-        const down = Object.keys(REPLICAS).filter((r) => st[r].replicas - st[r].ready > 1).map((r) => `state ${i}: ${r} has ${st[r].replicas - st[r].ready} down: ${brief(st)}`);
-        return [...skew, ...down];
-      });
-      if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${states.map((st, i) => `  ${i} ${brief(st)}`).join('\n')}\n`);
+      // rollout's rounds and the way back): within RBG's skew check at maxSkew, at most maxUnavailable down.
+      const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(replicas), v1Revision, shape.maxSkewPercent, shape.maxUnavailable);
+      if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${lines}\n`);
       expect(over).toEqual([]);
-      process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (gate failed ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
+      process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (${trigger.by === 'gate' ? 'gate failed' : 'rollback verb'} ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
       expect(rolling.length).toBeGreaterThan(0);
     } finally {
       recorder.stop();
@@ -210,7 +226,13 @@ async function rolledBack(name: string, release: string, rounds: number, turnBad
 }
 
 test('a bad release fails its first gate on its own pods\' errors and is rolled back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
-  cluster.printLogsOnFailure(() => rolledBack('bad', 'v3', 1)));
+  cluster.printLogsOnFailure(() => rolledBack('bad', 'v3', 1, { by: 'gate' })));
 
 test('a release that turns bad after its second round fails its second gate and is rolled back in tandem the same way', () =>
-  cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, () => (ERROR_RATIO.v4 = 0.4))));
+  cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v4 = 0.4) })));
+
+test('a person\'s `rayshift rollback rbg/NAME` mid-rollout starts the same tandem rollback rounds: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
+  cluster.printLogsOnFailure(() => rolledBack('steered', 'v5', 1, { by: 'verb' })));
+
+test('the same at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: every replica returns to v1 in tandem rounds of at most 4 prefill and 2 decode', () =>
+  cluster.printLogsOnFailure(() => rolledBack('steered-large', 'v5', 1, { by: 'verb' }, LARGE)), 300_000);

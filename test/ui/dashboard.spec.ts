@@ -23,7 +23,7 @@ import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { projectRoot } from '../../lib/crds/resolve';
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { STEERING_VERBS } from '../../lib/engine/steering';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
+import { RBG_V1ALPHA2_TYPE, STATUS_ANNOTATION } from '../../lib/spec/object-names';
 import { TEAM_A, rayServiceBody } from '../apiserver/support/api-env';
 import { RAYSHIFT_RAYSERVICE, engineState, operatorPassNow, recordRouteWeights, waitFor } from '../support/operator-env';
 import { FAILING_VALUE, createServing, startGatedUpgrade } from './support/failed-gate';
@@ -350,6 +350,47 @@ test('the RoleBasedGroup page shows per-role updated and ready replicas and the 
   await expect(rule.getAttribute('data-max-skew')).resolves.toBe('10');
   await rule.getByText('over the bound').waitFor();
   await checkScreenshot(alice, 'rolebasedgroup');
+  await checkAccessibility(alice);
+}, 120_000);
+
+test('the RoleBasedGroup page shows the way back as the way forward: rollback rounds, the RolledBack condition and each role on either revision', async () => {
+  const chart = Testing.chart();
+  new RoleBasedGroup(chart, 'g', {
+    metadata: { name: 'pd-back', namespace: TEAM_A },
+    executor: 'operator',
+    roles: [
+      { name: 'prefill', replicas: 4, template: { spec: { containers: [{ name: 'prefill', image: 'vllm:2' }] } } },
+      { name: 'decode', replicas: 2, template: { spec: { containers: [{ name: 'decode', image: 'vllm:2' }] } } },
+    ],
+    coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 } }],
+  });
+  const group = (Testing.synth(chart) as KubeObject[]).find((o) => o.kind === 'RoleBasedGroup')!;
+  // The status rayshift's executor writes at its second rollback round (no executor runs here).
+  const status = {
+    name: 'pd', phase: 'RollingBack', reason: 'RollbackRequested', message: 'rollback requested by alice; rollback round 2: prefill partition 3→4 (1/4 on the abandoned revision)',
+    revision: 'fedcba9876543210', rounds: 1, skewPercent: 25, maxSkewPercent: 1, startedAt: '2026-11-29T06:00:00.000Z', lastProgressAt: '2026-11-29T06:00:00.000Z', progressMark: 9,
+    rollback: { cause: 'rollback requested by alice', rounds: 2, startedAt: '2026-11-29T06:01:00.000Z' },
+    conditions: [{ type: 'RolledBack', status: 'False', reason: 'RollbackRound', message: 'rollback round 2: prefill partition 3→4 (1/4 on the abandoned revision)', lastTransitionTime: '2026-11-29T06:01:05.000Z' }],
+    roles: [
+      { name: 'prefill', desired: 4, updated: 1, ready: 4, partition: 4, skewPercent: 25, phase: 'RollingBack', reason: '', replicasByRevision: { abandoned: 1, previous: 3 } },
+      { name: 'decode', desired: 2, updated: 0, ready: 2, partition: 2, skewPercent: 0, phase: 'RollingBack', reason: '', replicasByRevision: { abandoned: 0, previous: 2 } },
+    ],
+  };
+  await env.api.admin.create({ ...group, metadata: { ...group.metadata, annotations: { ...group.metadata.annotations, [STATUS_ANNOTATION]: JSON.stringify({ observedGeneration: 1, coordinations: [status] }) } } });
+
+  await alice.goto(`${env.dashboard.url}#/`);
+  await alice.getByTestId('rbg-list').getByRole('link', { name: 'pd-back' }).click();
+  const rollout = alice.getByTestId('rbg-rollout');
+  await rollout.waitFor();
+  await expect(rollout.getAttribute('data-phase')).resolves.toBe('RollingBack');
+  await expect(rollout.getAttribute('data-rollback-rounds')).resolves.toBe('2');
+  await alice.getByTestId('rbg-rollback-rounds').getByText('2 rollback round(s)').waitFor();
+  await rollout.getByText('rollback requested by alice', { exact: false }).first().waitFor();
+  await expect(alice.getByTestId('rbg-rolledback-condition').getAttribute('data-status')).resolves.toBe('False');
+  const prefill = alice.locator('[data-testid=rbg-revisions] tr[data-role=prefill]');
+  await expect(prefill.getAttribute('data-abandoned')).resolves.toBe('1');
+  await expect(prefill.getAttribute('data-previous')).resolves.toBe('3');
+  await expect(alice.locator('[data-testid=rbg-revisions] tr[data-role=decode]').getAttribute('data-abandoned')).resolves.toBe('0');
   await checkAccessibility(alice);
 }, 120_000);
 

@@ -3,8 +3,9 @@
  * `rayshift.dev/coordination` annotation, else inline v1alpha1 `spec.coordination` or the group's
  * CoordinatedPolicy) lists its roles' updated percentages, their
  * spread and whether the spread is within the rule's `maxSkew`, and, when rayshift executes the
- * rollout with an analysis, that analysis (the rule's entry of the status annotation). RBG itself
- * reports only `Ready`.
+ * rollout, where it stands (phase, reason, rounds; on the way back its rollback rounds, conditions and
+ * each role's replicas on the abandoned and the previous revision) and its analysis (the rule's
+ * entry of the status annotation). RBG itself reports only `Ready`.
  */
 import { create } from '@bufbuild/protobuf';
 import { rbgPlanInputs } from '../../engine/from-spec';
@@ -38,19 +39,40 @@ function rulesOf(group: KubeObject, policy: KubeObject | undefined): { rule: str
   return executed.length > 0 ? executed.map((r) => ({ rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles })) : rbgPlanInputs(group, policy);
 }
 
-/** The progress of each rolling-update rule, from the roles' reported updated replicas, with the analysis rayshift's executor reports for it. */
+/**
+ * The progress of each rolling-update rule, from the roles' reported updated replicas, with what
+ * rayshift's executor reports for it: its phase and rounds, the way back, each role's replicas on
+ * either revision, and its analysis.
+ */
 function coordination(group: KubeObject, policy: KubeObject | undefined, roles: readonly ReportedRole[]) {
   const executed = readRolloutStatus(group)?.coordinations ?? [];
   return rulesOf(group, policy).map((rule) => {
+    const status = executed.find((c) => c.name === rule.rule);
     const progress = rule.roles.map((r) => {
       const s = roles.find((x) => x.name === r.name);
       const desired = s?.replicas || r.replicas;
-      return { role: r.name, updatedPercent: desired > 0 ? ((s?.updatedReplicas ?? 0) * 100) / desired : 100 };
+      const e = status?.roles.find((x) => x.name === r.name);
+      const byRevision = e?.replicasByRevision;
+      return {
+        role: r.name,
+        updatedPercent: desired > 0 ? ((s?.updatedReplicas ?? 0) * 100) / desired : 100,
+        ...(e ? { phase: e.phase, partition: e.partition } : {}),
+        ...(byRevision ? { abandonedReplicas: byRevision.abandoned, previousReplicas: byRevision.previous } : {}),
+      };
     });
     const percents = progress.map((p) => p.updatedPercent);
     const skew = percents.length > 0 ? Math.max(...percents) - Math.min(...percents) : 0;
-    const analysis = analysisFrom(executed.find((c) => c.name === rule.rule)?.analysis);
-    return { rule: rule.rule, maxSkewPercent: rule.maxSkewPercent, skewPercent: skew, withinBound: skew <= rule.maxSkewPercent, roles: progress, ...(analysis ? { analysis } : {}) };
+    const analysis = analysisFrom(status?.analysis);
+    return {
+      rule: rule.rule,
+      maxSkewPercent: rule.maxSkewPercent,
+      skewPercent: skew,
+      withinBound: skew <= rule.maxSkewPercent,
+      roles: progress,
+      ...(analysis ? { analysis } : {}),
+      ...(status ? { phase: status.phase, reason: status.reason, message: status.message, rounds: status.rounds, conditions: conditionsOf(status) } : {}),
+      ...(status?.rollback ? { rollback: status.rollback } : {}),
+    };
   });
 }
 

@@ -14,6 +14,7 @@
  * (`returnReplicas`); the workloads' watch brings the next pass.
  */
 import { coordinationPass } from '../../engine/rbg-coordination-pass';
+import { rbgRollbackRequestOf } from '../../engine/rbg-steering';
 import { ANALYSIS_OVERRIDE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
 import type { ExecutorRule, ObservedRole, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
 import { readCoordination } from '../../engine/rbg-executor-rules';
@@ -128,7 +129,8 @@ export class RbgRolloutReconciler {
     const measurements = this.measured.takeAll(key);
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
     const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
-    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), now });
+    const rollback = rbgRollbackRequestOf(group.metadata.annotations);
+    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), now });
     const warmup = gate?.decision.status ?? previous?.warmup;
     const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
     for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');

@@ -1,12 +1,15 @@
 /**
  * One RoleBasedGroup: per role, updated and ready replicas against desired as bars; per
  * coordination rule, each role's updated share and the skew between them against `maxSkew`, and
- * the rule's metric analysis when rayshift's executor runs one (the rollout page's `AnalysisPanel`).
+ * the rule's metric analysis when rayshift's executor runs one (the rollout page's `AnalysisPanel`);
+ * for rules the executor runs, where the rollout stands and, on the way back, its rollback rounds and
+ * each role's replicas on either revision (`RbgRollout`).
  * Refreshed every few seconds (the API has no watch for groups).
  */
 import { useState } from 'preact/hooks';
 import { getRoleBasedGroup, type RoleBasedGroupJson } from '../api';
 import { AnalysisPanel } from '../components/AnalysisPanel';
+import { RbgRollout } from '../components/RbgRollout';
 import { Bar, ColumnHeadings } from '../components/small';
 import { num } from '../model';
 import { usePolling } from '../polling';
@@ -73,6 +76,7 @@ export function RbgPage({ namespace, name }: { namespace: string; name: string }
                   <div class={`skew-fill ${c.withinBound ? '' : 'over'}`} style={{ width: `${Math.min(100, num(c.skewPercent))}%` }} />
                   <div class="skew-max" style={{ left: `${Math.min(100, num(c.maxSkewPercent))}%` }} />
                 </div>
+                <RbgRollout c={c} />
                 <table>
                   <ColumnHeadings names={['Role', 'Updated share']} />
                   <tbody>

@@ -18,7 +18,70 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/rolebasedgroup.proto.
  */
 export const file_rayshift_v1_rolebasedgroup: GenFile = /*@__PURE__*/
-  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiXgoKUm9sZVN0YXR1cxIMCgRuYW1lGAEgASgJEhAKCHJlcGxpY2FzGAIgASgFEhYKDnJlYWR5X3JlcGxpY2FzGAMgASgFEhgKEHVwZGF0ZWRfcmVwbGljYXMYBCABKAUiQAoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAEizwEKFENvb3JkaW5hdGlvblByb2dyZXNzEgwKBHJ1bGUYASABKAkSGAoQbWF4X3NrZXdfcGVyY2VudBgCIAEoARIUCgxza2V3X3BlcmNlbnQYAyABKAESFAoMd2l0aGluX2JvdW5kGAQgASgIEjMKBXJvbGVzGAUgAygLMiQucmF5c2hpZnQudjEuQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSLgoIYW5hbHlzaXMYBiABKAsyHC5yYXlzaGlmdC52MS5VcGdyYWRlQW5hbHlzaXMi4QEKDlJvbGVCYXNlZEdyb3VwEgwKBG5hbWUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEhMKC2FwaV92ZXJzaW9uGAMgASgJEgwKBGV0YWcYBCABKAkSJgoFcm9sZXMYBSADKAsyFy5yYXlzaGlmdC52MS5Sb2xlU3RhdHVzEjcKDGNvb3JkaW5hdGlvbhgGIAMoCzIhLnJheXNoaWZ0LnYxLkNvb3JkaW5hdGlvblByb2dyZXNzEioKCmNvbmRpdGlvbnMYByADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24iRQoYR2V0Um9sZUJhc2VkR3JvdXBSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlCA+BBAiI0ChpMaXN0Um9sZUJhc2VkR3JvdXBzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAiJVChtMaXN0Um9sZUJhc2VkR3JvdXBzUmVzcG9uc2USNgoRcm9sZV9iYXNlZF9ncm91cHMYASADKAsyGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cDLtAgoVUm9sZUJhc2VkR3JvdXBTZXJ2aWNlEqMBChFHZXRSb2xlQmFzZWRHcm91cBIlLnJheXNoaWZ0LnYxLkdldFJvbGVCYXNlZEdyb3VwUmVxdWVzdBobLnJheXNoaWZ0LnYxLlJvbGVCYXNlZEdyb3VwIkqQAgGC0+STAkESPy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzL3tuYW1lfRKtAQoTTGlzdFJvbGVCYXNlZEdyb3VwcxInLnJheXNoaWZ0LnYxLkxpc3RSb2xlQmFzZWRHcm91cHNSZXF1ZXN0GigucmF5c2hpZnQudjEuTGlzdFJvbGVCYXNlZEdyb3Vwc1Jlc3BvbnNlIkOQAgGC0+STAjoSOC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
+  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiVwoaU3RlZXJSb2xlQmFzZWRHcm91cFJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEg4KBnJlYXNvbhgDIAEoCSJeCgpSb2xlU3RhdHVzEgwKBG5hbWUYASABKAkSEAoIcmVwbGljYXMYAiABKAUSFgoOcmVhZHlfcmVwbGljYXMYAyABKAUSGAoQdXBkYXRlZF9yZXBsaWNhcxgEIAEoBSKZAQoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAESDQoFcGhhc2UYAyABKAkSEQoJcGFydGl0aW9uGAQgASgFEhoKEmFiYW5kb25lZF9yZXBsaWNhcxgFIAEoBRIZChFwcmV2aW91c19yZXBsaWNhcxgGIAEoBSJJChRDb29yZGluYXRpb25Sb2xsYmFjaxINCgVjYXVzZRgBIAEoCRIOCgZyb3VuZHMYAiABKAUSEgoKc3RhcnRlZF9hdBgDIAEoCSLwAgoUQ29vcmRpbmF0aW9uUHJvZ3Jlc3MSDAoEcnVsZRgBIAEoCRIYChBtYXhfc2tld19wZXJjZW50GAIgASgBEhQKDHNrZXdfcGVyY2VudBgDIAEoARIUCgx3aXRoaW5fYm91bmQYBCABKAgSMwoFcm9sZXMYBSADKAsyJC5yYXlzaGlmdC52MS5Db29yZGluYXRlZFJvbGVQcm9ncmVzcxIuCghhbmFseXNpcxgGIAEoCzIcLnJheXNoaWZ0LnYxLlVwZ3JhZGVBbmFseXNpcxINCgVwaGFzZRgHIAEoCRIOCgZyZWFzb24YCCABKAkSDwoHbWVzc2FnZRgJIAEoCRIOCgZyb3VuZHMYCiABKAUSMwoIcm9sbGJhY2sYCyABKAsyIS5yYXlzaGlmdC52MS5Db29yZGluYXRpb25Sb2xsYmFjaxIqCgpjb25kaXRpb25zGAwgAygLMhYucmF5c2hpZnQudjEuQ29uZGl0aW9uIuEBCg5Sb2xlQmFzZWRHcm91cBIMCgRuYW1lGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRITCgthcGlfdmVyc2lvbhgDIAEoCRIMCgRldGFnGAQgASgJEiYKBXJvbGVzGAUgAygLMhcucmF5c2hpZnQudjEuUm9sZVN0YXR1cxI3Cgxjb29yZGluYXRpb24YBiADKAsyIS5yYXlzaGlmdC52MS5Db29yZGluYXRpb25Qcm9ncmVzcxIqCgpjb25kaXRpb25zGAcgAygLMhYucmF5c2hpZnQudjEuQ29uZGl0aW9uIkUKGEdldFJvbGVCYXNlZEdyb3VwUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQIiNAoaTGlzdFJvbGVCYXNlZEdyb3Vwc1JlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQIiVQobTGlzdFJvbGVCYXNlZEdyb3Vwc1Jlc3BvbnNlEjYKEXJvbGVfYmFzZWRfZ3JvdXBzGAEgAygLMhsucmF5c2hpZnQudjEuUm9sZUJhc2VkR3JvdXAyowQKFVJvbGVCYXNlZEdyb3VwU2VydmljZRKjAQoRR2V0Um9sZUJhc2VkR3JvdXASJS5yYXlzaGlmdC52MS5HZXRSb2xlQmFzZWRHcm91cFJlcXVlc3QaGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cCJKkAIBgtPkkwJBEj8vYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JvbGViYXNlZGdyb3Vwcy97bmFtZX0SrQEKE0xpc3RSb2xlQmFzZWRHcm91cHMSJy5yYXlzaGlmdC52MS5MaXN0Um9sZUJhc2VkR3JvdXBzUmVxdWVzdBooLnJheXNoaWZ0LnYxLkxpc3RSb2xlQmFzZWRHcm91cHNSZXNwb25zZSJDkAIBgtPkkwI6EjgvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JvbGViYXNlZGdyb3VwcxKzAQoWUm9sbGJhY2tSb2xlQmFzZWRHcm91cBInLnJheXNoaWZ0LnYxLlN0ZWVyUm9sZUJhc2VkR3JvdXBSZXF1ZXN0GhsucmF5c2hpZnQudjEuUm9sZUJhc2VkR3JvdXAiU4LT5JMCTToBKiJIL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yb2xlYmFzZWRncm91cHMve25hbWV9OnJvbGxiYWNrYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
+
+/**
+ * A steering verb's request on a RoleBasedGroup.
+ *
+ * @generated from message rayshift.v1.SteerRoleBasedGroupRequest
+ */
+export type SteerRoleBasedGroupRequest = Message<"rayshift.v1.SteerRoleBasedGroupRequest"> & {
+  /**
+   * Namespace.
+   *
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * Name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Why (recorded in the group's `rayshift.dev/last-steering` annotation).
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * A steering verb's request on a RoleBasedGroup.
+ *
+ * @generated from message rayshift.v1.SteerRoleBasedGroupRequest
+ */
+export type SteerRoleBasedGroupRequestJson = {
+  /**
+   * Namespace.
+   *
+   * @generated from field: string namespace = 1;
+   */
+  namespace?: string;
+
+  /**
+   * Name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name?: string;
+
+  /**
+   * Why (recorded in the group's `rayshift.dev/last-steering` annotation).
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.SteerRoleBasedGroupRequest.
+ * Use `create(SteerRoleBasedGroupRequestSchema)` to create a new message.
+ */
+export const SteerRoleBasedGroupRequestSchema: GenMessage<SteerRoleBasedGroupRequest, {jsonType: SteerRoleBasedGroupRequestJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rolebasedgroup, 0);
 
 /**
  * One role's replica counts.
@@ -95,7 +158,7 @@ export type RoleStatusJson = {
  * Use `create(RoleStatusSchema)` to create a new message.
  */
 export const RoleStatusSchema: GenMessage<RoleStatus, {jsonType: RoleStatusJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 0);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 1);
 
 /**
  * Progress of one role within a coordination rule.
@@ -116,6 +179,34 @@ export type CoordinatedRoleProgress = Message<"rayshift.v1.CoordinatedRoleProgre
    * @generated from field: double updated_percent = 2;
    */
   updatedPercent: number;
+
+  /**
+   * Where the role stands, as rayshift's executor reports it (`Updating`, `RollingBack`, `RolledBack`, …); empty without it.
+   *
+   * @generated from field: string phase = 3;
+   */
+  phase: string;
+
+  /**
+   * Partition written by rayshift's executor.
+   *
+   * @generated from field: int32 partition = 4;
+   */
+  partition: number;
+
+  /**
+   * During and after a rollback: replicas still on the abandoned revision.
+   *
+   * @generated from field: int32 abandoned_replicas = 5;
+   */
+  abandonedReplicas: number;
+
+  /**
+   * During and after a rollback: replicas back on the revision before the rollout.
+   *
+   * @generated from field: int32 previous_replicas = 6;
+   */
+  previousReplicas: number;
 };
 
 /**
@@ -137,6 +228,34 @@ export type CoordinatedRoleProgressJson = {
    * @generated from field: double updated_percent = 2;
    */
   updatedPercent?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Where the role stands, as rayshift's executor reports it (`Updating`, `RollingBack`, `RolledBack`, …); empty without it.
+   *
+   * @generated from field: string phase = 3;
+   */
+  phase?: string;
+
+  /**
+   * Partition written by rayshift's executor.
+   *
+   * @generated from field: int32 partition = 4;
+   */
+  partition?: number;
+
+  /**
+   * During and after a rollback: replicas still on the abandoned revision.
+   *
+   * @generated from field: int32 abandoned_replicas = 5;
+   */
+  abandonedReplicas?: number;
+
+  /**
+   * During and after a rollback: replicas back on the revision before the rollout.
+   *
+   * @generated from field: int32 previous_replicas = 6;
+   */
+  previousReplicas?: number;
 };
 
 /**
@@ -144,7 +263,70 @@ export type CoordinatedRoleProgressJson = {
  * Use `create(CoordinatedRoleProgressSchema)` to create a new message.
  */
 export const CoordinatedRoleProgressSchema: GenMessage<CoordinatedRoleProgress, {jsonType: CoordinatedRoleProgressJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 1);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 2);
+
+/**
+ * The way back of a rollout rayshift's executor rolls back.
+ *
+ * @generated from message rayshift.v1.CoordinationRollback
+ */
+export type CoordinationRollback = Message<"rayshift.v1.CoordinationRollback"> & {
+  /**
+   * Why: the failed gate, the deadline or the person's rollback, in words.
+   *
+   * @generated from field: string cause = 1;
+   */
+  cause: string;
+
+  /**
+   * Rollback rounds written (each raises at least one partition).
+   *
+   * @generated from field: int32 rounds = 2;
+   */
+  rounds: number;
+
+  /**
+   * When it started (RFC 3339).
+   *
+   * @generated from field: string started_at = 3;
+   */
+  startedAt: string;
+};
+
+/**
+ * The way back of a rollout rayshift's executor rolls back.
+ *
+ * @generated from message rayshift.v1.CoordinationRollback
+ */
+export type CoordinationRollbackJson = {
+  /**
+   * Why: the failed gate, the deadline or the person's rollback, in words.
+   *
+   * @generated from field: string cause = 1;
+   */
+  cause?: string;
+
+  /**
+   * Rollback rounds written (each raises at least one partition).
+   *
+   * @generated from field: int32 rounds = 2;
+   */
+  rounds?: number;
+
+  /**
+   * When it started (RFC 3339).
+   *
+   * @generated from field: string started_at = 3;
+   */
+  startedAt?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.CoordinationRollback.
+ * Use `create(CoordinationRollbackSchema)` to create a new message.
+ */
+export const CoordinationRollbackSchema: GenMessage<CoordinationRollback, {jsonType: CoordinationRollbackJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rolebasedgroup, 3);
 
 /**
  * Progress of one coordination rule (roles kept at the same new-version ratio).
@@ -194,6 +376,49 @@ export type CoordinationProgress = Message<"rayshift.v1.CoordinationProgress"> &
    * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 6;
    */
   analysis?: UpgradeAnalysis | undefined;
+
+  /**
+   * Where the rollout stands, as rayshift's executor reports it (`Progressing`, `Complete`,
+   * `Failed`, `RollingBack`, `RolledBack`); empty for rules RBG runs itself.
+   *
+   * @generated from field: string phase = 7;
+   */
+  phase: string;
+
+  /**
+   * Why, in CamelCase (`RoundWritten`, `AnalysisFailed`, `RollbackRequested`, …).
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason: string;
+
+  /**
+   * The executor's message.
+   *
+   * @generated from field: string message = 9;
+   */
+  message: string;
+
+  /**
+   * Rounds written on the way forward.
+   *
+   * @generated from field: int32 rounds = 10;
+   */
+  rounds: number;
+
+  /**
+   * The way back, once a rollback started.
+   *
+   * @generated from field: rayshift.v1.CoordinationRollback rollback = 11;
+   */
+  rollback?: CoordinationRollback | undefined;
+
+  /**
+   * The coordination's conditions (a rollback's `RolledBack`, one per round while it runs).
+   *
+   * @generated from field: repeated rayshift.v1.Condition conditions = 12;
+   */
+  conditions: Condition[];
 };
 
 /**
@@ -244,6 +469,49 @@ export type CoordinationProgressJson = {
    * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 6;
    */
   analysis?: UpgradeAnalysisJson;
+
+  /**
+   * Where the rollout stands, as rayshift's executor reports it (`Progressing`, `Complete`,
+   * `Failed`, `RollingBack`, `RolledBack`); empty for rules RBG runs itself.
+   *
+   * @generated from field: string phase = 7;
+   */
+  phase?: string;
+
+  /**
+   * Why, in CamelCase (`RoundWritten`, `AnalysisFailed`, `RollbackRequested`, …).
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason?: string;
+
+  /**
+   * The executor's message.
+   *
+   * @generated from field: string message = 9;
+   */
+  message?: string;
+
+  /**
+   * Rounds written on the way forward.
+   *
+   * @generated from field: int32 rounds = 10;
+   */
+  rounds?: number;
+
+  /**
+   * The way back, once a rollback started.
+   *
+   * @generated from field: rayshift.v1.CoordinationRollback rollback = 11;
+   */
+  rollback?: CoordinationRollbackJson;
+
+  /**
+   * The coordination's conditions (a rollback's `RolledBack`, one per round while it runs).
+   *
+   * @generated from field: repeated rayshift.v1.Condition conditions = 12;
+   */
+  conditions?: ConditionJson[];
 };
 
 /**
@@ -251,7 +519,7 @@ export type CoordinationProgressJson = {
  * Use `create(CoordinationProgressSchema)` to create a new message.
  */
 export const CoordinationProgressSchema: GenMessage<CoordinationProgress, {jsonType: CoordinationProgressJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 2);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 4);
 
 /**
  * A RoleBasedGroup's status.
@@ -370,7 +638,7 @@ export type RoleBasedGroupJson = {
  * Use `create(RoleBasedGroupSchema)` to create a new message.
  */
 export const RoleBasedGroupSchema: GenMessage<RoleBasedGroup, {jsonType: RoleBasedGroupJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 3);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 5);
 
 /**
  * GetRoleBasedGroup's request.
@@ -419,7 +687,7 @@ export type GetRoleBasedGroupRequestJson = {
  * Use `create(GetRoleBasedGroupRequestSchema)` to create a new message.
  */
 export const GetRoleBasedGroupRequestSchema: GenMessage<GetRoleBasedGroupRequest, {jsonType: GetRoleBasedGroupRequestJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 4);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 6);
 
 /**
  * ListRoleBasedGroups' request.
@@ -454,7 +722,7 @@ export type ListRoleBasedGroupsRequestJson = {
  * Use `create(ListRoleBasedGroupsRequestSchema)` to create a new message.
  */
 export const ListRoleBasedGroupsRequestSchema: GenMessage<ListRoleBasedGroupsRequest, {jsonType: ListRoleBasedGroupsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 5);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 7);
 
 /**
  * The groups of a namespace.
@@ -489,10 +757,10 @@ export type ListRoleBasedGroupsResponseJson = {
  * Use `create(ListRoleBasedGroupsResponseSchema)` to create a new message.
  */
 export const ListRoleBasedGroupsResponseSchema: GenMessage<ListRoleBasedGroupsResponse, {jsonType: ListRoleBasedGroupsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 6);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 8);
 
 /**
- * RoleBasedGroups (read-only), read as the caller.
+ * RoleBasedGroups, read as the caller; the rollback steering verb of rollouts rayshift's executor runs.
  *
  * @generated from service rayshift.v1.RoleBasedGroupService
  */
@@ -516,6 +784,19 @@ export const RoleBasedGroupService: GenService<{
     methodKind: "unary";
     input: typeof ListRoleBasedGroupsRequestSchema;
     output: typeof ListRoleBasedGroupsResponseSchema;
+  },
+  /**
+   * Returns every coordinated role of the group's rollouts in flight to the revision before them,
+   * in tandem rollback rounds (the caller needs `update` on `rolebasedgroups/rollback` in
+   * rayshift.dev, and `get` and `patch` on the group). FAILED_PRECONDITION when no rollout can be
+   * rolled back, naming why.
+   *
+   * @generated from rpc rayshift.v1.RoleBasedGroupService.RollbackRoleBasedGroup
+   */
+  rollbackRoleBasedGroup: {
+    methodKind: "unary";
+    input: typeof SteerRoleBasedGroupRequestSchema;
+    output: typeof RoleBasedGroupSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_rayshift_v1_rolebasedgroup, 0);
