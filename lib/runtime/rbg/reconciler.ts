@@ -29,11 +29,12 @@ import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
 import { PendingMeasurements } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
-import { WorkloadStatus, observeRoles } from './observe';
+import { WorkloadStatus, controllerCaughtUp, observeRoles } from './observe';
 import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
 import { observeWarmup, warmupObject } from './warmup';
 import { returnReplicas } from './return-replicas';
+import { carryPartitions } from './carry-partition';
 import { workloadOf, workloadStatus } from './workloads';
 
 /** The Events of coordinated rollouts. */
@@ -122,13 +123,12 @@ export class RbgRolloutReconciler {
     }
     const workloads = this.readWorkloads ? await this.workloadStatuses(group, reading.rules) : new Map<string, WorkloadStatus>();
     const roles = observeRoles(group as unknown as JsonObject, workloads);
-    const observedGeneration = asObject(group.status).observedGeneration;
-    const controllerCaughtUp = typeof observedGeneration === 'number' && observedGeneration >= generation;
+    const caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
     const measurements = this.measured.takeAll(key);
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
     const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
-    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), now });
+    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), now });
     const warmup = gate?.decision.status ?? previous?.warmup;
     const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
     for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
@@ -138,6 +138,12 @@ export class RbgRolloutReconciler {
     for (const ret of returns) {
       const deleted = await returnReplicas(this.client, group, ret);
       if (deleted > 0) this.log.info({ rbg: key, role: ret.name, below: ret.below, deleted }, 'replaced replicas on the abandoned revision');
+    }
+    // RBG v0.6.0 resets a StatefulSet's partition on every round: carry the round's into it (once the round landed).
+    if (result.status !== undefined) {
+      const coordinated = new Set(reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
+      const carried = await carryPartitions(this.client, group, new Map([...roles].filter(([n]) => coordinated.has(n))), pass.steps.flatMap((s) => s.writes));
+      if (carried > 0) this.log.info({ rbg: key, carried }, 'carried role partitions into their StatefulSets');
     }
     // Measured only once the status asking for them landed (a lost race redoes the pass, which asks again).
     if (pass.measure.length === 0 || result.status === undefined) return result;
