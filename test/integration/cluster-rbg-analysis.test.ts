@@ -29,9 +29,10 @@ import { waitFor } from '../support/wait-at-most';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
-const REPLICAS = { prefill: 4, decode: 2 };
-/** The share of requests each release fails (simulated); v4 starts failing when the test says so. */
-const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0 };
+/** Each group's roles: 4 prefill / 2 decode, or 40 / 20 for the groups named so. */
+const sizesOf = (name: string): Record<'prefill' | 'decode', number> => (name.endsWith('-40-20') ? { prefill: 40, decode: 20 } : { prefill: 4, decode: 2 });
+/** The share of requests each release fails (simulated); v4 and v5 start failing when the test says so. */
+const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0, v5: 0 };
 
 /** One RBG release under test: its build, its group API version, and the kinds of its group and workloads. */
 interface Release {
@@ -57,6 +58,8 @@ describe.each(RELEASES)('RBG $name', (release) => {
   let prometheus: RunningPrometheus;
 
   beforeAll(async () => {
+    // The releases that turn bad start good again for each RBG release (one process runs them all).
+    Object.assign(ERROR_RATIO, { v4: 0, v5: 0 });
     cluster = await startTestCluster({ rbg: release.rbg, nodes: 2 });
     admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
     metrics = await startSimulatedPodMetrics(admin, { namespace: NS, requestsPerSecond: 20, errorRatio: (v) => ERROR_RATIO[v] ?? 0 });
@@ -104,12 +107,12 @@ describe.each(RELEASES)('RBG $name', (release) => {
       version: release.version,
       rbgVersion: release.rbgVersion,
       executor: 'operator',
-      roles: Object.entries(REPLICAS).map(([role, n]) => ({
+      roles: Object.entries(sizesOf(name)).map(([role, n]) => ({
         name: role,
         replicas: n,
         template: { metadata: { labels: { [VERSION_LABEL]: tag } }, spec: { containers: [{ name: role, image: `sglang:${tag}` }] } },
       })),
-      coordination: [{ name: 'pd', roles: Object.keys(REPLICAS), rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 }],
+      coordination: [{ name: 'pd', roles: Object.keys(sizesOf(name)), rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 }],
       ...(tag === 'v1' ? {} : { analysis: analysis(tag) }),
     });
     return (Testing.synth(chart) as KubeObject[])[0];
@@ -139,7 +142,7 @@ describe.each(RELEASES)('RBG $name', (release) => {
   async function createAtV1(name: string): Promise<string> {
     await admin.apply(synthesize(name, 'v1'), { force: true });
     const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
-    const all = REPLICAS.prefill + REPLICAS.decode;
+    const all = sizesOf(name).prefill + sizesOf(name).decode;
     await waitFor(async () => {
       const releases = JSON.stringify(await podReleases(name));
       return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
@@ -160,7 +163,7 @@ describe.each(RELEASES)('RBG $name', (release) => {
       expect(verdicts.length).toBeGreaterThanOrEqual(done.rounds);
       expect(done.analysis!.verdicts.every((v) => v.phase === 'Successful')).toBe(true);
       expect(verdicts[verdicts.length - 1]).toBe('100:Successful');
-      expect(await podReleases('good')).toEqual({ 'v2/v2': REPLICAS.prefill + REPLICAS.decode });
+      expect(await podReleases('good')).toEqual({ 'v2/v2': sizesOf('good').prefill + sizesOf('good').decode });
     }));
 
   /**
@@ -169,6 +172,7 @@ describe.each(RELEASES)('RBG $name', (release) => {
    * of the RoleInstanceSets from a watch within the skew check and maxUnavailable.
    */
   async function rolledBack(name: string, tag: string, rounds: number, turnBad?: () => void): Promise<void> {
+    const REPLICAS = sizesOf(name);
       const first = await createAtV1(name);
       const v1Revision = Object.fromEntries(await Promise.all(Object.keys(REPLICAS).map(async (r) => [r, String(((await admin.get(release.workloadType, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
       const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(REPLICAS), { workload: release.workloadType, group: release.groupType });
@@ -235,5 +239,8 @@ describe.each(RELEASES)('RBG $name', (release) => {
 
   test('a release that turns bad after its second round fails its second gate and is rolled back in tandem the same way', () =>
     cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, () => (ERROR_RATIO.v4 = 0.4))));
+
+  test('40 prefill / 20 decode: a release that turns bad after its second round is rolled back in tandem the same way', () =>
+    cluster.printLogsOnFailure(() => rolledBack('late-40-20', 'v5', 2, () => (ERROR_RATIO.v5 = 0.4))), 300_000);
 
 });
