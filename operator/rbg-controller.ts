@@ -6,8 +6,8 @@
  * status updates); no interval drives them. A restart resumes from the partitions and the status
  * annotation each group carries. A group whose label is removed or changed leaves the watch; it is
  * then handed back (its armed or stopped roles unpaused, the status annotation removed).
- * RoleInstanceSets are watched too: RBG rewrites a group's role status only when a role's replicas
- * or ready replicas change, so a workload's updated replicas (an in-place update that never looked
+ * RoleInstanceSets (for v1alpha1 groups, StatefulSets) are watched too: RBG rewrites a group's role
+ * status only when a role's replicas or ready replicas change, so a workload's updated replicas (an in-place update that never looked
  * unready to RBG) would otherwise wake the operator only at the progress deadline.
  */
 import { EXECUTOR_LABEL } from '../lib/spec/rbg';
@@ -16,7 +16,7 @@ import { isNotFound } from '../lib/runtime/kube/errors';
 import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
 import { KubeObject } from '../lib/runtime/kube/types';
 import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
-import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATUS_ANNOTATION } from '../lib/spec/object-names';
+import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATEFUL_SET_TYPE, STATUS_ANNOTATION } from '../lib/spec/object-names';
 import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
@@ -72,8 +72,10 @@ export class RbgRolloutController {
       this.warmups = this.options.client.watch(WARMUP_TYPE, '*', (e) => this.onWarmup(e), { labelSelector: { [EXECUTOR_LABEL]: OPERATOR_EXECUTOR } });
       await this.warmups.waitForSync();
     }
-    if (this.options.readWorkloads !== false && (await this.serves(ROLE_INSTANCE_SET_TYPE))) {
-      this.workloads = this.options.client.watch(ROLE_INSTANCE_SET_TYPE, '*', (e) => this.onWorkload(e));
+    // v1alpha1 roles run as StatefulSets (RBG v0.6.0), whose group status v0.6.0 writes even more rarely.
+    const workloadType = type === RBG_V1ALPHA1_TYPE ? STATEFUL_SET_TYPE : ROLE_INSTANCE_SET_TYPE;
+    if (this.options.readWorkloads !== false && (await this.serves(workloadType))) {
+      this.workloads = this.options.client.watch(workloadType, '*', (e) => this.onWorkload(e));
       await this.workloads.waitForSync();
     }
     this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined, workloads: this.workloads !== undefined }, 'watching RoleBasedGroups executed by the operator');

@@ -13,7 +13,8 @@
 # dependencies come from the Go module proxy, checked against the tree's go.sum.
 #
 # Usage: build-cluster.sh [kwok|rbg|rbg-v06|rbg-v08|kuberay ...] (default: kwok rbg kuberay, in that order;
-# rbg-v06 and rbg-v08 are built on request: no suite runs their controllers yet). A warm cache
+# rbg-v06 and rbg-v08 are built on request: .ci/run builds rbg-v06 for cluster-rbg-analysis; no
+# suite runs v0.8's controller yet). A warm cache
 # skips a tool. Progress goes to stderr; stdout gets one line per tool, its bin folder.
 # Cold build times: docs/test-cluster.md (Builds).
 # Environment: RAYSHIFT_CACHE (cache root), RAYSHIFT_{KWOK,RBG,KUBERAY}_BIN (prebuilt binaries: the

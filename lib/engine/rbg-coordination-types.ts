@@ -56,6 +56,12 @@ export interface ObservedRole {
   readonly maxUnavailable?: number;
   /** `rolloutStrategy.rollingUpdate.paused`. */
   readonly paused: boolean;
+  /**
+   * Its workload ignores `paused` (`workloadHonoursPaused`: a StatefulSet, as RBG v0.6.0 makes for
+   * every v1alpha1 role): only its partition holds it, so a hold at every replica, and the arming
+   * between rollouts, write partition = replicas. @default false
+   */
+  readonly holdsByPartition?: boolean;
   /** Hash of the role without its replicas and rollout strategy: changes exactly when its pods need a new revision. */
   readonly revision: string;
   /** Progress counts; undefined when neither the group's status nor the workload reports the role. */

@@ -293,7 +293,9 @@ function membersOf(input: CoordinationStepInput): Member[] {
       readyReplicas: Math.min(observed.progress?.readyReplicas ?? 0, observed.desired),
       maxUnavailable: rule.maxUnavailable,
       partition: Math.min(rule.partition, observed.desired),
-      currentPartition: observed.paused ? observed.desired - updated : Math.min(observed.partition ?? 0, observed.desired),
+      // Paused, a role has released exactly its updated replicas; one whose workload ignores
+      // `paused` has released what its partition allows, unless armed (every replica updated).
+      currentPartition: observed.paused && (!observed.holdsByPartition || updated >= observed.desired) ? observed.desired - updated : Math.min(observed.partition ?? 0, observed.desired),
     };
     return [{ rule, observed, state }];
   });
@@ -304,11 +306,16 @@ function membersOf(input: CoordinationStepInput): Member[] {
  * it is there already. A role to be held at every replica is held by `paused` with a partition
  * below replicas instead (its current one when below, else replicas − 1): RBG v0.8's webhook
  * refuses a partition ≥ replicas, and a paused role releases exactly its updated replicas — none,
- * since a partition at replicas was never lowered.
+ * since a partition at replicas was never lowered. A role whose workload ignores `paused`
+ * (`holdsByPartition`, no webhook refuses it there) is held by partition = replicas instead.
  */
 function changed(m: Member, partition: number, paused: boolean): RoleWrite[] {
   const o = m.observed;
-  if (o.desired > 0 && partition >= o.desired) {
+  if (o.holdsByPartition) {
+    // Its workload ignores `paused`: a hold at every replica, or an armed role (every replica
+    // updated, so the next template change would roll each), is held by partition = replicas.
+    if (paused && (partition >= o.desired || m.state.updatedReplicas >= o.desired)) partition = o.desired;
+  } else if (o.desired > 0 && partition >= o.desired) {
     paused = true;
     partition = o.partition !== undefined && o.partition < o.desired ? o.partition : o.desired - 1;
   }

@@ -64,6 +64,16 @@ export function roleWorkloadType(groupApiVersion: unknown, role: JsonObject): { 
   return { apiVersion: text.slice(0, cut), kind: text.slice(cut + 1) };
 }
 
+/**
+ * Whether RBG carries a role's `rollingUpdate.paused` into its workload of `kind`: only into a
+ * RoleInstanceSet (v0.7.0 and v0.8.0-alpha.5); their StatefulSet reconcilers (v0.6.0's, the
+ * workload of every v1alpha1 role, included) write only a partition, so such a role is held by its
+ * partition alone.
+ */
+export function workloadHonoursPaused(kind: string): boolean {
+  return kind === 'RoleInstanceSet';
+}
+
 /** Checks the release and the API version against it: v1alpha2 needs v0.7 or later; v1alpha1 is deprecated in v0.8. */
 export function checkRelease(problems: ProblemList, release: unknown, apiVersion: unknown): void {
   if (!RBG_RELEASES.includes(release as RbgRelease)) {

@@ -85,6 +85,11 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
     why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator)',
   },
   {
+    group: '', resource: 'pods', verbs: ['delete'], scope: 'cluster',
+    by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round of a role run as a StatefulSet, uid-guarded)',
+    why: 'replace the Pods of a rolled-back StatefulSet role (RBG v0.6.0, v1alpha1) that run the abandoned revision below the partition the round wrote (the StatefulSet recreates them from the revision before the rollout)',
+  },
+  {
     group: 'discovery.k8s.io', resource: 'endpointslices', verbs: ['list', 'watch'], scope: 'cluster',
     by: 'operator/operator.ts: Informer (read by lib/runtime/rayservice/serve-endpoints.ts)',
     why: 'count the ready endpoints of each cluster\'s serve Service before routing traffic to it',
@@ -125,11 +130,16 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
     by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round)',
     why: 'replace the replicas of a rolled-back role that run the abandoned revision below the partition the round wrote (its roleinstanceset recreates them from the revision before the rollout)',
   },
-  ...([['apps', 'statefulsets'], ['leaderworkerset.x-k8s.io', 'leaderworkersets']] as const).map(([group, resource]): ApiAccess => ({
-    group, resource, verbs: ['get'], scope: 'cluster',
+  {
+    group: 'apps', resource: 'statefulsets', verbs: ['get', 'list', 'watch', 'patch'], scope: 'cluster',
+    by: 'lib/runtime/rbg/reconciler.ts: workloadStatuses (v1alpha1 roles); operator/rbg-controller.ts: Informer (v1alpha1 groups); lib/runtime/rbg/carry-partition.ts: carryPartitions (a JSON patch of the partition, guarded by a test of its value)',
+    why: 'read and watch the progress of coordinated roles run as statefulsets where the RoleBasedGroup status is stale, and carry a round\'s partition into a StatefulSet that RBG v0.6.0 reset to its replicas',
+  },
+  {
+    group: 'leaderworkerset.x-k8s.io', resource: 'leaderworkersets', verbs: ['get'], scope: 'cluster',
     by: 'lib/runtime/rbg/reconciler.ts: workloadStatuses (v1alpha1 roles)',
-    why: `read the progress of coordinated roles run as ${resource} where the RoleBasedGroup status is stale`,
-  })),
+    why: 'read the progress of coordinated roles run as leaderworkersets where the RoleBasedGroup status is stale',
+  },
   {
     group: 'events.k8s.io', resource: 'events', verbs: ['create'], scope: 'cluster',
     by: 'lib/runtime/kube/events.ts: recordEvents (RBG rounds and deadlines, analysis verdicts)',

@@ -163,6 +163,7 @@ describe('RBAC', () => {
       'ray.io/rayclusters/finalizers: update',
       'core/services: create,get,list,watch,patch,delete',
       'core/pods: list,watch,patch',
+      'core/pods: delete',
       'discovery.k8s.io/endpointslices: list,watch',
       'gateway.networking.k8s.io/gateways: create,list,watch',
       'gateway.networking.k8s.io/httproutes: create,get,list,watch,patch',
@@ -171,7 +172,7 @@ describe('RBAC', () => {
       'workloads.x-k8s.io/rolebasedgroupwarmups: get,list,watch,create',
       'workloads.x-k8s.io/roleinstancesets: get,list,watch',
       'workloads.x-k8s.io/roleinstances: list,delete',
-      'apps/statefulsets: get',
+      'apps/statefulsets: get,list,watch,patch',
       'leaderworkerset.x-k8s.io/leaderworkersets: get',
       'events.k8s.io/events: create',
     ]);

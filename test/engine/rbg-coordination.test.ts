@@ -415,3 +415,38 @@ describe('with a rollback possible, no role updates its last replica before ever
     expect(last.writes.map((w) => [w.name, w.partition])).toEqual([['prefill', 0], ['decode', 0]]);
   });
 });
+
+describe('a role whose workload ignores paused (RBG v0.6.0\'s StatefulSets) is held by its partition', () => {
+  const statefulSets = (setup: Record<string, RoleSetup>) => new Map([...roles(setup)].map(([n, r]) => [n, { ...r, holdsByPartition: true }]));
+
+  test('a fully rolled group is armed at partition = replicas (a template change then rolls nothing)', () => {
+    const s = step(statefulSets({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } }));
+    expect(s.status).toMatchObject({ phase: 'Complete', rounds: 0 });
+    expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
+      ['prefill', 40, true],
+      ['decode', 20, true],
+    ]);
+  });
+
+  test('armed at partition = replicas, it stays Complete and writes nothing: no round is counted for the arming', () => {
+    const armed = step(statefulSets({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status;
+    const again = step(statefulSets({ prefill: { desired: 40, updated: 40, partition: 40, maxUnavailable: 4, paused: true }, decode: { desired: 20, updated: 20, partition: 20, maxUnavailable: 2, paused: true } }), armed, T0 + 1000);
+    expect(again.writes).toEqual([]);
+    expect(again.status).toEqual(armed);
+  });
+
+  test('the first round of a new revision lowers the partitions from replicas, as from an armed paused role', () => {
+    const armed = step(statefulSets({ prefill: { desired: 40, updated: 40 }, decode: { desired: 20, updated: 20 } })).status;
+    const s = step(statefulSets({ prefill: { desired: 40, updated: 0, partition: 40, paused: true, revision: 'v2' }, decode: { desired: 20, updated: 0, partition: 20, paused: true, revision: 'v2' } }), armed, T0 + 1000);
+    const pausable = step(armedAtV2, armed, T0 + 1000);
+    expect(s.writes).toEqual(pausable.writes);
+  });
+
+  test('a stop mid-rollout holds each role at its written partition (below replicas)', () => {
+    const s = step(statefulSets({ prefill: { desired: 40, updated: 8, partition: 32, maxUnavailable: 4, revision: 'v2' }, decode: { desired: 20, updated: 4, partition: 16, maxUnavailable: 2, revision: 'v2' } }), { ...progressingAt(T0), phase: 'Failed', reason: 'ProgressDeadlineExceeded' }, T0 + 1000);
+    expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
+      ['prefill', 32, true],
+      ['decode', 16, true],
+    ]);
+  });
+});

@@ -55,6 +55,10 @@ const NOT_REACHED: Record<string, string> = {
   'workloads.x-k8s.io/roleinstances list': 'a rollback round of the RBG executor (cluster-rbg-analysis.test.ts)',
   'workloads.x-k8s.io/roleinstances delete': 'a rollback round of the RBG executor',
   'apps/statefulsets get': 'RBG v1alpha1 roles run as StatefulSets',
+  'apps/statefulsets list': 'the watch of StatefulSets runs only for v1alpha1 groups (RBG v0.6.0), none served here',
+  'apps/statefulsets watch': 'the same watch',
+  'apps/statefulsets patch': 'RBG v0.6.0 StatefulSets whose partition a round carries (cluster-rbg-analysis.test.ts, RBG v0.6.0)',
+  'core/pods delete': 'a rollback round of a StatefulSet role (cluster-rbg-analysis.test.ts, RBG v0.6.0)',
   'leaderworkerset.x-k8s.io/leaderworkersets get': 'RBG v1alpha1 roles run as LeaderWorkerSets',
   'events.k8s.io/events create': 'Events of RBG rounds and analysis verdicts (cluster-operator-analysis.test.ts, cluster-rbg-operator.test.ts)',
 };

@@ -1,23 +1,25 @@
 /**
  * Metric-gated coordinated rollouts against RBG's real workloads (issue 18, beside issue 16's test
- * cluster): RBG's controller (v0.7.0) turns a group synthesized by the `RoleBasedGroup` construct
- * with `executor: 'operator'` and an `analysis` into RoleInstanceSets and Pods, which
+ * cluster), once per release: RBG's controller (v0.7.0; v0.6.0 with a `v1alpha1` group) turns a
+ * group synthesized by the `RoleBasedGroup` construct with `executor: 'operator'` and an `analysis`
+ * into RoleInstanceSets (v0.6.0: StatefulSets) and Pods, which
  * kube-scheduler and kwok run to Ready; rayshift's RBG controller moves the partitions round by
  * round and gates each round after the first on a real Prometheus. The pods run no server, so their
  * serving metrics are TEST-ONLY simulated per Ready pod and labelled as a PodMonitor would
  * (test/support/simulated-pod-metrics.ts): the queries select the new release by the version label
  * of the role template, which RBG's in-place update carries onto the pods. Needs
- * `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok rbg` and `npm run prometheus:build`.
+ * `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok rbg rbg-v06` and `npm run prometheus:build`.
  */
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
+import { KnownTypes, KubeObject, ResourceType } from '../../lib/runtime/kube/types';
 import type { CoordinationStatus } from '../../lib/runtime/rbg/status';
 import type { UpgradeAnalysis } from '../../lib/spec/analysis';
-import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
+import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType } from '../../lib/spec/object-names';
+import type { RbgRelease, RoleBasedGroupVersion } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { ClusterRbg, startTestCluster, TestCluster } from '../support/cluster';
 import { coordinationStatuses } from '../support/rbg-operator-group';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
@@ -30,147 +32,166 @@ const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 /** A group's size and rolling-update bounds. */
 interface Shape {
-  readonly replicas: Readonly<Record<string, number>>;
+  readonly replicas: Readonly<Record<'prefill' | 'decode', number>>;
   readonly maxSkewPercent: number;
   /** Per role, a count. */
   readonly maxUnavailable: Readonly<Record<string, number>>;
 }
-/** 4 prefill / 2 decode at maxSkew 1%, one replica of each role at a time. */
+/**
+ * 4 prefill / 2 decode at maxSkew 1%, one replica of each role at a time: rounds of 2 prefill and
+ * 1 decode. A looser skew lets the first round release every replica (each workload's own
+ * maxUnavailable paces it), and once every pod is updated RBG makes the new revision current:
+ * nothing is left to gate or to roll back to.
+ */
 const SMALL: Shape = { replicas: { prefill: 4, decode: 2 }, maxSkewPercent: 1, maxUnavailable: { prefill: 1, decode: 1 } };
 /** 40 prefill / 20 decode at maxSkew 10%, maxUnavailable 10% (4 prefill, 2 decode). */
 const LARGE: Shape = { replicas: { prefill: 40, decode: 20 }, maxSkewPercent: 10, maxUnavailable: { prefill: 4, decode: 2 } };
-/** The share of requests each release fails (simulated); v4 starts failing when the test says so; v5 is good, and a person rolls it back. */
-const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0, v5: 0 };
+/** The share of requests each release fails (simulated); v4 and v6 start failing when the test says so; v5 is good, and a person rolls it back. */
+const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0, v5: 0, v6: 0 };
 /** Releases whose gate measures only once an hour: the rollout waits for its analysis after its first round. */
 const SLOW_GATE = new Set(['v5']);
-
-let cluster: TestCluster;
-let admin: KubeClient;
-let controller: RbgRolloutController | undefined;
-let metrics: SimulatedPodMetrics;
-let prometheus: RunningPrometheus;
-
-beforeAll(async () => {
-  cluster = await startTestCluster({ rbg: true, nodes: 2 });
-  admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-  metrics = await startSimulatedPodMetrics(admin, { namespace: NS, requestsPerSecond: 20, errorRatio: (v) => ERROR_RATIO[v] ?? 0 });
-  prometheus = await startPrometheus({ targets: { pods: [metrics.target] }, scrapeInterval: '500ms' });
-  controller = new RbgRolloutController({ client: admin, log: SILENT });
-  await controller.start();
-}, 300_000);
-
-afterAll(async () => {
-  await controller?.stop();
-  await prometheus?.stop();
-  await metrics?.close();
-  admin?.close();
-  await cluster?.stop();
-}, 60_000);
-
-/** The new release's error ratio, selected by its template's version label. */
-function analysis(release: string): UpgradeAnalysis {
-  const select = `namespace="{{namespace}}",group="{{service}}",app_kubernetes_io_version="${release}"`;
-  return {
-    prometheusUrl: prometheus.address,
-    metrics: [{
-      name: 'error-ratio',
-      query: `sum(rate(simulated_pod_errors_total{${select}}[{{window}}])) / sum(rate(simulated_pod_requests_total{${select}}[{{window}}]))`,
-      successCondition: { maximum: 0.05 },
-      intervalSeconds: SLOW_GATE.has(release) ? 3600 : 2,
-      windowSeconds: 3,
-      count: 2,
-    }],
-    onFailure: 'rollback',
-  };
-}
-
-/**
- * The group at `release` as the construct synthesizes it: executor `operator`, the roles kept at
- * the same share (maxSkew 1%: rounds of 2 prefill and 1 decode), gated from v2 on. A looser skew
- * lets the first round release every replica (each workload's own maxUnavailable paces it), and
- * once every pod is updated RBG makes the new revision current: nothing is left to gate or to roll
- * back to.
- */
-function synthesize(name: string, release: string, shape: Shape = SMALL): KubeObject {
-  const chart = Testing.chart();
-  new RoleBasedGroup(chart, 'g', {
-    metadata: { name, namespace: NS },
-    executor: 'operator',
-    roles: Object.entries(shape.replicas).map(([role, n]) => ({
-      name: role,
-      replicas: n,
-      template: { metadata: { labels: { [VERSION_LABEL]: release } }, spec: { containers: [{ name: role, image: `sglang:${release}` }] } },
-    })),
-    coordination: [{ name: 'pd', roles: Object.keys(shape.replicas), rollingUpdate: { maxSkew: `${shape.maxSkewPercent}%`, maxUnavailable: shape === SMALL ? 1 : '10%' }, progressDeadlineSeconds: 180 }],
-    ...(release === 'v1' ? {} : { analysis: analysis(release) }),
-  });
-  return (Testing.synth(chart) as KubeObject[])[0];
-}
-
-/** Polls the group's coordination status until `done` holds; returns every distinct status seen. */
-function until(name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
-  return coordinationStatuses(admin, RBG_V1ALPHA2_TYPE, NS, name, what, done, timeoutMs);
-}
-
-/** The releases the group's Ready pods carry, as `<version label>/<image tag>`, counted (`v1/v1: 6`). */
-async function podReleases(name: string): Promise<Record<string, number>> {
-  const pods = await admin.list(KnownTypes.Pod, { namespace: NS });
-  const counts: Record<string, number> = {};
-  for (const p of pods.items) {
-    if (!String(p.metadata.name).startsWith(`${name}-`) || p.metadata.deletionTimestamp) continue;
-    const ready = ((p.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-    if (!ready) continue;
-    const image = String(((p.spec as { containers?: { image?: string }[] })?.containers ?? [])[0]?.image ?? '?').replace('sglang:', '');
-    const v = `${p.metadata.labels?.[VERSION_LABEL] ?? '?'}/${image}`;
-    counts[v] = (counts[v] ?? 0) + 1;
-  }
-  return counts;
-}
-
-/** Creates the group at v1 and waits until the operator armed it and every pod serves v1. */
-async function createAtV1(name: string, shape: Shape = SMALL): Promise<string> {
-  await admin.apply(synthesize(name, 'v1', shape), { force: true });
-  const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
-  const all = shape.replicas.prefill + shape.replicas.decode;
-  await waitFor(async () => {
-    const releases = JSON.stringify(await podReleases(name));
-    return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
-  }, `${name}: ${all} pods Ready at v1`, { timeoutMs: 120_000, everyMs: 500 });
-  return armed[armed.length - 1].revision;
-}
-
-test('a good release completes on the real workloads; every round after the first waited for a passed measurement of its pods', () =>
-  cluster.printLogsOnFailure(async () => {
-    const first = await createAtV1('good');
-    await admin.apply(synthesize('good', 'v2'), { force: true });
-    const seen = await until('good', 'the v2 rollout to complete', (c) => c.phase === 'Complete' && c.revision !== first);
-    const done = seen[seen.length - 1];
-    process.stdout.write(`[cluster-rbg-analysis] good: ${JSON.stringify(seen.map((c) => [c.phase, c.reason, c.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.updated}`).join(' ')]))}\n`);
-    expect(done.rounds).toBeGreaterThan(1);
-    expect(seen.some((c) => c.reason === 'WaitingForAnalysis')).toBe(true);
-    const verdicts = done.analysis!.verdicts.map((v) => `${v.pendingWeight}:${v.phase}`);
-    expect(verdicts.length).toBeGreaterThanOrEqual(done.rounds);
-    expect(done.analysis!.verdicts.every((v) => v.phase === 'Successful')).toBe(true);
-    expect(verdicts[verdicts.length - 1]).toBe('100:Successful');
-    expect(await podReleases('good')).toEqual({ 'v2/v2': SMALL.replicas.prefill + SMALL.replicas.decode });
-  }));
-
 /** What starts the rollback: the release's gate failing (`turnBad` makes it fail after the rounds, when it does not from the start), or a person's `rayshift rollback rbg/NAME` after them. */
 type Trigger = { readonly by: 'gate'; readonly turnBad?: () => void } | { readonly by: 'verb' };
 
-/**
- * Group `name` at v1, then `release`, which is rolled back after `rounds` rounds (its gate fails, or
- * a person rolls it back): the rollback returns every replica to v1, every state of the
- * RoleInstanceSets from a watch within the skew check and maxUnavailable.
- */
-async function rolledBack(name: string, release: string, rounds: number, trigger: Trigger, shape: Shape = SMALL): Promise<void> {
+/** One RBG release under test: its build, its group API version, and the kinds of its group and workloads. */
+interface Release {
+  readonly name: string;
+  readonly rbg: ClusterRbg;
+  readonly rbgVersion: RbgRelease;
+  readonly version: RoleBasedGroupVersion;
+  readonly groupType: RbgResourceType;
+  readonly workloadType: ResourceType;
+}
+
+const STATEFUL_SET_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true };
+const RELEASES: readonly Release[] = [
+  { name: 'v0.7.0', rbg: 'v0.7', rbgVersion: 'v0.7', version: 'v1alpha2', groupType: RBG_V1ALPHA2_TYPE, workloadType: ROLE_INSTANCE_SET_TYPE },
+  { name: 'v0.6.0', rbg: 'v0.6', rbgVersion: 'v0.6', version: 'v1alpha1', groupType: RBG_V1ALPHA1_TYPE, workloadType: STATEFUL_SET_TYPE },
+];
+
+describe.each(RELEASES)('RBG $name', (release) => {
+  let cluster: TestCluster;
+  let admin: KubeClient;
+  let controller: RbgRolloutController | undefined;
+  let metrics: SimulatedPodMetrics;
+  let prometheus: RunningPrometheus;
+
+  beforeAll(async () => {
+    // The releases that turn bad start good again for each RBG release (one process runs them all).
+    Object.assign(ERROR_RATIO, { v4: 0, v6: 0 });
+    cluster = await startTestCluster({ rbg: release.rbg, nodes: 2 });
+    admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+    metrics = await startSimulatedPodMetrics(admin, { namespace: NS, requestsPerSecond: 20, errorRatio: (v) => ERROR_RATIO[v] ?? 0 });
+    prometheus = await startPrometheus({ targets: { pods: [metrics.target] }, scrapeInterval: '500ms' });
+    controller = new RbgRolloutController({ client: admin, log: SILENT });
+    await controller.start();
+  }, 300_000);
+
+  afterAll(async () => {
+    await controller?.stop();
+    await prometheus?.stop();
+    await metrics?.close();
+    admin?.close();
+    await cluster?.stop();
+  }, 60_000);
+
+  /** The new release's error ratio, selected by its template's version label. */
+  function analysis(release: string): UpgradeAnalysis {
+    const select = `namespace="{{namespace}}",group="{{service}}",app_kubernetes_io_version="${release}"`;
+    return {
+      prometheusUrl: prometheus.address,
+      metrics: [{
+        name: 'error-ratio',
+        query: `sum(rate(simulated_pod_errors_total{${select}}[{{window}}])) / sum(rate(simulated_pod_requests_total{${select}}[{{window}}]))`,
+        successCondition: { maximum: 0.05 },
+        intervalSeconds: SLOW_GATE.has(release) ? 3600 : 2,
+        windowSeconds: 3,
+        count: 2,
+      }],
+      onFailure: 'rollback',
+    };
+  }
+
+  /** The group at `tag` as the construct synthesizes it: executor `operator`, the roles kept at the same share (`shape`), gated from v2 on. */
+  function synthesize(name: string, tag: string, shape: Shape = SMALL): KubeObject {
+    const chart = Testing.chart();
+    new RoleBasedGroup(chart, 'g', {
+      metadata: { name, namespace: NS },
+      version: release.version,
+      rbgVersion: release.rbgVersion,
+      executor: 'operator',
+      roles: Object.entries(shape.replicas).map(([role, n]) => ({
+        name: role,
+        replicas: n,
+        template: { metadata: { labels: { [VERSION_LABEL]: tag } }, spec: { containers: [{ name: role, image: `sglang:${tag}` }] } },
+      })),
+      coordination: [{ name: 'pd', roles: Object.keys(shape.replicas), rollingUpdate: { maxSkew: `${shape.maxSkewPercent}%`, maxUnavailable: shape === SMALL ? 1 : '10%' }, progressDeadlineSeconds: 180 }],
+      ...(tag === 'v1' ? {} : { analysis: analysis(tag) }),
+    });
+    return (Testing.synth(chart) as KubeObject[])[0];
+  }
+
+  /** Polls the group's coordination status until `done` holds; returns every distinct status seen. */
+  function until(name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
+    return coordinationStatuses(admin, release.groupType, NS, name, what, done, timeoutMs);
+  }
+
+  /** The releases the group's Ready pods carry, as `<version label>/<image tag>`, counted (`v1/v1: 6`). */
+  async function podReleases(name: string): Promise<Record<string, number>> {
+    const pods = await admin.list(KnownTypes.Pod, { namespace: NS });
+    const counts: Record<string, number> = {};
+    for (const p of pods.items) {
+      if (!String(p.metadata.name).startsWith(`${name}-`) || p.metadata.deletionTimestamp) continue;
+      const ready = ((p.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      if (!ready) continue;
+      const image = String(((p.spec as { containers?: { image?: string }[] })?.containers ?? [])[0]?.image ?? '?').replace('sglang:', '');
+      const v = `${p.metadata.labels?.[VERSION_LABEL] ?? '?'}/${image}`;
+      counts[v] = (counts[v] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /** Creates the group at v1 and waits until the operator armed it and every pod serves v1. */
+  async function createAtV1(name: string, shape: Shape = SMALL): Promise<string> {
+    await admin.apply(synthesize(name, 'v1', shape), { force: true });
+    const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
+    const all = shape.replicas.prefill + shape.replicas.decode;
+    await waitFor(async () => {
+      const releases = JSON.stringify(await podReleases(name));
+      return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
+    }, `${name}: ${all} pods Ready at v1`, { timeoutMs: 120_000, everyMs: 500 });
+    return armed[armed.length - 1].revision;
+  }
+
+  test('a good release completes on the real workloads; every round after the first waited for a passed measurement of its pods', () =>
+    cluster.printLogsOnFailure(async () => {
+      const first = await createAtV1('good');
+      await admin.apply(synthesize('good', 'v2'), { force: true });
+      const seen = await until('good', 'the v2 rollout to complete', (c) => c.phase === 'Complete' && c.revision !== first);
+      const done = seen[seen.length - 1];
+      process.stdout.write(`[cluster-rbg-analysis] good: ${JSON.stringify(seen.map((c) => [c.phase, c.reason, c.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.updated}`).join(' ')]))}\n`);
+      expect(done.rounds).toBeGreaterThan(1);
+      expect(seen.some((c) => c.reason === 'WaitingForAnalysis')).toBe(true);
+      const verdicts = done.analysis!.verdicts.map((v) => `${v.pendingWeight}:${v.phase}`);
+      expect(verdicts.length).toBeGreaterThanOrEqual(done.rounds);
+      expect(done.analysis!.verdicts.every((v) => v.phase === 'Successful')).toBe(true);
+      expect(verdicts[verdicts.length - 1]).toBe('100:Successful');
+      expect(await podReleases('good')).toEqual({ 'v2/v2': SMALL.replicas.prefill + SMALL.replicas.decode });
+    }));
+
+  /**
+   * Group `name` at v1, then `tag`, which is rolled back after `rounds` rounds (its gate fails, or a
+   * person rolls it back): the rollback returns every replica to v1, every state of the workloads
+   * from a watch within the skew check and maxUnavailable.
+   */
+  async function rolledBack(name: string, tag: string, rounds: number, trigger: Trigger, shape: Shape = SMALL): Promise<void> {
     const replicas = shape.replicas;
     const first = await createAtV1(name, shape);
-    const v1Revision = Object.fromEntries(await Promise.all(Object.keys(replicas).map(async (r) => [r, String(((await admin.get(ROLE_INSTANCE_SET_TYPE, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
-    const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(replicas));
+    const v1Revision = Object.fromEntries(await Promise.all(Object.keys(replicas).map(async (r) => [r, String(((await admin.get(release.workloadType, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
+    const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(replicas), { workload: release.workloadType, group: release.groupType });
     try {
       const t0 = Date.now();
-      await admin.apply(synthesize(name, release, shape), { force: true });
+      await admin.apply(synthesize(name, tag, shape), { force: true });
       if (trigger.by === 'verb') {
         // The rollout waits for its (slow) gate after round 1, every replica of the round updated and
         // ready: a person rolls it back from there.
@@ -213,26 +234,30 @@ async function rolledBack(name: string, release: string, rounds: number, trigger
         const releases = await podReleases(name);
         return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
       }, `${name}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
-      // Every state of the RoleInstanceSets seen from the watch from the new release's apply on (the
+      // Every state of the workloads seen from the watch from the new release's apply on (the
       // rollout's rounds and the way back): within RBG's skew check at maxSkew, at most maxUnavailable down.
       const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(replicas), v1Revision, shape.maxSkewPercent, shape.maxUnavailable);
       if (over.length > 0) process.stdout.write(`[cluster-rbg-analysis] states:\n${lines}\n`);
       expect(over).toEqual([]);
-      process.stdout.write(`[cluster-rbg-analysis] ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (${trigger.by === 'gate' ? 'gate failed' : 'rollback verb'} ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
+      process.stdout.write(`[cluster-rbg-analysis] ${release.name} ${name}: rollback after round ${rounds}: ${back.rollback!.rounds} rollback round(s) in ${wall} ms (${trigger.by === 'gate' ? 'gate failed' : 'rollback verb'} ${t1 - t0} ms after the template change); ${states.length} workload states checked; statuses ${JSON.stringify(seen.map((c) => [c.phase, c.rollback?.rounds, c.roles.map((r) => `${r.name}:${r.partition}/${r.replicasByRevision?.abandoned ?? r.updated}`).join(' ')]))}\n`);
       expect(rolling.length).toBeGreaterThan(0);
     } finally {
       recorder.stop();
     }
-}
+  }
 
-test('a bad release fails its first gate on its own pods\' errors and is rolled back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
-  cluster.printLogsOnFailure(() => rolledBack('bad', 'v3', 1, { by: 'gate' })));
+  test('a bad release fails its first gate on its own pods\' errors and is rolled back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
+    cluster.printLogsOnFailure(() => rolledBack('bad', 'v3', 1, { by: 'gate' })));
 
-test('a release that turns bad after its second round fails its second gate and is rolled back in tandem the same way', () =>
-  cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v4 = 0.4) })));
+  test('a release that turns bad after its second round fails its second gate and is rolled back in tandem the same way', () =>
+    cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v4 = 0.4) })));
 
-test('a person\'s `rayshift rollback rbg/NAME` mid-rollout starts the same tandem rollback rounds: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
-  cluster.printLogsOnFailure(() => rolledBack('steered', 'v5', 1, { by: 'verb' })));
+  test('40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: a release that turns bad after its second round is rolled back in tandem the same way', () =>
+    cluster.printLogsOnFailure(() => rolledBack('late-large', 'v6', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v6 = 0.4) }, LARGE)), 300_000);
 
-test('the same at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: every replica returns to v1 in tandem rounds of at most 4 prefill and 2 decode', () =>
-  cluster.printLogsOnFailure(() => rolledBack('steered-large', 'v5', 1, { by: 'verb' }, LARGE)), 300_000);
+  test('a person\'s `rayshift rollback rbg/NAME` mid-rollout starts the same tandem rollback rounds: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
+    cluster.printLogsOnFailure(() => rolledBack('steered', 'v5', 1, { by: 'verb' })));
+
+  test('the verb at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: every replica returns to v1 in tandem rounds of at most 4 prefill and 2 decode', () =>
+    cluster.printLogsOnFailure(() => rolledBack('steered-large', 'v5', 1, { by: 'verb' }, LARGE)), 300_000);
+});

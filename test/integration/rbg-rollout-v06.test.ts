@@ -1,10 +1,10 @@
 /**
  * Coordinated RoleBasedGroup rollouts of RBG v0.6.0's `v1alpha1` groups, executed by rayshift's
- * RBG controller, on a real kube-apiserver with the upstream v0.6.0 CRDs. RBG v0.6.0's controller
- * cannot be built here (the Go module proxy refuses `sigs.k8s.io/rbgs`, and only v0.7.0's source is
- * in ../shared/upstream), so the TEST-ONLY simulated RBG controller of an unbuildable release
- * (test/support/simulated-rbg.ts) plays its part and moves replicas within each role's partition
- * and maxUnavailable. The same cases run against RBG v0.7.0's real controller in
+ * RBG controller, on a real kube-apiserver with the upstream v0.6.0 CRDs. The TEST-ONLY simulated
+ * RBG controller (test/support/simulated-rbg.ts) plays v0.6.0's part here and moves replicas within
+ * each role's partition and maxUnavailable: these cases read the group's role status, which the real
+ * v0.6.0 writes only when replica counts change. Its real controller (`build-cluster.sh rbg-v06`)
+ * runs the coordinated rollouts and rollbacks of cluster-rbg-analysis.test.ts. The same cases run against RBG v0.7.0's real controller in
  * cluster-rbg-operator.test.ts. Groups are synthesized by the `RoleBasedGroup` construct with
  * `executor: 'operator'` and server-side applied by a "gitops" field manager, as Argo CD / Flux
  * would; a template change is a second apply of the same construct with a new image. Every

@@ -17,20 +17,29 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { crdsOf } from '../../lib/crds/catalog';
-import { projectRoot, resolveCrdFile } from '../../lib/crds/resolve';
+import { projectRoot, resolveCrdFile, sharedCrdDir } from '../../lib/crds/resolve';
 import { ControlPlane, ExtraToken, startControlPlane } from './controlplane';
 import { controlPlaneBinDir } from './controlplane-files';
 import { freePorts, httpGet, isExecutable, logTail, pollUntil, Proc, runBinDirScript, Supervisor } from './processes';
 
-/** A controller built by `scripts/build-cluster.sh`. */
-export type ClusterTool = 'kwok' | 'rbg' | 'kuberay';
+/** A controller built by `scripts/build-cluster.sh` (`rbg` is RBG v0.7.0; `rbg-v06`, `rbg-v08` the other releases). */
+export type ClusterTool = 'kwok' | 'rbg' | 'rbg-v06' | 'rbg-v08' | 'kuberay';
+
+/** The RBG release a cluster runs: `true` is v0.7.0. */
+export type ClusterRbg = boolean | 'v0.6' | 'v0.7';
+
+/** The build of each RBG release. */
+const RBG_TOOL: Record<'v0.6' | 'v0.7', ClusterTool> = { 'v0.6': 'rbg-v06', 'v0.7': 'rbg' };
 
 /** Options of `startTestCluster`. */
 export interface ClusterOptions {
   /** Run KubeRay's operator (and install KubeRay's CRDs, RayJob included). @default false */
   readonly kuberay?: boolean;
-  /** Run RBG's controller (and install every CRD it checks for at start-up). @default false */
-  readonly rbg?: boolean;
+  /**
+   * Run RBG's controller (and install every CRD it checks for at start-up): `true` or `'v0.7'` runs
+   * v0.7.0, `'v0.6'` v0.6.0 (`v1alpha1` groups, StatefulSets). @default false
+   */
+  readonly rbg?: ClusterRbg;
   /** How many fake Nodes kwok manages. @default 2 */
   readonly nodes?: number;
   /** Further CRD files to install before the controllers start. */
@@ -73,7 +82,7 @@ export interface TestCluster {
 /** Annotation that marks a Node as kwok's (`--manage-nodes-with-annotation-selector`). */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 
-const PROGRAM: Record<ClusterTool, string> = { kwok: 'kwok', rbg: 'rbgs', kuberay: 'kuberay-operator' };
+const PROGRAM: Record<ClusterTool, string> = { kwok: 'kwok', rbg: 'rbgs', 'rbg-v06': 'rbgs', 'rbg-v08': 'rbgs', kuberay: 'kuberay-operator' };
 /** RBG's controller checks at start-up that all of these exist (from ../shared/crds or the pinned URL). */
 const RBG_CRD_FILES = [
   'clusterengineruntimeprofiles',
@@ -86,6 +95,32 @@ const RBG_CRD_FILES = [
   'roleinstances',
   'roleinstancesets',
 ].map((plural) => `workloads.x-k8s.io_${plural}.yaml`);
+/** RBG v0.6.0 serves these (no RoleInstances or CoordinatedPolicies yet). */
+const RBG_V06_CRD_FILES = ['clusterengineruntimeprofiles', 'instances', 'instancesets', 'rolebasedgroups', 'rolebasedgroupscalingadapters', 'rolebasedgroupsets'].map(
+  (plural) => `workloads.x-k8s.io_${plural}.yaml`,
+);
+
+/** The build of the RBG release `rbg` asks for, or none. */
+export function rbgTool(rbg: ClusterRbg | undefined): ClusterTool | undefined {
+  if (!rbg) return undefined;
+  return RBG_TOOL[rbg === true ? 'v0.7' : rbg];
+}
+
+/**
+ * A CRD file of an RBG release: `../shared/crds` (or its download) when the catalog pins it there,
+ * else the release's source tree that `build-cluster.sh` builds from (`$RAYSHIFT_UPSTREAM`, default
+ * ../shared/upstream, else its clone in the cache), where every CRD the controller serves is.
+ */
+async function rbgCrdFile(version: string, file: string): Promise<string> {
+  const shared = path.join(sharedCrdDir(), 'rbg', version, file);
+  if (fs.existsSync(shared)) return shared;
+  const trees = [
+    path.join(process.env.RAYSHIFT_UPSTREAM ?? path.join(projectRoot(), '..', 'shared', 'upstream'), 'rbg', version),
+    path.join(process.env.RAYSHIFT_CACHE ?? path.join(os.homedir(), '.cache', 'rayshift'), 'upstream', 'rbg', version),
+  ];
+  const inTree = trees.map((t) => path.join(t, 'config', 'crd', 'bases', file)).find((f) => fs.existsSync(f));
+  return inTree ?? resolveCrdFile({ project: 'rbg', version, file });
+}
 
 /**
  * The folder holding one tool: `$RAYSHIFT_<TOOL>_BIN`, else the cache folder that
@@ -104,9 +139,10 @@ export async function controllerCrdFiles(opts: Pick<ClusterOptions, 'kuberay' | 
     const crds = [...crdsOf('kuberay', version), { project: 'kuberay' as const, version, file: 'ray.io_rayjobs.yaml' }];
     files.push(...crds.map((c) => resolveCrdFile(c)));
   }
-  if (opts.rbg) {
-    const version = clusterBinDir('rbg', 'version');
-    files.push(...RBG_CRD_FILES.map((file) => resolveCrdFile({ project: 'rbg', version, file })));
+  const rbg = rbgTool(opts.rbg);
+  if (rbg) {
+    const version = clusterBinDir(rbg, 'version');
+    files.push(...(rbg === 'rbg-v06' ? RBG_V06_CRD_FILES : RBG_CRD_FILES).map((file) => rbgCrdFile(version, file)));
   }
   return Promise.all(files);
 }
@@ -138,7 +174,8 @@ function locateBinaries(opts: ClusterOptions): Record<string, string> {
     'kube-controller-manager': path.join(cpBin, 'kube-controller-manager'),
     'kube-scheduler': path.join(cpBin, 'kube-scheduler'),
   };
-  const tools: ClusterTool[] = ['kwok', ...(opts.kuberay ? (['kuberay'] as const) : []), ...(opts.rbg ? (['rbg'] as const) : [])];
+  const rbg = rbgTool(opts.rbg);
+  const tools: ClusterTool[] = ['kwok', ...(opts.kuberay ? (['kuberay'] as const) : []), ...(rbg ? [rbg] : [])];
   for (const t of tools) found[PROGRAM[t]] = path.join(clusterBinDir(t), PROGRAM[t]);
   const missing = Object.entries(found).filter(([, file]) => !isExecutable(file));
   if (missing.length > 0) {
@@ -227,10 +264,12 @@ class LocalCluster implements TestCluster {
       ]);
       controllers.push(this.ready(ray, `http://127.0.0.1:${rayProbe}/readyz`));
     }
-    if (this.opts.rbg) {
+    const rbgBuild = rbgTool(this.opts.rbg);
+    if (rbgBuild) {
       const rbg = this.launch('rbgs', [
         `--kubeconfig=${kc}`,
-        '--enable-webhooks=none',
+        // v0.6.0 has no webhooks (nor the flag); v0.7.0's would bootstrap certificates for a Service.
+        ...(rbgBuild === 'rbg-v06' ? [] : ['--enable-webhooks=none']),
         '--metrics-bind-address=0',
         '--leader-elect=false',
         `--health-probe-bind-address=127.0.0.1:${rbgProbe}`,

@@ -1,6 +1,6 @@
 /**
  * Records, from a watch, every distinct state of the RoleInstanceSets that RBG's real controller
- * (v0.7.0, test/support/cluster.ts) keeps for one RoleBasedGroup: per role the partition written
+ * (v0.7.0, test/support/cluster.ts) keeps for one RoleBasedGroup (or of the StatefulSets v0.6.0 keeps): per role the partition written
  * into the workload, the updated and ready replicas its controller reports, and the role's entry in
  * the group's status (what RBG reads while a workload has not observed its spec). The cluster tests
  * read RBG's coordinated rolling rounds from this (the partitions as they change) and check the
@@ -8,8 +8,8 @@
  */
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { Informer } from '../../lib/runtime/kube/informer';
-import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
+import { KubeObject, ResourceType } from '../../lib/runtime/kube/types';
+import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType } from '../../lib/spec/object-names';
 import { StateRecorder } from './state-recorder';
 
 /** One role's workload as observed. */
@@ -36,17 +36,21 @@ export class WorkloadRecorder extends StateRecorder<GroupState> {
   private readonly reported: Record<string, { updated: number; ready: number }> = {};
   private readonly informers: Informer[];
 
-  constructor(client: KubeClient, namespace: string, readonly group: string, readonly roles: readonly string[]) {
+  /**
+   * `types` names the workload and group resources when they are not RoleInstanceSets of a
+   * `v1alpha2` group (RBG v0.6.0: StatefulSets of a `v1alpha1` group).
+   */
+  constructor(client: KubeClient, namespace: string, readonly group: string, readonly roles: readonly string[], types: { workload: ResourceType; group: RbgResourceType } = { workload: ROLE_INSTANCE_SET_TYPE, group: RBG_V1ALPHA2_TYPE }) {
     super(group, 120_000);
     const byName = new Map(roles.map((r) => [`${group}-${r}`, r]));
-    const workloads = client.watch(ROLE_INSTANCE_SET_TYPE, namespace, (e) => {
+    const workloads = client.watch(types.workload, namespace, (e) => {
       const role = byName.get(e.object.metadata.name ?? '');
       if (role === undefined || e.type === 'delete') return;
       this.current[role] = workloadState(e.object);
       this.recordCurrent();
     });
     // The group's role statuses: what RBG reads for a workload that has not observed its latest spec.
-    const groups = client.watch(RBG_V1ALPHA2_TYPE, namespace, (e) => {
+    const groups = client.watch(types.group, namespace, (e) => {
       if (e.object.metadata.name !== group || e.type === 'delete') return;
       for (const s of ((e.object.status as any)?.roleStatuses ?? []) as any[]) {
         if (roles.includes(s.name)) this.reported[s.name] = { updated: s.updatedReplicas ?? 0, ready: s.readyReplicas ?? 0 };
@@ -72,7 +76,8 @@ function workloadState(ris: KubeObject): WorkloadState {
   const replicas = spec.replicas ?? 1;
   return {
     replicas,
-    partition: partitionCount(us.partition, replicas),
+    // A RoleInstanceSet's `updateStrategy.partition`, a StatefulSet's `updateStrategy.rollingUpdate.partition`.
+    partition: partitionCount(us.partition ?? us.rollingUpdate?.partition, replicas),
     paused: us.paused === true,
     updated: status.updatedReplicas ?? 0,
     ready: status.readyReplicas ?? 0,

@@ -16,6 +16,8 @@ import { serveMetrics } from './metrics-endpoint';
 
 /** RBG's label naming the RoleBasedGroup of a pod (v0.7.0 `constants.GroupNameLabelKey`). */
 export const RBG_GROUP_NAME_LABEL = 'rbg.workloads.x-k8s.io/group-name';
+/** The same label of RBG v0.6.0 (`v1alpha1.SetNameLabelKey`). */
+export const RBG_V06_GROUP_NAME_LABEL = 'rolebasedgroup.workloads.x-k8s.io/name';
 /** The release label of a role template. */
 export const VERSION_LABEL = 'app.kubernetes.io/version';
 
@@ -53,7 +55,7 @@ export async function startSimulatedPodMetrics(admin: KubeClient, opts: Simulate
     const labels = e.object.metadata.labels ?? {};
     const conditions = ((e.object.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []);
     pods.set(name, {
-      group: labels[RBG_GROUP_NAME_LABEL] ?? '',
+      group: labels[RBG_GROUP_NAME_LABEL] ?? labels[RBG_V06_GROUP_NAME_LABEL] ?? '',
       version: labels[VERSION_LABEL] ?? '',
       ready: conditions.some((c) => c.type === 'Ready' && c.status === 'True') && e.object.metadata.deletionTimestamp === undefined,
     });

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { IntOrPercent, resolvePartition } from '../../spec/percent';
 import { JsonObject, asArray, asObject, isInteger } from '../../spec/read';
+import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { resolveMaxUnavailable } from '../../engine/from-spec';
 import type { ObservedRole, RoleProgress } from '../../engine/rbg-coordination-types';
 
@@ -47,6 +48,26 @@ export function roleProgress(groupEntry: JsonObject | undefined, workload: Workl
   return { updatedReplicas: count(groupEntry.updatedReplicas), readyReplicas: count(groupEntry.readyReplicas), source: 'group' };
 }
 
+/**
+ * Whether RBG has carried the group's latest spec into its workloads: the group's
+ * `status.observedGeneration` says so, or, for a `v1alpha1` group, every role in `roles` (the
+ * coordinated ones) has a workload that was read, has observed its own spec and carries at least
+ * the role's partition (RBG copies it there as a floor). RBG v0.6.0 writes a group's status,
+ * `observedGeneration` included, only when a role's replicas or readyReplicas change, so a write
+ * that moves no replica (arming, a held round) would otherwise never be seen as carried.
+ */
+export function controllerCaughtUp(group: JsonObject, roles: ReadonlyMap<string, ObservedRole>, coordinated: readonly string[]): boolean {
+  const observedGeneration = asObject(group.status).observedGeneration;
+  const generation = asObject(group.metadata).generation;
+  if (typeof observedGeneration === 'number' && typeof generation === 'number' && observedGeneration >= generation) return true;
+  if (!String(group.apiVersion).endsWith('/v1alpha1') || coordinated.length === 0) return false;
+  return coordinated.every((name) => {
+    const r = roles.get(name);
+    const p = r?.progress;
+    return r !== undefined && p?.source === 'workload' && p.workloadPartition !== undefined && p.workloadPartition >= (r.partition ?? 0);
+  });
+}
+
 /** Every role of the group, keyed by name; `workloads` maps role names to their workload's status. */
 export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, WorkloadStatus> = new Map()): Map<string, ObservedRole> {
   const statuses = new Map(asArray(asObject(group.status).roleStatuses).map((s) => [String(asObject(s).name), asObject(s)]));
@@ -63,6 +84,7 @@ export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, W
       ...(ru.partition !== undefined ? { partition: resolvePartition(ru.partition as IntOrPercent, desired) } : {}),
       ...(ru.maxUnavailable !== undefined ? { maxUnavailable: resolveMaxUnavailable(ru.maxUnavailable as IntOrPercent, desired) } : {}),
       paused: ru.paused === true,
+      ...(workloadHonoursPaused(roleWorkloadType(group.apiVersion, role).kind) ? {} : { holdsByPartition: true }),
       revision: roleRevision(role),
       progress: roleProgress(statuses.get(name), workloads.get(name)),
     });

@@ -30,11 +30,13 @@ import { KubeObject } from '../kube/types';
 import { isPatchConflict } from '../route/writer';
 import { PendingMeasurements } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
-import { WorkloadStatus, observeRoles } from './observe';
+import { WorkloadStatus, controllerCaughtUp, observeRoles } from './observe';
 import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
 import { observeWarmup, warmupObject } from './warmup';
 import { returnReplicas } from './return-replicas';
+import { carryPartitions } from './carry-partition';
+import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { workloadOf, workloadStatus } from './workloads';
 
 /** The Events of coordinated rollouts. */
@@ -123,14 +125,13 @@ export class RbgRolloutReconciler {
     }
     const workloads = this.readWorkloads ? await this.workloadStatuses(group, reading.rules) : new Map<string, WorkloadStatus>();
     const roles = observeRoles(group as unknown as JsonObject, workloads);
-    const observedGeneration = asObject(group.status).observedGeneration;
-    const controllerCaughtUp = typeof observedGeneration === 'number' && observedGeneration >= generation;
+    const caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
     const measurements = this.measured.takeAll(key);
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
     const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
     const rollback = rbgRollbackRequestOf(group.metadata.annotations);
-    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), now });
+    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), now });
     const warmup = gate?.decision.status ?? previous?.warmup;
     const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
     for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
@@ -140,6 +141,12 @@ export class RbgRolloutReconciler {
     for (const ret of returns) {
       const deleted = await returnReplicas(this.client, group, ret);
       if (deleted > 0) this.log.info({ rbg: key, role: ret.name, below: ret.below, deleted }, 'replaced replicas on the abandoned revision');
+    }
+    // RBG v0.6.0 resets a StatefulSet's partition on every round: carry the round's into it (once the round landed).
+    if (result.status !== undefined) {
+      const coordinated = new Set(reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
+      const carried = await carryPartitions(this.client, group, new Map([...roles].filter(([n]) => coordinated.has(n))), pass.steps.flatMap((s) => s.writes));
+      if (carried > 0) this.log.info({ rbg: key, carried }, 'carried role partitions into their StatefulSets');
     }
     // Measured only once the status asking for them landed (a lost race redoes the pass, which asks again).
     if (pass.measure.length === 0 || result.status === undefined) return result;
@@ -190,24 +197,33 @@ export class RbgRolloutReconciler {
    * Hands back a group that no longer names this executor (its label was removed or changed):
    * unpauses the roles this executor coordinated (armed or stopped roles would otherwise never
    * roll again) and removes the status annotation, in one guarded patch. Partitions are left as
-   * they are. Returns the API writes made (0 when there is nothing to hand back). A lost write race
-   * is thrown, for the caller's retry.
+   * they are, but for a role held by its partition (a StatefulSet), whose arming partition goes.
+   * Returns the API writes made (0 when there is nothing to hand back). A lost write race is
+   * thrown, for the caller's retry.
    */
   private async handOver(group: KubeObject): Promise<number> {
     const namespace = String(group.metadata.namespace);
     const name = String(group.metadata.name);
     const status = readRolloutStatus(group);
     if (!status) return 0;
-    const coordinated = new Set(status.coordinations.flatMap((c) => c.roles.map((r) => r.name)));
+    const reported = new Map(status.coordinations.flatMap((c) => c.roles.map((r) => [r.name, r] as const)));
     const ops: JsonPatchOp[] = [];
     asArray(asObject(group.spec).roles).forEach((value, index) => {
       const role = asObject(value);
-      if (!coordinated.has(String(role.name)) || asObject(asObject(role.rolloutStrategy).rollingUpdate).paused !== true) return;
+      const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
+      if (!reported.has(String(role.name)) || ru.paused !== true) return;
       ops.push({ op: 'test', path: `/spec/roles/${index}/name`, value: role.name }, { op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/paused`, value: false });
+      // A role held by its partition (its workload ignores paused) was armed at partition = replicas:
+      // unpausing it is lowering that to the partition its last rollout ended at (the user's floor).
+      const replicas = typeof role.replicas === 'number' ? role.replicas : 1;
+      if (!workloadHonoursPaused(roleWorkloadType(group.apiVersion, role).kind) && typeof ru.partition === 'number' && ru.partition >= replicas) {
+        const floor = reported.get(String(role.name))!.partition;
+        ops.push({ op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/partition`, value: floor < replicas ? floor : 0 });
+      }
     });
     ops.push({ op: 'remove', path: jsonPointer('metadata', 'annotations', STATUS_ANNOTATION) });
     await this.client.patchJson(this.type, name, namespace, [{ op: 'test', path: '/metadata/resourceVersion', value: group.metadata.resourceVersion }, ...ops]);
-    this.log.info({ rbg: `${namespace}/${name}`, roles: [...coordinated] }, 'handed the group back to its new executor');
+    this.log.info({ rbg: `${namespace}/${name}`, roles: [...reported.keys()] }, 'handed the group back to its new executor');
     return 1;
   }
 

@@ -31,13 +31,15 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
   const status = asObject(workload.status);
   const spec = asObject(workload.spec);
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  // A StatefulSet's status omits a count of 0 (omitempty): once its controller wrote a status, an absent count is 0.
+  const count = (v: unknown) => num(v) ?? (typeof status.observedGeneration === 'number' ? 0 : undefined);
   const partition = [asObject(spec.updateStrategy).partition, asObject(asObject(spec.updateStrategy).rollingUpdate).partition, asObject(asObject(spec.rolloutStrategy).rollingUpdate).partition].find((v) => typeof v === 'number');
   return {
     ...(typeof partition === 'number' ? { partition } : {}),
     generation: num(asObject(workload.metadata).generation),
     observedGeneration: num(status.observedGeneration),
-    updatedReplicas: num(status.updatedReplicas),
-    readyReplicas: num(status.readyReplicas),
+    updatedReplicas: count(status.updatedReplicas),
+    readyReplicas: count(status.readyReplicas),
     ...(typeof status.updatedReadyReplicas === 'number' ? { updatedReadyReplicas: status.updatedReadyReplicas } : {}),
     ...(typeof status.updateRevision === 'string' ? { updateRevision: status.updateRevision } : {}),
   };

@@ -1,5 +1,5 @@
 /** What the executor reads of a RoleBasedGroup's roles and their workloads (pure). */
-import { observeRoles, roleProgress, roleRevision } from '../../../lib/runtime/rbg/observe';
+import { controllerCaughtUp, observeRoles, roleProgress, roleRevision } from '../../../lib/runtime/rbg/observe';
 import { workloadOf, workloadStatus } from '../../../lib/runtime/rbg/workloads';
 
 const template = { spec: { containers: [{ name: 'main', image: 'sglang:v1' }] } };
@@ -84,8 +84,42 @@ describe('workloadOf', () => {
     expect(workloadOf(group, { name: 'prefill', workload: { apiVersion: 'leaderworkerset.x-k8s.io/v1', kind: 'LeaderWorkerSet' } }).type.kind).toBe('LeaderWorkerSet');
   });
 
-  test('workloadStatus reads generation and counts, leaving absent ones undefined', () => {
-    expect(workloadStatus({ metadata: { generation: 3 }, status: { observedGeneration: 3, updatedReplicas: 2 } })).toEqual({ generation: 3, observedGeneration: 3, updatedReplicas: 2, readyReplicas: undefined });
+  test('workloadStatus reads generation and counts: absent ones are 0 once the workload has a status (a StatefulSet omits a 0), unknown before', () => {
+    expect(workloadStatus({ metadata: { generation: 3 }, status: { observedGeneration: 3, updatedReplicas: 2 } })).toEqual({ generation: 3, observedGeneration: 3, updatedReplicas: 2, readyReplicas: 0 });
+    expect(workloadStatus({ metadata: { generation: 1 } })).toEqual({ generation: 1, observedGeneration: undefined, updatedReplicas: undefined, readyReplicas: undefined });
     expect(workloadStatus({ metadata: { generation: 3 }, status: { observedGeneration: 3, updatedReplicas: 2, updateRevision: 'pd-decode-7c6f' } }).updateRevision).toBe('pd-decode-7c6f');
+  });
+});
+
+describe('controllerCaughtUp', () => {
+  const v1alpha1 = (observedGeneration: number) => ({
+    apiVersion: 'workloads.x-k8s.io/v1alpha1',
+    metadata: { name: 'pd', generation: 5 },
+    spec: { roles: ['prefill', 'decode'].map((name) => ({ name, replicas: 4, rolloutStrategy: { rollingUpdate: { partition: 2, paused: true } }, template })) },
+    status: { observedGeneration },
+  });
+  const statefulSet = (partition: number) => ({ generation: 7, observedGeneration: 7, updatedReplicas: 2, readyReplicas: 4, partition });
+
+  test('the group\'s observedGeneration at its generation says so, whatever the workloads', () => {
+    const group = { ...v1alpha1(5), apiVersion: 'workloads.x-k8s.io/v1alpha2' };
+    expect(controllerCaughtUp(group, observeRoles(group), ['prefill', 'decode'])).toBe(true);
+  });
+
+  test('a v1alpha1 group whose status lags (RBG v0.6.0 writes it only when counts change): caught up once every workload carries at least its role\'s partition', () => {
+    const group = v1alpha1(3);
+    const at = (prefill: number, decode: number) => observeRoles(group, new Map([['prefill', statefulSet(prefill)], ['decode', statefulSet(decode)]]));
+    expect(controllerCaughtUp(group, at(2, 4), ['prefill', 'decode'])).toBe(true);
+    expect(controllerCaughtUp(group, at(2, 1), ['prefill', 'decode'])).toBe(false);
+    expect(controllerCaughtUp(group, observeRoles(group, new Map([['prefill', statefulSet(2)]])), ['prefill', 'decode'])).toBe(false);
+  });
+
+  test('a v1alpha2 group whose status lags is not caught up, whatever its workloads say', () => {
+    const group = { ...v1alpha1(3), apiVersion: 'workloads.x-k8s.io/v1alpha2' };
+    expect(controllerCaughtUp(group, observeRoles(group, new Map([['prefill', statefulSet(2)], ['decode', statefulSet(2)]])), ['prefill', 'decode'])).toBe(false);
+  });
+
+  test('a v1alpha1 role (StatefulSet) is held by its partition; a v1alpha2 role (RoleInstanceSet) is not', () => {
+    expect(observeRoles(v1alpha1(5)).get('prefill')!.holdsByPartition).toBe(true);
+    expect(observeRoles({ ...v1alpha1(5), apiVersion: 'workloads.x-k8s.io/v1alpha2' }).get('prefill')!.holdsByPartition).toBeUndefined();
   });
 });
