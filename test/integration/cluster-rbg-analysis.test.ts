@@ -160,6 +160,13 @@ describe.each(RELEASES)('RBG $name', (release) => {
       const releases = JSON.stringify(await podReleases(name));
       return releases === JSON.stringify({ 'v1/v1': all }) || `pods ${releases}`;
     }, `${name}: ${all} pods Ready at v1`, { timeoutMs: 120_000, everyMs: 500 });
+    // The workloads' own counts lag their Pods (a RoleInstanceSet counts its instances' readiness):
+    // the rollout starts from a group whose workloads say every replica is ready, as the operator
+    // reads them, so the states checked from the new release on are the rollout's own.
+    await waitFor(async () => {
+      const counts = await Promise.all(Object.entries(shape.replicas).map(async ([r, n]) => [r, Number(((await admin.get(release.workloadType, `${name}-${r}`, NS)).status as any)?.readyReplicas ?? 0), n] as const));
+      return counts.every(([, ready, n]) => ready === n) || `workloads report ${counts.map(([r, ready, n]) => `${r} ${ready}/${n}`).join(', ')} ready`;
+    }, `${name}: workloads report every replica ready at v1`, { timeoutMs: 120_000, everyMs: 500 });
     return armed[armed.length - 1].revision;
   }
 
