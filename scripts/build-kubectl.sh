@@ -36,11 +36,7 @@ t0=$SECONDS
 (cd "$mod" && go mod download) || fail "go mod download failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
 log "modules ready in $((SECONDS - t0))s"
 
-# Version stamps as in build-controlplane.sh, so `kubectl version` names the release.
-minor="${release#v1.}"; minor="${minor%%.*}"
-P=k8s.io/component-base/version
-ldflags="-s -w -X $P.gitVersion=$release -X $P.gitMajor=1 -X $P.gitMinor=$minor -X $P.gitTreeState=clean"
-ldflags="$ldflags -X $P.buildDate=1970-01-01T00:00:00Z -X k8s.io/client-go/pkg/version.gitVersion=$release"
+ldflags="$(k8s_ldflags "$release")"
 
 tmp="$(mktemp -d "$cache/bin.tmp.XXXXXX")"
 chmod 755 "$tmp"

@@ -2,16 +2,7 @@
 import type { RayServiceStatus } from '../../lib/engine/status';
 import { rayServiceHeader, rayServiceRow, renderTable } from '../../lib/cli/get-command';
 import { serviceView } from '../../lib/cli/status-view';
-
-const T = Date.parse('2026-11-21T12:00:00.000Z');
-
-function engine(over: Partial<RayServiceStatus> = {}): RayServiceStatus {
-  return {
-    phase: 'Upgrading', reason: 'Migrating', activeClusterName: 'llm-aaaaa', pendingClusterName: 'llm-bbbbb',
-    activeTargetCapacity: 100, pendingTargetCapacity: 50, activeWeight: 70, pendingWeight: 30,
-    trafficConfirmed: true, lastTrafficMigratedTime: T, lastProgressTime: T, deletions: [], ...over,
-  };
-}
+import { T, engine } from './engine-state-fixture';
 
 function view(name: string, e: RayServiceStatus | undefined, interval = 90) {
   return serviceView({
