@@ -23,7 +23,6 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-upstream_root="${RAYSHIFT_UPSTREAM:-$root/../shared/upstream}"
 tools=("$@")
 [[ ${#tools[@]} -gt 0 ]] || tools=(kwok rbg kuberay)
 
@@ -35,26 +34,9 @@ declare -A project=([rbg]=rbg [rbg-v06]=rbg [rbg-v08]=rbg [kuberay]=kuberay)
 
 # Prints the source folder of $tool at $version: the shared tree, else a clone kept in the cache.
 source_tree() {
-  local name=${project[$tool]}
-  local shared="$upstream_root/$name/$version" clone="${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/upstream/$name/$version"
-  if [[ -f "$shared/${subdir[$name]}/go.mod" ]]; then
-    log "source: $shared"
-  elif [[ -f "$clone/.complete" ]]; then
-    log "source: $clone (cloned earlier)"
-    shared=$clone
-  else
-    log "source: no $shared; cloning ${repo[$name]} at $version into $clone"
-    command -v git >/dev/null || fail "neither $shared nor git to clone ${repo[$name]}"
-    rm -rf "$clone.tmp"
-    mkdir -p "$(dirname "$clone")"
-    git clone --quiet --depth 1 --branch "$version" "${repo[$name]}" "$clone.tmp" >&2 \
-      || fail "git clone of ${repo[$name]} at $version failed"
-    touch "$clone.tmp/.complete"
-    rm -rf "$clone"
-    mv "$clone.tmp" "$clone"
-    shared=$clone
-  fi
-  echo "$shared/${subdir[$name]}"
+  local name=${project[$tool]} tree
+  tree="$(upstream_tree "$name" "$version" "${repo[$name]}" "${subdir[$name]}/go.mod")" || exit 1
+  echo "$tree/${subdir[$name]}"
 }
 
 # Builds one tool into $bin, in a subshell so that cached-go-build.sh's early exit (warm cache) ends
@@ -64,6 +46,7 @@ build_one() (
   tag=$tool
   programs=("$(bash "$root/scripts/cluster-bin-dir.sh" --program "$tool")")
   source "$root/scripts/lib/cached-go-build.sh"
+  source "$root/scripts/lib/upstream-source.sh"
   bin="$(bash "$root/scripts/cluster-bin-dir.sh" "$tool")" || fail "cannot compute the bin folder"
   version="$(bash "$root/scripts/cluster-bin-dir.sh" --version "$tool")"
   prebuilt_var="RAYSHIFT_$(tr '[:lower:]-' '[:upper:]_' <<<"$tool")_BIN"

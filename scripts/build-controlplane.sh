@@ -35,10 +35,7 @@ t0=$SECONDS
 untick
 log "modules ready in $((SECONDS - t0))s"
 
-minor="${version#v1.}"; minor="${minor%%.*}"
-P=k8s.io/component-base/version
-ldflags="-s -w -X $P.gitVersion=$version -X $P.gitMajor=1 -X $P.gitMinor=$minor -X $P.gitTreeState=clean"
-ldflags="$ldflags -X $P.buildDate=1970-01-01T00:00:00Z -X k8s.io/client-go/pkg/version.gitVersion=$version"
+ldflags="$(k8s_ldflags "$version")"
 
 tmp="$(mktemp -d "$cache/bin.tmp.XXXXXX")"
 chmod 755 "$tmp"

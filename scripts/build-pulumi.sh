@@ -7,22 +7,31 @@
 #   pulumi-resource-kubernetes      the Kubernetes provider plugin (pulumi-kubernetes/provider/v4)
 #   pulumi-resource-pulumi-nodejs   the dynamic-provider launcher script of the CLI distribution
 #                                   (sdk/nodejs/dist in github.com/pulumi/pulumi/sdk/v3)
-# No pulumi-language-nodejs: its module is not served by the Go module proxy here, and inline
-# Automation API programs do not use it (the Node process itself serves the language runtime).
+#   pulumi-language-nodejs          the language hosts that `pulumi preview`/`up` start for a project
+#   pulumi-language-python          folder (Pulumi.yaml + index.ts or __main__.py), and the Python
+#   pulumi-language-python-exec     host's exec shim (a Python script it runs from its own folder)
+# The Go module proxy refuses the language hosts' modules (403), so their source comes from
+# $RAYSHIFT_UPSTREAM/pulumi/<CLI version> (default ../shared/upstream, see its README.md) when it has
+# them, else from a sparse shallow clone of the release tag kept under the cache (upstream/pulumi/<tag>),
+# as build-cluster.sh does for KubeRay and RBG.
 #
 # The upstream main packages cannot be built with `go install` (their go.mod files have `replace`
 # lines), so they are copied from the module cache into a build folder next to copies of the wrapper
 # go.mod/go.sum, inside the cache, and built there. A cold build compiles for 30-50 min on 2 cores
-# (the provider alone 20-35 min: it compiles the generated Go SDK of every Kubernetes API group).
+# (the provider alone 20-35 min: it compiles the generated Go SDK of every Kubernetes API group);
+# the language hosts add 15 min at nice 19 on a loaded machine (pulumi-language-nodejs 877 s: it
+# compiles pkg/v3 again from the replaced copy; pulumi-language-python then 14 s).
 # Environment: RAYSHIFT_CACHE (cache root), RAYSHIFT_PULUMI_BIN (use prebuilt binaries from there:
 # this script then only checks them), GOMODCACHE/GOCACHE as usual, RAYSHIFT_BUILD_JOBS (-p, default 2).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mods="$root/test/pulumi-toolchain"
-programs=(pulumi pulumi-resource-kubernetes pulumi-resource-pulumi-nodejs)
+programs=(pulumi pulumi-resource-kubernetes pulumi-resource-pulumi-nodejs pulumi-language-nodejs pulumi-language-python pulumi-language-python-exec)
+hosts=(nodejs/cmd/pulumi-language-nodejs python/cmd/pulumi-language-python)
 tag=pulumi
 source "$root/scripts/lib/cached-go-build.sh"
+source "$root/scripts/lib/upstream-source.sh"
 
 bin="$(bash "$root/scripts/pulumi-bin-dir.sh")" || fail "cannot compute the bin folder"
 version="$(bash "$root/scripts/pulumi-bin-dir.sh" --version)"
@@ -85,6 +94,24 @@ log "  generating the embedded schema of $k8s_module $k8s_version"
 (cd "$src/cli" && go list -deps ./cmd/pulumi >/dev/null) || fail "downloading the CLI's modules failed"
 (cd "$src/kubernetes" && go list -deps ./cmd/pulumi-resource-kubernetes >/dev/null) \
   || fail "downloading the Kubernetes provider's modules failed"
+
+# The language hosts' source (below sdk/ of the tag): the shared tree, else a sparse clone of their
+# folders. Their go.mod files replace pkg/v3 with ../../../../pkg and sdk/v3 with ../../.., so they
+# are laid out as in the upstream repository: <hosts>/pkg and <hosts>/sdk are copies of the pkg and
+# sdk modules of the CLI's version from the module cache, the hosts at their paths below sdk/.
+hosts_from="$(upstream_tree pulumi "$cli_version" https://github.com/pulumi/pulumi "sdk/${hosts[1]}/go.mod" \
+  "${hosts[@]/#//sdk/}" /sdk/python/cmd/pulumi-language-python-exec)/sdk"
+[[ -f "$hosts_from/${hosts[0]}/go.mod" ]] || fail "no $hosts_from/${hosts[0]}/go.mod"
+mkdir -p "$src/hosts"
+cp -r "$(module_dir "$src/cli" "$cli_module")" "$src/hosts/pkg"
+cp -r "$(module_dir "$src/cli" github.com/pulumi/pulumi/sdk/v3)" "$src/hosts/sdk"
+chmod -R u+w "$src/hosts"
+for h in "${hosts[@]}"; do
+  mkdir -p "$src/hosts/sdk/$h"
+  cp -r "$hosts_from/$h/." "$src/hosts/sdk/$h/"
+done
+cp "$hosts_from/python/cmd/pulumi-language-python-exec" "$src/hosts/sdk/python/cmd/"
+chmod -R u+w "$src/hosts"
 untick
 log "sources ready in $((SECONDS - t0))s"
 
@@ -106,6 +133,22 @@ build pulumi cli ./cmd/pulumi \
   "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$cli_version" osusergo,grpcnotrace
 build pulumi-resource-kubernetes kubernetes ./cmd/pulumi-resource-kubernetes \
   "-s -w -X $k8s_module/pkg/version.Version=${k8s_version#v}"
+
+# The tag's host go.mod files name older pkg/sdk versions than the replaced v3.259.0 trees require:
+# -mod=mod tidies the copies (new go.sum lines checked against the checksum database).
+for h in "${hosts[@]}"; do
+  name="${h##*/}"
+  log "building $name"
+  tick "building $name"
+  t1=$SECONDS
+  (cd "$src/hosts/sdk/$h" && GOFLAGS="${GOFLAGS/-mod=readonly/} -mod=mod" go build -p "$jobs" -trimpath \
+    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$cli_version" -o "$tmp/$name" .) \
+    || fail "go build of $name failed (see the compiler output above)"
+  untick
+  log "built $name in $((SECONDS - t1))s ($(du -h "$tmp/$name" | cut -f1))"
+done
+cp "$src/hosts/sdk/python/cmd/pulumi-language-python-exec" "$tmp/"
+chmod 755 "$tmp/pulumi-language-python-exec"
 
 # The dynamic-provider launcher ships as a script in the CLI distribution; it runs
 # `node <@pulumi/pulumi>/cmd/dynamic-provider`, resolving @pulumi/pulumi from its working folder

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the folder that holds (or will hold) the Pulumi toolchain for integration tests: the CLI,
-# the Kubernetes provider plugin and the dynamic-provider shim (see build-pulumi.sh).
+# the Kubernetes provider plugin, the dynamic-provider shim and the language hosts (see build-pulumi.sh).
 #
 #   $RAYSHIFT_PULUMI_BIN                                  when set: prebuilt binaries, used as they are
 #   ${RAYSHIFT_CACHE:-$HOME/.cache/rayshift}/pulumi/<CLI version>-<key>/bin   otherwise
@@ -11,7 +11,7 @@
 # `--version` prints the Pulumi CLI version instead of the folder.
 set -euo pipefail
 
-RECIPE=r1
+RECIPE=r2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mods="$root/test/pulumi-toolchain"
 

@@ -40,7 +40,7 @@ export function addApiServerOptions(command: Command): Command {
 }
 
 /** Why `opts` cannot be used as given (a usage error), or undefined. */
-export function apiConnectionProblem(opts: ApiConnectionOptions & { readonly kubeconfig?: string }): string | undefined {
+export function apiConnectionProblem(opts: ApiConnectionOptions & { readonly kubeconfig?: string; readonly context?: string }): string | undefined {
   if (opts.apiServer === undefined) {
     const stray = [
       opts.token !== undefined && '--token',
@@ -52,6 +52,7 @@ export function apiConnectionProblem(opts: ApiConnectionOptions & { readonly kub
     return stray.length > 0 ? `${stray.join(', ')} need${stray.length === 1 ? 's' : ''} --api-server` : undefined;
   }
   if (opts.kubeconfig !== undefined) return '--kubeconfig and --api-server exclude each other';
+  if (opts.context !== undefined) return '--context and --api-server exclude each other';
   if (opts.token !== undefined && opts.tokenFile !== undefined) return '--token and --token-file exclude each other';
   if (!/^https?:\/\/[^/]/.test(opts.apiServer)) return `--api-server must be an http(s) URL; got ${JSON.stringify(opts.apiServer)}`;
   return undefined;

@@ -8,6 +8,7 @@ import { RBG_RELEASES, type RbgRelease } from '../spec/rbg-releases';
 import type { StatusOptions } from './status-command';
 import type { SteerOptions } from './steer-command';
 import type { DashboardOptions } from './dashboard-command';
+import type { GetOptions } from './get-command';
 import { addApiServerOptions } from './api-options';
 import { registerApiServerCommand } from './api-server-command';
 import { EXIT, Output, planCommand, validateCommand } from './commands';
@@ -26,6 +27,7 @@ function packageVersion(): string {
 
 const NAMESPACE_HELP = "namespace (default: the kubeconfig context's; default with --api-server)";
 const KUBECONFIG_HELP = 'kubeconfig file (default: $KUBECONFIG or ~/.kube/config)';
+const CONTEXT_HELP = "kubeconfig context (default: the kubeconfig's current-context)";
 const API_SERVER_HELP = '\nWith --api-server the call goes through the rayshift API server as the token\'s user (TokenReview, audience rayshift) instead of the Kubernetes API.\nExit status: 0 on success, 1 when the object is missing or the call fails (not authenticated, permission denied, not applicable now), 2 on a usage error.';
 
 const FILES_HELP = 'YAML files, each with one or more documents; - reads standard input (named <stdin> in problems)';
@@ -36,7 +38,7 @@ const JSON_HELP = [
 ].join('\n');
 const PEERS_HELP = [
   '\nvalidate, plan and dashboard need no optional package. Optional peer dependencies (npm install NAME@RANGE):',
-  `  status and the steering verbs: @kubernetes/client-node ${OPTIONAL_PEERS['@kubernetes/client-node']}; with --api-server instead`,
+  `  status, get and the steering verbs: @kubernetes/client-node ${OPTIONAL_PEERS['@kubernetes/client-node']}; with --api-server instead`,
   '    @connectrpc/connect, @connectrpc/connect-node, @bufbuild/protobuf',
   `  api-server, operator: ${Object.entries(OPTIONAL_PEERS).map(([p, r]) => `${p} ${r}`).join(', ')}`,
 ].join('\n');
@@ -53,6 +55,8 @@ export interface ProgramOptions {
   readonly installed?: (pkg: string) => boolean;
   /** Subcommands added by the binary that composes the CLI (`rayshift operator`, from operator/). @default none */
   readonly commands?: readonly CommandRegistrar[];
+  /** The name usage and help show: `kubectl rayshift` when kubectl runs the CLI as its plugin. @default `rayshift` */
+  readonly name?: string;
 }
 
 /** Adds a subcommand to the program; `exit` receives its exit code. */
@@ -69,7 +73,7 @@ function rbgVersionOption(): Option {
  * `MissingPeerError` before it starts (`run` prints it).
  */
 export function buildProgram(io: Output, exit: (code: number) => void, options: ProgramOptions = {}): Command {
-  const program = new Command('rayshift')
+  const program = new Command(options.name ?? 'rayshift')
     .description('Validate and plan stepwise upgrades of Ray Serve services and RoleBasedGroups on Kubernetes.')
     .version(packageVersion())
     .showHelpAfterError()
@@ -120,6 +124,7 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
       .argument('<name>', 'RayService name, or rbg/NAME for a RoleBasedGroup')
       .option('-n, --namespace <ns>', NAMESPACE_HELP)
       .option('--kubeconfig <path>', KUBECONFIG_HELP)
+      .option('--context <name>', CONTEXT_HELP)
       .option('-w, --watch', 'follow changes: redraw in place on a terminal, one line per change otherwise')
       .option('--until-done', 'with --watch: stop when no upgrade is in flight (exit 1 if it ended without the new spec serving)')
       .option('--json', 'print the status object as JSON'),
@@ -128,6 +133,19 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     .action(async (name: string, opts: StatusOptions) => {
       const { statusCommand } = await import('./status-command');
       exit(await statusCommand(name, opts, io, interrupted()));
+    });
+  program
+    .command('get')
+    .description('List the rayshift.dev RayServices of a namespace with the split of each upgrade: both weights, both target capacities, the next step')
+    .argument('<resource>', 'rayservices (or rayservice, rayservices.rayshift.dev)')
+    .option('-n, --namespace <ns>', "namespace (default: the kubeconfig context's)")
+    .option('-A, --all-namespaces', 'list every namespace (adds a NAMESPACE column)')
+    .option('--kubeconfig <path>', KUBECONFIG_HELP)
+    .option('--context <name>', CONTEXT_HELP)
+    .addHelpText('after', '\nWEIGHTS and CAPACITIES are active/pending percentages (pending - when no upgrade is in flight).\nExit status: 0 with the table (or none found), 1 when the call fails, 2 on a usage error.')
+    .action(async (resource: string, opts: GetOptions) => {
+      const { getCommand } = await import('./get-command');
+      exit(await getCommand(resource, opts, io));
     });
   program
     .command('dashboard')
@@ -155,7 +173,8 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
         .description(what)
         .argument('<name>', verb === 'rollback' ? 'RayService name, or rbg/NAME for a RoleBasedGroup' : 'RayService name')
         .option('-n, --namespace <ns>', NAMESPACE_HELP)
-        .option('--kubeconfig <path>', KUBECONFIG_HELP),
+        .option('--kubeconfig <path>', KUBECONFIG_HELP)
+        .option('--context <name>', CONTEXT_HELP),
     )
       .addHelpText('after', API_SERVER_HELP)
       .action(async (name: string, opts: SteerOptions) => {
@@ -208,9 +227,10 @@ export async function run(argv: readonly string[], io: Output, options: ProgramO
 
 /**
  * Entry point of the `rayshift` binary: real stdout/stderr, exit code in `process.exitCode`;
- * `commands` are the subcommands the binary adds (bin/rayshift.js passes `rayshift operator`).
+ * `commands` are the subcommands the binary adds (bin/rayshift.js passes `rayshift operator`);
+ * `name` is what usage shows (bin/kubectl-rayshift.js passes `kubectl rayshift`).
  */
-export function main(commands: readonly CommandRegistrar[] = []): void {
+export function main(commands: readonly CommandRegistrar[] = [], name?: string): void {
   const stdout = openUntilClosedPipe(process.stdout, () => {
     // The reader is gone (`rayshift … | head -1`): end as a Unix tool would on SIGPIPE, but quietly and
     // with the command's exit code when it has one (validate and plan decide before they print), else 0.
@@ -225,12 +245,12 @@ export function main(commands: readonly CommandRegistrar[] = []): void {
     errStyle: styleFor(process.stderr),
     interactive: Boolean(process.stdout.isTTY),
   };
-  run(process.argv.slice(2), io, { commands }).then(
+  run(process.argv.slice(2), io, { commands, ...(name !== undefined ? { name } : {}) }).then(
     (code) => {
       process.exitCode = code;
     },
     (err: Error) => {
-      stderr(`rayshift: ${err.message}\n`);
+      stderr(`${name ?? 'rayshift'}: ${err.message}\n`);
       process.exitCode = 1;
     },
   );

@@ -32,8 +32,8 @@ const API_CLIENT: readonly OptionalPeer[] = ['@connectrpc/connect', '@connectrpc
 /** The long-running servers: all of them. */
 const SERVERS = Object.keys(OPTIONAL_PEERS) as OptionalPeer[];
 
-/** The verbs that read or steer a RayService (or, for `status`, a RoleBasedGroup). */
-const CLIENT_VERBS: ReadonlySet<string> = new Set(['status', ...STEERING_VERBS]);
+/** The verbs that read or steer a RayService (or, for `status`, a RoleBasedGroup; `get` lists them). */
+const CLIENT_VERBS: ReadonlySet<string> = new Set(['status', 'get', ...STEERING_VERBS]);
 
 /** The optional peers subcommand `verb` loads with its options `opts` (none for the others). */
 export function peersOf(verb: string, opts: { readonly apiServer?: unknown }): readonly OptionalPeer[] {

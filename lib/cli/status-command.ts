@@ -23,10 +23,16 @@ import { Style } from './style';
 
 export type { SteeringVerb } from './api-status-source';
 
-/** Options of `rayshift status`. */
-export interface StatusOptions extends ApiConnectionOptions {
+/** How a command finds its cluster without `--api-server`: kubectl's `--kubeconfig` and `--context`. */
+export interface KubeconfigOptions {
   /** kubeconfig file. @default $KUBECONFIG or ~/.kube/config */
   readonly kubeconfig?: string;
+  /** kubeconfig context. @default the kubeconfig's current-context */
+  readonly context?: string;
+}
+
+/** Options of `rayshift status`. */
+export interface StatusOptions extends ApiConnectionOptions, KubeconfigOptions {
   /** Namespace. @default the kubeconfig context's, else `default` (`default` with `apiServer`) */
   readonly namespace?: string;
   /** Follow changes until interrupted (or until done with `untilDone`). */
@@ -61,14 +67,23 @@ export function describeMissingKubeconfig(l: KubeconfigLookup): string {
   return lines.join('\n');
 }
 
-/** A client of the Kubernetes API from `--kubeconfig` or the default lookup; undefined, after saying where it looked, when there is no configuration. */
-export function clientFor(opts: { kubeconfig?: string }, io: Output): KubeClient | undefined {
+/**
+ * A client of the Kubernetes API from `--kubeconfig` or the default lookup, in `--context` when
+ * given; undefined, after saying where it looked (or which context is missing), when there is none.
+ */
+export function clientFor(opts: KubeconfigOptions, io: Output): KubeClient | undefined {
   const lookup = lookUpKubeconfig({ kubeconfig: opts.kubeconfig });
   if (lookup.found === undefined) {
     io.err(`${io.errStyle.red('error:')} ${describeMissingKubeconfig(lookup)}\n`);
     return undefined;
   }
-  return lookup.given ? KubeClient.fromKubeconfig(lookup.given.path) : KubeClient.fromDefault();
+  try {
+    const context = opts.context === undefined ? {} : { context: opts.context };
+    return lookup.given ? KubeClient.fromKubeconfig(lookup.given.path, context) : KubeClient.fromDefault(context);
+  } catch (e) {
+    io.err(`${io.errStyle.red('error:')} ${(e as Error).message}\n`);
+    return undefined;
+  }
 }
 
 /** The API server's client, the status source over it and its error words; loaded only with `--api-server` (they need `@connectrpc/*` and `@bufbuild/protobuf`). */

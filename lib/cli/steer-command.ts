@@ -13,12 +13,10 @@ import { asObject } from '../spec/read';
 import { ApiConnectionOptions, apiConnectionProblem } from './api-options';
 import type { SteeringVerb } from './api-status-source';
 import { EXIT, Output } from './commands';
-import { clientFor, loadApiClient, parseTarget, throughApi, usageError } from './status-command';
+import { KubeconfigOptions, clientFor, loadApiClient, parseTarget, throughApi, usageError } from './status-command';
 
 /** Options of the steering verbs. */
-export interface SteerOptions extends ApiConnectionOptions {
-  /** kubeconfig file. @default $KUBECONFIG or ~/.kube/config */
-  readonly kubeconfig?: string;
+export interface SteerOptions extends ApiConnectionOptions, KubeconfigOptions {
   /** Namespace. @default the kubeconfig context's (`default` with `apiServer`) */
   readonly namespace?: string;
 }

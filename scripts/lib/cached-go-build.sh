@@ -3,8 +3,8 @@
 #   tag       the log prefix, e.g. "traefik"
 #   bin       the cache's bin folder (from the tool's bin-dir script)
 #   programs  the executables that must be in $bin (array)
-# It defines log, fail, have_all, tick/untick (a progress line every minute of a long step) and
-# use_cache_or_lock, and exports the build settings every build uses.
+# It defines log, fail, have_all, tick/untick (a progress line every minute of a long step),
+# use_cache_or_lock and k8s_ldflags, and exports the build settings every build uses.
 # shellcheck shell=bash
 
 start=$SECONDS
@@ -74,4 +74,13 @@ untick() {
     wait "$ticker_pid" 2>/dev/null || true
   fi
   ticker_pid=
+}
+
+# The -ldflags of a Kubernetes program built from modules: stripped, stamped with release $1 (vX.Y.Z)
+# as upstream's release builds stamp it, so `--version` names the release.
+k8s_ldflags() {
+  local release=$1 minor P=k8s.io/component-base/version
+  minor="${release#v1.}"; minor="${minor%%.*}"
+  printf '%s' "-s -w -X $P.gitVersion=$release -X $P.gitMajor=1 -X $P.gitMinor=$minor -X $P.gitTreeState=clean" \
+    " -X $P.buildDate=1970-01-01T00:00:00Z -X k8s.io/client-go/pkg/version.gitVersion=$release"
 }

@@ -99,7 +99,7 @@ outsideAPod('the CLI without a configuration', () => {
     }
   });
 
-  test.each([['status', 'llm'], ['status', 'rbg/pd'], ['pause', 'llm'], ['abort', 'llm']])('rayshift %s %s says where it looked, exit 1', async (verb, name) => {
+  test.each([['status', 'llm'], ['status', 'rbg/pd'], ['pause', 'llm'], ['abort', 'llm'], ['get', 'rayservices']])('rayshift %s %s says where it looked, exit 1', async (verb, name) => {
     const r = await rayshiftIn([verb, name, '-n', 'serving']);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
@@ -113,5 +113,16 @@ outsideAPod('the CLI without a configuration', () => {
   test('a --kubeconfig that does not exist is named', async () => {
     const r = await rayshiftIn(['resume', 'llm', '--kubeconfig', path.join(dir, 'kc.yaml')]);
     expect(r).toEqual({ code: 1, stdout: '', stderr: `error: the kubeconfig ${path.join(dir, 'kc.yaml')} (--kubeconfig) does not exist\n` });
+  });
+
+  test('a --context the kubeconfig lacks is named; --context goes with the kubeconfig, not --api-server', async () => {
+    const kc = path.join(dir, 'kc.yaml');
+    fs.writeFileSync(kc, 'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: here, context: {cluster: c, user: u}}]\ncurrent-context: here\n');
+    for (const verb of [['get', 'rayservices'], ['status', 'llm'], ['pause', 'llm']]) {
+      expect(await rayshiftIn([...verb, '--kubeconfig', kc, '--context', 'prod'])).toEqual({ code: 1, stdout: '', stderr: 'error: kubeconfig has no context "prod"\n' });
+    }
+    process.env.KUBECONFIG = kc;
+    expect(await rayshiftIn(['get', 'rayservices', '--context', 'prod'])).toEqual({ code: 1, stdout: '', stderr: 'error: kubeconfig has no context "prod"\n' });
+    expect(await rayshiftIn(['status', 'llm', '--context', 'here', '--api-server', 'https://127.0.0.1:9'])).toEqual({ code: 2, stdout: '', stderr: 'error: --context and --api-server exclude each other\n' });
   });
 });

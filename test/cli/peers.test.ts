@@ -16,6 +16,7 @@ test('a subcommand whose package is missing prints one error naming it and its r
     stderr: `error: rayshift status needs @kubernetes/client-node, an optional peer dependency: npm install @kubernetes/client-node@${PEER["@kubernetes/client-node"]}\n`,
   });
   expect((await rayshiftIn(['abort', 'llm'], { installed: without('@kubernetes/client-node') })).stderr).toContain('rayshift abort needs @kubernetes/client-node,');
+  expect((await rayshiftIn(['get', 'rayservices'], { installed: without('@kubernetes/client-node') })).stderr).toContain('rayshift get needs @kubernetes/client-node,');
 });
 
 test('--api-server needs the API client packages instead of @kubernetes/client-node', async () => {
@@ -42,6 +43,6 @@ test('validate, plan and --help need none of them', async () => {
   const help = await rayshiftIn(['--help'], none);
   expect(help.code).toBe(0);
   const words = help.stdout.replace(/\s+/g, ' ');
-  expect(words).toContain(`status and the steering verbs: @kubernetes/client-node ${PEER["@kubernetes/client-node"]}; with --api-server instead @connectrpc/connect, @connectrpc/connect-node, @bufbuild/protobuf`);
+  expect(words).toContain(`status, get and the steering verbs: @kubernetes/client-node ${PEER["@kubernetes/client-node"]}; with --api-server instead @connectrpc/connect, @connectrpc/connect-node, @bufbuild/protobuf`);
   expect(words).toContain(`api-server, operator: @kubernetes/client-node ${PEER["@kubernetes/client-node"]}, @connectrpc/connect ${PEER["@connectrpc/connect"]}, @connectrpc/connect-node ${PEER["@connectrpc/connect-node"]}, @bufbuild/protobuf ${PEER["@bufbuild/protobuf"]}, pino ${PEER["pino"]}, prom-client ${PEER["prom-client"]}`);
 });

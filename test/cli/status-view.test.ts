@@ -4,17 +4,9 @@ import { bar, withoutTime, renderServiceLine, renderServiceScreen, serviceView }
 import { nextTrafficStepAt } from '../../lib/runtime/rayservice/progress';
 import { upgradeDone } from '../../lib/cli/status-command';
 import { Style } from '../../lib/cli/style';
+import { T, engine } from './engine-state-fixture';
 
 const plain: Style = { red: (s) => s, yellow: (s) => s, green: (s) => s, dim: (s) => s, bold: (s) => s };
-const T = Date.parse('2026-11-21T12:00:00.000Z');
-
-function engine(over: Partial<RayServiceStatus> = {}): RayServiceStatus {
-  return {
-    phase: 'Upgrading', reason: 'Migrating', activeClusterName: 'llm-aaaaa', pendingClusterName: 'llm-bbbbb',
-    activeTargetCapacity: 100, pendingTargetCapacity: 50, activeWeight: 70, pendingWeight: 30,
-    trafficConfirmed: true, lastTrafficMigratedTime: T, lastProgressTime: T, deletions: [], ...over,
-  };
-}
 
 function obj(e: RayServiceStatus | undefined, generation = 2, observed = 2) {
   return {

@@ -9,17 +9,21 @@
  *   `cdk8s synth`s on Node 24 and Node 22, gaining at most 25 MB and no Pulumi or Kubernetes-client
  *   package over the same app without rayshift;
  * - the installed `rayshift` bin: `--version`, `validate`, `plan --json`, and `dashboard` serving its page;
- * - a Pulumi project (Pulumi.yaml, runtime nodejs) importing `rayshift/pulumi`, compiled with the
- *   tsconfig of `pulumi new typescript` (no skipLibCheck): preview and up of an
- *   `executor: 'pulumi'` RayService with the real Pulumi CLI (built from Go modules) on the test
- *   cluster (the real KubeRay runs its RayClusters; Serve dashboards and the Gateway status are
- *   TEST-ONLY simulations), then an up that upgrades it, so the dynamic provider's serialized code runs from the installed package;
- *   and the installed Pulumi plugin package's entry serves the components' schema over gRPC.
- *   The program is inline (run by the Automation API from the project's own node_modules) because
- *   Pulumi's nodejs language host, `pulumi-language-nodejs`, is a Go module the proxy refuses (403).
+ * - Pulumi projects run with the `pulumi` CLI in their folders, as a user types it (`pulumi login
+ *   file://…`, `stack init`, `config set`, `preview`, `up --yes`; PULUMI_CONFIG_PASSPHRASE set), the
+ *   CLI and its language hosts `pulumi-language-nodejs`/`-python` built from source
+ *   (`npm run pulumi:build`), on the test cluster (the real KubeRay runs the RayClusters; Serve
+ *   dashboards and the Gateway status are TEST-ONLY simulations):
+ *   - TypeScript (Pulumi.yaml runtime nodejs, index.ts importing `rayshift/pulumi`, compiled with the
+ *     tsconfig of `pulumi new typescript`, no skipLibCheck): preview and up of an
+ *     `executor: 'pulumi'` RayService, then an up that upgrades it, so the dynamic provider's
+ *     serialized code runs from the installed package;
+ *   - Python (runtime python, a virtualenv by `pulumi install`): `pulumi package add` of the installed
+ *     plugin package generates the SDK through the language hosts, and preview and up create the
+ *     same kind of service with the components served by the plugin's provider.
  *
  * Run by `npm run test:consumer` (after `npm run controlplane:build`, `npm run cluster:build` and
- * `npm run pulumi:build`).
+ * `npm run pulumi:build`); the Python part needs python3 with venv and PyPI.
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -31,7 +35,6 @@ import { KnownTypes } from '../../lib/runtime/kube/types';
 import { recordName } from '../../lib/pulumi/record-name';
 import { OperatorEnv, startOperatorEnv, createNamespace, rayClusterConfig, serveConfig } from '../support/operator-env';
 import { pulumiToolchain, TEST_PASSPHRASE } from '../support/pulumi';
-import { servedSchema, startPluginProvider } from '../support/pulumi-plugin';
 import { PackResult, consumerPath, copyFixture, freshProject, installedBytes, mb, nodeBinDir, npmInstall, packPackage, run } from './consumer-project';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -169,93 +172,139 @@ describe('a cdk8s app', () => {
   }, 120_000);
 });
 
-describe('a Pulumi program', () => {
+describe('Pulumi programs, run with the pulumi CLI in their folders', () => {
   const NS = 'consumer';
   let env: OperatorEnv;
-  let project: string;
   let cliEnv: Record<string, string>;
-  let stackConfig: Record<string, { value: string; secret?: boolean }>;
+  let kubeconfig: string;
 
   beforeAll(async () => {
-    project = freshProject('pulumi');
-    copyFixture('pulumi-app', project);
-    await npmInstall(project, [pack.tarball, peer('@pulumi/pulumi'), peer('@pulumi/kubernetes'), peer('@kubernetes/client-node'), peer('typescript'), peer('@types/node')], node24);
     env = await startOperatorEnv();
     await createNamespace(env.admin, NS);
+    kubeconfig = fs.readFileSync(env.cp.kubeconfigPath, 'utf8');
     const toolchain = pulumiToolchain();
-    const home = path.join(project, '.pulumi-home');
-    fs.mkdirSync(path.join(project, 'state'));
+    // The user's shell: the Pulumi CLI and its language hosts on PATH (a user's ~/.pulumi/bin), Node 24
+    // and the machine's python3; a PULUMI_HOME of the test's own instead of the user's ~/.pulumi.
+    const home = path.join(work, 'pulumi-home');
     fs.mkdirSync(home);
     cliEnv = {
       PATH: [toolchain.binDir, node24.PATH].join(path.delimiter),
-      PULUMI_ROOT: toolchain.root,
       PULUMI_HOME: home,
-      PULUMI_BACKEND_URL: `file://${path.join(project, 'state')}`,
       PULUMI_CONFIG_PASSPHRASE: TEST_PASSPHRASE,
       PULUMI_SKIP_UPDATE_CHECK: 'true',
       PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: 'true',
     };
-    stackConfig = {
-      namespace: { value: NS },
-      kubeconfig: { value: fs.readFileSync(env.cp.kubeconfigPath, 'utf8'), secret: true },
-      dashboardAddressTemplate: { value: env.fleet.template },
-      rayClusterConfig: { value: JSON.stringify(rayClusterConfig('1')) },
-      serveConfig: { value: serveConfig() },
-    };
+    const state = path.join(work, 'pulumi-state');
+    fs.mkdirSync(state);
+    await pulumi(work, 'login', `file://${state}`);
   }, 900_000);
 
   afterAll(async () => {
     await env?.stop();
   });
 
-  const upWith = async (cpu: string) => {
-    stackConfig.rayClusterConfig = { value: JSON.stringify(rayClusterConfig(cpu)) };
-    const r = await run(project, 'node', ['run.js', JSON.stringify(stackConfig)], cliEnv);
-    if (r.code !== 0) throw new Error(`node run.js failed (${r.code}):\n${r.stderr}`);
-    return r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { op: string; result?: string; changes?: Record<string, number>; active?: string });
-  };
+  /** `pulumi ARGS…` in `project`, as typed in a shell there; throws with its output on failure. */
+  async function pulumi(project: string, ...args: string[]): Promise<string> {
+    const r = await run(project, 'pulumi', args, cliEnv);
+    if (r.code !== 0) throw new Error(`pulumi ${args.join(' ')} in ${project} failed (${r.code}):\n${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  }
 
-  test('compiles with the tsconfig of `pulumi new typescript` (library types checked)', async () => {
-    const tsc = await run(project, bin(project, 'tsc'), ['-p', '.'], node24);
-    expect({ code: tsc.code, out: tsc.stdout + tsc.stderr }).toEqual({ code: 0, out: '' });
+  /** A new stack `dev` of `project` with the settings of the service and `cluster` (the varying part). */
+  async function initStack(project: string, cluster: [string, string]): Promise<void> {
+    await pulumi(project, 'stack', 'init', 'dev');
+    await pulumi(project, 'config', 'set', 'namespace', NS);
+    await pulumi(project, 'config', 'set', '--secret', 'kubeconfig', kubeconfig);
+    await pulumi(project, 'config', 'set', 'dashboardAddressTemplate', env.fleet.template);
+    await pulumi(project, 'config', 'set', 'serveConfig', serveConfig());
+    await pulumi(project, 'config', 'set', ...cluster);
+  }
+
+  /** What `preview` or `up` printed under "Resources:", e.g. `{ create: 3 }` or `{ created: 3 }`. */
+  function changes(out: string): Record<string, number> {
+    const block = out.slice(out.lastIndexOf('Resources:'));
+    return Object.fromEntries([...block.matchAll(/^\s+[-+~]+ (\d+) (to create|to update|created|updated|to delete|deleted)$/gm)].map((m) => [m[2].replace('to ', ''), Number(m[1])]));
+  }
+
+  /** The service's active cluster as the engine's record on the cluster says it, after `up`. */
+  async function recordedActive(name: string): Promise<string> {
+    const record = await env.admin.get(KnownTypes.ConfigMap, recordName(name), NS);
+    return JSON.parse((record.data as Record<string, string>).status).engineState.activeClusterName as string;
+  }
+
+  describe('in TypeScript, importing rayshift/pulumi', () => {
+    let project: string;
+
+    beforeAll(async () => {
+      project = freshProject('pulumi');
+      copyFixture('pulumi-app', project);
+      await npmInstall(project, [pack.tarball, peer('@pulumi/pulumi'), peer('@pulumi/kubernetes'), peer('@kubernetes/client-node'), peer('typescript'), peer('@types/node')], node24);
+    }, 900_000);
+
+    test('compiles with the tsconfig of `pulumi new typescript` (library types checked)', async () => {
+      const tsc = await run(project, bin(project, 'tsc'), ['-p', '.', '--noEmit'], node24);
+      expect({ code: tsc.code, out: tsc.stdout + tsc.stderr }).toEqual({ code: 0, out: '' });
+    });
+
+    test('needs no cdk8s-cli', () => {
+      expect(fs.existsSync(path.join(project, 'node_modules', 'cdk8s-cli'))).toBe(false);
+      report.push(`Pulumi app node_modules: ${mb(installedBytes(path.join(project, 'node_modules')))}`);
+    });
+
+    test('pulumi preview and pulumi up create the service; an up with a new cluster spec upgrades it through the installed provider', () => env.cluster.printLogsOnFailure(async () => {
+      await initStack(project, ['rayClusterConfig', JSON.stringify(rayClusterConfig('1'))]);
+      const t0 = Date.now();
+      expect(changes(await pulumi(project, 'preview'))).toEqual({ create: 3 });
+      expect(changes(await pulumi(project, 'up', '--yes'))).toEqual({ created: 3 });
+      const active = (await pulumi(project, 'stack', 'output', 'active')).trim();
+      expect(active).toMatch(/^fruit-\w{5}$/);
+      expect(await recordedActive('fruit')).toBe(active);
+      await pulumi(project, 'config', 'set', 'rayClusterConfig', JSON.stringify(rayClusterConfig('2')));
+      expect(changes(await pulumi(project, 'up', '--yes'))).toEqual({ updated: 1 });
+      report.push(`TypeScript project: pulumi preview, up, up (upgrade) in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      const upgraded = (await pulumi(project, 'stack', 'output', 'active')).trim();
+      expect(upgraded).toMatch(/^fruit-\w{5}$/);
+      expect(upgraded).not.toBe(active);
+      expect(await recordedActive('fruit')).toBe(upgraded);
+      const route = await env.admin.get({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true }, 'fruit-httproute', NS);
+      expect((route.spec as { rules: { backendRefs: { name: string; weight: number }[] }[] }).rules[0].backendRefs.map((b) => [b.name, b.weight])).toEqual([[`${upgraded}-serve-svc`, 100]]);
+      // The provider's code was loaded from the installed package: the state names its module there.
+      const state = await pulumi(project, 'stack', 'export');
+      expect(state).toContain(path.join(project, 'node_modules', 'rayshift', 'build', 'lib', 'pulumi'));
+      expect(state).not.toContain(ROOT + path.sep);
+    }), 900_000);
   });
 
-  test('needs no cdk8s-cli', () => {
-    expect(fs.existsSync(path.join(project, 'node_modules', 'cdk8s-cli'))).toBe(false);
-    report.push(`Pulumi app node_modules: ${mb(installedBytes(path.join(project, 'node_modules')))}`);
-  });
+  describe('in Python, through `pulumi package add` of the installed plugin package', () => {
+    let project: string;
 
-  test('preview and up create the service; an up with a new cluster spec upgrades it through the installed provider', () => env.cluster.printLogsOnFailure(async () => {
-    const [preview, up] = await upWith('1');
-    expect(preview).toMatchObject({ op: 'preview', changes: { create: 3 } });
-    expect(up).toMatchObject({ op: 'up', result: 'succeeded', changes: { create: 3 } });
-    expect(up.active).toMatch(/^fruit-\w{5}$/);
-    const [, upgrade] = await upWith('2');
-    expect(upgrade).toMatchObject({ op: 'up', result: 'succeeded', changes: { update: 1 } });
-    expect(upgrade.active).toMatch(/^fruit-\w{5}$/);
-    expect(upgrade.active).not.toBe(up.active);
-    const record = await env.admin.get(KnownTypes.ConfigMap, recordName('fruit'), NS);
-    expect(JSON.parse((record.data as Record<string, string>).status).engineState.activeClusterName).toBe(upgrade.active);
-    const route = await env.admin.get({ apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true }, 'fruit-httproute', NS);
-    expect((route.spec as { rules: { backendRefs: { name: string; weight: number }[] }[] }).rules[0].backendRefs.map((b) => [b.name, b.weight])).toEqual([[`${upgrade.active}-serve-svc`, 100]]);
-    // The provider's code was loaded from the installed package: the state names its module there.
-    const state = fs.readFileSync(findStackState(path.join(project, 'state')), 'utf8');
-    expect(state).toContain(path.join(project, 'node_modules', 'rayshift', 'build', 'lib', 'pulumi'));
-    expect(state).not.toContain(ROOT + path.sep);
-  }), 900_000);
+    beforeAll(async () => {
+      project = freshProject('pulumi-py');
+      fs.rmSync(path.join(project, 'package.json'));
+      copyFixture('pulumi-py-app', project);
+      // The plugin package's provider runs on Node with the components and what they run on (docs/pulumi-plugin.md).
+      await npmInstall(project, [pack.tarball, peer('@pulumi/pulumi'), peer('@pulumi/kubernetes'), peer('@kubernetes/client-node')], node24);
+      await pulumi(project, 'install');
+      await pulumi(project, 'package', 'add', './node_modules/rayshift/pulumi-plugin');
+    }, 900_000);
 
-  test('the installed plugin package (rayshift/pulumi-plugin, for `pulumi package add`) serves the components\' schema', async () => {
-    const entry = path.join(project, 'node_modules', 'rayshift', 'pulumi-plugin', 'index.js');
-    const provider = await startPluginProvider(entry, { cwd: project, env: { ...process.env, ...node24 }, node: 'node' });
-    try {
-      const schema = await servedSchema(provider.port);
-      expect({ name: schema.name, resources: Object.keys(schema.resources).sort() }).toEqual({
-        name: 'rayshift',
-        resources: ['Gateway', 'GatewayClass', 'GrpcRoute', 'HttpRoute', 'RayService', 'RoleBasedGroup'].map((c) => `rayshift:index:${c}`),
-      });
-    } finally {
-      provider.stop();
-    }
+    test('pulumi package add generated the SDK and put it in the project', () => {
+      const yaml = fs.readFileSync(path.join(project, 'Pulumi.yaml'), 'utf8');
+      expect(yaml).toMatch(/packages:\s+rayshift: \.\/node_modules\/rayshift\/pulumi-plugin/);
+      expect(fs.existsSync(path.join(project, 'sdks', 'rayshift'))).toBe(true);
+    });
+
+    test('pulumi preview and pulumi up create the service', () => env.cluster.printLogsOnFailure(async () => {
+      await initStack(project, ['cpu', '1']);
+      const t0 = Date.now();
+      expect(changes(await pulumi(project, 'preview'))).toMatchObject({ create: expect.any(Number) });
+      const up = changes(await pulumi(project, 'up', '--yes'));
+      report.push(`Python project: pulumi preview, up in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+      expect(up.created).toBeGreaterThanOrEqual(3);
+      const active = (await pulumi(project, 'stack', 'output', 'active')).trim();
+      expect(active).toMatch(/^fruit-py-\w{5}$/);
+      expect(await recordedActive('fruit-py')).toBe(active);
+    }), 900_000);
   });
 });
 
@@ -265,19 +314,4 @@ describe('a Pulumi program', () => {
  */
 function bin(project: string, name: string): string {
   return path.join(project, 'node_modules', '.bin', name);
-}
-
-/** The file backend's checkpoint of the one stack under `stateDir`. */
-function findStackState(stateDir: string): string {
-  const found: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (p.includes(`${path.sep}stacks${path.sep}`) && p.endsWith('.json')) found.push(p);
-    }
-  };
-  walk(stateDir);
-  if (found.length !== 1) throw new Error(`expected one stack checkpoint under ${stateDir}, found ${JSON.stringify(found)}`);
-  return found[0];
 }

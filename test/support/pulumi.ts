@@ -4,8 +4,10 @@
  * `scripts/build-pulumi.sh` (`npm run pulumi:build`) builds the CLI and the Kubernetes provider plugin
  * from the Go wrapper modules in `test/pulumi-toolchain/` into a cache folder (computed by
  * `scripts/pulumi-bin-dir.sh`), next to `pulumi-resource-pulumi-nodejs`, the launcher of dynamic
- * providers. There is no `pulumi-language-nodejs`: programs must be *inline* (`program: async () =>
- * {...}`), which the Automation API runs in this Node process and serves to the CLI itself.
+ * providers, and the language hosts `pulumi-language-nodejs` and `pulumi-language-python` that the
+ * CLI starts for a project folder (the consumer test runs `pulumi up` in one). Programs here are
+ * *inline* (`program: async () => {...}`): the Automation API runs them in this Node process and
+ * serves them to the CLI itself, so a test's program can reach the test's state.
  *
  * Every stack gets its own temporary folder with a file backend (`state/`) and `PULUMI_HOME`
  * (`home/`), a fixed passphrase, no update checks and no plugin downloads: plugins are found on PATH,
@@ -20,7 +22,7 @@ import { projectRoot } from '../../lib/crds/resolve';
 import { runBinDirScript } from './processes';
 
 /** The programs `scripts/build-pulumi.sh` puts in the bin folder. */
-const PROGRAMS = ['pulumi', 'pulumi-resource-kubernetes', 'pulumi-resource-pulumi-nodejs'] as const;
+const PROGRAMS = ['pulumi', 'pulumi-resource-kubernetes', 'pulumi-resource-pulumi-nodejs', 'pulumi-language-nodejs', 'pulumi-language-python', 'pulumi-language-python-exec'] as const;
 
 /**
  * Annotations for every Kubernetes object a test program creates. The provider deletes with
@@ -37,7 +39,7 @@ export const TEST_PASSPHRASE = 'rayshift-integration-tests';
 
 /** A built Pulumi toolchain. */
 export interface PulumiToolchain {
-  /** Folder holding `pulumi`, `pulumi-resource-kubernetes` and `pulumi-resource-pulumi-nodejs`. */
+  /** Folder holding `pulumi`, `pulumi-resource-kubernetes`, `pulumi-resource-pulumi-nodejs` and the language hosts. */
   readonly binDir: string;
   /** Installation root in the Automation API's sense: `PulumiCommand.get({ root })` runs `<root>/bin/pulumi`. */
   readonly root: string;
