@@ -12,25 +12,39 @@
  * from the load and compared with the bound the options set: the new cluster serves `stepSizePercent`
  * of `rate` for at most one metric interval per tolerated failure plus the time to see and act
  * (scrape, query, route write), of which the fault hits a known share. Needs `npm run e2e:setup`.
+ *
+ * Each test upgrades its own service, created at v1 before it and deleted (and its clusters' heads
+ * returned to the pool) after it, so no test starts from what an earlier one left, passed or failed.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { KubeObject } from '../../lib/runtime/kube/types';
 import { queryPrometheus } from '../../lib/runtime/prometheus/client';
 import { renderAnalysisQuery, type AnalysisTemplateName } from '../../lib/spec/analysis-templates';
 import { perClusterServeService } from '../../lib/spec/object-names';
 import { rayshiftIn } from '../cli/cli-io';
-import { engineState, waitFor } from '../support/operator-env';
+import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, engineState, waitFor } from '../support/operator-env';
 import { failureCounts, summary } from './support/assertions';
-import { E2EEnv, startE2EEnv } from './support/e2e-env';
+import { E2EEnv, E2E_NAMESPACE, startE2EEnv } from './support/e2e-env';
 import type { WeightChange } from './support/analysis';
 import { AppFaults, E2E_RATE, RunUnderLoad, deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec } from './support/scenario';
 
 const RATE = E2E_RATE;
 const REPLICAS = 2;
-const SERVICE = 'gated';
+/** Each test's service is `gated-<n>`. */
+const SERVICE_PREFIX = 'gated';
 const PARAMS = { step: 25, interval: 2, maxSurge: 50 };
 /** The fault of a bad release: each replica answers every fifth request 500. */
 const ERROR_EVERY = 5;
 /** The latency a slow release adds. */
 const DELAY_MS = 500;
+/**
+ * The p90 latency a gate allows, ms: below the slow release's least (every answer waits `DELAY_MS`,
+ * and 500 ms is a bucket bound of Traefik's histogram, so its p90 is at least 500) and as far above
+ * a healthy release as that allows: a healthy release's p90 grows with the machine's load (255 ms
+ * seen at load 40 on 2 cores), and a gate at 250 ms then failed a healthy release.
+ */
+const LATENCY_MAXIMUM_MS = 450;
 /** Both metrics measure every 3 s over the last 5 s, twice per gate, and fail the gate at the first failed measurement. */
 const METRIC_INTERVAL_SECONDS = 3;
 const FAILURE_LIMIT = 0;
@@ -42,18 +56,25 @@ const FAILURE_LIMIT = 0;
 const SEE_AND_ACT_SECONDS = 3;
 
 let env: E2EEnv;
+let tests = 0;
+/** The current test's service, and its spec's version and worker CPU (each change makes a new cluster). */
+let service = '';
 let cpu = 1;
 let version = 1;
 
-/** The analysis every upgrade here runs: Traefik's view of the new cluster's errors and p90 latency. */
-function analysis(extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** The gates' metrics: Traefik's view of the new cluster's errors and p90 latency. */
+type MetricName = 'errors' | 'latency';
+
+/** The analysis an upgrade here runs, with `metrics` (a test of one fault gates on that fault's metric). */
+function analysis(extra: Record<string, unknown> = {}, metrics: readonly MetricName[] = ['errors', 'latency']): Record<string, unknown> {
   const every = { intervalSeconds: METRIC_INTERVAL_SECONDS, windowSeconds: 5, count: 2, failureLimit: FAILURE_LIMIT, inconclusiveLimit: 1 };
+  const all = {
+    errors: { name: 'errors', template: 'traefik-error-ratio', successCondition: { maximum: 0.05 }, ...every },
+    latency: { name: 'latency', template: 'traefik-latency-ms', quantile: 0.9, successCondition: { maximum: LATENCY_MAXIMUM_MS }, ...every },
+  };
   return {
     prometheusUrl: env.prometheus!.address,
-    metrics: [
-      { name: 'errors', template: 'traefik-error-ratio', successCondition: { maximum: 0.05 }, ...every },
-      { name: 'latency', template: 'traefik-latency-ms', quantile: 0.9, successCondition: { maximum: 250 }, ...every },
-    ],
+    metrics: metrics.map((m) => all[m]),
     queryTimeoutSeconds: 2,
     ...extra,
   };
@@ -61,15 +82,42 @@ function analysis(extra: Record<string, unknown> = {}): Record<string, unknown> 
 
 beforeAll(async () => {
   env = await startE2EEnv({ prometheus: true });
-  await deployAndWaitServing(env, e2eRayService(SERVICE, { version: 'v1', cpu: '1', replicas: REPLICAS, ...PARAMS }), 'v1');
 }, 1_200_000);
 
 afterAll(async () => {
   await env?.stop();
 });
 
+beforeEach(async () => {
+  service = `${SERVICE_PREFIX}-${++tests}`;
+  version = 1;
+  cpu = 1;
+  await deployAndWaitServing(env, e2eRayService(service, { version: 'v1', cpu: '1', replicas: REPLICAS, ...PARAMS }), 'v1');
+}, 900_000);
+
+afterEach(async () => {
+  // Whatever the test left (an upgrade in flight, a pause, a fault still on) goes with its service.
+  fs.rmSync(faultFile(), { force: true });
+  await env.admin.delete(RAYSHIFT_RAYSERVICE, service, E2E_NAMESPACE, { ignoreNotFound: true });
+  const owned = (o: KubeObject) => String(o.metadata.name).startsWith(`${service}-`);
+  await waitFor(async () => {
+    const left = [
+      ...((await getService(env, service)) ? [`RayService ${service}`] : []),
+      ...(await env.admin.list(RAYCLUSTER, { namespace: E2E_NAMESPACE })).items.filter(owned).map((c) => `RayCluster ${c.metadata.name}`),
+      ...(await env.admin.list(HTTPROUTE, { namespace: E2E_NAMESPACE })).items.filter(owned).map((r) => `HTTPRoute ${r.metadata.name}`),
+      ...(env.pool.freeHeads().length < env.heads.length ? [`heads free: ${env.pool.freeHeads().join(', ') || 'none'}`] : []),
+    ];
+    return left.length === 0 || `left: ${left.join('; ')}`;
+  }, `${service} and everything it owned to be gone, its heads back in the pool`, 300_000, 250);
+}, 600_000);
+
+/** The file whose existence turns the current test's transient fault on (see rayapp's `error_while`). */
+function faultFile(): string {
+  return path.join(env.logDir, `fault-${service}`);
+}
+
 async function state(): Promise<Record<string, any>> {
-  return engineState(await getService(env, SERVICE));
+  return engineState(await getService(env, service));
 }
 
 /** What one upgrade attempt under load left behind. */
@@ -90,6 +138,8 @@ interface AttemptOptions {
   readonly faults?: AppFaults;
   /** Added to the analysis. */
   readonly analysis?: Record<string, unknown>;
+  /** The analysis' metrics. @default both */
+  readonly metrics?: readonly MetricName[];
   /** @default PARAMS.maxSurge */
   readonly maxSurge?: number;
   /** Runs once the new cluster exists, while the upgrade is in flight. */
@@ -106,14 +156,14 @@ async function attempt(what: string, o: AttemptOptions = {}): Promise<Attempt> {
   let newCluster = '';
   const run = await runUnderLoad(
     env,
-    SERVICE,
+    service,
     RATE,
     async () => {
-      await updateSpec(env, SERVICE, (spec) => {
+      await updateSpec(env, service, (spec) => {
         spec.serveConfigV2 = e2eServeConfig(toVersion, REPLICAS, undefined, o.faults);
         spec.rayClusterConfig.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu = String(cpu);
         spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = o.maxSurge ?? PARAMS.maxSurge;
-        spec.rayshift = { ...spec.rayshift, analysis: analysis(o.analysis) };
+        spec.rayshift = { ...spec.rayshift, analysis: analysis(o.analysis, o.metrics) };
         return spec;
       });
       await waitFor(async () => ((newCluster = (await state()).pendingClusterName ?? '') !== ''), 'the new cluster', 120_000, 100);
@@ -160,7 +210,7 @@ async function rayServeValue(template: AnalysisTemplateName, cluster: string, si
   let value: number | undefined;
   await waitFor(async () => {
     const windowSeconds = Math.ceil((Date.now() - since) / 1000) + 5;
-    const query = renderAnalysisQuery({ template, quantile: 0.9 }, { namespace: 'e2e', service: SERVICE, cluster, backendService: perClusterServeService(cluster), windowSeconds, clusterLabel: 'ray_io_cluster' });
+    const query = renderAnalysisQuery({ template, quantile: 0.9 }, { namespace: E2E_NAMESPACE, service, cluster, backendService: perClusterServeService(cluster), windowSeconds, clusterLabel: 'ray_io_cluster' });
     value = await queryPrometheus(env.prometheus!.address, query, 5000);
     return value !== undefined && Number.isFinite(value);
   }, `Ray Serve's ${template} of ${cluster} in Prometheus`, 60_000, 500);
@@ -172,7 +222,7 @@ function verdicts(s: Record<string, any>): string[] {
 }
 
 test('a release failing every fifth request is stopped at its first step gate and rolled back; the failed requests stay within the bound', async () => {
-  const a = await attempt('errors: every fifth request 500', { faults: { errorEvery: ERROR_EVERY } });
+  const a = await attempt('errors: every fifth request 500', { faults: { errorEvery: ERROR_EVERY }, metrics: ['errors'] });
   const failed = a.run.totals.failureDetails['HTTP 500'] ?? 0;
   const toNew = (a.run.totals.versions[a.toVersion] ?? 0) + failed;
   const bound = requestBound();
@@ -213,7 +263,7 @@ test('a release failing every fifth request is stopped at its first step gate an
 }, 1_800_000);
 
 test('a release adding 500 ms of latency is caught by the latency gate and rolled back; the slow requests stay within the bound', async () => {
-  const a = await attempt('latency: +500 ms', { faults: { delayMs: DELAY_MS } });
+  const a = await attempt('latency: +500 ms', { faults: { delayMs: DELAY_MS }, metrics: ['latency'] });
   const slow = a.run.totals.versions[a.toVersion] ?? 0;
   const bound = requestBound();
   const seen = exposure(a.run.history, a.newCluster);
@@ -258,12 +308,15 @@ test('onFailure pause holds the weights while a transient fault lasts; rayshift 
   let pausedAt = 0;
   let resumedAt = 0;
   let held: Record<string, any> = {};
-  // Each replica fails every fifth of its first 60 requests: a fault that clears while the new
-  // cluster serves its 25 %. maxSurge 100 starts every replica of the new cluster before its first
-  // traffic step (a replica started later would begin with the fault again).
+  // Every replica of the new version fails every fifth request for as long as the fault file exists:
+  // the fault lasts until the operator is seen holding the upgrade on it, however long the gate
+  // takes (a fault of a fixed number of requests or seconds can end before the gate measures it,
+  // and the upgrade then goes on). maxSurge 100 starts every replica before the first traffic step.
+  fs.writeFileSync(faultFile(), 'the new version answers every fifth request 500 while this file exists\n');
   const during = async () => {
     await waitFor(async () => (held = await state()).reason === 'AnalysisFailed', 'the analysis to pause the upgrade', 300_000, 100);
     pausedAt = Date.now();
+    fs.rmSync(faultFile());
     const backend = `${held.pendingClusterName}-serve-svc`;
     // Resume once Prometheus' window holds requests of the new cluster and no failure (else the
     // retried run would measure the old failures again).
@@ -273,9 +326,9 @@ test('onFailure pause holds the weights while a transient fault lasts; rayshift 
       return errors === 0 && all !== undefined && all > 0;
     }, 'the new cluster\'s failures to leave Prometheus\' window', 300_000, 500);
     resumedAt = Date.now();
-    expect(await rayshiftIn(['resume', SERVICE, '-n', 'e2e', '--kubeconfig', env.cp.kubeconfigPath])).toMatchObject({ code: 0, stderr: '' });
+    expect(await rayshiftIn(['resume', service, '-n', E2E_NAMESPACE, '--kubeconfig', env.cp.kubeconfigPath])).toMatchObject({ code: 0, stderr: '' });
   };
-  const a = await attempt('pause: a transient fault', { faults: { errorEvery: ERROR_EVERY, errorFirst: 60 }, analysis: { onFailure: 'pause' }, maxSurge: 100, during });
+  const a = await attempt('pause: a transient fault', { faults: { errorEvery: ERROR_EVERY, errorWhile: faultFile() }, analysis: { onFailure: 'pause' }, metrics: ['errors'], maxSurge: 100, during });
   const changesWhileHeld = a.run.history.filter((h) => h.at > pausedAt && h.at < resumedAt).map((h) => h.weights);
   process.stdout.write(`[analysis e2e] pause: held ${resumedAt - pausedAt} ms at ${held.pendingWeight}%; ${a.run.totals.failureDetails['HTTP 500'] ?? 0} failed requests\n`);
   expect({ phase: held.phase, weight: held.pendingWeight, changesWhileHeld, reason: a.settled.reason, promoted: a.settled.activeClusterName === a.newCluster, verdicts: verdicts(a.settled).slice(-5) }).toEqual({
@@ -289,7 +342,7 @@ test('onFailure pause holds the weights while a transient fault lasts; rayshift 
 }, 1_800_000);
 
 test('dryRun promotes a failing release and records every failed gate', async () => {
-  const a = await attempt('dry run: every fifth request 500', { faults: { errorEvery: ERROR_EVERY }, analysis: { dryRun: true } });
+  const a = await attempt('dry run: every fifth request 500', { faults: { errorEvery: ERROR_EVERY }, analysis: { dryRun: true }, metrics: ['errors'] });
   const failed = a.run.totals.failureDetails['HTTP 500'] ?? 0;
   process.stdout.write(`[analysis e2e] dry run: ${failed} failed requests, verdicts ${JSON.stringify(verdicts(a.settled))}\n`);
   expect({ reason: a.settled.reason, promoted: a.settled.activeClusterName === a.newCluster, faultSeen: failed > 0, verdicts: verdicts(a.settled).slice(-4) }).toEqual({

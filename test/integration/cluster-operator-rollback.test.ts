@@ -8,6 +8,11 @@
  * C = 600m. Trigger points use the pending traffic share, as KubeRay's suite does: BeforeTraffic 0,
  * Early (0, 30], Middle [30, 70], Late [70, 100). Every case runs concurrently in its own namespace
  * against one environment and one in-process Operator.
+ *
+ * The test acts inside a weight window without racing the operator: the Gateway status writer holds
+ * the acknowledgment of the case's first route version in the window (the operator does not step
+ * on before its route is confirmed) until the rollback's spec is written, and BeforeTraffic holds
+ * the pending Serve's replicas; the waits wake on the service's watch events, not on a poll.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { OperatorEnv, startOperatorHarness, HTTPROUTE, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, waitFor } from '../support/operator-env';
@@ -64,16 +69,35 @@ interface Snapshot {
   readonly conditions: { type: string; status: string; reason?: string }[];
 }
 
+/** What `recordService` returns. */
+interface ServiceRecorder {
+  readonly history: Snapshot[];
+  /** `waitFor`'s `wake`: calls `recheck` on every event of the service. */
+  wake(recheck: () => void): () => void;
+  stop(): void;
+  synced(): Promise<void>;
+}
+
 /** Every status the API server reports for the service, through a watch. */
-function recordService(ns: string): { history: Snapshot[]; stop(): void; synced(): Promise<void> } {
+function recordService(ns: string): ServiceRecorder {
   const history: Snapshot[] = [];
+  const listeners = new Set<() => void>();
   const informer = env.admin.watch(RAYSHIFT_RAYSERVICE, ns, (e) => {
     if (e.type === 'delete' || e.object.metadata.name !== ns) return;
     const status = (e.object.status ?? {}) as { conditions?: Snapshot['conditions'] };
     if (engineState(e.object).phase === undefined) return; // not reconciled yet
     history.push({ at: Date.now(), s: engineState(e.object), conditions: status.conditions ?? [] });
+    for (const l of listeners) l();
   });
-  return { history, stop: () => informer.stop(), synced: () => informer.waitForSync() };
+  return {
+    history,
+    wake(recheck) {
+      listeners.add(recheck);
+      return () => listeners.delete(recheck);
+    },
+    stop: () => informer.stop(),
+    synced: () => informer.waitForSync(),
+  };
 }
 
 function condition(snap: { conditions: Snapshot['conditions'] }, type: string) {
@@ -108,24 +132,45 @@ function failuresOf(ns: string): string[] {
   return failures.filter((f) => f.key.startsWith(`${ns}/`)).map((f) => f.err);
 }
 
-/** Waits for the upgrade in flight to reach `trigger`; fails if the pending share jumps past it. */
-async function waitForTrigger(ns: string, trigger: Trigger): Promise<Record<string, any>> {
+/**
+ * Waits for the upgrade in flight to reach `trigger` in the recorded states from `from` on (every
+ * state the watch reported, none skipped); fails if the pending share jumps past it.
+ */
+async function waitForTrigger(recorder: ServiceRecorder, from: number, trigger: Trigger): Promise<Record<string, any>> {
   let hit: Record<string, any> | undefined;
-  await waitFor(async () => {
-    const s = await state(ns);
-    if (s.pendingClusterName === undefined) return false;
-    if (trigger === 'BeforeTraffic') {
-      // The pending Serve is held (STARTING replicas) at its first target capacity: traffic cannot move.
-      if (s.pendingWeight !== 0) throw new Error(`traffic moved before the trigger: ${JSON.stringify(s)}`);
-      if (s.reason !== 'WaitingForCapacity' || s.pendingTargetCapacity === 0) return false;
-    } else if (!atTrigger(trigger, s.pendingWeight)) {
-      if (s.pendingWeight === 100 || (trigger !== 'Late' && s.pendingWeight > 70)) throw new Error(`passed the ${trigger} trigger point: ${JSON.stringify(s)}`);
-      return false;
+  let seen = from;
+  await waitFor(() => {
+    for (; seen < recorder.history.length && hit === undefined; seen++) {
+      const s = recorder.history[seen].s;
+      if (s.pendingClusterName === undefined) continue;
+      if (trigger === 'BeforeTraffic') {
+        // The pending Serve is held (STARTING replicas) at its first target capacity: traffic cannot move.
+        if (s.pendingWeight !== 0) throw new Error(`traffic moved before the trigger: ${JSON.stringify(s)}`);
+        if (s.reason !== 'WaitingForCapacity' || s.pendingTargetCapacity === 0) continue;
+      } else if (!atTrigger(trigger, s.pendingWeight)) {
+        if (s.pendingWeight === 100 || (trigger !== 'Late' && s.pendingWeight > 70)) throw new Error(`passed the ${trigger} trigger point: ${JSON.stringify(s)}`);
+        continue;
+      }
+      hit = s;
     }
-    hit = s;
-    return true;
-  }, `the ${trigger} trigger point`, 60_000, 20);
+    return hit !== undefined;
+  }, `the ${trigger} trigger point`, { timeoutMs: 60_000, everyMs: 1000, wake: recorder.wake });
   return hit!;
+}
+
+/**
+ * Holds the Gateway's acknowledgment of the service's route from its first version whose pending
+ * share (the backends other than `active`'s) is at `trigger`: the operator stays at that share
+ * until the returned release.
+ */
+function holdRouteAtTrigger(ns: string, active: string, trigger: Trigger): () => Promise<void> {
+  return env.gateway.holdWhere((route) => {
+    if (route.metadata.namespace !== ns || route.metadata.name !== `${ns}-httproute`) return false;
+    const backends = routeBackends(route);
+    if (backends.length !== 2) return false;
+    const pending = backends.filter((b) => b.name !== `${active}-serve-svc`).reduce((sum, b) => sum + (b.weight ?? 1), 0);
+    return atTrigger(trigger, pending);
+  });
 }
 
 interface RollbackCase {
@@ -157,10 +202,12 @@ async function rollbackCase(c: RollbackCase, ns: string, recorder: ReturnType<ty
   await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
   const original = (await state(ns)).activeClusterName as string;
   if (c.trigger === 'BeforeTraffic') heldNamespaces.add(ns);
+  const releaseRoute = c.trigger === 'BeforeTraffic' ? async () => undefined : holdRouteAtTrigger(ns, original, c.trigger);
 
   // A → B, then the rollback trigger.
+  const fromState = recorder.history.length;
   await setSpec(ns, c.sequence[0], {}, c.unhealthyPending ? POOL.value : undefined);
-  const atTriggerState = await waitForTrigger(ns, c.trigger);
+  const atTriggerState = await waitForTrigger(recorder, fromState, c.trigger);
   const pendingB = atTriggerState.pendingClusterName as string;
   expect(pendingB).not.toBe(original);
   if (c.unhealthyPending) {
@@ -172,17 +219,18 @@ async function rollbackCase(c: RollbackCase, ns: string, recorder: ReturnType<ty
     await waitFor(async () => {
       const conds = (((await env.admin.tryGet(RAYCLUSTER, pendingB, ns))?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []);
       return conds.some((x) => x.type === 'HeadPodReady' && x.status === 'False');
-    }, 'KubeRay to report the pending head not ready', 60_000, 20);
+    }, 'KubeRay to report the pending head not ready', 60_000);
   }
   const revertedAt = Date.now();
   await setSpec(ns, c.sequence[1]);
+  await releaseRoute();
 
   // A → B → A → X: the rollback must have moved traffic back before X is applied.
   if (c.sequence.length > 2) {
     await waitFor(async () => {
       const s = await state(ns);
       return s.rollback !== undefined && s.trafficConfirmed === true && s.activeWeight > atTriggerState.activeWeight;
-    }, 'the rollback to move traffic back to the active cluster', 60_000, 20);
+    }, 'the rollback to move traffic back to the active cluster', { timeoutMs: 60_000, everyMs: 1000, wake: recorder.wake });
     await setSpec(ns, c.sequence[2]);
   }
   const last = c.sequence[c.sequence.length - 1];
@@ -257,7 +305,7 @@ test.concurrent('EarlyRollback A→B→A {maxSurge 50, step 25, interval 2 s} tr
 test.concurrent('FastRollback A→B→A {maxSurge 100, step 100, interval 1 s} triggered BeforeTraffic (the pending Serve held at its first capacity)', () =>
   runRollbackCase({ id: 'FastRollback', sequence: ['B', 'A'], maxSurge: 100, step: 100, interval: 1, trigger: 'BeforeTraffic' }), 150_000);
 
-test.concurrent('progress deadline (3 s): a pending cluster whose Serve app never deploys (DEPLOY_FAILED) is rolled back automatically; reason ProgressDeadlineExceeded; 100% back on the original cluster, whose Serve config is untouched', async () => {
+test.concurrent('progress deadline (lowered to 3 s once the failure is seen): a pending cluster whose Serve app never deploys (DEPLOY_FAILED) is rolled back automatically; reason ProgressDeadlineExceeded; 100% back on the original cluster, whose Serve config is untouched', async () => {
   const ns = 'deadline';
   await createNamespace(env.admin, ns);
   const recorder = recordService(ns);
@@ -270,19 +318,24 @@ test.concurrent('progress deadline (3 s): a pending cluster whose Serve app neve
 
 async function deadlineCase(ns: string, recorder: ReturnType<typeof recordService>): Promise<void> {
   await recorder.synced();
-  await env.admin.create(rayService(ns, ns, { cpu: CPU.A, maxSurge: 50, step: 25, interval: 1, extensions: { progressDeadlineSeconds: 3 } }));
+  // The default deadline (600 s) while the pending cluster starts and its app fails: a 3 s deadline
+  // from the start would race the head's start (on a loaded machine it can pass before the Serve
+  // config is even sent, a rollback for another cause). Lowered once the failure is seen.
+  await env.admin.create(rayService(ns, ns, { cpu: CPU.A, maxSurge: 50, step: 25, interval: 1 }));
   await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
   const original = (await state(ns)).activeClusterName as string;
   const originalConfig = env.fleet.dashboard(ns, original)!.config();
 
   const changedAt = Date.now();
+  const fromState = recorder.history.length;
   await setSpec(ns, 'B', { serveConfigV2: serveConfig(4, 'missing_module.app:build') });
   let pending = '';
-  await waitFor(async () => {
-    pending = (await state(ns)).pendingClusterName ?? pending;
+  await waitFor(() => {
+    pending = recorder.history.slice(fromState).find((h) => h.s.pendingClusterName !== undefined)?.s.pendingClusterName ?? '';
     const apps = pending === '' ? undefined : (env.fleet.dashboard(ns, pending)?.details().applications as Record<string, { status: string }> | undefined);
-    return apps?.app?.status === 'DEPLOY_FAILED';
-  }, 'the pending cluster\'s Serve app to fail');
+    return apps?.app?.status === 'DEPLOY_FAILED' || `pending cluster ${pending || '(none yet)'}, its app ${apps?.app?.status ?? 'not deployed'}`;
+  }, 'the pending cluster\'s Serve app to fail', { wake: recorder.wake, explain: () => `states: ${recorder.history.map((h) => `${h.s.phase}/${h.s.reason}/${h.s.pendingClusterName ?? '-'}`).join(' ')}` });
+  await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, ns, ns, { spec: { rayshift: { progressDeadlineSeconds: 3 } } });
   await waitFor(async () => {
     const s = await state(ns);
     return s.phase === 'Running' && s.pendingClusterName === undefined && s.reason === 'ProgressDeadlineExceeded';

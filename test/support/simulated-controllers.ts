@@ -29,6 +29,12 @@ export interface GatewayStatusSimulator extends Simulator {
   hold(): void;
   /** Acknowledges the current version of every route changed while held, and resumes. */
   release(): Promise<void>;
+  /**
+   * From now on, changes of the routes `match` selects (decided on each change as it arrives, so no
+   * matching version slips through) are not acknowledged until the returned release, which
+   * acknowledges their current versions and stops matching. The other routes are not held.
+   */
+  holdWhere(match: (route: KubeObject) => boolean): () => Promise<void>;
 }
 
 function condition(type: string, reason: string, generation?: number): Record<string, unknown> {
@@ -62,12 +68,15 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
     if (event.type !== 'delete') await programGateway(event.object);
   });
   let held: Map<string, () => Promise<void>> | undefined;
+  /** The `holdWhere` holds in force, each with the acknowledgments it keeps. */
+  const holds = new Set<{ match: (route: KubeObject) => boolean; pending: Map<string, () => Promise<void>> }>();
   const routeHandler = (type: typeof HTTPROUTE) => async (event: { type: string; object: KubeObject }) => {
     const r = event.object;
     if (event.type === 'delete') return;
-    if (held) {
+    const keeper = [...holds].find((h) => h.match(r))?.pending ?? held;
+    if (keeper) {
       const informer = type === HTTPROUTE ? http : grpc;
-      held.set(`${type.kind}/${r.metadata.namespace}/${r.metadata.name}`, async () => {
+      keeper.set(`${type.kind}/${r.metadata.namespace}/${r.metadata.name}`, async () => {
         const latest = informer.get(String(r.metadata.name), r.metadata.namespace);
         if (latest) await acknowledge(type, latest);
       });
@@ -104,6 +113,15 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
       const pending = held ?? new Map<string, () => Promise<void>>();
       held = undefined;
       for (const ack of pending.values()) await ack();
+    },
+    holdWhere(match) {
+      const hold = { match, pending: new Map<string, () => Promise<void>>() };
+      holds.add(hold);
+      return async () => {
+        await Promise.all([http.idle(), grpc.idle()]);
+        holds.delete(hold);
+        for (const ack of hold.pending.values()) await ack();
+      };
     },
     async stop() {
       stopped = true;

@@ -85,8 +85,8 @@ export function e2eGrpcServeConfig(version: string, replicas: number): string {
 export interface AppFaults {
   /** Each replica answers every N-th request with HTTP 500. */
   readonly errorEvery?: number;
-  /** With `errorEvery`: only among each replica's first N requests, a transient fault. */
-  readonly errorFirst?: number;
+  /** With `errorEvery`: only while a file at this path exists, a transient fault the test ends by deleting the file. */
+  readonly errorWhile?: string;
   /** Every answer waits this long first, ms. */
   readonly delayMs?: number;
 }
@@ -102,7 +102,7 @@ export function e2eServeConfig(version: string, replicas: number, importPath = '
     '  args:',
     `    version: ${version}`,
     ...(faults.errorEvery !== undefined ? [`    error_every: ${faults.errorEvery}`] : []),
-    ...(faults.errorFirst !== undefined ? [`    error_first: ${faults.errorFirst}`] : []),
+    ...(faults.errorWhile !== undefined ? [`    error_while: ${JSON.stringify(faults.errorWhile)}`] : []),
     ...(faults.delayMs !== undefined ? [`    delay_ms: ${faults.delayMs}`] : []),
     '  deployments:',
     '  - name: Version',

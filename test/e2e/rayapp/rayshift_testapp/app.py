@@ -6,7 +6,8 @@ version is a real redeploy (new replicas), as an image change would be on Kubern
 
 Faults for the metric-analysis tests, also from the args (a bad release, as users ship them):
 - "error_every": N > 0 answers every N-th request of each replica with HTTP 500;
-- "error_first": with error_every, only among each replica's first N requests (a transient fault);
+- "error_while": with error_every, only while a file at this path exists (a transient fault whose
+  end the test chooses from what it observed: it deletes the file);
 - "delay_ms": every answer waits this long first (a slower release).
 """
 import asyncio
@@ -19,11 +20,11 @@ from starlette.responses import JSONResponse
 
 @serve.deployment(ray_actor_options={"num_cpus": 0.1}, max_ongoing_requests=100)
 class Version:
-    def __init__(self, version: str, cluster: str, error_every: int, error_first: int, delay_ms: int):
+    def __init__(self, version: str, cluster: str, error_every: int, error_while: str, delay_ms: int):
         self.version = version
         self.cluster = cluster or os.environ.get("RAYSHIFT_CLUSTER", "")
         self.error_every = error_every
-        self.error_first = error_first
+        self.error_while = error_while
         self.delay_ms = delay_ms
         self.requests = 0
 
@@ -31,7 +32,7 @@ class Version:
         self.requests += 1
         if self.error_every <= 0 or self.requests % self.error_every != 0:
             return False
-        return self.error_first <= 0 or self.requests <= self.error_first
+        return self.error_while == "" or os.path.exists(self.error_while)
 
     async def __call__(self, request: Request) -> JSONResponse:
         if self.delay_ms > 0:
@@ -48,6 +49,6 @@ def build(args: dict):
         str(args.get("version", "v1")),
         str(args.get("cluster", "")),
         int(args.get("error_every", 0)),
-        int(args.get("error_first", 0)),
+        str(args.get("error_while", "")),
         int(args.get("delay_ms", 0)),
     )
