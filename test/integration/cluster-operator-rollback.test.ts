@@ -6,7 +6,9 @@
  * rollback on the progress deadline. The unhealthy pending head is a real fault: its Pod is
  * deleted after its Node lost the label the head selects, so KubeRay's new head stays Unschedulable. Specs differ by worker CPU: A = 2, B = 500m,
  * C = 600m. Trigger points use the pending traffic share, as KubeRay's suite does: BeforeTraffic 0,
- * Early (0, 30], Middle [30, 70], Late [70, 100). Every case runs concurrently in its own namespace
+ * Early (0, 30], Middle [30, 70], Late [70, 100); the TEST-ONLY Gateway holds its acknowledgement of
+ * a route that reached its trigger point until the rollback started, so a loaded machine cannot carry
+ * the upgrade past it before the revert lands. Every case runs concurrently in its own namespace
  * against one environment and one in-process Operator.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
@@ -157,7 +159,26 @@ async function rollbackCase(c: RollbackCase, ns: string, recorder: ReturnType<ty
   await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
   const original = (await state(ns)).activeClusterName as string;
   if (c.trigger === 'BeforeTraffic') heldNamespaces.add(ns);
+  // Past BeforeTraffic, the TEST-ONLY Gateway stops acknowledging this route once its weights reach
+  // the trigger point, so the upgrade waits there (WaitingForRoute) however long the fault and the
+  // revert take to arrive: the trigger point is set by what the operator wrote, not by how quickly
+  // this test reacts within one interval. Released once the operator started the rollback.
+  const routeHold = c.trigger === 'BeforeTraffic' ? undefined : env.gateway.holdWhere((route) => route.metadata.namespace === ns && atTrigger(c.trigger, pendingShare(route, original)));
+  try {
+    await revertAtTrigger(c, ns, recorder, original, routeHold);
+  } finally {
+    await routeHold?.release();
+  }
+}
 
+/** The pending backend's share of a two-backend route (the active one is `activeCluster`'s), or -1. */
+function pendingShare(route: KubeObject, activeCluster: string): number {
+  const backends = routeBackends(route);
+  const active = backends.find((b) => b.name === `${activeCluster}-serve-svc`);
+  return backends.length === 2 && active !== undefined ? 100 - (active.weight ?? 1) : -1;
+}
+
+async function revertAtTrigger(c: RollbackCase, ns: string, recorder: ReturnType<typeof recordService>, original: string, routeHold: { release(): Promise<void> } | undefined): Promise<void> {
   // A → B, then the rollback trigger.
   await setSpec(ns, c.sequence[0], {}, c.unhealthyPending ? POOL.value : undefined);
   const atTriggerState = await waitForTrigger(ns, c.trigger);
@@ -176,6 +197,10 @@ async function rollbackCase(c: RollbackCase, ns: string, recorder: ReturnType<ty
   }
   const revertedAt = Date.now();
   await setSpec(ns, c.sequence[1]);
+  if (routeHold !== undefined) {
+    await waitFor(async () => (await state(ns)).rollback !== undefined, 'the operator to start the rollback at the trigger point', 60_000, 20);
+    await routeHold.release();
+  }
 
   // A → B → A → X: the rollback must have moved traffic back before X is applied.
   if (c.sequence.length > 2) {

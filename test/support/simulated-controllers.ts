@@ -29,6 +29,11 @@ export interface GatewayStatusSimulator extends Simulator {
   hold(): void;
   /** Acknowledges the current version of every route changed while held, and resumes. */
   release(): Promise<void>;
+  /**
+   * Holds only the routes `match` accepts when they change (and every later change of a route once
+   * held) until the handle's `release`; every other route is acknowledged as before.
+   */
+  holdWhere(match: (route: KubeObject) => boolean): { release(): Promise<void> };
 }
 
 function condition(type: string, reason: string, generation?: number): Record<string, unknown> {
@@ -62,12 +67,15 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
     if (event.type !== 'delete') await programGateway(event.object);
   });
   let held: Map<string, () => Promise<void>> | undefined;
+  const partial = new Set<{ match: (route: KubeObject) => boolean; held: Map<string, () => Promise<void>> }>();
   const routeHandler = (type: typeof HTTPROUTE) => async (event: { type: string; object: KubeObject }) => {
     const r = event.object;
     if (event.type === 'delete') return;
-    if (held) {
+    const key = `${type.kind}/${r.metadata.namespace}/${r.metadata.name}`;
+    const into = held ?? [...partial].find((h) => h.held.has(key) || h.match(r))?.held;
+    if (into) {
       const informer = type === HTTPROUTE ? http : grpc;
-      held.set(`${type.kind}/${r.metadata.namespace}/${r.metadata.name}`, async () => {
+      into.set(key, async () => {
         const latest = informer.get(String(r.metadata.name), r.metadata.namespace);
         if (latest) await acknowledge(type, latest);
       });
@@ -104,6 +112,19 @@ export function simulateGatewayStatusWithoutDataPlane(client: KubeClient, contro
       const pending = held ?? new Map<string, () => Promise<void>>();
       held = undefined;
       for (const ack of pending.values()) await ack();
+    },
+    holdWhere(match) {
+      const hold = { match, held: new Map<string, () => Promise<void>>() };
+      partial.add(hold);
+      return {
+        async release() {
+          await Promise.all([http.idle(), grpc.idle()]);
+          partial.delete(hold);
+          const acks = [...hold.held.values()];
+          hold.held.clear();
+          for (const ack of acks) await ack();
+        },
+      };
     },
     async stop() {
       stopped = true;
