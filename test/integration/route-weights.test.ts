@@ -7,10 +7,11 @@
  */
 import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
 import { routePath } from '../support/rest-paths';
-import { planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
+import { planWeightPatch, readWeights } from '../../lib/runtime/route/weight-patch';
 import { routeReadiness } from '../../lib/runtime/route/readiness';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
-import { RouteClient, RouteRef, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
+import { isPatchConflict } from '../../lib/runtime/kube/errors';
+import { RouteClient, RouteRef, writeRouteWeights } from '../../lib/runtime/route/weight-patch';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 
 const NS = 'serving';

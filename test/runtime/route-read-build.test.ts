@@ -5,7 +5,7 @@
  */
 import { serviceRouteName } from '../../lib/spec/object-names';
 import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
-import { planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
+import { planWeightPatch, readWeights } from '../../lib/runtime/route/weight-patch';
 import { ACTIVE, PENDING, apply, backend, sharedHttpRoute } from './support/route-fixtures';
 
 describe('readWeights', () => {

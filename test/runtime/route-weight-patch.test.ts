@@ -5,7 +5,7 @@
  * backends must come out JSON-equal.
  */
 import * as fc from 'fast-check';
-import { RoutePlanError, managedRuleIndices, planWeightPatch, readWeights } from '../../lib/runtime/route/plan';
+import { RoutePlanError, managedRuleIndices, planWeightPatch, readWeights } from '../../lib/runtime/route/weight-patch';
 import { applyTestJsonPatch, JsonPatchFailure } from '../support/json-patch';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
 import { ACTIVE, PENDING, apply, applyRfc6902, backend, clone, sharedHttpRoute } from './support/route-fixtures';

@@ -4,7 +4,8 @@
  * thrown at once, and isPatchConflict.
  */
 import { JsonPatchOp } from '../../lib/runtime/route/types';
-import { RouteRef, RouteWriteConflictError, isPatchConflict, writeRouteWeights } from '../../lib/runtime/route/writer';
+import { isPatchConflict } from '../../lib/runtime/kube/errors';
+import { RouteRef, RouteWriteConflictError, writeRouteWeights } from '../../lib/runtime/route/weight-patch';
 import { ACTIVE, PENDING, applyRfc6902, backend, clone, sharedHttpRoute } from './support/route-fixtures';
 
 /** An in-memory API server path for one route, with a hook that runs between our read and our write. */

@@ -4,7 +4,7 @@
  */
 import { applyTestJsonPatch, JsonPatchFailure } from './json-patch';
 import { applyRfc6902, sharedHttpRoute } from '../runtime/support/route-fixtures';
-import { planWeightPatch } from '../../lib/runtime/route/plan';
+import { planWeightPatch } from '../../lib/runtime/route/weight-patch';
 
 test("RFC 6902's examples: add a member, insert and append array elements, remove, replace, escaped pointers", () => {
   expect(applyTestJsonPatch({ foo: 'bar' }, [{ op: 'add', path: '/baz', value: 'qux' }])).toEqual({ baz: 'qux', foo: 'bar' });

@@ -13,10 +13,9 @@ import * as fs from 'node:fs';
 import pino from 'pino';
 import { parse } from 'yaml';
 import { crdsOf, newestVersion } from '../../lib/crds/catalog';
-import { plan } from '../../lib/engine/plan';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
 import { resolveCrdFile } from '../../lib/crds/resolve';
-import { RAY_SERVICE_DEFAULTS, ResolvedUpgradeOptions } from '../../lib/spec/rayservice';
+import { RAY_SERVICE_DEFAULTS } from '../../lib/spec/rayservice';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
@@ -246,12 +245,3 @@ export function recordedPendingWeights(history: RouteWeightHistory, pendingClust
   return history.filter((h) => h.weights.length === 2).map((h) => h.weights.find((w) => w.name === `${pendingCluster}-serve-svc`)?.weight ?? -1);
 }
 
-/** The new cluster's weights the engine plans for `options`: 0 when its backend joins, then one per traffic step. */
-export function plannedPendingWeights(options: ResolvedUpgradeOptions): number[] {
-  return [0, ...plan({ kind: 'RayService', name: 'planned', options }).steps.filter((s) => s.action === 'shift-traffic').map((s) => s.pendingWeight)];
-}
-
-/** Incremental upgrade options as the tests' services resolve them (1 s interval, clusters deleted at once). */
-export function incrementalOptions(maxSurgePercent: number, stepSizePercent: number): ResolvedUpgradeOptions {
-  return { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent, stepSizePercent, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 };
-}

@@ -42,6 +42,8 @@ export interface PluginPython {
 /** Builds the virtualenv in `work/venv` and starts the plugin's provider. */
 export async function startPluginPython(work: string): Promise<PluginPython> {
   const root = projectRoot();
+  const built = path.join(root, 'build', 'lib', 'pulumi', 'plugin', 'provider.js');
+  if (!fs.existsSync(built)) throw new Error(`the plugin's provider runs from ${built}, which is missing: run \`npm run build\` first`);
   const out = execFileSync('bash', [path.join(root, 'scripts', 'build-pulumi-sdk.sh'), '--venv', path.join(work, 'venv')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const python = out.trim().split('\n').pop()!;
   const provider = await startPluginProvider(path.join(root, 'pulumi-plugin', 'index.js'));

@@ -1,7 +1,11 @@
 /**
  * Typed errors of the Kubernetes client. Messages name the operation (method and path) and the API
  * server's own `Status` message; they never include request headers, tokens or client certificates.
+ * `writeRefusalOf` reads any client's HTTP error as a `WriteRefusal`, which the engine's
+ * `isWriteConflict` judges (`isPatchConflict`), for every writer that re-reads on a conflict.
  */
+import { WriteRefusal, isWriteConflict } from '../../engine/write-refusal';
+import { asObject, isObject } from '../../spec/read';
 
 /** One `Status.details.causes[]` entry (e.g. a failed validation rule). */
 export interface StatusCause {
@@ -153,6 +157,33 @@ export function isConflict(e: unknown): e is KubeApiError {
 export function asStatus(body: unknown): KubeStatus | undefined {
   if (body && typeof body === 'object' && (body as { kind?: unknown }).kind === 'Status') return body as KubeStatus;
   return undefined;
+}
+
+/** HTTP status of a client error (`status`, `statusCode`, `code`, or `body.code`), if any. */
+export function errorStatus(error: unknown): number | undefined {
+  if (!isObject(error) && !(error instanceof Error)) return undefined;
+  const e = error as unknown as Record<string, unknown>;
+  for (const v of [e.status, e.statusCode, e.code, asObject(e.body).code, asObject(e.response).statusCode]) {
+    if (typeof v === 'number') return v;
+  }
+  return undefined;
+}
+
+/**
+ * The API server's refusal of a write (an HTTP error with a status), in the engine's terms; undefined
+ * for anything else (a connection error, a bug).
+ */
+export function writeRefusalOf(error: unknown): WriteRefusal | undefined {
+  const status = errorStatus(error);
+  if (status === undefined) return undefined;
+  const e = asObject(error);
+  const causes = [asObject(asObject(e.body).details).causes, asObject(e.details).causes].find((c) => Array.isArray(c) && c.length > 0);
+  return { status, fieldCauses: Array.isArray(causes) ? causes.length : 0 };
+}
+
+/** True when the API server refused a patch because the object moved (the engine's `isWriteConflict`). */
+export function isPatchConflict(error: unknown): boolean {
+  return isWriteConflict(writeRefusalOf(error));
 }
 
 function defaultReason(code: number): string {

@@ -16,7 +16,7 @@ import { ObjectReader } from '../kube/object-reader';
 import { KubeObject } from '../kube/types';
 import { PendingMeasurements } from '../prometheus/measure';
 import { buildServiceRoute, clusterBackends } from '../route/build';
-import { writeRouteWeights } from '../route/writer';
+import { writeRouteWeights } from '../route/weight-patch';
 import { labelHeadPods } from './head-serve-label';
 import { ownsBackend, routeTypeOf } from './observe';
 import type { RayServiceKube, RayServiceServe } from './ports';

@@ -11,7 +11,7 @@ import { asArray, asObject } from '../../spec/read';
 import { Condition, isConditionTrue } from '../kube/conditions';
 import { KubeObject } from '../kube/types';
 import { ObjectReader } from '../kube/object-reader';
-import { managedRuleIndices } from '../route/plan';
+import { managedRuleIndices } from '../route/weight-patch';
 import { routeReadiness } from '../route/readiness';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';

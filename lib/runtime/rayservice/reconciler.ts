@@ -22,7 +22,7 @@ import { KubeObject } from '../kube/types';
 import { ObjectReader, apiReader } from '../kube/object-reader';
 import { RayServiceStore, rayshiftServiceStore } from './store';
 import { RayServiceObserver, routeTypeOf } from './observe';
-import { RoutePlanError } from '../route/plan';
+import { RoutePlanError } from '../route/weight-patch';
 import { RayServiceKube, RayServiceServe } from './ports';
 import { PendingMeasurements } from '../prometheus/measure';
 import { FINALIZER, serviceRouteName } from '../../spec/object-names';

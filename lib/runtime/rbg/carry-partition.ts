@@ -12,8 +12,8 @@
 import type { ObservedRole, RoleWrite } from '../../engine/rbg-coordination-types';
 import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
+import { isPatchConflict } from '../kube/errors';
 import { KubeObject } from '../kube/types';
-import { isPatchConflict } from '../route/writer';
 import { workloadOf } from './workloads';
 
 const PARTITION = '/spec/updateStrategy/rollingUpdate/partition';

@@ -1,5 +1,9 @@
 /**
- * Weight patches that touch only what rayshift owns on a route it may share with others.
+ * The route weight patch: planned so that it touches only what rayshift owns on a route it may share
+ * with others (`planWeightPatch`), and written (`writeRouteWeights`): read, plan, JSON-patch, and when
+ * the server refuses the patch as a conflict (a `test` op failed because someone moved the route
+ * between our read and our write), read again and plan again. Decoupled from any Kubernetes client
+ * library: the writer takes a minimal injected `RouteClient`.
  *
  * HTTPRoute and GRPCRoute `spec.rules` and `rules[].backendRefs` are atomic lists, so a
  * server-side apply or a PUT of the rules would take (or clobber) the whole list, including the
@@ -23,8 +27,10 @@
  * the key's name, and its namespace (defaulting to the route's) equals the key's (same default).
  */
 import { asArray, asObject, isInteger } from '../../spec/read';
-import { BackendKey, DEFAULT_SERVE_PORT, JsonPatchOp, ManagedBackend } from './types';
+import { BackendKey, DEFAULT_SERVE_PORT, JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
+import { errorStatus, isPatchConflict } from '../kube/errors';
 import { jsonPointer } from '../kube/json-pointer';
+import { sleep } from '../kube/retry';
 
 /** How rules are chosen and which backends besides `managed` belong to rayshift. */
 export interface RuleSelection {
@@ -269,4 +275,97 @@ export function readWeights(route: unknown, managed: readonly BackendKey[], sel:
       consistent,
     };
   });
+}
+
+/**
+ * What the writer needs to read and patch the route `ref` names. Both reject on a non-2xx answer
+ * with an error carrying the HTTP status as `status`, `statusCode` or `code` and, when the server
+ * sent one, the `Status` object as `body` (or its `details` as `details`, as KubeApiError does).
+ */
+export interface RouteClient {
+  /** GET the route, parsed. */
+  get(ref: RouteRef): Promise<unknown>;
+  /** PATCH the route with `ops` as a JSON patch (`application/json-patch+json`); resolves to the patched object. */
+  patch(ref: RouteRef, ops: readonly JsonPatchOp[]): Promise<unknown>;
+}
+
+/** Which route to write. */
+export interface RouteRef {
+  /** `HTTPRoute` or `GRPCRoute`. */
+  readonly kind: RouteObjectKind;
+  /** Route namespace. */
+  readonly namespace: string;
+  /** Route name. */
+  readonly name: string;
+}
+
+/** Options of `writeRouteWeights`. */
+export interface WriteOptions extends PlanOptions {
+  /** Attempts (read + patch) before giving up. @default 5 */
+  readonly maxAttempts?: number;
+  /** Milliseconds to wait before attempt `n` (2, 3, …). @default none */
+  readonly backoffMs?: (attempt: number) => number;
+}
+
+/** Outcome of `writeRouteWeights`. */
+export interface WriteResult {
+  /** The route after the write (as the server returned it), or as read when nothing had to change. */
+  readonly route: unknown;
+  /** The patch that was applied; empty when the route already carried the weights. */
+  readonly ops: readonly JsonPatchOp[];
+  /** Attempts used (1 when the first patch applied). */
+  readonly attempts: number;
+}
+
+/** Every attempt was refused because the route kept moving. */
+export class RouteWriteConflictError extends Error {
+  constructor(
+    message: string,
+    /** The last refusal. */
+    readonly lastError: unknown,
+  ) {
+    super(message);
+    this.name = 'RouteWriteConflictError';
+  }
+}
+
+/**
+ * Gives the managed backends of a live route their weights (see `planWeightPatch` for exactly what
+ * is touched), retrying from a fresh read while the server refuses the patch as a conflict. A route
+ * that already carries the weights costs one GET and no PATCH.
+ */
+export async function writeRouteWeights(
+  client: RouteClient,
+  ref: RouteRef,
+  managed: readonly ManagedBackend[],
+  opts: WriteOptions = {},
+): Promise<WriteResult> {
+  const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
+  let lastError: unknown;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    if (attempt > 1 && opts.backoffMs) {
+      const ms = opts.backoffMs(attempt);
+      if (ms > 0) await sleep(ms);
+    }
+    const route = await client.get(ref);
+    const ops = planWeightPatch(route, managed, opts);
+    if (ops.length === 0) return { route, ops, attempts: attempt };
+    try {
+      const patched = await client.patch(ref, ops);
+      return { route: patched, ops, attempts: attempt };
+    } catch (e) {
+      if (!isPatchConflict(e)) throw e;
+      lastError = e;
+    }
+  }
+  throw new RouteWriteConflictError(
+    `${ref.kind} ${ref.namespace}/${ref.name}: the route changed under every one of ${maxAttempts} weight patches (each guarded by test ops); last refusal: ${describeError(lastError)}`,
+    lastError,
+  );
+}
+
+function describeError(e: unknown): string {
+  const body = asObject(asObject(e).body);
+  if (typeof body.message === 'string') return `HTTP ${errorStatus(e) ?? '?'} ${body.message}`;
+  return e instanceof Error ? e.message : String(e);
 }
