@@ -271,8 +271,11 @@ test('RoleBasedGroup status carries the coordination progress of its Coordinated
     { name: 'prefill', replicas: 4, readyReplicas: 4, updatedReplicas: 3 },
     { name: 'decode', replicas: 4, readyReplicas: 4, updatedReplicas: 1 },
   ]);
+  // The rollout fields rayshift's executor writes (phase, rounds, the way back) are empty: RBG's
+  // controller runs this CoordinatedPolicy, and REST writes every field, defaults included.
+  const role = (name: string, updatedPercent: number) => ({ role: name, updatedPercent, phase: '', partition: 0, abandonedReplicas: 0, previousReplicas: 0 });
   expect(got.body.coordination).toEqual([
-    { rule: 'pd', maxSkewPercent: 25, skewPercent: 50, withinBound: false, roles: [{ role: 'prefill', updatedPercent: 75 }, { role: 'decode', updatedPercent: 25 }] },
+    { rule: 'pd', maxSkewPercent: 25, skewPercent: 50, withinBound: false, roles: [role('prefill', 75), role('decode', 25)], phase: '', reason: '', message: '', rounds: 0, conditions: [] },
   ]);
   expect((await env.rest('GET', `/apis/rayshift/v1/namespaces/${TEAM_A}/rolebasedgroups`)).body.roleBasedGroups.map((g: { name: string }) => g.name)).toEqual(['pd']);
   expect((await env.rest('GET', `/apis/rayshift/v1/namespaces/${TEAM_A}/rolebasedgroups/pd`, undefined, { token: env.tokens.bob })).status).toBe(403);

@@ -160,6 +160,11 @@ test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their w
     ['create', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['watch', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['get', 'statefulsets', { group: 'apps', namespace: NS }],
+    // v1alpha1 roles on RBG v0.6.0: watched, and a round's partition carried into the StatefulSet.
+    ['list', 'statefulsets', { group: 'apps', namespace: NS }],
+    ['patch', 'statefulsets', { group: 'apps', namespace: NS }],
+    // A rollback round replaces a StatefulSet role's Pods on the abandoned revision.
+    ['delete', 'pods', { namespace: NS }],
     ['get', 'leaderworkersets', { group: 'leaderworkerset.x-k8s.io', namespace: NS }],
     ['create', 'events', { group: 'events.k8s.io', namespace: NS }],
   ];
@@ -173,10 +178,9 @@ test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their w
     ['patch', 'roleinstancesets', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['delete', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['patch', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS, subresource: 'status' }],
-    ['list', 'statefulsets', { group: 'apps', namespace: NS }],
-    ['patch', 'statefulsets', { group: 'apps', namespace: NS }],
+    ['delete', 'statefulsets', { group: 'apps', namespace: NS }],
     ['get', 'deployments', { group: 'apps', namespace: NS }],
-    ['delete', 'pods', { namespace: NS }],
+    ['create', 'pods', { namespace: NS }],
     ['delete', 'events', { group: 'events.k8s.io', namespace: NS }],
   ];
   for (const [verb, resource, opts] of allowed) expect([verb, resource, opts, await can(verb, resource, opts)]).toEqual([verb, resource, opts, true]);
@@ -201,7 +205,7 @@ function asOperator(): RouteClient {
   };
 }
 
-test('as its ServiceAccount the operator writes route weights, status, finalizers, RayClusters, head Pods\' serve label and its Lease — and is refused a spec write, Pod creation and deletion, and Secrets', async () => {
+test('as its ServiceAccount the operator writes route weights, status, finalizers, RayClusters, head Pods\' serve label and its Lease, and deletes Pods — and is refused a spec write, Pod creation, and Secrets', async () => {
   // Route weights (JSON patch with test guards) on a route the admin created.
   const route = buildServiceRoute({ rayServiceName: 'llm', namespace: NS, backends: [{ cluster: 'llm-aaaaa', weight: 100 }] });
   expect((await cp.request('POST', `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes`, route)).status).toBe(201);
@@ -242,14 +246,15 @@ test('as its ServiceAccount the operator writes route weights, status, finalizer
   expect(renewed.status).toBe(200);
   expect((await cp.request('PUT', `${leases}/${OPERATOR_LEASE_NAME}`, { ...lease.body, spec: { ...lease.body.spec, holderIdentity: 'pod-c' } }, { token })).status).toBe(409);
 
-  // Head Pods: read, and the serve label patched; EndpointSlices read. Creating or deleting a Pod, no.
+  // Head Pods: read, and the serve label patched; EndpointSlices read. Creating a Pod, no; deleting
+  // one, yes (a rollback round replaces a StatefulSet role's Pods on the abandoned revision).
   const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'llm-bbbbb-head', namespace: NS, labels: { 'ray.io/node-type': 'head', 'ray.io/serve': 'false' } }, spec: { containers: [{ name: 'ray-head', image: 'rayproject/ray:2.52.0' }] } };
   expect((await cp.request('POST', `/api/v1/namespaces/${NS}/pods`, pod)).status).toBe(201);
   expect((await cp.request('GET', `/api/v1/namespaces/${NS}/pods?labelSelector=ray.io%2Fnode-type%3Dhead`, undefined, { token })).status).toBe(200);
   expect((await cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/llm-bbbbb-head`, { metadata: { labels: { 'ray.io/serve': 'true' } } }, merge)).status).toBe(200);
   expect((await cp.request('GET', `/apis/discovery.k8s.io/v1/namespaces/${NS}/endpointslices`, undefined, { token })).status).toBe(200);
   expect((await cp.request('POST', `/api/v1/namespaces/${NS}/pods`, { ...pod, metadata: { ...pod.metadata, name: 'other' } }, { token })).status).toBe(403);
-  expect((await cp.request('DELETE', `/api/v1/namespaces/${NS}/pods/llm-bbbbb-head`, undefined, { token })).status).toBe(403);
+  expect((await cp.request('DELETE', `/api/v1/namespaces/${NS}/pods/llm-bbbbb-head`, undefined, { token })).status).toBe(200);
 
   // Nothing else.
   expect((await cp.request('GET', `/api/v1/namespaces/${NS}/secrets`, undefined, { token })).status).toBe(403);
