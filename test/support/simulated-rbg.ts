@@ -8,9 +8,10 @@
  * `replicas − partition`, never with more than `maxUnavailable` replicas not ready, nothing while
  * `paused` — and reports the counts in `status.roleStatuses` with `status.observedGeneration`, as
  * RBG does. An updated replica becomes ready after a per-role delay, or never for roles named by
- * `neverReady`. Raising a partition returns the replicas above it to the old revision at once, paused
- * or not (RBG v0.7.0's real RoleInstanceSets do not; the executor replaces those replicas itself:
- * cluster-rbg-analysis.test.ts). A group seen for the
+ * `neverReady`. Raising a partition during a rollout returns the replicas above it to the old
+ * revision at once, paused or not (what the executor's rollback rounds bring about on the real
+ * releases: cluster-rbg-analysis.test.ts); once every replica is updated a raise returns nothing
+ * (the executor's hold after a completed rollout). A group seen for the
  * first time starts with every replica on its current revision.
  *
  * With `workloads` (RBG ≥ v0.7's RoleInstanceSets) it also keeps each role's workload
@@ -78,7 +79,17 @@ export interface SimulatedRbgController {
 }
 
 interface RoleState {
+  /** The revision replicas are updated to (a StatefulSet's updateRevision). */
   revision: string;
+  /**
+   * Whether a raised partition returns updated replicas to an older revision. The raise stands for
+   * what returns them on the real releases (v0.6.0: the executor deletes their Pods and the
+   * StatefulSet recreates them below its partition at its current revision; v0.7.0: the executor
+   * replaces them), which happens only in rollback rounds, and a rollback never starts from a
+   * role entirely on the new revision. False once every replica is updated, so the executor's hold
+   * after a completed rollout (partition = replicas for StatefulSets) returns nothing.
+   */
+  olderRevision: boolean;
   updated: number;
   notReady: number;
 }
@@ -141,15 +152,16 @@ export function simulateUnbuildableRbgRelease(client: KubeClient, options: Simul
     const desired = replicasOf(role);
     const revision = simulatedRoleRevision(role);
     let state = roles.get(roleName);
-    if (!state) state = { revision, updated: desired, notReady: 0 };
-    if (state.revision !== revision) state = { revision, updated: 0, notReady: 0 };
+    if (!state) state = { revision, olderRevision: false, updated: desired, notReady: 0 };
+    if (state.revision !== revision) state = { revision, olderRevision: true, updated: 0, notReady: 0 };
     roles.set(roleName, state);
     const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
     const limit = desired - simulatedPartition(ru.partition, desired);
     const maxUnavailable = simulatedMaxUnavailable(ru.maxUnavailable, desired);
     state.updated = Math.min(state.updated, desired);
+    if (state.updated === desired) state.olderRevision = false;
     // A raised partition returns replicas even while paused (a rollback round writes it paused).
-    if (state.updated > limit) {
+    if (state.olderRevision && state.updated > limit) {
       state.updated = limit;
       state.notReady = Math.min(state.notReady, limit);
     }
