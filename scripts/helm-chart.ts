@@ -8,7 +8,7 @@
  * Here the construct is synthesized with a placeholder token in each prop a value sets; each
  * token is then replaced in the YAML by its template expression (a whole scalar, text inside a
  * string, a list or an object). Props that add or change whole objects (the API server, its
- * impersonation mode, the token Secrets rule) are synthesized once per choice, and the documents
+ * impersonation mode, its dashboard, the token Secrets rule) are synthesized once per choice, and the documents
  * that differ are wrapped in `{{- if }}` on the value. The defaults in values.yaml are read from a
  * synthesis without props, so they are the construct's. The CRD goes to `crds/` (Helm installs it
  * before the templates and, as Helm does with `crds/`, never upgrades or deletes it).
@@ -110,24 +110,29 @@ function yamlOf(m: Manifest): string {
 
 /**
  * One template for documents synthesized under several choices: a document the same under every
- * choice is written once; one that differs (or is missing under some) is written under
- * `{{- if cond }} … {{- else if … }} … {{- end }}`. The last choice's condition is the `else`.
+ * choice is written once; one that differs (or is missing under some) is written once per distinct
+ * text, under `{{- if }} … {{- else if }} … {{- else }} … {{- end }}` on the conditions of the choices
+ * that give that text (joined with `or`). The conditions must exclude each other; the last choice's
+ * is `else`, and the text it gives is the `else` branch.
  */
 function mergeChoices(choices: readonly { when: string; docs: Manifest[] }[]): string {
   const keys = [...new Set(choices.flatMap((c) => c.docs.map(key)))];
   return keys.map((k) => {
-    const texts = choices.map((c) => { const d = c.docs.find((m) => key(m) === k); return d === undefined ? undefined : yamlOf(d); });
-    if (texts.every((t) => t === texts[0])) return `---\n${texts[0]}`;
-    const branches = choices.map((c, i) => {
-      const head = i === 0 ? `{{- if ${c.when} }}` : i === choices.length - 1 ? '{{- else }}' : `{{- else if ${c.when} }}`;
-      return `${head}\n${texts[i] === undefined ? '' : `---\n${texts[i]}`}`;
+    const texts = choices.map((c) => { const d = c.docs.find((m) => key(m) === k); return d === undefined ? '' : `---\n${yamlOf(d)}`; });
+    if (texts.every((t) => t === texts[0])) return texts[0];
+    const elseText = texts[texts.length - 1];
+    const others = [...new Set(texts.filter((t) => t !== elseText))];
+    const branches = others.map((text, i) => {
+      const conditions = choices.filter((_, j) => texts[j] === text).map((c) => c.when);
+      const cond = conditions.length === 1 ? conditions[0] : `or ${conditions.map((c) => `(${c})`).join(' ')}`;
+      return `${i === 0 ? '{{- if' : '{{- else if'} ${cond} }}\n${text}`;
     });
-    return `${branches.join('')}{{- end }}\n`;
+    return `${branches.join('')}{{- else }}\n${elseText}{{- end }}\n`;
   }).join('');
 }
 
 /** Props common to every synthesis: every value a token. */
-function tokenProps(impersonation: ImpersonationMode, secrets: boolean): OperatorChartProps {
+function tokenProps(impersonation: ImpersonationMode, secrets: boolean, dashboard = true): OperatorChartProps {
   return {
     operatorNamespace: token('namespace'),
     createNamespace: false,
@@ -136,14 +141,14 @@ function tokenProps(impersonation: ImpersonationMode, secrets: boolean): Operato
     replicas: token<number>('replicas'),
     extraArgs: [token('extraArgs')],
     ...(secrets ? { rayTokenAuth: { secretNames: [token('rayTokenAuthSecrets')] } } : {}),
-    apiServer: { tlsSecretName: token('tlsSecretName'), replicas: token<number>('apiServerReplicas'), port: token<number>('apiServerPort'), impersonation },
+    apiServer: { tlsSecretName: token('tlsSecretName'), replicas: token<number>('apiServerReplicas'), port: token<number>('apiServerPort'), impersonation, dashboard },
   };
 }
 
 /** The values.yaml defaults, read from the construct's own defaults. */
 function defaultValues(): Record<string, unknown> {
   const { operator, apiServer } = synth({ apiServer: { tlsSecretName: 'unused' } });
-  const container = (m: Manifest) => (m.spec as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0];
+  const container = (m: Manifest) => (m.spec as { template: { spec: { containers: (Record<string, unknown> & { args: string[] })[] } } }).template.spec.containers[0];
   const deployment = (docs: Manifest[], name: string) => docs.find((m) => m.kind === 'Deployment' && m.metadata.name === name)!;
   const op = deployment(operator, OPERATOR_NAME);
   const api = deployment(apiServer, API_SERVER_NAME);
@@ -155,7 +160,7 @@ function defaultValues(): Record<string, unknown> {
     resources: container(op).resources,
     extraArgs: [],
     rbac: { rayTokenAuthSecrets: [] },
-    apiServer: { enabled: false, tlsSecretName: '', port: API_SERVER_PORT, replicas: (api.spec as { replicas: number }).replicas, impersonation: 'classic' },
+    apiServer: { enabled: false, tlsSecretName: '', port: API_SERVER_PORT, replicas: (api.spec as { replicas: number }).replicas, impersonation: 'classic', dashboard: !container(api).args.includes('--no-dashboard') },
   };
 }
 
@@ -169,7 +174,8 @@ const VALUES_DOC = `# Values of the rayshift chart (generated by scripts/helm-ch
 # rbac.rayTokenAuthSecrets: Secrets (by name) the operator may read for RayClusters with Ray token auth.
 # apiServer:    the core API server (gRPC, Connect, REST and the dashboard under /ui/), off by default;
 #               tlsSecretName names a kubernetes.io/tls Secret in the release namespace (required when
-#               enabled); impersonation is its RBAC mode: classic or constrained (KEP-5284).
+#               enabled); impersonation is its RBAC mode: classic or constrained (KEP-5284); dashboard
+#               false serves the API alone (\`api-server --no-dashboard\`).
 `;
 
 /** JSON schema of the values: helm lint/install/upgrade refuse others, naming the field. */
@@ -196,6 +202,7 @@ function valuesSchema(): Record<string, unknown> {
           port: { type: 'integer', minimum: 1, maximum: 65535 },
           replicas: { type: 'integer', minimum: 1, maximum: 10 },
           impersonation: { enum: ['classic', 'constrained'] },
+          dashboard: { type: 'boolean' },
         },
       },
     },
@@ -214,6 +221,8 @@ export function renderHelmChart(): Map<string, string> {
   const classic = synth(tokenProps('classic', false), true);
   const withSecrets = synth(tokenProps('classic', true), true);
   const constrained = synth(tokenProps('constrained', false), true);
+  const constrainedApiOnly = synth(tokenProps('constrained', false, false), true);
+  const classicApiOnly = synth(tokenProps('classic', false, false), true);
   const crds = classic.operator.filter((m) => m.kind === 'CustomResourceDefinition');
   const operatorDocs = (docs: Manifest[]) => docs.filter((m) => m.kind !== 'CustomResourceDefinition');
   const files = new Map<string, string>();
@@ -237,12 +246,14 @@ export function renderHelmChart(): Map<string, string> {
     { when: 'else', docs: operatorDocs(classic.operator) },
   ])));
   files.set('templates/api-server.yaml', `${HEADER}{{- if .Values.apiServer.enabled }}\n${substitute(mergeChoices([
-    { when: 'eq .Values.apiServer.impersonation "constrained"', docs: constrained.apiServer },
-    { when: 'else', docs: classic.apiServer },
+    { when: 'and (eq .Values.apiServer.impersonation "constrained") .Values.apiServer.dashboard', docs: constrained.apiServer },
+    { when: 'and (eq .Values.apiServer.impersonation "constrained") (not .Values.apiServer.dashboard)', docs: constrainedApiOnly.apiServer },
+    { when: 'and (ne .Values.apiServer.impersonation "constrained") .Values.apiServer.dashboard', docs: classic.apiServer },
+    { when: 'else', docs: classicApiOnly.apiServer },
   ]))}{{- end }}\n`);
   files.set('templates/NOTES.txt', `rayshift {{ .Chart.AppVersion }}: the operator runs in {{ .Release.Namespace }} ({{ .Values.replicas }} replicas, one leading).
 {{- if .Values.apiServer.enabled }}
-The core API server: service ${API_SERVER_NAME}.{{ .Release.Namespace }}, port {{ .Values.apiServer.port }} (HTTPS); the dashboard is under /ui/.
+The core API server: service ${API_SERVER_NAME}.{{ .Release.Namespace }}, port {{ .Values.apiServer.port }} (HTTPS){{ if .Values.apiServer.dashboard }}; the dashboard is under /ui/{{ end }}.
 {{- end }}
 Create a rayshift.dev/v1alpha1 RayService to upgrade incrementally; \`kubectl get rayservices.rayshift.dev -A\` shows them.
 `);

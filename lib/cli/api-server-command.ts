@@ -3,8 +3,8 @@
  * In a cluster it uses the pod's ServiceAccount; `--kubeconfig` runs it elsewhere. TLS is required
  * unless `--insecure-local`, which serves cleartext on loopback only and acts as the kubeconfig's
  * own user without authenticating callers (development only). The built dashboard is served under
- * `/ui/` from `--dashboard-dir` (default: the package's `dist-ui/`, when it was built).
- * One flag per tunable limit of the server (`SERVER_LIMITS`: body size, token re-checks, idle and
+ * `/ui/` from `--dashboard-dir` (default: the package's `dist-ui/`, when it was built), or not at all
+ * with `--no-dashboard`. One flag per tunable limit of the server (`SERVER_LIMITS`: body size, token re-checks, idle and
  * session timeouts, sessions, streams per session, watches per caller), each within its range.
  * Stops on SIGTERM/SIGINT.
  */
@@ -36,14 +36,23 @@ export interface ApiServerCommandOptions extends ServerLimitValues {
   readonly logLevel?: string;
   /** Folder of the built dashboard to serve under `/ui/`; unset: `<package root>/dist-ui` when built. */
   readonly dashboardDir?: string;
+  /** `--no-dashboard`: false serves no dashboard under `/ui/`, even when one is built. */
+  readonly dashboard?: boolean;
   /** One `info` line per call (`--no-access-log`: none); unset: on. */
   readonly accessLog?: boolean;
 }
 
 const hasIndex = (dir: string) => fs.existsSync(path.join(dir, 'index.html'));
 
-/** The dashboard folder to serve: `--dashboard-dir` (which must hold `index.html`), else the package's `dist-ui/` when built. */
-export function dashboardDirOf(option: string | undefined): string | undefined {
+/**
+ * The dashboard folder to serve: none with `--no-dashboard` (`enabled` false), else `--dashboard-dir`
+ * (which must hold `index.html`), else the package's `dist-ui/` when built.
+ */
+export function dashboardDirOf(option: string | undefined, enabled = true): string | undefined {
+  if (!enabled) {
+    if (option !== undefined) throw new Error(`--no-dashboard and --dashboard-dir ${option} contradict each other: give one`);
+    return undefined;
+  }
   if (option !== undefined) {
     if (!hasIndex(option)) throw new Error(`--dashboard-dir ${option} holds no index.html (run \`npm run build:ui\`)`);
     return path.resolve(option);
@@ -76,7 +85,7 @@ export async function startFromFlags(opts: ApiServerCommandOptions, log: Logger)
   }
   let dashboardDir: string | undefined;
   try {
-    dashboardDir = dashboardDirOf(opts.dashboardDir);
+    dashboardDir = dashboardDirOf(opts.dashboardDir, opts.dashboard !== false);
   } catch (e) {
     log.error({}, (e as Error).message);
     return 2;
@@ -119,7 +128,8 @@ export function registerApiServerCommand(program: Command, exit: (code: number) 
     .option('--insecure-local', 'development only: cleartext on loopback, no authentication, every call as the kubeconfig user')
     .option('--audience <aud>', 'audience callers\' tokens must be issued for', 'rayshift')
     .option('--log-level <level>', 'pino log level', 'info')
-    .option('--dashboard-dir <dir>', 'built dashboard to serve under /ui/ (default: the package\'s dist-ui/ when built)');
+    .option('--dashboard-dir <dir>', 'built dashboard to serve under /ui/ (default: the package\'s dist-ui/ when built)')
+    .option('--no-dashboard', 'serve no dashboard under /ui/ (the API alone)');
   for (const limit of Object.values(SERVER_LIMITS)) {
     command.option(`${limit.flag} <n>`, `${limit.help} (${limit.min}–${limit.max}; default ${limit.default})`, integerIn(limit.flag, limit));
   }

@@ -46,6 +46,8 @@ export interface ApiServerProps {
    * @default requests 100m / 128Mi, limits 1 / 256Mi
    */
   readonly resources?: k8s.ResourceRequirements;
+  /** Whether the server serves the dashboard under `/ui/` (false: `--no-dashboard`, the API alone). @default true */
+  readonly dashboard?: boolean;
 }
 
 /** The resources the API reaches as the caller, with the verbs it uses on them. */
@@ -130,7 +132,7 @@ export class ApiServer extends Construct {
           name: 'api-server',
           image: props.image ?? RAYSHIFT_IMAGE,
           imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
-          args: ['api-server', '--listen', `:${listen}`, '--tls-cert', '/etc/rayshift/tls/tls.crt', '--tls-key', '/etc/rayshift/tls/tls.key'],
+          args: ['api-server', '--listen', `:${listen}`, '--tls-cert', '/etc/rayshift/tls/tls.crt', '--tls-key', '/etc/rayshift/tls/tls.key', ...(props.dashboard === false ? ['--no-dashboard'] : [])],
           ports: [{ name: 'https', containerPort: listen, protocol: 'TCP' }],
           livenessProbe: { httpGet: { path: '/healthz', port, scheme: 'HTTPS' }, periodSeconds: 10, timeoutSeconds: 2 },
           readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },

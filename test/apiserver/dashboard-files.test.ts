@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startApiServer, type RunningApiServer } from '../../lib/apiserver/server';
-import { dashboardDirOf } from '../../lib/cli/api-server-command';
+import { dashboardDirOf, registerApiServerCommand } from '../../lib/cli/api-server-command';
 import { DASHBOARD_SECURITY_HEADERS, defaultDashboardDir } from '../../lib/dashboard/static-files';
 import { neverCalledKubeConfig } from './support/never-called-kubeconfig';
 
@@ -92,4 +92,19 @@ test('--dashboard-dir must hold index.html; unset, the package dist-ui/ is used 
   expect(dashboardDirOf(dashboardDir)).toBe(dashboardDir);
   expect(() => dashboardDirOf(dir)).toThrow(/holds no index\.html/);
   expect(dashboardDirOf(undefined)).toBe(fs.existsSync(path.join(defaultDashboardDir(), 'index.html')) ? defaultDashboardDir() : undefined);
+});
+
+test('--no-dashboard serves none, even with the package dist-ui/ built, and refuses a --dashboard-dir beside it', () => {
+  expect(dashboardDirOf(undefined, false)).toBeUndefined();
+  expect(() => dashboardDirOf(dashboardDir, false)).toThrow(`--no-dashboard and --dashboard-dir ${dashboardDir} contradict each other: give one`);
+});
+
+test('`api-server --no-dashboard --dashboard-dir …` exits 2 naming both flags, before any other work', async () => {
+  const { Command } = await import('commander');
+  const program = new Command().exitOverride();
+  let code: number | undefined;
+  registerApiServerCommand(program, (c) => { code = c; });
+  // --insecure-local needs no certificate; the flags are refused before the kubeconfig is read.
+  await program.parseAsync(['api-server', '--insecure-local', '--no-dashboard', '--dashboard-dir', dashboardDir, '--log-level', 'silent'], { from: 'user' });
+  expect(code).toBe(2);
 });

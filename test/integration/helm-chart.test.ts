@@ -54,9 +54,11 @@ test('the defaults render the cdk8s chart without props: image ghcr.io/rayshift/
 });
 
 test.each([
-  ['classic', ['ray-token-a', 'ray-token-b']],
-  ['constrained', []],
-] as const)('every value renders as the same cdk8s prop (API server impersonation %s, token Secrets %j)', (impersonation, secrets) => {
+  ['classic', ['ray-token-a', 'ray-token-b'], true],
+  ['constrained', [], true],
+  ['classic', [], false],
+  ['constrained', ['ray-token-a'], false],
+] as const)('every value renders as the same cdk8s prop (API server impersonation %s, token Secrets %j, dashboard %s)', (impersonation, secrets, dashboard) => {
   const resources = { requests: { cpu: '250m', memory: '200Mi' }, limits: { cpu: '2', memory: '1Gi' } };
   const q = k8s.Quantity.fromString;
   const extraArgs = ['--dashboard-address-template', 'http://{cluster}-head-svc.{namespace}.svc:8265'];
@@ -66,7 +68,7 @@ test.each([
     resources,
     extraArgs,
     rbac: { rayTokenAuthSecrets: secrets },
-    apiServer: { enabled: true, tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation },
+    apiServer: { enabled: true, tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation, dashboard },
   });
   const expected = cdk8s({
     image: 'registry.example/team/rayshift:9.9.9-rc.1',
@@ -75,7 +77,7 @@ test.each([
     resources: { requests: { cpu: q('250m'), memory: q('200Mi') }, limits: { cpu: q('2'), memory: q('1Gi') } },
     extraArgs,
     ...(secrets.length > 0 ? { rayTokenAuth: { secretNames: secrets } } : {}),
-    apiServer: { tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation },
+    apiServer: { tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation, dashboard },
   });
   expect(byKey(docs)).toEqual(byKey(JSON.parse(JSON.stringify(expected))));
   // The release namespace is every namespaced object's, and the admission policy's subject.
