@@ -14,7 +14,7 @@
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { componentDeployment, RAYSHIFT_IMAGE } from './component-deployment';
-import { nodeHeapOptions, quantityMiB } from './node-heap';
+import { nodeHeapEnv } from './node-heap';
 import { API_SERVER_OWN_ACCESS, ownAccessRules } from './api-server-access';
 
 /** Name of the API server's ServiceAccount, RBAC objects, Deployment and Service. */
@@ -123,8 +123,6 @@ export class ApiServer extends Construct {
       requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
       limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
     };
-    const memoryLimit = resources.limits?.memory?.value;
-    const limitMiB = memoryLimit === undefined ? undefined : quantityMiB(String(memoryLimit));
     this.deployment = componentDeployment(this, { name: API_SERVER_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {
       securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
       containers: [
@@ -138,7 +136,7 @@ export class ApiServer extends Construct {
           readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
           resources,
           // Node sizes its heap from the machine, not the container: sized from the limit, or the pod is OOM-killed under load.
-          ...(limitMiB === undefined ? {} : { env: [{ name: 'NODE_OPTIONS', value: nodeHeapOptions(limitMiB) }] }),
+          ...(nodeHeapEnv(resources).length === 0 ? {} : { env: nodeHeapEnv(resources) }),
           securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
           volumeMounts: [{ name: 'tls', mountPath: '/etc/rayshift/tls', readOnly: true }],
         },

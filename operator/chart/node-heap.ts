@@ -22,3 +22,10 @@ export function quantityMiB(quantity: string): number | undefined {
 export function nodeHeapOptions(limitMiB: number): string {
   return `--max-old-space-size=${Math.floor(limitMiB / 2)} --max-semi-space-size=2`;
 }
+
+/** The container env that sizes Node's heap from `resources`' memory limit: `NODE_OPTIONS`, or nothing without a limit this reads. */
+export function nodeHeapEnv(resources: { limits?: { [key: string]: { value: unknown } } } | undefined): { name: string; value: string }[] {
+  const limit = resources?.limits?.memory?.value;
+  const limitMiB = limit === undefined ? undefined : quantityMiB(String(limit));
+  return limitMiB === undefined ? [] : [{ name: 'NODE_OPTIONS', value: nodeHeapOptions(limitMiB) }];
+}

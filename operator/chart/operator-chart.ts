@@ -17,6 +17,7 @@ import { JsonObject, asArray, asObject } from '../../lib/spec/read';
 import { RAYSHIFT_API_VERSION } from '../../lib/spec/rayservice';
 import { ApiAccess, accessResource, grantedAccess } from './operator-access';
 import { headServeLabelPolicy } from './pod-label-policy';
+import { nodeHeapEnv } from './node-heap';
 
 /** Name shared by the ServiceAccount, RBAC objects and Deployment. */
 export const OPERATOR_NAME = 'rayshift-operator';
@@ -66,7 +67,7 @@ export interface OperatorChartProps extends ChartProps {
    * auth: each such cluster must name one of them in `authOptions.secretName`. @default no Secrets
    */
   readonly rayTokenAuth?: RayTokenAuth;
-  /** Container resources. @default requests 100m / 128Mi, limits 500m / 256Mi */
+  /** Container resources; a memory limit also sizes Node's heap (`NODE_OPTIONS`, node-heap.ts). @default requests 100m / 128Mi, limits 500m / 256Mi */
   readonly resources?: k8s.ResourceRequirements;
   /** Arguments appended after `operator --leader-elect`. @default none */
   readonly extraArgs?: readonly string[];
@@ -203,6 +204,10 @@ export class OperatorChart extends Chart {
     headServeLabelPolicy(this, OPERATOR_NAME, { namespace, name: OPERATOR_NAME }, labels);
 
     const port = k8s.IntOrString.fromString('http');
+    const resources = props.resources ?? {
+      requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
+      limits: { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('256Mi') },
+    };
     this.deployment = componentDeployment(this, { name: OPERATOR_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {
       terminationGracePeriodSeconds: 30,
       securityContext: {
@@ -229,15 +234,13 @@ export class OperatorChart extends Chart {
             { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
             { name: 'RAYSHIFT_LEASE_NAME', value: OPERATOR_LEASE_NAME },
             { name: 'RAYSHIFT_HTTP_PORT', value: String(OPERATOR_HTTP_PORT) },
-            { name: 'NODE_OPTIONS', value: '--max-old-space-size=192' },
+            // Node sizes its heap from the machine, not the container (node-heap.ts).
+            ...nodeHeapEnv(resources),
           ],
           ports: [{ name: 'http', containerPort: OPERATOR_HTTP_PORT, protocol: 'TCP' }],
           livenessProbe: { httpGet: { path: '/healthz', port }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 2, failureThreshold: 3 },
           readinessProbe: { httpGet: { path: '/readyz', port }, initialDelaySeconds: 2, periodSeconds: 5, timeoutSeconds: 2, failureThreshold: 3 },
-          resources: props.resources ?? {
-            requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
-            limits: { cpu: k8s.Quantity.fromString('500m'), memory: k8s.Quantity.fromString('256Mi') },
-          },
+          resources,
           securityContext: {
             runAsNonRoot: true,
             runAsUser: OPERATOR_UID,

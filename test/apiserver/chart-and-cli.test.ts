@@ -78,6 +78,7 @@ test('the command registers with its flags', () => {
     '--audience',
     '--log-level',
     '--dashboard-dir',
+    '--no-dashboard',
     '--max-body-bytes',
     '--token-recheck-seconds',
     '--idle-timeout-seconds',

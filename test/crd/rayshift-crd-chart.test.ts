@@ -5,6 +5,7 @@
  * real API server (and exercising the RBAC as the ServiceAccount) is test/integration/rayshift-crd-chart.test.ts.
  */
 import { Testing } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
 import { SUPPORTED_VERSIONS } from '../../lib/crds/catalog';
 import { RAYSHIFT_CRD_KUBERAY_VERSION, generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
 import {
@@ -126,6 +127,13 @@ describe('Deployment', () => {
 
   test('requests and limits for CPU and memory', () => {
     expect(container().resources).toEqual({ requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } });
+  });
+
+  test("Node's heap follows the memory limit (half of it as old space), as the API server's; none without a limit", () => {
+    const nodeOptions = (props: Parameters<typeof synth>[0]) => one(synth(props), 'Deployment').spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'NODE_OPTIONS');
+    expect(nodeOptions({})).toEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=128 --max-semi-space-size=2' });
+    expect(nodeOptions({ resources: { limits: { memory: k8s.Quantity.fromString('2Gi') } } })).toEqual({ name: 'NODE_OPTIONS', value: '--max-old-space-size=1024 --max-semi-space-size=2' });
+    expect(nodeOptions({ resources: { requests: { memory: k8s.Quantity.fromString('64Mi') } } })).toBeUndefined();
   });
 
   test('image, replicas, extra args and namespace are props', () => {

@@ -60,6 +60,7 @@ test.each([
   ['constrained', ['ray-token-a'], false],
 ] as const)('every value renders as the same cdk8s prop (API server impersonation %s, token Secrets %j, dashboard %s)', (impersonation, secrets, dashboard) => {
   const resources = { requests: { cpu: '250m', memory: '200Mi' }, limits: { cpu: '2', memory: '1Gi' } };
+  const apiResources = { requests: { cpu: '50m', memory: '100M' }, limits: { cpu: '1', memory: '300M' } };
   const q = k8s.Quantity.fromString;
   const extraArgs = ['--dashboard-address-template', 'http://{cluster}-head-svc.{namespace}.svc:8265'];
   const docs = template({
@@ -68,7 +69,7 @@ test.each([
     resources,
     extraArgs,
     rbac: { rayTokenAuthSecrets: secrets },
-    apiServer: { enabled: true, tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation, dashboard },
+    apiServer: { enabled: true, tlsSecretName: 'api-tls', port: 9443, replicas: 1, resources: apiResources, impersonation, dashboard },
   });
   const expected = cdk8s({
     image: 'registry.example/team/rayshift:9.9.9-rc.1',
@@ -77,14 +78,33 @@ test.each([
     resources: { requests: { cpu: q('250m'), memory: q('200Mi') }, limits: { cpu: q('2'), memory: q('1Gi') } },
     extraArgs,
     ...(secrets.length > 0 ? { rayTokenAuth: { secretNames: secrets } } : {}),
-    apiServer: { tlsSecretName: 'api-tls', port: 9443, replicas: 1, impersonation, dashboard },
+    apiServer: { tlsSecretName: 'api-tls', port: 9443, replicas: 1, resources: { requests: { cpu: q('50m'), memory: q('100M') }, limits: { cpu: q('1'), memory: q('300M') } }, impersonation, dashboard },
   });
   expect(byKey(docs)).toEqual(byKey(JSON.parse(JSON.stringify(expected))));
   // The release namespace is every namespaced object's, and the admission policy's subject.
   expect(helm.run(['template', 'x', CHART_DIR, '--namespace', 'ops-a'])).toContain("request.userInfo.username == 'system:serviceaccount:ops-a:rayshift-operator'");
 });
 
+test.each([
+  ['256Mi', 128],
+  ['1Gi', 512],
+  ['300M', 143],
+  ['268435456', 128],
+  ['1.5Gi', 768],
+])('a memory limit of %s gives Node an old space of %i MiB in both containers, as the cdk8s chart does', (memory, oldSpaceMiB) => {
+  // Every field given: helm merges a partial `resources` into the defaults.
+  const resources = { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '1', memory } };
+  const docs = template({ resources, apiServer: { enabled: true, tlsSecretName: 'api-tls', resources } });
+  const nodeOptions = docs.filter((d) => d.kind === 'Deployment').map((d) => (d as unknown as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } } }).spec.template.spec.containers[0].env.find((e) => e.name === 'NODE_OPTIONS')?.value);
+  expect(nodeOptions).toEqual([`--max-old-space-size=${oldSpaceMiB} --max-semi-space-size=2`, `--max-old-space-size=${oldSpaceMiB} --max-semi-space-size=2`]);
+  const q = k8s.Quantity.fromString;
+  const props = { requests: { cpu: q('100m'), memory: q('64Mi') }, limits: { cpu: q('1'), memory: q(memory) } };
+  expect(byKey(docs)).toEqual(byKey(JSON.parse(JSON.stringify(cdk8s({ resources: props, apiServer: { tlsSecretName: 'api-tls', resources: props } })))));
+});
+
 test('bad values fail, naming the value', () => {
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'resources.limits.memory=lots'])).toContain('resources.limits.memory: "lots" is not a memory quantity the chart reads (e.g. 256Mi, 1Gi, 300M)');
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'resources.limits.memory=null'])).toContain("at '/resources/limits': missing property 'memory'");
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.enabled=true'])).toContain('apiServer.tlsSecretName: the name of a kubernetes.io/tls Secret is required when apiServer.enabled is true');
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.impersonation=sudo'])).toContain("at '/apiServer/impersonation': value must be one of 'classic', 'constrained'");
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'replicas=0'])).toContain("at '/replicas': minimum: got 0, want 1");
