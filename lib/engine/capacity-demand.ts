@@ -10,7 +10,29 @@ import { clusterShape } from '../spec/raycluster';
 import { asArray, asObject, isObject, type JsonObject } from '../spec/read';
 import type { ResolvedUpgradeOptions } from '../spec/rayservice';
 import { CLUSTER_LABEL } from '../spec/object-names';
-import type { BoundPod, CapacityNode, CapacityPicture, NodeRequirement, NodeTerm, PodGroupDemand, PodPlacement, PodToleration, QuotaUsage, ResourceAmounts } from './capacity-preflight';
+import { capacityPreflight, type BoundPod, type CapacityNode, type CapacityPicture, type CapacityVerdict, type NodeRequirement, type NodeTerm, type PodGroupDemand, type PodPlacement, type PodToleration, type QuotaUsage, type ResourceAmounts } from './capacity-preflight';
+
+/** The objects the executor lists for a preflight, as the API server returned them. */
+export interface ListedCapacity {
+  /** Every Node. */
+  readonly nodes: readonly unknown[];
+  /** Every Pod bound to a node (`spec.nodeName!=`), in every namespace. */
+  readonly pods: readonly unknown[];
+  /** The service namespace's ResourceQuotas. */
+  readonly quotas: readonly unknown[];
+  /** The service namespace's LimitRanges. */
+  readonly limitRanges: readonly unknown[];
+}
+
+/**
+ * The preflight of an upgrade to `cluster` (the goal RayCluster spec) while `activeCluster` serves,
+ * over what the executor listed. Undefined when no Node is visible: there is nothing to judge
+ * (an API server without nodes, or one that hides them), and the upgrade starts as it always did.
+ */
+export function preflightUpgrade(cluster: unknown, opts: Pick<ResolvedUpgradeOptions, 'strategy' | 'maxSurgePercent'>, listed: ListedCapacity, activeCluster: string | undefined): CapacityVerdict | undefined {
+  if (listed.nodes.length === 0) return undefined;
+  return capacityPreflight(upgradeDemand(cluster, opts, listed.limitRanges), capacityPictureOf(listed.nodes, listed.pods, listed.quotas, activeCluster));
+}
 
 /** A LimitRange's `type: Container` defaults, as Kubernetes' LimitRanger applies them at admission. */
 interface ContainerDefaults {
