@@ -4,7 +4,7 @@
  * tolerations (a Pod is placed on one node, never on a sum), against what those nodes have left
  * (allocatable minus the requests of the Pods bound to them) and the namespace's ResourceQuotas.
  * The outcome is `fits`, `fitsAfterOldShrinks` (only once the old cluster's releasable Pods are
- * gone) or `doesNotFit`, with a message naming the resource, the need and what is free.
+ * gone) or `doesNotFit`, with a message naming the resource, the need and what is free now.
  *
  * Placement is first-fit over the nodes in name order, largest Pod first, as a scheduler filling
  * the cluster would; it can say "does not fit" for a set an exhaustive packing would fit, never
@@ -110,7 +110,7 @@ export function capacityPreflight(demand: readonly PodGroupDemand[], picture: Ca
   const kept = picture.pods.filter((p) => p.releasable !== true);
   if (kept.length === picture.pods.length) return { outcome: 'doesNotFit', message: now };
   const later = placeAll(demand, picture.nodes, kept) ?? quotaShortfall(demand, picture.quotas, picture.pods, true);
-  return later === undefined ? { outcome: 'fitsAfterOldShrinks', message: now } : { outcome: 'doesNotFit', message: later };
+  return { outcome: later === undefined ? 'fitsAfterOldShrinks' : 'doesNotFit', message: now };
 }
 
 /** Places every Pod; returns why one cannot be placed, or undefined when all are. */

@@ -70,11 +70,11 @@ describe('capacityPreflight', () => {
   });
 
   test('does not fit even after the old cluster\'s Pods are released', () => {
-    // released: a has 4 free, b 0: 4 free for a need of 6.
+    // 0 free now; released, a has 4 free and b 0: still short of 6. The message says what is free now.
     const picture = { nodes: [gpuNode('a', 4), gpuNode('b', 4)], pods: [bound('a', 4, true), bound('b', 4)], quotas: [] };
     expect(capacityPreflight([gpuGroup(6, 1)], picture)).toEqual({
       outcome: 'doesNotFit',
-      message: 'gpu-workers: needs 6 nvidia.com/gpu on nodes matching {gpu=a100}, 4 free',
+      message: 'gpu-workers: needs 6 nvidia.com/gpu on nodes matching {gpu=a100}, 0 free',
     });
   });
 
