@@ -6,6 +6,11 @@
  * no pending RayCluster) until the filler is deleted, then the upgrade runs to the end; `fail`
  * refuses it (phase Failed) and never creates the pending cluster.
  */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { stringify } from 'yaml';
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
 
@@ -62,6 +67,17 @@ async function clusters(ns: string): Promise<string[]> {
 
 const MESSAGE = 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free';
 
+const root = path.resolve(__dirname, '..', '..');
+
+/** Runs the built CLI (`npm run build` first) with the cluster's kubeconfig; asynchronous, as the operator runs in this process. */
+function rayshift(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(root, 'bin', 'rayshift.js'), ...args, '--kubeconfig', harness.env.cp.kubeconfigPath], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, out, err) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, out, err });
+    });
+  });
+}
+
 test('wait: the upgrade is held with the reason, a condition and an Event, no pending cluster; it starts once the GPUs are free', () => harness.env.cluster.printLogsOnFailure(async () => {
   const env = harness.env;
   const ns = 'gpu-wait';
@@ -82,6 +98,16 @@ test('wait: the upgrade is held with the reason, a condition and an Event, no pe
   await waitFor(async () => (await env.admin.list(EVENT, { namespace: ns })).items.some((e: any) => e.reason === 'InsufficientCapacity'), 'the Warning Event');
   const events = (await env.admin.list(EVENT, { namespace: ns })).items.filter((e: any) => e.reason === 'InsufficientCapacity') as any[];
   expect(events.map((e) => [e.type, e.action, e.note])).toEqual([['Warning', 'CapacityPreflight', `upgrade held until it fits (capacityPolicy wait): ${MESSAGE}`]]);
+  // plan --cluster judges the same upgrade on the live cluster, against the serving cluster.
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-plan-')), 'llm.yaml');
+  const upgraded = gpuService(ns, 'wait');
+  (upgraded.spec as Record<string, unknown>).rayClusterConfig = gpuConfig('2');
+  fs.writeFileSync(file, stringify(upgraded));
+  const json = await rayshift(['plan', '--cluster', '--json', file]);
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.out).plans[0].capacity).toEqual({ namespace: ns, activeCluster: first, outcome: 'doesNotFit', message: MESSAGE });
+  const text = await rayshift(['plan', '--cluster', file]);
+  expect(text.out).toContain(`  capacity (namespace ${ns}, serving ${first}): does not fit: ${MESSAGE}\n`);
   const heldAt = Date.now();
   // Free the GPUs: the next preflight fits and the upgrade runs to the end.
   await env.admin.delete(POD, 'gpu-filler', ns);
