@@ -53,8 +53,13 @@ async function state(ns: string): Promise<Record<string, any>> {
   return engineState(await harness.env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns));
 }
 
-async function startUpgrade(ns: string): Promise<string> {
+/** Creates service `llm` in a new namespace `ns`, lets a filler take `gpus` GPUs, and starts its upgrade; returns the serving cluster. */
+async function upgradeWithGpusTaken(ns: string, policy: 'wait' | 'fail', gpus: number): Promise<string> {
   const env = harness.env;
+  await createNamespace(env.admin, ns);
+  await env.admin.create(gpuService(ns, policy));
+  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
+  await fill(ns, gpus);
   const current = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
   const active = engineState(current).activeClusterName as string;
   await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: gpuConfig('2') } });
@@ -82,12 +87,8 @@ test('wait: the upgrade is held with the reason, a condition and an Event, no pe
   const env = harness.env;
   const ns = 'gpu-wait';
   const started = Date.now();
-  await createNamespace(env.admin, ns);
-  await env.admin.create(gpuService(ns, 'wait'));
-  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
   // 8 GPUs: 1 for the serving worker, 6 for the filler, 1 free.
-  await fill(ns, 6);
-  const first = await startUpgrade(ns);
+  const first = await upgradeWithGpusTaken(ns, 'wait', 6);
   await waitFor(async () => (await state(ns)).reason === 'InsufficientCapacity', 'the upgrade to be held');
   const held = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
   const status = held.status as any;
@@ -124,12 +125,8 @@ test('fail: phase Failed with the message, and the pending cluster is never crea
   const env = harness.env;
   const ns = 'gpu-fail';
   const started = Date.now();
-  await createNamespace(env.admin, ns);
-  await env.admin.create(gpuService(ns, 'fail'));
-  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
   // 8 GPUs: 1 for the wait test's service, 1 for this one's worker, 5 for the filler, 1 free.
-  await fill(ns, 5);
-  const first = await startUpgrade(ns);
+  const first = await upgradeWithGpusTaken(ns, 'fail', 5);
   await waitFor(async () => (await state(ns)).phase === 'Failed', 'the upgrade to be refused');
   const status = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
   expect(status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', capacity: { outcome: 'doesNotFit', message: MESSAGE } });
