@@ -4,7 +4,8 @@
  * RayService whose workers each request one GPU is upgraded with maxSurgePercent 100 over 4 workers,
  * so its first step needs 4 GPUs. With 1 free, `wait` holds the upgrade (reason, condition, Event,
  * no pending RayCluster) until the filler is deleted, then the upgrade runs to the end; `fail`
- * refuses it (phase Failed) and never creates the pending cluster.
+ * refuses it (phase Failed) and never creates the pending cluster. A ResourceQuota on
+ * `requests.nvidia.com/gpu` refuses it the same way while the Node still has GPUs free.
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -60,6 +61,12 @@ async function upgradeWithGpusTaken(ns: string, policy: 'wait' | 'fail', gpus: n
   await env.admin.create(gpuService(ns, policy));
   await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
   await fill(ns, gpus);
+  return startUpgrade(ns);
+}
+
+/** Changes the service's worker CPU (a new cluster spec), which starts an upgrade; returns the serving cluster. */
+async function startUpgrade(ns: string): Promise<string> {
+  const env = harness.env;
   const current = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
   const active = engineState(current).activeClusterName as string;
   await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: gpuConfig('2') } });
@@ -134,4 +141,23 @@ test('fail: phase Failed with the message, and the pending cluster is never crea
   expect(await clusters(ns)).toEqual([first]);
   await env.admin.delete(POD, 'gpu-filler', ns);
   process.stdout.write(`capacity fail: refused ${Date.now() - started} ms after creation\n`);
+}), 240_000);
+
+test('a ResourceQuota on requests.nvidia.com/gpu is honoured though the Node has GPUs free', () => harness.env.cluster.printLogsOnFailure(async () => {
+  const env = harness.env;
+  const ns = 'gpu-quota';
+  const QUOTA = { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', namespaced: true };
+  await createNamespace(env.admin, ns);
+  await env.admin.create({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'gpus', namespace: ns }, spec: { hard: { 'requests.nvidia.com/gpu': '2' } } });
+  const used = async () => (((await env.admin.tryGet(QUOTA, 'gpus', ns))?.status as any)?.used ?? {})['requests.nvidia.com/gpu'];
+  await waitFor(async () => (await used()) === '0', 'the quota controller to count the namespace');
+  await env.admin.create(gpuService(ns, 'fail'));
+  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
+  await waitFor(async () => (await used()) === '1', 'the quota to count the serving worker');
+  // The Node has 8 − 2 (the other tests' services) − 1 = 5 GPUs free; the quota has 2 − 1 = 1.
+  const first = await startUpgrade(ns);
+  await waitFor(async () => (await state(ns)).phase === 'Failed', 'the upgrade to be refused');
+  const status = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
+  expect(status.capacity).toMatchObject({ outcome: 'doesNotFit', message: 'needs 4 requests.nvidia.com/gpu in ResourceQuota gpus, 1 free (hard 2, used 1)' });
+  expect(await clusters(ns)).toEqual([first]);
 }), 240_000);
