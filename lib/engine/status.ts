@@ -122,9 +122,13 @@ export function describeStatus(s: RayServiceStatus): string {
   return `${s.phase}/${s.reason}: ${clusters}`;
 }
 
-/** True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion, and the last pass carried out no action. */
+/**
+ * True when nothing is left to do: one cluster serves, nothing is pending or scheduled for
+ * deletion, no upgrade is held for capacity (`capacityPolicy: wait`), and the last pass carried out no action.
+ */
 export function isSettled(status: RayServiceStatus, actionsCarriedOut: number): boolean {
-  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
+  const held = status.reason === 'InsufficientCapacity' && status.phase !== 'Failed';
+  return actionsCarriedOut === 0 && !held && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
 }
 
 /** True when the engine gave the goal spec (its cluster hash `goalSpecHash`) up: it stays rejected until the spec changes. */

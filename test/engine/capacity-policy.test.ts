@@ -6,7 +6,7 @@ import { CAPACITY_RECHECK_MS, needsCapacityPreflight } from '../../lib/engine/ca
 import type { CapacityVerdict } from '../../lib/engine/capacity-preflight';
 import type { RayServiceObservation } from '../../lib/engine/observation';
 import { nextRayService } from '../../lib/engine/rayservice-engine';
-import { isGoalGivenUp, type RayServiceStatus } from '../../lib/engine/status';
+import { isGoalGivenUp, isSettled, type RayServiceStatus } from '../../lib/engine/status';
 import type { ResolvedUpgradeOptions } from '../../lib/spec/rayservice';
 
 const NOW = 1_000_000;
@@ -32,6 +32,8 @@ test('wait (the default): no pending cluster, reason InsufficientCapacity, one W
   expect(d.events).toEqual([{ type: 'Warning', reason: 'InsufficientCapacity', action: 'CapacityPreflight', message: 'upgrade held until it fits (capacityPolicy wait): gpu: needs 4 nvidia.com/gpu on nodes matching {gpu=a100}, 1 free' }]);
   expect(d.nextStepAt).toBe(NOW + 10_000);
   expect(CAPACITY_RECHECK_MS).toBe(10_000);
+  // A held upgrade is not settled: the Pulumi executor keeps driving it (until its deadline).
+  expect(isSettled(d.status, 0)).toBe(false);
   // The same misfit on the next run: no second Event, the first time kept.
   const again = nextRayService(obs(misfit, d.status), opts(), NOW + 10_000);
   expect(again.events).toEqual([]);
@@ -49,6 +51,7 @@ test('fail: phase Failed, the spec given up (not retried, no new preflight) unti
   expect(d.events).toEqual([{ type: 'Warning', reason: 'InsufficientCapacity', action: 'CapacityPreflight', message: 'upgrade not started (capacityPolicy fail): gpu: needs 4 nvidia.com/gpu on nodes matching {gpu=a100}, 1 free' }]);
   expect(d.nextStepAt).toBeUndefined();
   expect(isGoalGivenUp(d.status, 'new')).toBe(true);
+  expect(isSettled(d.status, 0)).toBe(true);
   expect(needsCapacityPreflight(d.status, 'new', [active], 'NewClusterWithIncrementalUpgrade')).toBe(false);
   const later = nextRayService(obs(undefined, d.status), opts('fail'), NOW + 60_000);
   expect(later.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity' });
