@@ -4,16 +4,18 @@
  * decode roles, each discovering only its release's pods, and splits traffic between the releases'
  * routers with an HTTPRoute, so no request is served by a prefill and a decode of different releases.
  */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json';
 import type { ParentReference } from './gateway';
 import { dns1123SubdomainProblem } from './names';
 import { ProblemList, show } from './problem';
 import { asArray, asObject, isInteger, isObject } from './read';
 
-/** Router implementations rayshift can run per release. */
-export const ROUTER_KINDS = ['sglang'] as const;
+/** A router implementation rayshift can run per release. */
+export type RouterKind = 'sglang';
 
-/** A router implementation (`ROUTER_KINDS`). */
-export type RouterKind = (typeof ROUTER_KINDS)[number];
+/** Every `RouterKind`. */
+export const ROUTER_KINDS: readonly RouterKind[] = ['sglang'];
 
 /** Defaults of `RouterOptions`. */
 export const ROUTER_DEFAULTS = {
@@ -56,6 +58,30 @@ export type ResolvedRouterOptions = Required<Omit<RouterOptions, 'previousRevisi
 /** `options` with its defaults (call after `checkRouter` found no error). */
 export function resolveRouter(options: RouterOptions): ResolvedRouterOptions {
   return { ...ROUTER_DEFAULTS, ...options };
+}
+
+/**
+ * The release of a routed pair: the first 10 hex digits of the SHA-256 of the prefill and decode
+ * pod templates as given (keys sorted). A change of either template is a new release of both, so
+ * both roles roll and every new prefill has new decodes to pair with.
+ */
+export function routerRevision(prefillTemplate: unknown, decodeTemplate: unknown): string {
+  return createHash('sha256').update(canonicalJson({ prefill: prefillTemplate ?? null, decode: decodeTemplate ?? null })).digest('hex').slice(0, 10);
+}
+
+/**
+ * The name of a rule's router objects: `<group>-<rule>-router`, and `-<revision>` for one release's
+ * Deployment and Service. A Service name is a DNS label: `routerNameProblem` says when it is too long.
+ */
+export function routerName(group: string, rule: string, revision?: string): string {
+  return `${group}-${rule}-router${revision !== undefined ? `-${revision}` : ''}`;
+}
+
+/** What is wrong with a rule's per-release router names, or undefined (a Service name has at most 63 characters). */
+export function routerNameProblem(group: string, rule: string): string | undefined {
+  const name = routerName(group, rule, '0'.repeat(10));
+  if (name.length <= 63) return undefined;
+  return `makes router Services named ${show(name)} (${name.length} characters; the revision is 10 hex digits); allowed: at most 63, so shorten the group or rule name by ${name.length - 63}`;
 }
 
 /** A release: the first 10 hex digits of a hash, as `routerRevision` renders it. */
