@@ -12,7 +12,7 @@ import {
   ROUTER_REVISION_LABEL,
   ROUTER_RULE_LABEL,
 } from '../spec/object-names';
-import { RouterOptions, checkRouter, routerName, routerRevision, type ResolvedRouterOptions } from '../spec/rbg-router';
+import { RouterOptions, checkRouter, resolveRouter, routerName, routerRevision, type ResolvedRouterOptions } from '../spec/rbg-router';
 import { HttpRoute } from './route';
 
 /** Props of the routers of one coordination rule. */
@@ -23,8 +23,8 @@ export interface RoleBasedGroupRoutersProps {
   readonly namespace?: string;
   /** The coordination rule's name. */
   readonly rule: string;
-  /** The rule's router, defaults applied. */
-  readonly router: ResolvedRouterOptions;
+  /** The rule's router, as given (its defaults are applied here). */
+  readonly router: RouterOptions;
   /** The release the group's templates make now (`routerRevision`). */
   readonly revision: string;
   /** The group's API version is v1alpha1, whose pods carry RBG's v1alpha1 labels. @default false */
@@ -49,7 +49,8 @@ export class RoleBasedGroupRouters extends Construct {
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupRoutersProps) {
     super(scope, id);
-    const { group, rule, router, revision, namespace } = props;
+    const { group, rule, revision, namespace } = props;
+    const router = resolveRouter(props.router);
     const meta = (name: string) => ({ name, ...(namespace !== undefined ? { namespace } : {}) });
     const account = routerName(group, rule);
     new ApiObject(this, 'ServiceAccount', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta(account) });
@@ -80,7 +81,7 @@ export class RoleBasedGroupRouters extends Construct {
         spec: {
           replicas: 1,
           selector: { matchLabels: labels },
-          template: { metadata: { labels }, spec: { serviceAccountName: account, containers: [routerContainer(props, rev)] } },
+          template: { metadata: { labels }, spec: { serviceAccountName: account, containers: [routerContainer(props, router, rev)] } },
         },
       });
       services[rev] = new ApiObject(this, `Service-${rev}`, {
@@ -104,8 +105,8 @@ export class RoleBasedGroupRouters extends Construct {
 }
 
 /** sglang-router in PD mode, discovering the prefill and decode pods of release `rev` of the group's roles in its own namespace. */
-function routerContainer(props: RoleBasedGroupRoutersProps, rev: string): Record<string, unknown> {
-  const { group, router } = props;
+function routerContainer(props: RoleBasedGroupRoutersProps, router: ResolvedRouterOptions, rev: string): Record<string, unknown> {
+  const { group } = props;
   const pod = props.v1alpha1 ? RBG_V1ALPHA1_POD_LABELS : RBG_V1ALPHA2_POD_LABELS;
   const selector = (role: string) => [`${pod.group}=${group}`, `${pod.role}=${role}`, `${ROUTER_REVISION_LABEL}=${rev}`];
   return {

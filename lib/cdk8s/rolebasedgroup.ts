@@ -155,13 +155,12 @@ export class RoleBasedGroup extends ValidatedObject {
     }
     const routers: Record<string, RoleBasedGroupRouters> = {};
     for (const rule of routedRules(renderable(props.roles, coordination).rules, executor)) {
-      const router = resolveRouter(rule.router);
       routers[rule.name] = new RoleBasedGroupRouters(this, `Router-${rule.name}`, {
         group: this.name,
         namespace: props.metadata?.namespace,
         rule: rule.name,
-        router,
-        revision: releaseOf(props.roles, router),
+        router: rule.router,
+        revision: releaseOf(props.roles, resolveRouter(rule.router)),
         v1alpha1: version === 'v1alpha1',
       });
     }

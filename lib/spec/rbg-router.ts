@@ -90,7 +90,7 @@ const REVISION = /^[0-9a-f]{10}$/;
 /** What `checkRouter` needs of the rule and the group. */
 export interface RouterContext {
   /** The rule's roles. */
-  readonly ruleRoles: readonly unknown[];
+  readonly ruleRoles: unknown[];
   /** The rule has a rolling update (the only strategy whose releases the router splits). */
   readonly rollingUpdate: boolean;
   /** Who executes the rollout; only rayshift's executors move route weights. */
