@@ -10,6 +10,7 @@ import { LlmServiceChart } from './llm-service';
 import { OpenAiGatewayChart } from './openai-gateway';
 import { AffinityScheduledChart, PrefillDecodeChart } from './prefill-decode';
 import { PrefillDecodeOperatorChart } from './prefill-decode-operator';
+import { PrefillDecodeRoutedChart } from './prefill-decode-routed';
 import { PrefillDecodeWarmupChart } from './prefill-decode-warmup';
 
 /** Builds every example chart but the GitOps pair (`buildGitOpsExample`) into `app`. */
@@ -20,6 +21,7 @@ export function buildExamples(app: App): App {
   new AffinityScheduledChart(app, 'affinity-scheduled', { namespace: 'pd' });
   new PrefillDecodeOperatorChart(app, 'prefill-decode-operator', { namespace: 'pd' });
   new PrefillDecodeWarmupChart(app, 'prefill-decode-warmup', { namespace: 'pd' });
+  new PrefillDecodeRoutedChart(app, 'prefill-decode-routed', { namespace: 'pd' });
   new OpenAiGatewayChart(app, 'openai-gateway', { namespace: 'openai' });
   return app;
 }

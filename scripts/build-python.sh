@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Python package of rayshift's constructs (`rayshift-cdk8s`, module `rayshift_cdk8s`) with
 # jsii and jsii-pacmak from the npm registry, over lib/spec and lib/cdk8s as they are: the jsii
-# package packages/rayshift-cdk8s gets them (and lib/engine/affinity-batches.ts, the one engine file
-# the constructs use) copied into its `src/` in a staging folder under build/, so the source has one
+# package packages/rayshift-cdk8s gets them (and lib/engine/affinity-batches.ts and
+# rbg-router-weight.ts, the engine files the constructs use) copied into its `src/` in a staging folder under build/, so the source has one
 # home and jsii checks on every build that the constructs' surface stays one jsii can carry.
 #
 #   bash scripts/build-python.sh [--venv DIR]
@@ -27,7 +27,7 @@ mkdir -p "$stage/src/lib/engine" "$stage/node_modules"
 cp "$root/packages/rayshift-cdk8s/README.md" "$root/LICENSE" "$stage/"
 cp "$root/packages/rayshift-cdk8s/index.ts" "$stage/src/index.ts"
 cp -r "$root/lib/spec" "$root/lib/cdk8s" "$stage/src/lib/"
-cp "$root/lib/engine/affinity-batches.ts" "$stage/src/lib/engine/"
+cp "$root/lib/engine/affinity-batches.ts" "$root/lib/engine/rbg-router-weight.ts" "$stage/src/lib/engine/"
 # The staged package.json carries rayshift's version; `yaml` is bundled (it is no jsii package), so
 # npm pack needs it inside the package. The jsii peers resolve from the repository's node_modules.
 node -e '

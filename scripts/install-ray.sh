@@ -17,6 +17,8 @@ start=$SECONDS
 
 log() { printf '[install-ray %4ds] %s\n' "$((SECONDS - start))" "$*" >&2; }
 fail() { log "FAILED: $*"; exit 1; }
+# shellcheck source=lib/pip-venv.sh
+source "$root/scripts/lib/pip-venv.sh"
 
 python="${RAYSHIFT_PYTHON:-python3}"
 command -v "$python" >/dev/null || fail "'$python' is not on PATH (Python 3.10-3.13 is needed for the pinned ray wheels)"
@@ -28,17 +30,7 @@ if [[ -x "$venv/bin/ray" && -f "$venv/.rayshift-stamp" && "$(cat "$venv/.rayshif
   exit 0
 fi
 
-mkdir -p "$venv"
-exec 9>"$venv.lock"
-flock 9
-if [[ ! -x "$venv/bin/python" ]]; then
-  log "creating the virtualenv $venv with $("$python" --version 2>&1)"
-  "$python" -m venv "$venv" || fail "python -m venv failed"
-fi
-rm -f "$venv/.rayshift-stamp"
-log "installing $(grep -v '^#' "$requirements" | xargs) from PyPI"
-"$venv/bin/python" -m pip install --disable-pip-version-check --no-input --quiet -r "$requirements" >&2 \
-  || fail "pip install failed (is PyPI reachable?)"
+pip_venv_install "$python" "$venv" "$requirements"
 log "generating the gRPC stubs of $proto into $gen"
 rm -rf "$gen"
 mkdir -p "$gen"

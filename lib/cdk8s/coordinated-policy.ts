@@ -23,19 +23,22 @@ export function toWireStrategy(rule: CoordinationRule): Record<string, unknown> 
   };
 }
 
+/** Why a policy's wire form cannot carry each of these rule fields. */
+const NOT_CARRIED = {
+  affinityScheduling: "cannot be carried by a CoordinatedPolicy (its strategy has rollingUpdate and scaling only); give it in the RoleBasedGroup's coordination, which renders it into batch roles",
+  router: "cannot be carried by a CoordinatedPolicy (RBG's controller moves no route weight between releases); give it in the RoleBasedGroup's coordination with executor operator or pulumi",
+} as const;
+
 /**
- * An error for each given rule with `affinityScheduling`, which a policy's wire `strategy` has no
- * field for (and which no RBG release implements): without it the setting would vanish unsaid.
+ * An error for each given rule with `affinityScheduling` or `router`, which a policy's wire form has
+ * no field for (and no RBG release implements): without it the setting would vanish unsaid.
  */
-function droppedAffinity(rules: unknown): Problem[] {
-  return asArray(rules)
-    .map((r, i) => [asObject(r).affinityScheduling, i] as const)
-    .filter(([affinity]) => affinity !== undefined)
-    .map(([, i]) => ({
-      path: `rules[${i}].affinityScheduling`,
-      message: 'cannot be carried by a CoordinatedPolicy (its strategy has rollingUpdate and scaling only); give it in the RoleBasedGroup\'s coordination, which renders it into batch roles',
-      severity: 'error' as const,
-    }));
+function droppedFields(rules: unknown): Problem[] {
+  return asArray(rules).flatMap((r, i) =>
+    (Object.keys(NOT_CARRIED) as (keyof typeof NOT_CARRIED)[])
+      .filter((field) => asObject(r)[field] !== undefined)
+      .map((field) => ({ path: `rules[${i}].${field}`, message: NOT_CARRIED[field], severity: 'error' as const })),
+  );
 }
 
 /**
@@ -75,7 +78,7 @@ export class CoordinatedPolicy extends ValidatedObject {
       return { errors: [missing, ...own.errors], warnings: own.warnings };
     }
     const own = validateCoordinatedPolicy(manifest, this.#props.group.apiObject.toJson());
-    if (this.#props.rules !== undefined) return { errors: [...droppedAffinity(this.#props.rules), ...own.errors], warnings: own.warnings };
+    if (this.#props.rules !== undefined) return { errors: [...droppedFields(this.#props.rules), ...own.errors], warnings: own.warnings };
     // The rules are the group's, whose own findings already report their problems where the user
     // wrote them (its `coordination`): each is reported once, by the group.
     const group = this.#props.group.findings();

@@ -8,3 +8,4 @@ export * from './rolebasedgroup';
 export * from './coordinated-policy';
 export * from './rolebasedgroup-warmup';
 export * from './affinity-batches';
+export * from './rbg-router';

@@ -24,6 +24,8 @@ import { checkRolloutAnalysis } from '../spec/rbg-analysis';
 import { ResolvedRolloutWarmup, RolloutWarmup, checkRolloutWarmup, resolveRolloutWarmup, roleImages, warmupHash } from '../spec/rbg-warmup';
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
 import { RoleBasedGroupWarmup } from './rolebasedgroup-warmup';
+import { RoleBasedGroupRouters, releaseOf, routedRules, withRouterMarks } from './rbg-router';
+import { resolveRouter, routerNameProblem } from '../spec/rbg-router';
 import { affinityBatches } from '../engine/affinity-batches';
 import { BATCH_LABEL_PREFIX, ROLE_LABEL, RenderedGroup, renderAffinityBatches } from './affinity-batches';
 import { givenProps } from './given-props';
@@ -111,6 +113,8 @@ export class RoleBasedGroup extends ValidatedObject {
   public readonly warmupObject?: RoleBasedGroupWarmup;
   /** The rollout's analysis option, as given. */
   public readonly analysis?: UpgradeAnalysis;
+  /** The version-matched routers of each rule with a `router`, keyed by rule name. */
+  public readonly routers: Readonly<Record<string, RoleBasedGroupRouters>>;
 
   constructor(scope: Construct, id: string, props: RoleBasedGroupProps) {
     props = givenProps(props);
@@ -149,6 +153,29 @@ export class RoleBasedGroup extends ValidatedObject {
     } else if (version === 'v1alpha2' && renderable(props.roles, coordination).rules.some((r) => r.rollingUpdate !== undefined || r.scaling !== undefined)) {
       this.policy = new CoordinatedPolicy(this, 'CoordinatedPolicy', { group: this });
     }
+    const routers: Record<string, RoleBasedGroupRouters> = {};
+    for (const rule of routedRules(renderable(props.roles, coordination).rules, executor)) {
+      routers[rule.name] = new RoleBasedGroupRouters(this, `Router-${rule.name}`, {
+        group: this.name,
+        namespace: props.metadata?.namespace,
+        rule: rule.name,
+        router: rule.router,
+        revision: releaseOf(props.roles, resolveRouter(rule.router)),
+        v1alpha1: version === 'v1alpha1',
+      });
+    }
+    this.routers = routers;
+  }
+
+  /**
+   * The release of rule `rule`'s prefill and decode templates (`rayshift.dev/router-revision` on
+   * their pods), or undefined when the rule has no router. Give it as the router's
+   * `previousRevision` when the templates change, for the old release's router to stay.
+   */
+  public routerRevision(rule: string): string | undefined {
+    const r = renderable(this.#roles, this.#coordination).rules.find((c) => c.name === rule);
+    if (!r || !isObject(r.router)) return undefined;
+    return releaseOf(this.#roles, resolveRouter(r.router));
   }
 
   /** The roles as given, before AffinityScheduling batches are rendered (a copy). */
@@ -185,6 +212,7 @@ export class RoleBasedGroup extends ValidatedObject {
           ...(given?.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: given.progressDeadlineSeconds } : {}),
           ...(given?.rollbackOnDeadline !== undefined ? { rollbackOnDeadline: given.rollbackOnDeadline } : {}),
           ...(batched ? { waves: waves.filter((w) => w !== undefined) } : {}),
+          ...(given?.router !== undefined ? { router: given.router } : {}),
         };
       });
     const w = this.resolvedWarmup();
@@ -233,7 +261,8 @@ export class RoleBasedGroup extends ValidatedObject {
   /** Roles and rules as synthesized, with AffinityScheduling rendered into batch roles. */
   public rendered(): RenderedGroup {
     const { roles, rules } = renderable(this.#roles, this.#coordination);
-    return renderAffinityBatches(this.name, roles, rules);
+    const routed = routedRules(rules, this.executor).map((r) => resolveRouter(r.router)).map((router) => ({ router, revision: releaseOf(this.#roles, router) }));
+    return renderAffinityBatches(this.name, withRouterMarks(roles, routed), rules);
   }
 
   /** @jsii ignore */
@@ -282,6 +311,11 @@ function validateGroup(
     }
   }
   if (analysis !== undefined) checkRolloutAnalysis(problems, 'analysis', analysis, { executor, rbgVersion });
+  asArray(rules).forEach((rule, i) => {
+    const r = asObject(rule);
+    const p = typeof name === 'string' && typeof r.name === 'string' && r.router !== undefined ? routerNameProblem(name, r.name) : undefined;
+    if (p) problems.error(`spec.coordination[${i}].router`, p);
+  });
   return problems.result();
 }
 

@@ -98,7 +98,16 @@ function planGroup(doc: InputDocument, documents: readonly InputDocument[], plan
   // The warmup (RBG v0.8) runs once per group, before the first round: it is shown with the first rule it gates.
   let warmup = reading?.warmup ? planWarmupStage(doc.manifest, reading.warmup, true) : undefined;
   const executorRules = (reading?.rules ?? []).map(
-    (r): RoleBasedGroupPlanInput & { rule: string } => ({ kind: 'RoleBasedGroup', name, rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles, coordination: 'parallel', ...(failAtRound !== undefined ? { failAtRound } : {}) }),
+    (r): RoleBasedGroupPlanInput & { rule: string } => ({
+      kind: 'RoleBasedGroup',
+      name,
+      rule: r.name,
+      maxSkewPercent: r.maxSkewPercent,
+      roles: r.roles,
+      coordination: 'parallel',
+      ...(failAtRound !== undefined ? { failAtRound } : {}),
+      ...(r.router ? { router: { prefill: r.router.prefill, decode: r.router.decode } } : {}),
+    }),
   );
   const inputs = [...rbgPlanInputs(doc.manifest, policy?.manifest, 'controller'), ...executorRules];
   for (const input of inputs) {

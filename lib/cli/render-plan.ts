@@ -1,6 +1,6 @@
 import type { PlanPeak, PlanUsage } from '../engine/plan-cost';
 import type { RayServicePlan, RayServicePlanCluster, RayServicePlanPeaks } from '../engine/plan-rayservice';
-import type { RoleBasedGroupPlan } from '../engine/plan-rbg';
+import type { RbgPlanRound, RoleBasedGroupPlan } from '../engine/plan-rbg';
 import { exceedsSkew } from '../engine/rbg-bound';
 import type { CliRayServicePlan, PlanCapacity, SkippedObject } from './plan-documents';
 import { Style } from './style';
@@ -131,10 +131,13 @@ export function renderRoleBasedGroupPlan(plan: RoleBasedGroupPlan & { rule?: str
   const totals = plan.rounds.map((round) => (round.usage === undefined ? '' : formatUsage(round.usage.total)));
   const totalWidth = Math.max('all roles'.length, ...totals.map((t) => t.length));
   const last = (text: string) => (costed ? `  ${text.padEnd(totalWidth)}` : '');
-  out.push(style.dim(`  round  ${roles.map((r) => heading(r).padStart(width(r))).join('')}${last('all roles')}`));
+  // With a router, a last column: the new release's route weight once the round's replicas are ready.
+  const routed = plan.rounds.some((round) => round.weight !== undefined);
+  const weight = (round: RbgPlanRound) => (routed ? `${String(round.weight ?? '').padStart(14)}` : '');
+  out.push(style.dim(`  round  ${roles.map((r) => heading(r).padStart(width(r))).join('')}${last('all roles')}${routed ? '  new weight %' : ''}`));
   plan.rounds.forEach((round, i) => {
     const pods = (r: string) => (round.usage === undefined ? '' : ` · ${round.usage.roles[r].pods}`);
-    out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}${pods(r)}`.padStart(width(r))).join('')}${last(totals[i])}`);
+    out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}${pods(r)}`.padStart(width(r))).join('')}${last(totals[i])}${weight(round)}`);
   });
   const incomplete = plan.coordination === 'controller' ? 'stalls: only the slowest role may advance, and it reached its partition' : 'incomplete';
   out.push(`${plan.rounds.length} rounds, largest skew ${plan.maxSkewPercentObserved.toFixed(1)}%, ${plan.complete ? 'complete' : incomplete}`);
@@ -144,8 +147,9 @@ export function renderRoleBasedGroupPlan(plan: RoleBasedGroupPlan & { rule?: str
   }
   if (plan.rollback) {
     out.push(style.bold(`if the gate fails after round ${plan.rollback.afterRound}: rollback rounds back to the previous revision`));
-    out.push(style.dim(`  round  ${roles.map((r) => `${r} abandoned/partition`.padStart(width(r))).join('')}`));
-    plan.rollback.rounds.forEach((round, i) => out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}`.padStart(width(r))).join('')}`));
+    if (routed) out.push(style.dim('  the route sends the abandoned release nothing (new weight 0) before the first rollback round'));
+    out.push(style.dim(`  round  ${roles.map((r) => `${r} abandoned/partition`.padStart(width(r))).join('')}${routed ? '  new weight %' : ''}`));
+    plan.rollback.rounds.forEach((round, i) => out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}`.padStart(width(r))).join('')}${weight(round)}`));
     out.push(`${plan.rollback.rounds.length} rollback rounds, no replica left on the abandoned revision`);
   }
   const skewWarning = renderSkewWarning(plan);

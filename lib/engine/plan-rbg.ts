@@ -9,6 +9,7 @@ import { smallestAchievableSkewPercent } from './rbg-bound';
 import { progressSkewPercent, type RbgRoleState } from './rbg-roles';
 import { nextRollbackPartitions } from './rbg-rollback';
 import { nextRbgRound } from './rbg-rollout';
+import { routerWeights, type RoutedRole } from './rbg-router-weight';
 import { upstreamPartition, upstreamRollingTargets } from './rbg-upstream';
 
 /**
@@ -48,6 +49,8 @@ export interface RoleBasedGroupPlanInput {
    * `parallel` (a rayshift executor's); a round past the last is the last.
    */
   readonly failAtRound?: number;
+  /** The rule's router (`router` of the rule): with it every round shows the new release's route weight. @default no router */
+  readonly router?: { readonly prefill: string; readonly decode: string };
 }
 
 /** One round: updated replicas after it and the partitions written for it. */
@@ -60,6 +63,11 @@ export interface RbgPlanRound {
    * times the Pods of a replica. Only when every role has a `shape`.
    */
   readonly usage?: { readonly roles: Readonly<Record<string, PlanUsage>>; readonly total: PlanUsage };
+  /**
+   * With a router: the new release's route weight once the round's replicas are ready
+   * (`routerWeights`); 0 in every rollback round, written before the rollback's first partition.
+   */
+  readonly weight?: number;
 }
 
 /** Whether the rule's maxSkew can hold, against the smallest skew any rollout of these roles can keep. */
@@ -100,7 +108,7 @@ export interface RoleBasedGroupPlan {
  * at once (a RangeError naming the field, value and range); any other that would take more throws too.
  */
 export function planRoleBasedGroup(input: RoleBasedGroupPlanInput): RoleBasedGroupPlan {
-  const planned = planRounds(input);
+  const planned = withWeights(input, planRounds(input));
   const rounds = input.failAtRound !== undefined && input.coordination === 'parallel' && planned.rounds.length > 0 ? { ...planned, rollback: planRollback(input, planned.rounds, input.failAtRound) } : planned;
   const skew: RbgPlanSkew = {
     maxSkewPercent: input.maxSkewPercent,
@@ -130,7 +138,19 @@ function planRollback(input: RoleBasedGroupPlanInput, rounds: readonly RbgPlanRo
     roles = roles.map((r) => ({ ...r, partition: next.get(r.name)!, abandoned: Math.min(r.abandoned, r.desired - next.get(r.name)!) }));
     out.push({ updated: Object.fromEntries(roles.map((r) => [r.name, r.abandoned])), partition: Object.fromEntries(roles.map((r) => [r.name, r.partition])) });
   }
-  return { afterRound, rounds: out };
+  return { afterRound, rounds: input.router ? out.map((r) => ({ ...r, weight: routerWeights(routedRoles(input, r.updated), true).newWeight })) : out };
+}
+
+/** The rounds with the new release's route weight of each (every replica of a round ready), when the rule has a router. */
+function withWeights(input: RoleBasedGroupPlanInput, planned: Omit<RoleBasedGroupPlan, 'skew' | 'peak'>): Omit<RoleBasedGroupPlan, 'skew' | 'peak'> {
+  if (!input.router) return planned;
+  return { ...planned, rounds: planned.rounds.map((round) => ({ ...round, weight: routerWeights(routedRoles(input, round.updated), false).newWeight })) };
+}
+
+/** The router's prefill and decode roles with `updated` replicas each, all of them ready (as the plan assumes). */
+function routedRoles(input: RoleBasedGroupPlanInput, updated: Readonly<Record<string, number>>): RoutedRole[] {
+  const routed = input.roles.filter((r) => r.name === input.router?.prefill || r.name === input.router?.decode);
+  return routed.map((r) => ({ name: r.name, desired: r.replicas, readyUpdated: updated[r.name] ?? 0 }));
 }
 
 /** Each role's Pods and accelerators in a round that moves it from `before` to `after` updated replicas. */

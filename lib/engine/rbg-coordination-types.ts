@@ -4,6 +4,7 @@
  * `coordinationStep` (rbg-coordination.ts) turns the first two into the others; lib/runtime/rbg
  * observes the roles and writes the rest.
  */
+import type { ResolvedRouterOptions } from '../spec/rbg-router';
 import type { MeasureAnalysisAction } from './actions';
 import type { AnalysisStatus } from './analysis-status';
 import type { RbgPlanRole } from './plan-rbg';
@@ -25,6 +26,8 @@ export interface ExecutorRule {
    * waves before it is updated and ready. Undefined: one wave of every role.
    */
   readonly waves?: readonly (readonly string[])[];
+  /** The rule's version-matched router, defaults applied (`resolveRouter`). @default no router */
+  readonly router?: ResolvedRouterOptions;
 }
 
 /** Progress counts of one role. */

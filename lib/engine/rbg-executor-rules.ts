@@ -8,6 +8,7 @@ import { ResolvedAnalysis, UpgradeAnalysis, resolveUpgradeAnalysis } from '../sp
 import { formatProblem } from '../spec/problem';
 import { COORDINATION_ANNOTATION } from '../spec/rbg';
 import { RBG_EXECUTOR_DEFAULTS, rollingUpdateRoles, validateCoordinationAnnotation } from '../spec/rbg-executor';
+import { RouterOptions, resolveRouter } from '../spec/rbg-router';
 import { ResolvedRolloutWarmup, RolloutWarmup, resolveRolloutWarmup } from '../spec/rbg-warmup';
 import { JsonObject, asArray, asObject, isObject } from '../spec/read';
 import { rbgPlanInputs } from './from-spec';
@@ -41,6 +42,7 @@ export function readCoordination(group: JsonObject): CoordinationReading {
       progressDeadlineSeconds: typeof rule.progressDeadlineSeconds === 'number' ? rule.progressDeadlineSeconds : RBG_EXECUTOR_DEFAULTS.progressDeadlineSeconds,
       rollbackOnDeadline: typeof rule.rollbackOnDeadline === 'boolean' ? rule.rollbackOnDeadline : RBG_EXECUTOR_DEFAULTS.rollbackOnDeadline,
       ...(Array.isArray(rule.waves) ? { waves: (rule.waves as string[][]).map((w) => w.filter((n) => input.roles.some((r) => r.name === n))) } : {}),
+      ...(isObject(rule.router) ? { router: resolveRouter(rule.router as unknown as RouterOptions) } : {}),
     };
   });
   return {

@@ -49,7 +49,10 @@ export class RoleBasedGroup extends pulumi.ComponentResource {
   constructor(name: string, args: RoleBasedGroupArgs, opts?: pulumi.ComponentResourceOptions) {
     super('rayshift:index:RoleBasedGroup', name, {}, opts);
     const { kubeconfig, context, deadlineSeconds, pollMs, ...props } = args;
-    const rendered = renderComponentInputs<RoleBasedGroupProps, RoleBasedGroupConstruct>(this, name, props, (chart, resolved) => new RoleBasedGroupConstruct(chart, name, { ...resolved, metadata: metadataNamed(name, resolved.metadata) }));
+    const rendered = renderComponentInputs<RoleBasedGroupProps, RoleBasedGroupConstruct>(this, name, props, (chart, resolved) => {
+      refuseTwoReleases(resolved.coordination);
+      return new RoleBasedGroupConstruct(chart, name, { ...resolved, metadata: metadataNamed(name, resolved.metadata) });
+    });
     const ofKind = (kind: string) => rendered.apply((r) => r.resources[r.manifests.findIndex((m) => m.kind === kind)]);
     this.groupName = rendered.apply((r) => r.construct.name);
     // What the construct defaults to, known before the other values resolve.
@@ -75,4 +78,18 @@ export class RoleBasedGroup extends pulumi.ComponentResource {
     }
     this.registerOutputs({ groupName: this.groupName, executor: this.executor });
   }
+}
+
+/**
+ * Refuses a router during a rollout (`previousRevision`): its two releases' Deployments and Services
+ * would be two children of one kind, and the component names its children by kind
+ * (`createKubernetesChildren`), so Pulumi would see one URN twice.
+ */
+function refuseTwoReleases(coordination: RoleBasedGroupProps['coordination']): void {
+  (coordination ?? []).forEach((rule, i) => {
+    const previous = rule?.router?.previousRevision;
+    if (previous !== undefined) {
+      throw new Error(`coordination[${i}].router.previousRevision: ${JSON.stringify(previous)} asks for two releases' routers, which the Pulumi component cannot render yet (it names its children by kind); allowed: unset (one router), or the cdk8s construct`);
+    }
+  });
 }

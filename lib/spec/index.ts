@@ -12,5 +12,6 @@ export * from './analysis';
 export * from './analysis-templates';
 export * from './rbg';
 export * from './rbg-warmup';
+export * from './rbg-router';
 export * from './rbg-executor';
 export * from './gateway';

@@ -203,3 +203,18 @@ export const EVENT_CONTROLLER = 'rayshift.dev/rbg-coordinator';
 export const RAYSERVICE_EVENT_CONTROLLER = 'rayshift.dev/rayservice-operator';
 /** Label on an executor's warmup naming its group, so a warmup's status change wakes the group. */
 export const WARMUP_GROUP_LABEL = 'rayshift.dev/warmup-for';
+
+// Version-matched routing (a coordination rule's `router`, lib/spec/rbg-router.ts).
+
+/** Label rayshift puts on a routed rule's prefill and decode pod templates: the release of the pair (`routerRevision`). */
+export const ROUTER_REVISION_LABEL = 'rayshift.dev/router-revision';
+/** Label of a router's own pods: the group it routes (with `ROUTER_RULE_LABEL` and `ROUTER_REVISION_LABEL`). */
+export const ROUTER_FOR_LABEL = 'rayshift.dev/router-for';
+/** Label of a router's own pods: the coordination rule it routes. */
+export const ROUTER_RULE_LABEL = 'rayshift.dev/router-rule';
+/** RBG v1alpha2's labels on every pod of a role (`GetCommonLabelsFromRole`, RBG v0.7.0). */
+export const RBG_V1ALPHA2_POD_LABELS = { group: 'rbg.workloads.x-k8s.io/group-name', role: 'rbg.workloads.x-k8s.io/role-name' } as const;
+/** RBG v1alpha1's labels on every pod of a role (`GetCommonLabelsFromRole`, RBG v0.6.0/v0.7.0). */
+export const RBG_V1ALPHA1_POD_LABELS = { group: 'rolebasedgroup.workloads.x-k8s.io/name', role: 'rolebasedgroup.workloads.x-k8s.io/role' } as const;
+/** Pod annotation sglang-router's Kubernetes discovery reads a prefill's bootstrap port from (its `bootstrap_port_annotation` default, 0.3.2). */
+export const SGLANG_BOOTSTRAP_PORT_ANNOTATION = 'sglang.ai/bootstrap-port';

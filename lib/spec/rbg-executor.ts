@@ -2,12 +2,13 @@
  * The options a rayshift executor (`operator`, `pulumi`) runs a RoleBasedGroup rollout with, as
  * the group's `rayshift.dev/coordination` annotation carries them: their defaults and the checks
  * of the whole annotation (a CoordinatedPolicy `spec` plus rayshift's deadline settings, release
- * waves, warmup and analysis). The engine resolves a checked annotation into rules (`readCoordination`).
+ * waves, router, warmup and analysis). The engine resolves a checked annotation into rules (`readCoordination`).
  */
 import { ProblemList, ValidationResult, show } from './problem';
 import { JsonObject, asArray, asObject } from './read';
 import { COORDINATION_ANNOTATION, checkExecutorSettings, validateCoordinatedPolicy } from './rbg';
 import { checkRolloutAnalysis } from './rbg-analysis';
+import { checkRouter } from './rbg-router';
 import { checkRolloutWarmup } from './rbg-warmup';
 
 /** Defaults of a rule's rayshift-executor settings, when the rule does not set them. */
@@ -34,6 +35,10 @@ export function validateCoordinationAnnotation(metadata: JsonObject, spec: JsonO
   asArray(spec.policies).forEach((rule, i) => {
     checkExecutorSettings(problems, `spec.policies[${i}]`, rule, 'operator');
     checkWaves(problems, `spec.policies[${i}].waves`, asObject(rule));
+    const r = asObject(rule);
+    if (r.router !== undefined) {
+      checkRouter(problems, `spec.policies[${i}].router`, r.router, { ruleRoles: asArray(r.roles), rollingUpdate: asObject(r.strategy).rollingUpdate !== undefined, executor: 'operator' });
+    }
   });
   // The executor cannot know the RBG release; whether the Warmup CRD is served decides at run time.
   if (spec.warmup !== undefined) checkRolloutWarmup(problems, 'warmup', spec.warmup, { rbgVersion: 'v0.8', coordinated: rollingUpdateRoles(spec) });

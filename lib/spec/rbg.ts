@@ -12,6 +12,7 @@ import { JsonObject, asArray, asObject, isInteger, isObject } from './read';
 import { RBG_V1ALPHA1, RBG_V1ALPHA2, RbgRelease, RbgWorkloadKind, RestartPolicyConfig, checkRelease } from './rbg-releases';
 import { checkRoles } from './rbg-roles';
 import { checkRules } from './rbg-rules';
+import { RouterOptions, checkRouter } from './rbg-router';
 
 export {
   RBG_RELEASES,
@@ -120,6 +121,12 @@ export interface CoordinationRule {
    * @default false
    */
   readonly rollbackOnDeadline?: boolean;
+  /**
+   * rayshift executors only: version-matched routing of the rule's prefill and decode roles, one
+   * router per release and a route between them (docs/rbg-coordination.md, *Version-matched
+   * routing*). @default no router
+   */
+  readonly router?: RouterOptions;
 }
 
 /**
@@ -230,6 +237,8 @@ export function validateRoleBasedGroupModel(
   // A list of mappings by the type; anything else a JavaScript caller passes is reported by checkRules.
   asArray(coordination).forEach((rule, i) => {
     checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor);
+    const r = asObject(rule);
+    if (r.router !== undefined) checkRouter(problems, `spec.coordination[${i}].router`, r.router, { ruleRoles: asArray(r.roles), rollingUpdate: r.rollingUpdate !== undefined, executor });
     // Returning the last ordinal needs partition = replicas, which v0.8's webhook refuses.
     if (rbgVersion === 'v0.8' && asObject(rule).rollbackOnDeadline === true) {
       problems.error(

@@ -1,5 +1,6 @@
 import { Testing } from 'cdk8s';
 import { GitOpsServiceChart } from '../../examples/gitops';
+import { PrefillDecodeRoutedChart } from '../../examples/prefill-decode-routed';
 import { buildExamples } from '../../examples/main';
 import * as constructs from '../../lib/cdk8s';
 import { validateCoordinatedPolicy, validateGateway, validateRayService, validateRoleBasedGroup, validateRoleBasedGroupWarmup, validateRoute } from '../../lib/spec';
@@ -18,6 +19,7 @@ describe('examples app', () => {
       'affinity-scheduled': ['RoleBasedGroup'],
       'prefill-decode-operator': ['RoleBasedGroup'],
       'prefill-decode-warmup': ['RoleBasedGroup', 'RoleBasedGroupWarmup'],
+      'prefill-decode-routed': ['Deployment', 'HTTPRoute', 'Role', 'RoleBasedGroup', 'RoleBinding', 'Service', 'ServiceAccount'],
       'openai-gateway': ['Gateway', 'HTTPRoute', 'RayService', 'RayService'],
     });
   });
@@ -136,4 +138,16 @@ describe('examples app', () => {
     };
     expect(Object.keys(covered).filter((what) => !covered[what])).toEqual([]);
   });
+});
+
+test('the routed prefill/decode example: one router outside a rollout; with the old routerRevision a new image keeps the old router, all traffic on it', () => {
+  const before = new PrefillDecodeRoutedChart(Testing.app(), 'routed', { namespace: 'pd' });
+  const v1 = before.group.routerRevision('pd-rollout')!;
+  expect(single(Testing.synth(before), 'HTTPRoute').spec.rules[0].backendRefs).toEqual([{ name: `pd-routed-pd-rollout-router-${v1}`, port: 30000, weight: 100 }]);
+  const during = new PrefillDecodeRoutedChart(Testing.app(), 'routed', { namespace: 'pd', image: 'lmsysorg/sglang:v0.5.6', previousRevision: v1 });
+  const v2 = during.group.routerRevision('pd-rollout')!;
+  const manifests = Testing.synth(during);
+  expect(ofKind(manifests, 'Deployment').map((d) => d.metadata.name)).toEqual([`pd-routed-pd-rollout-router-${v1}`, `pd-routed-pd-rollout-router-${v2}`]);
+  expect(single(manifests, 'HTTPRoute').spec.rules[0].backendRefs.map((b: any) => b.weight)).toEqual([100, 0]);
+  expect(validateRoleBasedGroup(single(manifests, 'RoleBasedGroup'))).toEqual({ errors: [], warnings: [] });
 });

@@ -135,9 +135,16 @@ const BASELINES: Baseline[] = [
       executor,
       rbgVersion: 'v0.8',
       roles: roles(),
+      // The router (operator only) is on the first rule: the table walks lists at index 0.
       coordination: [
-        { name: 'together', roles: ['router', 'cache'], affinityScheduling: { ratios: { router: 1, cache: 1 } } },
-        { name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '50%' } },
+        ...(executor === 'operator' ? [] : [{ name: 'together', roles: ['router', 'cache'], affinityScheduling: { ratios: { router: 1, cache: 1 } } }]),
+        {
+          name: 'pd',
+          roles: ['prefill', 'decode'],
+          rollingUpdate: { maxSkew: '50%' },
+          ...(executor === 'operator' ? { router: { kind: 'sglang', image: 'lmsysorg/sglang:v0.5.5', gateway: { name: 'inference' } } } : {}),
+        },
+        ...(executor === 'operator' ? [{ name: 'together', roles: ['router', 'cache'], affinityScheduling: { ratios: { router: 1, cache: 1 } } }] : []),
       ],
       ...(executor === 'operator' ? { analysis: { ...analysis, onFailure: 'abort' } } : {}),
     }),
@@ -177,6 +184,7 @@ const WRITTEN_AS: Record<string, string> = {
 const UNREACHABLE: Record<string, string> = {
   // A policy carries rolling-update and scaling rules only: the construct refuses the whole `affinityScheduling`.
   'CoordinatedPolicy rules[0].affinityScheduling.ratios': 'a CoordinatedPolicy takes no affinityScheduling',
+  ...Object.fromEntries(['kind', 'image', 'gateway', 'gateway.name'].map((f) => [`CoordinatedPolicy rules[0].router.${f}`, 'a CoordinatedPolicy takes no router'])),
 };
 
 const TABLE = requiredProps([...new Set(BASELINES.map((b) => b.construct))]);

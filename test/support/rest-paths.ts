@@ -11,6 +11,9 @@ const PLURALS: Record<string, string> = {
   ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
   ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
   Deployment: 'deployments',
+  Service: 'services',
+  HTTPRoute: 'httproutes',
+  RoleBasedGroup: 'rolebasedgroups',
 };
 
 /** The collection path to POST a synthesized object to; throws for a kind it does not know. */

@@ -1,0 +1,49 @@
+/**
+ * The weight rule of version-matched routing (a coordination rule's `router`): how much traffic the
+ * new release's router may take. A request needs a prefill AND a decode of one release, so the new
+ * release can serve no larger share than its slowest role holds: the weight is the smallest ready
+ * new-release ratio over the routed roles, rounded down, and it moves only as replicas become ready.
+ * When every routed replica runs the new release and is ready, the new router takes all traffic and
+ * the old release's router goes. A rollback takes the traffic back to the old release before any
+ * replica is returned to it: its weight is 0 from the start.
+ */
+
+/** A routed role (prefill or decode) as observed. */
+export interface RoutedRole {
+  readonly name: string;
+  /** Replicas the role should run. */
+  readonly desired: number;
+  /** Replicas on the new release that are ready. */
+  readonly readyUpdated: number;
+}
+
+/** The route's split between the two releases' routers, percent. */
+export interface RouterWeights {
+  /** Weight of the new release's router, 0–100. */
+  readonly newWeight: number;
+  /** Weight of the old release's router, `100 − newWeight`. */
+  readonly oldWeight: number;
+  /** The old release's router is no longer needed (every routed replica is new and ready). */
+  readonly removeOld: boolean;
+}
+
+/**
+ * The weights while rolling forward (`rollingBack` false) or back. Forward: the new router's weight
+ * is `min over roles of floor(100 · readyUpdated / desired)` (roles with no replicas do not count),
+ * 100 with the old router removed once every role is fully new and ready. Back: 0 at once, whatever
+ * is ready, so the old release serves everything before the first replica returns to it.
+ */
+export function routerWeights(roles: readonly RoutedRole[], rollingBack: boolean): RouterWeights {
+  const counted = roles.filter((r) => r.desired > 0);
+  for (const r of roles) {
+    if (!Number.isInteger(r.desired) || r.desired < 0 || !Number.isInteger(r.readyUpdated) || r.readyUpdated < 0) {
+      throw new RangeError(`routed role ${r.name}: desired ${r.desired}, readyUpdated ${r.readyUpdated}; allowed: integers ≥ 0`);
+    }
+  }
+  if (rollingBack || counted.length === 0) return { newWeight: 0, oldWeight: 100, removeOld: false };
+  // Integer division: the weight never rounds up past the share the slowest role can serve.
+  const newWeight = Math.min(...counted.map((r) => Math.floor((100 * Math.min(r.readyUpdated, r.desired)) / r.desired)));
+  const removeOld = counted.every((r) => r.readyUpdated >= r.desired);
+  return { newWeight, oldWeight: 100 - newWeight, removeOld };
+}
+

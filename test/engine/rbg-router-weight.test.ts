@@ -1,0 +1,72 @@
+/** The weight rule of version-matched routing (lib/engine/rbg-router-weight.ts), with literal expectations. */
+import { planRoleBasedGroup } from '../../lib/engine/plan-rbg';
+import { routerWeights } from '../../lib/engine/rbg-router-weight';
+
+const pd = (prefill: number, decode: number, desired: [number, number] = [4, 2]) => [
+  { name: 'prefill', desired: desired[0], readyUpdated: prefill },
+  { name: 'decode', desired: desired[1], readyUpdated: decode },
+];
+
+test('4 prefill / 2 decode: the weight follows the slowest role as replicas become ready, 100 and the old router gone at the end', () => {
+  const states: [number, number][] = [[0, 0], [1, 0], [2, 1], [3, 1], [4, 1], [4, 2]];
+  expect(states.map(([p, d]) => routerWeights(pd(p, d), false))).toEqual([
+    { newWeight: 0, oldWeight: 100, removeOld: false },
+    { newWeight: 0, oldWeight: 100, removeOld: false },
+    { newWeight: 50, oldWeight: 50, removeOld: false },
+    { newWeight: 50, oldWeight: 50, removeOld: false },
+    { newWeight: 50, oldWeight: 50, removeOld: false },
+    { newWeight: 100, oldWeight: 0, removeOld: true },
+  ]);
+});
+
+test('rounds down: 1 of 3 ready is 33, never 34; 40 / 20 moves in single percents', () => {
+  expect(routerWeights(pd(2, 1, [3, 3]), false).newWeight).toBe(33);
+  expect(routerWeights(pd(2, 2, [3, 3]), false).newWeight).toBe(66);
+  expect([[4, 2], [12, 6], [13, 7], [39, 20], [40, 19]].map(([p, d]) => routerWeights(pd(p, d, [40, 20]), false).newWeight)).toEqual([10, 30, 32, 97, 95]);
+});
+
+test('a new replica that stops being ready takes its share back', () => {
+  expect(routerWeights(pd(4, 2), false).newWeight).toBe(100);
+  expect(routerWeights(pd(4, 1), false)).toEqual({ newWeight: 50, oldWeight: 50, removeOld: false });
+});
+
+test('a role with no replicas does not count; no counted role routes nothing to the new release', () => {
+  expect(routerWeights(pd(2, 0, [4, 0]), false).newWeight).toBe(50);
+  expect(routerWeights([], false)).toEqual({ newWeight: 0, oldWeight: 100, removeOld: false });
+});
+
+test('a rollback moves every request to the old release at once, whatever is ready', () => {
+  expect(routerWeights(pd(4, 2), true)).toEqual({ newWeight: 0, oldWeight: 100, removeOld: false });
+  expect(routerWeights(pd(2, 1), true)).toEqual({ newWeight: 0, oldWeight: 100, removeOld: false });
+});
+
+test('counts that are not integers ≥ 0 are refused with the role and the range', () => {
+  expect(() => routerWeights([{ name: 'decode', desired: 2, readyUpdated: -1 }], false)).toThrow('routed role decode: desired 2, readyUpdated -1; allowed: integers ≥ 0');
+});
+
+describe('plan: the weight per round', () => {
+  const input = {
+    kind: 'RoleBasedGroup' as const,
+    name: 'pd',
+    maxSkewPercent: 10,
+    coordination: 'parallel' as const,
+    roles: [
+      { name: 'prefill', replicas: 5, partition: 0, maxUnavailable: 1 },
+      { name: 'decode', replicas: 3, partition: 0, maxUnavailable: 1 },
+    ],
+  };
+
+  test('5 prefill / 3 decode at 10%: 2/5 and 1/3 ready is 33, 3/5 and 2/3 is 60, then 100; the rollback sends the new release nothing', () => {
+    const plan = planRoleBasedGroup({ ...input, router: { prefill: 'prefill', decode: 'decode' }, failAtRound: 3 });
+    expect(plan.rounds.map((r) => [r.updated.prefill, r.updated.decode, r.weight])).toEqual([
+      [2, 1, 33],
+      [3, 2, 60],
+      [5, 3, 100],
+    ]);
+    expect(plan.rollback!.rounds.map((r) => r.weight)).toEqual([0, 0, 0, 0, 0]);
+  });
+
+  test('without a router the rounds carry no weight', () => {
+    expect(planRoleBasedGroup(input).rounds.map((r) => r.weight)).toEqual([undefined, undefined, undefined]);
+  });
+});
