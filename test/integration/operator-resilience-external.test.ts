@@ -15,7 +15,8 @@ import pino from 'pino';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
-import { backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { routeBackends } from '../support/route-weights';
 import { SERVICE } from '../../lib/spec/object-names';
 
 const suite = useResilienceSuite();
@@ -115,7 +116,7 @@ test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right
     // End state (the promotion's status is written before its actions, so wait for them): route on the
     // new cluster only, stable Service selects it, old cluster deleted, Serve at full capacity, Ready.
     await waitFor(async () => {
-      const route = backendsOf(await env.admin.get(HTTPROUTE, 'kiwi-httproute', ns));
+      const route = routeBackends(await env.admin.get(HTTPROUTE, 'kiwi-httproute', ns));
       const selector = ((await env.admin.get(SERVICE, 'kiwi-serve-svc', ns)).spec as { selector: Record<string, string> }).selector['ray.io/cluster'];
       return JSON.stringify(route) === JSON.stringify([{ name: `${second}-serve-svc`, weight: 100 }]) && selector === second && (await env.admin.tryGet(RAYCLUSTER, first, ns)) === undefined;
     }, 'the route, the stable Service and the old cluster to reflect the promotion', 30_000, 100);

@@ -25,6 +25,7 @@ import { ControlPlane, ExtraToken } from './controlplane';
 import { GatewayStatusSimulator, SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
 import { waitFor } from './wait-at-most';
+import { routeBackends } from './route-weights';
 
 /** The rayshift RayService CRD (built from KubeRay v1.7.0's), as an object to POST. */
 export async function rayshiftCrd(): Promise<KubeObject> {
@@ -189,8 +190,7 @@ export function recordRouteWeights(admin: KubeClient, namespace: string, name: s
   const history: RouteWeightHistory = [];
   const informer = admin.watch(HTTPROUTE, namespace, (e) => {
     if (e.object.metadata.name !== name || e.type === 'delete') return;
-    const rule = ((e.object.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
-    const weights = (rule?.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight ?? 1 }));
+    const weights = routeBackends(e.object);
     const last = history[history.length - 1];
     if (!last || JSON.stringify(last.weights) !== JSON.stringify(weights)) history.push({ at: Date.now(), resourceVersion: String(e.object.metadata.resourceVersion), weights });
   });
