@@ -23,7 +23,8 @@ import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { HTTPROUTE, createNamespace, rayService, waitFor } from '../support/operator-env';
 import { applyTestJsonPatch } from '../support/json-patch';
-import { backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { routeBackends } from '../support/route-weights';
 
 const suite = useResilienceSuite();
 
@@ -76,7 +77,7 @@ test('killed between a traffic step and its acknowledgement, the next operator t
             if (crashed) throw new Error('this operator was killed');
             // A traffic step: the patch gives the pending backend a weight (the test's own applier says which).
             const route = type.kind === 'HTTPRoute' && objectName === routeName ? await target.get(type, objectName, namespace) : undefined;
-            const pending = route && backendsOf(applyTestJsonPatch(route, ops))[1];
+            const pending = route && routeBackends(applyTestJsonPatch(route, ops))[1];
             const isStep = pending !== undefined && pending.weight > 0;
             if (isStep && options.crashAfterStep) env.gateway.hold();
             const patched = await target.patchJson(type, objectName, namespace, ops);
@@ -137,7 +138,7 @@ test('killed between a traffic step and its acknowledgement, the next operator t
     await env.admin.create(rayService(ns, name, { maxSurge: 50, step: 25, interval: 1 }));
     await waitFor(async () => {
       const route = await routeNow();
-      return route !== undefined && backendsOf(route).length === 1 && acknowledged(route);
+      return route !== undefined && routeBackends(route).length === 1 && acknowledged(route);
     }, `${name} to serve behind an acknowledged route`);
     await first.operator.stop();
 

@@ -22,7 +22,8 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayService, waitFor } from '../support/operator-env';
-import { backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { routeBackends } from '../support/route-weights';
 import { SERVICE } from '../../lib/spec/object-names';
 
 const NAMESPACE = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
@@ -114,7 +115,7 @@ async function crashAndResume(SEED: number, ns: string): Promise<void> {
   const routeWatch = env.admin.watch(HTTPROUTE, ns, (e) => {
     const list = routes.get(String(e.object.metadata.name));
     if (!list || e.type === 'delete') return;
-    const weights = backendsOf(e.object);
+    const weights = routeBackends(e.object);
     const last = list[list.length - 1];
     if (last && JSON.stringify(last.weights) === JSON.stringify(weights)) return;
     let serveCapacity: number | undefined;
@@ -203,7 +204,7 @@ async function crashAndResume(SEED: number, ns: string): Promise<void> {
     const states = await Promise.all(services.map(async (s) => {
       const route = await env.admin.tryGet(HTTPROUTE, `${s.name}-httproute`, ns);
       const parents = ((route?.status as { parents?: { conditions?: { type: string; observedGeneration?: number }[] }[] } | undefined)?.parents ?? []);
-      const routeView = route && { generation: route.metadata.generation, resourceVersion: route.metadata.resourceVersion, backends: backendsOf(route), statusGenerations: parents.map((p) => (p.conditions ?? []).map((c) => `${c.type}@${c.observedGeneration}`)) };
+      const routeView = route && { generation: route.metadata.generation, resourceVersion: route.metadata.resourceVersion, backends: routeBackends(route), statusGenerations: parents.map((p) => (p.conditions ?? []).map((c) => `${c.type}@${c.observedGeneration}`)) };
       return `${s.name}: ${JSON.stringify(await state(ns, s.name))} route: ${JSON.stringify(routeView)}`;
     }));
     const lastEnd = Math.max(t0, ...upgrades.map((u) => u.end));
@@ -320,7 +321,7 @@ test('a crash right after creating the pending RayCluster (before its serve Serv
     expect(injected).toBe(1);
     const to = (await state(ns, 'grape')).activeClusterName as string;
     // The route leaves the old cluster right after the promotion's status write.
-    await waitFor(async () => JSON.stringify(backendsOf(await env.admin.get(HTTPROUTE, 'grape-httproute', ns))) === JSON.stringify([{ name: `${to}-serve-svc`, weight: 100 }]), 'the route to carry only the new cluster', 30_000);
+    await waitFor(async () => JSON.stringify(routeBackends(await env.admin.get(HTTPROUTE, 'grape-httproute', ns))) === JSON.stringify([{ name: `${to}-serve-svc`, weight: 100 }]), 'the route to carry only the new cluster', 30_000);
     const backend = await env.admin.tryGet(SERVICE, `${to}-serve-svc`, ns);
     expect(backend?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'RayCluster', name: to });
   } finally {

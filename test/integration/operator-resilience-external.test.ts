@@ -4,9 +4,10 @@
  *
  * - Bad input: specs that pass CEL but fail the model get Ready=False/ValidationFailed naming the
  *   field, and the operator process keeps reconciling other services.
- * - kube-apiserver restarted mid-upgrade: the in-process operator's watches resume (their backoffs end
- *   at the client's first answered request, `Reachability`), the upgrade completes, and a spec change
- *   made after the restart is picked up.
+ * - kube-apiserver restarted mid-upgrade, while the Gateway holds its acknowledgment of the 20 %
+ *   step: the in-process operator's watches resume (their backoffs end at the client's first
+ *   answered request, `Reachability`) and see the acknowledgment, the upgrade completes with exactly
+ *   the weights the rules give, and a spec change made after the restart is picked up.
  *
  * The operator process itself dying is in operator-resilience-crash.test.ts. Needs
  * `npm run controlplane:build` and `npm run build` (the bad-input test's child runs build/).
@@ -15,7 +16,8 @@ import pino from 'pino';
 import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { Operator } from '../../operator/operator';
 import { HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, rayService, recordRouteWeights, recordedPendingWeights, waitFor } from '../support/operator-env';
-import { backendsOf, changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { changeCpu, useResilienceSuite } from '../support/operator-resilience';
+import { routeBackends } from '../support/route-weights';
 import { SERVICE } from '../../lib/spec/object-names';
 
 const suite = useResilienceSuite();
@@ -102,11 +104,25 @@ test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right
     const first = (await state(ns, 'kiwi')).activeClusterName as string;
     const recorder = recordRouteWeights(env.admin, ns, 'kiwi-httproute');
     stoppers.push(() => recorder.stop());
+    await waitFor(() => recorder.latest() !== undefined, 'the weight recorder to see the route', 30_000);
+    // The Gateway does not acknowledge the route once it sends 20 % to the new cluster: the operator
+    // stays at that step (WaitingForRoute) across the restart, and the route cannot change while the
+    // recorder's watch is down.
+    const release = env.gateway.holdWhere((route) => route.metadata.namespace === ns && route.metadata.name === 'kiwi-httproute' && routeBackends(route).length === 2 && routeBackends(route)[1].weight >= 20);
+    stoppers.push(release);
     await changeCpu(env.admin, ns, 'kiwi', '2');
-    await waitFor(async () => (await state(ns, 'kiwi')).pendingWeight >= 20, 'the migration to be under way', 60_000);
+    await waitFor(() => {
+      const backends = routeBackends(recorder.latest());
+      return backends.length === 2 && backends[1].weight >= 20;
+    }, 'the migration to reach 20 %', 60_000);
     const mid = await state(ns, 'kiwi');
     expect(mid.phase).toBe('Upgrading');
     await env.cp.restart();
+    // The recorder's watch is live again once it delivers a version written after the restart; only
+    // then may the upgrade move on.
+    await env.admin.patchMerge(HTTPROUTE, 'kiwi-httproute', ns, { metadata: { annotations: { 'test.rayshift.dev/after-restart': 'true' } } });
+    await waitFor(() => recorder.latest()?.metadata.annotations?.['test.rayshift.dev/after-restart'] === 'true', 'the weight recorder to watch again after the restart', 60_000);
+    await release();
     await waitFor(async () => {
       const st = await state(ns, 'kiwi').catch(() => ({}) as Record<string, any>);
       return st.phase === 'Running' && st.activeClusterName === mid.pendingClusterName && st.pendingClusterName === undefined;
@@ -115,20 +131,18 @@ test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right
     // End state (the promotion's status is written before its actions, so wait for them): route on the
     // new cluster only, stable Service selects it, old cluster deleted, Serve at full capacity, Ready.
     await waitFor(async () => {
-      const route = backendsOf(await env.admin.get(HTTPROUTE, 'kiwi-httproute', ns));
+      const route = routeBackends(await env.admin.get(HTTPROUTE, 'kiwi-httproute', ns));
       const selector = ((await env.admin.get(SERVICE, 'kiwi-serve-svc', ns)).spec as { selector: Record<string, string> }).selector['ray.io/cluster'];
       return JSON.stringify(route) === JSON.stringify([{ name: `${second}-serve-svc`, weight: 100 }]) && selector === second && (await env.admin.tryGet(RAYCLUSTER, first, ns)) === undefined;
     }, 'the route, the stable Service and the old cluster to reflect the promotion', 30_000, 100);
     expect(env.fleet.dashboard(ns, second)!.targetCapacity()).toBeNull();
     const status = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'kiwi', ns)).status as { conditions: { type: string; status: string }[] };
     expect(status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
-    // Weights seen (the recorder may miss some across the restart): increasing, a subsequence of the
-    // sequence written from the rules for maxSurge 50, step 10 (not by the planner under test): 0 when
-    // the backend joins, 10 … 50 onto the pending cluster's 50 % capacity, 60 … 100 after the old half goes.
-    const pendingWeights = recordedPendingWeights(recorder.history, second);
-    const expected = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100];
-    expect(pendingWeights.every((w) => expected.includes(w))).toBe(true);
-    expect([...pendingWeights].sort((a, b) => a - b)).toEqual(pendingWeights);
+    // Every weight the route carried (the recorder watched throughout but for the restart, when the
+    // held route could not change): exactly the sequence written from the rules for maxSurge 50,
+    // step 10 (not by the planner under test), none skipped or repeated across the restart: 0 when the
+    // backend joins, 10 … 50 onto the pending cluster's 50 % capacity, 60 … 100 after the old half goes.
+    expect(recordedPendingWeights(recorder.history, second)).toEqual([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
     recorder.stop();
 
     // Only a watch tells the operator about a spec change (resync is 5 min away): a second upgrade after the restart completes.

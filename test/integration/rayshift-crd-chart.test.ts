@@ -12,12 +12,12 @@ import { crdsOf, newestVersion } from '../../lib/crds/catalog';
 import { resolveCrdFile } from '../../lib/crds/resolve';
 import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
 import { routePath } from '../support/rest-paths';
-import { readWeights } from '../../lib/runtime/route/weight-patch';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
 import { RouteClient, writeRouteWeights } from '../../lib/runtime/route/weight-patch';
 import { OPERATOR_LEASE_NAME, OperatorChart } from '../../operator/chart/operator-chart';
 import { ControlPlane, startControlPlane, upstreamCrdFiles } from '../support/controlplane';
 import { rayshiftService } from '../spec/fixtures';
+import { backendWeights } from '../support/route-weights';
 import { collectionPath } from '../support/rest-paths';
 import { waitFor } from '../support/wait-at-most';
 
@@ -210,7 +210,7 @@ test('as its ServiceAccount the operator writes route weights, status, finalizer
   const route = buildServiceRoute({ rayServiceName: 'llm', namespace: NS, backends: [{ cluster: 'llm-aaaaa', weight: 100 }] });
   expect((await cp.request('POST', `/apis/gateway.networking.k8s.io/v1/namespaces/${NS}/httproutes`, route)).status).toBe(201);
   const written = await writeRouteWeights(asOperator(), { kind: 'HTTPRoute', namespace: NS, name: 'llm-httproute' }, clusterBackends(NS, [{ cluster: 'llm-aaaaa', weight: 60 }, { cluster: 'llm-bbbbb', weight: 40 }]));
-  expect(readWeights(written.route, [{ name: 'llm-aaaaa-serve-svc' }, { name: 'llm-bbbbb-serve-svc' }]).map((w) => w.weight)).toEqual([60, 40]);
+  expect(backendWeights(written.route, ['llm-aaaaa-serve-svc', 'llm-bbbbb-serve-svc'])).toEqual([60, 40]);
 
   // A rayshift RayService: finalizer (metadata patch) and status yes, spec no.
   const rs = rayshiftService();

@@ -7,7 +7,8 @@
  */
 import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
 import { routePath } from '../support/rest-paths';
-import { planWeightPatch, readWeights } from '../../lib/runtime/route/weight-patch';
+import { planWeightPatch } from '../../lib/runtime/route/weight-patch';
+import { backendWeights } from '../support/route-weights';
 import { routeReadiness } from '../../lib/runtime/route/readiness';
 import { JsonPatchOp } from '../../lib/runtime/route/types';
 import { isPatchConflict } from '../../lib/runtime/kube/errors';
@@ -122,7 +123,7 @@ function unmanaged(route: any, names: readonly string[] = [ACTIVE, PENDING]): un
   return { spec, labels: route.metadata.labels, annotations: route.metadata.annotations };
 }
 
-const weights = (route: any) => readWeights(route, [{ name: ACTIVE }, { name: PENDING }]).map((w) => w.weight);
+const weights = (route: any) => backendWeights(route, [ACTIVE, PENDING]);
 
 describe('weight patches on a shared HTTPRoute (real kube-apiserver)', () => {
   test('adding the pending backend and moving weights changes only the managed backends; the rest is JSON-equal', async () => {

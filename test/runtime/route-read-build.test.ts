@@ -1,35 +1,11 @@
 /**
- * readWeights on a shared HTTPRoute (managed weights, absent backends, shares, disagreeing rules)
- * and buildServiceRoute: KubeRay's HTTPRoute shape, a GRPCRoute, and a built route that
+ * buildServiceRoute: KubeRay's HTTPRoute shape, a GRPCRoute, and a built route that
  * planWeightPatch manages.
  */
 import { serviceRouteName } from '../../lib/spec/object-names';
 import { buildServiceRoute, clusterBackends } from '../../lib/runtime/route/build';
-import { planWeightPatch, readWeights } from '../../lib/runtime/route/weight-patch';
-import { ACTIVE, PENDING, apply, backend, sharedHttpRoute } from './support/route-fixtures';
-
-describe('readWeights', () => {
-  test('reads managed weights, absent backends as undefined, and the share including unmanaged backends', () => {
-    const route = sharedHttpRoute();
-    route.spec.rules[1].backendRefs[0].weight = 100;
-    route.spec.rules[1].backendRefs.push(backend(PENDING));
-    expect(readWeights(route, [{ name: ACTIVE }, { name: PENDING }, { name: 'gone' }])).toEqual([
-      { name: ACTIVE, weight: 100, sharePercent: (100 * 100) / 201, consistent: true },
-      { name: PENDING, weight: 1, sharePercent: 100 / 201, consistent: true },
-      { name: 'gone', weight: undefined, sharePercent: 0, consistent: true },
-    ]);
-  });
-
-  test('flags rules that disagree', () => {
-    const route = sharedHttpRoute();
-    route.spec.rules.push({ backendRefs: [backend(ACTIVE, 50)] });
-    expect(readWeights(route, [{ name: ACTIVE }])[0]).toMatchObject({ weight: 100, consistent: false });
-  });
-
-  test('a route without managed rules reads every backend as absent', () => {
-    expect(readWeights(sharedHttpRoute(), [{ name: 'x' }])).toEqual([{ name: 'x', weight: undefined, sharePercent: 0, consistent: true }]);
-  });
-});
+import { planWeightPatch } from '../../lib/runtime/route/weight-patch';
+import { ACTIVE, apply } from './support/route-fixtures';
 
 describe('buildServiceRoute', () => {
   test('KubeRay\'s HTTPRoute shape: <name>-httproute, parentRefs to <name>-gateway, one PathPrefix "/" rule, <cluster>-serve-svc backends', () => {

@@ -25,6 +25,7 @@ import { ControlPlane, ExtraToken } from './controlplane';
 import { GatewayStatusSimulator, SimulatedServeFleet, simulateGatewayStatusWithoutDataPlane, startServeFleetWhereNoRayRuns } from './simulated-controllers';
 import { SimulatedServeDashboardOptions } from './serve-simulator';
 import { waitFor } from './wait-at-most';
+import { routeBackends } from './route-weights';
 
 /** The rayshift RayService CRD (built from KubeRay v1.7.0's), as an object to POST. */
 export async function rayshiftCrd(): Promise<KubeObject> {
@@ -184,18 +185,23 @@ export async function operatorPassNow(admin: KubeClient, namespace: string, name
 /** The distinct weight vectors of a route's managed rule, in the order a watch saw them, with the route's resourceVersion then. */
 export type RouteWeightHistory = { at: number; resourceVersion: string; weights: { name: string; weight: number }[] }[];
 
-/** Records every distinct weight vector of a route's managed rule as the API server's watch reports it. */
-export function recordRouteWeights(admin: KubeClient, namespace: string, name: string): { history: RouteWeightHistory; stop(): void } {
+/**
+ * Records every distinct weight vector of a route's managed rule as the API server's watch reports
+ * it; `latest()` is the last version of the route the watch delivered (a test that restarts the API
+ * server writes a marker on the route and waits for it there: the watch is live again).
+ */
+export function recordRouteWeights(admin: KubeClient, namespace: string, name: string): { history: RouteWeightHistory; latest(): KubeObject | undefined; stop(): void } {
   const history: RouteWeightHistory = [];
+  let latest: KubeObject | undefined;
   const informer = admin.watch(HTTPROUTE, namespace, (e) => {
     if (e.object.metadata.name !== name || e.type === 'delete') return;
-    const rule = ((e.object.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
-    const weights = (rule?.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight ?? 1 }));
+    latest = e.object;
+    const weights = routeBackends(e.object);
     const last = history[history.length - 1];
     if (!last || JSON.stringify(last.weights) !== JSON.stringify(weights)) history.push({ at: Date.now(), resourceVersion: String(e.object.metadata.resourceVersion), weights });
   });
   informer.start();
-  return { history, stop: () => informer.stop() };
+  return { history, latest: () => latest, stop: () => informer.stop() };
 }
 
 /** An operator environment with one in-process operator reconciling it. */

@@ -12,7 +12,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KubeObject } from '../../lib/runtime/kube/types';
 import { ChildOperator, spawnOperatorChild } from './operator-child';
 import { OperatorEnv, RAYSHIFT_RAYSERVICE, engineState, rayClusterConfig, startOperatorEnv } from './operator-env';
 
@@ -72,10 +71,4 @@ function spawnOperator(env: OperatorEnv, children: Set<ChildProcess>, kubeconfig
 /** Changes the worker CPU (a new cluster spec) with a merge patch (no resourceVersion race with status writes). */
 export async function changeCpu(admin: KubeClient, ns: string, name: string, cpu: string): Promise<void> {
   await admin.patchMerge(RAYSHIFT_RAYSERVICE, name, ns, { spec: { rayClusterConfig: rayClusterConfig(cpu) } });
-}
-
-/** The backends of a route's first (managed) rule, weight 1 where unset as Gateway API defaults it. */
-export function backendsOf(route: KubeObject): { name: string; weight: number }[] {
-  const rule = ((route.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] }).rules ?? [])[0];
-  return (rule?.backendRefs ?? []).map((b) => ({ name: b.name, weight: b.weight ?? 1 }));
 }

@@ -4,10 +4,10 @@
  * `internal/controller/workloads/rolebasedgroup_controller_test.go`, identical in v0.7.0 and
  * v0.8.0-alpha.5): float64 ratios, `math.Ceil`, no epsilon. JavaScript numbers are IEEE float64
  * and every operation below is a single rounded division, subtraction or product, so each result
- * is bit-for-bit Go's. Shared by the unit, parity and integration tests; never used by `lib/`.
+ * is bit-for-bit Go's. Shared by the unit, parity and integration tests; never used by `lib/`, and
+ * written from RBG's source alone: it imports nothing of rayshift, so the engine it checks is not
+ * its own oracle.
  */
-import { fastestAndSlowestRole, type RbgRoleState } from '../../lib/engine';
-
 /** What the check reads of a role. */
 export interface RbgCheckedRole {
   readonly name: string;
@@ -47,14 +47,30 @@ export interface RbgSkewVerdict {
 }
 
 /**
+ * `getFastestAndSlowestRole`: the roles sorted by `updated / desired` ascending, ratios within 1e-6
+ * counting as equal with the larger role first; the last is the fastest, the first the slowest.
+ * Undefined for fewer than two roles (upstream returns two empty names). Upstream leaves the order
+ * of equal ratio and size to Go's map iteration; the name decides here, which cannot change the
+ * skew by more than the 1e-6 the tie allows.
+ */
+export function rbgFastestAndSlowest(roles: readonly RbgCheckedRole[]): { fastest: RbgCheckedRole; slowest: RbgCheckedRole } | undefined {
+  if (roles.length <= 1) return undefined;
+  const ratio = (r: RbgCheckedRole) => r.updatedReplicas / r.desired;
+  const sorted = [...roles].sort((a, b) => {
+    if (Math.abs(ratio(a) - ratio(b)) > 1e-6) return ratio(a) - ratio(b);
+    return b.desired - a.desired || a.name.localeCompare(b.name);
+  });
+  return { fastest: sorted[sorted.length - 1], slowest: sorted[0] };
+}
+
+/**
  * `CheckSkewSatisfied` on the fastest and slowest role as `getFastestAndSlowestRole` picks them
- * (progress ties within 1e-6 put the larger role as slowest). The bias is computed over `biasRoles`
- * (the test's `desiredReplicas` map: every role of the case), `roles` by default.
+ * (`rbgFastestAndSlowest`). The bias is computed over `biasRoles` (the test's `desiredReplicas`
+ * map: every role of the case), `roles` by default.
  */
 export function rbgSkewCheck(maxSkewPercent: number, roles: readonly RbgCheckedRole[], biasRoles: readonly Pick<RbgCheckedRole, 'desired'>[] = roles): RbgSkewVerdict {
   const allowed = rbgSkewAllowedBias(biasRoles) + rbgMaxSkewBasisPoints(maxSkewPercent);
-  // getFastestAndSlowestRole's port reads only name, desired and updatedReplicas.
-  const pair = fastestAndSlowestRole(roles as readonly RbgRoleState[]);
+  const pair = rbgFastestAndSlowest(roles);
   if (pair === undefined) return { ok: true, skew: 0, allowed };
   const skew = rbgCurrentSkew(pair.fastest.updatedReplicas, pair.slowest.updatedReplicas, pair.fastest.desired, pair.slowest.desired);
   return { ok: skew <= allowed, skew, allowed };

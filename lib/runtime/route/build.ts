@@ -45,7 +45,7 @@ export interface ServiceRouteOptions {
   readonly ownerReferences?: readonly OwnerReference[];
 }
 
-/** The managed backends of a route built for these clusters (for `planWeightPatch` / `readWeights`). */
+/** The managed backends of a route built for these clusters (for `planWeightPatch`). */
 export function clusterBackends(namespace: string, backends: readonly ClusterWeight[], port = DEFAULT_SERVE_PORT): ManagedBackend[] {
   return backends.map((b) => ({ name: perClusterServeService(b.cluster), namespace, port, weight: b.weight }));
 }

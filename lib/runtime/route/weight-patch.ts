@@ -106,11 +106,6 @@ function keyOf(ref: unknown): BackendKey | undefined {
   return typeof r.namespace === 'string' ? { name: r.name, namespace: r.namespace } : { name: r.name };
 }
 
-function effectiveWeight(ref: unknown): number {
-  const w = asObject(ref).weight;
-  return isInteger(w) ? w : DEFAULT_WEIGHT;
-}
-
 /**
  * Indices of the rules rayshift manages on `route` (see the module comment): by `sel.ruleName`,
  * else every rule holding a backend of `keys`, `sel.remove` or `sel.owns`. Empty when none.
@@ -238,43 +233,6 @@ export function planWeightPatch(route: unknown, managed: readonly ManagedBackend
 
 function sameKey(a: BackendKey, b: BackendKey, ns: string | undefined): boolean {
   return a.name === b.name && (a.namespace ?? ns) === (b.namespace ?? ns);
-}
-
-/** The weight of one managed backend as the route carries it. */
-export interface ManagedWeight extends BackendKey {
-  /** Weight in the first managed rule that has the backend (a missing `weight` reads as 1); undefined when no managed rule has it. */
-  readonly weight: number | undefined;
-  /** Percent of the first managed rule's traffic the backend receives (its weight over the rule's total, unmanaged backends included); 0 when absent. */
-  readonly sharePercent: number;
-  /** False when the managed rules disagree (the backend is missing from some, or weighted differently). */
-  readonly consistent: boolean;
-}
-
-/**
- * Reads the current weights of the managed backends, in the order given, from the rules
- * `managedRuleIndices` picks (an empty selection reads every backend as absent).
- */
-export function readWeights(route: unknown, managed: readonly BackendKey[], sel: RuleSelection = {}): ManagedWeight[] {
-  const ns = routeNamespace(route);
-  const rules = rulesOf(route);
-  const indices = managedRuleIndices(route, managed, sel);
-  return managed.map((key) => {
-    const perRule = indices.map((i) => {
-      const refs = asArray(asObject(rules[i]).backendRefs);
-      const ref = refs.find((r) => backendMatches(r, key, ns));
-      const total = refs.reduce<number>((sum, r) => sum + effectiveWeight(r), 0);
-      return ref === undefined ? undefined : { weight: effectiveWeight(ref), total };
-    });
-    const first = perRule.find((w) => w !== undefined);
-    const consistent = perRule.every((w) => w?.weight === first?.weight);
-    return {
-      name: key.name,
-      ...(key.namespace !== undefined ? { namespace: key.namespace } : {}),
-      weight: first?.weight,
-      sharePercent: first === undefined || first.total === 0 ? 0 : (100 * first.weight) / first.total,
-      consistent,
-    };
-  });
 }
 
 /**
