@@ -230,13 +230,6 @@ export function validateRoleBasedGroupModel(
   // A list of mappings by the type; anything else a JavaScript caller passes is reported by checkRules.
   asArray(coordination).forEach((rule, i) => {
     checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor);
-    // Returning the last ordinal needs partition = replicas, which v0.8's webhook refuses.
-    if (rbgVersion === 'v0.8' && asObject(rule).rollbackOnDeadline === true) {
-      problems.error(
-        `spec.coordination[${i}].rollbackOnDeadline`,
-        'true cannot be executed on RBG v0.8: the last rollback round returns a role\'s last ordinal with its partition at replicas, and its webhook only admits a partition below replicas; allowed: false (the rollout stops at the deadline; roll back by reverting the template)',
-      );
-    }
   });
   return problems.result();
 }

@@ -67,6 +67,7 @@ const STATEFUL_SET_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'Stateful
 const RELEASES: readonly Release[] = [
   { name: 'v0.7.0', rbg: 'v0.7', rbgVersion: 'v0.7', version: 'v1alpha2', groupType: RBG_V1ALPHA2_TYPE, workloadType: ROLE_INSTANCE_SET_TYPE },
   { name: 'v0.6.0', rbg: 'v0.6', rbgVersion: 'v0.6', version: 'v1alpha1', groupType: RBG_V1ALPHA1_TYPE, workloadType: STATEFUL_SET_TYPE },
+  { name: 'v0.8.0-alpha.5', rbg: 'v0.8', rbgVersion: 'v0.8', version: 'v1alpha2', groupType: RBG_V1ALPHA2_TYPE, workloadType: ROLE_INSTANCE_SET_TYPE },
 ];
 
 describe.each(RELEASES)('RBG $name', (release) => {
