@@ -8,8 +8,6 @@
  * `npm run controlplane:build` and
  * `bash scripts/build-cluster.sh kwok rbg-v08`.
  */
-import { Testing } from 'cdk8s';
-import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { KubeObject } from '../../lib/runtime/kube/types';
@@ -18,10 +16,10 @@ import { RbgRolloutController } from '../../operator/rbg-controller';
 import { startTestCluster, TestCluster } from '../support/cluster';
 import { coordinationStatuses } from '../support/rbg-operator-group';
 import { waitFor } from '../support/wait-at-most';
+import { v08Group } from '../support/rbg-v08-group';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
-const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
 
 let cluster: TestCluster;
 let admin: KubeClient;
@@ -43,20 +41,9 @@ afterAll(async () => {
   await cluster?.stop();
 }, 60_000);
 
-/** The group as the construct synthesizes it for RBG v0.8, run by the operator. */
+/** The v0.8 group of `v08Group` at `image`. */
 function synthesize(name: string, image: string): KubeObject {
-  const chart = Testing.chart();
-  new RoleBasedGroup(chart, 'g', {
-    metadata: { name, namespace: NS },
-    rbgVersion: 'v0.8',
-    executor: 'operator',
-    roles: [
-      { name: 'prefill', replicas: 4, leaderWorkerSize: 2, template: template(image), restartPolicyConfig: { type: 'RecreateRoleInstanceOnPodRestart', baseDelaySeconds: 10, maxDelaySeconds: 120 } },
-      { name: 'decode', replicas: 2, template: template(image) },
-    ],
-    coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '25%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 }],
-  });
-  return (Testing.synth(chart) as KubeObject[])[0];
+  return v08Group(name, NS, image, { prefill: 4, decode: 2 });
 }
 
 test('a v0.8 leader/worker group with restartPolicyConfig rolls out under the real webhook: every patch admitted, every RoleInstanceSet on the new revision', () =>

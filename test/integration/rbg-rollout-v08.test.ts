@@ -8,16 +8,14 @@
  * and the partition denial run on RBG's real controller and webhook in
  * cluster-rbg-v08-webhook.test.ts. Needs `npm run controlplane:build`.
  */
-import { Testing } from 'cdk8s';
-import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { validateRoleBasedGroup } from '../../lib/spec/rbg';
 import { RbgV08Env, startRbgV08Env } from '../support/rbg-v08-env';
 import { SCALING_ADAPTER_TYPE } from '../support/rbg-webhook';
+import { v08Group } from '../support/rbg-v08-group';
 
 const NS = 'pd';
-const template = (image: string) => ({ spec: { containers: [{ name: 'engine', image }] } });
 
 let env: RbgV08Env;
 let admin: KubeClient;
@@ -32,22 +30,9 @@ afterAll(async () => {
   await env?.stop();
 }, 60_000);
 
-/** The group as the construct synthesizes it for RBG v0.8, run by the operator. */
+/** The v0.8 group of `v08Group` at `image`. */
 function synthesize(name: string, image: string): KubeObject {
-  const chart = Testing.chart();
-  new RoleBasedGroup(chart, 'g', {
-    metadata: { name, namespace: NS },
-    rbgVersion: 'v0.8',
-    executor: 'operator',
-    roles: [
-      { name: 'prefill', replicas: 8, leaderWorkerSize: 2, template: template(image), restartPolicyConfig: { type: 'RecreateRoleInstanceOnPodRestart', baseDelaySeconds: 10, maxDelaySeconds: 120 } },
-      { name: 'decode', replicas: 4, template: template(image) },
-    ],
-    coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '25%', maxUnavailable: 1 }, progressDeadlineSeconds: 120 }],
-  });
-  const objects = Testing.synth(chart) as KubeObject[];
-  expect(objects.map((o) => o.kind)).toEqual(['RoleBasedGroup']);
-  return objects[0];
+  return v08Group(name, NS, image, { prefill: 8, decode: 4 });
 }
 
 test('replicas of a role a ScalingAdapter owns may change only to the adapter\'s value', async () => {
