@@ -18,7 +18,8 @@ function sglang(role: 'prefill' | 'decode', image: string): PodTemplateJson {
  *
  * - the group's `warmup` option: before each coordinated rollout the rayshift operator preloads the
  *   new image on the nodes the prefill and decode Pods run on, and moves no partition until every
- *   node is warm (or, after 10 minutes or one failed node, holds the group on the old revision);
+ *   node is warm (or, after 10 minutes or one failed node, holds the group on the old revision), and
+ *   rolls both roles back in tandem when the rollout makes no progress for 15 minutes;
  * - a standalone `RoleBasedGroupWarmup` that pre-pulls the next release's image on every GPU node
  *   ahead of time, two nodes at a time, deleted by RBG an hour after it finishes.
  */
@@ -34,7 +35,9 @@ export class PrefillDecodeWarmupChart extends Chart {
         { name: 'prefill', replicas: 8, template: sglang('prefill', image) },
         { name: 'decode', replicas: 4, template: sglang('decode', image) },
       ],
-      coordination: [{ name: 'pd-rollout', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '25%', maxUnavailable: '25%' } }],
+      // A rollout without progress for 15 minutes is rolled back in tandem; on v0.8 no rollback write
+      // reaches partition = replicas (its webhook refuses it): the last ordinals are reverted in place.
+      coordination: [{ name: 'pd-rollout', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '25%', maxUnavailable: '25%' }, progressDeadlineSeconds: 900, rollbackOnDeadline: true }],
       warmup: { globalTimeoutSeconds: 600, maxFailedNodes: 0, onFailure: 'Fail', tolerations: [GPU_TOLERATION] },
     });
     new RoleBasedGroupWarmup(this, 'next-release', {

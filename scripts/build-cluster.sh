@@ -13,8 +13,7 @@
 # dependencies come from the Go module proxy, checked against the tree's go.sum.
 #
 # Usage: build-cluster.sh [kwok|rbg|rbg-v06|rbg-v08|kuberay ...] (default: kwok rbg kuberay, in that order;
-# rbg-v06 and rbg-v08 are built on request: .ci/run builds rbg-v06 for cluster-rbg-analysis; no
-# suite runs v0.8's controller yet). A warm cache
+# rbg-v06 and rbg-v08 are built on request: .ci/run builds both for cluster-rbg-analysis). A warm cache
 # skips a tool. Progress goes to stderr; stdout gets one line per tool, its bin folder.
 # Cold build times: docs/test-cluster.md (Builds).
 # Environment: RAYSHIFT_CACHE (cache root), RAYSHIFT_{KWOK,RBG,KUBERAY}_BIN (prebuilt binaries: the

@@ -310,7 +310,7 @@ function validateGroup(
       problems.warning('warmup', 'RBG v0.8 does not wait for a RoleBasedGroupWarmup before rolling (KEP-129 leaves it out): the warmup runs alongside the rollout; use executor "operator" or "pulumi" to start the rollout once the nodes are warm');
     }
   }
-  if (analysis !== undefined) checkRolloutAnalysis(problems, 'analysis', analysis, { executor, rbgVersion });
+  if (analysis !== undefined) checkRolloutAnalysis(problems, 'analysis', analysis, { executor });
   asArray(rules).forEach((rule, i) => {
     const r = asObject(rule);
     const p = typeof name === 'string' && typeof r.name === 'string' && r.router !== undefined ? routerNameProblem(name, r.name) : undefined;

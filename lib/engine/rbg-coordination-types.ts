@@ -65,6 +65,12 @@ export interface ObservedRole {
    * between rollouts, write partition = replicas. @default false
    */
   readonly holdsByPartition?: boolean;
+  /**
+   * Its group's webhook admits only a partition below replicas (RBG v0.8.0-alpha.5's
+   * `ValidateRollingUpdate`): the way back writes at most replicas − 1 and returns the ordinals at
+   * and above it by reverting them in place (`RoleReturn.revertBelow`). @default false
+   */
+  readonly partitionBelowReplicas?: boolean;
   /** Hash of the role without its replicas and rollout strategy: changes exactly when its pods need a new revision. */
   readonly revision: string;
   /** Progress counts; undefined when neither the group's status nor the workload reports the role. */
@@ -198,7 +204,14 @@ export interface RoleReturn {
   readonly name: string;
   /** Position in `spec.roles`. */
   readonly index: number;
+  /** Replicas on the abandoned revision with an ordinal below this are replaced (deleted; the workload recreates them from its current revision). */
   readonly below: number;
+  /**
+   * Replicas on the abandoned revision with an ordinal from `below` up to this one (excluded) are
+   * reverted in place to the workload's current revision (`partitionBelowReplicas`: no partition
+   * the webhook admits puts them below it). Undefined: none.
+   */
+  readonly revertBelow?: number;
 }
 
 /** An Event to record on the group. */

@@ -20,6 +20,14 @@
  *    abandoned revision (`returns`: the runtime deletes them; the workload recreates them from its
  *    current revision).
  *
+ * RBG v0.8's webhook admits no partition ≥ replicas (`partitionBelowReplicas`), and its
+ * RoleInstanceSet recreates a missing ordinal at or above the partition from the *new* revision,
+ * paused or not. So there a round that returns a role's last ordinals writes replicas − 1, the
+ * status keeping the round's own partition, and those ordinals are reverted in place instead: the
+ * runtime writes the current revision's template (the RoleInstanceSet's ControllerRevision) and
+ * revision label into the RoleInstance, which is the RoleInstanceSet's own in-place update, run
+ * backwards; a paused RoleInstanceSet leaves an existing instance at its revision.
+ *
  * The phase is `RollingBack` until no replica of a coordinated role runs the abandoned revision,
  * then `RolledBack`. Each round that raises a partition is a `RollbackRound` Event and the
  * coordination's `RolledBack` condition (False while rounds go on, True at the end).
@@ -48,7 +56,7 @@ interface Returning {
   readonly ready: number;
   /** Replicas on the abandoned revision that are not ready. */
   readonly abandonedDown: number;
-  /** Partition written on the role: the ordinals below it are (or are being) returned. */
+  /** The round's partition: the ordinals below it are (or are being) returned. */
   readonly partition: number;
 }
 
@@ -71,7 +79,7 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
     // returned replicas still starting then count too, so such a role may briefly have more than
     // maxUnavailable down (RBG v0.7.0's RoleInstanceSets report the count).
     const abandonedDown = abandoned === undefined ? 0 : p?.updatedReadyReplicas !== undefined ? Math.max(0, abandoned - p.updatedReadyReplicas) : Math.min(abandoned, observed.desired - ready);
-    return [{ rule: r, observed, ...(abandoned !== undefined ? { abandoned } : {}), abandonedDown, ready, partition: Math.min(observed.partition ?? 0, observed.desired) }];
+    return [{ rule: r, observed, ...(abandoned !== undefined ? { abandoned } : {}), abandonedDown, ready, partition: roundPartition(observed, from) }];
   });
   const known = members.every((m) => m.abandoned !== undefined) && input.controllerCaughtUp;
   const starting = from.rollback === undefined;
@@ -109,9 +117,17 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
     members.map((m) => ({ name: m.observed.name, desired: m.observed.desired, abandoned: m.abandoned!, ready: m.ready, partition: m.partition, maxUnavailable: m.rule.maxUnavailable, abandonedDown: m.abandonedDown })),
   );
   const raised = members.filter((m) => targets.get(m.observed.name)! > m.partition);
-  const returns: RoleReturn[] = members
-    .filter((m) => m.observed.desired - m.abandoned! < m.partition && (m.observed.progress?.workloadPartition ?? -1) >= m.partition)
-    .map((m) => ({ name: m.observed.name, index: m.observed.index, below: m.partition }));
+  const returns: RoleReturn[] = members.flatMap((m) => {
+    const carried = m.observed.progress?.workloadPartition ?? -1;
+    // A round whose partition the webhook caps to the one the role is paused at, and its workload
+    // carries, writes nothing the workload would react to: its ordinals are returned in the same pass.
+    const target = targets.get(m.observed.name)!;
+    const unchanged = m.observed.paused && m.observed.partition === written(m.observed, target);
+    const upTo = m.observed.partitionBelowReplicas && unchanged && carried >= written(m.observed, target) ? target : m.partition;
+    const below = written(m.observed, upTo);
+    if (m.observed.desired - m.abandoned! >= upTo || carried < below) return [];
+    return [{ name: m.observed.name, index: m.observed.index, below, ...(upTo > below ? { revertBelow: upTo } : {}) }];
+  });
   const next = rounds + (raised.length > 0 ? 1 : 0);
   const moves = raised.map((m) => `${m.observed.name} partition ${m.partition}→${targets.get(m.observed.name)} (${m.abandoned}/${m.observed.desired} on the abandoned revision)`);
   const roundMessage = `rollback round ${next}: ${moves.join(', ')}`;
@@ -164,11 +180,28 @@ export function nextRollbackPartitions(maxSkewPercent: number, roles: readonly R
   );
 }
 
-/** The write holding a role paused at `partition` with the rule's maxUnavailable, or none when it is so. */
+/** The write holding a role paused at the round's `partition` with the rule's maxUnavailable, or none when it is so. */
 function write(m: Returning, partition: number): RoleWrite[] {
   const o = m.observed;
-  if (o.partition === partition && o.paused && o.maxUnavailable === m.rule.maxUnavailable) return [];
-  return [{ name: o.name, index: o.index, partition, maxUnavailable: m.rule.maxUnavailable, paused: true }];
+  const p = written(o, partition);
+  if (o.partition === p && o.paused && o.maxUnavailable === m.rule.maxUnavailable) return [];
+  return [{ name: o.name, index: o.index, partition: p, maxUnavailable: m.rule.maxUnavailable, paused: true }];
+}
+
+/** The partition written for a round's `partition`: below replicas where the webhook refuses more. */
+function written(o: ObservedRole, partition: number): number {
+  return o.partitionBelowReplicas ? Math.min(partition, Math.max(0, o.desired - 1)) : partition;
+}
+
+/**
+ * The round's partition of a role on the way back: the one written, or, where the webhook caps the
+ * written one (`partitionBelowReplicas`) and the previous pass's status names a higher one that
+ * caps to it, that one (the ordinals above the cap are being reverted).
+ */
+function roundPartition(o: ObservedRole, from: CoordinationStatus): number {
+  const w = Math.min(o.partition ?? 0, o.desired);
+  const stated = from.rollback === undefined ? undefined : from.roles.find((r) => r.name === o.name)?.partition;
+  return stated !== undefined && stated > w && stated <= o.desired && written(o, stated) === w ? stated : w;
 }
 
 function roleStatus(m: Returning, members: readonly Returning[], partition: number, phase: RoleRolloutStatus['phase'], reason: string): RoleRolloutStatus {

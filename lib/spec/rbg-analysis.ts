@@ -13,16 +13,14 @@
  * and the `…Active` bounds an old RayCluster measured apart: a RoleBasedGroup has neither.
  */
 import { ProblemList, show } from './problem';
-import { ANALYSIS_DEFAULTS, validateUpgradeAnalysis } from './analysis';
+import { validateUpgradeAnalysis } from './analysis';
 import { asArray, asObject, isObject } from './read';
-import type { RbgExecutor, RbgRelease } from './rbg';
+import type { RbgExecutor } from './rbg';
 
-/** The executors and release a rollout analysis is checked for. */
+/** The executor a rollout analysis is checked for. */
 export interface RolloutAnalysisContext {
   /** Who moves the partitions: only rayshift's executors can wait for a measurement. */
   readonly executor: RbgExecutor;
-  /** The RBG release; v0.8's webhook refuses the partitions a rollback writes. @default unknown: not checked */
-  readonly rbgVersion?: RbgRelease;
 }
 
 /** Checks a RoleBasedGroup rollout's `analysis` at `at`, adding every problem to `problems`. */
@@ -44,8 +42,4 @@ export function checkRolloutAnalysis(problems: ProblemList, at: string, value: u
       }
     }
   });
-  const onFailure = value.onFailure ?? ANALYSIS_DEFAULTS.onFailure;
-  if (ctx.rbgVersion === 'v0.8' && onFailure === 'rollback') {
-    problems.error(`${at}.onFailure`, `${show(onFailure)}${value.onFailure === undefined ? ' (the default)' : ''} cannot be executed on RBG v0.8: a rollback raises each partition to replicas, and its webhook only admits a partition below replicas; allowed: abort (stop every role where it stands), pause`);
-  }
 }

@@ -239,13 +239,6 @@ export function validateRoleBasedGroupModel(
     checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor);
     const r = asObject(rule);
     if (r.router !== undefined) checkRouter(problems, `spec.coordination[${i}].router`, r.router, { ruleRoles: asArray(r.roles), rollingUpdate: r.rollingUpdate !== undefined, executor });
-    // Returning the last ordinal needs partition = replicas, which v0.8's webhook refuses.
-    if (rbgVersion === 'v0.8' && asObject(rule).rollbackOnDeadline === true) {
-      problems.error(
-        `spec.coordination[${i}].rollbackOnDeadline`,
-        'true cannot be executed on RBG v0.8: the last rollback round returns a role\'s last ordinal with its partition at replicas, and its webhook only admits a partition below replicas; allowed: false (the rollout stops at the deadline; roll back by reverting the template)',
-      );
-    }
   });
   return problems.result();
 }

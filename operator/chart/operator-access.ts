@@ -136,9 +136,14 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
     why: 'read and watch the progress of coordinated roles run as roleinstancesets where the RoleBasedGroup status is stale',
   },
   {
-    group: 'workloads.x-k8s.io', resource: 'roleinstances', verbs: ['list', 'delete'], scope: 'cluster',
-    by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round)',
-    why: 'replace the replicas of a rolled-back role that run the abandoned revision below the partition the round wrote (its roleinstanceset recreates them from the revision before the rollout)',
+    group: 'workloads.x-k8s.io', resource: 'roleinstances', verbs: ['list', 'delete', 'update'], scope: 'cluster',
+    by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round: uid-guarded delete; on RBG v0.8 a resourceVersion-guarded update)',
+    why: 'replace the replicas of a rolled-back role that run the abandoned revision below the partition the round wrote (its roleinstanceset recreates them from the revision before the rollout); on RBG v0.8, whose webhook refuses a partition at replicas, revert the last ordinals in place to that revision',
+  },
+  {
+    group: 'apps', resource: 'controllerrevisions', verbs: ['get'], scope: 'cluster',
+    by: 'lib/runtime/rbg/return-replicas.ts: revisionTemplate (a rollback round on RBG v0.8)',
+    why: 'read the template of the revision before the rollout from its roleinstanceset\'s ControllerRevision, to revert a RoleInstance in place',
   },
   {
     group: 'apps', resource: 'statefulsets', verbs: ['get', 'list', 'watch', 'patch'], scope: 'cluster',

@@ -59,10 +59,8 @@ test('the v0.8 webhook rules fail synthesis, naming field, value and allowed ran
   expect(msg).toContain('allowed: 0–4 or "0%"–"80%"');
 });
 
-test('restartPolicyConfig before v0.8 and rollbackOnDeadline on v0.8 fail synthesis', () => {
+test('restartPolicyConfig before v0.8 fails synthesis', () => {
   expect(synthFails({ rbgVersion: 'v0.7' })).toContain('spec.roles[0].restartPolicyConfig: exists from RBG v0.8 on');
-  const rollback = synthFails({ executor: 'operator', coordination: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '10%' }, rollbackOnDeadline: true }] });
-  expect(rollback).toContain('spec.coordination[0].rollbackOnDeadline: true cannot be executed on RBG v0.8');
 });
 
 test('the construct reports its RBG release; the default is v0.7', () => {

@@ -37,10 +37,11 @@ function model(sizes: Record<string, { desired: number; bad: number; maxUnavaila
   }]));
 }
 
-function observe(m: Map<string, ModelRole>): Map<string, ObservedRole> {
+function observe(m: Map<string, ModelRole>, v08 = false): Map<string, ObservedRole> {
   return new Map([...m].map(([name, r], index) => [name, {
     name,
     index,
+    ...(v08 ? { partitionBelowReplicas: true } : {}),
     desired: r.desired,
     partition: r.partition,
     maxUnavailable: r.maxUnavailable,
@@ -68,6 +69,8 @@ function apply(m: Map<string, ModelRole>, step: CoordinationStep): void {
     const r = m.get(ret.name)!;
     expect(r.carried).toBeGreaterThanOrEqual(ret.below);
     for (let i = 0; i < ret.below; i++) if (r.bad[i]) [r.bad[i], r.ready[i]] = [false, false];
+    // RBG v0.8: the ordinals the webhook's partition cannot reach, reverted in place (restarting).
+    for (let i = ret.below; i < (ret.revertBelow ?? 0); i++) if (r.bad[i]) [r.bad[i], r.ready[i]] = [false, false];
   }
 }
 
@@ -215,4 +218,80 @@ test('an executor that dies between a round\'s patch and its returns goes on whe
     expect(crashed.rounds).toBe(clean.rounds);
     expect(crashed.partitions).toEqual(clean.partitions);
   }
+});
+
+describe('RBG v0.8: its webhook admits no partition ≥ replicas', () => {
+  /** The rollback of `sizes` on the model with `partitionBelowReplicas`; each pass's writes and returns, literally. */
+  function rollBackV08(sizes: Record<string, { desired: number; bad: number; maxUnavailable: number }>, maxSkew: number) {
+    const m = model(sizes);
+    const r = rule(sizes, maxSkew);
+    let previous = failedGate(r, m);
+    const passes: string[] = [];
+    for (let i = 1; i <= 50 && previous.phase !== 'RolledBack'; i++) {
+      const input = { rule: r, roles: observe(m, true), controllerCaughtUp: true, now: T0 + i };
+      const step = i === 1 ? startRollback(input, previous) : coordinationStep({ ...input, previous });
+      apply(m, step);
+      previous = step.status;
+      const writes = step.writes.map((w) => `${w.name}=${w.partition}`).join(' ');
+      const returns = (step.returns ?? []).map((x) => `${x.name}<${x.below}${x.revertBelow !== undefined ? ` revert<${x.revertBelow}` : ''}`).join(' ');
+      passes.push(`${step.status.phase} ${step.status.rollback!.rounds} [${step.status.roles.map((x) => x.partition).join('/')}] w:${writes} r:${returns}`);
+    }
+    return { passes, left: [...m.values()].map((x) => x.bad.filter(Boolean).length), m };
+  }
+
+  test('4 prefill / 2 decode at 1%, half of each on the bad revision: decode\'s last ordinal is reverted in place after round 1, prefill\'s in round 2; no write reaches replicas', () => {
+    const { passes, left } = rollBackV08({ prefill: { desired: 4, bad: 2, maxUnavailable: 1 }, decode: { desired: 2, bad: 1, maxUnavailable: 1 } }, 1);
+    expect(passes).toEqual([
+      // Round 1 returns one replica of each (50 % of each back after it): decode's round partition 2 is written as 1,
+      // and pauses it (it was not): its ordinal 1 is reverted once the workload carries both, the next pass.
+      'RollingBack 1 [3/2] w:prefill=3 decode=1 r:',
+      'RollingBack 1 [3/2] w: r:decode<1 revert<2',
+      // The model's workloads carry a partition one pass late.
+      'RollingBack 1 [3/2] w: r:prefill<3',
+      // The returned replicas restart (not ready) for one pass: maxUnavailable holds round 2.
+      'RollingBack 1 [3/2] w: r:',
+      // Round 2: prefill's round partition 4 is written as 3, where it stands paused: ordinal 3 reverted in the same pass.
+      'RollingBack 2 [4/2] w: r:prefill<3 revert<4',
+      'RolledBack 2 [4/2] w: r:',
+    ]);
+    expect(left).toEqual([0, 0]);
+  });
+
+  test('3 of 4 prefill and 1 of 2 decode on the bad revision (a gate failed after round 2): 4 rounds; a round the cap leaves unwritten returns its last ordinal in the same pass', () => {
+    const { passes, left } = rollBackV08({ prefill: { desired: 4, bad: 3, maxUnavailable: 1 }, decode: { desired: 2, bad: 1, maxUnavailable: 1 } }, 1);
+    expect(passes).toEqual([
+      'RollingBack 1 [2/1] w:prefill=2 decode=1 r:',
+      'RollingBack 1 [2/1] w: r:',
+      'RollingBack 1 [2/1] w: r:prefill<2',
+      // Decode's round partition 2 is written as 1, where it is paused already: its ordinal 1 is reverted at once.
+      'RollingBack 2 [2/2] w: r:decode<1 revert<2',
+      'RollingBack 3 [3/2] w:prefill=3 r:',
+      'RollingBack 3 [3/2] w: r:',
+      'RollingBack 3 [3/2] w: r:prefill<3',
+      'RollingBack 3 [3/2] w: r:',
+      'RollingBack 4 [4/2] w: r:prefill<3 revert<4',
+      'RolledBack 4 [4/2] w: r:',
+    ]);
+    expect(left).toEqual([0, 0]);
+  });
+
+  test('40 prefill / 20 decode at 10%, maxUnavailable 4 / 2, 12 / 6 on the bad revision: 3 rounds of 4 and 2, the last written 39 / 19 with ordinals 39 and 19 reverted in place', () => {
+    const sizes = { prefill: { desired: 40, bad: 12, maxUnavailable: 4 }, decode: { desired: 20, bad: 6, maxUnavailable: 2 } };
+    const { passes, left } = rollBackV08(sizes, 10);
+    expect(passes).toEqual([
+      'RollingBack 1 [32/16] w:prefill=32 decode=16 r:',
+      'RollingBack 1 [32/16] w: r:',
+      'RollingBack 1 [32/16] w: r:prefill<32 decode<16',
+      'RollingBack 1 [32/16] w: r:',
+      'RollingBack 2 [36/18] w:prefill=36 decode=18 r:',
+      'RollingBack 2 [36/18] w: r:',
+      'RollingBack 2 [36/18] w: r:prefill<36 decode<18',
+      'RollingBack 2 [36/18] w: r:',
+      'RollingBack 3 [40/20] w:prefill=39 decode=19 r:',
+      'RollingBack 3 [40/20] w: r:',
+      'RollingBack 3 [40/20] w: r:prefill<39 revert<40 decode<19 revert<20',
+      'RolledBack 3 [40/20] w: r:',
+    ]);
+    expect(left).toEqual([0, 0]);
+  });
 });

@@ -54,6 +54,8 @@ const NOT_REACHED: Record<string, string> = {
   'workloads.x-k8s.io/roleinstancesets get': 'RBG executor, a role whose group status is stale',
   'workloads.x-k8s.io/roleinstances list': 'a rollback round of the RBG executor (cluster-rbg-analysis.test.ts)',
   'workloads.x-k8s.io/roleinstances delete': 'a rollback round of the RBG executor',
+  'workloads.x-k8s.io/roleinstances update': 'a rollback round on RBG v0.8 reverting a last ordinal in place (cluster-rbg-analysis.test.ts, RBG v0.8.0-alpha.5)',
+  'apps/controllerrevisions get': 'the same revert reads the template of the revision before the rollout',
   'apps/statefulsets get': 'RBG v1alpha1 roles run as StatefulSets',
   'apps/statefulsets list': 'the watch of StatefulSets runs only for v1alpha1 groups (RBG v0.6.0), none served here',
   'apps/statefulsets watch': 'the same watch',

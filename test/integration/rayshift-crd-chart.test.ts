@@ -165,6 +165,9 @@ test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their w
     ['patch', 'statefulsets', { group: 'apps', namespace: NS }],
     // A rollback round replaces a StatefulSet role's Pods on the abandoned revision.
     ['delete', 'pods', { namespace: NS }],
+    // A rollback round on RBG v0.8 reverts a last ordinal in place to the template of the revision before the rollout.
+    ['update', 'roleinstances', { group: 'workloads.x-k8s.io', namespace: NS }],
+    ['get', 'controllerrevisions', { group: 'apps', namespace: NS }],
     ['get', 'leaderworkersets', { group: 'leaderworkerset.x-k8s.io', namespace: NS }],
     ['create', 'events', { group: 'events.k8s.io', namespace: NS }],
   ];
@@ -179,6 +182,8 @@ test('RBAC lets the RoleBasedGroup executor watch and patch groups, read their w
     ['delete', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['patch', 'rolebasedgroupwarmups', { group: 'workloads.x-k8s.io', namespace: NS, subresource: 'status' }],
     ['delete', 'statefulsets', { group: 'apps', namespace: NS }],
+    ['list', 'controllerrevisions', { group: 'apps', namespace: NS }],
+    ['create', 'roleinstances', { group: 'workloads.x-k8s.io', namespace: NS }],
     ['get', 'deployments', { group: 'apps', namespace: NS }],
     ['create', 'pods', { namespace: NS }],
     ['delete', 'events', { group: 'events.k8s.io', namespace: NS }],

@@ -66,8 +66,9 @@ test('executor rbg cannot wait for a measurement: refused at synthesis, naming a
   expect(() => synth({ executor: 'rbg', analysis: good }).synth()).toThrow(/analysis: is run only by the rayshift executors \(operator, pulumi\)/);
 });
 
-test('RBG v0.8 refuses the partitions of a rollback: the default onFailure is refused there, abort and pause are not', () => {
+test('RBG v0.8 executes every failure action: its rollback writes only partitions its webhook admits (lib/engine/rbg-rollback.ts)', () => {
   const { onFailure: _default, ...rollback } = good;
-  expect(() => synth({ executor: 'operator', rbgVersion: 'v0.8', analysis: rollback }).synth()).toThrow(/analysis\.onFailure: "rollback" \(the default\) cannot be executed on RBG v0\.8/);
-  expect(() => synth({ executor: 'operator', rbgVersion: 'v0.8', analysis: { ...good, onFailure: 'pause' } }).synth()).not.toThrow();
+  for (const analysis of [rollback, { ...good, onFailure: 'pause' as const }, { ...good, onFailure: 'abort' as const }]) {
+    expect(() => synth({ executor: 'operator', rbgVersion: 'v0.8', analysis }).synth()).not.toThrow();
+  }
 });

@@ -148,10 +148,9 @@ describe('releases, workloads and deprecations', () => {
     expectOnlyError(model(roles(), false, 'v0.9' as never), 'rbgVersion', 'allowed: v0.6, v0.7, v0.8');
   });
 
-  test('rollbackOnDeadline cannot be executed on v0.8 (a rollback writes partition = replicas)', () => {
+  test('rollbackOnDeadline is executed on every release (on v0.8 no rollback write reaches partition = replicas)', () => {
     const rule = { name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '10%' }, rollbackOnDeadline: true };
-    expectOnlyError(validateRoleBasedGroupModel(roles(), [rule], false, 'operator', 'v0.8'), 'spec.coordination[0].rollbackOnDeadline', 'allowed: false');
-    expectClean(validateRoleBasedGroupModel(roles(), [rule], false, 'operator', 'v0.7'));
+    for (const release of ['v0.7', 'v0.8'] as const) expectClean(validateRoleBasedGroupModel(roles(), [rule], false, 'operator', release));
   });
 
   test('a wire group for v0.8 warns about a deprecated workload annotation and checks restartPolicyConfig', () => {

@@ -18,18 +18,20 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { crdsOf } from '../../lib/crds/catalog';
 import { projectRoot, resolveCrdFile, sharedCrdDir } from '../../lib/crds/resolve';
+import { KubeClient } from '../../lib/runtime/kube/client';
 import { ControlPlane, ExtraToken, startControlPlane } from './controlplane';
 import { controlPlaneBinDir } from './controlplane-files';
 import { freePorts, httpGet, isExecutable, logTail, pollUntil, Proc, runBinDirScript, Supervisor } from './processes';
+import { prepareRbgWebhook, RBGS_WEBHOOK_LOCK, rbgSourceTree, untilRbgWebhookEnforced } from './rbg-v08-webhook';
 
 /** A controller built by `scripts/build-cluster.sh` (`rbg` is RBG v0.7.0; `rbg-v06`, `rbg-v08` the other releases). */
 export type ClusterTool = 'kwok' | 'rbg' | 'rbg-v06' | 'rbg-v08' | 'kuberay';
 
 /** The RBG release a cluster runs: `true` is v0.7.0. */
-export type ClusterRbg = boolean | 'v0.6' | 'v0.7';
+export type ClusterRbg = boolean | 'v0.6' | 'v0.7' | 'v0.8';
 
 /** The build of each RBG release. */
-const RBG_TOOL: Record<'v0.6' | 'v0.7', ClusterTool> = { 'v0.6': 'rbg-v06', 'v0.7': 'rbg' };
+const RBG_TOOL: Record<'v0.6' | 'v0.7' | 'v0.8', ClusterTool> = { 'v0.6': 'rbg-v06', 'v0.7': 'rbg', 'v0.8': 'rbg-v08' };
 
 /** Options of `startTestCluster`. */
 export interface ClusterOptions {
@@ -37,7 +39,8 @@ export interface ClusterOptions {
   readonly kuberay?: boolean;
   /**
    * Run RBG's controller (and install every CRD it checks for at start-up): `true` or `'v0.7'` runs
-   * v0.7.0, `'v0.6'` v0.6.0 (`v1alpha1` groups, StatefulSets). @default false
+   * v0.7.0, `'v0.6'` v0.6.0 (`v1alpha1` groups, StatefulSets), `'v0.8'` v0.8.0-alpha.5 with its real
+   * validating webhook (`rbg-v08-webhook.ts`; one such cluster per machine at a time). @default false
    */
   readonly rbg?: ClusterRbg;
   /** How many fake Nodes kwok manages. @default 2 */
@@ -100,6 +103,9 @@ const RBG_V06_CRD_FILES = ['clusterengineruntimeprofiles', 'instances', 'instanc
   (plural) => `workloads.x-k8s.io_${plural}.yaml`,
 );
 
+/** RBG v0.8.0-alpha.5 also serves RoleBasedGroupWarmups. */
+const RBG_V08_CRD_FILES = [...RBG_CRD_FILES, 'workloads.x-k8s.io_rolebasedgroupwarmups.yaml'];
+
 /** The build of the RBG release `rbg` asks for, or none. */
 export function rbgTool(rbg: ClusterRbg | undefined): ClusterTool | undefined {
   if (!rbg) return undefined;
@@ -114,12 +120,9 @@ export function rbgTool(rbg: ClusterRbg | undefined): ClusterTool | undefined {
 async function rbgCrdFile(version: string, file: string): Promise<string> {
   const shared = path.join(sharedCrdDir(), 'rbg', version, file);
   if (fs.existsSync(shared)) return shared;
-  const trees = [
-    path.join(process.env.RAYSHIFT_UPSTREAM ?? path.join(projectRoot(), '..', 'shared', 'upstream'), 'rbg', version),
-    path.join(process.env.RAYSHIFT_CACHE ?? path.join(os.homedir(), '.cache', 'rayshift'), 'upstream', 'rbg', version),
-  ];
-  const inTree = trees.map((t) => path.join(t, 'config', 'crd', 'bases', file)).find((f) => fs.existsSync(f));
-  return inTree ?? resolveCrdFile({ project: 'rbg', version, file });
+  const tree = rbgSourceTree(version);
+  const inTree = tree && path.join(tree, 'config', 'crd', 'bases', file);
+  return inTree && fs.existsSync(inTree) ? inTree : resolveCrdFile({ project: 'rbg', version, file });
 }
 
 /**
@@ -142,7 +145,8 @@ export async function controllerCrdFiles(opts: Pick<ClusterOptions, 'kuberay' | 
   const rbg = rbgTool(opts.rbg);
   if (rbg) {
     const version = clusterBinDir(rbg, 'version');
-    files.push(...(rbg === 'rbg-v06' ? RBG_V06_CRD_FILES : RBG_CRD_FILES).map((file) => rbgCrdFile(version, file)));
+    const crdFiles = rbg === 'rbg-v06' ? RBG_V06_CRD_FILES : rbg === 'rbg-v08' ? RBG_V08_CRD_FILES : RBG_CRD_FILES;
+    files.push(...crdFiles.map((file) => rbgCrdFile(version, file)));
   }
   return Promise.all(files);
 }
@@ -197,6 +201,7 @@ class LocalCluster implements TestCluster {
   private readonly procs: Proc[] = [];
   private readonly readyTimeoutMs: number;
   private keptLogs?: string;
+  private lockProc?: Proc;
   private stopped = false;
 
   constructor(
@@ -265,21 +270,41 @@ class LocalCluster implements TestCluster {
       controllers.push(this.ready(ray, `http://127.0.0.1:${rayProbe}/readyz`));
     }
     const rbgBuild = rbgTool(this.opts.rbg);
-    if (rbgBuild) {
-      const rbg = this.launch('rbgs', [
-        `--kubeconfig=${kc}`,
-        // v0.6.0 has no webhooks (nor the flag); v0.7.0's would bootstrap certificates for a Service.
-        ...(rbgBuild === 'rbg-v06' ? [] : ['--enable-webhooks=none']),
-        '--metrics-bind-address=0',
-        '--leader-elect=false',
-        `--health-probe-bind-address=127.0.0.1:${rbgProbe}`,
-      ]);
-      controllers.push(this.ready(rbg, `http://127.0.0.1:${rbgProbe}/readyz`));
-    }
+    if (rbgBuild) controllers.push(this.startRbg(rbgBuild, rbgProbe));
     await Promise.all(controllers);
     process.stderr.write(
       `test cluster: ${this.procs.map((p) => `${p.name} (pid ${p.child.pid})`).join(', ')} on ${this.cp.url}; logs in ${this.dir}\n`,
     );
+  }
+
+  /**
+   * Starts RBG's controller. v0.6.0 has no webhooks (nor the flag); v0.7.0's would bootstrap
+   * certificates for a Service, so it runs without. v0.8.0-alpha.5 runs with its real validating
+   * webhook, on a fixed port: the cluster first takes the machine's lock on it.
+   */
+  private async startRbg(build: ClusterTool, probePort: number): Promise<void> {
+    const args = [`--kubeconfig=${this.cp.kubeconfigPath}`, '--metrics-bind-address=0', '--leader-elect=false', `--health-probe-bind-address=127.0.0.1:${probePort}`];
+    if (build !== 'rbg-v08') {
+      const rbg = this.launch('rbgs', [...args, ...(build === 'rbg-v06' ? [] : ['--enable-webhooks=none'])]);
+      return this.ready(rbg, `http://127.0.0.1:${probePort}/readyz`);
+    }
+    // `flock` holds the lock until it is killed (after rbgs, in stop()); a wait here is another
+    // cluster's v0.8 run, not a failure.
+    const lock = this.launch('rbgs-webhook-lock', [RBGS_WEBHOOK_LOCK, '-c', 'echo locked; exec sleep infinity'], {}, 'flock');
+    this.lockProc = lock;
+    await pollUntil(`the lock ${RBGS_WEBHOOK_LOCK} on rbgs' webhook port (another test cluster runs RBG v0.8)`, async () => (/^locked$/m.test(logTail(lock.log, 5)) ? undefined : 'held elsewhere'), {
+      timeoutMs: 30 * 60_000,
+      procs: [lock],
+    });
+    const admin = KubeClient.fromKubeconfig(this.cp.kubeconfigPath);
+    try {
+      const env = await prepareRbgWebhook(admin, clusterBinDir(build, 'version'), path.join(this.dir, 'rbgs-webhook'));
+      const rbg = this.launch('rbgs', [...args, '--enable-webhooks=all'], env);
+      await this.ready(rbg, `http://127.0.0.1:${probePort}/readyz`);
+      await untilRbgWebhookEnforced(admin, 'default', this.readyTimeoutMs);
+    } finally {
+      admin.close();
+    }
   }
 
   printLogs(lines = 60): void {
@@ -301,7 +326,9 @@ class LocalCluster implements TestCluster {
     if (this.stopped) return;
     this.stopped = true;
     // Controllers first, so that none of them logs the control plane going away as its own failure.
-    await Promise.all(this.procs.map((p) => this.supervisor.kill(p, 'SIGTERM', 10_000)));
+    await Promise.all(this.procs.filter((p) => p !== this.lockProc).map((p) => this.supervisor.kill(p, 'SIGTERM', 10_000)));
+    // The webhook port's lock goes once rbgs no longer holds the port.
+    if (this.lockProc) await this.supervisor.kill(this.lockProc, 'SIGTERM', 10_000);
     this.keepLogs(false);
     this.supervisor.release();
     await this.cp.stop();
@@ -317,10 +344,10 @@ class LocalCluster implements TestCluster {
     }
   }
 
-  private launch(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+  private launch(name: string, args: string[], env: NodeJS.ProcessEnv = {}, file = this.bin[name]): Proc {
     const log = path.join(this.dir, `${name}.log`);
     this.logs[name] = log;
-    const p = this.supervisor.launch(name, this.bin[name], args, log, {
+    const p = this.supervisor.launch(name, file, args, log, {
       env: { ...process.env, KUBECONFIG: this.cp.kubeconfigPath, ...env },
     });
     this.procs.push(p);

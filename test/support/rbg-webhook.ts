@@ -8,20 +8,19 @@
  * ScalingAdapters from the API server as upstream does. Status writes are not sent to it (the
  * configuration names `rolebasedgroups`, not `rolebasedgroups/status`), as upstream's.
  */
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as https from 'node:https';
 import { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { ProblemList } from '../../lib/spec/problem';
 import { checkWebhookRollingUpdate, scalingAdapterName, validateRoleBasedGroupUpdate } from '../../lib/spec/rbg-releases';
 import { roleRollingUpdate } from '../../lib/spec/rbg-roles';
 import { JsonObject, asArray, asObject, isObject } from '../../lib/spec/read';
-import { waitFor } from './wait-at-most';
+import { makeWebhookCertificate } from './webhook-certificate';
+import { untilRbgWebhookEnforced } from './rbg-v08-webhook';
 
 /** The ScalingAdapter resource the update rule reads. */
 export const SCALING_ADAPTER_TYPE = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroupScalingAdapter', plural: 'rolebasedgroupscalingadapters', namespaced: true } as const;
@@ -53,14 +52,9 @@ const CONFIG_NAME = 'rbg-v08-simulated';
 export async function startRbgWebhook(client: KubeClient, namespace: string): Promise<SimulatedRbgWebhook> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rbg-webhook-'));
   const reviews: WebhookReview[] = [];
-  const ssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=rbg-webhook-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign']);
-  ssl(['req', '-new', ...ec, '-keyout', 'tls.key', '-out', 'tls.csr', '-subj', '/CN=rbg-webhook']);
-  fs.writeFileSync(path.join(dir, 'tls.ext'), 'basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n');
-  ssl(['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'tls.crt', '-days', '1', '-extfile', 'tls.ext']);
+  const tls = makeWebhookCertificate(dir, ['IP:127.0.0.1']);
 
-  const server = https.createServer({ key: fs.readFileSync(path.join(dir, 'tls.key')), cert: fs.readFileSync(path.join(dir, 'tls.crt')) }, (req, res) => {
+  const server = https.createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -89,7 +83,7 @@ export async function startRbgWebhook(client: KubeClient, namespace: string): Pr
     webhooks: [
       {
         name: 'vrolebasedgroup.kb.io',
-        clientConfig: { url: `https://127.0.0.1:${port}/validate-workloads-x-k8s-io-v1alpha2-rolebasedgroup`, caBundle: fs.readFileSync(path.join(dir, 'ca.crt')).toString('base64') },
+        clientConfig: { url: `https://127.0.0.1:${port}/validate-workloads-x-k8s-io-v1alpha2-rolebasedgroup`, caBundle: Buffer.from(tls.caCert).toString('base64') },
         rules: [{ apiGroups: ['workloads.x-k8s.io'], apiVersions: ['v1alpha2'], operations: ['CREATE', 'UPDATE'], resources: ['rolebasedgroups'] }],
         failurePolicy: 'Fail',
         sideEffects: 'None',
@@ -97,7 +91,7 @@ export async function startRbgWebhook(client: KubeClient, namespace: string): Pr
       },
     ],
   } as KubeObject);
-  await untilEnforced(client, namespace);
+  await untilRbgWebhookEnforced(client, namespace);
 
   return {
     reviews,
@@ -135,26 +129,4 @@ async function decide(client: KubeClient, request: JsonObject): Promise<string |
   }
   const { errors } = problems.result();
   return errors.length === 0 ? undefined : errors.map((e) => `${e.path}: ${e.message}`).join('; ');
-}
-
-/** Polls (every 100 ms, at most 30 s) until a dry-run create that breaks the partition rule is denied by the webhook. */
-async function untilEnforced(client: KubeClient, namespace: string): Promise<void> {
-  const probe = {
-    apiVersion: 'workloads.x-k8s.io/v1alpha2',
-    kind: 'RoleBasedGroup',
-    metadata: { name: 'webhook-probe', namespace },
-    spec: { roles: [{ name: 'r', replicas: 1, rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } }, standalonePattern: { template: { spec: { containers: [{ name: 'c', image: 'x' }] } } } }] },
-  };
-  let unexpected: unknown;
-  await waitFor(async () => {
-    try {
-      await client.create(probe as KubeObject, { dryRun: true });
-      return 'the dry-run create was admitted';
-    } catch (err) {
-      if (err instanceof KubeApiError && /denied the request/.test(err.message)) return true;
-      unexpected = err;
-      return true;
-    }
-  }, 'the RBG webhook to be enforced after its registration', { timeoutMs: 30_000, everyMs: 100 });
-  if (unexpected !== undefined) throw unexpected;
 }

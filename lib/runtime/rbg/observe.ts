@@ -68,8 +68,12 @@ export function controllerCaughtUp(group: JsonObject, roles: ReadonlyMap<string,
   });
 }
 
-/** Every role of the group, keyed by name; `workloads` maps role names to their workload's status. */
-export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, WorkloadStatus> = new Map()): Map<string, ObservedRole> {
+/**
+ * Every role of the group, keyed by name; `workloads` maps role names to their workload's status.
+ * `partitionBelowReplicas`: the cluster's RBG release has a webhook that admits only a partition
+ * below replicas (v0.8), so every role is marked so.
+ */
+export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, WorkloadStatus> = new Map(), partitionBelowReplicas = false): Map<string, ObservedRole> {
   const statuses = new Map(asArray(asObject(group.status).roleStatuses).map((s) => [String(asObject(s).name), asObject(s)]));
   const out = new Map<string, ObservedRole>();
   asArray(asObject(group.spec).roles).forEach((value, index) => {
@@ -85,6 +89,7 @@ export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, W
       ...(ru.maxUnavailable !== undefined ? { maxUnavailable: resolveMaxUnavailable(ru.maxUnavailable as IntOrPercent, desired) } : {}),
       paused: ru.paused === true,
       ...(workloadHonoursPaused(roleWorkloadType(group.apiVersion, role).kind) ? {} : { holdsByPartition: true }),
+      ...(partitionBelowReplicas ? { partitionBelowReplicas: true } : {}),
       revision: roleRevision(role),
       progress: roleProgress(statuses.get(name), workloads.get(name)),
     });

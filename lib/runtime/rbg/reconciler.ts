@@ -93,6 +93,8 @@ export class RbgRolloutReconciler {
   private readonly log: RbgReconcileLogger;
   /** Workload kinds the API server does not serve (their CRD is not installed), skipped from then on. */
   private readonly unserved = new Set<string>();
+  /** Whether the cluster's RBG release refuses a partition ≥ replicas (see `webhookCapsPartition`); asked once. */
+  private capsPartition?: Promise<boolean>;
   /** Analysis measurements taken and not yet handed to the engine, per group. */
   private readonly measured: PendingMeasurements;
 
@@ -104,6 +106,23 @@ export class RbgRolloutReconciler {
     this.now = options.now ?? Date.now;
     this.log = options.log ?? SILENT;
     this.measured = new PendingMeasurements(this.now, (key, action, error) => this.log.warn({ rbg: key, metric: action.metric, run: action.runId, error }, 'analysis query failed'));
+  }
+
+  /**
+   * Whether the cluster runs RBG v0.8, whose validating webhook admits no partition ≥ replicas. No
+   * object names the release; v0.8 is the first to serve RoleBasedGroupWarmup, which discovery
+   * tells without any permission. Asked once per reconciler (a failed lookup is asked again).
+   */
+  private webhookCapsPartition(): Promise<boolean> {
+    this.capsPartition ??= this.client.resolve(WARMUP_TYPE).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof UnknownKindError) return false;
+        this.capsPartition = undefined;
+        throw err;
+      },
+    );
+    return this.capsPartition;
   }
 
   /** One pass over the RoleBasedGroup `namespace/name`. */
@@ -123,7 +142,7 @@ export class RbgRolloutReconciler {
       return this.write(group, doc, [], events, undefined, 0);
     }
     const workloads = this.readWorkloads ? await this.workloadStatuses(group, reading.rules) : new Map<string, WorkloadStatus>();
-    const roles = observeRoles(group as unknown as JsonObject, workloads);
+    const roles = observeRoles(group as unknown as JsonObject, workloads, await this.webhookCapsPartition());
     const caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
     const measurements = this.measured.takeAll(key);
@@ -138,8 +157,8 @@ export class RbgRolloutReconciler {
     // A rollback round's replicas are replaced only once the status asking for it landed (a lost race redoes the pass).
     const returns = result.status === undefined ? [] : pass.steps.flatMap((s) => s.returns ?? []);
     for (const ret of returns) {
-      const deleted = await returnReplicas(this.client, group, ret);
-      if (deleted > 0) this.log.info({ rbg: key, role: ret.name, below: ret.below, deleted }, 'replaced replicas on the abandoned revision');
+      const { deleted, reverted } = await returnReplicas(this.client, group, ret);
+      if (deleted + reverted > 0) this.log.info({ rbg: key, role: ret.name, below: ret.below, revertBelow: ret.revertBelow, deleted, reverted }, 'returned replicas on the abandoned revision');
     }
     // RBG v0.6.0 resets a StatefulSet's partition on every round: carry the round's into it (once the round landed).
     if (result.status !== undefined) {

@@ -5,6 +5,16 @@
  * current revision (the one before the rollout), so deleting such a replica returns it. Observed with
  * RBG v0.7.0's RoleInstanceSet: with its partition raised from 2 to 3, nothing moved back; its
  * RoleInstance `-2` deleted came back at the current revision, its Pod on the old image.
+ *
+ * RBG v0.8's webhook admits no partition ≥ replicas, and its RoleInstanceSet recreates a missing
+ * ordinal at or above the partition from the new revision: the ordinals a round cannot put below
+ * the partition (`RoleReturn.revertBelow`) are reverted in place instead, as the RoleInstanceSet's
+ * own in-place update writes a RoleInstance (pkg/inplace/instance/inplaceupdate, v0.8.0-alpha.5),
+ * with the current revision: its ControllerRevision's `spec.roleInstanceTemplate` as the spec (plus
+ * the in-place readiness gate), its name as the revision label, and the in-place update state, once
+ * the RoleInstanceSet carries `paused` (else it would update the instance forward again). The
+ * RoleInstance's controller then brings its Pods to that spec; the RoleInstanceSet, paused, leaves
+ * an existing instance at its revision.
  */
 import type { RoleReturn } from '../../engine/rbg-coordination-types';
 import { CONTROLLER_REVISION_LABEL, ROLE_INSTANCE_TYPE } from '../../spec/object-names';
@@ -12,6 +22,21 @@ import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import { KubeApiError } from '../kube/errors';
 import { KnownTypes, KubeObject, ResourceType } from '../kube/types';
+
+/** apps/v1 ControllerRevision: a RoleInstanceSet's revisions of its template. */
+const CONTROLLER_REVISION_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'ControllerRevision', plural: 'controllerrevisions', namespaced: true };
+/** RBG's annotation of an in-place update's state on a RoleInstance (`constants.InPlaceUpdateStateKey`). */
+const IN_PLACE_UPDATE_STATE = 'rbg.workloads.x-k8s.io/inplace-update-state';
+/** The readiness gate RBG adds to every RoleInstance it updates in place. */
+const IN_PLACE_READY_GATE = 'RoleInstanceInPlaceUpdateReady';
+
+/** What one return did. */
+export interface Returned {
+  /** Replicas deleted (their workload recreates them from its current revision). */
+  readonly deleted: number;
+  /** RoleInstances reverted in place to the current revision. */
+  readonly reverted: number;
+}
 import { workloadOf, workloadStatus } from './workloads';
 
 /** The kind of each workload's replicas, named `<workload>-<ordinal>` and labelled with their revision. */
@@ -20,30 +45,34 @@ const REPLICA_TYPES: Readonly<Record<string, ResourceType>> = { RoleInstanceSet:
 /**
  * Deletes every replica of the role `ret` names whose ordinal is below `ret.below` and whose
  * revision label is the workload's update revision (the abandoned one), once the workload carries a
- * partition of at least `ret.below` (else a replica would come back on the abandoned revision).
- * Each delete is guarded by the replica's uid, so a replica recreated meanwhile stays. Returns the
- * replicas deleted; 0 when the workload is not there yet, or is of a kind without ordinals.
+ * partition of at least `ret.below` (else a replica would come back on the abandoned revision), and
+ * reverts in place those from `ret.below` up to `ret.revertBelow` (RoleInstances only). Each delete
+ * is guarded by the replica's uid and each revert by its resourceVersion, so a replica replaced
+ * meanwhile stays. Nothing is done when the workload is not there yet, or is of a kind without ordinals.
  */
-export async function returnReplicas(client: KubeClient, group: KubeObject, ret: RoleReturn): Promise<number> {
+export async function returnReplicas(client: KubeClient, group: KubeObject, ret: RoleReturn): Promise<Returned> {
+  const none: Returned = { deleted: 0, reverted: 0 };
   const role = asObject(asArray(asObject(group.spec).roles)[ret.index]);
-  if (role.name !== ret.name) return 0;
+  if (role.name !== ret.name) return none;
   const ref = workloadOf(group as unknown as JsonObject, role);
   const replicaType = REPLICA_TYPES[ref.type.kind];
   const namespace = String(group.metadata.namespace);
-  if (!replicaType) return 0;
+  if (!replicaType) return none;
   const workload = await client.tryGet(ref.type, ref.name, namespace);
-  if (!workload) return 0;
+  if (!workload) return none;
   const status = workloadStatus(workload as unknown as JsonObject);
   const current = asObject(workload.status).currentRevision;
   const abandoned = status.updateRevision;
-  if (abandoned === undefined || abandoned === current || (status.partition ?? -1) < ret.below) return 0;
+  if (abandoned === undefined || typeof current !== 'string' || abandoned === current || (status.partition ?? -1) < ret.below) return none;
   const ordinal = new RegExp(`^${ref.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`);
   const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
-  let deleted = 0;
-  for (const r of replicas.items) {
+  const mine = replicas.items.flatMap((r) => {
     const m = ordinal.exec(String(r.metadata.name));
     const owned = (r.metadata.ownerReferences ?? []).some((o) => o.kind === ref.type.kind && o.name === ref.name);
-    if (!m || !owned || Number(m[1]) >= ret.below || r.metadata.deletionTimestamp) continue;
+    return m && owned && !r.metadata.deletionTimestamp ? [{ r, ordinal: Number(m[1]) }] : [];
+  });
+  let deleted = 0;
+  for (const { r } of mine.filter((x) => x.ordinal < ret.below)) {
     try {
       if (await client.delete(replicaType, String(r.metadata.name), namespace, { preconditions: { uid: String(r.metadata.uid) }, ignoreNotFound: true })) deleted++;
     } catch (err) {
@@ -51,5 +80,44 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
       if (!(err instanceof KubeApiError && err.isConflict)) throw err;
     }
   }
-  return deleted;
+  // An unpaused RoleInstanceSet would update a reverted instance at or above its partition again.
+  const paused = asObject(asObject(workload.spec).updateStrategy).paused === true;
+  const toRevert = replicaType === ROLE_INSTANCE_TYPE && paused ? mine.filter((x) => x.ordinal >= ret.below && x.ordinal < (ret.revertBelow ?? 0)) : [];
+  let reverted = 0;
+  if (toRevert.length > 0) {
+    const template = await revisionTemplate(client, current, namespace);
+    for (const { r } of toRevert) if (await revertInstance(client, r, current, template)) reverted++;
+  }
+  return { deleted, reverted };
+}
+
+/** `spec.roleInstanceTemplate` of the ControllerRevision `name` (a RoleInstanceSet's revision of its template). */
+async function revisionTemplate(client: KubeClient, name: string, namespace: string): Promise<JsonObject> {
+  const rev = await client.get(CONTROLLER_REVISION_TYPE, name, namespace);
+  const template = asObject(asObject(asObject((rev as unknown as JsonObject).data).spec).roleInstanceTemplate);
+  if (asArray(template.components).length === 0) throw new Error(`ControllerRevision ${namespace}/${name} has no spec.roleInstanceTemplate.components: cannot revert a RoleInstance to it`);
+  return template;
+}
+
+/**
+ * Writes `template` (with the in-place readiness gate) into the RoleInstance `r` with the revision
+ * label and in-place update state of `revision`; PUT guarded by the resourceVersion read. False when
+ * the instance changed meanwhile (the next pass looks again).
+ */
+async function revertInstance(client: KubeClient, r: KubeObject, revision: string, template: JsonObject): Promise<boolean> {
+  const gates = asArray(template.readinessGates).map(asObject);
+  const spec = { ...template, readinessGates: gates.some((g) => g.conditionType === IN_PLACE_READY_GATE) ? gates : [...gates, { conditionType: IN_PLACE_READY_GATE }] };
+  const state = JSON.stringify({ revision, updateTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+  const next = {
+    ...r,
+    metadata: { ...r.metadata, labels: { ...r.metadata.labels, [CONTROLLER_REVISION_LABEL]: revision }, annotations: { ...r.metadata.annotations, [IN_PLACE_UPDATE_STATE]: state } },
+    spec,
+  } as KubeObject;
+  try {
+    await client.update(next);
+    return true;
+  } catch (err) {
+    if (err instanceof KubeApiError && (err.isConflict || err.statusCode === 404)) return false;
+    throw err;
+  }
 }
