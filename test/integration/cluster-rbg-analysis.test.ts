@@ -285,14 +285,9 @@ describe.each(RELEASES)('RBG $name', (release) => {
   test('the verb at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: every replica returns to v1 in tandem rounds of at most 4 prefill and 2 decode', () =>
     cluster.printLogsOnFailure(() => rolledBack('steered-large', 'v5', 1, { by: 'verb' }, LARGE)), 300_000);
 
-  // On RBG v0.6.0 this rollback stalls with each role's last ordinal on the new revision (prefill
-  // 3 of 4 / 39 of 40, decode 1 of 2 / 19 of 20, seen once each, 180 s): not diagnosed yet (issue 33),
-  // so these two cases run on v0.7.0 and v0.8.0-alpha.5 only.
-  const deadlineTest = release.rbgVersion === 'v0.6' ? test.skip : test;
-
-  deadlineTest('a decode image that cannot be pulled stalls the rollout; at the progress deadline `rollbackOnDeadline` rolls both roles back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
+  test('a decode image that cannot be pulled stalls the rollout; at the progress deadline `rollbackOnDeadline` rolls both roles back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
     cluster.printLogsOnFailure(() => rolledBack('stuck', 'v7', undefined, { by: 'deadline' })));
 
-  deadlineTest('the deadline at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: the same tandem rollback', () =>
+  test('the deadline at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: the same tandem rollback', () =>
     cluster.printLogsOnFailure(() => rolledBack('stuck-large', 'v7', undefined, { by: 'deadline' }, LARGE)), 300_000);
 });

@@ -114,7 +114,8 @@ export class RbgRolloutReconciler {
    * tells without any permission. Asked once per reconciler (a failed lookup is asked again).
    */
   private webhookCapsPartition(): Promise<boolean> {
-    this.capsPartition ??= this.client.resolve(WARMUP_TYPE).then(
+    // Kind alone: a type with its plural resolves without asking the server, which would say yes on every release.
+    this.capsPartition ??= this.client.resolve({ apiVersion: WARMUP_TYPE.apiVersion, kind: WARMUP_TYPE.kind }).then(
       () => true,
       (err: unknown) => {
         if (err instanceof UnknownKindError) return false;
