@@ -74,7 +74,6 @@ function draftOf(p: RayServiceStatus): DraftStatus {
     deletions: p.deletions,
     nextStepAt: p.nextStepAt,
     analysis: p.analysis,
-    capacity: p.capacity,
   };
 }
 

@@ -53,7 +53,6 @@ export function operatorPhase(phase: unknown, reason: unknown): UpgradePhase {
     case 'RollingBack':
       return UpgradePhase.ROLLING_BACK;
     case 'Invalid':
-    case 'Failed':
       return UpgradePhase.FAILED;
     default:
       return UpgradePhase.UNSPECIFIED;
