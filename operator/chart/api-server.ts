@@ -123,6 +123,7 @@ export class ApiServer extends Construct {
       requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
       limits: { cpu: k8s.Quantity.fromString('1'), memory: k8s.Quantity.fromString('256Mi') },
     };
+    const heapEnv = nodeHeapEnv(resources);
     this.deployment = componentDeployment(this, { name: API_SERVER_NAME, namespace, labels, replicas: props.replicas ?? 2 }, {
       securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } },
       containers: [
@@ -136,7 +137,7 @@ export class ApiServer extends Construct {
           readinessProbe: { httpGet: { path: '/readyz', port, scheme: 'HTTPS' }, periodSeconds: 5, timeoutSeconds: 3 },
           resources,
           // Node sizes its heap from the machine, not the container: sized from the limit, or the pod is OOM-killed under load.
-          ...(nodeHeapEnv(resources).length === 0 ? {} : { env: nodeHeapEnv(resources) }),
+          ...(heapEnv.length === 0 ? {} : { env: heapEnv }),
           securityContext: { runAsNonRoot: true, allowPrivilegeEscalation: false, privileged: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
           volumeMounts: [{ name: 'tls', mountPath: '/etc/rayshift/tls', readOnly: true }],
         },
