@@ -74,7 +74,11 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   let deleted = 0;
   for (const { r } of mine.filter((x) => x.ordinal < ret.below)) {
     try {
-      if (await client.delete(replicaType, String(r.metadata.name), namespace, { preconditions: { uid: String(r.metadata.uid) }, ignoreNotFound: true })) deleted++;
+      // Foreground: the replica stays (terminating, on the abandoned revision) until its Pods are
+      // gone. A RoleInstance finds its Pods by a label of its name, so one recreated while the old
+      // Pods await the garbage collector counts them and reports Ready for a replica about to go down
+      // (seen under load on RBG v0.7.0: a rollback round then took maxUnavailable + 1 down).
+      if (await client.delete(replicaType, String(r.metadata.name), namespace, { preconditions: { uid: String(r.metadata.uid) }, propagationPolicy: 'Foreground', ignoreNotFound: true })) deleted++;
     } catch (err) {
       // A failed uid precondition: the replica was replaced meanwhile, by the workload from its current revision.
       if (!(err instanceof KubeApiError && err.isConflict)) throw err;

@@ -70,7 +70,7 @@ test('RBG v0.8, decode paused at partition 1 of 2: ordinal 0 is deleted (uid-gua
     ['DELETE', `/apis/workloads.x-k8s.io/v1alpha2/namespaces/${NS}/roleinstances/pd-decode-0`],
     ['PUT', `/apis/workloads.x-k8s.io/v1alpha2/namespaces/${NS}/roleinstances/pd-decode-1`],
   ]);
-  expect(api.writes[0].body).toMatchObject({ preconditions: { uid: 'uid-0' } });
+  expect(api.writes[0].body).toMatchObject({ preconditions: { uid: 'uid-0' }, propagationPolicy: 'Foreground' });
   const put = api.writes[1].body;
   expect(put.metadata).toMatchObject({ resourceVersion: '11', labels: { 'controller-revision-hash': OLD } });
   expect(JSON.parse(put.metadata.annotations['rbg.workloads.x-k8s.io/inplace-update-state'])).toMatchObject({ revision: OLD });
