@@ -7,6 +7,8 @@
  * update not Ready until a pullable image replaces it. Needs
  * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok`.
  */
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { POD } from '../../lib/spec/object-names';
 import { pollUntil } from '../support/processes';
 import { startTestCluster, TestCluster } from '../support/cluster';
 
@@ -118,4 +120,44 @@ test("an image the kubelet cannot pull (kwok's pod-image-pull-failure stage): a 
     expect((await patch('registry.example/app:3')).status).toBe(200);
     const recovered = await podWhen('pull-fails', 'Ready again with app:3', (p) => (readiness(p) === 'Ready True, waiting undefined' && p.status.containerStatuses[0].image === 'registry.example/app:3' ? undefined : readiness(p)));
     expect(recovered.status.containerStatuses[0]).toEqual(expect.objectContaining({ imageID: 'kwok://registry.example/app:3', ready: true }));
+  }));
+
+/** Status of the Pod's condition `type`, or undefined. */
+function conditionOf(p: any, type: string): string | undefined {
+  return (p.status?.conditions ?? []).find((c: any) => c.type === type)?.status;
+}
+
+test("readiness gates as RBG runs them (the gate's owner sets it True on a new Pod; an in-place update sets it False, then the image, then True): kwok never reports the Pod Ready while a gate is not True", () =>
+  cluster.printLogsOnFailure(async () => {
+    const GATE = 'InPlaceUpdateReady';
+    const client = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+    // Every version of the Pod, from a watch (a Ready flip between two polls would slip through).
+    const versions: any[] = [];
+    const watch = client.watch(POD, NS, (e) => void (e.object.metadata.name === 'gated' && e.type !== 'delete' && versions.push(e.object)));
+    watch.start();
+    try {
+      await watch.waitForSync(30_000);
+      await createPod('gated', { readinessGates: [{ conditionType: GATE }] });
+      // A new Pod: its containers run, but it is not Ready until the gate's owner sets the gate True.
+      const started = await podWhen('gated', 'Running, containers ready', (p) => (p.status?.phase === 'Running' && conditionOf(p, 'ContainersReady') === 'True' ? undefined : readiness(p)));
+      expect([conditionOf(started, 'Ready'), conditionOf(started, GATE)]).toEqual(['False', undefined]);
+      const setConditions = (conditions: object[]) => cluster.cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/gated/status`, { status: { conditions } }, { contentType: 'application/strategic-merge-patch+json' });
+      expect((await setConditions([{ type: GATE, status: 'True' }])).status).toBe(200);
+      await podWhen('gated', 'Ready once its gate is True', (p) => (conditionOf(p, 'Ready') === 'True' ? undefined : readiness(p)));
+      // RBG's Update() step 1: the gate False, and with it Ready False, in one status write.
+      expect((await setConditions([{ type: GATE, status: 'False', reason: 'StartInPlaceUpdate' }, { type: 'Ready', status: 'False', reason: 'ReadinessGatesNotReady' }])).status).toBe(200);
+      // Step 3: the new image; kwok restarts the container in place.
+      expect((await cluster.cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/gated`, { spec: { containers: [{ name: 'main', image: 'registry.example/app:2' }] } }, { contentType: 'application/strategic-merge-patch+json' })).status).toBe(200);
+      const restarted = await podWhen('gated', 'reporting app:2', (p) => (p.status?.containerStatuses?.[0]?.image === 'registry.example/app:2' ? undefined : `image ${p.status?.containerStatuses?.[0]?.image}`));
+      // RBG's refresh once the container runs the new image: the gate True; kwok then reports Ready.
+      expect(conditionOf(restarted, 'Ready')).toBe('False');
+      expect((await setConditions([{ type: GATE, status: 'True', reason: '' }])).status).toBe(200);
+      await podWhen('gated', 'Ready again', (p) => (conditionOf(p, 'Ready') === 'True' ? undefined : readiness(p)));
+      await watch.idle();
+      const readyWhileGated = versions.filter((p) => conditionOf(p, GATE) !== 'True' && conditionOf(p, 'Ready') === 'True').map((p) => p.metadata.resourceVersion);
+      expect(readyWhileGated).toEqual([]);
+    } finally {
+      await watch.stop();
+      client.close();
+    }
   }));
