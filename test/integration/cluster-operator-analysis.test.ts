@@ -76,11 +76,11 @@ async function analysisEvents(ns: string): Promise<Record<string, string>[]> {
     .map((e: any) => ({ type: e.type, reason: e.reason, note: e.note, controller: e.reportingController, regarding: `${e.regarding.kind}/${e.regarding.name}` }));
 }
 
-async function upgrade(ns: string, prometheusUrl: string, extra: Record<string, unknown> = {}): Promise<{ first: string; recorder: ReturnType<typeof recordRouteWeights> }> {
+async function upgrade(ns: string, prometheusUrl: string, extra: Record<string, unknown> = {}): Promise<{ first: string; recorder: Awaited<ReturnType<typeof recordRouteWeights>> }> {
   await env.admin.create(rayService(ns, 'svc', { maxSurge: 50, step: 25, interval: 1, extensions: { analysis: { ...analysis(prometheusUrl), ...extra } } }));
   await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).phase === 'Running', 'the first cluster to serve', 120_000);
   const first = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)).activeClusterName as string;
-  const recorder = recordRouteWeights(env.admin, ns, 'svc-httproute');
+  const recorder = await recordRouteWeights(env.admin, ns, 'svc-httproute');
   const current = (await env.admin.get(RAYSHIFT_RAYSERVICE, 'svc', ns))!;
   await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: rayClusterConfig('2') } });
   return { first, recorder };

@@ -105,7 +105,7 @@ test('the operator upgrades a RayService incrementally on RayClusters that KubeR
     expect(labelledHead.metadata.labels?.['ray.io/serve']).toBe('true');
     expect(managers(labelledHead)).toEqual(expect.arrayContaining([FIELD_MANAGER, 'kuberay-operator']));
 
-    const recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    const recorder = await recordRouteWeights(env.admin, NS, 'fruit-httproute');
     // Every state of the serve Services' EndpointSlices, with its resourceVersion (etcd's revision
     // orders it against the route's writes).
     const slices: { resourceVersion: number; service: string; ready: number }[] = [];

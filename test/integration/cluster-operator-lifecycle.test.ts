@@ -5,6 +5,7 @@
  */
 import { LeaderElector } from '../../lib/runtime/kube/leader-election';
 import { HTTPROUTE, OperatorEnv, OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, waitFor, startOperatorHarness } from '../support/operator-env';
+import { routeBackends } from '../support/route-weights';
 
 let harness: OperatorHarness;
 let env: OperatorEnv;
@@ -32,8 +33,7 @@ test('deleting a service mid-upgrade routes 100% to the active cluster, then rel
   await env.admin.delete(RAYSHIFT_RAYSERVICE, 'svc', ns);
   await waitFor(async () => (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'svc', ns)) === undefined, 'the service to be gone');
   const route = await env.admin.get(HTTPROUTE, 'svc-httproute', ns);
-  const backends = ((route.spec as { rules: { backendRefs: { name: string; weight: number }[] }[] }).rules[0]).backendRefs;
-  expect(backends.map((b) => [b.name, b.weight])).toEqual([[`${active}-serve-svc`, 100]]);
+  expect(routeBackends(route)).toEqual([{ name: `${active}-serve-svc`, weight: 100 }]);
 }, 120_000);
 
 test('leader election: one leader at a time; the Lease passes on release and on expiry', async () => {

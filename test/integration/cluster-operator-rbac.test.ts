@@ -70,7 +70,7 @@ test('as its ServiceAccount, with the chart\'s RBAC only, the operator (child pr
       throw new Error(`${(e as Error).message}; operator log:\n${lines.slice(-30).join('\n')}`);
     }
   };
-  let recorder: ReturnType<typeof recordRouteWeights> | undefined;
+  let recorder: Awaited<ReturnType<typeof recordRouteWeights>> | undefined;
   try {
     await logged(() => waitFor(() => operator.synced(), 'the operator to lead and sync', 60_000));
     // It holds its Lease (created and renewed with the Role's create/get/update).
@@ -81,7 +81,7 @@ test('as its ServiceAccount, with the chart\'s RBAC only, the operator (child pr
     const state = async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', NS));
     await logged(() => waitFor(async () => (await state()).phase === 'Running', 'the first cluster to serve', 60_000, 100));
     const first = (await state()).activeClusterName as string;
-    recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    recorder = await recordRouteWeights(env.admin, NS, 'fruit-httproute');
     const rec = recorder;
     await logged(() => waitFor(() => rec.history.length > 0, 'the route to be watched'));
     await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, 'fruit', NS, { spec: { rayClusterConfig: rayClusterConfig('2') } });

@@ -15,6 +15,7 @@
  * the pending Serve's replicas; the waits wake on the service's watch events, not on a poll.
  */
 import { KubeObject } from '../../lib/runtime/kube/types';
+import { routeBackends } from '../support/route-weights';
 import { OperatorEnv, startOperatorHarness, HTTPROUTE, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, serveConfig, waitFor } from '../support/operator-env';
 
 let harness: OperatorHarness;
@@ -120,10 +121,6 @@ async function setSpec(ns: string, spec: Spec, extra: Record<string, unknown> = 
   await env.admin.patchMerge(RAYSHIFT_RAYSERVICE, ns, ns, { spec: { rayClusterConfig: config, ...extra } });
 }
 
-function routeBackends(route: KubeObject | undefined): { name: string; weight?: number }[] {
-  return ((route?.spec as { rules?: { backendRefs?: { name: string; weight?: number }[] }[] } | undefined)?.rules ?? [])[0]?.backendRefs ?? [];
-}
-
 function workerCpu(cluster: KubeObject): string {
   return (cluster.spec as any).workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu;
 }
@@ -168,7 +165,7 @@ function holdRouteAtTrigger(ns: string, active: string, trigger: Trigger): () =>
     if (route.metadata.namespace !== ns || route.metadata.name !== `${ns}-httproute`) return false;
     const backends = routeBackends(route);
     if (backends.length !== 2) return false;
-    const pending = backends.filter((b) => b.name !== `${active}-serve-svc`).reduce((sum, b) => sum + (b.weight ?? 1), 0);
+    const pending = backends.filter((b) => b.name !== `${active}-serve-svc`).reduce((sum, b) => sum + b.weight, 0);
     return atTrigger(trigger, pending);
   });
 }

@@ -12,6 +12,7 @@ import { newClusterName } from '../../lib/engine/cluster-name';
 import { isStatus } from '../../lib/runtime/kube/errors';
 import { HTTPROUTE, OperatorEnv, OperatorHarness, ReportedFailure, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, operatorPassNow, rayClusterConfig, rayService, waitFor, startOperatorHarness } from '../support/operator-env';
 import { SERVICE } from '../../lib/spec/object-names';
+import { routeBackends } from '../support/route-weights';
 
 const GATEWAY = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', plural: 'gateways', namespaced: true };
 const GRPCROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'GRPCRoute', plural: 'grpcroutes', namespaced: true };
@@ -67,10 +68,6 @@ function upgradeDone(first: string) {
 
 function failuresOf(ns: string): string[] {
   return failures.filter((f) => f.key.startsWith(`${ns}/`)).map((f) => f.err);
-}
-
-function routeBackends(route: KubeObject | undefined, rule = 0): { name: string; port?: number; weight?: number }[] {
-  return (((route?.spec as { rules?: { backendRefs?: { name: string; port?: number; weight?: number }[] }[] } | undefined)?.rules ?? [])[rule]?.backendRefs ?? []).map((b) => ({ ...b }));
 }
 
 test('blue/green (NewCluster): a second cluster at full size; head-svc and serve-svc switch only once its Serve is ready; the old cluster goes after the 2 s delay; no Gateway or route', async () => {
@@ -287,10 +284,12 @@ test('GRPCRoute (routeKind GRPC, head port serve-grpc 9000): <name>-grpcroute ca
   await env.admin.create(svc);
   const first = await servesFirstCluster(ns, 'echo');
 
-  const history: { name: string; port?: number; weight?: number }[][] = [];
+  // Each distinct version of the managed rule's backends, with the port of each backendRef.
+  const history: { name: string; port?: number; weight: number }[][] = [];
   const watch = env.admin.watch(GRPCROUTE, ns, (e) => {
     if (e.type === 'delete' || e.object.metadata.name !== 'echo-grpcroute') return;
-    const w = routeBackends(e.object);
+    const ports = ((e.object.spec as { rules?: { backendRefs?: { port?: number }[] }[] }).rules ?? [])[0]?.backendRefs ?? [];
+    const w = routeBackends(e.object).map((b, i) => ({ ...b, port: ports[i]?.port }));
     if (JSON.stringify(history[history.length - 1]) !== JSON.stringify(w)) history.push(w);
   });
   cleanups.push(() => watch.stop());
@@ -309,7 +308,7 @@ test('GRPCRoute (routeKind GRPC, head port serve-grpc 9000): <name>-grpcroute ca
   expect(split.map((h) => h.find((x) => x.name === `${second}-serve-svc`)!.weight)).toEqual([0, 25, 50, 75, 100]);
   for (const h of history) {
     for (const x of h) expect(x.port).toBe(9000);
-    if (h.length === 2) expect(h.reduce((sum, x) => sum + (x.weight ?? 1), 0)).toBe(100);
+    if (h.length === 2) expect(h.reduce((sum, x) => sum + x.weight, 0)).toBe(100);
   }
   expect(history[history.length - 1]).toEqual([expect.objectContaining({ name: `${second}-serve-svc`, port: 9000, weight: 100 })]);
   const perCluster = await env.admin.get(SERVICE, `${second}-serve-svc`, ns);

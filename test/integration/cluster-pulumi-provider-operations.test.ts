@@ -62,7 +62,7 @@ test('create, upgrade along the plan, no-op update, read, delete', async () => {
   expect(cluster.metadata.labels).toMatchObject({ team: 'ml' });
   expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d fruit createPendingCluster: weights - 100 \/ fruit-\w{5} 0, capacity 0% \/ 100%$/);
 
-  const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
+  const recorder = await recordRouteWeights(env.admin, ns, 'fruit-httproute');
   const upgraded = inputs(ns, 'fruit', '2');
   expect(migration.diff(created.outs!, upgraded)).toEqual({ changes: true });
   expect(lines[lines.length - 1]).toBe('fruit: cluster spec changed: NewClusterWithIncrementalUpgrade upgrade to a new RayCluster');
@@ -148,7 +148,7 @@ test('an update killed mid-migration resumes from the record without a skipped o
   await createNamespace(env.admin, ns);
   const created = await migration.create({}, inputs(ns, 'fruit', '1'));
   const first = created.outs!.activeClusterName!;
-  const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
+  const recorder = await recordRouteWeights(env.admin, ns, 'fruit-httproute');
   const upgraded = inputs(ns, 'fruit', '2');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-resume-'));
   fs.writeFileSync(path.join(dir, 'inputs.json'), JSON.stringify(upgraded));

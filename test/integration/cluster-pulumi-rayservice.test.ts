@@ -140,7 +140,7 @@ describe('executor pulumi', () => {
   }, 300_000);
 
   test('up with a changed cluster spec runs the full incremental upgrade along the plan', async () => {
-    const recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    const recorder = await recordRouteWeights(env.admin, NS, 'fruit-httproute');
     await waitFor(() => recorder.history.length > 0, 'the route to be watched');
     cpu = '2';
     cliOutput.length = 0;
@@ -168,7 +168,7 @@ describe('executor pulumi', () => {
 
   test('an up killed mid-migration and run again finishes without a skipped or repeated step', async () => {
     const first = await active();
-    const recorder = recordRouteWeights(env.admin, NS, 'fruit-httproute');
+    const recorder = await recordRouteWeights(env.admin, NS, 'fruit-httproute');
     cpu = '3';
     cliOutput.length = 0;
     const killed = stack.stack.up({ onOutput }).then(
@@ -241,7 +241,7 @@ describe('executor pulumi from a Python program, through the plugin package', ()
     expect(created.error).toBeUndefined();
     const first = created.outputs!.active as string;
     expect(first).toMatch(/^fruit-\w{5}$/);
-    const recorder = recordRouteWeights(env.admin, PY_NS, 'fruit-httproute');
+    const recorder = await recordRouteWeights(env.admin, PY_NS, 'fruit-httproute');
     await waitFor(() => recorder.history.length > 0, 'the route to be watched');
     const upgraded = await python.run(stackDir, 'up', 'service', settings('2'));
     recorder.stop();

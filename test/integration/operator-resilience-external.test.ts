@@ -102,7 +102,7 @@ test('kube-apiserver restarted mid-upgrade: the upgrade completes with the right
     await env.admin.create(rayService(ns, 'kiwi', { maxSurge: 50, step: 10, interval: 1 }));
     await waitFor(async () => (await state(ns, 'kiwi')).phase === 'Running', 'kiwi to serve');
     const first = (await state(ns, 'kiwi')).activeClusterName as string;
-    const recorder = recordRouteWeights(env.admin, ns, 'kiwi-httproute');
+    const recorder = await recordRouteWeights(env.admin, ns, 'kiwi-httproute');
     stoppers.push(() => recorder.stop());
     await waitFor(() => recorder.latest() !== undefined, 'the weight recorder to see the route', 30_000);
     // The Gateway does not acknowledge the route once it sends 20 % to the new cluster: the operator

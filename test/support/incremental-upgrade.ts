@@ -12,7 +12,7 @@ export async function expectIncrementalUpgradeFollowsPlan(env: OperatorEnv, ns: 
   await env.admin.create(rayService(ns, 'fruit', { maxSurge: 50, step: 25, interval: 1 }));
   await waitFor(async () => engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns)).phase === 'Running', 'the first cluster to serve');
   const first = engineState(await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns)).activeClusterName as string;
-  const recorder = recordRouteWeights(env.admin, ns, 'fruit-httproute');
+  const recorder = await recordRouteWeights(env.admin, ns, 'fruit-httproute');
   await waitFor(() => recorder.history.length > 0, 'the route to be watched');
 
   const current = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'fruit', ns))!;

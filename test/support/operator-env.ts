@@ -190,7 +190,7 @@ export type RouteWeightHistory = { at: number; resourceVersion: string; weights:
  * it; `latest()` is the last version of the route the watch delivered (a test that restarts the API
  * server writes a marker on the route and waits for it there: the watch is live again).
  */
-export function recordRouteWeights(admin: KubeClient, namespace: string, name: string): { history: RouteWeightHistory; latest(): KubeObject | undefined; stop(): void } {
+export async function recordRouteWeights(admin: KubeClient, namespace: string, name: string): Promise<{ history: RouteWeightHistory; latest(): KubeObject | undefined; stop(): void }> {
   const history: RouteWeightHistory = [];
   let latest: KubeObject | undefined;
   const informer = admin.watch(HTTPROUTE, namespace, (e) => {
@@ -201,6 +201,9 @@ export function recordRouteWeights(admin: KubeClient, namespace: string, name: s
     if (!last || JSON.stringify(last.weights) !== JSON.stringify(weights)) history.push({ at: Date.now(), resourceVersion: String(e.object.metadata.resourceVersion), weights });
   });
   informer.start();
+  // Synced before the caller changes anything: a weight written before the first list would be
+  // folded into it, and a step missed so.
+  await informer.waitForSync(30_000);
   return { history, latest: () => latest, stop: () => informer.stop() };
 }
 

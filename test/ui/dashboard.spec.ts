@@ -158,7 +158,7 @@ test('the rollout page follows an upgrade live: the chart tracks the route, the 
   await alice.getByRole('link', { name: 'llm' }).click();
   await alice.locator('[data-testid=watch-state][data-state=live]').waitFor();
   await recordPage(alice);
-  const route = recordRouteWeights(env.api.admin, TEAM_A, 'llm-httproute');
+  const route = await recordRouteWeights(env.api.admin, TEAM_A, 'llm-httproute');
   try {
     await waitFor(() => route.history.length > 0, 'the route', 30_000);
     await startUpgrade();
@@ -207,7 +207,7 @@ test('the rollout page follows an upgrade live: the chart tracks the route, the 
 }, 300_000);
 
 test('Pause holds the next step and Resume lets the upgrade continue', async () => {
-  const route = recordRouteWeights(env.api.admin, TEAM_A, 'llm-httproute');
+  const route = await recordRouteWeights(env.api.admin, TEAM_A, 'llm-httproute');
   try {
     await waitFor(() => route.history.length > 0, 'the route', 30_000);
     await startUpgrade();
