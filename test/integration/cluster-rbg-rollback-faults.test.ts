@@ -22,12 +22,13 @@
  */
 import { ChildProcess } from 'node:child_process';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KnownTypes } from '../../lib/runtime/kube/types';
+import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { startTestCluster, TestCluster } from '../support/cluster';
 import { spawnRbgController } from '../support/rbg-child-processes';
 import { coordinationWhen, GroupContext, GroupUnderTest } from '../support/rbg-operator-group';
 import { RBG_RELEASES } from '../support/rbg-releases';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'default';
 
@@ -68,6 +69,11 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     children.delete(child);
   }
 
+  /** Each role's raw partition on the group, in role order (`4/2`). */
+  function partitionsOf(group: KubeObject): string {
+    return ((group.spec as any)?.roles ?? []).map((r: any) => r.rolloutStrategy?.rollingUpdate?.partition ?? 0).join('/');
+  }
+
   /**
    * Group `name` rolled back at its deadline, `fault` striking as soon as the first rollback round's
    * Event is out (it returns the controller running once it is over): the way back ends with exactly
@@ -81,7 +87,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     const partitions: string[] = [];
     const groupWatch = admin.watch(release.groupType, NS, (e) => {
       if (e.object.metadata.name !== name || e.type === 'delete') return;
-      const pair = ((e.object.spec as any)?.roles ?? []).map((r: any) => r.rolloutStrategy?.rollingUpdate?.partition ?? 0).join('/');
+      const pair = partitionsOf(e.object);
       if (partitions[partitions.length - 1] !== pair) partitions.push(pair);
     });
     watches.push(groupWatch);
@@ -104,6 +110,10 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     await kill(child);
     // Once every workload is back on v1 and ready, the Events seen are every round's.
     await g.recorder.until('every workload back on v1 and ready', (s) => g.roles.every((r) => s[r].observed && s[r].updateRevision !== g.v1Revision[r] && s[r].updated === 0 && s[r].ready === g.replicas[r]), 60_000, g.from);
+    // After a restart the group watch resumes on its own schedule: the partitions are read once it has
+    // seen the group as the server holds it now.
+    const final = partitionsOf(await admin.get(release.groupType, name, NS));
+    await waitFor(() => partitions[partitions.length - 1] === final || `the group watch last saw ${partitions[partitions.length - 1]}; the group holds ${final}`, `${name}: the group watch caught up`, { timeoutMs: 60_000, everyMs: 250 });
     process.stdout.write(`[cluster-rbg-rollback-faults] ${release.name} ${name}: RolledBack ${wall} ms after the fault; partitions ${partitions.join(' → ')}; rounds ${JSON.stringify(rounds)}\n`);
     expect(back).toMatchObject({ reason: 'ProgressDeadlineExceeded', rollback: { rounds: 3 } });
     expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
