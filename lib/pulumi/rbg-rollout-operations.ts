@@ -14,7 +14,6 @@ import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
 import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
 import { RolloutStatusDocument, describeCoordination, describeWarmup } from '../runtime/rbg/status';
-import { asObject } from '../spec/read';
 import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
 import { eventLine } from './step-line';
 
@@ -30,12 +29,15 @@ export interface RbgRolloutOutputs extends Omit<RbgRolloutInputs, 'kubeconfig'> 
   readonly roundsLastRun: number;
 }
 
-/** True when the RBG controller observed `generation` and every coordination is complete with every role updated and ready. */
-export function rolloutComplete(group: { metadata: { generation?: number }; status?: unknown }, doc: RolloutStatusDocument | undefined): boolean {
-  const generation = group.metadata.generation ?? 0;
-  const caughtUp = Number(asObject(group.status).observedGeneration ?? -1) >= generation;
+/**
+ * True when the RBG controller carried the group's spec at `generation` (`specCarried`, from the
+ * reconciler's pass: RBG v0.6.0 writes a group's `status.observedGeneration` only when a role's
+ * replica counts change, so the group's own status cannot tell) and every coordination is complete
+ * with every role updated and ready.
+ */
+export function rolloutComplete(generation: number, doc: RolloutStatusDocument | undefined, specCarried: boolean): boolean {
   return (
-    caughtUp &&
+    specCarried &&
     doc !== undefined &&
     doc.invalid === undefined &&
     doc.observedGeneration >= generation &&
@@ -71,7 +73,7 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
       }
       const group = await client.tryGet(type, inputs.name, inputs.namespace);
       if (!group) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name} does not exist`);
-      if (rolloutComplete(group, doc)) {
+      if (rolloutComplete(group.metadata.generation ?? 0, doc, result.specCarried === true)) {
         const { kubeconfig: _secret, ...shape } = inputs;
         return { settled: true, result: { ...shape, roundsLastRun: rounds } };
       }

@@ -14,18 +14,18 @@
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KnownTypes, KubeObject, ResourceType } from '../../lib/runtime/kube/types';
+import { KubeObject } from '../../lib/runtime/kube/types';
 import type { CoordinationStatus } from '../../lib/runtime/rbg/status';
 import type { UpgradeAnalysis } from '../../lib/spec/analysis';
-import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType } from '../../lib/spec/object-names';
-import type { RbgRelease, RoleBasedGroupVersion } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';
-import { ClusterRbg, startTestCluster, TestCluster } from '../support/cluster';
+import { startTestCluster, TestCluster } from '../support/cluster';
+import { RBG_RELEASES } from '../support/rbg-releases';
 import { coordinationStatuses } from '../support/rbg-operator-group';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
 import { checkRolloutStates } from '../support/rbg-rollback-states';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
+import { readyPodReleases } from '../support/rbg-pod-releases';
 import { waitFor } from '../support/wait-at-most';
 import { rayshiftIn } from '../cli/cli-io';
 
@@ -61,24 +61,7 @@ type Trigger = { readonly by: 'gate'; readonly turnBad?: () => void } | { readon
 /** The reason of a rollback each trigger starts. */
 const REASON: Record<Trigger['by'], string> = { gate: 'AnalysisFailed', verb: 'RollbackRequested', deadline: 'ProgressDeadlineExceeded' };
 
-/** One RBG release under test: its build, its group API version, and the kinds of its group and workloads. */
-interface Release {
-  readonly name: string;
-  readonly rbg: ClusterRbg;
-  readonly rbgVersion: RbgRelease;
-  readonly version: RoleBasedGroupVersion;
-  readonly groupType: RbgResourceType;
-  readonly workloadType: ResourceType;
-}
-
-const STATEFUL_SET_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true };
-const RELEASES: readonly Release[] = [
-  { name: 'v0.7.0', rbg: 'v0.7', rbgVersion: 'v0.7', version: 'v1alpha2', groupType: RBG_V1ALPHA2_TYPE, workloadType: ROLE_INSTANCE_SET_TYPE },
-  { name: 'v0.6.0', rbg: 'v0.6', rbgVersion: 'v0.6', version: 'v1alpha1', groupType: RBG_V1ALPHA1_TYPE, workloadType: STATEFUL_SET_TYPE },
-  { name: 'v0.8.0-alpha.5', rbg: 'v0.8', rbgVersion: 'v0.8', version: 'v1alpha2', groupType: RBG_V1ALPHA2_TYPE, workloadType: ROLE_INSTANCE_SET_TYPE },
-];
-
-describe.each(RELEASES)('RBG $name', (release) => {
+describe.each(RBG_RELEASES)('RBG $name', (release) => {
   let cluster: TestCluster;
   let admin: KubeClient;
   let controller: RbgRolloutController | undefined;
@@ -149,20 +132,7 @@ describe.each(RELEASES)('RBG $name', (release) => {
     return coordinationStatuses(admin, release.groupType, NS, name, what, done, timeoutMs);
   }
 
-  /** The releases the group's Ready pods carry, as `<version label>/<image tag>`, counted (`v1/v1: 6`). */
-  async function podReleases(name: string): Promise<Record<string, number>> {
-    const pods = await admin.list(KnownTypes.Pod, { namespace: NS });
-    const counts: Record<string, number> = {};
-    for (const p of pods.items) {
-      if (!String(p.metadata.name).startsWith(`${name}-`) || p.metadata.deletionTimestamp) continue;
-      const ready = ((p.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-      if (!ready) continue;
-      const image = String(((p.spec as { containers?: { image?: string }[] })?.containers ?? [])[0]?.image ?? '?').replace('sglang:', '');
-      const v = `${p.metadata.labels?.[VERSION_LABEL] ?? '?'}/${image}`;
-      counts[v] = (counts[v] ?? 0) + 1;
-    }
-    return counts;
-  }
+  const podReleases = (name: string) => readyPodReleases(admin, NS, name);
 
   /** Creates the group at v1 and waits until the operator armed it and every pod serves v1. */
   async function createAtV1(name: string, shape: Shape = SMALL): Promise<string> {

@@ -7,9 +7,9 @@
  * updates the Pods in place. A watch records every state of the RoleInstanceSets (the true counts,
  * which RBG's own `roleStatuses` let go stale; test/support/rbg-operator-group.ts). A role that
  * never becomes ready is a new image the kubelet cannot pull (kwok's `pod-image-pull-failure`
- * stage); AffinityScheduling's batches are placed by the real scheduler. Only the v0.6.0 and v0.8
- * controllers, which cannot be built here, stay on the test-only simulator
- * (rbg-rollout-v06.test.ts, rbg-rollout-v08.test.ts). Needs `npm run controlplane:build` and
+ * stage); AffinityScheduling's batches are placed by the real scheduler. These cases assert what
+ * RoleInstanceSets show (paused): v0.6.0's StatefulSets ignore paused, so its cases stay on the
+ * test-only simulator (rbg-rollout-v06.test.ts; docs/rbg-coordination.md, *Testing*). Needs `npm run controlplane:build` and
  * `bash scripts/build-cluster.sh kwok rbg`.
  */
 import { ChildProcess } from 'node:child_process';

@@ -1,132 +1,151 @@
 /**
  * The rollback rounds of a RoleBasedGroup rollout survive the executor dying (issue 33's fault
- * suite), on the test cluster's real RBG controller (v0.7.0): rayshift's RBG controller runs as a
- * child process (test/support/rbg-child-processes.ts); a 4 prefill / 2 decode rollout at
- * maxUnavailable 1 with `rollbackOnDeadline`, whose decode image the kubelet cannot pull (kwok's
- * `pod-image-pull-failure` stage), reaches 3 prefill and 1 decode on v2 (each role's last replica
- * waits while a rollback is possible) and rolls back at its progress deadline; the controller is
- * SIGKILLed as soon as the first rollback round's Event is out, and a new one goes on (or
- * kube-apiserver is restarted then, under the running controller and RBG's). The rounds,
+ * suite), on the test cluster's real RBG controller, once per release (v0.7.0; v0.6.0 with a
+ * `v1alpha1` group and StatefulSets; v0.8.0-alpha.5 with its real validating webhook): rayshift's
+ * RBG controller runs as a child process (test/support/rbg-child-processes.ts); a 4 prefill / 2
+ * decode rollout at maxUnavailable 1 with `rollbackOnDeadline`, whose decode image the kubelet
+ * cannot pull (kwok's `pod-image-pull-failure` stage), reaches 3 prefill and 1 decode on v2 (each
+ * role's last replica waits while a rollback is possible) and rolls back at its progress deadline;
+ * the controller is SIGKILLed as soon as the first rollback round's Event is out, and a new one goes
+ * on (or kube-apiserver is restarted then, under the running controller and RBG's). The rounds,
  * read from the Events and from the partitions written on the group, are exactly the three the
  * engine decides: none skipped or repeated. maxSkew is 100% so that the rounds depend on
  * maxUnavailable alone (one prefill replica per round, each once the one before is ready again; the
  * unready decode replica in the first): at 1% whether decode returns with prefill's second replica
  * or in a round of its own depends on when prefill's first returned replica is ready again (a run
  * wrote 4 rounds where a pass over settled workloads writes 3), which is the tandem suites'
- * business (cluster-rbg-analysis.test.ts), not this one's. Needs `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok rbg`.
+ * business (cluster-rbg-analysis.test.ts), not this one's. The rounds are the same on every
+ * release; the partitions written are not: v0.8's webhook admits none ≥ replicas, so there each
+ * role's partition stops at replicas − 1 and its last ordinal is reverted in place (rounds 1 and 3
+ * write 2/1 and 3/1 where the others write 2/2 and 4/2). Needs `npm run controlplane:build` and
+ * `bash scripts/build-cluster.sh kwok rbg rbg-v06 rbg-v08`.
  */
 import { ChildProcess } from 'node:child_process';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { KnownTypes } from '../../lib/runtime/kube/types';
+import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
-import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { startTestCluster, TestCluster } from '../support/cluster';
 import { spawnRbgController } from '../support/rbg-child-processes';
 import { coordinationWhen, GroupContext, GroupUnderTest } from '../support/rbg-operator-group';
+import { RBG_RELEASES } from '../support/rbg-releases';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'default';
-let cluster: TestCluster;
-let admin: KubeClient;
-let gitops: KubeClient;
-let ctx: GroupContext;
-const watches: { stop(): void }[] = [];
-const children = new Set<ChildProcess>();
 
-beforeAll(async () => {
-  // Watches must not hold kube-apiserver's graceful shutdown (the restart case) for 30 s.
-  cluster = await startTestCluster({ rbg: true, nodes: 2, apiserverArgs: ['--shutdown-watch-termination-grace-period=2s'] });
-  admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-  gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
-  ctx = { cluster, admin, gitops, namespace: NS, watches };
-}, 300_000);
+describe.each(RBG_RELEASES)('RBG $name', (release) => {
+  let cluster: TestCluster;
+  let admin: KubeClient;
+  let gitops: KubeClient;
+  let ctx: GroupContext;
+  const watches: { stop(): void }[] = [];
+  const children = new Set<ChildProcess>();
 
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  for (const w of watches) w.stop();
-  admin?.close();
-  gitops?.close();
-  await cluster?.stop();
-}, 60_000);
+  beforeAll(async () => {
+    // Watches must not hold kube-apiserver's graceful shutdown (the restart case) for 30 s.
+    cluster = await startTestCluster({ rbg: release.rbg, nodes: 2, apiserverArgs: ['--shutdown-watch-termination-grace-period=2s'] });
+    admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+    gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
+    ctx = { cluster, admin, gitops, namespace: NS, watches, release };
+  }, 300_000);
 
-function spawnController(): ChildProcess {
-  const child = spawnRbgController(cluster.cp.kubeconfigPath, 'v1alpha2');
-  children.add(child);
-  return child;
-}
+  afterAll(async () => {
+    for (const c of children) c.kill('SIGKILL');
+    for (const w of watches) w.stop();
+    admin?.close();
+    gitops?.close();
+    await cluster?.stop();
+  }, 60_000);
 
-async function kill(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-  children.delete(child);
-}
+  function spawnController(): ChildProcess {
+    const child = spawnRbgController(cluster.cp.kubeconfigPath, release.version);
+    children.add(child);
+    return child;
+  }
 
-/**
- * Group `name` rolled back at its deadline, `fault` striking as soon as the first rollback round's
- * Event is out (it returns the controller running once it is over): the way back ends with exactly
- * the three rounds, none skipped or repeated.
- */
-async function rollbackThrough(name: string, fault: (child: ChildProcess) => Promise<ChildProcess>): Promise<void> {
-  let child = spawnController();
-  const g = new GroupUnderTest(ctx, name, { prefill: 4, decode: 2 }, { rollingUpdate: { maxSkew: '100%', maxUnavailable: 1 }, progressDeadlineSeconds: 15, rollbackOnDeadline: true });
-  await g.create();
-  // The partitions written on the group, paused or not, in order (each role's raw partition).
-  const partitions: string[] = [];
-  const groupWatch = admin.watch(RBG_V1ALPHA2_TYPE, NS, (e) => {
-    if (e.object.metadata.name !== name || e.type === 'delete') return;
-    const pair = ((e.object.spec as any)?.roles ?? []).map((r: any) => r.rolloutStrategy?.rollingUpdate?.partition ?? 0).join('/');
-    if (partitions[partitions.length - 1] !== pair) partitions.push(pair);
-  });
-  watches.push(groupWatch);
-  // Every RollbackRound Event about the group, in the order they are created; the first one brings the fault.
-  const rounds: string[] = [];
-  let firstRound: () => void = () => undefined;
-  const roundOut = new Promise<void>((resolve) => (firstRound = resolve));
-  const events = admin.watch(KnownTypes.Event, NS, (e) => {
-    if (e.type !== 'add' || (e.object.regarding as { name?: string }).name !== name || e.object.reason !== 'RollbackRound') return;
-    rounds.push(String(e.object.note));
-    firstRound();
-  });
-  watches.push(events);
-  await g.changeTemplate({ default: 'sglang:v2', byRole: { decode: 'sglang:v2-unpullable' } });
-  await roundOut;
-  child = await fault(child);
-  const t0 = Date.now();
-  const back = await coordinationWhen(ctx, name, 'the rollback to end', (c) => c?.phase === 'RolledBack');
-  const wall = Date.now() - t0;
-  await kill(child);
-  // Once every workload is back on v1 and ready, the Events seen are every round's.
-  await g.recorder.until('every workload back on v1 and ready', (s) => g.roles.every((r) => s[r].observed && s[r].updateRevision !== g.v1Revision[r] && s[r].updated === 0 && s[r].ready === g.replicas[r]), 60_000, g.from);
-  process.stdout.write(`[cluster-rbg-rollback-faults] ${name}: RolledBack ${wall} ms after the fault; partitions ${partitions.join(' → ')}; rounds ${JSON.stringify(rounds)}\n`);
-  expect(back).toMatchObject({ reason: 'ProgressDeadlineExceeded', rollback: { rounds: 3 } });
-  expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
-    ['prefill', 'RolledBack', { abandoned: 0, previous: 4 }],
-    ['decode', 'RolledBack', { abandoned: 0, previous: 2 }],
-  ]);
-  expect(rounds).toEqual([
-    'pd rollback round 1: prefill partition 1→2 (3/4 on the abandoned revision), decode partition 1→2 (1/2 on the abandoned revision)',
-    'pd rollback round 2: prefill partition 2→3 (2/4 on the abandoned revision)',
-    'pd rollback round 3: prefill partition 3→4 (1/4 on the abandoned revision)',
-  ]);
-  // From the partitions the rollout stopped at on, the group's partitions went 1/1 → 2/2 → 3/2 → 4/2 and nowhere else.
-  expect(partitions.slice(partitions.lastIndexOf('1/1'))).toEqual(['1/1', '2/2', '3/2', '4/2']);
-}
+  async function kill(child: ChildProcess): Promise<void> {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+    children.delete(child);
+  }
 
-test('the executor SIGKILLed mid-rollback resumes the way back: the rollback rounds are exactly rounds 1, 2 and 3, none skipped or repeated', () =>
-  cluster.printLogsOnFailure(() =>
-    rollbackThrough('pd-back-crash', async (child) => {
-      await kill(child);
-      // Round 1 only: round 2 waits for prefill's returned replica, which needs a running executor.
-      expect(readRolloutStatus(await admin.get(RBG_V1ALPHA2_TYPE, 'pd-back-crash', NS))?.coordinations[0].rollback?.rounds).toBe(1);
-      return spawnController();
-    }),
-  ), 300_000);
+  /** Each role's raw partition on the group, in role order (`4/2`). */
+  function partitionsOf(group: KubeObject): string {
+    return ((group.spec as any)?.roles ?? []).map((r: any) => r.rolloutStrategy?.rollingUpdate?.partition ?? 0).join('/');
+  }
 
-test('kube-apiserver restarted mid-rollback: the running executor goes on, and the rollback rounds are exactly rounds 1, 2 and 3', () =>
-  cluster.printLogsOnFailure(() =>
-    rollbackThrough('pd-back-restart', async (child) => {
-      expect(readRolloutStatus(await admin.get(RBG_V1ALPHA2_TYPE, 'pd-back-restart', NS))?.coordinations[0].phase).toBe('RollingBack');
-      await cluster.cp.restart();
-      return child;
-    }),
-  ), 300_000);
+  /**
+   * Group `name` rolled back at its deadline, `fault` striking as soon as the first rollback round's
+   * Event is out (it returns the controller running once it is over): the way back ends with exactly
+   * the three rounds, none skipped or repeated.
+   */
+  async function rollbackThrough(name: string, fault: (child: ChildProcess) => Promise<ChildProcess>): Promise<void> {
+    let child = spawnController();
+    const g = new GroupUnderTest(ctx, name, { prefill: 4, decode: 2 }, { rollingUpdate: { maxSkew: '100%', maxUnavailable: 1 }, progressDeadlineSeconds: 15, rollbackOnDeadline: true });
+    await g.create();
+    // The partitions written on the group, paused or not, in order (each role's raw partition).
+    const partitions: string[] = [];
+    const groupWatch = admin.watch(release.groupType, NS, (e) => {
+      if (e.object.metadata.name !== name || e.type === 'delete') return;
+      const pair = partitionsOf(e.object);
+      if (partitions[partitions.length - 1] !== pair) partitions.push(pair);
+    });
+    watches.push(groupWatch);
+    // Every RollbackRound Event about the group, in the order they are created; the first one brings the fault.
+    const rounds: string[] = [];
+    let firstRound: () => void = () => undefined;
+    const roundOut = new Promise<void>((resolve) => (firstRound = resolve));
+    const events = admin.watch(KnownTypes.Event, NS, (e) => {
+      if (e.type !== 'add' || (e.object.regarding as { name?: string }).name !== name || e.object.reason !== 'RollbackRound') return;
+      rounds.push(String(e.object.note));
+      firstRound();
+    });
+    watches.push(events);
+    await g.changeTemplate({ default: 'sglang:v2', byRole: { decode: 'sglang:v2-unpullable' } });
+    await roundOut;
+    child = await fault(child);
+    const t0 = Date.now();
+    const back = await coordinationWhen(ctx, name, 'the rollback to end', (c) => c?.phase === 'RolledBack');
+    const wall = Date.now() - t0;
+    await kill(child);
+    // Once every workload is back on v1 and ready, the Events seen are every round's.
+    await g.recorder.until('every workload back on v1 and ready', (s) => g.roles.every((r) => s[r].observed && s[r].updateRevision !== g.v1Revision[r] && s[r].updated === 0 && s[r].ready === g.replicas[r]), 60_000, g.from);
+    // After a restart the group watch resumes on its own schedule: the partitions are read once it has
+    // seen the group as the server holds it now.
+    const final = partitionsOf(await admin.get(release.groupType, name, NS));
+    await waitFor(() => partitions[partitions.length - 1] === final || `the group watch last saw ${partitions[partitions.length - 1]}; the group holds ${final}`, `${name}: the group watch caught up`, { timeoutMs: 60_000, everyMs: 250 });
+    process.stdout.write(`[cluster-rbg-rollback-faults] ${release.name} ${name}: RolledBack ${wall} ms after the fault; partitions ${partitions.join(' → ')}; rounds ${JSON.stringify(rounds)}\n`);
+    expect(back).toMatchObject({ reason: 'ProgressDeadlineExceeded', rollback: { rounds: 3 } });
+    expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
+      ['prefill', 'RolledBack', { abandoned: 0, previous: 4 }],
+      ['decode', 'RolledBack', { abandoned: 0, previous: 2 }],
+    ]);
+    expect(rounds).toEqual([
+      'pd rollback round 1: prefill partition 1→2 (3/4 on the abandoned revision), decode partition 1→2 (1/2 on the abandoned revision)',
+      'pd rollback round 2: prefill partition 2→3 (2/4 on the abandoned revision)',
+      'pd rollback round 3: prefill partition 3→4 (1/4 on the abandoned revision)',
+    ]);
+    // From the partitions the rollout stopped at on, the group's partitions went 1/1 → 2/2 → 3/2 → 4/2
+    // and nowhere else (v0.8: each capped at replicas − 1, so 1/1 → 2/1 → 3/1, round 3 writing none).
+    expect(partitions.slice(partitions.lastIndexOf('1/1'))).toEqual(release.rbg === 'v0.8' ? ['1/1', '2/1', '3/1'] : ['1/1', '2/2', '3/2', '4/2']);
+  }
+
+  test('the executor SIGKILLed mid-rollback resumes the way back: the rollback rounds are exactly rounds 1, 2 and 3, none skipped or repeated', () =>
+    cluster.printLogsOnFailure(() =>
+      rollbackThrough('pd-back-crash', async (child) => {
+        await kill(child);
+        // Round 1 only: round 2 waits for prefill's returned replica, which needs a running executor.
+        expect(readRolloutStatus(await admin.get(release.groupType, 'pd-back-crash', NS))?.coordinations[0].rollback?.rounds).toBe(1);
+        return spawnController();
+      }),
+    ), 300_000);
+
+  test('kube-apiserver restarted mid-rollback: the running executor goes on, and the rollback rounds are exactly rounds 1, 2 and 3', () =>
+    cluster.printLogsOnFailure(() =>
+      rollbackThrough('pd-back-restart', async (child) => {
+        expect(readRolloutStatus(await admin.get(release.groupType, 'pd-back-restart', NS))?.coordinations[0].phase).toBe('RollingBack');
+        await cluster.cp.restart();
+        return child;
+      }),
+    ), 300_000);
+});

@@ -1,6 +1,6 @@
 /**
  * One RoleBasedGroup under rayshift's operator (executor `operator`) on the test cluster's real RBG
- * controller (test/support/cluster.ts): synthesized by the `RoleBasedGroup` construct, applied by a
+ * controller (test/support/cluster.ts; v0.7.0 unless the context names another release): synthesized by the `RoleBasedGroup` construct, applied by a
  * "gitops" field manager at v1 and again with new images, its RoleInstanceSets recorded from a
  * watch (the true counts, which RBG's own `roleStatuses` let go stale) and the partitions the
  * operator writes on the group; plus the checks the cluster tests make of a rollout (RBG's skew
@@ -10,10 +10,12 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RBG_V1ALPHA2_TYPE, RbgResourceType } from '../../lib/spec/object-names';
+import { RbgResourceType } from '../../lib/spec/object-names';
+import { workloadHonoursPaused } from '../../lib/spec/rbg-releases';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { CoordinationRule } from '../../lib/spec/rbg';
 import { getWhen, TestCluster } from './cluster';
+import { RBG_RELEASES, ReleaseUnderTest } from './rbg-releases';
 import { rbgSkewCheck } from './rbg-skew-check';
 import { GroupState, WorkloadRecorder } from './rbg-workload-recorder';
 import { waitFor } from './wait-at-most';
@@ -29,6 +31,13 @@ export interface GroupContext {
   readonly namespace: string;
   /** Watches to stop after the suite. */
   readonly watches: { stop(): void }[];
+  /** The RBG release the cluster runs. @default v0.7.0 */
+  readonly release?: ReleaseUnderTest;
+}
+
+/** The release of `ctx` (v0.7.0 when it names none). */
+function releaseOf(ctx: GroupContext): ReleaseUnderTest {
+  return ctx.release ?? RBG_RELEASES[0];
 }
 
 /** The images of one apply: one for every role, or one per role (a role left out gets `default`). */
@@ -37,11 +46,13 @@ export interface Images {
   readonly byRole?: Readonly<Record<string, string>>;
 }
 
-/** The group as the construct synthesizes it with `executor: 'operator'` (no CoordinatedPolicy: RBG must not coordinate too). */
-export function synthesizeOperatorGroup(namespace: string, name: string, images: Images, replicas: Record<string, number>, rule: Rule): KubeObject {
+/** The group as the construct synthesizes it with `executor: 'operator'` for `release` (no CoordinatedPolicy: RBG must not coordinate too). */
+export function synthesizeOperatorGroup(namespace: string, name: string, images: Images, replicas: Record<string, number>, rule: Rule, release: ReleaseUnderTest = RBG_RELEASES[0]): KubeObject {
   const chart = Testing.chart();
   new RoleBasedGroup(chart, 'g', {
     metadata: { name, namespace },
+    version: release.version,
+    rbgVersion: release.rbgVersion,
     executor: 'operator',
     roles: Object.entries(replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image: images.byRole?.[role] ?? images.default }] } } })),
     coordination: [{ name: 'pd', roles: Object.keys(replicas), ...rule }],
@@ -53,7 +64,8 @@ export function synthesizeOperatorGroup(namespace: string, name: string, images:
 
 /** The operator's coordination status on group `name`, once `check` passes for it. */
 export async function coordinationWhen(ctx: GroupContext, name: string, what: string, check: (c: CoordinationStatus | undefined) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus> {
-  const path = `/apis/${RBG_V1ALPHA2_TYPE.apiVersion}/namespaces/${ctx.namespace}/${RBG_V1ALPHA2_TYPE.plural}/${name}`;
+  const type = releaseOf(ctx).groupType;
+  const path = `/apis/${type.apiVersion}/namespaces/${ctx.namespace}/${type.plural}/${name}`;
   const group = await getWhen(ctx.cluster, path, `${name}: ${what}`, (body, status) => {
     if (status !== 200) return `HTTP ${status}`;
     const c = readRolloutStatus(body)?.coordinations[0];
@@ -95,9 +107,10 @@ export class GroupUnderTest {
   constructor(private readonly ctx: GroupContext, readonly name: string, readonly replicas: Record<string, number>, readonly rule: Rule, workloads?: Record<string, number>) {
     this.workloads = workloads ?? replicas;
     this.roles = Object.keys(this.workloads);
-    this.recorder = new WorkloadRecorder(ctx.admin, ctx.namespace, name, this.roles);
+    const release = releaseOf(ctx);
+    this.recorder = new WorkloadRecorder(ctx.admin, ctx.namespace, name, this.roles, { workload: release.workloadType, group: release.groupType });
     ctx.watches.push(this.recorder);
-    const watch = ctx.admin.watch(RBG_V1ALPHA2_TYPE, ctx.namespace, (e) => {
+    const watch = ctx.admin.watch(release.groupType, ctx.namespace, (e) => {
       if (!this.recording || e.object.metadata.name !== name || e.type === 'delete') return;
       const roles: any[] = (e.object.spec as any)?.roles ?? [];
       const pair = roles.map((r) => (r.rolloutStrategy?.rollingUpdate?.paused === false ? r.rolloutStrategy.rollingUpdate.partition : r.replicas)).join('/');
@@ -107,15 +120,20 @@ export class GroupUnderTest {
   }
 
   private apply(images: Images): Promise<KubeObject> {
-    return this.ctx.gitops.apply(synthesizeOperatorGroup(this.ctx.namespace, this.name, images, this.replicas, this.rule), { force: true });
+    return this.ctx.gitops.apply(synthesizeOperatorGroup(this.ctx.namespace, this.name, images, this.replicas, this.rule, releaseOf(this.ctx)), { force: true });
   }
 
-  /** Creates the group at v1 and waits until every workload is ready and the operator armed the roles (paused). */
+  /**
+   * Creates the group at v1 and waits until every workload is ready and the operator armed the roles
+   * (paused; a StatefulSet, which ignores paused, held at partition = replicas).
+   */
   async create(): Promise<void> {
     await this.apply({ default: 'sglang:v1' });
     const armed = await coordinationWhen(this.ctx, this.name, 'armed after the first revision', (c) => c?.phase === 'Complete');
     this.firstRevision = armed.revision;
-    const ready = await this.recorder.until('every workload ready and paused at v1', (s) => this.roles.every((r) => s[r]?.observed && s[r].paused && s[r].updated === this.workloads[r] && s[r].ready === this.workloads[r]));
+    const honoursPaused = workloadHonoursPaused(releaseOf(this.ctx).workloadType.kind);
+    const held = (w: GroupState[string], n: number) => (honoursPaused ? w.paused : w.partition >= n);
+    const ready = await this.recorder.until('every workload ready and armed at v1', (s) => this.roles.every((r) => s[r]?.observed && held(s[r], this.workloads[r]) && s[r].updated === this.workloads[r] && s[r].ready === this.workloads[r]));
     this.v1Revision = Object.fromEntries(this.roles.map((r) => [r, ready[r].updateRevision]));
   }
 

@@ -78,6 +78,12 @@ export interface RbgReconcileResult {
   readonly events: readonly RolloutEvent[];
   /** Analysis measurements taken, for the next pass. */
   readonly measured?: number;
+  /**
+   * RBG's controller had carried the group's spec into the coordinated roles' workloads when the
+   * pass read it (`controllerCaughtUp`, which also holds for RBG v0.6.0, whose group status lags),
+   * and the pass wrote no role field: the workloads carry the spec as the pass leaves it.
+   */
+  readonly specCarried?: boolean;
 }
 
 const SILENT: RbgReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
@@ -154,7 +160,9 @@ export class RbgRolloutReconciler {
     const warmup = gate?.decision.status ?? previous?.warmup;
     const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
     for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
-    const result = await this.write(group, doc, pass.steps.flatMap((s) => s.writes), [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
+    const roleWrites = pass.steps.flatMap((s) => s.writes);
+    const written = await this.write(group, doc, roleWrites, [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
+    const result: RbgReconcileResult = written.status === undefined ? written : { ...written, specCarried: caughtUp && roleWrites.length === 0 };
     // A rollback round's replicas are replaced only once the status asking for it landed (a lost race redoes the pass).
     const returns = result.status === undefined ? [] : pass.steps.flatMap((s) => s.returns ?? []);
     for (const ret of returns) {
@@ -164,7 +172,7 @@ export class RbgRolloutReconciler {
     // RBG v0.6.0 resets a StatefulSet's partition on every round: carry the round's into it (once the round landed).
     if (result.status !== undefined) {
       const coordinated = new Set(reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
-      const carried = await carryPartitions(this.client, group, new Map([...roles].filter(([n]) => coordinated.has(n))), pass.steps.flatMap((s) => s.writes));
+      const carried = await carryPartitions(this.client, group, new Map([...roles].filter(([n]) => coordinated.has(n))), roleWrites);
       if (carried > 0) this.log.info({ rbg: key, carried }, 'carried role partitions into their StatefulSets');
     }
     // Measured only once the status asking for them landed (a lost race redoes the pass, which asks again).
