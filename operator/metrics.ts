@@ -1,7 +1,10 @@
 /** Prometheus metrics of the operator (prom-client), in their own registry. */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { RayServiceStatus } from '../lib/engine/status';
+import { RayServicePhase, RayServiceStatus } from '../lib/engine/status';
 import { AnalysisVerdictMetric } from '../lib/runtime/analysis-verdict-metric';
+
+/** Every phase, each a series of the phase gauge. */
+const RAYSERVICE_PHASES: readonly RayServicePhase[] = ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack', 'Failed'];
 
 /** The operator's metrics. */
 export class OperatorMetrics {
@@ -46,7 +49,7 @@ export class OperatorMetrics {
     this.weight.set({ namespace, name, side: 'pending' }, s.pendingWeight);
     this.capacity.set({ namespace, name, side: 'active' }, s.activeTargetCapacity);
     this.capacity.set({ namespace, name, side: 'pending' }, s.pendingTargetCapacity);
-    for (const p of ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack']) this.phase.set({ namespace, name, phase: p }, p === s.phase ? 1 : 0);
+    for (const p of RAYSERVICE_PHASES) this.phase.set({ namespace, name, phase: p }, p === s.phase ? 1 : 0);
     this.observeAnalysis(namespace, name, s);
   }
 
@@ -69,7 +72,7 @@ export class OperatorMetrics {
       this.weight.remove({ namespace, name, side });
       this.capacity.remove({ namespace, name, side });
     }
-    for (const p of ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack']) this.phase.remove({ namespace, name, phase: p });
+    for (const p of RAYSERVICE_PHASES) this.phase.remove({ namespace, name, phase: p });
     const key = `${namespace}/${name}`;
     this.verdicts.forget(`RayService/${key}`);
     for (const series of this.measuredSeries.get(key) ?? []) {

@@ -3,6 +3,7 @@
  * executor can read from the Kubernetes API or the Ray dashboard.
  */
 import type { MeasuredValues } from './analysis-judgement';
+import type { CapacityVerdict } from './capacity-preflight';
 import type { RayServiceStatus } from './status';
 
 /** One RayCluster owned by the RayService. */
@@ -102,6 +103,12 @@ export interface RayServiceObservation {
   readonly controls?: RolloutControls;
   /** Results of the `measureAnalysis` actions carried out since the last run. */
   readonly measurements?: readonly AnalysisMeasurement[];
+  /**
+   * The capacity preflight of the upgrade this run would start (`capacityPreflight` over the goal
+   * spec's first Pods and the cluster as listed), when `needsCapacityPreflight` asked for it and
+   * the executor could read the cluster; `undefined`: the upgrade starts without one.
+   */
+  readonly capacity?: CapacityVerdict;
   /** The status the engine returned last time, as persisted by the executor; `undefined` on the first run. */
   readonly status?: RayServiceStatus;
 }

@@ -74,6 +74,7 @@ function draftOf(p: RayServiceStatus): DraftStatus {
     deletions: p.deletions,
     nextStepAt: p.nextStepAt,
     analysis: p.analysis,
+    capacity: p.capacity,
   };
 }
 

@@ -4,9 +4,10 @@
  */
 import type { UpgradeStrategyType } from '../spec/rayservice';
 import type { AnalysisStatus } from './analysis-status';
+import type { CapacityOutcome } from './capacity-preflight';
 
-/** Coarse lifecycle phase. */
-export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack';
+/** Coarse lifecycle phase; `Failed`: an upgrade `capacityPolicy: fail` refused to start (the active cluster still serves). */
+export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack' | 'Failed';
 
 /** Why a rollback runs. */
 export type RollbackReason =
@@ -52,7 +53,18 @@ export type RayServiceReason =
   | 'UpgradeCancelled'
   | 'RollbackComplete'
   | 'RollbackDeadlineExceeded'
+  /** The upgrade's first Pods do not fit the cluster (`capacity` says why): held (`wait`) or refused (`fail`). */
+  | 'InsufficientCapacity'
   | RollbackReason;
+
+/** The capacity preflight of the upgrade about to start, as last decided. */
+export interface CapacityRecord {
+  readonly outcome: CapacityOutcome;
+  /** What does not fit now; absent when it fits. */
+  readonly message?: string;
+  /** When this outcome was first reached (epoch ms). */
+  readonly at: number;
+}
 
 /** A retired cluster and the time (epoch ms) it is due for deletion. */
 export interface ScheduledDeletion {
@@ -98,6 +110,8 @@ export interface RayServiceStatus {
   readonly nextStepAt?: number;
   /** The analysis runs and verdicts, when the upgrade options have an analysis. */
   readonly analysis?: AnalysisStatus;
+  /** The capacity preflight of the upgrade about to start (or started last), when the executor observed one. */
+  readonly capacity?: CapacityRecord;
 }
 
 /** One-line human summary of a status, for logs and the CLI. */
@@ -108,12 +122,16 @@ export function describeStatus(s: RayServiceStatus): string {
   return `${s.phase}/${s.reason}: ${clusters}`;
 }
 
-/** True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion, and the last pass carried out no action. */
+/**
+ * True when nothing is left to do: one cluster serves, nothing is pending or scheduled for
+ * deletion, no upgrade is held for capacity (`capacityPolicy: wait`), and the last pass carried out no action.
+ */
 export function isSettled(status: RayServiceStatus, actionsCarriedOut: number): boolean {
-  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
+  const held = status.reason === 'InsufficientCapacity' && status.phase !== 'Failed';
+  return actionsCarriedOut === 0 && !held && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
 }
 
 /** True when the engine gave the goal spec (its cluster hash `goalSpecHash`) up: it stays rejected until the spec changes. */
 export function isGoalGivenUp(status: RayServiceStatus, goalSpecHash: string): boolean {
-  return (rejectsSpec(status.reason) || status.reason === 'RollbackDeadlineExceeded') && status.rejectedSpecHash === goalSpecHash;
+  return (rejectsSpec(status.reason) || status.reason === 'RollbackDeadlineExceeded' || status.phase === 'Failed') && status.rejectedSpecHash === goalSpecHash;
 }

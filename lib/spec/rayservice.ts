@@ -60,6 +60,16 @@ export type RouteKind = 'HTTP' | 'GRPC';
 /** Every route kind. */
 export const ROUTE_KINDS: readonly RouteKind[] = ['HTTP', 'GRPC'];
 
+/**
+ * What an upgrade does when the capacity preflight finds that its new cluster's first Pods do not
+ * fit the cluster now: `wait` holds the upgrade (no pending cluster) and checks again, with the
+ * reason in the status and an Event; `fail` does not start it (phase `Failed`) until the spec changes.
+ */
+export type CapacityPolicy = 'wait' | 'fail';
+
+/** Every capacity policy. `shrinkFirst` (a zero-surge upgrade) is not supported yet. */
+export const CAPACITY_POLICIES: readonly CapacityPolicy[] = ['wait', 'fail'];
+
 /** rayshift's extensions of the RayService spec (`spec.rayshift` of `rayshift.dev/v1alpha1`). */
 export interface RayshiftExtensions {
   /** Attach to this Gateway instead of creating one. @default a Gateway `<name>-gateway` of class `gatewayClassName` */
@@ -72,6 +82,8 @@ export interface RayshiftExtensions {
   readonly routeKind?: RouteKind;
   /** Measure the new cluster while it takes traffic, and hold, pause or roll back on what Prometheus shows (NewClusterWithIncrementalUpgrade only). @default no analysis */
   readonly analysis?: UpgradeAnalysis;
+  /** What an upgrade whose new Pods do not fit the cluster does: `wait` or `fail` (see `CapacityPolicy`). @default "wait" */
+  readonly capacityPolicy?: CapacityPolicy;
 }
 
 /** The spec of a RayService, `ray.io/v1` fields plus `rayshift` extensions for the rayshift operator. */
@@ -103,6 +115,7 @@ export const RAY_SERVICE_DEFAULTS = {
   rayClusterDeletionDelaySeconds: 60,
   progressDeadlineSeconds: 600,
   routeKind: 'HTTP' as RouteKind,
+  capacityPolicy: 'wait' as CapacityPolicy,
 } as const;
 
 /** Longest RayService name: KubeRay appends `-xxxxx` to name clusters, which must stay within 53 characters. */
@@ -283,6 +296,11 @@ function checkExtensions(problems: ProblemList, ext: unknown, incremental: boole
     problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);
   }
   checkOneOf(problems, `${at}.routeKind`, ext.routeKind, ROUTE_KINDS, 'a route kind');
+  if (ext.capacityPolicy === 'shrinkFirst') {
+    problems.error(`${at}.capacityPolicy`, `"shrinkFirst" (a zero-surge upgrade) is not yet supported; allowed: ${CAPACITY_POLICIES.join(', ')}`);
+  } else {
+    checkOneOf(problems, `${at}.capacityPolicy`, ext.capacityPolicy, CAPACITY_POLICIES, 'a capacity policy');
+  }
   if (ext.analysis !== undefined) {
     if (!incremental) problems.error(`${at}.analysis`, 'gates traffic steps, so it needs upgradeStrategy.type NewClusterWithIncrementalUpgrade');
     problems.addAll(validateUpgradeAnalysis(ext.analysis, `${at}.analysis`));
@@ -305,6 +323,8 @@ export interface ResolvedUpgradeOptions {
   readonly progressDeadlineSeconds: number;
   /** The analysis that gates traffic steps, when the spec has one. */
   readonly analysis?: ResolvedAnalysis;
+  /** What an upgrade whose new Pods do not fit does. @default "wait" */
+  readonly capacityPolicy?: CapacityPolicy;
 }
 
 /**
@@ -322,6 +342,7 @@ export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOpti
     intervalSeconds: o?.intervalSeconds ?? RAY_SERVICE_DEFAULTS.intervalSeconds,
     rayClusterDeletionDelaySeconds: spec.rayClusterDeletionDelaySeconds ?? RAY_SERVICE_DEFAULTS.rayClusterDeletionDelaySeconds,
     progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
+    capacityPolicy: spec.rayshift?.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy,
     ...(o !== undefined && spec.rayshift?.analysis !== undefined ? { analysis: resolveUpgradeAnalysis(spec.rayshift.analysis) } : {}),
   };
 }
@@ -334,6 +355,9 @@ export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOpti
 export function assertResolvedUpgradeOptions(o: ResolvedUpgradeOptions): void {
   if (!UPGRADE_STRATEGY_TYPES.includes(o.strategy)) {
     throw new RangeError(`strategy is ${String(o.strategy)}; allowed: ${UPGRADE_STRATEGY_TYPES.join(', ')}`);
+  }
+  if (o.capacityPolicy !== undefined && !CAPACITY_POLICIES.includes(o.capacityPolicy)) {
+    throw new RangeError(`capacityPolicy is ${String(o.capacityPolicy)}; allowed: ${CAPACITY_POLICIES.join(', ')}`);
   }
   assertPercent('maxSurgePercent', o.maxSurgePercent);
   assertPercent('stepSizePercent', o.stepSizePercent);

@@ -195,6 +195,18 @@ describe('validateRayService: rules beyond KubeRay', () => {
     expectClean(validateRayService(m));
   });
 
+  test('capacityPolicy: wait and fail pass; shrinkFirst is named not yet supported; anything else lists the allowed values', () => {
+    const m = rayshiftService();
+    for (const ok of ['wait', 'fail']) {
+      m.spec.rayshift.capacityPolicy = ok;
+      expectClean(validateRayService(m));
+    }
+    m.spec.rayshift.capacityPolicy = 'shrinkFirst';
+    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"shrinkFirst"', 'not yet supported', 'allowed: wait, fail');
+    m.spec.rayshift.capacityPolicy = 'Wait';
+    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"Wait" is not a capacity policy', 'allowed: wait, fail');
+  });
+
   test('gatewayRef with a bad name or namespace is rejected', () => {
     const m = rayshiftService();
     m.spec.rayshift.gatewayRef = { name: 'Shared_GW' };

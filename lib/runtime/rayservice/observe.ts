@@ -6,7 +6,11 @@
 import { clusterSpecHash } from '../../engine/cluster-hash';
 import { ObservedCluster, ObservedRoute, RayServiceObservation } from '../../engine/observation';
 import { RayServiceStatus } from '../../engine/status';
-import { RayServiceSpec } from '../../spec/rayservice';
+import { RayServiceSpec, type ResolvedUpgradeOptions } from '../../spec/rayservice';
+import { needsCapacityPreflight } from '../../engine/capacity-policy';
+import { preflightUpgrade } from '../../engine/capacity-demand';
+import type { CapacityVerdict } from '../../engine/capacity-preflight';
+import { listCapacity } from './capacity';
 import { asArray, asObject } from '../../spec/read';
 import { Condition, isConditionTrue } from '../kube/conditions';
 import { KubeObject } from '../kube/types';
@@ -20,9 +24,10 @@ import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAY
 import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf, isPaused } from '../../engine/steering';
 import type { RayServiceStore } from './store';
 
-/** The logger an observer reports unanswered dashboards to. */
+/** The logger an observer reports unanswered dashboards and unreadable capacity to. */
 interface DebugLogger {
   debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
 }
 
 /** What an observer reads through. */
@@ -64,9 +69,10 @@ export class RayServiceObserver {
   /**
    * Everything the engine needs, read fresh from the API server and the clusters' dashboards, plus
    * the route object as read (`routeObject`: a weight patch plans against it first). The route is
-   * read when `routeManaged` (`routeManagedFor` of the spec's and the stored status' strategies).
+   * read when `routeManaged` (`routeManagedFor` of the spec's and the stored status' strategies);
+   * the cluster's capacity when the engine's next run would start an upgrade (`needsCapacityPreflight`).
    */
-  async observe(svc: KubeObject, spec: RayServiceSpec, routeManaged: boolean): Promise<RayServiceObservation & { routeObject?: KubeObject }> {
+  async observe(svc: KubeObject, spec: RayServiceSpec, routeManaged: boolean, options: ResolvedUpgradeOptions): Promise<RayServiceObservation & { routeObject?: KubeObject }> {
     const namespace = String(svc.metadata.namespace);
     const name = String(svc.metadata.name);
     const annotations = svc.metadata.annotations ?? {};
@@ -84,12 +90,15 @@ export class RayServiceObserver {
     const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
     const override = analysisOverrideOf(annotations[ANALYSIS_OVERRIDE_ANNOTATION]);
     const routeObject = routeManaged ? await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(name, spec.rayshift?.routeKind), namespace) : undefined;
+    const goalSpecHash = clusterSpecHash(spec.rayClusterConfig as never);
+    const capacity = needsCapacityPreflight(engineState, goalSpecHash, clusters, options.strategy) ? await this.observeCapacity(namespace, name, spec, options, engineState.activeClusterName) : undefined;
     return {
       ...(routeObject ? { routeObject } : {}),
       name,
       namespace,
-      goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
+      goalSpecHash,
       clusters,
+      ...(capacity !== undefined ? { capacity } : {}),
       ...(routeObject ? { route: await this.observeRoute(svc, spec, routeObject, clusters.map((c) => c.name)) } : {}),
       servingCluster: serving ? (asObject(asObject(serving.spec).selector)[CLUSTER_LABEL] as string | undefined) : undefined,
       controls: {
@@ -100,6 +109,16 @@ export class RayServiceObserver {
       },
       status: asObject(svc.status).engineState as RayServiceStatus | undefined,
     };
+  }
+
+  /** The preflight of the upgrade to `spec`; undefined (the upgrade starts unchecked, as before) when the cluster cannot be read. */
+  private async observeCapacity(namespace: string, name: string, spec: RayServiceSpec, options: ResolvedUpgradeOptions, active: string | undefined): Promise<CapacityVerdict | undefined> {
+    try {
+      return preflightUpgrade(spec.rayClusterConfig, options, await listCapacity(this.client, namespace), active);
+    } catch (err) {
+      this.log.warn({ rayservice: `${namespace}/${name}`, err: (err as Error).message }, 'capacity preflight skipped: the cluster could not be read');
+      return undefined;
+    }
   }
 
   async observeCluster(cluster: KubeObject): Promise<ObservedCluster> {

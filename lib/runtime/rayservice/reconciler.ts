@@ -144,7 +144,7 @@ export class RayServiceReconciler {
     const spec = svc.spec as unknown as RayServiceSpec;
     const options = resolveUpgradeOptions(spec);
     const storedState = asObject(status.engineState) as Partial<RayServiceStatus>;
-    const { routeObject, ...observation } = await this.observer.observe(svc, spec, routeManagedFor(options.strategy, storedState.upgradeStrategy));
+    const { routeObject, ...observation } = await this.observer.observe(svc, spec, routeManagedFor(options.strategy, storedState.upgradeStrategy), options);
     const stored = observation.status;
     const basis = canonicalJson(stored ?? null);
     const held = this.unwritten.get(key);

@@ -2,6 +2,7 @@
 import { RayServiceStatus } from '../../engine/status';
 import { describeStatus } from '../../engine/status';
 import type { ObservedCluster } from '../../engine/observation';
+import type { CapacityOutcome } from '../../engine/capacity-preflight';
 import { serveReplicasOf, type SideReplicas } from '../../engine/rayservice-pass';
 import { Condition, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
 
@@ -32,10 +33,16 @@ export function storedServeReplicas(status: Record<string, unknown>): SideReplic
   return { ...(active !== undefined ? { active } : {}), ...(pending !== undefined ? { pending } : {}) };
 }
 
+/** The condition that carries the capacity preflight of the upgrade about to start. */
+export const CAPACITY_CONDITION = 'CapacityFits';
+
+/** The condition reason of each preflight outcome. */
+const CAPACITY_REASONS: Readonly<Record<CapacityOutcome, string>> = { fits: 'Fits', fitsAfterOldShrinks: 'FitsAfterOldShrinks', doesNotFit: 'DoesNotFit' };
+
 /**
  * The status subresource body: KubeRay's field names (`activeServiceStatus`, `pendingServiceStatus`
  * with `targetCapacity`, `trafficRoutedPercent`, `lastTrafficMigratedTime`; conditions `Ready`,
- * `UpgradeInProgress`, `RollbackInProgress`) plus rayshift's `phase`, `reason`, `message`,
+ * `UpgradeInProgress`, `RollbackInProgress`; rayshift's `CapacityFits` while a preflight is recorded) plus rayshift's `capacity`, `phase`, `reason`, `message`,
  * `nextStepAt`, each side's observed Serve replicas (`readyReplicas`, `targetReplicas`, when
  * `clusters` observed its head ready), and the engine's state persisted verbatim in `engineState`.
  */
@@ -53,11 +60,16 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
   conditions = engine.rollback
     ? mergeConditions(conditions, [{ type: 'RollbackInProgress', status: 'True', reason: engine.rollback, message: `rolling back: ${engine.rollback}`, observedGeneration: generation }], now)
     : removeCondition(conditions, 'RollbackInProgress');
+  const capacity = engine.capacity;
+  conditions = capacity
+    ? mergeConditions(conditions, [{ type: CAPACITY_CONDITION, status: capacity.outcome === 'fits' ? 'True' : 'False', reason: CAPACITY_REASONS[capacity.outcome], message: capacity.message ?? 'the upgrade\'s first Pods fit the cluster', observedGeneration: generation }], now)
+    : removeCondition(conditions, CAPACITY_CONDITION);
   return {
     observedGeneration: generation,
     phase: engine.phase,
     reason: engine.reason,
-    message: describeStatus(engine),
+    message: engine.reason === 'InsufficientCapacity' && capacity?.message !== undefined ? `${describeStatus(engine)}; ${capacity.message}` : describeStatus(engine),
+    ...(capacity ? { capacity: { outcome: capacity.outcome, ...(capacity.message !== undefined ? { message: capacity.message } : {}), checkedTime: isoTime(capacity.at) } } : {}),
     ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
     activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, clusters),
     ...(engine.pendingClusterName !== undefined

@@ -1,0 +1,163 @@
+/**
+ * The capacity preflight on the test cluster: the real kube-scheduler binds a filler Pod that takes
+ * GPUs of the one kwok Node (8 nvidia.com/gpu allocatable, test/support/kwok-stages.yaml), and a
+ * RayService whose workers each request one GPU is upgraded with maxSurgePercent 100 over 4 workers,
+ * so its first step needs 4 GPUs. With 1 free, `wait` holds the upgrade (reason, condition, Event,
+ * no pending RayCluster) until the filler is deleted, then the upgrade runs to the end; `fail`
+ * refuses it (phase Failed) and never creates the pending cluster. A ResourceQuota on
+ * `requests.nvidia.com/gpu` refuses it the same way while the Node still has GPUs free.
+ */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { stringify } from 'yaml';
+import type { KubeObject } from '../../lib/runtime/kube/types';
+import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
+
+const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
+const POD = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
+
+let harness: OperatorHarness;
+
+beforeAll(async () => {
+  harness = await startOperatorHarness({ nodes: 1 });
+}, 300_000);
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+/** `rayClusterConfig(cpu)` with workers of one GPU each on kwok Nodes, up to 4. */
+function gpuConfig(cpu: string): Record<string, unknown> {
+  const c = rayClusterConfig(cpu) as any;
+  const worker = c.workerGroupSpecs[0];
+  worker.template.spec.nodeSelector = { type: 'kwok' };
+  worker.template.spec.containers[0].resources = { requests: { cpu }, limits: { 'nvidia.com/gpu': '1' } };
+  return c;
+}
+
+function gpuService(ns: string, policy: 'wait' | 'fail'): KubeObject {
+  const svc = rayService(ns, 'llm', { maxSurge: 100, step: 50, extensions: { capacityPolicy: policy } });
+  (svc.spec as Record<string, unknown>).rayClusterConfig = gpuConfig('1');
+  return svc;
+}
+
+/** A Pod that holds `gpus` GPUs once the scheduler bound it. */
+async function fill(ns: string, gpus: number): Promise<void> {
+  const env = harness.env;
+  await env.admin.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gpu-filler', namespace: ns }, spec: { containers: [{ name: 'c', image: 'registry.local/filler:1', resources: { limits: { 'nvidia.com/gpu': String(gpus) } } }] } });
+  await waitFor(async () => typeof ((await env.admin.tryGet(POD, 'gpu-filler', ns))?.spec as any)?.nodeName === 'string', `the filler of ${gpus} GPUs to be bound`);
+}
+
+async function state(ns: string): Promise<Record<string, any>> {
+  return engineState(await harness.env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns));
+}
+
+/** Creates service `llm` in a new namespace `ns`, lets a filler take `gpus` GPUs, and starts its upgrade; returns the serving cluster. */
+async function upgradeWithGpusTaken(ns: string, policy: 'wait' | 'fail', gpus: number): Promise<string> {
+  const env = harness.env;
+  await createNamespace(env.admin, ns);
+  await env.admin.create(gpuService(ns, policy));
+  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
+  await fill(ns, gpus);
+  return startUpgrade(ns);
+}
+
+/** Changes the service's worker CPU (a new cluster spec), which starts an upgrade; returns the serving cluster. */
+async function startUpgrade(ns: string): Promise<string> {
+  const env = harness.env;
+  const current = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
+  const active = engineState(current).activeClusterName as string;
+  await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: gpuConfig('2') } });
+  return active;
+}
+
+async function clusters(ns: string): Promise<string[]> {
+  return (await harness.env.admin.list(RAYCLUSTER, { namespace: ns })).items.map((c) => String(c.metadata.name));
+}
+
+const MESSAGE = 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free';
+
+const root = path.resolve(__dirname, '..', '..');
+
+/** Runs the built CLI (`npm run build` first) with the cluster's kubeconfig; asynchronous, as the operator runs in this process. */
+function rayshift(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(root, 'bin', 'rayshift.js'), ...args, '--kubeconfig', harness.env.cp.kubeconfigPath], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, out, err) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, out, err });
+    });
+  });
+}
+
+test('wait: the upgrade is held with the reason, a condition and an Event, no pending cluster; it starts once the GPUs are free', () => harness.env.cluster.printLogsOnFailure(async () => {
+  const env = harness.env;
+  const ns = 'gpu-wait';
+  const started = Date.now();
+  // 8 GPUs: 1 for the serving worker, 6 for the filler, 1 free.
+  const first = await upgradeWithGpusTaken(ns, 'wait', 6);
+  await waitFor(async () => (await state(ns)).reason === 'InsufficientCapacity', 'the upgrade to be held');
+  const held = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
+  const status = held.status as any;
+  expect(status.phase).toBe('Running');
+  expect(status.capacity).toMatchObject({ outcome: 'doesNotFit', message: MESSAGE });
+  expect(status.conditions.find((c: any) => c.type === 'CapacityFits')).toMatchObject({ status: 'False', reason: 'DoesNotFit', message: MESSAGE });
+  expect(await clusters(ns)).toEqual([first]);
+  await waitFor(async () => (await env.admin.list(EVENT, { namespace: ns })).items.some((e: any) => e.reason === 'InsufficientCapacity'), 'the Warning Event');
+  const events = (await env.admin.list(EVENT, { namespace: ns })).items.filter((e: any) => e.reason === 'InsufficientCapacity') as any[];
+  expect(events.map((e) => [e.type, e.action, e.note])).toEqual([['Warning', 'CapacityPreflight', `upgrade held until it fits (capacityPolicy wait): ${MESSAGE}`]]);
+  // plan --cluster judges the same upgrade on the live cluster, against the serving cluster.
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-plan-')), 'llm.yaml');
+  const upgraded = gpuService(ns, 'wait');
+  (upgraded.spec as Record<string, unknown>).rayClusterConfig = gpuConfig('2');
+  fs.writeFileSync(file, stringify(upgraded));
+  const json = await rayshift(['plan', '--cluster', '--json', file]);
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.out).plans[0].capacity).toEqual({ namespace: ns, activeCluster: first, outcome: 'doesNotFit', message: MESSAGE });
+  const text = await rayshift(['plan', '--cluster', file]);
+  expect(text.out).toContain(`  capacity (namespace ${ns}, serving ${first}): does not fit: ${MESSAGE}\n`);
+  const heldAt = Date.now();
+  // Free the GPUs: the next preflight fits and the upgrade runs to the end.
+  await env.admin.delete(POD, 'gpu-filler', ns);
+  await waitFor(async () => {
+    const s = await state(ns);
+    return s.phase === 'Running' && s.activeClusterName !== first && s.pendingClusterName === undefined ? true : `${s.phase}/${s.reason}`;
+  }, 'the upgrade to complete once the GPUs are free', 120_000);
+  const done = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
+  expect(done.capacity).toMatchObject({ outcome: 'fits' });
+  process.stdout.write(`capacity wait: held after ${heldAt - started} ms from creation, upgrade done ${Date.now() - heldAt} ms after the GPUs were freed\n`);
+}), 240_000);
+
+test('fail: phase Failed with the message, and the pending cluster is never created', () => harness.env.cluster.printLogsOnFailure(async () => {
+  const env = harness.env;
+  const ns = 'gpu-fail';
+  const started = Date.now();
+  // 8 GPUs: 1 for the wait test's service, 1 for this one's worker, 5 for the filler, 1 free.
+  const first = await upgradeWithGpusTaken(ns, 'fail', 5);
+  await waitFor(async () => (await state(ns)).phase === 'Failed', 'the upgrade to be refused');
+  const status = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
+  expect(status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', capacity: { outcome: 'doesNotFit', message: MESSAGE } });
+  expect(status.conditions.find((c: any) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+  expect(await clusters(ns)).toEqual([first]);
+  await env.admin.delete(POD, 'gpu-filler', ns);
+  process.stdout.write(`capacity fail: refused ${Date.now() - started} ms after creation\n`);
+}), 240_000);
+
+test('a ResourceQuota on requests.nvidia.com/gpu is honoured though the Node has GPUs free', () => harness.env.cluster.printLogsOnFailure(async () => {
+  const env = harness.env;
+  const ns = 'gpu-quota';
+  const QUOTA = { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', namespaced: true };
+  await createNamespace(env.admin, ns);
+  await env.admin.create({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'gpus', namespace: ns }, spec: { hard: { 'requests.nvidia.com/gpu': '2' } } });
+  const used = async () => (((await env.admin.tryGet(QUOTA, 'gpus', ns))?.status as any)?.used ?? {})['requests.nvidia.com/gpu'];
+  await waitFor(async () => (await used()) === '0', 'the quota controller to count the namespace');
+  await env.admin.create(gpuService(ns, 'fail'));
+  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
+  await waitFor(async () => (await used()) === '1', 'the quota to count the serving worker');
+  // The Node has 8 − 2 (the other tests' services) − 1 = 5 GPUs free; the quota has 2 − 1 = 1.
+  const first = await startUpgrade(ns);
+  await waitFor(async () => (await state(ns)).phase === 'Failed', 'the upgrade to be refused');
+  const status = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
+  expect(status.capacity).toMatchObject({ outcome: 'doesNotFit', message: 'needs 4 requests.nvidia.com/gpu in ResourceQuota gpus, 1 free (hard 2, used 1)' });
+  expect(await clusters(ns)).toEqual([first]);
+}), 240_000);
