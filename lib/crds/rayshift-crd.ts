@@ -228,7 +228,7 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
     capacityPolicy: {
       type: 'string',
       maxLength: 16,
-      description: describeDefault('When the new cluster\'s first Pods do not fit the nodes or the ResourceQuota: wait (hold the upgrade, check again) or fail (do not start it).', RAY_SERVICE_DEFAULTS.capacityPolicy),
+      description: describeDefault('When the new cluster\'s first Pods do not fit the nodes or the ResourceQuota: wait (start it; its Pods wait for the scheduler, the reason is in status.capacity and an Event) or fail (do not start it).', RAY_SERVICE_DEFAULTS.capacityPolicy),
     },
   },
 };

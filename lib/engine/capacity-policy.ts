@@ -1,20 +1,17 @@
 /**
- * The capacity policy at the start of an upgrade (`spec.rayshift.capacityPolicy`): when the
- * preflight says the new cluster's first Pods do not fit now, `wait` holds the upgrade (no pending
- * cluster, phase Running, reason InsufficientCapacity) and looks again every
- * `CAPACITY_RECHECK_MS`; `fail` refuses it (phase Failed) until the goal spec changes. Either
- * records one Warning Event per new outcome. `fitsAfterOldShrinks` is a misfit here: only a
- * zero-surge upgrade (`shrinkFirst`, not built yet) could start it.
+ * The capacity policy at the start of an upgrade (`spec.rayshift.capacityPolicy`), applied to the
+ * preflight's verdict: `wait` starts the upgrade as without a preflight (the pending cluster is
+ * created and its Pods wait for the scheduler, as KubeRay's do, so a node autoscaler sees them ask
+ * for capacity) with the reason in `status.capacity` and one Warning Event; `fail` refuses it
+ * (phase Failed, no pending cluster) until the goal spec changes. `fitsAfterOldShrinks` is a misfit
+ * here: only a zero-surge upgrade (`shrinkFirst`, not built yet) could start it without waiting.
  */
 import type { EngineRun } from './engine-run';
 import type { ObservedCluster } from './observation';
 import { RAY_SERVICE_DEFAULTS } from '../spec/rayservice';
 import type { RayServiceStatus } from './status';
 
-/** How long a held (`wait`) upgrade waits before the preflight runs again, ms: node capacity is not watched. */
-export const CAPACITY_RECHECK_MS = 10_000;
-
-/** Reason of the Event and the status while an upgrade's Pods do not fit. */
+/** Reason of the Event (and, under `fail`, of the status) when an upgrade's Pods do not fit. */
 export const CAPACITY_EVENT_REASON = 'InsufficientCapacity';
 
 /**
@@ -28,29 +25,29 @@ export function needsCapacityPreflight(status: Partial<RayServiceStatus> | undef
   return active !== undefined && active.specHash !== goalSpecHash && status.rejectedSpecHash !== goalSpecHash;
 }
 
-/** Applies the policy to the run's preflight; true when the upgrade may start now. */
+/**
+ * Applies the policy to the run's preflight and records it in `s.capacity`; true when the upgrade
+ * starts now (always, unless `fail` meets a misfit). A run decides a preflight once per upgrade
+ * (the next has a pending cluster, or a refused spec, and asks for none), so a misfit records one Event.
+ */
 export function admitUpgrade(r: EngineRun): boolean {
   const { s, now } = r;
   const verdict = r.obs.capacity;
-  if (verdict === undefined) return true;
-  const previous = s.capacity;
-  const same = previous !== undefined && previous.outcome === verdict.outcome && previous.message === verdict.message;
-  s.capacity = same ? previous : { outcome: verdict.outcome, ...(verdict.message !== undefined ? { message: verdict.message } : {}), at: now };
+  if (verdict === undefined) {
+    s.capacity = undefined;
+    return true;
+  }
+  s.capacity = { outcome: verdict.outcome, ...(verdict.message !== undefined ? { message: verdict.message } : {}), at: now };
   if (verdict.outcome === 'fits') return true;
-  const policy = r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy;
+  const fail = (r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy) === 'fail';
   const why = verdict.outcome === 'fitsAfterOldShrinks'
     ? `${verdict.message ?? ''} (it fits only once the old cluster shrinks, which needs capacityPolicy shrinkFirst, not yet supported)`
     : verdict.message ?? '';
-  if (!same || s.reason !== CAPACITY_EVENT_REASON) {
-    r.events.push({ type: 'Warning', reason: CAPACITY_EVENT_REASON, action: 'CapacityPreflight', message: `upgrade ${policy === 'fail' ? 'not started (capacityPolicy fail)' : 'held until it fits (capacityPolicy wait)'}: ${why}` });
-  }
+  const what = fail ? 'not started (capacityPolicy fail)' : 'started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait)';
+  r.events.push({ type: 'Warning', reason: CAPACITY_EVENT_REASON, action: 'CapacityPreflight', message: `upgrade ${what}: ${why}` });
+  if (!fail) return true;
   s.reason = CAPACITY_EVENT_REASON;
-  if (policy === 'fail') {
-    s.phase = 'Failed';
-    s.rejectedSpecHash = r.obs.goalSpecHash;
-  } else {
-    s.phase = 'Running';
-    r.wake(now + CAPACITY_RECHECK_MS);
-  }
+  s.phase = 'Failed';
+  s.rejectedSpecHash = r.obs.goalSpecHash;
   return false;
 }

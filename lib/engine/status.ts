@@ -53,16 +53,16 @@ export type RayServiceReason =
   | 'UpgradeCancelled'
   | 'RollbackComplete'
   | 'RollbackDeadlineExceeded'
-  /** The upgrade's first Pods do not fit the cluster (`capacity` says why): held (`wait`) or refused (`fail`). */
+  /** `capacityPolicy: fail` refused the upgrade: its first Pods do not fit the cluster (`capacity` says why). */
   | 'InsufficientCapacity'
   | RollbackReason;
 
-/** The capacity preflight of the upgrade about to start, as last decided. */
+/** The capacity preflight run when the upgrade started (or was refused). */
 export interface CapacityRecord {
   readonly outcome: CapacityOutcome;
-  /** What does not fit now; absent when it fits. */
+  /** What did not fit then; absent when it fit. */
   readonly message?: string;
-  /** When this outcome was first reached (epoch ms). */
+  /** When the preflight ran (epoch ms). */
   readonly at: number;
 }
 
@@ -110,7 +110,7 @@ export interface RayServiceStatus {
   readonly nextStepAt?: number;
   /** The analysis runs and verdicts, when the upgrade options have an analysis. */
   readonly analysis?: AnalysisStatus;
-  /** The capacity preflight of the upgrade about to start (or started last), when the executor observed one. */
+  /** The capacity preflight of the upgrade under way (or refused), when the executor observed one; cleared once the goal is the active cluster's spec. */
   readonly capacity?: CapacityRecord;
 }
 
@@ -122,13 +122,9 @@ export function describeStatus(s: RayServiceStatus): string {
   return `${s.phase}/${s.reason}: ${clusters}`;
 }
 
-/**
- * True when nothing is left to do: one cluster serves, nothing is pending or scheduled for
- * deletion, no upgrade is held for capacity (`capacityPolicy: wait`), and the last pass carried out no action.
- */
+/** True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion, and the last pass carried out no action. */
 export function isSettled(status: RayServiceStatus, actionsCarriedOut: number): boolean {
-  const held = status.reason === 'InsufficientCapacity' && status.phase !== 'Failed';
-  return actionsCarriedOut === 0 && !held && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
+  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
 }
 
 /** True when the engine gave the goal spec (its cluster hash `goalSpecHash`) up: it stays rejected until the spec changes. */

@@ -62,8 +62,9 @@ export const ROUTE_KINDS: readonly RouteKind[] = ['HTTP', 'GRPC'];
 
 /**
  * What an upgrade does when the capacity preflight finds that its new cluster's first Pods do not
- * fit the cluster now: `wait` holds the upgrade (no pending cluster) and checks again, with the
- * reason in the status and an Event; `fail` does not start it (phase `Failed`) until the spec changes.
+ * fit the cluster now: `wait` starts it anyway (its Pods wait Pending for the scheduler, as KubeRay's
+ * do) with the reason in the status and an Event; `fail` does not start it (phase `Failed`, no
+ * pending cluster) until the spec changes.
  */
 export type CapacityPolicy = 'wait' | 'fail';
 

@@ -2,7 +2,7 @@
  * The capacity policy at the start of an upgrade: one engine run per case, on a steady service
  * whose goal spec differs from its active cluster's, with the preflight's verdict observed.
  */
-import { CAPACITY_RECHECK_MS, needsCapacityPreflight } from '../../lib/engine/capacity-policy';
+import { needsCapacityPreflight } from '../../lib/engine/capacity-policy';
 import type { CapacityVerdict } from '../../lib/engine/capacity-preflight';
 import type { RayServiceObservation } from '../../lib/engine/observation';
 import { nextRayService } from '../../lib/engine/rayservice-engine';
@@ -24,24 +24,29 @@ const opts = (capacityPolicy?: 'wait' | 'fail'): ResolvedUpgradeOptions => ({
 });
 const misfit: CapacityVerdict = { outcome: 'doesNotFit', message: 'gpu: needs 4 nvidia.com/gpu on nodes matching {gpu=a100}, 1 free' };
 
-test('wait (the default): no pending cluster, reason InsufficientCapacity, one Warning Event, checked again after CAPACITY_RECHECK_MS', () => {
+test('wait (the default): the pending cluster is created as without a preflight, with the reason recorded and one Warning Event', () => {
   const d = nextRayService(obs(misfit), opts(), NOW);
-  expect(d.actions).toEqual([]);
-  expect(d.status).toMatchObject({ phase: 'Running', reason: 'InsufficientCapacity', capacity: { outcome: 'doesNotFit', message: misfit.message, at: NOW } });
-  expect(d.status.pendingClusterName).toBeUndefined();
-  expect(d.events).toEqual([{ type: 'Warning', reason: 'InsufficientCapacity', action: 'CapacityPreflight', message: 'upgrade held until it fits (capacityPolicy wait): gpu: needs 4 nvidia.com/gpu on nodes matching {gpu=a100}, 1 free' }]);
-  expect(d.nextStepAt).toBe(NOW + 10_000);
-  expect(CAPACITY_RECHECK_MS).toBe(10_000);
-  // A held upgrade is not settled: the Pulumi executor keeps driving it (until its deadline).
-  expect(isSettled(d.status, 0)).toBe(false);
-  // The same misfit on the next run: no second Event, the first time kept.
-  const again = nextRayService(obs(misfit, d.status), opts(), NOW + 10_000);
+  const unchecked = nextRayService(obs(undefined), opts(), NOW);
+  // The same actions and the same upgrade as an upgrade that ran no preflight: only the record differs.
+  expect(d.actions).toEqual(unchecked.actions);
+  expect(d.actions.map((a) => a.type)).toEqual(['createPendingCluster']);
+  const { capacity, ...rest } = d.status;
+  expect(rest).toEqual(unchecked.status);
+  expect(d.status).toMatchObject({ phase: 'Upgrading', reason: 'CreatingCluster', pendingSpecHash: 'new' });
+  expect(capacity).toEqual({ outcome: 'doesNotFit', message: misfit.message, at: NOW });
+  expect(d.events).toEqual([{ type: 'Warning', reason: 'InsufficientCapacity', action: 'CapacityPreflight', message: 'upgrade started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait): gpu: needs 4 nvidia.com/gpu on nodes matching {gpu=a100}, 1 free' }]);
+  // The next run has a pending cluster: no preflight is asked for, so no second Event; the record stays.
+  expect(needsCapacityPreflight(d.status, 'new', [active], 'NewClusterWithIncrementalUpgrade')).toBe(false);
+  const pending = { name: d.status.pendingClusterName!, specHash: 'new', headReady: false, targetCapacity: 0, appsRunning: false, readyReplicas: 0, targetReplicas: 4 };
+  const again = nextRayService({ ...obs(undefined, d.status), clusters: [active, pending] }, opts(), NOW + 1_000);
   expect(again.events).toEqual([]);
-  expect(again.status.capacity).toEqual({ outcome: 'doesNotFit', message: misfit.message, at: NOW });
-  // It fits now: the upgrade starts.
-  const go = nextRayService(obs({ outcome: 'fits' }, again.status), opts(), NOW + 20_000);
-  expect(go.status).toMatchObject({ phase: 'Upgrading', reason: 'CreatingCluster', capacity: { outcome: 'fits', at: NOW + 20_000 } });
-  expect(go.actions.map((a) => a.type)).toEqual(['createPendingCluster']);
+  expect(again.status).toMatchObject({ phase: 'Upgrading', pendingClusterName: d.status.pendingClusterName, capacity: { outcome: 'doesNotFit', at: NOW } });
+});
+
+test('a fitting preflight is recorded with no Event', () => {
+  const d = nextRayService(obs({ outcome: 'fits' }), opts(), NOW);
+  expect(d.status).toMatchObject({ phase: 'Upgrading', reason: 'CreatingCluster', capacity: { outcome: 'fits', at: NOW } });
+  expect(d.events).toEqual([]);
 });
 
 test('fail: phase Failed, the spec given up (not retried, no new preflight) until the goal changes', () => {
@@ -68,8 +73,11 @@ test('fail: phase Failed, the spec given up (not retried, no new preflight) unti
 
 test('fitsAfterOldShrinks is a misfit until shrinkFirst exists, and says so', () => {
   const d = nextRayService(obs({ outcome: 'fitsAfterOldShrinks', message: 'gpu: needs 4 nvidia.com/gpu on nodes matching {}, 1 free' }), opts(), NOW);
-  expect(d.status.reason).toBe('InsufficientCapacity');
-  expect(d.events[0].message).toBe('upgrade held until it fits (capacityPolicy wait): gpu: needs 4 nvidia.com/gpu on nodes matching {}, 1 free (it fits only once the old cluster shrinks, which needs capacityPolicy shrinkFirst, not yet supported)');
+  expect(d.status).toMatchObject({ phase: 'Upgrading', reason: 'CreatingCluster', capacity: { outcome: 'fitsAfterOldShrinks' } });
+  expect(d.events[0].message).toBe('upgrade started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait): gpu: needs 4 nvidia.com/gpu on nodes matching {}, 1 free (it fits only once the old cluster shrinks, which needs capacityPolicy shrinkFirst, not yet supported)');
+  const refused = nextRayService(obs({ outcome: 'fitsAfterOldShrinks', message: 'x' }), opts('fail'), NOW);
+  expect(refused.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity' });
+  expect(refused.actions).toEqual([]);
 });
 
 test('no preflight observed: the upgrade starts as before', () => {

@@ -2,9 +2,11 @@
  * The capacity preflight on the test cluster: the real kube-scheduler binds a filler Pod that takes
  * GPUs of the one kwok Node (8 nvidia.com/gpu allocatable, test/support/kwok-stages.yaml), and a
  * RayService whose workers each request one GPU is upgraded with maxSurgePercent 100 over 4 workers,
- * so its first step needs 4 GPUs. With 1 free, `wait` holds the upgrade (reason, condition, Event,
- * no pending RayCluster) until the filler is deleted, then the upgrade runs to the end; `fail`
- * refuses it (phase Failed) and never creates the pending cluster. A ResourceQuota on
+ * so its first step needs 4 GPUs. With none free, `plan --cluster` says so before anything is
+ * created, and `wait` creates the pending RayCluster anyway (reason in the status and condition,
+ * one Event) while the real scheduler leaves its worker Unschedulable until the filler is deleted;
+ * then the upgrade runs to the end. With 1 free, `fail` refuses it (phase Failed) and never creates
+ * the pending cluster. A ResourceQuota on
  * `requests.nvidia.com/gpu` refuses it the same way while the Node still has GPUs free.
  */
 import { execFile } from 'node:child_process';
@@ -78,6 +80,7 @@ async function clusters(ns: string): Promise<string[]> {
 }
 
 const MESSAGE = 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free';
+const NONE_FREE = 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 0 free';
 
 const root = path.resolve(__dirname, '..', '..');
 
@@ -90,42 +93,56 @@ function rayshift(args: string[]): Promise<{ code: number; out: string; err: str
   });
 }
 
-test('wait: the upgrade is held with the reason, a condition and an Event, no pending cluster; it starts once the GPUs are free', () => harness.env.cluster.printLogsOnFailure(async () => {
+test('wait: the pending cluster is created and its Pods wait for the scheduler, with the reason in the status and one Event; the upgrade completes once the GPUs are free', () => harness.env.cluster.printLogsOnFailure(async () => {
   const env = harness.env;
   const ns = 'gpu-wait';
   const started = Date.now();
-  // 8 GPUs: 1 for the serving worker, 6 for the filler, 1 free.
-  const first = await upgradeWithGpusTaken(ns, 'wait', 6);
-  await waitFor(async () => (await state(ns)).reason === 'InsufficientCapacity', 'the upgrade to be held');
-  const held = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
-  const status = held.status as any;
-  expect(status.phase).toBe('Running');
-  expect(status.capacity).toMatchObject({ outcome: 'doesNotFit', message: MESSAGE });
-  expect(status.conditions.find((c: any) => c.type === 'CapacityFits')).toMatchObject({ status: 'False', reason: 'DoesNotFit', message: MESSAGE });
-  expect(await clusters(ns)).toEqual([first]);
-  await waitFor(async () => (await env.admin.list(EVENT, { namespace: ns })).items.some((e: any) => e.reason === 'InsufficientCapacity'), 'the Warning Event');
-  const events = (await env.admin.list(EVENT, { namespace: ns })).items.filter((e: any) => e.reason === 'InsufficientCapacity') as any[];
-  expect(events.map((e) => [e.type, e.action, e.note])).toEqual([['Warning', 'CapacityPreflight', `upgrade held until it fits (capacityPolicy wait): ${MESSAGE}`]]);
-  // plan --cluster judges the same upgrade on the live cluster, against the serving cluster.
+  await createNamespace(env.admin, ns);
+  await env.admin.create(gpuService(ns, 'wait'));
+  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
+  // 8 GPUs: 1 for the serving worker, 7 for the filler, none free.
+  await fill(ns, 7);
+  // Before anything is created, plan --cluster judges the upgrade on the live cluster, against the serving cluster.
+  const first = (await state(ns)).activeClusterName as string;
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-plan-')), 'llm.yaml');
   const upgraded = gpuService(ns, 'wait');
   (upgraded.spec as Record<string, unknown>).rayClusterConfig = gpuConfig('2');
   fs.writeFileSync(file, stringify(upgraded));
   const json = await rayshift(['plan', '--cluster', '--json', file]);
   expect(json.code).toBe(0);
-  expect(JSON.parse(json.out).plans[0].capacity).toEqual({ namespace: ns, activeCluster: first, outcome: 'doesNotFit', message: MESSAGE });
+  expect(JSON.parse(json.out).plans[0].capacity).toEqual({ namespace: ns, activeCluster: first, outcome: 'doesNotFit', message: NONE_FREE });
   const text = await rayshift(['plan', '--cluster', file]);
-  expect(text.out).toContain(`  capacity (namespace ${ns}, serving ${first}): does not fit: ${MESSAGE}\n`);
+  expect(text.out).toContain(`  capacity (namespace ${ns}, serving ${first}): does not fit: ${NONE_FREE}\n`);
+  expect(await clusters(ns)).toEqual([first]);
+  await startUpgrade(ns);
+  // The upgrade starts as it would without a preflight: the pending RayCluster exists.
+  await waitFor(async () => (await state(ns)).pendingClusterName !== undefined, 'the pending cluster to be created');
+  const pending = (await state(ns)).pendingClusterName as string;
+  await waitFor(async () => (await clusters(ns)).includes(pending), `RayCluster ${pending} to exist`);
+  const status = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
+  expect(status.phase).toBe('Upgrading');
+  expect(status.capacity).toMatchObject({ outcome: 'doesNotFit', message: NONE_FREE });
+  expect(status.message).toContain(`; capacity preflight: ${NONE_FREE}`);
+  expect(status.conditions.find((c: any) => c.type === 'CapacityFits')).toMatchObject({ status: 'False', reason: 'DoesNotFit', message: NONE_FREE });
+  // The real scheduler finds no GPU for the surge's worker (KubeRay starts the group's 1 replica; no autoscaler runs here to ask for more).
+  const unschedulable = async () => (await env.admin.list(POD, { namespace: ns, labelSelector: `ray.io/cluster=${pending},ray.io/node-type=worker` })).items
+    .filter((p: any) => (p.status?.conditions ?? []).some((c: any) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable'));
+  await waitFor(async () => ((await unschedulable()).length === 1 ? true : `${(await unschedulable()).length} unschedulable`), 'the surge\'s worker to be Unschedulable');
   const heldAt = Date.now();
-  // Free the GPUs: the next preflight fits and the upgrade runs to the end.
+  // Free the GPUs: the scheduler binds the surge and the upgrade runs to the end.
   await env.admin.delete(POD, 'gpu-filler', ns);
   await waitFor(async () => {
     const s = await state(ns);
-    return s.phase === 'Running' && s.activeClusterName !== first && s.pendingClusterName === undefined ? true : `${s.phase}/${s.reason}`;
+    return s.phase === 'Running' && s.activeClusterName === pending && s.pendingClusterName === undefined ? true : `${s.phase}/${s.reason}`;
   }, 'the upgrade to complete once the GPUs are free', 120_000);
+  // One Event for the whole upgrade, not one per pass.
+  const events = (await env.admin.list(EVENT, { namespace: ns })).items.filter((e: any) => e.reason === 'InsufficientCapacity') as any[];
+  expect(events.map((e) => [e.type, e.action, e.note])).toEqual([['Warning', 'CapacityPreflight', `upgrade started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait): ${NONE_FREE}`]]);
+  // The goal is the serving cluster's spec again: the preflight's record is gone.
   const done = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
-  expect(done.capacity).toMatchObject({ outcome: 'fits' });
-  process.stdout.write(`capacity wait: held after ${heldAt - started} ms from creation, upgrade done ${Date.now() - heldAt} ms after the GPUs were freed\n`);
+  expect(done.capacity).toBeUndefined();
+  expect(done.conditions.find((c: any) => c.type === 'CapacityFits')).toBeUndefined();
+  process.stdout.write(`capacity wait: surge Unschedulable ${heldAt - started} ms after creation, upgrade done ${Date.now() - heldAt} ms after the GPUs were freed\n`);
 }), 240_000);
 
 test('fail: phase Failed with the message, and the pending cluster is never created', () => harness.env.cluster.printLogsOnFailure(async () => {

@@ -33,7 +33,7 @@ export function storedServeReplicas(status: Record<string, unknown>): SideReplic
   return { ...(active !== undefined ? { active } : {}), ...(pending !== undefined ? { pending } : {}) };
 }
 
-/** The condition that carries the capacity preflight of the upgrade about to start. */
+/** The condition that carries the capacity preflight of the upgrade under way (or refused). */
 export const CAPACITY_CONDITION = 'CapacityFits';
 
 /** The condition reason of each preflight outcome. */
@@ -68,7 +68,7 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
     observedGeneration: generation,
     phase: engine.phase,
     reason: engine.reason,
-    message: engine.reason === 'InsufficientCapacity' && capacity?.message !== undefined ? `${describeStatus(engine)}; ${capacity.message}` : describeStatus(engine),
+    message: capacity?.message !== undefined ? `${describeStatus(engine)}; capacity preflight: ${capacity.message}` : describeStatus(engine),
     ...(capacity ? { capacity: { outcome: capacity.outcome, ...(capacity.message !== undefined ? { message: capacity.message } : {}), checkedTime: isoTime(capacity.at) } } : {}),
     ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
     activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, clusters),
