@@ -166,6 +166,13 @@ const DEADLINE_RULES: readonly CelRule[] = [
   },
 ];
 
+const SURGE_BOUND_RULES: readonly CelRule[] = [
+  {
+    rule: `self >= 1 && self <= ${INT32_MAX}`,
+    message: `spec.rayshift.surgeUnschedulableSeconds must be an integer from 1 to ${INT32_MAX} (int32)`,
+  },
+];
+
 const ROUTE_KIND_RULES: readonly CelRule[] = [
   {
     rule: "self in ['HTTP', 'GRPC']",
@@ -195,6 +202,7 @@ export const RAYSHIFT_CEL_RULES: Readonly<Record<string, readonly CelRule[]>> = 
   'spec.rayshift.progressDeadlineSeconds': DEADLINE_RULES,
   'spec.rayshift.routeKind': ROUTE_KIND_RULES,
   'spec.rayshift.capacityPolicy': CAPACITY_POLICY_RULES,
+  'spec.rayshift.surgeUnschedulableSeconds': SURGE_BOUND_RULES,
   ...ANALYSIS_CEL_RULES,
 };
 
@@ -229,6 +237,11 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
       type: 'string',
       maxLength: 16,
       description: describeDefault('When the new cluster\'s first Pods do not fit the nodes or the ResourceQuota: wait (start it; its Pods wait for the scheduler, the reason is in status.capacity and an Event) or fail (do not start it).', RAY_SERVICE_DEFAULTS.capacityPolicy),
+    },
+    surgeUnschedulableSeconds: {
+      type: 'integer',
+      format: 'int32',
+      description: describeDefault('Report an upgrade whose new Pods stay Unschedulable this long (status.surgeUnschedulable, an Event; capacityPolicy fail then rolls it back), 1–2147483647.', RAY_SERVICE_DEFAULTS.surgeUnschedulableSeconds),
     },
   },
 };
@@ -289,11 +302,21 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
       servingSpec: structuredClone(SERVING_SPEC_SCHEMA),
       capacity: {
         type: 'object',
-        description: 'The capacity preflight of the upgrade about to start: fits, fitsAfterOldShrinks or doesNotFit, and why.',
+        description: 'The capacity preflight of the upgrade under way (or refused): fits, fitsAfterOldShrinks or doesNotFit, and why.',
         properties: {
           outcome: { type: 'string', maxLength: 32 },
           message: { type: 'string', maxLength: 4096 },
           checkedTime: TIME,
+        },
+      },
+      surgeUnschedulable: {
+        type: 'object',
+        description: "The new cluster's Pods the scheduler marks Unschedulable while the upgrade runs: how many, since when, the scheduler's message, and whether surgeUnschedulableSeconds has passed.",
+        properties: {
+          pods: { type: 'integer', format: 'int32', minimum: 0 },
+          sinceTime: TIME,
+          message: { type: 'string', maxLength: 1024 },
+          boundExceeded: { type: 'boolean' },
         },
       },
     },

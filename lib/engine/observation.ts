@@ -5,6 +5,7 @@
 import type { MeasuredValues } from './analysis-judgement';
 import type { CapacityVerdict } from './capacity-preflight';
 import type { RayServiceStatus } from './status';
+import type { SurgeScheduling } from './surge-scheduling';
 
 /** One RayCluster owned by the RayService. */
 export interface ObservedCluster {
@@ -109,6 +110,11 @@ export interface RayServiceObservation {
    * the executor could read the cluster; `undefined`: the upgrade starts without one.
    */
   readonly capacity?: CapacityVerdict;
+  /**
+   * The pending cluster's Unschedulable Pods (`surgeSchedulingOf` over its listed Pods), when
+   * `needsSurgeScheduling` asked for them and there are some; `undefined`: none (or not read).
+   */
+  readonly surgeScheduling?: SurgeScheduling;
   /** The status the engine returned last time, as persisted by the executor; `undefined` on the first run. */
   readonly status?: RayServiceStatus;
 }

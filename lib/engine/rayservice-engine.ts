@@ -75,6 +75,7 @@ function draftOf(p: RayServiceStatus): DraftStatus {
     nextStepAt: p.nextStepAt,
     analysis: p.analysis,
     capacity: p.capacity,
+    surgeUnschedulable: p.surgeUnschedulable,
   };
 }
 

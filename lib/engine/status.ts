@@ -5,6 +5,7 @@
 import type { UpgradeStrategyType } from '../spec/rayservice';
 import type { AnalysisStatus } from './analysis-status';
 import type { CapacityOutcome } from './capacity-preflight';
+import type { SurgeUnschedulableRecord } from './surge-scheduling';
 
 /** Coarse lifecycle phase; `Failed`: an upgrade `capacityPolicy: fail` refused to start (the active cluster still serves). */
 export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack' | 'Failed';
@@ -22,10 +23,12 @@ export type RollbackReason =
   /** The analysis failed with `onFailure: rollback`. */
   | 'AnalysisFailed'
   /** The analysis failed with `onFailure: abort`: traffic goes back at once. */
-  | 'AnalysisAborted';
+  | 'AnalysisAborted'
+  /** The new cluster's Pods stayed Unschedulable for `surgeUnschedulableSeconds` under `capacityPolicy: fail`. */
+  | 'SurgeUnschedulable';
 
 /** Rollbacks whose spec is given up: they run to the end whatever the goal does, and the spec is not retried while it stays the goal. */
-const REJECTING_ROLLBACKS: ReadonlySet<string> = new Set<RollbackReason>(['Aborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisAborted']);
+const REJECTING_ROLLBACKS: ReadonlySet<string> = new Set<RollbackReason>(['Aborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisAborted', 'SurgeUnschedulable']);
 
 /** True when a rollback (or a blue/green drop) for `reason` gives its spec up. */
 export function rejectsSpec(reason: string | undefined): reason is RollbackReason {
@@ -112,6 +115,8 @@ export interface RayServiceStatus {
   readonly analysis?: AnalysisStatus;
   /** The capacity preflight of the upgrade under way (or refused), when the executor observed one; cleared once the goal is the active cluster's spec. */
   readonly capacity?: CapacityRecord;
+  /** The pending cluster's Pods the scheduler marks Unschedulable, while there are some. */
+  readonly surgeUnschedulable?: SurgeUnschedulableRecord;
 }
 
 /** One-line human summary of a status, for logs and the CLI. */

@@ -85,6 +85,12 @@ export interface RayshiftExtensions {
   readonly analysis?: UpgradeAnalysis;
   /** What an upgrade whose new Pods do not fit the cluster does: `wait` or `fail` (see `CapacityPolicy`). @default "wait" */
   readonly capacityPolicy?: CapacityPolicy;
+  /**
+   * Report an upgrade whose new cluster has Pods the scheduler marked Unschedulable for this long
+   * (status `surgeUnschedulable`, an Event, metric `rayshift_surge_unschedulable_seconds`);
+   * under `capacityPolicy: fail` the upgrade is then rolled back, ≥ 1. @default 120
+   */
+  readonly surgeUnschedulableSeconds?: number;
 }
 
 /** The spec of a RayService, `ray.io/v1` fields plus `rayshift` extensions for the rayshift operator. */
@@ -117,6 +123,7 @@ export const RAY_SERVICE_DEFAULTS = {
   progressDeadlineSeconds: 600,
   routeKind: 'HTTP' as RouteKind,
   capacityPolicy: 'wait' as CapacityPolicy,
+  surgeUnschedulableSeconds: 120,
 } as const;
 
 /** Longest RayService name: KubeRay appends `-xxxxx` to name clusters, which must stay within 53 characters. */
@@ -293,6 +300,10 @@ function checkExtensions(problems: ProblemList, ext: unknown, incremental: boole
   if (deadline !== undefined && (!isInteger(deadline) || deadline < 1 || deadline > INT32_MAX)) {
     problems.error(`${at}.progressDeadlineSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(deadline)}`);
   }
+  const bound = ext.surgeUnschedulableSeconds;
+  if (bound !== undefined && (!isInteger(bound) || bound < 1 || bound > INT32_MAX)) {
+    problems.error(`${at}.surgeUnschedulableSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(bound)}`);
+  }
   if (ext.paused !== undefined && typeof ext.paused !== 'boolean') {
     problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);
   }
@@ -326,6 +337,8 @@ export interface ResolvedUpgradeOptions {
   readonly analysis?: ResolvedAnalysis;
   /** What an upgrade whose new Pods do not fit does. @default "wait" */
   readonly capacityPolicy?: CapacityPolicy;
+  /** Seconds the new cluster's Pods may stay Unschedulable before the surge is reported. @default 120 */
+  readonly surgeUnschedulableSeconds?: number;
 }
 
 /**
@@ -344,6 +357,7 @@ export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOpti
     rayClusterDeletionDelaySeconds: spec.rayClusterDeletionDelaySeconds ?? RAY_SERVICE_DEFAULTS.rayClusterDeletionDelaySeconds,
     progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
     capacityPolicy: spec.rayshift?.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy,
+    surgeUnschedulableSeconds: spec.rayshift?.surgeUnschedulableSeconds ?? RAY_SERVICE_DEFAULTS.surgeUnschedulableSeconds,
     ...(o !== undefined && spec.rayshift?.analysis !== undefined ? { analysis: resolveUpgradeAnalysis(spec.rayshift.analysis) } : {}),
   };
 }
@@ -367,6 +381,9 @@ export function assertResolvedUpgradeOptions(o: ResolvedUpgradeOptions): void {
   }
   assertNonNegative('rayClusterDeletionDelaySeconds', o.rayClusterDeletionDelaySeconds);
   assertNonNegative('progressDeadlineSeconds', o.progressDeadlineSeconds);
+  if (o.surgeUnschedulableSeconds !== undefined && !(o.surgeUnschedulableSeconds > 0 && Number.isFinite(o.surgeUnschedulableSeconds))) {
+    throw new RangeError(`surgeUnschedulableSeconds is ${o.surgeUnschedulableSeconds}; allowed: a finite number > 0`);
+  }
 }
 
 function assertPercent(field: string, v: number): void {

@@ -178,3 +178,97 @@ test('a ResourceQuota on requests.nvidia.com/gpu is honoured though the Node has
   expect(status.capacity).toMatchObject({ outcome: 'doesNotFit', message: 'needs 4 requests.nvidia.com/gpu in ResourceQuota gpus, 1 free (hard 2, used 1)' });
   expect(await clusters(ns)).toEqual([first]);
 }), 240_000);
+
+/** GPUs of the kwok Node not requested by a bound, unfinished Pod. */
+async function freeGpus(): Promise<number> {
+  const pods = (await harness.env.admin.list(POD)).items as any[];
+  const used = pods
+    .filter((p) => typeof p.spec?.nodeName === 'string' && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed')
+    .reduce((a, p) => a + p.spec.containers.reduce((b: number, c: any) => b + Number(c.resources?.limits?.['nvidia.com/gpu'] ?? 0), 0), 0);
+  return 8 - used;
+}
+
+/** The value of `rayshift_surge_unschedulable_seconds` for service `llm` in `ns`, as the operator's registry serves it. */
+async function surgeSeconds(ns: string): Promise<number | undefined> {
+  const text = await harness.operator.metrics.registry.getSingleMetricAsString('rayshift_surge_unschedulable_seconds');
+  const line = text.split('\n').find((l) => l.startsWith(`rayshift_surge_unschedulable_seconds{namespace="${ns}",name="llm"}`));
+  return line === undefined ? undefined : Number(line.split(' ').pop());
+}
+
+test('wait: a surge the real scheduler leaves Unschedulable past surgeUnschedulableSeconds is reported (status, one Event, metric), and the upgrade completes once GPUs are free', () => harness.env.cluster.printLogsOnFailure(async () => {
+  const env = harness.env;
+  const ns = 'gpu-surge';
+  await createNamespace(env.admin, ns);
+  const svc = rayService(ns, 'llm', { maxSurge: 100, step: 50, extensions: { capacityPolicy: 'wait', surgeUnschedulableSeconds: 1 } });
+  (svc.spec as Record<string, unknown>).rayClusterConfig = gpuConfig('1');
+  await env.admin.create(svc);
+  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
+  await fill(ns, await freeGpus());
+  // The new spec's head needs a GPU too: with none free it stays Unschedulable, so the upgrade waits for it.
+  const current = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
+  const first = engineState(current).activeClusterName as string;
+  const next = gpuConfig('2') as any;
+  next.headGroupSpec.template.spec.nodeSelector = { type: 'kwok' };
+  next.headGroupSpec.template.spec.containers[0].resources = { limits: { 'nvidia.com/gpu': '1' } };
+  await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: next } });
+  const started = Date.now();
+  await waitFor(async () => ((await state(ns)).surgeUnschedulable?.boundExceeded === true ? true : JSON.stringify((await state(ns)).surgeUnschedulable ?? null)), 'the surge to be reported Unschedulable');
+  const reportedAfter = Date.now() - started;
+  const status = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any;
+  const pending = status.engineState.pendingClusterName as string;
+  expect(status.phase).toBe('Upgrading');
+  expect(status.surgeUnschedulable).toMatchObject({ boundExceeded: true });
+  expect(status.surgeUnschedulable.pods).toBeGreaterThanOrEqual(1);
+  // The scheduler's own words, read from the Pod's PodScheduled condition.
+  expect(status.surgeUnschedulable.message).toContain('Insufficient nvidia.com/gpu');
+  expect(status.message).toContain(`of ${pending} Unschedulable: `);
+  const since = Date.parse(status.surgeUnschedulable.sinceTime);
+  expect(await surgeSeconds(ns)).toBeGreaterThanOrEqual(1);
+  const events = async () => (await env.admin.list(EVENT, { namespace: ns })).items.filter((e: any) => e.reason === 'SurgeUnschedulable') as any[];
+  await waitFor(async () => (await events()).length > 0, 'the SurgeUnschedulable Event');
+  const reported = await events();
+  expect(reported.map((e) => [e.type, e.action])).toEqual([['Warning', 'SurgeScheduling']]);
+  expect(reported[0].note).toMatch(new RegExp(`^\\d+ Pods? of the new cluster ${pending} Unschedulable for \\d+ s \\(surgeUnschedulableSeconds 1\\); the upgrade waits for capacity \\(capacityPolicy wait\\): `));
+  // Free the GPUs: the head and workers are bound, the upgrade completes, the record and the gauge go.
+  await env.admin.delete(POD, 'gpu-filler', ns);
+  await waitFor(async () => {
+    const s = await state(ns);
+    return s.phase === 'Running' && s.activeClusterName === pending ? true : `${s.phase}/${s.reason}`;
+  }, 'the upgrade to complete once the GPUs are free', 120_000);
+  expect(((await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!.status as any).surgeUnschedulable).toBeUndefined();
+  expect(await surgeSeconds(ns)).toBe(0);
+  expect((await events()).length).toBe(1);
+  expect(first).not.toBe(pending);
+  process.stdout.write(`surge wait: reported ${reportedAfter} ms after the upgrade started (Unschedulable since ${since - started} ms after it), bound 1 s\n`);
+}), 240_000);
+
+test('fail: a surge the preflight passes but the scheduler cannot place (required pod affinity) is rolled back past surgeUnschedulableSeconds, not at the progress deadline', () => harness.env.cluster.printLogsOnFailure(async () => {
+  const env = harness.env;
+  const ns = 'surge-fail';
+  await createNamespace(env.admin, ns);
+  await env.admin.create(rayService(ns, 'llm', { extensions: { capacityPolicy: 'fail', surgeUnschedulableSeconds: 1 } }));
+  await waitFor(async () => (await state(ns)).phase === 'Running', 'the first cluster to serve');
+  const current = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns))!;
+  const first = engineState(current).activeClusterName as string;
+  // Pod affinity is not something the preflight models: it fits, and the scheduler finds no node.
+  const next = rayClusterConfig('2') as any;
+  next.headGroupSpec.template.spec.affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { 'rayshift-test/absent': 'yes' } }, topologyKey: 'kubernetes.io/hostname' }] } };
+  await env.admin.update({ ...current, spec: { ...(current.spec as object), rayClusterConfig: next } });
+  const started = Date.now();
+  await waitFor(async () => ((await state(ns)).rollback === 'SurgeUnschedulable' || (await state(ns)).reason === 'SurgeUnschedulable' ? true : `${(await state(ns)).phase}/${(await state(ns)).reason}`), 'the upgrade to be rolled back');
+  const rolledBackAfter = Date.now() - started;
+  await waitFor(async () => {
+    const s = await state(ns);
+    return s.phase === 'Running' && s.pendingClusterName === undefined && s.activeClusterName === first ? true : `${s.phase}/${s.reason}`;
+  }, 'the rollback to complete');
+  const s = await state(ns);
+  expect(s).toMatchObject({ reason: 'SurgeUnschedulable', activeClusterName: first });
+  expect(s.capacity).toBeUndefined();
+  await waitFor(async () => ((await clusters(ns)).length === 1 ? true : (await clusters(ns)).join(',')), 'the pending RayCluster to be deleted');
+  expect(await clusters(ns)).toEqual([first]);
+  const events = (await env.admin.list(EVENT, { namespace: ns })).items.filter((e: any) => e.reason === 'SurgeUnschedulable') as any[];
+  expect(events).toHaveLength(1);
+  expect(events[0].note).toContain('rolling the upgrade back (capacityPolicy fail)');
+  expect(events[0].note).toContain("didn't match pod affinity rules");
+  process.stdout.write(`surge fail: rolled back ${rolledBackAfter} ms after the upgrade started (bound 1 s, progress deadline 600 s)\n`);
+}), 240_000);

@@ -11,9 +11,10 @@ import { needsCapacityPreflight } from '../../engine/capacity-policy';
 import { preflightUpgrade } from '../../engine/capacity-demand';
 import type { CapacityVerdict } from '../../engine/capacity-preflight';
 import { listCapacity } from './capacity';
+import { needsSurgeScheduling, surgeSchedulingOf, type SurgeScheduling } from '../../engine/surge-scheduling';
 import { asArray, asObject } from '../../spec/read';
 import { Condition, isConditionTrue } from '../kube/conditions';
-import { KubeObject } from '../kube/types';
+import { KnownTypes, KubeObject } from '../kube/types';
 import { ObjectReader } from '../kube/object-reader';
 import { managedRuleIndices } from '../route/weight-patch';
 import { routeReadiness } from '../route/readiness';
@@ -37,6 +38,8 @@ export interface RayServiceObserverOptions {
   readonly reader: ObjectReader;
   readonly store: RayServiceStore;
   readonly log: DebugLogger;
+  /** The clock, for an Unschedulable condition without a time. @default Date.now */
+  readonly now?: () => number;
 }
 
 /** The route object type of a spec's `routeKind`. */
@@ -56,6 +59,7 @@ export class RayServiceObserver {
   private readonly serve: Pick<RayServiceServe, 'getServeDetails'>;
   private readonly reader: ObjectReader;
   private readonly store: RayServiceStore;
+  private readonly now: () => number;
   private readonly log: DebugLogger;
 
   constructor(options: RayServiceObserverOptions) {
@@ -64,13 +68,15 @@ export class RayServiceObserver {
     this.reader = options.reader;
     this.store = options.store;
     this.log = options.log;
+    this.now = options.now ?? Date.now;
   }
 
   /**
    * Everything the engine needs, read fresh from the API server and the clusters' dashboards, plus
    * the route object as read (`routeObject`: a weight patch plans against it first). The route is
    * read when `routeManaged` (`routeManagedFor` of the spec's and the stored status' strategies);
-   * the cluster's capacity when the engine's next run would start an upgrade (`needsCapacityPreflight`).
+   * the cluster's capacity when the engine's next run would start an upgrade (`needsCapacityPreflight`);
+   * the pending cluster's Pods while one exists (`needsSurgeScheduling`).
    */
   async observe(svc: KubeObject, spec: RayServiceSpec, routeManaged: boolean, options: ResolvedUpgradeOptions): Promise<RayServiceObservation & { routeObject?: KubeObject }> {
     const namespace = String(svc.metadata.namespace);
@@ -92,6 +98,7 @@ export class RayServiceObserver {
     const routeObject = routeManaged ? await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(name, spec.rayshift?.routeKind), namespace) : undefined;
     const goalSpecHash = clusterSpecHash(spec.rayClusterConfig as never);
     const capacity = needsCapacityPreflight(engineState, goalSpecHash, clusters, options.strategy) ? await this.observeCapacity(namespace, name, spec, options, engineState.activeClusterName) : undefined;
+    const surgeScheduling = needsSurgeScheduling(engineState) ? await this.observeSurge(namespace, name, engineState.pendingClusterName!) : undefined;
     return {
       ...(routeObject ? { routeObject } : {}),
       name,
@@ -99,6 +106,7 @@ export class RayServiceObserver {
       goalSpecHash,
       clusters,
       ...(capacity !== undefined ? { capacity } : {}),
+      ...(surgeScheduling !== undefined ? { surgeScheduling } : {}),
       ...(routeObject ? { route: await this.observeRoute(svc, spec, routeObject, clusters.map((c) => c.name)) } : {}),
       servingCluster: serving ? (asObject(asObject(serving.spec).selector)[CLUSTER_LABEL] as string | undefined) : undefined,
       controls: {
@@ -109,6 +117,17 @@ export class RayServiceObserver {
       },
       status: asObject(svc.status).engineState as RayServiceStatus | undefined,
     };
+  }
+
+  /** The pending cluster's Unschedulable Pods; undefined (nothing reported) when there are none or they cannot be listed. */
+  private async observeSurge(namespace: string, name: string, pending: string): Promise<SurgeScheduling | undefined> {
+    try {
+      const pods = await this.client.list(KnownTypes.Pod, { namespace, labelSelector: { [CLUSTER_LABEL]: pending } });
+      return surgeSchedulingOf(pods.items, this.now());
+    } catch (err) {
+      this.log.warn({ rayservice: `${namespace}/${name}`, err: (err as Error).message }, 'surge scheduling not read: the pending cluster\'s Pods could not be listed');
+      return undefined;
+    }
   }
 
   /** The preflight of the upgrade to `spec`; undefined (the upgrade starts unchecked, as before) when the cluster cannot be read. */

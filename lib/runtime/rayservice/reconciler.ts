@@ -113,7 +113,7 @@ export class RayServiceReconciler {
     this.store = options.store ?? rayshiftServiceStore(options.client, this.reader);
     this.watchDriven = options.watchDriven ?? false;
     this.measured = new PendingMeasurements(this.now, (key, action, error) => this.log.warn({ rayservice: key, metric: action.metric, run: action.runId, error }, 'analysis query failed'));
-    this.observer = new RayServiceObserver({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, log: this.log });
+    this.observer = new RayServiceObserver({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, log: this.log, now: this.now });
     this.executor = new RayServiceExecutor({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, measured: this.measured, now: this.now, warn: (obj, msg) => this.log.warn(obj, msg) });
   }
 
