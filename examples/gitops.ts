@@ -9,7 +9,11 @@ import { OperatorChart } from '../operator/chart';
  * moves 10% per minute through a shared Gateway, and an upgrade that makes no progress for
  * 15 minutes rolls back by itself. Every step after the first waits for Prometheus to show the new
  * cluster answering under 2% errors (Ray Serve's own metrics) and, through the gateway, no more
- * than 200 ms slower at p99 than the old one; a failed gate rolls the upgrade back.
+ * than 200 ms slower at p99 than the old one; a failed gate rolls the upgrade back. An upgrade whose
+ * first GPU workers do not fit the nodes (or the namespace's GPU quota) is not started at all
+ * (`capacityPolicy: fail`, docs/capacity.md): a person decides, instead of Pods sitting Pending;
+ * one whose new Pods the scheduler still cannot place for 5 minutes is rolled back
+ * (`surgeUnschedulableSeconds`).
  */
 export class GitOpsServiceChart extends Chart {
   constructor(scope: Construct, id: string, props: ChartProps = {}) {
@@ -30,6 +34,8 @@ export class GitOpsServiceChart extends Chart {
       rayshift: {
         gatewayRef: { name: 'inference', namespace: 'gateways' },
         progressDeadlineSeconds: 900,
+        capacityPolicy: 'fail',
+        surgeUnschedulableSeconds: 300,
         analysis: {
           prometheusUrl: 'http://prometheus-operated.monitoring:9090',
           metrics: [

@@ -1,7 +1,10 @@
 /** Prometheus metrics of the operator (prom-client), in their own registry. */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { RayServiceStatus } from '../lib/engine/status';
+import { RayServicePhase, RayServiceStatus } from '../lib/engine/status';
 import { AnalysisVerdictMetric } from '../lib/runtime/analysis-verdict-metric';
+
+/** Every phase, each a series of the phase gauge. */
+const RAYSERVICE_PHASES: readonly RayServicePhase[] = ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack', 'Failed'];
 
 /** The operator's metrics. */
 export class OperatorMetrics {
@@ -39,6 +42,25 @@ export class OperatorMetrics {
   readonly measured = new Gauge({ name: 'rayshift_analysis_measured_value', help: 'Last value an analysis metric measured for the new cluster of a RayService', labelNames: ['namespace', 'name', 'kind', 'metric'], registers: [this.registry] });
   /** The `measured` series set per service, to drop with it. */
   private readonly measuredSeries = new Map<string, Set<string>>();
+  /** Since when (epoch ms) each service's pending cluster has had Unschedulable Pods, by `namespace/name`. */
+  private readonly unschedulableSince = new Map<string, { namespace: string; name: string; since: number }>();
+  /** Seconds the surge of each service has been Unschedulable (0 when it is not), computed at scrape time. */
+  readonly surgeUnschedulable: Gauge;
+
+  /** `now`: the clock the surge gauge is computed with at each scrape. */
+  constructor(private readonly now: () => number = Date.now) {
+    const since = this.unschedulableSince;
+    const clock = this.now;
+    this.surgeUnschedulable = new Gauge({
+      name: 'rayshift_surge_unschedulable_seconds',
+      help: 'Seconds the new cluster of a RayService upgrade has had Pods the scheduler marks Unschedulable (0: none)',
+      labelNames: ['namespace', 'name'],
+      registers: [this.registry],
+      collect() {
+        for (const s of since.values()) this.set({ namespace: s.namespace, name: s.name }, s.since === 0 ? 0 : Math.max(0, (clock() - s.since) / 1000));
+      },
+    });
+  }
 
   /** Records a service's status after a pass. */
   observe(namespace: string, name: string, s: RayServiceStatus): void {
@@ -46,7 +68,8 @@ export class OperatorMetrics {
     this.weight.set({ namespace, name, side: 'pending' }, s.pendingWeight);
     this.capacity.set({ namespace, name, side: 'active' }, s.activeTargetCapacity);
     this.capacity.set({ namespace, name, side: 'pending' }, s.pendingTargetCapacity);
-    for (const p of ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack']) this.phase.set({ namespace, name, phase: p }, p === s.phase ? 1 : 0);
+    for (const p of RAYSERVICE_PHASES) this.phase.set({ namespace, name, phase: p }, p === s.phase ? 1 : 0);
+    this.unschedulableSince.set(`${namespace}/${name}`, { namespace, name, since: s.surgeUnschedulable?.since ?? 0 });
     this.observeAnalysis(namespace, name, s);
   }
 
@@ -69,8 +92,10 @@ export class OperatorMetrics {
       this.weight.remove({ namespace, name, side });
       this.capacity.remove({ namespace, name, side });
     }
-    for (const p of ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack']) this.phase.remove({ namespace, name, phase: p });
+    for (const p of RAYSERVICE_PHASES) this.phase.remove({ namespace, name, phase: p });
     const key = `${namespace}/${name}`;
+    this.unschedulableSince.delete(key);
+    this.surgeUnschedulable.remove({ namespace, name });
     this.verdicts.forget(`RayService/${key}`);
     for (const series of this.measuredSeries.get(key) ?? []) {
       const [kind, metric] = series.split('\n');

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { CheckOptions, CheckedInput, InputDocument, LocatedProblem, checkFiles, isForeign } from './documents';
-import { planDocuments } from './plan-documents';
+import { planDocuments, type CliPlan, type SkippedObject } from './plan-documents';
 import { renderRayServicePlan, renderRoleBasedGroupPlan, renderSkipped } from './render-plan';
 import { renderWarmupStage } from './render-warmup';
 import { Style } from './style';
@@ -85,9 +85,29 @@ export function validateCommand(files: readonly string[], json: boolean, io: Out
  * `failAtRound` (`--fail-at-round`), each rule a rayshift executor runs also shows its rollback rounds.
  */
 export function planCommand(files: readonly string[], json: boolean, io: Output, options: CheckOptions = {}, failAtRound?: number): number {
+  return printPlans(planFiles(files, io, options, failAtRound), json, io);
+}
+
+/** What `plan` computed from its files: the checked documents, their problems, and the plans (none when an error was found). */
+export interface PlannedFiles {
+  readonly documents: readonly InputDocument[];
+  readonly problems: readonly LocatedProblem[];
+  readonly failed: boolean;
+  readonly plans: CliPlan[];
+  readonly skipped: SkippedObject[];
+}
+
+/** Checks and plans `files` (the first half of `plan`; `plan --cluster` adds the live cluster's capacity before printing). */
+export function planFiles(files: readonly string[], io: Output, options: CheckOptions = {}, failAtRound?: number): PlannedFiles {
   const { documents, problems } = check(files, io, options);
   const failed = problems.some((p) => p.severity === 'error');
   const { plans, skipped } = failed ? { plans: [], skipped: [] } : planDocuments(documents, failAtRound);
+  return { documents, problems, failed, plans, skipped };
+}
+
+/** Prints what `planFiles` computed, as tables and charts or as JSON; returns the exit code. */
+export function printPlans(planned: PlannedFiles, json: boolean, io: Output): number {
+  const { documents, problems, failed, plans, skipped } = planned;
   if (json) {
     io.out(`${JSON.stringify({ plans, skipped, problems: problemsJson(problems) }, null, 2)}\n`);
     return failed ? EXIT.invalid : EXIT.ok;

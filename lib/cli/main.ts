@@ -105,6 +105,10 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
     .option('--json', 'print {"plans":[…],"problems":[…]} instead of tables and charts')
     .addOption(rbgVersionOption())
     .option('--fail-at-round <n>', "RoleBasedGroups run by rayshift's executor: also show the rollback rounds after a gate failing at round n", integerIn('--fail-at-round', { min: 1, max: RBG_PLAN_MAX_ROUNDS }))
+    .option('--cluster', "also show, per RayService, whether an upgrade started now fits the live cluster (Nodes, bound Pods, the namespace's ResourceQuotas and LimitRanges)")
+    .option('-n, --namespace <ns>', "with --cluster: namespace of documents that name none (default: the kubeconfig context's)")
+    .option('--kubeconfig <path>', `with --cluster: ${KUBECONFIG_HELP}`)
+    .option('--context <name>', `with --cluster: ${CONTEXT_HELP}`)
     .addHelpText(
       'after',
       [
@@ -113,10 +117,16 @@ export function buildProgram(io: Output, exit: (code: number) => void, options: 
         'them, and so does the summary of invalid input ("invalid: …; no plan"), so that stdout holds the plan',
         'alone; with --json they are in "problems" (as validate --json lists them) next to "plans".',
         JSON_HELP,
-        'Exit status: 0 with a plan, 1 when the input is invalid (no plan; "plans" is empty), 2 on a usage error.',
+        'With --cluster, each RayService also shows "capacity": fits, fits after the old cluster shrinks, or does not fit',
+        '(with what it needs and what is free), as the operator\'s preflight would judge an upgrade started now.',
+        'Exit status: 0 with a plan, 1 when the input is invalid (no plan; "plans" is empty) or --cluster cannot read the cluster, 2 on a usage error.',
       ].join('\n'),
     )
-    .action((files: string[], opts: { json?: boolean; rbgVersion?: RbgRelease; failAtRound?: number }) => exit(planCommand(files, Boolean(opts.json), io, { rbgVersion: opts.rbgVersion }, opts.failAtRound)));
+    .action(async (files: string[], opts: { json?: boolean; rbgVersion?: RbgRelease; failAtRound?: number; cluster?: boolean; namespace?: string; kubeconfig?: string; context?: string }) => {
+      if (!opts.cluster) return exit(planCommand(files, Boolean(opts.json), io, { rbgVersion: opts.rbgVersion }, opts.failAtRound));
+      const { planClusterCommand } = await import('./plan-cluster');
+      exit(await planClusterCommand(files, Boolean(opts.json), io, opts, { rbgVersion: opts.rbgVersion }, opts.failAtRound));
+    });
   addApiServerOptions(
     program
       .command('status')

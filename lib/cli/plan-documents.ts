@@ -6,6 +6,7 @@
  */
 import { plan } from '../engine/plan';
 import type { RayServicePlan } from '../engine/plan-rayservice';
+import type { CapacityOutcome } from '../engine/capacity-preflight';
 import type { RoleBasedGroupPlan, RoleBasedGroupPlanInput } from '../engine/plan-rbg';
 import { rbgPlanInputs, withRoleShapes } from '../engine/from-spec';
 import { RbgWarmupStage, planWarmupStage } from '../engine/rbg-warmup';
@@ -15,8 +16,20 @@ import { RBG_V1ALPHA1 } from '../spec/rbg';
 import { asArray, asObject } from '../spec/read';
 import { InputDocument, executorCoordination, groupOfPolicy, identity } from './documents';
 
-/** A RayService plan, with why its strategy is the one planned when the spec leaves it unset. */
-export type CliRayServicePlan = RayServicePlan & { readonly defaultStrategy?: string };
+/** What `plan --cluster` found for an upgrade started now on the live cluster. */
+export interface PlanCapacity {
+  /** The namespace whose quotas and limits were read. */
+  readonly namespace: string;
+  /** The serving cluster whose Pods the old side would give back, when the service exists there. */
+  readonly activeCluster?: string;
+  /** `fits`, `fitsAfterOldShrinks` or `doesNotFit`; absent when the cluster shows no Node. */
+  readonly outcome?: CapacityOutcome;
+  /** Why it does not fit now, or why there was nothing to judge. */
+  readonly message?: string;
+}
+
+/** A RayService plan, with why its strategy is the one planned when the spec leaves it unset, and (`--cluster`) the capacity preflight. */
+export type CliRayServicePlan = RayServicePlan & { readonly defaultStrategy?: string; readonly capacity?: PlanCapacity };
 
 /** A RoleBasedGroup plan of one rule, with the warmup that runs before its first round. */
 export type CliRoleBasedGroupPlan = RoleBasedGroupPlan & { readonly rule: string; readonly warmup?: RbgWarmupStage };

@@ -2,7 +2,7 @@ import type { PlanPeak, PlanUsage } from '../engine/plan-cost';
 import type { RayServicePlan, RayServicePlanCluster, RayServicePlanPeaks } from '../engine/plan-rayservice';
 import type { RbgPlanRound, RoleBasedGroupPlan } from '../engine/plan-rbg';
 import { exceedsSkew } from '../engine/rbg-bound';
-import type { CliRayServicePlan, SkippedObject } from './plan-documents';
+import type { CliRayServicePlan, PlanCapacity, SkippedObject } from './plan-documents';
 import { Style } from './style';
 
 /** Formats seconds as `1h02m03s`, `4m05s` or `6s`. */
@@ -75,6 +75,7 @@ function renderRayServicePeaks(peak: RayServicePlanPeaks): string {
 export function renderRayServicePlan(plan: CliRayServicePlan, style: Style): string {
   const out = [style.bold(`RayService ${plan.name}: ${plan.strategy}`)];
   if (plan.defaultStrategy) out.push(`  ${plan.defaultStrategy}`);
+  if (plan.capacity) out.push(renderCapacity(plan.capacity, style));
   if (plan.steps.length === 0) {
     out.push('  no upgrade: changes to rayClusterConfig are not rolled out (the Serve config is still applied in place)');
     return out.join('\n');
@@ -94,6 +95,17 @@ export function renderRayServicePlan(plan: CliRayServicePlan, style: Style): str
   // The simulated clusters are ready at once: every wait for Pods to start adds to the real peak.
   out.push(style.dim('  (times assume every cluster is ready at once: the real peak also lasts while the new cluster starts)'));
   return out.join('\n');
+}
+
+/** The capacity line of `plan --cluster`: the preflight of an upgrade started now. */
+function renderCapacity(c: PlanCapacity, style: Style): string {
+  const against = `namespace ${c.namespace}${c.activeCluster ? `, serving ${c.activeCluster}` : ''}`;
+  switch (c.outcome) {
+    case 'fits': return `  capacity (${against}): ${style.green('fits')}`;
+    case 'fitsAfterOldShrinks': return `  capacity (${against}): ${style.yellow('fits after the old cluster shrinks')}: ${c.message ?? ''}`;
+    case 'doesNotFit': return `  capacity (${against}): ${style.red('does not fit')}: ${c.message ?? ''}`;
+    default: return `  capacity (${against}): ${style.dim(c.message ?? 'not checked')}`;
+  }
 }
 
 /** The analysis part of a plan: each metric's query, and when each gate passes if every measurement does. */

@@ -45,8 +45,8 @@ export interface StatusOptions extends ApiConnectionOptions, KubeconfigOptions {
 
 /** Redraw period on a terminal (the countdown's resolution), ms. */
 const REDRAW_MS = 100;
-/** Reasons that end an upgrade without the new spec serving. */
-const FAILED_REASONS = new Set(['Aborted', 'ProgressDeadlineExceeded', 'RollbackComplete', 'UpgradeCancelled']);
+/** Reasons that end an upgrade without the new spec serving (phase `Failed`, a refused upgrade, ends it so too). */
+const FAILED_REASONS = new Set(['Aborted', 'ProgressDeadlineExceeded', 'SurgeUnschedulable', 'RollbackComplete', 'UpgradeCancelled']);
 
 /**
  * What the user reads when there is no Kubernetes configuration: each place looked at and what
@@ -98,10 +98,10 @@ export async function loadApiClient() {
 
 type ApiModules = Awaited<ReturnType<typeof loadApiClient>>;
 
-/** True once the service's current spec has been observed and no upgrade is in flight. */
+/** True once the service's current spec has been observed and no upgrade is in flight (none running, or one `capacityPolicy: fail` refused). */
 export function upgradeDone(v: ServiceView): boolean {
   const e = v.engine;
-  return e !== undefined && e.pendingClusterName === undefined && e.phase === 'Running' && (v.generation === undefined || v.observedGeneration === v.generation);
+  return e !== undefined && e.pendingClusterName === undefined && (e.phase === 'Running' || e.phase === 'Failed') && (v.generation === undefined || v.observedGeneration === v.generation);
 }
 
 /** How `status` reads, renders and judges one kind of object. */
@@ -124,7 +124,7 @@ const RAYSERVICE_SUBJECT: Subject<ServiceView> = {
   lines: (v, now) => [renderServiceLine(v, now)],
   finished: (v) => {
     const done = upgradeDone(v);
-    const failed = done && FAILED_REASONS.has(String(v.engine?.reason));
+    const failed = done && (v.engine?.phase === 'Failed' || FAILED_REASONS.has(String(v.engine?.reason)));
     return { done, failed, why: v.engine?.reason };
   },
 };

@@ -166,10 +166,24 @@ const DEADLINE_RULES: readonly CelRule[] = [
   },
 ];
 
+const SURGE_BOUND_RULES: readonly CelRule[] = [
+  {
+    rule: `self >= 1 && self <= ${INT32_MAX}`,
+    message: `spec.rayshift.surgeUnschedulableSeconds must be an integer from 1 to ${INT32_MAX} (int32)`,
+  },
+];
+
 const ROUTE_KIND_RULES: readonly CelRule[] = [
   {
     rule: "self in ['HTTP', 'GRPC']",
     message: 'spec.rayshift.routeKind is not a route kind; allowed: HTTP, GRPC',
+  },
+];
+
+const CAPACITY_POLICY_RULES: readonly CelRule[] = [
+  {
+    rule: "self in ['wait', 'fail']",
+    message: 'spec.rayshift.capacityPolicy is not a capacity policy; allowed: wait, fail (shrinkFirst is not yet supported)',
   },
 ];
 
@@ -187,6 +201,8 @@ export const RAYSHIFT_CEL_RULES: Readonly<Record<string, readonly CelRule[]>> = 
   'spec.rayshift.gatewayRef': GATEWAY_REF_RULES,
   'spec.rayshift.progressDeadlineSeconds': DEADLINE_RULES,
   'spec.rayshift.routeKind': ROUTE_KIND_RULES,
+  'spec.rayshift.capacityPolicy': CAPACITY_POLICY_RULES,
+  'spec.rayshift.surgeUnschedulableSeconds': SURGE_BOUND_RULES,
   ...ANALYSIS_CEL_RULES,
 };
 
@@ -217,6 +233,16 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
     paused: { type: 'boolean', description: 'Hold the upgrade at its current step.' },
     routeKind: { type: 'string', maxLength: 8, description: describeDefault('Route to write weights to: HTTP (an HTTPRoute <name>-httproute) or GRPC (a GRPCRoute <name>-grpcroute).', RAY_SERVICE_DEFAULTS.routeKind) },
     analysis: analysisSchema(),
+    capacityPolicy: {
+      type: 'string',
+      maxLength: 16,
+      description: describeDefault('When the new cluster\'s first Pods do not fit the nodes or the ResourceQuota: wait (start it; its Pods wait for the scheduler, the reason is in status.capacity and an Event) or fail (do not start it).', RAY_SERVICE_DEFAULTS.capacityPolicy),
+    },
+    surgeUnschedulableSeconds: {
+      type: 'integer',
+      format: 'int32',
+      description: describeDefault('Report an upgrade whose new Pods stay Unschedulable this long (status.surgeUnschedulable, an Event; capacityPolicy fail then rolls it back), 1–2147483647.', RAY_SERVICE_DEFAULTS.surgeUnschedulableSeconds),
+    },
   },
 };
 
@@ -259,7 +285,7 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
     description: "Observed state, written by the rayshift operator through the status subresource.",
     properties: {
       observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'metadata.generation this status describes.' },
-      phase: { type: 'string', maxLength: 64, description: 'Initializing, Running, Upgrading, Paused or RollingBack.' },
+      phase: { type: 'string', maxLength: 64, description: 'Initializing, Running, Upgrading, Paused, RollingBack, or Failed (an upgrade refused by capacityPolicy fail).' },
       reason: { type: 'string', maxLength: 1024, description: 'Machine-readable reason for the phase (e.g. WaitingForInterval, ProgressDeadlineExceeded).' },
       message: { type: 'string', maxLength: 32768, description: 'Human-readable detail of the reason.' },
       nextStepAt: { ...TIME, description: 'When the next traffic or capacity step is due, if one is scheduled.' },
@@ -274,6 +300,25 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
         description: "The operator's engine state, persisted verbatim between reconciles; not an API.",
       },
       servingSpec: structuredClone(SERVING_SPEC_SCHEMA),
+      capacity: {
+        type: 'object',
+        description: 'The capacity preflight of the upgrade under way (or refused): fits, fitsAfterOldShrinks or doesNotFit, and why.',
+        properties: {
+          outcome: { type: 'string', maxLength: 32 },
+          message: { type: 'string', maxLength: 4096 },
+          checkedTime: TIME,
+        },
+      },
+      surgeUnschedulable: {
+        type: 'object',
+        description: "The new cluster's Pods the scheduler marks Unschedulable while the upgrade runs: how many, since when, the scheduler's message, and whether surgeUnschedulableSeconds has passed.",
+        properties: {
+          pods: { type: 'integer', format: 'int32', minimum: 0 },
+          sinceTime: TIME,
+          message: { type: 'string', maxLength: 1024 },
+          boundExceeded: { type: 'boolean' },
+        },
+      },
     },
   };
 }

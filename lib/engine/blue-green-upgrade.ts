@@ -3,11 +3,13 @@
  * spec at full capacity and the Services switch to it in one step once it serves everything.
  * Differences from KubeRay, on purpose: "ready" also means every target replica is ready (not
  * only apps RUNNING); reverting the goal to the active spec drops the pending cluster instead of
- * building a third one; pause holds the switch; abort and the progress deadline drop the pending
- * cluster and reject its spec until the goal changes.
+ * building a third one; pause holds the switch; abort, the progress deadline and (under
+ * `capacityPolicy: fail`) a surge Unschedulable past its bound drop the pending cluster and reject
+ * its spec until the goal changes.
  */
 import type { EngineRun } from './engine-run';
 import { rejectsSpec, type RayServiceReason } from './status';
+import { judgeSurgeScheduling } from './surge-scheduling';
 
 /** Runs one step of a blue/green upgrade; `r.active` is observed. */
 export function runBlueGreenUpgrade(r: EngineRun): void {
@@ -24,6 +26,7 @@ export function runBlueGreenUpgrade(r: EngineRun): void {
     return;
   }
   if (r.now >= r.progressDeadline()) return dropPending(r, 'ProgressDeadlineExceeded');
+  if (judgeSurgeScheduling(r)) return dropPending(r, 'SurgeUnschedulable');
   if (pending === undefined) s.reason = 'CreatingCluster';
   else if (!pending.headReady) s.reason = 'WaitingForHead';
   else if (!r.ready(pending, s.pendingTargetCapacity)) s.reason = 'WaitingForCapacity';

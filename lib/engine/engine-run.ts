@@ -86,12 +86,15 @@ export class EngineRun {
 
   /**
    * Ends the pending side (a promotion, a dropped pending cluster or a finished rollback): phase
-   * `Running`, no pending cluster, spec hash or upgrade strategy, pending target capacity 0. The
-   * reason, the weights and a rollback's cause are the caller's.
+   * `Running`, no pending cluster, spec hash or upgrade strategy, pending target capacity 0, and
+   * no capacity preflight or surge scheduling record (they belonged to the upgrade that ended).
+   * The reason, the weights and a rollback's cause are the caller's.
    */
   endPending(): void {
     const s = this.s;
     s.phase = 'Running';
+    s.capacity = undefined;
+    s.surgeUnschedulable = undefined;
     s.pendingClusterName = undefined;
     s.pendingSpecHash = undefined;
     s.upgradeStrategy = undefined;

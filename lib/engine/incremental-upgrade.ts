@@ -14,7 +14,8 @@
  *   does): a gateway reports a route accepted before its data plane applies the weights (Traefik
  *   still sent requests to the old cluster ~0.7 s after accepting 0/100), and those requests
  *   would meet replicas that are gone. Promote-now skips the wait.
- * - Pause, promote-now and abort inputs, and a progress deadline that rolls back automatically.
+ * - Pause, promote-now and abort inputs, and a progress deadline that rolls back automatically;
+ *   under `capacityPolicy: fail`, so does a surge Unschedulable past its bound (`surge-scheduling.ts`).
  * - An optional analysis (`analysis-gate.ts`) holds each traffic step after the first until its
  *   run at the current weights passed, and pauses, rolls back or aborts when a run fails.
  * - A rollback whose pending head is not ready writes the pending capacity off (it serves nothing
@@ -27,6 +28,7 @@ import { nextForwardMove, nextRollbackMove } from './migration-steps';
 import type { ObservedCluster } from './observation';
 import { rejectsSpec, type RayServiceStatus, type RollbackReason } from './status';
 import { routeConverged } from './route-convergence';
+import { judgeSurgeScheduling } from './surge-scheduling';
 
 /** Runs one step of an incremental upgrade; `r.active` is observed. */
 export function runIncrementalUpgrade(r: EngineRun): void {
@@ -40,6 +42,7 @@ export function runIncrementalUpgrade(r: EngineRun): void {
     s.lastTrafficMigratedTime = r.now;
     s.lastProgressTime = r.now;
   }
+  const surgeFailed = judgeSurgeScheduling(r);
   if (s.rollback === undefined) {
     const failure = runAnalysis(r);
     if (failure === 'pause') {
@@ -48,6 +51,7 @@ export function runIncrementalUpgrade(r: EngineRun): void {
       return;
     }
     if (failure !== undefined) startRollback(r, failure);
+    else if (surgeFailed) startRollback(r, 'SurgeUnschedulable');
   }
   if (s.rollback === undefined) {
     if (r.obs.controls?.paused === true) {

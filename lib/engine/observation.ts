@@ -3,7 +3,9 @@
  * executor can read from the Kubernetes API or the Ray dashboard.
  */
 import type { MeasuredValues } from './analysis-judgement';
+import type { CapacityVerdict } from './capacity-preflight';
 import type { RayServiceStatus } from './status';
+import type { SurgeScheduling } from './surge-scheduling';
 
 /** One RayCluster owned by the RayService. */
 export interface ObservedCluster {
@@ -102,6 +104,17 @@ export interface RayServiceObservation {
   readonly controls?: RolloutControls;
   /** Results of the `measureAnalysis` actions carried out since the last run. */
   readonly measurements?: readonly AnalysisMeasurement[];
+  /**
+   * The capacity preflight of the upgrade this run would start (`capacityPreflight` over the goal
+   * spec's first Pods and the cluster as listed), when `needsCapacityPreflight` asked for it and
+   * the executor could read the cluster; `undefined`: the upgrade starts without one.
+   */
+  readonly capacity?: CapacityVerdict;
+  /**
+   * The pending cluster's Unschedulable Pods (`surgeSchedulingOf` over its listed Pods), when
+   * `needsSurgeScheduling` asked for them and there are some; `undefined`: none (or not read).
+   */
+  readonly surgeScheduling?: SurgeScheduling;
   /** The status the engine returned last time, as persisted by the executor; `undefined` on the first run. */
   readonly status?: RayServiceStatus;
 }

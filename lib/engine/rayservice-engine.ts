@@ -74,6 +74,8 @@ function draftOf(p: RayServiceStatus): DraftStatus {
     deletions: p.deletions,
     nextStepAt: p.nextStepAt,
     analysis: p.analysis,
+    capacity: p.capacity,
+    surgeUnschedulable: p.surgeUnschedulable,
   };
 }
 

@@ -220,6 +220,8 @@ export interface RolloutEvent {
   /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RollbackStarted`, `RollbackRound`, `RolledBack`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
   readonly reason: string;
   readonly message: string;
+  /** The Event's `action`, when it is not the recorder's own (the capacity preflight's `CapacityPreflight`). */
+  readonly action?: string;
 }
 
 /** Reason of the Event recorded for every round written. */

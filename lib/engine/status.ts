@@ -4,9 +4,11 @@
  */
 import type { UpgradeStrategyType } from '../spec/rayservice';
 import type { AnalysisStatus } from './analysis-status';
+import type { CapacityOutcome } from './capacity-preflight';
+import type { SurgeUnschedulableRecord } from './surge-scheduling';
 
-/** Coarse lifecycle phase. */
-export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack';
+/** Coarse lifecycle phase; `Failed`: an upgrade `capacityPolicy: fail` refused to start (the active cluster still serves). */
+export type RayServicePhase = 'Initializing' | 'Running' | 'Upgrading' | 'Paused' | 'RollingBack' | 'Failed';
 
 /** Why a rollback runs. */
 export type RollbackReason =
@@ -21,10 +23,12 @@ export type RollbackReason =
   /** The analysis failed with `onFailure: rollback`. */
   | 'AnalysisFailed'
   /** The analysis failed with `onFailure: abort`: traffic goes back at once. */
-  | 'AnalysisAborted';
+  | 'AnalysisAborted'
+  /** The new cluster's Pods stayed Unschedulable for `surgeUnschedulableSeconds` under `capacityPolicy: fail`. */
+  | 'SurgeUnschedulable';
 
 /** Rollbacks whose spec is given up: they run to the end whatever the goal does, and the spec is not retried while it stays the goal. */
-const REJECTING_ROLLBACKS: ReadonlySet<string> = new Set<RollbackReason>(['Aborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisAborted']);
+const REJECTING_ROLLBACKS: ReadonlySet<string> = new Set<RollbackReason>(['Aborted', 'ProgressDeadlineExceeded', 'AnalysisFailed', 'AnalysisAborted', 'SurgeUnschedulable']);
 
 /** True when a rollback (or a blue/green drop) for `reason` gives its spec up. */
 export function rejectsSpec(reason: string | undefined): reason is RollbackReason {
@@ -52,7 +56,18 @@ export type RayServiceReason =
   | 'UpgradeCancelled'
   | 'RollbackComplete'
   | 'RollbackDeadlineExceeded'
+  /** `capacityPolicy: fail` refused the upgrade: its first Pods do not fit the cluster (`capacity` says why). */
+  | 'InsufficientCapacity'
   | RollbackReason;
+
+/** The capacity preflight run when the upgrade started (or was refused). */
+export interface CapacityRecord {
+  readonly outcome: CapacityOutcome;
+  /** What did not fit then; absent when it fit. */
+  readonly message?: string;
+  /** When the preflight ran (epoch ms). */
+  readonly at: number;
+}
 
 /** A retired cluster and the time (epoch ms) it is due for deletion. */
 export interface ScheduledDeletion {
@@ -98,6 +113,10 @@ export interface RayServiceStatus {
   readonly nextStepAt?: number;
   /** The analysis runs and verdicts, when the upgrade options have an analysis. */
   readonly analysis?: AnalysisStatus;
+  /** The capacity preflight of the upgrade under way (or refused), when the executor observed one; cleared once the goal is the active cluster's spec. */
+  readonly capacity?: CapacityRecord;
+  /** The pending cluster's Pods the scheduler marks Unschedulable, while there are some. */
+  readonly surgeUnschedulable?: SurgeUnschedulableRecord;
 }
 
 /** One-line human summary of a status, for logs and the CLI. */
@@ -115,5 +134,5 @@ export function isSettled(status: RayServiceStatus, actionsCarriedOut: number): 
 
 /** True when the engine gave the goal spec (its cluster hash `goalSpecHash`) up: it stays rejected until the spec changes. */
 export function isGoalGivenUp(status: RayServiceStatus, goalSpecHash: string): boolean {
-  return (rejectsSpec(status.reason) || status.reason === 'RollbackDeadlineExceeded') && status.rejectedSpecHash === goalSpecHash;
+  return (rejectsSpec(status.reason) || status.reason === 'RollbackDeadlineExceeded' || status.phase === 'Failed') && status.rejectedSpecHash === goalSpecHash;
 }

@@ -3,6 +3,7 @@
  * hash differs from the active cluster's, unless the strategy is `None` (which, like KubeRay's,
  * never creates a second cluster) or the goal is a spec that was aborted or timed out.
  */
+import { admitUpgrade } from './capacity-policy';
 import { newClusterName } from './cluster-name';
 import type { EngineRun } from './engine-run';
 import { rejectsSpec } from './status';
@@ -14,14 +15,18 @@ export function runSteadyState(r: EngineRun): void {
   s.phase = 'Running';
   if (s.rejectedSpecHash !== undefined && s.rejectedSpecHash !== goal) s.rejectedSpecHash = undefined;
   if (goal === r.active!.specHash) {
+    s.capacity = undefined;
     if (s.reason !== 'Promoted' && s.reason !== 'RollbackComplete' && s.reason !== 'UpgradeCancelled') s.reason = 'UpToDate';
     return;
   }
   if (s.rejectedSpecHash === goal) {
-    if (!rejectsSpec(s.reason)) s.reason = 'SpecRejected';
+    // An upgrade capacityPolicy fail refused stays Failed while its spec is the goal.
+    if (s.reason === 'InsufficientCapacity') s.phase = 'Failed';
+    else if (!rejectsSpec(s.reason)) s.reason = 'SpecRejected';
     return;
   }
   if (opts.strategy === 'None') return void (s.reason = 'UpgradeDisabled');
+  if (!admitUpgrade(r)) return;
   const incremental = opts.strategy === 'NewClusterWithIncrementalUpgrade';
   s.phase = 'Upgrading';
   s.reason = 'CreatingCluster';

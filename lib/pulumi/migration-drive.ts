@@ -68,7 +68,8 @@ export async function driveMigration(client: KubeClient, serve: ServeDashboardCl
       if (!isSettled(status, result.actions.length)) return { settled: false, ...(result.requeueAt !== undefined ? { wakeAt: result.requeueAt } : {}) };
       if (deadlineHit) throw new Error(`RayService ${namespace}/${name}: ${deadlineHit}; rolled back: ${describeStatus(status)}`);
       if (isGoalGivenUp(status, goal)) {
-        throw new Error(`RayService ${namespace}/${name}: the upgrade was given up (${status.reason}) and rolled back; change the cluster spec to try again: ${describeStatus(status)}`);
+        const what = status.phase === 'Failed' ? `was not started (${status.reason}: ${status.capacity?.message ?? ''})` : `was given up (${status.reason}) and rolled back`;
+        throw new Error(`RayService ${namespace}/${name}: the upgrade ${what}; change the cluster spec to try again: ${describeStatus(status)}`);
       }
       return { settled: true, result: { status, steps } };
     },

@@ -60,6 +60,17 @@ export type RouteKind = 'HTTP' | 'GRPC';
 /** Every route kind. */
 export const ROUTE_KINDS: readonly RouteKind[] = ['HTTP', 'GRPC'];
 
+/**
+ * What an upgrade does when the capacity preflight finds that its new cluster's first Pods do not
+ * fit the cluster now: `wait` starts it anyway (its Pods wait Pending for the scheduler, as KubeRay's
+ * do) with the reason in the status and an Event; `fail` does not start it (phase `Failed`, no
+ * pending cluster) until the spec changes.
+ */
+export type CapacityPolicy = 'wait' | 'fail';
+
+/** Every capacity policy. `shrinkFirst` (a zero-surge upgrade) is not supported yet. */
+export const CAPACITY_POLICIES: readonly CapacityPolicy[] = ['wait', 'fail'];
+
 /** rayshift's extensions of the RayService spec (`spec.rayshift` of `rayshift.dev/v1alpha1`). */
 export interface RayshiftExtensions {
   /** Attach to this Gateway instead of creating one. @default a Gateway `<name>-gateway` of class `gatewayClassName` */
@@ -72,6 +83,14 @@ export interface RayshiftExtensions {
   readonly routeKind?: RouteKind;
   /** Measure the new cluster while it takes traffic, and hold, pause or roll back on what Prometheus shows (NewClusterWithIncrementalUpgrade only). @default no analysis */
   readonly analysis?: UpgradeAnalysis;
+  /** What an upgrade whose new Pods do not fit the cluster does: `wait` or `fail` (see `CapacityPolicy`). @default "wait" */
+  readonly capacityPolicy?: CapacityPolicy;
+  /**
+   * Report an upgrade whose new cluster has Pods the scheduler marked Unschedulable for this long
+   * (status `surgeUnschedulable`, an Event, metric `rayshift_surge_unschedulable_seconds`);
+   * under `capacityPolicy: fail` the upgrade is then rolled back, ≥ 1. @default 120
+   */
+  readonly surgeUnschedulableSeconds?: number;
 }
 
 /** The spec of a RayService, `ray.io/v1` fields plus `rayshift` extensions for the rayshift operator. */
@@ -103,6 +122,8 @@ export const RAY_SERVICE_DEFAULTS = {
   rayClusterDeletionDelaySeconds: 60,
   progressDeadlineSeconds: 600,
   routeKind: 'HTTP' as RouteKind,
+  capacityPolicy: 'wait' as CapacityPolicy,
+  surgeUnschedulableSeconds: 120,
 } as const;
 
 /** Longest RayService name: KubeRay appends `-xxxxx` to name clusters, which must stay within 53 characters. */
@@ -279,10 +300,19 @@ function checkExtensions(problems: ProblemList, ext: unknown, incremental: boole
   if (deadline !== undefined && (!isInteger(deadline) || deadline < 1 || deadline > INT32_MAX)) {
     problems.error(`${at}.progressDeadlineSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(deadline)}`);
   }
+  const bound = ext.surgeUnschedulableSeconds;
+  if (bound !== undefined && (!isInteger(bound) || bound < 1 || bound > INT32_MAX)) {
+    problems.error(`${at}.surgeUnschedulableSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(bound)}`);
+  }
   if (ext.paused !== undefined && typeof ext.paused !== 'boolean') {
     problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);
   }
   checkOneOf(problems, `${at}.routeKind`, ext.routeKind, ROUTE_KINDS, 'a route kind');
+  if (ext.capacityPolicy === 'shrinkFirst') {
+    problems.error(`${at}.capacityPolicy`, `"shrinkFirst" (a zero-surge upgrade) is not yet supported; allowed: ${CAPACITY_POLICIES.join(', ')}`);
+  } else {
+    checkOneOf(problems, `${at}.capacityPolicy`, ext.capacityPolicy, CAPACITY_POLICIES, 'a capacity policy');
+  }
   if (ext.analysis !== undefined) {
     if (!incremental) problems.error(`${at}.analysis`, 'gates traffic steps, so it needs upgradeStrategy.type NewClusterWithIncrementalUpgrade');
     problems.addAll(validateUpgradeAnalysis(ext.analysis, `${at}.analysis`));
@@ -305,6 +335,10 @@ export interface ResolvedUpgradeOptions {
   readonly progressDeadlineSeconds: number;
   /** The analysis that gates traffic steps, when the spec has one. */
   readonly analysis?: ResolvedAnalysis;
+  /** What an upgrade whose new Pods do not fit does. @default "wait" */
+  readonly capacityPolicy?: CapacityPolicy;
+  /** Seconds the new cluster's Pods may stay Unschedulable before the surge is reported. @default 120 */
+  readonly surgeUnschedulableSeconds?: number;
 }
 
 /**
@@ -322,6 +356,8 @@ export function resolveUpgradeOptions(spec: RayServiceSpec): ResolvedUpgradeOpti
     intervalSeconds: o?.intervalSeconds ?? RAY_SERVICE_DEFAULTS.intervalSeconds,
     rayClusterDeletionDelaySeconds: spec.rayClusterDeletionDelaySeconds ?? RAY_SERVICE_DEFAULTS.rayClusterDeletionDelaySeconds,
     progressDeadlineSeconds: spec.rayshift?.progressDeadlineSeconds ?? RAY_SERVICE_DEFAULTS.progressDeadlineSeconds,
+    capacityPolicy: spec.rayshift?.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy,
+    surgeUnschedulableSeconds: spec.rayshift?.surgeUnschedulableSeconds ?? RAY_SERVICE_DEFAULTS.surgeUnschedulableSeconds,
     ...(o !== undefined && spec.rayshift?.analysis !== undefined ? { analysis: resolveUpgradeAnalysis(spec.rayshift.analysis) } : {}),
   };
 }
@@ -335,6 +371,9 @@ export function assertResolvedUpgradeOptions(o: ResolvedUpgradeOptions): void {
   if (!UPGRADE_STRATEGY_TYPES.includes(o.strategy)) {
     throw new RangeError(`strategy is ${String(o.strategy)}; allowed: ${UPGRADE_STRATEGY_TYPES.join(', ')}`);
   }
+  if (o.capacityPolicy !== undefined && !CAPACITY_POLICIES.includes(o.capacityPolicy)) {
+    throw new RangeError(`capacityPolicy is ${String(o.capacityPolicy)}; allowed: ${CAPACITY_POLICIES.join(', ')}`);
+  }
   assertPercent('maxSurgePercent', o.maxSurgePercent);
   assertPercent('stepSizePercent', o.stepSizePercent);
   if (!(o.intervalSeconds > 0) || !Number.isFinite(o.intervalSeconds)) {
@@ -342,6 +381,9 @@ export function assertResolvedUpgradeOptions(o: ResolvedUpgradeOptions): void {
   }
   assertNonNegative('rayClusterDeletionDelaySeconds', o.rayClusterDeletionDelaySeconds);
   assertNonNegative('progressDeadlineSeconds', o.progressDeadlineSeconds);
+  if (o.surgeUnschedulableSeconds !== undefined && !(o.surgeUnschedulableSeconds > 0 && Number.isFinite(o.surgeUnschedulableSeconds))) {
+    throw new RangeError(`surgeUnschedulableSeconds is ${o.surgeUnschedulableSeconds}; allowed: a finite number > 0`);
+  }
 }
 
 function assertPercent(field: string, v: number): void {

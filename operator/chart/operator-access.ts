@@ -81,14 +81,24 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: '', resource: 'pods', verbs: ['list', 'watch', 'patch'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/head-serve-label.ts: labelHeadPods (merge patch of one label, the setHeadServeLabel step); operator.ts: Informer of head Pods',
-    why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator)',
+    by: 'lib/runtime/rayservice/head-serve-label.ts: labelHeadPods (merge patch of one label, the setHeadServeLabel step); operator.ts: Informer of head Pods; lib/runtime/rayservice/capacity.ts: listCapacity (bound Pods, spec.nodeName!=); lib/runtime/rayservice/observe.ts: observeSurge (the pending cluster\'s Pods)',
+    why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator); count the requests already bound to each node before an upgrade; read which of the new cluster\'s Pods the scheduler marks Unschedulable',
   },
   {
     group: '', resource: 'pods', verbs: ['delete'], scope: 'cluster',
     by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round of a role run as a StatefulSet, uid-guarded)',
     why: 'replace the Pods of a rolled-back StatefulSet role (RBG v0.6.0, v1alpha1) that run the abandoned revision below the partition the round wrote (the StatefulSet recreates them from the revision before the rollout)',
   },
+  {
+    group: '', resource: 'nodes', verbs: ['list'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/capacity.ts: listCapacity (the capacity preflight, only when a pass would start an upgrade)',
+    why: 'read node labels, taints and allocatable resources to tell whether an upgrade\'s new Pods fit before creating them',
+  },
+  ...(['resourcequotas', 'limitranges'] as const).map((resource): ApiAccess => ({
+    group: '', resource, verbs: ['list'], scope: 'cluster',
+    by: 'lib/runtime/rayservice/capacity.ts: listCapacity (the capacity preflight, in the RayService\'s namespace)',
+    why: resource === 'resourcequotas' ? 'honour the namespace\'s quota (requests.nvidia.com/gpu, cpu, memory, pods) in the capacity preflight' : 'apply the namespace\'s default container requests in the capacity preflight',
+  })),
   {
     group: 'discovery.k8s.io', resource: 'endpointslices', verbs: ['list', 'watch'], scope: 'cluster',
     by: 'operator/operator.ts: Informer (read by lib/runtime/rayservice/serve-endpoints.ts)',

@@ -59,6 +59,8 @@ test('done means the current generation observed with no upgrade in flight', () 
   expect(upgradeDone(serviceView(obj(running, 3, 2)))).toBe(false);
   expect(upgradeDone(serviceView(obj(engine())))).toBe(false);
   expect(upgradeDone(serviceView(obj(undefined)))).toBe(false);
+  // An upgrade capacityPolicy fail refused is not in flight: watching it ends.
+  expect(upgradeDone(serviceView(obj(engine({ phase: 'Failed', reason: 'InsufficientCapacity', pendingClusterName: undefined }))))).toBe(true);
 });
 
 describe("KubeRay's own RayService (ray.io/v1, executor kuberay): the view reads the status KubeRay writes", () => {

@@ -39,7 +39,7 @@ describe('status schema', () => {
     };
     walk(status, 'status');
     expect(Object.keys(status.properties).sort()).toEqual(
-      ['activeServiceStatus', 'conditions', 'engineState', 'lastUpdateTime', 'message', 'nextStepAt', 'numServeEndpoints', 'observedGeneration', 'pendingServiceStatus', 'phase', 'reason', 'servingSpec'].sort(),
+      ['activeServiceStatus', 'capacity', 'conditions', 'engineState', 'lastUpdateTime', 'message', 'nextStepAt', 'numServeEndpoints', 'observedGeneration', 'pendingServiceStatus', 'phase', 'reason', 'servingSpec', 'surgeUnschedulable'].sort(),
     );
     expect(Object.keys(status.properties.activeServiceStatus.properties)).toEqual(['rayClusterName', 'targetCapacity', 'trafficRoutedPercent', 'lastTrafficMigratedTime', 'readyReplicas', 'targetReplicas']);
   });

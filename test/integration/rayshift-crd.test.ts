@@ -171,6 +171,8 @@ describe('admission', () => {
     ['a name with a dot', (m) => (m.metadata.name = 'llm.v2'), 'metadata.name is not a DNS-1035 label', 'metadata.name'],
     ['progressDeadlineSeconds 0', (m) => (m.spec.rayshift.progressDeadlineSeconds = 0), 'spec.rayshift.progressDeadlineSeconds must be an integer from 1 to 2147483647 (int32)', 'spec.rayshift.progressDeadlineSeconds'],
     ['routeKind TCP', (m) => (m.spec.rayshift.routeKind = 'TCP'), 'spec.rayshift.routeKind is not a route kind; allowed: HTTP, GRPC', 'spec.rayshift.routeKind'],
+    ['surgeUnschedulableSeconds 0', (m) => (m.spec.rayshift.surgeUnschedulableSeconds = 0), 'spec.rayshift.surgeUnschedulableSeconds must be an integer from 1 to 2147483647 (int32)', 'spec.rayshift.surgeUnschedulableSeconds'],
+    ['capacityPolicy shrinkFirst', (m) => (m.spec.rayshift.capacityPolicy = 'shrinkFirst'), 'spec.rayshift.capacityPolicy is not a capacity policy; allowed: wait, fail (shrinkFirst is not yet supported)', 'spec.rayshift.capacityPolicy'],
     ['analysis prometheusUrl with a password', (m) => (m.spec.rayshift.analysis = analysis({ prometheusUrl: 'http://u:p@prom:9090' })), 'spec.rayshift.analysis.prometheusUrl must be an http:// or https:// URL', 'spec.rayshift.analysis.prometheusUrl'],
     ['analysis onFailure explode', (m) => (m.spec.rayshift.analysis = analysis({ onFailure: 'explode' })), 'spec.rayshift.analysis.onFailure is not a failure action; allowed: rollback, abort, pause', 'spec.rayshift.analysis.onFailure'],
     ['analysis that never measures', (m) => (m.spec.rayshift.analysis = analysis({ beforeEachStep: false })), 'spec.rayshift.analysis.beforeEachStep is false and background is not true', 'spec.rayshift.analysis.beforeEachStep'],

@@ -86,7 +86,7 @@ describe('validateRayClusterConfig and resolveUpgradeOptions', () => {
     expect(errorPaths(r).sort()).toEqual(['enableInTreeAutoscaling', 'headGroupSpec.template.spec.containers']);
   });
 
-  test('defaults: surge 100, step = surge, deletion delay 60, deadline 600', () => {
+  test('defaults: surge 100, step = surge, deletion delay 60, deadline 600, capacity policy wait, surge bound 120', () => {
     const m = rayService();
     delete m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent;
     delete m.spec.rayClusterDeletionDelaySeconds;
@@ -97,6 +97,8 @@ describe('validateRayClusterConfig and resolveUpgradeOptions', () => {
       intervalSeconds: 60,
       rayClusterDeletionDelaySeconds: 60,
       progressDeadlineSeconds: 600,
+      capacityPolicy: 'wait',
+      surgeUnschedulableSeconds: 120,
     });
     // Without a strategy, KubeRay's default (NewCluster) and interval 1.
     expect(resolveUpgradeOptions({ ...m.spec, upgradeStrategy: undefined })).toMatchObject({ strategy: 'NewCluster', intervalSeconds: 1 });

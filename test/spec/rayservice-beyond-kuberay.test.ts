@@ -195,6 +195,30 @@ describe('validateRayService: rules beyond KubeRay', () => {
     expectClean(validateRayService(m));
   });
 
+  test('capacityPolicy: wait and fail pass; shrinkFirst is named not yet supported; anything else lists the allowed values', () => {
+    const m = rayshiftService();
+    for (const ok of ['wait', 'fail']) {
+      m.spec.rayshift.capacityPolicy = ok;
+      expectClean(validateRayService(m));
+    }
+    m.spec.rayshift.capacityPolicy = 'shrinkFirst';
+    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"shrinkFirst"', 'not yet supported', 'allowed: wait, fail');
+    m.spec.rayshift.capacityPolicy = 'Wait';
+    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"Wait" is not a capacity policy', 'allowed: wait, fail');
+  });
+
+  test('surgeUnschedulableSeconds: an integer from 1 to int32 max', () => {
+    const m = rayshiftService();
+    for (const ok of [1, 120, 2147483647]) {
+      m.spec.rayshift.surgeUnschedulableSeconds = ok;
+      expectClean(validateRayService(m));
+    }
+    for (const bad of [0, -5, 1.5, 2147483648, '60']) {
+      m.spec.rayshift.surgeUnschedulableSeconds = bad;
+      expectOnlyError(validateRayService(m), 'spec.rayshift.surgeUnschedulableSeconds', 'must be an integer from 1 to 2147483647 (int32)', `got ${JSON.stringify(bad)}`);
+    }
+  });
+
   test('gatewayRef with a bad name or namespace is rejected', () => {
     const m = rayshiftService();
     m.spec.rayshift.gatewayRef = { name: 'Shared_GW' };

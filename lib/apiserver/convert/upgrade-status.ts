@@ -53,6 +53,7 @@ export function operatorPhase(phase: unknown, reason: unknown): UpgradePhase {
     case 'RollingBack':
       return UpgradePhase.ROLLING_BACK;
     case 'Invalid':
+    case 'Failed':
       return UpgradePhase.FAILED;
     default:
       return UpgradePhase.UNSPECIFIED;

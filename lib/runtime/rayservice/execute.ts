@@ -23,7 +23,7 @@ import type { RayServiceKube, RayServiceServe } from './ports';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import type { RayServiceStore } from './store';
 
-/** The Events of the analysis. */
+/** The Events of the analysis (and of the capacity preflight, whose events name their own action). */
 const RAYSERVICE_EVENTS: EventSource = { controller: RAYSERVICE_EVENT_CONTROLLER, action: 'Analysis' };
 const SERVE_PUT_TIMEOUT_MS = 30_000;
 

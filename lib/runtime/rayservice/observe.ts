@@ -6,10 +6,15 @@
 import { clusterSpecHash } from '../../engine/cluster-hash';
 import { ObservedCluster, ObservedRoute, RayServiceObservation } from '../../engine/observation';
 import { RayServiceStatus } from '../../engine/status';
-import { RayServiceSpec } from '../../spec/rayservice';
+import { RayServiceSpec, type ResolvedUpgradeOptions } from '../../spec/rayservice';
+import { needsCapacityPreflight } from '../../engine/capacity-policy';
+import { preflightUpgrade } from '../../engine/capacity-demand';
+import type { CapacityVerdict } from '../../engine/capacity-preflight';
+import { listCapacity } from './capacity';
+import { needsSurgeScheduling, surgeSchedulingOf, type SurgeScheduling } from '../../engine/surge-scheduling';
 import { asArray, asObject } from '../../spec/read';
 import { Condition, isConditionTrue } from '../kube/conditions';
-import { KubeObject } from '../kube/types';
+import { KnownTypes, KubeObject } from '../kube/types';
 import { ObjectReader } from '../kube/object-reader';
 import { managedRuleIndices } from '../route/weight-patch';
 import { routeReadiness } from '../route/readiness';
@@ -20,9 +25,10 @@ import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAY
 import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf, isPaused } from '../../engine/steering';
 import type { RayServiceStore } from './store';
 
-/** The logger an observer reports unanswered dashboards to. */
+/** The logger an observer reports unanswered dashboards and unreadable capacity to. */
 interface DebugLogger {
   debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
 }
 
 /** What an observer reads through. */
@@ -32,6 +38,8 @@ export interface RayServiceObserverOptions {
   readonly reader: ObjectReader;
   readonly store: RayServiceStore;
   readonly log: DebugLogger;
+  /** The clock, for an Unschedulable condition without a time. @default Date.now */
+  readonly now?: () => number;
 }
 
 /** The route object type of a spec's `routeKind`. */
@@ -51,6 +59,7 @@ export class RayServiceObserver {
   private readonly serve: Pick<RayServiceServe, 'getServeDetails'>;
   private readonly reader: ObjectReader;
   private readonly store: RayServiceStore;
+  private readonly now: () => number;
   private readonly log: DebugLogger;
 
   constructor(options: RayServiceObserverOptions) {
@@ -59,14 +68,17 @@ export class RayServiceObserver {
     this.reader = options.reader;
     this.store = options.store;
     this.log = options.log;
+    this.now = options.now ?? Date.now;
   }
 
   /**
    * Everything the engine needs, read fresh from the API server and the clusters' dashboards, plus
    * the route object as read (`routeObject`: a weight patch plans against it first). The route is
-   * read when `routeManaged` (`routeManagedFor` of the spec's and the stored status' strategies).
+   * read when `routeManaged` (`routeManagedFor` of the spec's and the stored status' strategies);
+   * the cluster's capacity when the engine's next run would start an upgrade (`needsCapacityPreflight`);
+   * the pending cluster's Pods while one exists (`needsSurgeScheduling`).
    */
-  async observe(svc: KubeObject, spec: RayServiceSpec, routeManaged: boolean): Promise<RayServiceObservation & { routeObject?: KubeObject }> {
+  async observe(svc: KubeObject, spec: RayServiceSpec, routeManaged: boolean, options: ResolvedUpgradeOptions): Promise<RayServiceObservation & { routeObject?: KubeObject }> {
     const namespace = String(svc.metadata.namespace);
     const name = String(svc.metadata.name);
     const annotations = svc.metadata.annotations ?? {};
@@ -84,12 +96,17 @@ export class RayServiceObserver {
     const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
     const override = analysisOverrideOf(annotations[ANALYSIS_OVERRIDE_ANNOTATION]);
     const routeObject = routeManaged ? await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(name, spec.rayshift?.routeKind), namespace) : undefined;
+    const goalSpecHash = clusterSpecHash(spec.rayClusterConfig as never);
+    const capacity = needsCapacityPreflight(engineState, goalSpecHash, clusters, options.strategy) ? await this.observeCapacity(namespace, name, spec, options, engineState.activeClusterName) : undefined;
+    const surgeScheduling = needsSurgeScheduling(engineState) ? await this.observeSurge(namespace, name, engineState.pendingClusterName!) : undefined;
     return {
       ...(routeObject ? { routeObject } : {}),
       name,
       namespace,
-      goalSpecHash: clusterSpecHash(spec.rayClusterConfig as never),
+      goalSpecHash,
       clusters,
+      ...(capacity !== undefined ? { capacity } : {}),
+      ...(surgeScheduling !== undefined ? { surgeScheduling } : {}),
       ...(routeObject ? { route: await this.observeRoute(svc, spec, routeObject, clusters.map((c) => c.name)) } : {}),
       servingCluster: serving ? (asObject(asObject(serving.spec).selector)[CLUSTER_LABEL] as string | undefined) : undefined,
       controls: {
@@ -100,6 +117,27 @@ export class RayServiceObserver {
       },
       status: asObject(svc.status).engineState as RayServiceStatus | undefined,
     };
+  }
+
+  /** The pending cluster's Unschedulable Pods; undefined (nothing reported) when there are none or they cannot be listed. */
+  private async observeSurge(namespace: string, name: string, pending: string): Promise<SurgeScheduling | undefined> {
+    try {
+      const pods = await this.client.list(KnownTypes.Pod, { namespace, labelSelector: { [CLUSTER_LABEL]: pending } });
+      return surgeSchedulingOf(pods.items, this.now());
+    } catch (err) {
+      this.log.warn({ rayservice: `${namespace}/${name}`, err: (err as Error).message }, 'surge scheduling not read: the pending cluster\'s Pods could not be listed');
+      return undefined;
+    }
+  }
+
+  /** The preflight of the upgrade to `spec`; undefined (the upgrade starts unchecked, as before) when the cluster cannot be read. */
+  private async observeCapacity(namespace: string, name: string, spec: RayServiceSpec, options: ResolvedUpgradeOptions, active: string | undefined): Promise<CapacityVerdict | undefined> {
+    try {
+      return preflightUpgrade(spec.rayClusterConfig, options, await listCapacity(this.client, namespace), active);
+    } catch (err) {
+      this.log.warn({ rayservice: `${namespace}/${name}`, err: (err as Error).message }, 'capacity preflight skipped: the cluster could not be read');
+      return undefined;
+    }
   }
 
   async observeCluster(cluster: KubeObject): Promise<ObservedCluster> {

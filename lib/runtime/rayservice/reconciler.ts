@@ -113,7 +113,7 @@ export class RayServiceReconciler {
     this.store = options.store ?? rayshiftServiceStore(options.client, this.reader);
     this.watchDriven = options.watchDriven ?? false;
     this.measured = new PendingMeasurements(this.now, (key, action, error) => this.log.warn({ rayservice: key, metric: action.metric, run: action.runId, error }, 'analysis query failed'));
-    this.observer = new RayServiceObserver({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, log: this.log });
+    this.observer = new RayServiceObserver({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, log: this.log, now: this.now });
     this.executor = new RayServiceExecutor({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, measured: this.measured, now: this.now, warn: (obj, msg) => this.log.warn(obj, msg) });
   }
 
@@ -144,7 +144,7 @@ export class RayServiceReconciler {
     const spec = svc.spec as unknown as RayServiceSpec;
     const options = resolveUpgradeOptions(spec);
     const storedState = asObject(status.engineState) as Partial<RayServiceStatus>;
-    const { routeObject, ...observation } = await this.observer.observe(svc, spec, routeManagedFor(options.strategy, storedState.upgradeStrategy));
+    const { routeObject, ...observation } = await this.observer.observe(svc, spec, routeManagedFor(options.strategy, storedState.upgradeStrategy), options);
     const stored = observation.status;
     const basis = canonicalJson(stored ?? null);
     const held = this.unwritten.get(key);

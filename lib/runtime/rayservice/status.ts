@@ -2,6 +2,7 @@
 import { RayServiceStatus } from '../../engine/status';
 import { describeStatus } from '../../engine/status';
 import type { ObservedCluster } from '../../engine/observation';
+import type { CapacityOutcome } from '../../engine/capacity-preflight';
 import { serveReplicasOf, type SideReplicas } from '../../engine/rayservice-pass';
 import { Condition, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
 
@@ -32,11 +33,17 @@ export function storedServeReplicas(status: Record<string, unknown>): SideReplic
   return { ...(active !== undefined ? { active } : {}), ...(pending !== undefined ? { pending } : {}) };
 }
 
+/** The condition that carries the capacity preflight of the upgrade under way (or refused). */
+export const CAPACITY_CONDITION = 'CapacityFits';
+
+/** The condition reason of each preflight outcome. */
+const CAPACITY_REASONS: Readonly<Record<CapacityOutcome, string>> = { fits: 'Fits', fitsAfterOldShrinks: 'FitsAfterOldShrinks', doesNotFit: 'DoesNotFit' };
+
 /**
  * The status subresource body: KubeRay's field names (`activeServiceStatus`, `pendingServiceStatus`
  * with `targetCapacity`, `trafficRoutedPercent`, `lastTrafficMigratedTime`; conditions `Ready`,
- * `UpgradeInProgress`, `RollbackInProgress`) plus rayshift's `phase`, `reason`, `message`,
- * `nextStepAt`, each side's observed Serve replicas (`readyReplicas`, `targetReplicas`, when
+ * `UpgradeInProgress`, `RollbackInProgress`; rayshift's `CapacityFits` while a preflight is
+ * recorded) plus rayshift's `capacity`, `surgeUnschedulable`, `phase`, `reason`, `message`, `nextStepAt`, each side's observed Serve replicas (`readyReplicas`, `targetReplicas`, when
  * `clusters` observed its head ready), and the engine's state persisted verbatim in `engineState`.
  */
 export function renderStatus(engine: RayServiceStatus, generation: number, previous: readonly Condition[] | undefined, now: Date, clusters: readonly ObservedCluster[] = []): Record<string, unknown> {
@@ -53,11 +60,18 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
   conditions = engine.rollback
     ? mergeConditions(conditions, [{ type: 'RollbackInProgress', status: 'True', reason: engine.rollback, message: `rolling back: ${engine.rollback}`, observedGeneration: generation }], now)
     : removeCondition(conditions, 'RollbackInProgress');
+  const capacity = engine.capacity;
+  const surge = engine.surgeUnschedulable;
+  conditions = capacity
+    ? mergeConditions(conditions, [{ type: CAPACITY_CONDITION, status: capacity.outcome === 'fits' ? 'True' : 'False', reason: CAPACITY_REASONS[capacity.outcome], message: capacity.message ?? 'the upgrade\'s first Pods fit the cluster', observedGeneration: generation }], now)
+    : removeCondition(conditions, CAPACITY_CONDITION);
   return {
     observedGeneration: generation,
     phase: engine.phase,
     reason: engine.reason,
-    message: describeStatus(engine),
+    message: statusMessage(engine),
+    ...(capacity ? { capacity: { outcome: capacity.outcome, ...(capacity.message !== undefined ? { message: capacity.message } : {}), checkedTime: isoTime(capacity.at) } } : {}),
+    ...(surge ? { surgeUnschedulable: { pods: surge.pods, sinceTime: isoTime(surge.since), message: surge.message, boundExceeded: surge.boundExceeded } } : {}),
     ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
     activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, clusters),
     ...(engine.pendingClusterName !== undefined
@@ -66,6 +80,15 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
     conditions,
     engineState: engine,
   };
+}
+
+/** `describeStatus`, then what did not fit at the start and, once past its bound, the surge's Unschedulable Pods. */
+function statusMessage(engine: RayServiceStatus): string {
+  const parts = [describeStatus(engine)];
+  if (engine.capacity?.message !== undefined) parts.push(`capacity preflight: ${engine.capacity.message}`);
+  const surge = engine.surgeUnschedulable;
+  if (surge?.boundExceeded === true) parts.push(`${surge.pods} Pod${surge.pods === 1 ? '' : 's'} of ${engine.pendingClusterName ?? 'the new cluster'} Unschedulable: ${surge.message}`);
+  return parts.join('; ');
 }
 
 /** The status of a RayService whose spec the model rejects: Ready=False naming the first problem; no engine run. */

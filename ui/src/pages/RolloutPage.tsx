@@ -47,7 +47,7 @@ const CONFIRM: Partial<Record<SteeringVerb, string>> = {
 const CHART_TICK_MS = 1_000;
 
 /** Reasons of the operator that stop a rollout (a hold or an end without the new spec), shown as the last stop. */
-const STOP_REASONS = /^(Paused|AnalysisFailed|Aborted|RollbackComplete|RollbackDeadlineExceeded|ProgressDeadlineExceeded|ValidationFailed)$/;
+const STOP_REASONS = /^(Paused|AnalysisFailed|Aborted|RollbackComplete|RollbackDeadlineExceeded|ProgressDeadlineExceeded|SurgeUnschedulable|InsufficientCapacity|ValidationFailed)$/;
 
 /** The rollout page of `namespace/name`. */
 export function RolloutPage({ namespace, name }: { namespace: string; name: string }) {

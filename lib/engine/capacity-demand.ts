@@ -1,0 +1,177 @@
+/**
+ * The inputs of the capacity preflight, read from Kubernetes objects as the API server returns
+ * them: what an upgrade's new RayCluster requests first (`upgradeDemand`), and what the cluster
+ * has (`capacityPictureOf`: nodes, bound Pods, ResourceQuotas). The executor lists the objects;
+ * every rule of reading them (LimitRange defaults, init containers, which Pods the old cluster
+ * gives back) is here.
+ */
+import { parseQuantityMilli } from '../spec/quantity';
+import { clusterShape } from '../spec/raycluster';
+import { asArray, asObject, isObject, type JsonObject } from '../spec/read';
+import type { ResolvedUpgradeOptions } from '../spec/rayservice';
+import { CLUSTER_LABEL } from '../spec/object-names';
+import { capacityPreflight, type BoundPod, type CapacityNode, type CapacityPicture, type CapacityVerdict, type NodeRequirement, type NodeTerm, type PodGroupDemand, type PodPlacement, type PodToleration, type QuotaUsage, type ResourceAmounts } from './capacity-preflight';
+
+/** The objects the executor lists for a preflight, as the API server returned them. */
+export interface ListedCapacity {
+  /** Every Node. */
+  readonly nodes: readonly unknown[];
+  /** Every Pod bound to a node (`spec.nodeName!=`), in every namespace. */
+  readonly pods: readonly unknown[];
+  /** The service namespace's ResourceQuotas. */
+  readonly quotas: readonly unknown[];
+  /** The service namespace's LimitRanges. */
+  readonly limitRanges: readonly unknown[];
+}
+
+/**
+ * The preflight of an upgrade to `cluster` (the goal RayCluster spec) while `activeCluster` serves,
+ * over what the executor listed. Undefined when no Node is visible: there is nothing to judge
+ * (an API server without nodes, or one that hides them), and the upgrade starts as it always did.
+ */
+export function preflightUpgrade(cluster: unknown, opts: Pick<ResolvedUpgradeOptions, 'strategy' | 'maxSurgePercent'>, listed: ListedCapacity, activeCluster: string | undefined): CapacityVerdict | undefined {
+  if (listed.nodes.length === 0) return undefined;
+  return capacityPreflight(upgradeDemand(cluster, opts, listed.limitRanges), capacityPictureOf(listed.nodes, listed.pods, listed.quotas, activeCluster));
+}
+
+/** A LimitRange's `type: Container` defaults, as Kubernetes' LimitRanger applies them at admission. */
+interface ContainerDefaults {
+  readonly requests: Record<string, number>;
+  readonly limits: Record<string, number>;
+}
+
+/** Milli-unit amounts of a `{resource: quantity}` map; entries that are not quantities are skipped. */
+function amounts(list: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [r, q] of Object.entries(asObject(list))) {
+    const v = parseQuantityMilli(q);
+    if (v !== undefined) out[r] = v;
+  }
+  return out;
+}
+
+/** The merged `type: Container` defaults of the namespace's LimitRanges (the first LimitRange setting a resource wins). */
+function containerDefaults(limitRanges: readonly unknown[]): ContainerDefaults {
+  const requests: Record<string, number> = {};
+  const limits: Record<string, number> = {};
+  for (const lr of limitRanges) {
+    for (const item of asArray(asObject(asObject(lr).spec).limits).map(asObject)) {
+      if (item.type !== 'Container') continue;
+      for (const [r, v] of Object.entries(amounts(item.defaultRequest))) requests[r] ??= v;
+      for (const [r, v] of Object.entries(amounts(item.default))) limits[r] ??= v;
+    }
+  }
+  return { requests, limits };
+}
+
+/**
+ * One container's requests after admission: its requests; a limit without a request requests the
+ * limit; a resource it sets neither for takes the LimitRange's `defaultRequest`, else its `default`.
+ */
+function containerRequests(container: unknown, defaults: ContainerDefaults): Record<string, number> {
+  const resources = asObject(asObject(container).resources);
+  const limits = amounts(resources.limits);
+  const out: Record<string, number> = { ...amounts(resources.requests) };
+  for (const [r, v] of Object.entries(limits)) out[r] ??= v;
+  for (const r of new Set([...Object.keys(defaults.requests), ...Object.keys(defaults.limits)])) {
+    if (out[r] === undefined) out[r] = defaults.requests[r] ?? defaults.limits[r];
+  }
+  return out;
+}
+
+/**
+ * What one Pod of a template requests, as the scheduler counts it: containers and sidecars
+ * (init containers with `restartPolicy: Always`) add up, and a plain init container counts alone
+ * when it needs more (they run one at a time, first). `pods` is 1000: one Pod.
+ */
+export function podRequests(template: unknown, limitRanges: readonly unknown[] = []): ResourceAmounts {
+  const spec = asObject(asObject(template).spec);
+  const defaults = containerDefaults(limitRanges);
+  const total: Record<string, number> = {};
+  const add = (r: Record<string, number>) => {
+    for (const [name, n] of Object.entries(r)) total[name] = (total[name] ?? 0) + n;
+  };
+  for (const c of asArray(spec.containers)) add(containerRequests(c, defaults));
+  const inits = asArray(spec.initContainers);
+  for (const c of inits) if (asObject(c).restartPolicy === 'Always') add(containerRequests(c, defaults));
+  for (const c of inits) {
+    if (asObject(c).restartPolicy === 'Always') continue;
+    for (const [name, n] of Object.entries(containerRequests(c, defaults))) total[name] = Math.max(total[name] ?? 0, n);
+  }
+  total.pods = 1000;
+  return total;
+}
+
+/** Where Pods of a template may go: node selector, required node affinity, tolerations. */
+export function podPlacement(template: unknown): PodPlacement {
+  const spec = asObject(asObject(template).spec);
+  const selector = Object.fromEntries(Object.entries(asObject(spec.nodeSelector)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const required = asObject(asObject(asObject(spec.affinity).nodeAffinity).requiredDuringSchedulingIgnoredDuringExecution);
+  const terms = asArray(required.nodeSelectorTerms).map(asObject).map((t): NodeTerm => ({ matchExpressions: requirements(t.matchExpressions), matchFields: requirements(t.matchFields) }));
+  const tolerations = asArray(spec.tolerations).filter(isObject).map((t): PodToleration => ({
+    ...(typeof t.key === 'string' ? { key: t.key } : {}),
+    ...(typeof t.operator === 'string' ? { operator: t.operator } : {}),
+    ...(typeof t.value === 'string' ? { value: t.value } : {}),
+    ...(typeof t.effect === 'string' ? { effect: t.effect } : {}),
+  }));
+  return { nodeSelector: selector, requiredTerms: terms, tolerations };
+}
+
+function requirements(list: unknown): NodeRequirement[] {
+  return asArray(list).filter(isObject).map((r) => ({ key: String(r.key), operator: String(r.operator), values: asArray(r.values).map(String) }));
+}
+
+/**
+ * What an upgrade of `cluster` (a RayCluster spec) asks the scheduler for before the old cluster
+ * gives anything back: the head Pod and, per worker group, what the first capacity step starts.
+ * Blue/green (`NewCluster`) starts every worker at once; the incremental upgrade starts its
+ * `minReplicas` and grows by `maxSurgePercent` of its full size (`clusterShape`), rounded up.
+ */
+export function upgradeDemand(cluster: unknown, opts: Pick<ResolvedUpgradeOptions, 'strategy' | 'maxSurgePercent'>, limitRanges: readonly unknown[] = []): PodGroupDemand[] {
+  const shape = clusterShape(cluster);
+  const c = asObject(cluster);
+  const headTemplate = asObject(c.headGroupSpec).template;
+  const out: PodGroupDemand[] = [{ name: 'head', pods: 1, requests: podRequests(headTemplate, limitRanges), placement: podPlacement(headTemplate) }];
+  const groups = asArray(c.workerGroupSpecs).map(asObject);
+  shape.workerGroups.forEach((g, i) => {
+    const template = groups[i].template;
+    const replicas = opts.strategy === 'NewClusterWithIncrementalUpgrade'
+      ? Math.min(g.replicas, Math.max(g.minReplicas, Math.ceil((g.replicas * opts.maxSurgePercent) / 100)))
+      : g.replicas;
+    out.push({ name: g.groupName, pods: replicas * g.podsPerReplica, requests: podRequests(template, limitRanges), placement: podPlacement(template) });
+  });
+  return out;
+}
+
+/**
+ * The cluster as the preflight sees it, from listed objects: schedulable facts of each Node, the
+ * requests of every Pod bound to a node and not finished (those of `oldCluster`, by its
+ * `ray.io/cluster` label, marked releasable), and each ResourceQuota's hard and used amounts.
+ */
+export function capacityPictureOf(nodes: readonly unknown[], pods: readonly unknown[], quotas: readonly unknown[], oldCluster: string | undefined): CapacityPicture {
+  return {
+    nodes: nodes.map(asObject).map(nodeOf),
+    pods: pods.map(asObject).filter(isBound).map((p): BoundPod => {
+      const old = oldCluster !== undefined && asObject(asObject(p.metadata).labels)[CLUSTER_LABEL] === oldCluster;
+      return { node: String(asObject(p.spec).nodeName), requests: podRequests(p), ...(old ? { releasable: true } : {}) };
+    }),
+    quotas: quotas.map(asObject).map((q): QuotaUsage => ({
+      name: String(asObject(q.metadata).name),
+      hard: amounts(asObject(q.status).hard ?? asObject(q.spec).hard),
+      used: amounts(asObject(q.status).used),
+    })),
+  };
+}
+
+function nodeOf(n: JsonObject): CapacityNode {
+  const spec = asObject(n.spec);
+  const taints = asArray(spec.taints).filter(isObject).map((t) => ({ key: String(t.key), ...(typeof t.value === 'string' ? { value: t.value } : {}), effect: String(t.effect) }));
+  const labels = Object.fromEntries(Object.entries(asObject(asObject(n.metadata).labels)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return { name: String(asObject(n.metadata).name), labels, taints, allocatable: amounts(asObject(n.status).allocatable), ...(spec.unschedulable === true ? { unschedulable: true } : {}) };
+}
+
+/** Bound to a node and still holding its requests (Succeeded and Failed Pods give them back). */
+function isBound(p: JsonObject): boolean {
+  const phase = asObject(p.status).phase;
+  return typeof asObject(p.spec).nodeName === 'string' && asObject(p.spec).nodeName !== '' && phase !== 'Succeeded' && phase !== 'Failed';
+}

@@ -1,0 +1,53 @@
+/**
+ * The capacity policy at the start of an upgrade (`spec.rayshift.capacityPolicy`), applied to the
+ * preflight's verdict: `wait` starts the upgrade as without a preflight (the pending cluster is
+ * created and its Pods wait for the scheduler, as KubeRay's do, so a node autoscaler sees them ask
+ * for capacity) with the reason in `status.capacity` and one Warning Event; `fail` refuses it
+ * (phase Failed, no pending cluster) until the goal spec changes. `fitsAfterOldShrinks` is a misfit
+ * here: only a zero-surge upgrade (`shrinkFirst`, not built yet) could start it without waiting.
+ */
+import type { EngineRun } from './engine-run';
+import type { ObservedCluster } from './observation';
+import { RAY_SERVICE_DEFAULTS } from '../spec/rayservice';
+import type { RayServiceStatus } from './status';
+
+/** Reason of the Event (and, under `fail`, of the status) when an upgrade's Pods do not fit. */
+export const CAPACITY_EVENT_REASON = 'InsufficientCapacity';
+
+/**
+ * Whether the next engine run would start an upgrade, so the executor should read the cluster's
+ * capacity for it: an active cluster serves, nothing is pending, the goal spec differs from the
+ * active cluster's and was not given up, and the strategy creates a second cluster.
+ */
+export function needsCapacityPreflight(status: Partial<RayServiceStatus> | undefined, goalSpecHash: string, clusters: readonly ObservedCluster[], strategy: string): boolean {
+  if (strategy === 'None' || status === undefined || status.pendingClusterName !== undefined || status.activeClusterName === undefined) return false;
+  const active = clusters.find((c) => c.name === status.activeClusterName);
+  return active !== undefined && active.specHash !== goalSpecHash && status.rejectedSpecHash !== goalSpecHash;
+}
+
+/**
+ * Applies the policy to the run's preflight and records it in `s.capacity`; true when the upgrade
+ * starts now (always, unless `fail` meets a misfit). A run decides a preflight once per upgrade
+ * (the next has a pending cluster, or a refused spec, and asks for none), so a misfit records one Event.
+ */
+export function admitUpgrade(r: EngineRun): boolean {
+  const { s, now } = r;
+  const verdict = r.obs.capacity;
+  if (verdict === undefined) {
+    s.capacity = undefined;
+    return true;
+  }
+  s.capacity = { outcome: verdict.outcome, ...(verdict.message !== undefined ? { message: verdict.message } : {}), at: now };
+  if (verdict.outcome === 'fits') return true;
+  const fail = (r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy) === 'fail';
+  const why = verdict.outcome === 'fitsAfterOldShrinks'
+    ? `${verdict.message ?? ''} (it fits only once the old cluster shrinks, which needs capacityPolicy shrinkFirst, not yet supported)`
+    : verdict.message ?? '';
+  const what = fail ? 'not started (capacityPolicy fail)' : 'started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait)';
+  r.events.push({ type: 'Warning', reason: CAPACITY_EVENT_REASON, action: 'CapacityPreflight', message: `upgrade ${what}: ${why}` });
+  if (!fail) return true;
+  s.reason = CAPACITY_EVENT_REASON;
+  s.phase = 'Failed';
+  s.rejectedSpecHash = r.obs.goalSpecHash;
+  return false;
+}

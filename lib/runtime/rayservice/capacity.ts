@@ -1,0 +1,19 @@
+/**
+ * Lists what the capacity preflight (lib/engine/capacity-demand.ts) reads: every Node, every Pod
+ * bound to a node (a field selector, so Pending Pods are never transferred), and the namespace's
+ * ResourceQuotas and LimitRanges. Reads only, each a `list` the operator's RBAC grants.
+ */
+import type { ListedCapacity } from '../../engine/capacity-demand';
+import { KnownTypes } from '../kube/types';
+import type { RayServiceKube } from './ports';
+
+/** Lists the cluster's capacity for a preflight of an upgrade in `namespace`. */
+export async function listCapacity(client: Pick<RayServiceKube, 'list'>, namespace: string): Promise<ListedCapacity> {
+  const [nodes, pods, quotas, limitRanges] = await Promise.all([
+    client.list(KnownTypes.Node),
+    client.list(KnownTypes.Pod, { fieldSelector: 'spec.nodeName!=' }),
+    client.list(KnownTypes.ResourceQuota, { namespace }),
+    client.list(KnownTypes.LimitRange, { namespace }),
+  ]);
+  return { nodes: nodes.items, pods: pods.items, quotas: quotas.items, limitRanges: limitRanges.items };
+}
