@@ -9,11 +9,17 @@
  * so on the way back the new release's weight is 0 before any of its replicas is returned.
  */
 import { asArray, asObject, isInteger, type JsonObject } from '../spec/read';
+import { routerName } from '../spec/rbg-router';
 import { routerWeights, type RoutedRole } from './rbg-router-weight';
 import type { CoordinationStatus, ExecutorRule, ObservedRole, RolloutEvent } from './rbg-coordination-types';
 
 /** Reason of the Event recorded for every change of a router route's weights. */
 export const ROUTER_WEIGHTS_EVENT = 'RouterWeights';
+
+/** The name of rule `rule`'s router route in group `group` (`routerName`), for the executor to read. */
+export function routerRouteName(group: string, rule: string): string {
+  return routerName(group, rule);
+}
 
 /** A rule's router route as the executor read it. */
 export interface ObservedRouterRoute {

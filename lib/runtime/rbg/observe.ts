@@ -82,7 +82,9 @@ export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, W
     const name = String(role.name);
     const desired = isInteger(role.replicas) ? role.replicas : 1;
     const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
-    const routerRevision = asObject(asObject(asObject(role.template).metadata).labels)[ROUTER_REVISION_LABEL];
+    // The template is `template` (v1alpha1) or under the role's pattern (v1alpha2).
+    const template = role.template ?? asObject(role.standalonePattern).template ?? asObject(role.leaderWorkerPattern).template;
+    const routerRevision = asObject(asObject(asObject(template).metadata).labels)[ROUTER_REVISION_LABEL];
     out.set(name, {
       name,
       index,

@@ -5,10 +5,9 @@
  * re-read and re-planned when the server refuses it as a conflict), each write followed by its Event.
  */
 import type { ExecutorRule } from '../../engine/rbg-coordination-types';
-import type { ObservedRouterRoute, SetRouterWeightsAction } from '../../engine/rbg-router-step';
+import { routerRouteName, type ObservedRouterRoute, type SetRouterWeightsAction } from '../../engine/rbg-router-step';
 import { HTTPROUTE } from '../../spec/object-names';
 import type { JsonObject } from '../../spec/read';
-import { routerName } from '../../spec/rbg-router';
 import type { KubeClient } from '../kube/client';
 import { recordEvents, type EventSource } from '../kube/events';
 import type { KubeObject } from '../kube/types';
@@ -19,7 +18,7 @@ export async function observeRouterRoutes(client: KubeClient, group: KubeObject,
   const out = new Map<string, ObservedRouterRoute>();
   for (const rule of rules) {
     if (!rule.router) continue;
-    const name = routerName(String(group.metadata.name), rule.name);
+    const name = routerRouteName(String(group.metadata.name), rule.name);
     const route = await client.tryGet(HTTPROUTE, name, String(group.metadata.namespace));
     out.set(rule.name, { name, ...(route ? { route: route as unknown as JsonObject } : {}) });
   }
