@@ -95,6 +95,11 @@ export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
     return none(`route ${observed.name} has no backend ${observed.name}-${current} for the current release: render the routers with previousRevision set to the release rolled from`);
   }
   const rollingBack = status.rollback !== undefined || status.phase === 'RollingBack' || status.phase === 'RolledBack';
+  // A workload that has not observed its latest spec reports no counts: keep the route as it is
+  // (0 new ready would send everything to an old release that may have no replica left).
+  if (!rollingBack && (!prefill.progress || !decode.progress)) {
+    return { status: { route: observed.name, releases: onRoute.map((b) => ({ revision: b.revision, service: b.service, weight: b.weight, current: b.revision === current })), removeOld: false } };
+  }
   const weights = routerWeights([prefill, decode].map(routedRole), rollingBack);
   const older = onRoute.filter((b) => b.revision !== current);
   // The first older router takes the old release's share; any further one (a rollout replaced mid-way) none.

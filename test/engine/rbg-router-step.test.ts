@@ -91,6 +91,13 @@ describe('routerStep', () => {
     expect(routerStep(rule, r, progressing, route(['old0000001', 100], ['new0000001', 0])).status.releases.map((x) => x.weight)).toEqual([75, 25]);
   });
 
+  test('keeps the route as it is while a routed role reports no counts (its workload has not observed its spec)', () => {
+    const r = roles('new0000001', [4, 2]);
+    r.set('decode', { ...r.get('decode')!, progress: undefined });
+    const held = routerStep(rule, r, progressing, route(['old0000001', 0], ['new0000001', 100]));
+    expect([held.action, held.status.releases.map((x) => x.weight)]).toEqual([undefined, [0, 100]]);
+  });
+
   test('a rollback takes the new release to 0 at once, whatever is ready', () => {
     const back = routerStep(rule, roles('new0000001', [4, 2]), { phase: 'RollingBack', rollback: { cause: 'x', rounds: 0, startedAt: '' } } as CoordinationStatus, route(['old0000001', 25], ['new0000001', 75]));
     expect(back.action?.backends).toEqual([
