@@ -17,7 +17,9 @@ function sglang(role: 'prefill' | 'decode', image: string): PodTemplateJson {
  * decode pods, behind an HTTPRoute on the Gateway `inference`, so no request pairs a prefill and a
  * decode of different releases. To roll a new image, synthesize with `image` set to it and
  * `previousRevision` set to the group's `routerRevision('pd-rollout')` before the change: the old
- * release's router stays, and the route starts with all traffic on it.
+ * release's router stays, and the route starts with all traffic on it; the operator then moves the
+ * route's weights as new prefill and decode replicas become ready (Event `RouterWeights`), and
+ * `rayshift status rbg/pd-routed` shows each release's weight.
  */
 export class PrefillDecodeRoutedChart extends Chart {
   /** The group, for its `routerRevision('pd-rollout')`. */

@@ -1,12 +1,12 @@
 /**
  * What `rayshift status rbg/NAME` shows of a RoleBasedGroup whose coordinated rollout rayshift
  * executes: per coordination its phase, rounds, skew against maxSkew, the blocking role and the
- * deadline; per role bars of updated and ready replicas; its analysis as a RayService's
+ * deadline; per role bars of updated and ready replicas; the router route's weight per release; its analysis as a RayService's
  * (`analysis-view.ts`). Pure functions of the group object.
  */
 import type { WarmupGateStatus } from '../engine/rbg-warmup';
 import type { CoordinationStatus } from '../engine/rbg-coordination-types';
-import { describeCoordination, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
+import { describeCoordination, describeRouter, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
 import { analysisLines, analysisSummary } from './analysis-view';
 import { bar } from './status-view';
 import { Style } from './style';
@@ -66,6 +66,7 @@ export function renderGroupScreen(v: GroupView, now: number, style: Style, barWi
       lines.push(`    ${pad(r.name, 12)} updated ${style.green(bar((r.updated / Math.max(1, r.desired)) * 100, barWidth))} ${String(r.updated).padStart(4)}/${r.desired}   ready ${bar((r.ready / Math.max(1, r.desired)) * 100, barWidth / 2)} ${String(r.ready).padStart(4)}   partition ${r.partition}  ${r.phase}`);
     }
     if (c.blockingRole !== undefined) lines.push(style.yellow(`    blocked by ${c.blockingRole}: ${c.message}`));
+    if (c.router !== undefined) lines.push(c.router.problem !== undefined ? style.yellow(`    ${describeRouter(c.router)}`) : `    ${describeRouter(c.router)}`);
     if (c.deadlineAt !== undefined && c.phase === 'Progressing') {
       const left = Date.parse(c.deadlineAt) - now;
       lines.push(`    progress deadline ${left > 0 ? `in ${Math.ceil(left / 1000)}s` : 'passed'} (${c.deadlineAt})`);

@@ -3,13 +3,15 @@
  * where it stands while its warmup runs, else `coordinationStep`, gated by the group's analysis
  * when it has one (`analysedCoordinationStep`), or, when a person asked to roll the rule's rollout
  * back (`rollback` of `rbg-steering.ts`), the first of its rollback rounds — the rounds written, the
- * measurements to take and when to look again. The runtime's reconciler observes the group, asks for this, and writes the result.
+ * measurements to take and when to look again; for a rule with a `router`, the weights its route
+ * should carry after that step (`routerStep`). The runtime's reconciler observes the group, asks for this, and writes the result.
  */
 import type { MeasureAnalysisAction } from './actions';
 import { analysedCoordinationStep, type GroupAnalysisInput } from './rbg-analysis';
 import { coordinationStep, ruleRevision, startRollback } from './rbg-coordination';
 import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type CoordinationStepInput, type ExecutorRule, type ObservedRole, type RolloutEvent } from './rbg-coordination-types';
 import type { RbgRollbackRequest } from './rbg-steering';
+import { routerStep, type ObservedRouterRoute, type SetRouterWeightsAction } from './rbg-router-step';
 import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
 
 /** What a pass over a group sees. */
@@ -27,6 +29,8 @@ export interface CoordinationPassInput {
   readonly analysis?: GroupAnalysisInput;
   /** A person's `rollback` (the group's `rayshift.dev/rollback` annotation), when one is set. */
   readonly rollback?: RbgRollbackRequest;
+  /** Each routed rule's router route as read, by rule name (rules with a `router`). */
+  readonly routes?: ReadonlyMap<string, ObservedRouterRoute>;
   /** Epoch ms. */
   readonly now: number;
 }
@@ -41,22 +45,36 @@ export interface CoordinationPass {
   readonly wakeAt?: number;
   /** Analysis measurements to take for the next pass. */
   readonly measure: readonly MeasureAnalysisAction[];
+  /** Router route weights to write before the steps' role writes (the way back's 0 lands before a replica returns). */
+  readonly routerWrites: readonly SetRouterWeightsAction[];
 }
 
 /** See the file comment. */
 export function coordinationPass(input: CoordinationPassInput): CoordinationPass {
-  const { rules, roles, controllerCaughtUp, gate, now } = input;
+  const { rules, roles, gate } = input;
+  const routerWrites: SetRouterWeightsAction[] = [];
   const steps = rules.map((rule) => {
-    const prior = input.previous.find((c) => c.name === rule.name);
-    if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
-    // A status written while the warmup held the rule describes no round: the rollout starts afresh.
-    const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now };
-    if (prior && requested(input.rollback, prior) && prior.revision === ruleRevision(rule, roles)) return steeredRollback(step, prior, input.rollback!.cause);
-    return input.analysis ? analysedCoordinationStep(step, input.analysis) : coordinationStep(step);
+    const step = ruleStep(input, rule);
+    const observed = rule.router && input.routes?.get(rule.name);
+    if (!observed) return step;
+    const routed = routerStep(rule, roles, step.status, observed);
+    if (routed.action) routerWrites.push(routed.action);
+    return { ...step, status: { ...step.status, router: routed.status } };
   });
   const wakes = [...steps.map((s) => s.wakeAt), gate?.decision.wakeAt].filter((t): t is number => t !== undefined);
   const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
-  return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}), measure: steps.flatMap((s) => s.measure ?? []) };
+  return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}), measure: steps.flatMap((s) => s.measure ?? []), routerWrites };
+}
+
+/** One rule's coordination step: held by its warmup, a requested rollback's first round, or the (analysed) step. */
+function ruleStep(input: CoordinationPassInput, rule: ExecutorRule): CoordinationStep {
+  const { roles, controllerCaughtUp, gate, now } = input;
+  const prior = input.previous.find((c) => c.name === rule.name);
+  if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
+  // A status written while the warmup held the rule describes no round: the rollout starts afresh.
+  const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now };
+  if (prior && requested(input.rollback, prior) && prior.revision === ruleRevision(rule, roles)) return steeredRollback(step, prior, input.rollback!.cause);
+  return input.analysis ? analysedCoordinationStep(step, input.analysis) : coordinationStep(step);
 }
 
 /** The rollout `prior` is one a person asked to roll back, and it is in flight or stopped (not yet rolling back, nor finished). */

@@ -8,6 +8,7 @@ import type { ResolvedRouterOptions } from '../spec/rbg-router';
 import type { MeasureAnalysisAction } from './actions';
 import type { AnalysisStatus } from './analysis-status';
 import type { RbgPlanRole } from './plan-rbg';
+import type { RouterStatus } from './rbg-router-step';
 
 /** One rolling-update rule as the executor runs it. */
 export interface ExecutorRule {
@@ -75,6 +76,8 @@ export interface ObservedRole {
   readonly revision: string;
   /** Progress counts; undefined when neither the group's status nor the workload reports the role. */
   readonly progress?: RoleProgress;
+  /** The release its pod template is labelled with (`rayshift.dev/router-revision`), when a router marks it. */
+  readonly routerRevision?: string;
 }
 
 /** Where a coordination stands. */
@@ -176,6 +179,8 @@ export interface CoordinationStatus {
   readonly rollback?: RollbackStatus;
   /** The coordination's conditions (a rollback's `RolledBack`). */
   readonly conditions?: readonly CoordinationCondition[];
+  /** The rule's version-matched router: each release's router and its weight on the route (`routerStep`). */
+  readonly router?: RouterStatus;
 }
 
 /** The analysis of one coordination: its runs and verdicts, and the new revision's share they measure. */

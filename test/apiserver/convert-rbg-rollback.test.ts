@@ -84,3 +84,17 @@ test('without the executor\'s status the rule has no phase', () => {
   expect(c.phase).toBe('');
   expect(c.rollback).toBeUndefined();
 });
+
+test('a routed rule carries its router route\'s weight per release, over REST JSON and gRPC binary alike', () => {
+  const router = { route: 'pd-pd-router', removeOld: false, releases: [{ revision: '1a2b3c4d5e', service: 'pd-pd-router-1a2b3c4d5e', weight: 100, current: false }, { revision: '6f7a8b9c0d', service: 'pd-pd-router-6f7a8b9c0d', weight: 0, current: true }] };
+  const g = roleBasedGroupFromKube(group({ ...ROLLING_BACK, router }), undefined);
+  expect(g.coordination[0].router).toMatchObject({ route: 'pd-pd-router', removeOld: false, problem: '' });
+  expect(g.coordination[0].router?.releases.map((r) => [r.revision, r.service, r.weight, r.current])).toEqual([
+    ['1a2b3c4d5e', 'pd-pd-router-1a2b3c4d5e', 100, false],
+    ['6f7a8b9c0d', 'pd-pd-router-6f7a8b9c0d', 0, true],
+  ]);
+  const json = toJson(RoleBasedGroupSchema, g) as any;
+  expect(json.coordination[0].router).toEqual({ route: 'pd-pd-router', releases: [{ revision: '1a2b3c4d5e', service: 'pd-pd-router-1a2b3c4d5e', weight: 100 }, { revision: '6f7a8b9c0d', service: 'pd-pd-router-6f7a8b9c0d', current: true }] });
+  expect(fromBinary(RoleBasedGroupSchema, toBinary(RoleBasedGroupSchema, g))).toEqual(g);
+  expect(roleBasedGroupFromKube(group(ROLLING_BACK), undefined).coordination[0].router).toBeUndefined();
+});

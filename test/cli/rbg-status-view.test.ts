@@ -104,3 +104,14 @@ test('the way back shows as the way forward: the rollback round, each role on th
   expect(rolloutFinished(v)).toEqual({ done: false, failed: false });
   expect(rolloutFinished(groupView(group({ observedGeneration: 4, coordinations: [{ ...back, phase: 'RolledBack' }] })))).toEqual({ done: true, failed: true });
 });
+
+test('the screen and the log line show the router route\'s weight per release, or why none is written', () => {
+  const router = { route: 'pd-pd-router', removeOld: false, releases: [{ revision: '1a2b3c4d5e', service: 'pd-pd-router-1a2b3c4d5e', weight: 75, current: false }, { revision: '6f7a8b9c0d', service: 'pd-pd-router-6f7a8b9c0d', weight: 25, current: true }] };
+  const v = groupView(group({ observedGeneration: 4, coordinations: [coordination({ router })] }));
+  expect(renderGroupScreen(v, T, plain).join('\n')).toContain('    route pd-pd-router: old 1a2b3c4d5e 75%, new 6f7a8b9c0d 25%');
+  expect(renderGroupLines(v, T)[0]).toMatch(/updated; skew 7\.5% ≤ 10%; route pd-pd-router: old 1a2b3c4d5e 75%, new 6f7a8b9c0d 25%$/);
+  const done = groupView(group({ observedGeneration: 4, coordinations: [coordination({ router: { ...router, removeOld: true, releases: [{ ...router.releases[0], weight: 0 }, { ...router.releases[1], weight: 100 }] } })] }));
+  expect(renderGroupScreen(done, T, plain).join('\n')).toContain('route pd-pd-router: old 1a2b3c4d5e 0%, new 6f7a8b9c0d 100% (old router may go)');
+  const missing = groupView(group({ observedGeneration: 4, coordinations: [coordination({ router: { route: 'pd-pd-router', releases: [], removeOld: false, problem: 'route pd-pd-router not found: render the rule\'s routers' } })] }));
+  expect(renderGroupScreen(missing, T, plain).join('\n')).toContain('route pd-pd-router: no weights written: route pd-pd-router not found');
+});

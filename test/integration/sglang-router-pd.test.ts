@@ -9,11 +9,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import * as http from 'node:http';
-import { Proc, Supervisor, freePorts, httpGet, pollUntil } from '../support/processes';
+import { Proc, Supervisor } from '../support/processes';
+import { generate, requireSglangRouter, startSglangRouter } from '../support/sglang-router';
 import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
 
-const PYTHON = path.join(process.env.RAYSHIFT_SGLANG_ROUTER_VENV ?? path.join(__dirname, '..', '..', '.venv-sglang-router'), 'bin', 'python');
 const REQUESTS = 40;
 
 let dir: string;
@@ -26,7 +25,7 @@ const decodes: Record<string, SimulatedWorker[]> = { r1: [], r2: [] };
 const routers: Proc[] = [];
 
 beforeAll(async () => {
-  if (!fs.existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: run \`bash scripts/install-sglang-router.sh\` first`);
+  requireSglangRouter();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-sglang-router-'));
   supervisor = new Supervisor(dir, 'RAYSHIFT_KEEP_SGLANG_ROUTER');
   for (const release of ['r1', 'r2']) {
@@ -46,41 +45,8 @@ afterAll(async () => {
   if (dir && process.env.RAYSHIFT_KEEP_SGLANG_ROUTER !== '1') fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/**
- * Starts the real router in PD mode over `p` and `d` and waits until it has registered them. Policy
- * random: round robin's pairing depends on the order the router registers the workers in, which
- * varies between runs and can line releases up by chance.
- */
-async function startRouter(name: string, p: readonly (SimulatedWorker & { bootstrapPort: number })[], d: readonly SimulatedWorker[]): Promise<string> {
-  // Each router also serves Prometheus metrics (29000 by default): two on one host need two ports.
-  const [port, metrics] = await freePorts(2);
-  const args = ['-m', 'sglang_router.launch_router', '--pd-disaggregation', '--policy', 'random', '--host', '127.0.0.1', '--port', String(port), '--prometheus-host', '127.0.0.1', '--prometheus-port', String(metrics)];
-  for (const w of p) args.push('--prefill', w.url, String(w.bootstrapPort));
-  for (const w of d) args.push('--decode', w.url);
-  const log = path.join(dir, `${name}.log`);
-  const proc = supervisor.launch(name, PYTHON, args, log);
-  routers.push(proc);
-  const url = `http://127.0.0.1:${port}`;
-  await pollUntil(`${name} to register its ${p.length + d.length} workers`, async () => {
-    const r = await httpGet(`${url}/workers`);
-    return r.status === 200 && (JSON.parse(r.text).workers ?? []).length === p.length + d.length ? undefined : `HTTP ${r.status} ${r.text.slice(0, 200)}`;
-  }, { timeoutMs: 60_000, procs: [proc], logs: [{ file: log, lines: 20 }] });
-  return url;
-}
-
-/** POSTs one generate request; resolves with the HTTP status. */
-function generate(url: string, i: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ text: `request ${i}`, sampling_params: { max_new_tokens: 1 } });
-    const req = http.request(`${url}/generate`, { method: 'POST', headers: { 'content-type': 'application/json' }, timeout: 30_000, agent: false }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('timeout', () => req.destroy(new Error(`request ${i}: no answer within 30 s`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** Starts the real router over `p` and `d`, stopped after the test. */
+const startRouter = (name: string, p: readonly (SimulatedWorker & { bootstrapPort: number })[], d: readonly SimulatedWorker[]): Promise<string> => startSglangRouter(supervisor, dir, name, p, d, routers);
 
 /** Sends `REQUESTS` requests one after another, each to the router `pick(i)` names; returns the statuses and the pairs served. */
 async function run(pick: (i: number) => string): Promise<{ ok: number; failed: number; pairs: ServedPair[] }> {

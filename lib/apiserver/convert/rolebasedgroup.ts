@@ -4,7 +4,8 @@
  * CoordinatedPolicy) lists its roles' updated percentages, their
  * spread and whether the spread is within the rule's `maxSkew`, and, when rayshift executes the
  * rollout, where it stands (phase, reason, rounds; on the way back its rollback rounds, conditions and
- * each role's replicas on the abandoned and the previous revision) and its analysis (the rule's
+ * each role's replicas on the abandoned and the previous revision), the router route's weight per
+ * release (a rule with a `router`) and its analysis (the rule's
  * entry of the status annotation). RBG itself reports only `Ready`.
  */
 import { create } from '@bufbuild/protobuf';
@@ -72,6 +73,7 @@ function coordination(group: KubeObject, policy: KubeObject | undefined, roles: 
       ...(analysis ? { analysis } : {}),
       ...(status ? { phase: status.phase, reason: status.reason, message: status.message, rounds: status.rounds, conditions: conditionsOf(status) } : {}),
       ...(status?.rollback ? { rollback: status.rollback } : {}),
+      ...(status?.router ? { router: { route: status.router.route, releases: status.router.releases.map((r) => ({ ...r })), removeOld: status.router.removeOld, problem: status.router.problem ?? '' } } : {}),
     };
   });
 }

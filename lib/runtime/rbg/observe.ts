@@ -10,6 +10,7 @@ import { JsonObject, asArray, asObject, isInteger } from '../../spec/read';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { resolveMaxUnavailable } from '../../engine/from-spec';
 import type { ObservedRole, RoleProgress } from '../../engine/rbg-coordination-types';
+import { ROUTER_REVISION_LABEL } from '../../spec/object-names';
 
 /** The status of a role's workload (RoleInstanceSet, StatefulSet, LeaderWorkerSet), as far as the executor reads it. */
 export interface WorkloadStatus {
@@ -81,6 +82,9 @@ export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, W
     const name = String(role.name);
     const desired = isInteger(role.replicas) ? role.replicas : 1;
     const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
+    // The template is `template` (v1alpha1) or under the role's pattern (v1alpha2).
+    const template = role.template ?? asObject(role.standalonePattern).template ?? asObject(role.leaderWorkerPattern).template;
+    const routerRevision = asObject(asObject(asObject(template).metadata).labels)[ROUTER_REVISION_LABEL];
     out.set(name, {
       name,
       index,
@@ -92,6 +96,7 @@ export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, W
       ...(partitionBelowReplicas ? { partitionBelowReplicas: true } : {}),
       revision: roleRevision(role),
       progress: roleProgress(statuses.get(name), workloads.get(name)),
+      ...(typeof routerRevision === 'string' ? { routerRevision } : {}),
     });
   });
   return out;

@@ -11,7 +11,9 @@
  * With the group's analysis, the measurements the pass asks for are taken after the patch (the
  * same runtime function as a RayService's) and handed to the next pass, which runs at once. A
  * rollback round's replicas on the abandoned revision are replaced after the patch too
- * (`returnReplicas`); the workloads' watch brings the next pass.
+ * (`returnReplicas`); the workloads' watch brings the next pass. A rule with a `router` has its
+ * router route's weights written before the patch (`router-route.ts`), so a rollback's 0 for the new
+ * release lands before any replica returns; a lost race leaves weights that match what was observed.
  */
 import { coordinationPass } from '../../engine/rbg-coordination-pass';
 import { rbgRollbackRequestOf } from '../../engine/rbg-steering';
@@ -37,6 +39,7 @@ import { returnReplicas } from './return-replicas';
 import { carryPartitions } from './carry-partition';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { workloadOf, workloadStatus } from './workloads';
+import { observeRouterRoutes, writeRouterWeights } from './router-route';
 
 /** The Events of coordinated rollouts. */
 const RBG_EVENTS: EventSource = { controller: EVENT_CONTROLLER, action: 'CoordinatedRollout' };
@@ -156,13 +159,21 @@ export class RbgRolloutReconciler {
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
     const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
     const rollback = rbgRollbackRequestOf(group.metadata.annotations);
-    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), now });
+    const routes = await observeRouterRoutes(this.client, group, reading.rules);
+    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), routes, now });
+    // Route weights first: on the way back the new release's weight is 0 before its first replica is returned.
+    let routeWrites = 0;
+    for (const action of pass.routerWrites) {
+      routeWrites += await writeRouterWeights(this.client, group, action, routes.get(action.rule), this.now(), RBG_EVENTS, (err) => this.log.warn({ rbg: key, err: (err as Error).message }, 'recording an Event failed'));
+      this.log.info({ rbg: key, route: action.route, backends: action.backends }, 'router weights');
+    }
     const warmup = gate?.decision.status ?? previous?.warmup;
     const doc: RolloutStatusDocument = { observedGeneration: generation, coordinations: pass.steps.map((s) => s.status), ...(warmup ? { warmup } : {}) };
     for (const s of pass.steps) if (s.writes.length > 0) this.log.info({ rbg: key, writes: s.writes, status: describeCoordination(s.status) }, 'coordination step');
     const roleWrites = pass.steps.flatMap((s) => s.writes);
     const written = await this.write(group, doc, roleWrites, [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
-    const result: RbgReconcileResult = written.status === undefined ? written : { ...written, specCarried: caughtUp && roleWrites.length === 0 };
+    const counted = { ...written, writes: written.writes + routeWrites };
+    const result: RbgReconcileResult = written.status === undefined ? counted : { ...counted, specCarried: caughtUp && roleWrites.length === 0 };
     // A rollback round's replicas are replaced only once the status asking for it landed (a lost race redoes the pass).
     const returns = result.status === undefined ? [] : pass.steps.flatMap((s) => s.returns ?? []);
     for (const ret of returns) {

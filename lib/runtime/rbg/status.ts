@@ -6,6 +6,7 @@
  */
 import type { CoordinationStatus } from '../../engine/rbg-coordination-types';
 import type { WarmupGateStatus } from '../../engine/rbg-warmup';
+import type { RouterStatus } from '../../engine/rbg-router-step';
 import { asArray, asObject, isObject } from '../../spec/read';
 import { STATUS_ANNOTATION } from '../../spec/object-names';
 
@@ -54,7 +55,18 @@ export function describeCoordination(s: CoordinationStatus): string {
   }
   const roles = s.roles.map((r) => `${r.name} ${r.updated}/${r.desired}`).join(', ');
   const blocking = s.blockingRole !== undefined ? `; blocked by ${s.blockingRole}` : '';
-  return `${s.name} ${s.phase} (round ${s.rounds}): ${roles} updated; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%${blocking}`;
+  const router = s.router ? `; ${describeRouter(s.router)}` : '';
+  return `${s.name} ${s.phase} (round ${s.rounds}): ${roles} updated; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%${blocking}${router}`;
+}
+
+/**
+ * The router route's split, per release: `route pd-pd-router: old 1a2b3c4d5e 75%, new 6f7a8b9c0d 25%`,
+ * with `(old router may go)` once it carries nothing for good, or why no weight is written.
+ */
+export function describeRouter(r: RouterStatus): string {
+  if (r.problem !== undefined) return `route ${r.route}: no weights written: ${r.problem}`;
+  const split = r.releases.map((x) => `${x.current ? 'new' : 'old'} ${x.revision} ${x.weight}%`).join(', ');
+  return `route ${r.route}: ${split}${r.removeOld ? ' (old router may go)' : ''}`;
 }
 
 /** One line for the warmup: `warmup pd-warmup-1a2b3c4d Warming: warming images: 3/8 nodes`. */

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/rolebasedgroup.proto.
  */
 export const file_rayshift_v1_rolebasedgroup: GenFile = /*@__PURE__*/
-  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiVwoaU3RlZXJSb2xlQmFzZWRHcm91cFJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEg4KBnJlYXNvbhgDIAEoCSJeCgpSb2xlU3RhdHVzEgwKBG5hbWUYASABKAkSEAoIcmVwbGljYXMYAiABKAUSFgoOcmVhZHlfcmVwbGljYXMYAyABKAUSGAoQdXBkYXRlZF9yZXBsaWNhcxgEIAEoBSKZAQoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAESDQoFcGhhc2UYAyABKAkSEQoJcGFydGl0aW9uGAQgASgFEhoKEmFiYW5kb25lZF9yZXBsaWNhcxgFIAEoBRIZChFwcmV2aW91c19yZXBsaWNhcxgGIAEoBSJJChRDb29yZGluYXRpb25Sb2xsYmFjaxINCgVjYXVzZRgBIAEoCRIOCgZyb3VuZHMYAiABKAUSEgoKc3RhcnRlZF9hdBgDIAEoCSLwAgoUQ29vcmRpbmF0aW9uUHJvZ3Jlc3MSDAoEcnVsZRgBIAEoCRIYChBtYXhfc2tld19wZXJjZW50GAIgASgBEhQKDHNrZXdfcGVyY2VudBgDIAEoARIUCgx3aXRoaW5fYm91bmQYBCABKAgSMwoFcm9sZXMYBSADKAsyJC5yYXlzaGlmdC52MS5Db29yZGluYXRlZFJvbGVQcm9ncmVzcxIuCghhbmFseXNpcxgGIAEoCzIcLnJheXNoaWZ0LnYxLlVwZ3JhZGVBbmFseXNpcxINCgVwaGFzZRgHIAEoCRIOCgZyZWFzb24YCCABKAkSDwoHbWVzc2FnZRgJIAEoCRIOCgZyb3VuZHMYCiABKAUSMwoIcm9sbGJhY2sYCyABKAsyIS5yYXlzaGlmdC52MS5Db29yZGluYXRpb25Sb2xsYmFjaxIqCgpjb25kaXRpb25zGAwgAygLMhYucmF5c2hpZnQudjEuQ29uZGl0aW9uIuEBCg5Sb2xlQmFzZWRHcm91cBIMCgRuYW1lGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRITCgthcGlfdmVyc2lvbhgDIAEoCRIMCgRldGFnGAQgASgJEiYKBXJvbGVzGAUgAygLMhcucmF5c2hpZnQudjEuUm9sZVN0YXR1cxI3Cgxjb29yZGluYXRpb24YBiADKAsyIS5yYXlzaGlmdC52MS5Db29yZGluYXRpb25Qcm9ncmVzcxIqCgpjb25kaXRpb25zGAcgAygLMhYucmF5c2hpZnQudjEuQ29uZGl0aW9uIkUKGEdldFJvbGVCYXNlZEdyb3VwUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAhIRCgRuYW1lGAIgASgJQgPgQQIiNAoaTGlzdFJvbGVCYXNlZEdyb3Vwc1JlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQIiVQobTGlzdFJvbGVCYXNlZEdyb3Vwc1Jlc3BvbnNlEjYKEXJvbGVfYmFzZWRfZ3JvdXBzGAEgAygLMhsucmF5c2hpZnQudjEuUm9sZUJhc2VkR3JvdXAyowQKFVJvbGVCYXNlZEdyb3VwU2VydmljZRKjAQoRR2V0Um9sZUJhc2VkR3JvdXASJS5yYXlzaGlmdC52MS5HZXRSb2xlQmFzZWRHcm91cFJlcXVlc3QaGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cCJKkAIBgtPkkwJBEj8vYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JvbGViYXNlZGdyb3Vwcy97bmFtZX0SrQEKE0xpc3RSb2xlQmFzZWRHcm91cHMSJy5yYXlzaGlmdC52MS5MaXN0Um9sZUJhc2VkR3JvdXBzUmVxdWVzdBooLnJheXNoaWZ0LnYxLkxpc3RSb2xlQmFzZWRHcm91cHNSZXNwb25zZSJDkAIBgtPkkwI6EjgvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JvbGViYXNlZGdyb3VwcxKzAQoWUm9sbGJhY2tSb2xlQmFzZWRHcm91cBInLnJheXNoaWZ0LnYxLlN0ZWVyUm9sZUJhc2VkR3JvdXBSZXF1ZXN0GhsucmF5c2hpZnQudjEuUm9sZUJhc2VkR3JvdXAiU4LT5JMCTToBKiJIL2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yb2xlYmFzZWRncm91cHMve25hbWV9OnJvbGxiYWNrYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
+  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiVwoaU3RlZXJSb2xlQmFzZWRHcm91cFJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEg4KBnJlYXNvbhgDIAEoCSJeCgpSb2xlU3RhdHVzEgwKBG5hbWUYASABKAkSEAoIcmVwbGljYXMYAiABKAUSFgoOcmVhZHlfcmVwbGljYXMYAyABKAUSGAoQdXBkYXRlZF9yZXBsaWNhcxgEIAEoBSKZAQoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAESDQoFcGhhc2UYAyABKAkSEQoJcGFydGl0aW9uGAQgASgFEhoKEmFiYW5kb25lZF9yZXBsaWNhcxgFIAEoBRIZChFwcmV2aW91c19yZXBsaWNhcxgGIAEoBSJJChRDb29yZGluYXRpb25Sb2xsYmFjaxINCgVjYXVzZRgBIAEoCRIOCgZyb3VuZHMYAiABKAUSEgoKc3RhcnRlZF9hdBgDIAEoCSJZChNSb3V0ZXJSZWxlYXNlV2VpZ2h0EhAKCHJldmlzaW9uGAEgASgJEg8KB3NlcnZpY2UYAiABKAkSDgoGd2VpZ2h0GAMgASgFEg8KB2N1cnJlbnQYBCABKAgifAoSQ29vcmRpbmF0aW9uUm91dGVyEg0KBXJvdXRlGAEgASgJEjIKCHJlbGVhc2VzGAIgAygLMiAucmF5c2hpZnQudjEuUm91dGVyUmVsZWFzZVdlaWdodBISCgpyZW1vdmVfb2xkGAMgASgIEg8KB3Byb2JsZW0YBCABKAkioQMKFENvb3JkaW5hdGlvblByb2dyZXNzEgwKBHJ1bGUYASABKAkSGAoQbWF4X3NrZXdfcGVyY2VudBgCIAEoARIUCgxza2V3X3BlcmNlbnQYAyABKAESFAoMd2l0aGluX2JvdW5kGAQgASgIEjMKBXJvbGVzGAUgAygLMiQucmF5c2hpZnQudjEuQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSLgoIYW5hbHlzaXMYBiABKAsyHC5yYXlzaGlmdC52MS5VcGdyYWRlQW5hbHlzaXMSDQoFcGhhc2UYByABKAkSDgoGcmVhc29uGAggASgJEg8KB21lc3NhZ2UYCSABKAkSDgoGcm91bmRzGAogASgFEjMKCHJvbGxiYWNrGAsgASgLMiEucmF5c2hpZnQudjEuQ29vcmRpbmF0aW9uUm9sbGJhY2sSKgoKY29uZGl0aW9ucxgMIAMoCzIWLnJheXNoaWZ0LnYxLkNvbmRpdGlvbhIvCgZyb3V0ZXIYDSABKAsyHy5yYXlzaGlmdC52MS5Db29yZGluYXRpb25Sb3V0ZXIi4QEKDlJvbGVCYXNlZEdyb3VwEgwKBG5hbWUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEhMKC2FwaV92ZXJzaW9uGAMgASgJEgwKBGV0YWcYBCABKAkSJgoFcm9sZXMYBSADKAsyFy5yYXlzaGlmdC52MS5Sb2xlU3RhdHVzEjcKDGNvb3JkaW5hdGlvbhgGIAMoCzIhLnJheXNoaWZ0LnYxLkNvb3JkaW5hdGlvblByb2dyZXNzEioKCmNvbmRpdGlvbnMYByADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24iRQoYR2V0Um9sZUJhc2VkR3JvdXBSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlCA+BBAiI0ChpMaXN0Um9sZUJhc2VkR3JvdXBzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAiJVChtMaXN0Um9sZUJhc2VkR3JvdXBzUmVzcG9uc2USNgoRcm9sZV9iYXNlZF9ncm91cHMYASADKAsyGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cDKjBAoVUm9sZUJhc2VkR3JvdXBTZXJ2aWNlEqMBChFHZXRSb2xlQmFzZWRHcm91cBIlLnJheXNoaWZ0LnYxLkdldFJvbGVCYXNlZEdyb3VwUmVxdWVzdBobLnJheXNoaWZ0LnYxLlJvbGVCYXNlZEdyb3VwIkqQAgGC0+STAkESPy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzL3tuYW1lfRKtAQoTTGlzdFJvbGVCYXNlZEdyb3VwcxInLnJheXNoaWZ0LnYxLkxpc3RSb2xlQmFzZWRHcm91cHNSZXF1ZXN0GigucmF5c2hpZnQudjEuTGlzdFJvbGVCYXNlZEdyb3Vwc1Jlc3BvbnNlIkOQAgGC0+STAjoSOC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzErMBChZSb2xsYmFja1JvbGVCYXNlZEdyb3VwEicucmF5c2hpZnQudjEuU3RlZXJSb2xlQmFzZWRHcm91cFJlcXVlc3QaGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cCJTgtPkkwJNOgEqIkgvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JvbGViYXNlZGdyb3Vwcy97bmFtZX06cm9sbGJhY2tiBnByb3RvMw", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
 
 /**
  * A steering verb's request on a RoleBasedGroup.
@@ -329,6 +329,160 @@ export const CoordinationRollbackSchema: GenMessage<CoordinationRollback, {jsonT
   messageDesc(file_rayshift_v1_rolebasedgroup, 3);
 
 /**
+ * One release's router on a routed rule's route (version-matched prefill/decode routing).
+ *
+ * @generated from message rayshift.v1.RouterReleaseWeight
+ */
+export type RouterReleaseWeight = Message<"rayshift.v1.RouterReleaseWeight"> & {
+  /**
+   * The release (10 hex digits, the `rayshift.dev/router-revision` label of its pods).
+   *
+   * @generated from field: string revision = 1;
+   */
+  revision: string;
+
+  /**
+   * Its router Service, the route's backend.
+   *
+   * @generated from field: string service = 2;
+   */
+  service: string;
+
+  /**
+   * Its weight on the route, percent.
+   *
+   * @generated from field: int32 weight = 3;
+   */
+  weight: number;
+
+  /**
+   * True for the release the group's templates make now.
+   *
+   * @generated from field: bool current = 4;
+   */
+  current: boolean;
+};
+
+/**
+ * One release's router on a routed rule's route (version-matched prefill/decode routing).
+ *
+ * @generated from message rayshift.v1.RouterReleaseWeight
+ */
+export type RouterReleaseWeightJson = {
+  /**
+   * The release (10 hex digits, the `rayshift.dev/router-revision` label of its pods).
+   *
+   * @generated from field: string revision = 1;
+   */
+  revision?: string;
+
+  /**
+   * Its router Service, the route's backend.
+   *
+   * @generated from field: string service = 2;
+   */
+  service?: string;
+
+  /**
+   * Its weight on the route, percent.
+   *
+   * @generated from field: int32 weight = 3;
+   */
+  weight?: number;
+
+  /**
+   * True for the release the group's templates make now.
+   *
+   * @generated from field: bool current = 4;
+   */
+  current?: boolean;
+};
+
+/**
+ * Describes the message rayshift.v1.RouterReleaseWeight.
+ * Use `create(RouterReleaseWeightSchema)` to create a new message.
+ */
+export const RouterReleaseWeightSchema: GenMessage<RouterReleaseWeight, {jsonType: RouterReleaseWeightJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rolebasedgroup, 4);
+
+/**
+ * The route between a routed rule's per-release routers, as rayshift's executor last wrote it.
+ *
+ * @generated from message rayshift.v1.CoordinationRouter
+ */
+export type CoordinationRouter = Message<"rayshift.v1.CoordinationRouter"> & {
+  /**
+   * The HTTPRoute's name.
+   *
+   * @generated from field: string route = 1;
+   */
+  route: string;
+
+  /**
+   * Each release's router and weight, in the route's order.
+   *
+   * @generated from field: repeated rayshift.v1.RouterReleaseWeight releases = 2;
+   */
+  releases: RouterReleaseWeight[];
+
+  /**
+   * Every routed replica runs the new release and is ready: the older releases' routers carry nothing.
+   *
+   * @generated from field: bool remove_old = 3;
+   */
+  removeOld: boolean;
+
+  /**
+   * Why no weight was written, when none could be.
+   *
+   * @generated from field: string problem = 4;
+   */
+  problem: string;
+};
+
+/**
+ * The route between a routed rule's per-release routers, as rayshift's executor last wrote it.
+ *
+ * @generated from message rayshift.v1.CoordinationRouter
+ */
+export type CoordinationRouterJson = {
+  /**
+   * The HTTPRoute's name.
+   *
+   * @generated from field: string route = 1;
+   */
+  route?: string;
+
+  /**
+   * Each release's router and weight, in the route's order.
+   *
+   * @generated from field: repeated rayshift.v1.RouterReleaseWeight releases = 2;
+   */
+  releases?: RouterReleaseWeightJson[];
+
+  /**
+   * Every routed replica runs the new release and is ready: the older releases' routers carry nothing.
+   *
+   * @generated from field: bool remove_old = 3;
+   */
+  removeOld?: boolean;
+
+  /**
+   * Why no weight was written, when none could be.
+   *
+   * @generated from field: string problem = 4;
+   */
+  problem?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.CoordinationRouter.
+ * Use `create(CoordinationRouterSchema)` to create a new message.
+ */
+export const CoordinationRouterSchema: GenMessage<CoordinationRouter, {jsonType: CoordinationRouterJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rolebasedgroup, 5);
+
+/**
  * Progress of one coordination rule (roles kept at the same new-version ratio).
  *
  * @generated from message rayshift.v1.CoordinationProgress
@@ -419,6 +573,13 @@ export type CoordinationProgress = Message<"rayshift.v1.CoordinationProgress"> &
    * @generated from field: repeated rayshift.v1.Condition conditions = 12;
    */
   conditions: Condition[];
+
+  /**
+   * The rule's version-matched router: the weight of each release's router on the route.
+   *
+   * @generated from field: rayshift.v1.CoordinationRouter router = 13;
+   */
+  router?: CoordinationRouter | undefined;
 };
 
 /**
@@ -512,6 +673,13 @@ export type CoordinationProgressJson = {
    * @generated from field: repeated rayshift.v1.Condition conditions = 12;
    */
   conditions?: ConditionJson[];
+
+  /**
+   * The rule's version-matched router: the weight of each release's router on the route.
+   *
+   * @generated from field: rayshift.v1.CoordinationRouter router = 13;
+   */
+  router?: CoordinationRouterJson;
 };
 
 /**
@@ -519,7 +687,7 @@ export type CoordinationProgressJson = {
  * Use `create(CoordinationProgressSchema)` to create a new message.
  */
 export const CoordinationProgressSchema: GenMessage<CoordinationProgress, {jsonType: CoordinationProgressJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 4);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 6);
 
 /**
  * A RoleBasedGroup's status.
@@ -638,7 +806,7 @@ export type RoleBasedGroupJson = {
  * Use `create(RoleBasedGroupSchema)` to create a new message.
  */
 export const RoleBasedGroupSchema: GenMessage<RoleBasedGroup, {jsonType: RoleBasedGroupJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 5);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 7);
 
 /**
  * GetRoleBasedGroup's request.
@@ -687,7 +855,7 @@ export type GetRoleBasedGroupRequestJson = {
  * Use `create(GetRoleBasedGroupRequestSchema)` to create a new message.
  */
 export const GetRoleBasedGroupRequestSchema: GenMessage<GetRoleBasedGroupRequest, {jsonType: GetRoleBasedGroupRequestJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 6);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 8);
 
 /**
  * ListRoleBasedGroups' request.
@@ -722,7 +890,7 @@ export type ListRoleBasedGroupsRequestJson = {
  * Use `create(ListRoleBasedGroupsRequestSchema)` to create a new message.
  */
 export const ListRoleBasedGroupsRequestSchema: GenMessage<ListRoleBasedGroupsRequest, {jsonType: ListRoleBasedGroupsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 7);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 9);
 
 /**
  * The groups of a namespace.
@@ -757,7 +925,7 @@ export type ListRoleBasedGroupsResponseJson = {
  * Use `create(ListRoleBasedGroupsResponseSchema)` to create a new message.
  */
 export const ListRoleBasedGroupsResponseSchema: GenMessage<ListRoleBasedGroupsResponse, {jsonType: ListRoleBasedGroupsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 8);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 10);
 
 /**
  * RoleBasedGroups, read as the caller; the rollback steering verb of rollouts rayshift's executor runs.

@@ -1,0 +1,151 @@
+/**
+ * The route step of version-matched routing (pure): after a coordination's step, which weights the
+ * rule's router route (`<group>-<rule>-router`, rendered by `RoleBasedGroupRouters`) should carry
+ * between the releases' routers, by `routerWeights` over the observed prefill and decode roles, and
+ * the action that writes them when the route as read differs. The release a router serves is the
+ * suffix of its Service's name (`routerName`); the new release is the one the group's prefill and
+ * decode templates carry now (`rayshift.dev/router-revision`), every other router on the route is
+ * an older one. The runtime reads the route and writes the action before the round it goes with,
+ * so on the way back the new release's weight is 0 before any of its replicas is returned.
+ */
+import { asArray, asObject, isInteger, type JsonObject } from '../spec/read';
+import { routerName } from '../spec/rbg-router';
+import { routerWeights, type RoutedRole } from './rbg-router-weight';
+import type { CoordinationStatus, ExecutorRule, ObservedRole, RolloutEvent } from './rbg-coordination-types';
+
+/** Reason of the Event recorded for every change of a router route's weights. */
+export const ROUTER_WEIGHTS_EVENT = 'RouterWeights';
+
+/** The name of rule `rule`'s router route in group `group` (`routerName`), for the executor to read. */
+export function routerRouteName(group: string, rule: string): string {
+  return routerName(group, rule);
+}
+
+/** A rule's router route as the executor read it. */
+export interface ObservedRouterRoute {
+  /** The route's name (`routerName(group, rule)`); each release's router Service is `<name>-<revision>`. */
+  readonly name: string;
+  /** The route object as read; undefined when it does not exist. */
+  readonly route?: JsonObject;
+}
+
+/** One release's router on the route. */
+export interface RouterReleaseWeight {
+  /** The release (`routerRevision`). */
+  readonly revision: string;
+  /** Its router Service, the route's backend. */
+  readonly service: string;
+  /** Its weight, percent: what this pass leaves on the route. */
+  readonly weight: number;
+  /** The release the group's templates make now. */
+  readonly current: boolean;
+}
+
+/** The router part of a coordination's status. */
+export interface RouterStatus {
+  /** The route between the releases' routers. */
+  readonly route: string;
+  /** Each release's router and weight, in the route's order; empty when nothing could be written. */
+  readonly releases: readonly RouterReleaseWeight[];
+  /** Every routed replica runs the new release and is ready: the older releases' routers carry nothing and may go. */
+  readonly removeOld: boolean;
+  /** Why no weight was written, when none could be. */
+  readonly problem?: string;
+}
+
+/** Give the route's router backends these weights (only backends already on the route). */
+export interface SetRouterWeightsAction {
+  readonly type: 'setRouterWeights';
+  /** The coordination rule. */
+  readonly rule: string;
+  /** The route (an HTTPRoute in the group's namespace). */
+  readonly route: string;
+  /** Each router Service and its weight. */
+  readonly backends: readonly { readonly name: string; readonly weight: number }[];
+  /** The Event to record once the weights are written. */
+  readonly event: RolloutEvent;
+}
+
+/** What the route step decides for one coordination. */
+export interface RouterStep {
+  readonly status: RouterStatus;
+  /** Present when the route as read carries other weights. */
+  readonly action?: SetRouterWeightsAction;
+}
+
+/**
+ * The route step of `rule` (which has a `router`) after its coordination step reported `status`.
+ * The new release's weight follows `routerWeights` over the prefill and decode roles (rolling back
+ * from the moment a rollback started, or when it ended); with no older router on the route the one
+ * router takes everything.
+ */
+export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>, status: CoordinationStatus, observed: ObservedRouterRoute): RouterStep {
+  const router = rule.router!;
+  const none = (problem: string): RouterStep => ({ status: { route: observed.name, releases: [], removeOld: false, problem } });
+  const prefill = roles.get(router.prefill);
+  const decode = roles.get(router.decode);
+  if (!prefill || !decode) return none(`the group has no role ${!prefill ? router.prefill : router.decode} (the router's ${!prefill ? 'prefill' : 'decode'})`);
+  const current = prefill.routerRevision;
+  if (current === undefined || current !== decode.routerRevision) {
+    return none(`the prefill and decode templates carry no common rayshift.dev/router-revision label (prefill ${String(current)}, decode ${String(decode.routerRevision)}): render the group with its routers`);
+  }
+  if (!observed.route) return none(`route ${observed.name} not found: render the rule's routers`);
+  const onRoute = routerBackends(observed.route, observed.name);
+  if (!onRoute.some((b) => b.revision === current)) {
+    return none(`route ${observed.name} has no backend ${observed.name}-${current} for the current release: render the routers with previousRevision set to the release rolled from`);
+  }
+  const rollingBack = status.rollback !== undefined || status.phase === 'RollingBack' || status.phase === 'RolledBack';
+  // A workload that has not observed its latest spec reports no counts: keep the route as it is
+  // (0 new ready would send everything to an old release that may have no replica left).
+  if (!rollingBack && (!prefill.progress || !decode.progress)) {
+    return { status: { route: observed.name, releases: onRoute.map((b) => ({ revision: b.revision, service: b.service, weight: b.weight, current: b.revision === current })), removeOld: false } };
+  }
+  const weights = routerWeights([prefill, decode].map(routedRole), rollingBack);
+  const older = onRoute.filter((b) => b.revision !== current);
+  // The first older router takes the old release's share; any further one (a rollout replaced mid-way) none.
+  const releases = onRoute.map((b): RouterReleaseWeight => {
+    const weight = b.revision === current ? (older.length === 0 ? 100 : weights.newWeight) : b === older[0] ? weights.oldWeight : 0;
+    return { revision: b.revision, service: b.service, weight, current: b.revision === current };
+  });
+  const out: RouterStatus = { route: observed.name, releases, removeOld: older.length > 0 && weights.removeOld };
+  if (releases.every((r, i) => r.weight === onRoute[i].weight)) return { status: out };
+  const split = releases.map((r) => `${r.current ? 'new' : 'old'} release ${r.revision} ${r.weight}%`).join(', ');
+  return {
+    status: out,
+    action: {
+      type: 'setRouterWeights',
+      rule: rule.name,
+      route: observed.name,
+      backends: releases.map((r) => ({ name: r.service, weight: r.weight })),
+      event: { type: 'Normal', reason: ROUTER_WEIGHTS_EVENT, message: `${rule.name}: route ${observed.name}: ${split}${rollingBack ? ' (rolling back)' : ''}` },
+    },
+  };
+}
+
+/**
+ * A role as the weight rule counts it: the replicas on the new template that are ready, from the
+ * workload's count when it reports one, else the fewest the counts allow (ready replicas beyond the
+ * old ones' number), so the weight never runs ahead of the ready new replicas.
+ */
+function routedRole(role: ObservedRole): RoutedRole {
+  const p = role.progress;
+  if (!p) return { name: role.name, desired: role.desired, readyUpdated: 0 };
+  const readyUpdated = p.updatedReadyReplicas ?? Math.max(0, p.readyReplicas - Math.max(0, role.desired - p.updatedReplicas));
+  return { name: role.name, desired: role.desired, readyUpdated: Math.min(readyUpdated, p.updatedReplicas) };
+}
+
+/** The route's backends that are this rule's routers (`<route>-<revision>` core Services), first occurrence each, with their weights as read. */
+function routerBackends(route: JsonObject, routeName: string): { revision: string; service: string; weight: number }[] {
+  const prefix = `${routeName}-`;
+  const out: { revision: string; service: string; weight: number }[] = [];
+  for (const rule of asArray(asObject(route.spec).rules)) {
+    for (const raw of asArray(asObject(rule).backendRefs)) {
+      const ref = asObject(raw);
+      const core = (ref.group === undefined || ref.group === '') && (ref.kind === undefined || ref.kind === 'Service');
+      if (!core || typeof ref.name !== 'string' || !ref.name.startsWith(prefix) || out.some((b) => b.service === ref.name)) continue;
+      // Gateway API: a backendRef without weight has weight 1.
+      out.push({ revision: ref.name.slice(prefix.length), service: ref.name, weight: isInteger(ref.weight) ? ref.weight : 1 });
+    }
+  }
+  return out;
+}

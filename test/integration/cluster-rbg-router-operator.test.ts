@@ -1,0 +1,188 @@
+/**
+ * Version-matched routing driven by the operator, on the test cluster (test/support/cluster.ts): RBG
+ * v0.7.0's real controller rolls a routed prefill/decode group (4/2) synthesized by the
+ * `RoleBasedGroup` construct with a `router`, kwok runs its Pods, and rayshift's operator (its RBG
+ * controller, in this process) moves the partitions round by round AND the weights of the rendered
+ * HTTPRoute between the two releases' routers. A watch records every weight the route carries and
+ * every state of the RoleInstanceSets; each new-release weight must be covered by ready new-release
+ * replicas of the slowest routed role (the rule, computed here from the recorded counts), and the
+ * weight must end at 100.
+ *
+ * Requests: the REAL sglang-router binary, one per release, over SIMULATED prefill and decode
+ * workers of that release (test/support/simulated-pd-worker.ts; kwok's Pods run no process). The
+ * Gateway is SIMULATED by the client: it sends request i to the new release's router when
+ * i mod 100 < the route's current new-release weight, as read from the route's watch. No request
+ * may be served by a prefill and a decode of different releases, and none may fail. Needs
+ * `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok rbg` and
+ * `bash scripts/install-sglang-router.sh`.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Testing } from 'cdk8s';
+import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { KubeObject } from '../../lib/runtime/kube/types';
+import { describeRouter } from '../../lib/runtime/rbg/status';
+import { HTTPROUTE } from '../../lib/spec/object-names';
+import { RbgRolloutController } from '../../operator/rbg-controller';
+import { startTestCluster, TestCluster } from '../support/cluster';
+import { upstreamCrdFiles } from '../support/controlplane';
+import { eventReasons } from '../support/event-reasons';
+import { Proc, Supervisor } from '../support/processes';
+import { coordinationWhen, GroupContext } from '../support/rbg-operator-group';
+import { GroupState, WorkloadRecorder } from '../support/rbg-workload-recorder';
+import { generate, requireSglangRouter, startSglangRouter } from '../support/sglang-router';
+import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
+
+const NS = 'default';
+const NAME = 'pd-routed';
+const ROUTE = `${NAME}-pd-router`;
+const REPLICAS = { prefill: 4, decode: 2 };
+const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
+let cluster: TestCluster;
+let admin: KubeClient;
+let gitops: KubeClient;
+let controller: RbgRolloutController | undefined;
+let ctx: GroupContext;
+let dir: string;
+let supervisor: Supervisor;
+const watches: { stop(): void }[] = [];
+const routers: Proc[] = [];
+const workers: SimulatedWorker[] = [];
+const served: ServedPair[] = [];
+
+beforeAll(async () => {
+  requireSglangRouter();
+  const gatewayApi = (await upstreamCrdFiles()).filter((f) => f.includes('gateway.networking.k8s.io_'));
+  cluster = await startTestCluster({ rbg: true, nodes: 2, crds: gatewayApi });
+  admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+  gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
+  ctx = { cluster, admin, gitops, namespace: NS, watches };
+  controller = new RbgRolloutController({ client: admin, log: SILENT });
+  await controller.start();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-router-operator-'));
+  supervisor = new Supervisor(dir, 'RAYSHIFT_KEEP_SGLANG_ROUTER');
+}, 300_000);
+
+afterAll(async () => {
+  for (const proc of routers.splice(0)) await supervisor.kill(proc, 'SIGTERM', 5_000);
+  supervisor?.release();
+  await Promise.all(workers.map((w) => w.close()));
+  for (const w of watches) w.stop();
+  await controller?.stop();
+  admin?.close();
+  gitops?.close();
+  await cluster?.stop();
+  if (dir && process.env.RAYSHIFT_KEEP_SGLANG_ROUTER !== '1') fs.rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+/** Everything the construct renders for group `name` (`replicas`, maxSkew `maxSkew`) at `image`, routed, and the release it makes. */
+function synthesize(image: string, previousRevision?: string, name = NAME, replicas: Record<string, number> = REPLICAS, maxSkew = '50%'): { objects: KubeObject[]; revision: string } {
+  const chart = Testing.chart();
+  const group = new RoleBasedGroup(chart, 'g', {
+    metadata: { name, namespace: NS },
+    executor: 'operator',
+    roles: Object.entries(replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image }] } } })),
+    coordination: [{ name: 'pd', roles: Object.keys(replicas), rollingUpdate: { maxSkew, maxUnavailable: 1 }, progressDeadlineSeconds: 180, router: { kind: 'sglang', image: 'sglang-router:0.3.2', gateway: { name: 'inference' }, ...(previousRevision ? { previousRevision } : {}) } }],
+  });
+  return { objects: Testing.synth(chart) as KubeObject[], revision: group.routerRevision('pd')! };
+}
+
+/** The new-release weight the rule allows for a recorded state: the slowest role's share of replicas surely both new and ready, rounded down. */
+function allowed(s: GroupState, v1: Record<string, string>): number {
+  return Math.min(
+    ...Object.entries(REPLICAS).map(([role, desired]) => {
+      const w = s[role];
+      const updated = w.updateRevision === v1[role] ? 0 : w.updated;
+      const readyNew = Math.max(0, Math.min(updated, w.ready - (desired - updated)));
+      return Math.floor((100 * readyNew) / desired);
+    }),
+  );
+}
+
+test('the operator moves the router route with the ready new-release replicas, round by round, and no request is served by a mixed pair', () =>
+  cluster.printLogsOnFailure(async () => {
+    const v1 = synthesize('sglang:v1');
+    expect(v1.objects.map((o) => o.kind)).toEqual(['RoleBasedGroup', 'ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service', 'HTTPRoute']);
+    for (const o of v1.objects) await gitops.apply(o, { force: true });
+    const recorder = new WorkloadRecorder(admin, NS, NAME, Object.keys(REPLICAS));
+    watches.push(recorder);
+    const armed = await coordinationWhen(ctx, NAME, 'armed with one router at 100', (c) => c?.phase === 'Complete' && c.router?.releases.length === 1 && c.router.releases[0].weight === 100);
+    expect(armed.router).toEqual({ route: ROUTE, removeOld: false, releases: [{ revision: v1.revision, service: `${ROUTE}-${v1.revision}`, weight: 100, current: true }] });
+    const ready = await recorder.until('every workload ready at v1', (s) => Object.entries(REPLICAS).every(([r, n]) => s[r]?.observed && s[r].updated === n && s[r].ready === n));
+    const v1Revision = Object.fromEntries(Object.keys(REPLICAS).map((r) => [r, ready[r].updateRevision]));
+
+    // The route's new-release weight, and how many workload states had been recorded when each arrived.
+    const v2 = synthesize('sglang:v2', v1.revision);
+    const newBackend = `${ROUTE}-${v2.revision}`;
+    let current = 0;
+    const weights: { weight: number; states: number }[] = [];
+    let full!: () => void;
+    const fullSeen = new Promise<void>((resolve) => (full = resolve));
+    watches.push(admin.watch(HTTPROUTE, NS, (e) => {
+      if (e.object.metadata.name !== ROUTE || e.type === 'delete') return;
+      const refs: any[] = (e.object.spec as any).rules[0].backendRefs;
+      const w = refs.find((b) => b.name === newBackend)?.weight;
+      if (typeof w !== 'number' || weights[weights.length - 1]?.weight === w) return;
+      current = w;
+      weights.push({ weight: w, states: recorder.history.length });
+      if (w === 100) full();
+    }));
+
+    // One real router per release over that release's simulated workers: 2 prefills and 1 decode each.
+    const urls: Record<string, string> = {};
+    for (const release of ['v1', 'v2']) {
+      const p = [await startSimulatedPrefill(`prefill-${release}-0`, release), await startSimulatedPrefill(`prefill-${release}-1`, release)];
+      const d = [await startSimulatedDecode(`decode-${release}-0`, release, served)];
+      workers.push(...p, ...d);
+      urls[release] = await startSglangRouter(supervisor, dir, `router-${release}`, p, d, routers);
+    }
+    // Bounded load: one request at a time until the rollout is done (the simulated Gateway reads the live weight).
+    let done = false;
+    const statuses: number[] = [];
+    const sent: Record<string, number> = { v1: 0, v2: 0 };
+    const load = (async () => {
+      for (let i = 0; !done; i++) {
+        const release = i % 100 < current ? 'v2' : 'v1';
+        sent[release]++;
+        statuses.push(await generate(urls[release], i));
+      }
+    })();
+
+    const from = recorder.history.length;
+    for (const o of v2.objects) await gitops.apply(o, { force: true });
+    const events = eventReasons(admin, NS, NAME, ['RouterWeights', 'RolloutComplete']);
+    const t0 = Date.now();
+    const complete = await coordinationWhen(ctx, NAME, 'the v2 rollout Complete with the new router at 100', (c) => c?.phase === 'Complete' && c.revision !== armed.revision && c.router?.releases.find((r) => r.current)?.weight === 100);
+    const wallMs = Date.now() - t0;
+    // The status lands after the route's write; its watch event may come later.
+    await fullSeen;
+    done = true;
+    await load;
+
+    expect(complete.router).toEqual({
+      route: ROUTE,
+      removeOld: true,
+      releases: [
+        { revision: v1.revision, service: `${ROUTE}-${v1.revision}`, weight: 0, current: false },
+        { revision: v2.revision, service: newBackend, weight: 100, current: true },
+      ],
+    });
+    expect(describeRouter(complete.router!)).toBe(`route ${ROUTE}: old ${v1.revision} 0%, new ${v2.revision} 100% (old router may go)`);
+    // From 0 to 100 through at least one split (it may fall back when the counts of ready new replicas do: the rule follows them).
+    const seq = weights.map((w) => w.weight);
+    expect(seq[0]).toBe(0);
+    expect(seq[seq.length - 1]).toBe(100);
+    expect(seq.some((w) => w > 0 && w < 100)).toBe(true);
+    // Every weight written was covered by new-release replicas recorded ready before it arrived.
+    for (const { weight, states } of weights) {
+      const best = Math.max(0, ...recorder.history.slice(from, states).map((s) => allowed(s, v1Revision)));
+      expect({ weight, coveredBy: best >= weight }).toEqual({ weight, coveredBy: true });
+    }
+    expect(await events).toEqual(expect.arrayContaining(['RouterWeights', 'RolloutComplete']));
+    const mixed = served.filter((p) => p.prefillRelease !== p.decodeRelease).length;
+    process.stdout.write(`routed 4/2 rollout under the operator: new-release weights ${seq.join(' → ')}; ${statuses.length} requests (${sent.v1} to v1, ${sent.v2} to v2), ${statuses.filter((s) => s !== 200).length} failed, ${mixed} by a mixed pair; rollout ${wallMs} ms\n`);
+    expect([statuses.filter((s) => s !== 200).length, mixed, served.length]).toEqual([0, 0, statuses.length]);
+    expect(sent.v2).toBeGreaterThan(0);
+  }), 400_000);
