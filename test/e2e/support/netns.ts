@@ -1,8 +1,11 @@
 /**
  * Test hosts in network namespaces (`ip netns` + a veth pair), one per real Ray cluster, so every
  * cluster keeps Ray's default ports and EndpointSlices carry ordinary IPv4 addresses, as with
- * pods. Each host gets `10.213.<index>.2/24` inside and `10.213.<index>.1/24` on the root side;
- * nothing else is routed, so the only addresses dialled are those the test made itself.
+ * pods. Each host gets `10.213.<index>.2/24` inside and `10.213.<index>.1/24` on the root side,
+ * and routes `10.213.0.0/16` back through its link: as on a pod network, a host answers any root-side
+ * address that reaches it, including one of another host's link (a peer still holding a keep-alive
+ * connection to a Pod IP that has moved to this host then gets a reset, not silence). Nothing else
+ * is routed, so the only addresses dialled are those the test made itself.
  * Needs root (CAP_NET_ADMIN); `netnsAvailable()` tells whether this machine allows it.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -82,6 +85,7 @@ export function createNetnsHost(label: string, index: number): NetnsHost {
     ip(['link', 'set', outside, 'up']);
     ip(['-n', name, 'link', 'set', inside, 'up']);
     ip(['-n', name, 'link', 'set', 'lo', 'up']);
+    ip(['-n', name, 'route', 'add', '10.213.0.0/16', 'via', gateway]);
   } catch (err) {
     removeNamespace(name);
     throw new Error(`setting up network namespace ${name}: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`);

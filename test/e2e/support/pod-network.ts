@@ -60,7 +60,7 @@ function ip(args: string[]): void {
 }
 
 /** Puts `podIP` on head `label`'s namespace and routes it there from the root namespace. */
-function plug(label: string, podIP: string): void {
+export function plug(label: string, podIP: string): void {
   const n = netnsNames(label);
   try {
     ip(['-n', n.namespace, 'addr', 'add', `${podIP}/32`, 'dev', n.innerLink]);
@@ -72,7 +72,7 @@ function plug(label: string, podIP: string): void {
 }
 
 /** Removes what `plug` added; missing pieces are fine (the namespace may be gone already). */
-function unplug(label: string, podIP: string): void {
+export function unplug(label: string, podIP: string): void {
   const n = netnsNames(label);
   for (const args of [['route', 'del', `${podIP}/32`, 'dev', n.rootLink], ['-n', n.namespace, 'addr', 'del', `${podIP}/32`, 'dev', n.innerLink]]) {
     try {
