@@ -5,8 +5,8 @@
  * controller, in this process) moves the partitions round by round AND the weights of the rendered
  * HTTPRoute between the two releases' routers. A watch records every weight the route carries and
  * every state of the RoleInstanceSets; each new-release weight must be covered by ready new-release
- * replicas of the slowest routed role (the rule, computed here from the recorded counts), and the
- * weight must end at 100.
+ * replicas of the slowest routed role (the rule, computed here from the recorded counts), or by
+ * every replica being on the new release, and the weight must end at 100 without falling back from it.
  *
  * Requests: the REAL sglang-router binary, one per release, over SIMULATED prefill and decode
  * workers of that release (test/support/simulated-pd-worker.ts; kwok's Pods run no process). The
@@ -94,8 +94,14 @@ function synthesize(image: string, previousRevision?: string, name = NAME, repli
   return { objects: Testing.synth(chart) as KubeObject[], revision: group.routerRevision('pd')! };
 }
 
-/** The new-release weight the rule allows for a recorded state: the slowest role's share of replicas surely both new and ready, rounded down. */
+/**
+ * The new-release weight the rule allows for a recorded state: the slowest role's share of replicas
+ * surely both new and ready, rounded down; 100 once no replica is left on the old release (its
+ * router has no worker then).
+ */
 function allowed(s: GroupState, v1: Record<string, string>): number {
+  const onNew = (role: string) => (s[role].updateRevision === v1[role] ? 0 : s[role].updated);
+  if (Object.entries(REPLICAS).every(([role, desired]) => onNew(role) >= desired)) return 100;
   return Math.min(
     ...Object.entries(REPLICAS).map(([role, desired]) => {
       const w = s[role];
@@ -179,6 +185,8 @@ test('the operator moves the router route with the ready new-release replicas, r
     const seq = weights.map((w) => w.weight);
     expect(seq[0]).toBe(0);
     expect(seq[seq.length - 1]).toBe(100);
+    // Once at 100 it stays: no replica is left on the old release for a share of its router to reach.
+    expect(seq.slice(seq.indexOf(100))).toEqual([100]);
     expect(seq.some((w) => w > 0 && w < 100)).toBe(true);
     // Every weight written was covered by new-release replicas recorded ready before it arrived.
     for (const { weight, states } of weights) {
