@@ -10,7 +10,7 @@
 import * as k8s from '@pulumi/kubernetes';
 import * as pulumi from '@pulumi/pulumi';
 import { RayClusterSpecBuilder } from '../../lib/cdk8s/raycluster-builder';
-import { Gateway, GatewayClass, RayService, RayServiceArgs } from '../../lib/pulumi';
+import { Gateway, GatewayClass, RayService, RayServiceArgs, RoleBasedGroup } from '../../lib/pulumi';
 
 const config = new pulumi.Config('rayshift');
 const kubeconfig = config.getSecret('kubeconfig');
@@ -60,6 +60,38 @@ const operator = new RayService(
 
 // `pulumi up` executes: one line per step; on the deadline the upgrade is rolled back.
 const executed = new RayService('llm-pulumi', { ...llmService('llm-pulumi'), executor: 'pulumi', kubeconfig, onDeadline: 'rollback' }, opts);
+
+// A prefill/decode RoleBasedGroup whose rollout `pulumi up` runs with version-matched routing: one
+// sglang-router per release behind the route `pd-pd-rollout-router` on the shared Gateway. For a new
+// image, first `pulumi config set rayshift:pdPreviousRevision <the routedRelease output>`: the old
+// release's router then stays while the rollout moves the route's weights; unset it once complete.
+const pdImage = config.get('pdImage') ?? 'lmsysorg/sglang:v0.5.5';
+const previousRevision = config.get('pdPreviousRevision');
+const sglang = (role: string) => ({ spec: { containers: [{ name: role, image: pdImage }] } });
+const pd = new RoleBasedGroup(
+  'pd',
+  {
+    metadata: { name: 'pd', namespace: 'pd' },
+    executor: 'pulumi',
+    kubeconfig,
+    roles: [
+      { name: 'prefill', replicas: 4, template: sglang('prefill') },
+      { name: 'decode', replicas: 2, template: sglang('decode') },
+    ],
+    coordination: [
+      {
+        name: 'pd-rollout',
+        roles: ['prefill', 'decode'],
+        rollingUpdate: { maxSkew: '50%' },
+        router: { kind: 'sglang', image: 'lmsysorg/sglang:v0.5.5', gateway: { name: 'shared', namespace: 'gateways' }, ...(previousRevision ? { previousRevision } : {}) },
+      },
+    ],
+  },
+  { ...opts, dependsOn: [shared] },
+);
+
+/** The release the prefill and decode templates make now: the next rollout's `pdPreviousRevision`. */
+export const routedRelease = pd.routerRevisions.apply((r) => r['pd-rollout']);
 
 /** The serving cluster of each service after this `pulumi up`. */
 export const servingClusters = {

@@ -125,13 +125,14 @@ export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
 /**
  * A role as the weight rule counts it: the replicas on the new template that are ready, from the
  * workload's count when it reports one, else the fewest the counts allow (ready replicas beyond the
- * old ones' number), so the weight never runs ahead of the ready new replicas.
+ * old ones' number), so the weight never runs ahead of the ready new replicas; and the replicas on
+ * the new template, ready or not (none left on the old one: the old router has no worker).
  */
 function routedRole(role: ObservedRole): RoutedRole {
   const p = role.progress;
   if (!p) return { name: role.name, desired: role.desired, readyUpdated: 0 };
   const readyUpdated = p.updatedReadyReplicas ?? Math.max(0, p.readyReplicas - Math.max(0, role.desired - p.updatedReplicas));
-  return { name: role.name, desired: role.desired, readyUpdated: Math.min(readyUpdated, p.updatedReplicas) };
+  return { name: role.name, desired: role.desired, readyUpdated: Math.min(readyUpdated, p.updatedReplicas), updated: p.updatedReplicas };
 }
 
 /** The route's backends that are this rule's routers (`<route>-<revision>` core Services), first occurrence each, with their weights as read. */

@@ -4,7 +4,8 @@
  * release can serve no larger share than its slowest role holds: the weight is the smallest ready
  * new-release ratio over the routed roles, rounded down, and it moves only as replicas become ready.
  * When every routed replica runs the new release and is ready, the new router takes all traffic and
- * the old release's router goes. A rollback takes the traffic back to the old release before any
+ * the old release's router goes; once no routed replica runs the old release, the new router takes
+ * all traffic even while one of its replicas is briefly unready, as the old router has no worker left. A rollback takes the traffic back to the old release before any
  * replica is returned to it: its weight is 0 from the start.
  */
 
@@ -15,6 +16,8 @@ export interface RoutedRole {
   readonly desired: number;
   /** Replicas on the new release that are ready. */
   readonly readyUpdated: number;
+  /** Replicas on the new release, ready or not. @default readyUpdated */
+  readonly updated?: number;
 }
 
 /** The route's split between the two releases' routers, percent. */
@@ -30,17 +33,20 @@ export interface RouterWeights {
 /**
  * The weights while rolling forward (`rollingBack` false) or back. Forward: the new router's weight
  * is `min over roles of floor(100 · readyUpdated / desired)` (roles with no replicas do not count),
- * 100 with the old router removed once every role is fully new and ready. Back: 0 at once, whatever
+ * 100 with the old router removed once every role is fully new and ready, or fully new at all: a
+ * share left to the old router then has no worker to serve it. Back: 0 at once, whatever
  * is ready, so the old release serves everything before the first replica returns to it.
  */
 export function routerWeights(roles: readonly RoutedRole[], rollingBack: boolean): RouterWeights {
   const counted = roles.filter((r) => r.desired > 0);
   for (const r of roles) {
-    if (!Number.isInteger(r.desired) || r.desired < 0 || !Number.isInteger(r.readyUpdated) || r.readyUpdated < 0) {
-      throw new RangeError(`routed role ${r.name}: desired ${r.desired}, readyUpdated ${r.readyUpdated}; allowed: integers ≥ 0`);
+    const updated = r.updated ?? r.readyUpdated;
+    if (!Number.isInteger(r.desired) || r.desired < 0 || !Number.isInteger(r.readyUpdated) || r.readyUpdated < 0 || !Number.isInteger(updated) || updated < 0) {
+      throw new RangeError(`routed role ${r.name}: desired ${r.desired}, readyUpdated ${r.readyUpdated}, updated ${updated}; allowed: integers ≥ 0`);
     }
   }
   if (rollingBack || counted.length === 0) return { newWeight: 0, oldWeight: 100, removeOld: false };
+  if (counted.every((r) => (r.updated ?? r.readyUpdated) >= r.desired)) return { newWeight: 100, oldWeight: 0, removeOld: true };
   // Integer division: the weight never rounds up past the share the slowest role can serve.
   const newWeight = Math.min(...counted.map((r) => Math.floor((100 * Math.min(r.readyUpdated, r.desired)) / r.desired)));
   const removeOld = counted.every((r) => r.readyUpdated >= r.desired);

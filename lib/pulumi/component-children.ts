@@ -18,9 +18,9 @@ export interface RenderedComponent<T extends ValidatedObject> {
 }
 
 /** How `renderComponent` turns manifests into children. */
-export interface RenderOptions {
-  /** Options of one manifest's child. */
-  readonly childOptions?: (manifest: Manifest) => ChildOptions;
+export interface RenderOptions<T extends ValidatedObject = ValidatedObject> {
+  /** Options of one manifest's child (`construct`: the construct that synthesized it, with its children). */
+  readonly childOptions?: (manifest: Manifest, construct: T) => ChildOptions;
   /** Only manifests this accepts become children. @default every manifest */
   readonly include?: (manifest: Manifest) => boolean;
   /** Resources the children wait for (a GatewayClass, a Gateway). */
@@ -40,12 +40,13 @@ export function renderComponent<T extends ValidatedObject>(
   parent: pulumi.ComponentResource,
   name: string,
   define: (chart: Chart) => T,
-  options: RenderOptions = {},
+  options: RenderOptions<T> = {},
   source?: pulumi.Output<unknown>,
 ): RenderedComponent<T> {
   const { construct, manifests } = synthesizeValidated(parent, define);
   const children = options.include ? manifests.filter(options.include) : manifests;
-  const resources = createKubernetesChildren(parent, name, children, options.childOptions, options.dependsOn, source);
+  const childOptions = options.childOptions;
+  const resources = createKubernetesChildren(parent, name, children, childOptions && ((m) => childOptions(m, construct)), options.dependsOn, source);
   return { construct, manifests, resources };
 }
 
@@ -62,7 +63,7 @@ export function renderComponentInputs<P extends object, T extends ValidatedObjec
   name: string,
   args: object,
   define: (chart: Chart, props: P) => T,
-  options: RenderOptions = {},
+  options: RenderOptions<T> = {},
 ): pulumi.Output<RenderedComponent<T>> {
   if (!hasInputs(args)) {
     const rendered = renderComponent(parent, name, (chart) => define(chart, args as P), options);

@@ -9,12 +9,16 @@ export interface ChildOptions {
   readonly annotations?: Readonly<Record<string, string>>;
   /** Property paths another writer owns; Pulumi neither diffs nor resets them (e.g. `spec.rules`). */
   readonly ignoreChanges?: readonly string[];
+  /** The child's Pulumi name, for kinds the component has more than one of. @default `<name>-<kind>` in lower case */
+  readonly name?: string;
+  /** Earlier Pulumi names of the child (same parent and type), so a renamed child keeps its object. @default none */
+  readonly aliases?: readonly string[];
 }
 
 /**
  * Creates one `k8s.apiextensions.CustomResource` per manifest, parented to `parent` and named
- * `<name>-<kind>` in lower case (`llm-rayservice`, `llm-httproute`). `options(manifest)` adds
- * annotations or ignored paths for a manifest. Kinds must be unique within one component. With
+ * `<name>-<kind>` in lower case (`llm-rayservice`, `llm-httproute`) unless `options(manifest)` names
+ * it; `options(manifest)` also adds annotations, ignored paths or aliases. Names must be unique within one component. With
  * `source` (the resolved args the manifests were rendered from), every field but the type derives
  * from it, so the children depend on the resources its values came from.
  */
@@ -35,10 +39,11 @@ export function createKubernetesChildren(
     };
     const carried = source ? Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, source.apply(() => v)])) : fields;
     const args = { apiVersion, kind, ...carried } as k8s.apiextensions.CustomResourceArgs;
-    return new k8s.apiextensions.CustomResource(`${name}-${manifest.kind.toLowerCase()}`, args, {
+    return new k8s.apiextensions.CustomResource(extra.name ?? `${name}-${manifest.kind.toLowerCase()}`, args, {
       parent,
       dependsOn,
       ...(extra.ignoreChanges ? { ignoreChanges: [...extra.ignoreChanges] } : {}),
+      ...(extra.aliases ? { aliases: extra.aliases.map((alias) => ({ name: alias })) } : {}),
     });
   });
 }

@@ -80,6 +80,13 @@ describe('routerStep', () => {
     });
   });
 
+  test('every replica on the new release, one briefly unready: the new router keeps 100 (the old one has no worker left)', () => {
+    const step = routerStep(rule, roles('new0000001', [3, 2], [4, 2]), progressing, route(['old0000001', 0], ['new0000001', 100]));
+    expect([step.status.releases.map((x) => x.weight), step.status.removeOld, step.action]).toEqual([[0, 100], true, undefined]);
+    // One prefill still on the old release: the rule follows the ready new replicas (2 of 4).
+    expect(routerStep(rule, roles('new0000001', [2, 2], [3, 2]), progressing, route(['old0000001', 0], ['new0000001', 100])).status.releases.map((x) => x.weight)).toEqual([50, 50]);
+  });
+
   test('asks for no write when the route already carries the weights', () => {
     expect(routerStep(rule, roles('new0000001', [3, 1]), progressing, route(['old0000001', 50], ['new0000001', 50])).action).toBeUndefined();
   });

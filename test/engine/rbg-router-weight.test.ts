@@ -30,6 +30,18 @@ test('a new replica that stops being ready takes its share back', () => {
   expect(routerWeights(pd(4, 1), false)).toEqual({ newWeight: 50, oldWeight: 50, removeOld: false });
 });
 
+test('once no replica is left on the old release, a briefly unready new one takes nothing back: the old router has no worker', () => {
+  const updated = (p: [number, number], d: [number, number]) => [
+    { name: 'prefill', desired: 4, readyUpdated: p[0], updated: p[1] },
+    { name: 'decode', desired: 2, readyUpdated: d[0], updated: d[1] },
+  ];
+  // [ready, updated] per role: every replica new, 3 of 4 prefill ready; then one decode still old.
+  expect(routerWeights(updated([3, 4], [2, 2]), false)).toEqual({ newWeight: 100, oldWeight: 0, removeOld: true });
+  expect(routerWeights(updated([0, 4], [0, 2]), false)).toEqual({ newWeight: 100, oldWeight: 0, removeOld: true });
+  expect(routerWeights(updated([3, 4], [1, 1]), false)).toEqual({ newWeight: 50, oldWeight: 50, removeOld: false });
+  expect(routerWeights(updated([3, 4], [2, 2]), true)).toEqual({ newWeight: 0, oldWeight: 100, removeOld: false });
+});
+
 test('a role with no replicas does not count; no counted role routes nothing to the new release', () => {
   expect(routerWeights(pd(2, 0, [4, 0]), false).newWeight).toBe(50);
   expect(routerWeights([], false)).toEqual({ newWeight: 0, oldWeight: 100, removeOld: false });
@@ -41,7 +53,8 @@ test('a rollback moves every request to the old release at once, whatever is rea
 });
 
 test('counts that are not integers ≥ 0 are refused with the role and the range', () => {
-  expect(() => routerWeights([{ name: 'decode', desired: 2, readyUpdated: -1 }], false)).toThrow('routed role decode: desired 2, readyUpdated -1; allowed: integers ≥ 0');
+  expect(() => routerWeights([{ name: 'decode', desired: 2, readyUpdated: -1 }], false)).toThrow('routed role decode: desired 2, readyUpdated -1, updated -1; allowed: integers ≥ 0');
+  expect(() => routerWeights([{ name: 'decode', desired: 2, readyUpdated: 1, updated: 1.5 }], false)).toThrow('routed role decode: desired 2, readyUpdated 1, updated 1.5; allowed: integers ≥ 0');
 });
 
 describe('plan: the weight per round', () => {

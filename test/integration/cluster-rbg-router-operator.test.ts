@@ -5,8 +5,8 @@
  * controller, in this process) moves the partitions round by round AND the weights of the rendered
  * HTTPRoute between the two releases' routers. A watch records every weight the route carries and
  * every state of the RoleInstanceSets; each new-release weight must be covered by ready new-release
- * replicas of the slowest routed role (the rule, computed here from the recorded counts), and the
- * weight must end at 100.
+ * replicas of the slowest routed role (the rule, computed here from the recorded counts), or by
+ * every replica being on the new release, and the weight must end at 100 without falling back from it.
  *
  * Requests: the REAL sglang-router binary, one per release, over SIMULATED prefill and decode
  * workers of that release (test/support/simulated-pd-worker.ts; kwok's Pods run no process). The
@@ -23,8 +23,10 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
+import { rbgRollbackPatch } from '../../lib/engine/rbg-steering';
 import { describeRouter } from '../../lib/runtime/rbg/status';
-import { HTTPROUTE } from '../../lib/spec/object-names';
+import type { UpgradeAnalysis } from '../../lib/spec/analysis';
+import { HTTPROUTE, RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { startTestCluster, TestCluster } from '../support/cluster';
 import { upstreamCrdFiles } from '../support/controlplane';
@@ -34,6 +36,8 @@ import { coordinationWhen, GroupContext } from '../support/rbg-operator-group';
 import { GroupState, WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { generate, requireSglangRouter, startSglangRouter } from '../support/sglang-router';
 import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
+import { startStubPrometheus, StubPrometheus } from '../ui/support/stub-prometheus';
+import { waitFor } from '../support/wait-at-most';
 
 const NS = 'default';
 const NAME = 'pd-routed';
@@ -78,19 +82,26 @@ afterAll(async () => {
 }, 60_000);
 
 /** Everything the construct renders for group `name` (`replicas`, maxSkew `maxSkew`) at `image`, routed, and the release it makes. */
-function synthesize(image: string, previousRevision?: string, name = NAME, replicas: Record<string, number> = REPLICAS, maxSkew = '50%'): { objects: KubeObject[]; revision: string } {
+function synthesize(image: string, previousRevision?: string, name = NAME, replicas: Record<string, number> = REPLICAS, maxSkew = '50%', analysis?: UpgradeAnalysis): { objects: KubeObject[]; revision: string } {
   const chart = Testing.chart();
   const group = new RoleBasedGroup(chart, 'g', {
     metadata: { name, namespace: NS },
     executor: 'operator',
     roles: Object.entries(replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image }] } } })),
     coordination: [{ name: 'pd', roles: Object.keys(replicas), rollingUpdate: { maxSkew, maxUnavailable: 1 }, progressDeadlineSeconds: 180, router: { kind: 'sglang', image: 'sglang-router:0.3.2', gateway: { name: 'inference' }, ...(previousRevision ? { previousRevision } : {}) } }],
+    ...(analysis ? { analysis } : {}),
   });
   return { objects: Testing.synth(chart) as KubeObject[], revision: group.routerRevision('pd')! };
 }
 
-/** The new-release weight the rule allows for a recorded state: the slowest role's share of replicas surely both new and ready, rounded down. */
+/**
+ * The new-release weight the rule allows for a recorded state: the slowest role's share of replicas
+ * surely both new and ready, rounded down; 100 once no replica is left on the old release (its
+ * router has no worker then).
+ */
 function allowed(s: GroupState, v1: Record<string, string>): number {
+  const onNew = (role: string) => (s[role].updateRevision === v1[role] ? 0 : s[role].updated);
+  if (Object.entries(REPLICAS).every(([role, desired]) => onNew(role) >= desired)) return 100;
   return Math.min(
     ...Object.entries(REPLICAS).map(([role, desired]) => {
       const w = s[role];
@@ -174,6 +185,8 @@ test('the operator moves the router route with the ready new-release replicas, r
     const seq = weights.map((w) => w.weight);
     expect(seq[0]).toBe(0);
     expect(seq[seq.length - 1]).toBe(100);
+    // Once at 100 it stays: no replica is left on the old release for a share of its router to reach.
+    expect(seq.slice(seq.indexOf(100))).toEqual([100]);
     expect(seq.some((w) => w > 0 && w < 100)).toBe(true);
     // Every weight written was covered by new-release replicas recorded ready before it arrived.
     for (const { weight, states } of weights) {
@@ -185,4 +198,67 @@ test('the operator moves the router route with the ready new-release replicas, r
     process.stdout.write(`routed 4/2 rollout under the operator: new-release weights ${seq.join(' → ')}; ${statuses.length} requests (${sent.v1} to v1, ${sent.v2} to v2), ${statuses.filter((s) => s !== 200).length} failed, ${mixed} by a mixed pair; rollout ${wallMs} ms\n`);
     expect([statuses.filter((s) => s !== 200).length, mixed, served.length]).toEqual([0, 0, statuses.length]);
     expect(sent.v2).toBeGreaterThan(0);
+  }), 400_000);
+
+test('a rollback sends the new release nothing before any replica returns: the route\'s 0 is written before the first raised partition', () =>
+  cluster.printLogsOnFailure(async () => {
+    const name = 'pd-back';
+    const route = `${name}-pd-router`;
+    // TEST-ONLY Prometheus stand-in: every gate measures 0 (passing), but a measurement an hour
+    // apart holds the rollout after round 1, where the test asks for the rollback (no timing race
+    // with a rollout that would otherwise complete in seconds).
+    const stub: StubPrometheus = await startStubPrometheus(() => 0);
+    try {
+      const slowGate: UpgradeAnalysis = { prometheusUrl: stub.url, metrics: [{ name: 'errors', query: 'vector(0)', successCondition: { maximum: 0.05 }, intervalSeconds: 3600, count: 2 }], onFailure: 'rollback' };
+      const v1 = synthesize('sglang:v1', undefined, name);
+      for (const o of v1.objects) await gitops.apply(o, { force: true });
+      await coordinationWhen(ctx, name, 'armed with one router at 100', (c) => c?.phase === 'Complete' && c.router?.releases[0]?.weight === 100);
+      const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(REPLICAS));
+      watches.push(recorder);
+      await recorder.until('every workload ready at v1', (s) => Object.entries(REPLICAS).every(([r, n]) => s[r]?.observed && s[r].updated === n && s[r].ready === n));
+
+      // Every write of the route and of the group's partitions, with its resourceVersion: this
+      // cluster's one etcd revision counter orders writes to different objects, where the arrival
+      // order of two watches would not.
+      const v2 = synthesize('sglang:v2', v1.revision, name, REPLICAS, '50%', slowGate);
+      const newBackend = `${route}-${v2.revision}`;
+      const weights: { rv: number; weight: number }[] = [];
+      watches.push(admin.watch(HTTPROUTE, NS, (e) => {
+        if (e.object.metadata.name !== route || e.type === 'delete') return;
+        const w = ((e.object.spec as any).rules[0].backendRefs as any[]).find((b) => b.name === newBackend)?.weight;
+        if (typeof w === 'number') weights.push({ rv: Number(e.object.metadata.resourceVersion), weight: w });
+      }));
+      const partitions: { rv: number; byRole: number[] }[] = [];
+      watches.push(admin.watch(RBG_V1ALPHA2_TYPE, NS, (e) => {
+        if (e.object.metadata.name !== name || e.type === 'delete') return;
+        const byRole = ((e.object.spec as any).roles as any[]).map((r) => Number(r.rolloutStrategy?.rollingUpdate?.partition ?? 0));
+        partitions.push({ rv: Number(e.object.metadata.resourceVersion), byRole });
+      }));
+      for (const o of v2.objects) await gitops.apply(o, { force: true });
+      const held = await coordinationWhen(ctx, name, 'round 1 held by its gate with the new release above 0 on the route', (c) =>
+        c?.phase === 'Progressing' && c.rounds >= 1 && c.reason === 'WaitingForAnalysis' && (c.router?.releases.find((r) => r.current)?.weight ?? 0) > 0);
+      const heldWeight = held.router!.releases.find((r) => r.current)!.weight;
+      const asked = await admin.patchMerge(RBG_V1ALPHA2_TYPE, name, NS, rbgRollbackPatch([held], { verb: 'rollback', user: 'test', reason: 'ordering', time: new Date().toISOString() }));
+      const askedRv = Number(asked.metadata.resourceVersion);
+      const back = await coordinationWhen(ctx, name, 'RolledBack', (c) => c?.phase === 'RolledBack');
+      // Once RolledBack is read, both watches have delivered what came before it (each in its own order).
+      const backRv = Number((await admin.get(RBG_V1ALPHA2_TYPE, name, NS)).metadata.resourceVersion);
+      await waitFor(() => (partitions[partitions.length - 1]?.rv ?? 0) >= backRv || `the group watch last saw rv ${partitions[partitions.length - 1]?.rv}`, `${name}: the group watch caught up with rv ${backRv}`, { timeoutMs: 60_000, everyMs: 250 });
+
+      // The first raised partition after the ask (a pass that read the group before it may still
+      // write the route's forward weight), and what the route carried when it was written.
+      const rise = partitions.find((p, i) => p.rv > askedRv && i > 0 && p.byRole.some((v, r) => v > partitions[i - 1].byRole[r]));
+      const atRise = weights.filter((w) => w.rv < (rise?.rv ?? 0)).pop();
+      const after = weights.filter((w) => w.rv > askedRv);
+      process.stdout.write(`routed rollback: new release at ${heldWeight}% when asked (rv ${askedRv}); route writes since: ${JSON.stringify(after)}; first raised partitions ${JSON.stringify(rise)}, the route then ${JSON.stringify(atRise)}; ${back.rollback?.rounds} rollback round(s)\n`);
+      expect(heldWeight).toBeGreaterThan(0);
+      expect(back.rollback!.rounds).toBeGreaterThan(0);
+      expect(rise).toBeDefined();
+      expect(atRise?.weight).toBe(0);
+      // And it stays at 0 through the way back.
+      expect(weights.filter((w) => w.rv > rise!.rv).map((w) => w.weight).every((w) => w === 0)).toBe(true);
+      expect(back.router?.releases.find((r) => r.current)?.weight).toBe(0);
+    } finally {
+      await stub.close();
+    }
   }), 400_000);

@@ -8,7 +8,8 @@
  * and Resume letting it continue (with the Pause answer arriving after the watch's newer status); a viewer without steering rights seeing disabled buttons and
  * refused calls; recovery after the API server restarts; a failed analysis gate (against a TEST-ONLY
  * stub Prometheus) in the analysis panel, on the chart, among the Kubernetes events and in the
- * analysis verbs, and the clusters' Serve replicas as the operator reports them; the RoleBasedGroup page; screenshots that
+ * analysis verbs, and the clusters' Serve replicas as the operator reports them; the RoleBasedGroup page, with a routed
+ * rule's route and router weights; screenshots that
  * are not blank; axe-core scans without serious or critical violations; the API server serving the
  * dashboard under `/ui/` itself.
  *
@@ -391,6 +392,54 @@ test('the RoleBasedGroup page shows the way back as the way forward: rollback ro
   await expect(prefill.getAttribute('data-abandoned')).resolves.toBe('1');
   await expect(prefill.getAttribute('data-previous')).resolves.toBe('3');
   await expect(alice.locator('[data-testid=rbg-revisions] tr[data-role=decode]').getAttribute('data-abandoned')).resolves.toBe('0');
+  await checkAccessibility(alice);
+}, 120_000);
+
+test('the RoleBasedGroup page shows a routed rule\'s route and each release\'s router weight, and why none was written', async () => {
+  const chart = Testing.chart();
+  const sglang = (role: string) => ({ spec: { containers: [{ name: role, image: 'sglang:2' }] } });
+  const router = { kind: 'sglang' as const, image: 'lmsysorg/sglang:v0.5.5', gateway: { name: 'inference' } };
+  new RoleBasedGroup(chart, 'g', {
+    metadata: { name: 'pd-routed', namespace: TEAM_A },
+    executor: 'operator',
+    roles: ['prefill', 'decode', 'p2', 'd2'].map((name) => ({ name, replicas: 2, template: sglang(name) })),
+    coordination: [
+      { name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '50%' }, router },
+      { name: 'pd2', roles: ['p2', 'd2'], rollingUpdate: { maxSkew: '50%' }, router: { ...router, prefill: 'p2', decode: 'd2' } },
+    ],
+  });
+  const group = (Testing.synth(chart) as KubeObject[]).find((o) => o.kind === 'RoleBasedGroup')!;
+  // The statuses rayshift's executor writes mid-rollout (no executor runs here): one rule's route
+  // split 75 / 25 after its routers' releases, the other's route not found.
+  const role = (name: string, updated: number) => ({ name, desired: 2, updated, ready: 2, partition: 2 - updated, skewPercent: 0, phase: 'Progressing', reason: '' });
+  const coordination = (name: string, roles: string[], router: object) => ({
+    name, phase: 'Progressing', reason: 'RoundWritten', message: 'round 1 written', revision: '0123456789abcdef', rounds: 1, skewPercent: 0, maxSkewPercent: 50,
+    startedAt: '2026-11-29T06:00:00.000Z', lastProgressAt: '2026-11-29T06:00:00.000Z', progressMark: 3, roles: roles.map((r) => role(r, 1)), router,
+  });
+  const split = { route: 'pd-routed-pd-router', removeOld: false, releases: [
+    { revision: '1a2b3c4d5e', service: 'pd-routed-pd-router-1a2b3c4d5e', weight: 75, current: false },
+    { revision: '6f7a8b9c0d', service: 'pd-routed-pd-router-6f7a8b9c0d', weight: 25, current: true },
+  ] };
+  const missing = { route: 'pd-routed-pd2-router', removeOld: false, releases: [], problem: 'route pd-routed-pd2-router not found' };
+  const doc = { observedGeneration: 1, coordinations: [coordination('pd', ['prefill', 'decode'], split), coordination('pd2', ['p2', 'd2'], missing)] };
+  await env.api.admin.create({ ...group, metadata: { ...group.metadata, annotations: { ...group.metadata.annotations, [STATUS_ANNOTATION]: JSON.stringify(doc) } } });
+
+  await alice.goto(`${env.dashboard.url}#/`);
+  await alice.getByTestId('rbg-list').getByRole('link', { name: 'pd-routed' }).click();
+  const routers = alice.getByTestId('rbg-router');
+  await routers.first().waitFor();
+  await expect(routers.evaluateAll((els) => els.map((e) => e.getAttribute('data-route')))).resolves.toEqual(['pd-routed-pd-router', 'pd-routed-pd2-router']);
+  const rows = alice.locator('[data-testid=rbg-router][data-route=pd-routed-pd-router] [data-testid=rbg-router-releases] tr[data-revision]');
+  await expect(rows.evaluateAll((els) => els.map((e) => [e.getAttribute('data-revision'), e.getAttribute('data-weight'), e.getAttribute('data-current')]))).resolves.toEqual([
+    ['1a2b3c4d5e', '75', 'false'],
+    ['6f7a8b9c0d', '25', 'true'],
+  ]);
+  await rows.nth(0).getByText('pd-routed-pd-router-1a2b3c4d5e').waitFor();
+  await expect(alice.getByRole('meter', { name: 'pd: weight of release 6f7a8b9c0d on the route' }).getAttribute('aria-valuenow')).resolves.toBe('25');
+  const second = alice.locator('[data-testid=rbg-router][data-route=pd-routed-pd2-router]');
+  await second.getByTestId('rbg-router-problem').getByText('route pd-routed-pd2-router not found', { exact: false }).waitFor();
+  await expect(second.locator('[data-testid=rbg-router-releases]').count()).resolves.toBe(0);
+  await checkScreenshot(alice, 'rolebasedgroup-router');
   await checkAccessibility(alice);
 }, 120_000);
 

@@ -55,5 +55,5 @@ export const PLUGIN_COMPONENTS: readonly PluginComponent[] = [
   entry('HttpRoute', HttpRoute, ['routeName']),
   entry('GrpcRoute', GrpcRoute, ['routeName']),
   entry('RayService', RayService, ['serviceName', 'namespace', 'executor', 'activeClusterName'], { optionalOutputs: ['activeClusterName'], secretInputs: ['kubeconfig'] }),
-  entry('RoleBasedGroup', RoleBasedGroup, ['groupName', 'executor'], { secretInputs: ['kubeconfig'] }),
+  entry('RoleBasedGroup', RoleBasedGroup, ['groupName', 'executor', 'routerRevisions'], { secretInputs: ['kubeconfig'] }),
 ];

@@ -3,13 +3,15 @@
  * coordination rule, each role's updated share and the skew between them against `maxSkew`, and
  * the rule's metric analysis when rayshift's executor runs one (the rollout page's `AnalysisPanel`);
  * for rules the executor runs, where the rollout stands and, on the way back, its rollback rounds and
- * each role's replicas on either revision (`RbgRollout`).
+ * each role's replicas on either revision (`RbgRollout`); for a rule with a router, its route and
+ * each release's router weight (`RbgRouter`).
  * Refreshed every few seconds (the API has no watch for groups).
  */
 import { useState } from 'preact/hooks';
 import { getRoleBasedGroup, type RoleBasedGroupJson } from '../api';
 import { AnalysisPanel } from '../components/AnalysisPanel';
 import { RbgRollout } from '../components/RbgRollout';
+import { RbgRouter } from '../components/RbgRouter';
 import { Bar, ColumnHeadings } from '../components/small';
 import { num } from '../model';
 import { usePolling } from '../polling';
@@ -77,6 +79,7 @@ export function RbgPage({ namespace, name }: { namespace: string; name: string }
                   <div class="skew-max" style={{ left: `${Math.min(100, num(c.maxSkewPercent))}%` }} />
                 </div>
                 <RbgRollout c={c} />
+                {c.router && <RbgRouter rule={c.rule ?? ''} router={c.router} />}
                 <table>
                   <ColumnHeadings names={['Role', 'Updated share']} />
                   <tbody>
