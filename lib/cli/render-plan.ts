@@ -81,6 +81,10 @@ export function renderRayServicePlan(plan: CliRayServicePlan, style: Style): str
   const out = [style.bold(`RayService ${plan.name}: ${plan.strategy}`)];
   if (plan.defaultStrategy) out.push(`  ${plan.defaultStrategy}`);
   if (plan.capacity) out.push(renderCapacity(plan.capacity, style));
+  if (plan.outcome === 'refused') {
+    out.push('  refused: under capacityPolicy shrinkFirst an upgrade whose new Pods do not fit even once the old cluster is gone does not start');
+    return out.join('\n');
+  }
   if (plan.steps.length === 0) {
     out.push('  no upgrade: changes to rayClusterConfig are not rolled out (the Serve config is still applied in place)');
     return out.join('\n');

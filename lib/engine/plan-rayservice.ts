@@ -8,6 +8,7 @@
 import type { AnalysisSuccessCondition } from '../spec/analysis';
 import { analysisQuery } from './analysis-gate';
 import type { RayServiceAction } from './actions';
+import type { CapacityOutcome } from './capacity-preflight';
 import type { AnalysisMeasurement, ObservedCluster, ObservedRoute } from './observation';
 import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
 import type { ClusterShape } from '../spec/raycluster';
@@ -22,6 +23,11 @@ export interface RayServicePlanInput {
   readonly options: ResolvedUpgradeOptions;
   /** The cluster every RayCluster of the service is built from (`clusterShape(spec.rayClusterConfig)`): with it the plan counts Pods and accelerators. */
   readonly cluster?: ClusterShape;
+  /**
+   * The capacity preflight's outcome at the start (`plan --cluster`), for `capacityPolicy:
+   * shrinkFirst`, which it decides: `fits` surges, `doesNotFit` is refused. @default fitsAfterOldShrinks (the zero-surge upgrade)
+   */
+  readonly capacity?: CapacityOutcome;
 }
 
 /** What `plan()` shows of one cluster at a moment of the timeline. */
@@ -98,8 +104,8 @@ export interface RayServicePlan {
   readonly peak: RayServicePlanPeaks;
   /** Where the service serves less than 100% of its load (only a `shrinkFirst` upgrade has one). */
   readonly dip?: RayServicePlanDip;
-  /** `promoted`, `rolled-back` (the progress deadline is shorter than a wait the plan needs) or `unchanged` (strategy None). */
-  readonly outcome: 'promoted' | 'rolled-back' | 'unchanged';
+  /** `promoted`, `rolled-back` (the progress deadline is shorter than a wait the plan needs), `unchanged` (strategy None) or `refused` (shrinkFirst on a preflight that does not fit). */
+  readonly outcome: 'promoted' | 'rolled-back' | 'unchanged' | 'refused';
   /** Seconds from the spec change until the old cluster is deleted, when it is. */
   readonly oldClusterDeletedAtSeconds?: number;
   /** The analysis runs, in the order they pass (none without an analysis). */
@@ -136,7 +142,7 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
   const gates: RayServicePlanGate[] = [];
   const conditions = new Map((options.analysis?.metrics ?? []).map((m) => [m.name, m.successCondition]));
   // A shrinkFirst plan shows the upgrade of a misfit: the preflight the first run sees says the surge fits only after the old cluster shrinks.
-  const capacity = options.capacityPolicy === 'shrinkFirst' && options.strategy === 'NewClusterWithIncrementalUpgrade' ? { capacity: { outcome: 'fitsAfterOldShrinks' as const } } : {};
+  const capacity = options.capacityPolicy === 'shrinkFirst' && options.strategy === 'NewClusterWithIncrementalUpgrade' ? { capacity: { outcome: input.capacity ?? 'fitsAfterOldShrinks' } } : {};
   const observe = (status: RayServiceStatus | undefined) => ({
     ...capacity,
     name,
@@ -182,7 +188,7 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
         footprint,
         peak,
         ...(dip ? { dip } : {}),
-        outcome: promoted ? 'promoted' : steps.length === 0 ? 'unchanged' : 'rolled-back',
+        outcome: promoted ? 'promoted' : status.phase === 'Failed' ? 'refused' : steps.length === 0 ? 'unchanged' : 'rolled-back',
         ...(world.deletedAt === undefined ? {} : { oldClusterDeletedAtSeconds: world.deletedAt / 1000 }),
         gates,
         analysisQueries: analysisQueries(options, name),

@@ -182,3 +182,13 @@ test('plan of the other policies has no dip', () => {
   expect(planRayService({ kind: 'RayService', name: 'svc', options: { ...opts, capacityPolicy: 'wait' } }).dip).toBeUndefined();
   expect(planRayService({ kind: 'RayService', name: 'svc', options: { ...opts, capacityPolicy: 'wait' } }).peakCapacityPercent).toBe(125);
 });
+
+test('plan of shrinkFirst with the live preflight (plan --cluster): fits surges as usual, doesNotFit is refused with no step', () => {
+  const fits = planRayService({ kind: 'RayService', name: 'svc', options: opts, capacity: 'fits' });
+  expect(fits.peakCapacityPercent).toBe(125);
+  expect(fits.dip).toBeUndefined();
+  expect(fits.steps[0]).toMatchObject({ action: 'scale-pending', activeTargetCapacity: 100, pendingTargetCapacity: 25 });
+  const refused = planRayService({ kind: 'RayService', name: 'svc', options: opts, capacity: 'doesNotFit' });
+  expect(refused).toMatchObject({ outcome: 'refused', steps: [], durationSeconds: 0, peakCapacityPercent: 100 });
+  expect(planRayService({ kind: 'RayService', name: 'svc', options: opts, capacity: 'fitsAfterOldShrinks' }).dip).toEqual({ value: 75, from: 0, until: 4, lasts: 1, times: 4 });
+});
