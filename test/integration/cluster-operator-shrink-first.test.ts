@@ -12,17 +12,16 @@
  * kwok), so the new cluster's one worker fits the one free GPU by itself; freeing the old cluster's
  * Pods before the new one needs them is not built yet (docs/capacity.md, "Executing shrinkFirst").
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../lib/runtime/kube/types';
-import { OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
+import { gpuConfig, rayshiftCli } from '../support/gpu-capacity';
+import { OperatorHarness, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
 
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
 const POD = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
-const root = path.resolve(__dirname, '..', '..');
 
 let harness: OperatorHarness;
 
@@ -34,14 +33,6 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-/** `rayClusterConfig(cpu)` with workers of one GPU each on kwok Nodes, up to 4. */
-function gpuConfig(cpu: string): Record<string, unknown> {
-  const c = rayClusterConfig(cpu) as any;
-  const worker = c.workerGroupSpecs[0];
-  worker.template.spec.nodeSelector = { type: 'kwok' };
-  worker.template.spec.containers[0].resources = { requests: { cpu }, limits: { 'nvidia.com/gpu': '1' } };
-  return c;
-}
 
 function service(ns: string, cpu: string): KubeObject {
   const svc = rayService(ns, 'llm', { maxSurge: 50, step: 50, extensions: { capacityPolicy: 'shrinkFirst' } });
@@ -53,13 +44,9 @@ async function state(ns: string): Promise<Record<string, any>> {
   return engineState(await harness.env.admin.tryGet(RAYSHIFT_RAYSERVICE, 'llm', ns));
 }
 
-/** Runs the built CLI (`npm run build` first) with the cluster's kubeconfig. */
+/** The built CLI against the test cluster. */
 function rayshift(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(root, 'bin', 'rayshift.js'), ...args, '--kubeconfig', harness.env.cp.kubeconfigPath], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, out, err) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, out, err });
-    });
-  });
+  return rayshiftCli(harness.env.cp.kubeconfigPath, args);
 }
 
 test('shrinkFirst: plan --cluster shows the zero-surge plan and its dip; the operator upgrades without a surge, the capacities never over 100, no Pod Unschedulable', () => harness.env.cluster.printLogsOnFailure(async () => {
