@@ -5,6 +5,8 @@
  * of the service when it exists there (its Pods are what the old side gives back).
  */
 import { preflightUpgrade } from '../engine/capacity-demand';
+import { planRayService, type RayServicePlan } from '../engine/plan-rayservice';
+import { clusterShape } from '../spec/raycluster';
 import { listCapacity } from '../runtime/rayservice/capacity';
 import type { KubeClient } from '../runtime/kube/client';
 import { RAYSHIFT_RAYSERVICE } from '../spec/object-names';
@@ -39,7 +41,9 @@ export async function planClusterCommand(files: readonly string[], json: boolean
       }
       const doc = services[i++];
       const namespace = identity(doc).namespace || kube.namespace || client.namespace || 'default';
-      plans.push({ ...p, capacity: await capacityOf(client, namespace, identity(doc).name, asObject(doc.manifest.spec) as unknown as RayServiceSpec) });
+      const spec = asObject(doc.manifest.spec) as unknown as RayServiceSpec;
+      const capacity = await capacityOf(client, namespace, identity(doc).name, spec);
+      plans.push({ ...p, ...shrinkFirstPlan(identity(doc).name, spec, capacity), capacity });
     }
     return printPlans({ ...planned, plans }, json, io);
   } catch (e) {
@@ -48,6 +52,13 @@ export async function planClusterCommand(files: readonly string[], json: boolean
   } finally {
     client.close();
   }
+}
+
+/** Under capacityPolicy shrinkFirst the live preflight decides the plan (surge, zero surge, or refused): that plan; nothing to replace otherwise. */
+function shrinkFirstPlan(name: string, spec: RayServiceSpec, capacity: PlanCapacity): RayServicePlan | undefined {
+  const options = resolveUpgradeOptions(spec);
+  if (options.capacityPolicy !== 'shrinkFirst' || capacity.outcome === undefined) return undefined;
+  return planRayService({ kind: 'RayService', name, options, cluster: clusterShape(spec.rayClusterConfig), capacity: capacity.outcome });
 }
 
 async function capacityOf(client: KubeClient, namespace: string, name: string, spec: RayServiceSpec): Promise<PlanCapacity> {

@@ -1,5 +1,5 @@
 import type { PlanPeak, PlanUsage } from '../engine/plan-cost';
-import type { RayServicePlan, RayServicePlanCluster, RayServicePlanPeaks } from '../engine/plan-rayservice';
+import type { RayServicePlan, RayServicePlanCluster, RayServicePlanDip, RayServicePlanPeaks } from '../engine/plan-rayservice';
 import type { RbgPlanRound, RoleBasedGroupPlan } from '../engine/plan-rbg';
 import { exceedsSkew } from '../engine/rbg-bound';
 import type { CliRayServicePlan, PlanCapacity, SkippedObject } from './plan-documents';
@@ -71,11 +71,20 @@ function renderRayServicePeaks(peak: RayServicePlanPeaks): string {
   return `peak ${[...spans].map(([span, what]) => `${what.join(', ')} ${span}`).join('; ')}`;
 }
 
+/** The dip of a shrinkFirst plan: `dip to 75% served 4 times, 1m30s in all (0s to 2m00s)`. */
+function renderDip(dip: RayServicePlanDip): string {
+  return `dip to ${dip.value}% served ${dip.times} time${dip.times === 1 ? '' : 's'}, ${formatDuration(dip.lasts)} in all (${formatDuration(dip.from)} to ${formatDuration(dip.until)}): capacityPolicy shrinkFirst, if the surge does not fit`;
+}
+
 /** Human-readable RayService plan: a table of steps, the chart, the footprint of the clusters, duration and peak. */
 export function renderRayServicePlan(plan: CliRayServicePlan, style: Style): string {
   const out = [style.bold(`RayService ${plan.name}: ${plan.strategy}`)];
   if (plan.defaultStrategy) out.push(`  ${plan.defaultStrategy}`);
   if (plan.capacity) out.push(renderCapacity(plan.capacity, style));
+  if (plan.outcome === 'refused') {
+    out.push('  refused: under capacityPolicy shrinkFirst an upgrade whose new Pods do not fit even once the old cluster is gone does not start');
+    return out.join('\n');
+  }
   if (plan.steps.length === 0) {
     out.push('  no upgrade: changes to rayClusterConfig are not rolled out (the Serve config is still applied in place)');
     return out.join('\n');
@@ -92,8 +101,9 @@ export function renderRayServicePlan(plan: CliRayServicePlan, style: Style): str
   out.push(...renderFootprint(plan, style), '');
   out.push(`duration ${formatDuration(plan.durationSeconds)} (${plan.steps.length} steps), outcome ${plan.outcome}`);
   out.push(renderRayServicePeaks(plan.peak));
-  // The simulated clusters are ready at once: every wait for Pods to start adds to the real peak.
-  out.push(style.dim('  (times assume every cluster is ready at once: the real peak also lasts while the new cluster starts)'));
+  if (plan.dip) out.push(style.yellow(renderDip(plan.dip)));
+  // The simulated clusters are ready at once: every wait for Pods to start adds to the real peak (and dip).
+  out.push(style.dim(`  (times assume every cluster is ready at once: the real ${plan.dip ? 'dip and peak also last' : 'peak also lasts'} while the new cluster starts)`));
   return out.join('\n');
 }
 

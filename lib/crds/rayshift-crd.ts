@@ -182,8 +182,8 @@ const ROUTE_KIND_RULES: readonly CelRule[] = [
 
 const CAPACITY_POLICY_RULES: readonly CelRule[] = [
   {
-    rule: "self in ['wait', 'fail']",
-    message: 'spec.rayshift.capacityPolicy is not a capacity policy; allowed: wait, fail (shrinkFirst is not yet supported)',
+    rule: "self in ['wait', 'fail', 'shrinkFirst']",
+    message: 'spec.rayshift.capacityPolicy is not a capacity policy; allowed: wait, fail, shrinkFirst',
   },
 ];
 
@@ -236,7 +236,7 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
     capacityPolicy: {
       type: 'string',
       maxLength: 16,
-      description: describeDefault('When the new cluster\'s first Pods do not fit the nodes or the ResourceQuota: wait (start it; its Pods wait for the scheduler, the reason is in status.capacity and an Event) or fail (do not start it).', RAY_SERVICE_DEFAULTS.capacityPolicy),
+      description: describeDefault('When the new cluster\'s first Pods do not fit the nodes or the ResourceQuota: wait (start it; its Pods wait for the scheduler, the reason is in status.capacity and an Event), fail (do not start it) or shrinkFirst (when they fit once the old cluster shrinks, upgrade without a surge: the old cluster gives back maxSurgePercent before the new one takes it, so the service runs below 100% during each step; otherwise as fail).', RAY_SERVICE_DEFAULTS.capacityPolicy),
     },
     surgeUnschedulableSeconds: {
       type: 'integer',
@@ -302,11 +302,12 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
       servingSpec: structuredClone(SERVING_SPEC_SCHEMA),
       capacity: {
         type: 'object',
-        description: 'The capacity preflight of the upgrade under way (or refused): fits, fitsAfterOldShrinks or doesNotFit, and why.',
+        description: 'The capacity preflight of the upgrade under way (or refused): fits, fitsAfterOldShrinks or doesNotFit, why, and whether the upgrade runs without a surge (shrinkFirst).',
         properties: {
           outcome: { type: 'string', maxLength: 32 },
           message: { type: 'string', maxLength: 4096 },
           checkedTime: TIME,
+          shrinkFirst: { type: 'boolean', description: 'capacityPolicy shrinkFirst runs this upgrade without a surge.' },
         },
       },
       surgeUnschedulable: {

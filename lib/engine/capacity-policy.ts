@@ -3,8 +3,11 @@
  * preflight's verdict: `wait` starts the upgrade as without a preflight (the pending cluster is
  * created and its Pods wait for the scheduler, as KubeRay's do, so a node autoscaler sees them ask
  * for capacity) with the reason in `status.capacity` and one Warning Event; `fail` refuses it
- * (phase Failed, no pending cluster) until the goal spec changes. `fitsAfterOldShrinks` is a misfit
- * here: only a zero-surge upgrade (`shrinkFirst`, not built yet) could start it without waiting.
+ * (phase Failed, no pending cluster) until the goal spec changes. `shrinkFirst` acts only on a
+ * misfit, like the others: a surge that fits runs as usual (no dip when none is needed); one that
+ * fits only once the old cluster's Pods are gone runs without a surge (`capacity.shrinkFirst`, the
+ * old cluster gives back a step before the new one takes it); one that does not fit even then is
+ * refused as under `fail`, since shrinking the old cluster would cost availability and free too little.
  */
 import type { EngineRun } from './engine-run';
 import type { ObservedCluster } from './observation';
@@ -39,11 +42,18 @@ export function admitUpgrade(r: EngineRun): boolean {
   }
   s.capacity = { outcome: verdict.outcome, ...(verdict.message !== undefined ? { message: verdict.message } : {}), at: now };
   if (verdict.outcome === 'fits') return true;
-  const fail = (r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy) === 'fail';
-  const why = verdict.outcome === 'fitsAfterOldShrinks'
-    ? `${verdict.message ?? ''} (it fits only once the old cluster shrinks, which needs capacityPolicy shrinkFirst, not yet supported)`
+  const policy = r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy;
+  const zeroSurge = policy === 'shrinkFirst' && verdict.outcome === 'fitsAfterOldShrinks';
+  const fail = policy === 'fail' || (policy === 'shrinkFirst' && !zeroSurge);
+  const why = verdict.outcome === 'fitsAfterOldShrinks' && policy !== 'shrinkFirst'
+    ? `${verdict.message ?? ''} (it fits only once the old cluster shrinks: capacityPolicy shrinkFirst would start it without a surge)`
     : verdict.message ?? '';
-  const what = fail ? 'not started (capacityPolicy fail)' : 'started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait)';
+  const what = zeroSurge
+    ? `started without a surge (capacityPolicy shrinkFirst): the old cluster gives back ${r.opts.maxSurgePercent}% of its capacity before the new one takes it, so the service runs at ${100 - r.opts.maxSurgePercent}% during each step`
+    : fail
+      ? `not started (capacityPolicy ${policy}${policy === 'shrinkFirst' ? ': it does not fit even once the old cluster has shrunk' : ''})`
+      : 'started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait)';
+  if (zeroSurge) s.capacity = { ...s.capacity, shrinkFirst: true };
   r.events.push({ type: 'Warning', reason: CAPACITY_EVENT_REASON, action: 'CapacityPreflight', message: `upgrade ${what}: ${why}` });
   if (!fail) return true;
   s.reason = CAPACITY_EVENT_REASON;

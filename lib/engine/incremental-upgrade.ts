@@ -14,6 +14,8 @@
  *   does): a gateway reports a route accepted before its data plane applies the weights (Traefik
  *   still sent requests to the old cluster ~0.7 s after accepting 0/100), and those requests
  *   would meet replicas that are gone. Promote-now skips the wait.
+ * - Under `capacityPolicy: shrinkFirst`, when the surge fits only once the old cluster shrinks
+ *   (`capacity.shrinkFirst`), both directions run without a surge (`migration-steps.ts`).
  * - Pause, promote-now and abort inputs, and a progress deadline that rolls back automatically;
  *   under `capacityPolicy: fail`, so does a surge Unschedulable past its bound (`surge-scheduling.ts`).
  * - An optional analysis (`analysis-gate.ts`) holds each traffic step after the first until its
@@ -113,7 +115,7 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
   if (!pending.headReady) return 'WaitingForHead';
   if (r.acked(active) !== s.activeTargetCapacity || r.acked(pending) !== s.pendingTargetCapacity) return 'WaitingForCapacity';
   const promoteNow = r.obs.controls?.promoteNow === true;
-  const move = nextForwardMove(s, opts.maxSurgePercent, opts.stepSizePercent, promoteNow);
+  const move = nextForwardMove(s, opts.maxSurgePercent, opts.stepSizePercent, promoteNow, s.capacity?.shrinkFirst === true);
   s.reason = 'Migrating';
   switch (move.kind) {
     case 'shift-traffic': {
@@ -177,7 +179,7 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
   if (pendingReachable && r.acked(r.pending!) !== s.pendingTargetCapacity) return 'WaitingForCapacity';
   // An analysis abort takes all the traffic the old cluster can carry back at once, and skips the intervals.
   const atOnce = s.rollback === 'AnalysisAborted';
-  const move = nextRollbackMove(s, opts.maxSurgePercent, atOnce ? 100 : opts.stepSizePercent);
+  const move = nextRollbackMove(s, opts.maxSurgePercent, atOnce ? 100 : opts.stepSizePercent, s.capacity?.shrinkFirst === true);
   s.reason = 'Migrating';
   switch (move.kind) {
     case 'shift-traffic': {

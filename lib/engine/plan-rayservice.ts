@@ -2,11 +2,13 @@
  * Dry run of a RayService upgrade: drives `nextRayService` — the engine the executors run — with a
  * simulated clock and a simulated world in which every wait is satisfied at once (heads ready,
  * capacity acknowledged and ready, routes programmed, actions applied instantly, and every analysis
- * measurement taken at once and passing).
+ * measurement taken at once and passing). Under `capacityPolicy: shrinkFirst` it plans the
+ * upgrade a misfit starts, the one without a surge (a surge that fits runs the plan of the other policies).
  */
 import type { AnalysisSuccessCondition } from '../spec/analysis';
 import { analysisQuery } from './analysis-gate';
 import type { RayServiceAction } from './actions';
+import type { CapacityOutcome } from './capacity-preflight';
 import type { AnalysisMeasurement, ObservedCluster, ObservedRoute } from './observation';
 import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
 import type { ClusterShape } from '../spec/raycluster';
@@ -21,6 +23,11 @@ export interface RayServicePlanInput {
   readonly options: ResolvedUpgradeOptions;
   /** The cluster every RayCluster of the service is built from (`clusterShape(spec.rayClusterConfig)`): with it the plan counts Pods and accelerators. */
   readonly cluster?: ClusterShape;
+  /**
+   * The capacity preflight's outcome at the start (`plan --cluster`), for `capacityPolicy:
+   * shrinkFirst`, which it decides: `fits` surges, `doesNotFit` is refused. @default fitsAfterOldShrinks (the zero-surge upgrade)
+   */
+  readonly capacity?: CapacityOutcome;
 }
 
 /** What `plan()` shows of one cluster at a moment of the timeline. */
@@ -50,6 +57,14 @@ export interface RayServicePlanPeaks {
   readonly capacityPercent?: PlanPeak;
   readonly pods?: PlanPeak;
   readonly accelerators: Readonly<Record<string, PlanPeak>>;
+}
+
+/**
+ * Where the service serves less than its full load (a `shrinkFirst` upgrade): the lowest percent
+ * served, how many times it drops below 100, and when and how long (seconds) it is below.
+ */
+export interface RayServicePlanDip extends PlanPeak {
+  readonly times: number;
 }
 
 /** A step of the timeline, with both capacities and weights right after it. */
@@ -87,8 +102,10 @@ export interface RayServicePlan {
   readonly footprint: readonly RayServicePlanPoint[];
   /** The peaks of the footprint, each with when it starts, ends and how long it holds in all (an old cluster counts until it is deleted). */
   readonly peak: RayServicePlanPeaks;
-  /** `promoted`, `rolled-back` (the progress deadline is shorter than a wait the plan needs) or `unchanged` (strategy None). */
-  readonly outcome: 'promoted' | 'rolled-back' | 'unchanged';
+  /** Where the service serves less than 100% of its load (only a `shrinkFirst` upgrade has one). */
+  readonly dip?: RayServicePlanDip;
+  /** `promoted`, `rolled-back` (the progress deadline is shorter than a wait the plan needs), `unchanged` (strategy None) or `refused` (shrinkFirst on a preflight that does not fit). */
+  readonly outcome: 'promoted' | 'rolled-back' | 'unchanged' | 'refused';
   /** Seconds from the spec change until the old cluster is deleted, when it is. */
   readonly oldClusterDeletedAtSeconds?: number;
   /** The analysis runs, in the order they pass (none without an analysis). */
@@ -124,7 +141,10 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
   const footprint: RayServicePlanPoint[] = [];
   const gates: RayServicePlanGate[] = [];
   const conditions = new Map((options.analysis?.metrics ?? []).map((m) => [m.name, m.successCondition]));
+  // A shrinkFirst plan shows the upgrade of a misfit: the preflight the first run sees says the surge fits only after the old cluster shrinks.
+  const capacity = options.capacityPolicy === 'shrinkFirst' && options.strategy === 'NewClusterWithIncrementalUpgrade' ? { capacity: { outcome: input.capacity ?? 'fitsAfterOldShrinks' } } : {};
   const observe = (status: RayServiceStatus | undefined) => ({
+    ...capacity,
     name,
     goalSpecHash: 'goal',
     clusters: world.clusters as readonly ObservedCluster[],
@@ -157,6 +177,7 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
     if (d.nextStepAt === undefined) {
       const promoted = status.activeClusterName !== old.name;
       const peak = peaksOf(footprint);
+      const dip = dipOf(steps);
       return {
         kind: 'RayService',
         name,
@@ -166,7 +187,8 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
         peakCapacityPercent: peak.capacityPercent?.value ?? 100,
         footprint,
         peak,
-        outcome: promoted ? 'promoted' : steps.length === 0 ? 'unchanged' : 'rolled-back',
+        ...(dip ? { dip } : {}),
+        outcome: promoted ? 'promoted' : status.phase === 'Failed' ? 'refused' : steps.length === 0 ? 'unchanged' : 'rolled-back',
         ...(world.deletedAt === undefined ? {} : { oldClusterDeletedAtSeconds: world.deletedAt / 1000 }),
         gates,
         analysisQueries: analysisQueries(options, name),
@@ -202,6 +224,23 @@ function peaksOf(footprint: readonly RayServicePlanPoint[]): RayServicePlanPeaks
   const capacityPercent = peakOf(footprint.map((p) => ({ at: p.atSeconds, value: p.total.capacityPercent })), end);
   const usages = footprint.filter((p) => p.total.usage !== undefined).map((p) => ({ at: p.atSeconds, usage: p.total.usage! }));
   return { ...(capacityPercent ? { capacityPercent } : {}), ...usagePeaks(usages, end) };
+}
+
+/**
+ * The dip: where the service serves less than 100% of its load, each cluster serving at most its
+ * weight and at most its capacity (`min(capacity, weight)` summed), counted from the moments it
+ * drops below 100; undefined when it never does (every surge upgrade, whose weights stay within
+ * the capacities).
+ */
+function dipOf(steps: readonly RayServicePlanStep[]): RayServicePlanDip | undefined {
+  const served = steps.map((s) => ({ at: s.atSeconds, value: Math.min(s.activeTargetCapacity, s.activeWeight) + Math.min(s.pendingTargetCapacity, s.pendingWeight) }));
+  const times = served.filter((s, i) => s.value < 100 && (i === 0 || served[i - 1].value >= 100)).length;
+  if (times === 0) return undefined;
+  const end = steps[steps.length - 1].atSeconds;
+  // The lowest is the peak of the negation; the time below 100 is the time the points below 100 hold.
+  const low = peakOf(served.map((s) => ({ at: s.at, value: -s.value })), end)!;
+  const under = peakOf(served.map((s) => ({ at: s.at, value: s.value < 100 ? 1 : 0 })), end)!;
+  return { value: -low.value, from: under.from, until: under.until, lasts: under.lasts, times };
 }
 
 function record(steps: RayServicePlanStep[], prev: RayServiceStatus, next: RayServiceStatus, now: number): void {

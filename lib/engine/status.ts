@@ -67,6 +67,8 @@ export interface CapacityRecord {
   readonly message?: string;
   /** When the preflight ran (epoch ms). */
   readonly at: number;
+  /** `capacityPolicy: shrinkFirst` met a surge that fits only after the old cluster shrinks: the upgrade runs without a surge. */
+  readonly shrinkFirst?: true;
 }
 
 /** A retired cluster and the time (epoch ms) it is due for deletion. */

@@ -92,10 +92,11 @@ export function judgeSurgeScheduling(r: EngineRun): boolean {
     r.wake(seen.since + boundSeconds * 1000);
     return false;
   }
-  const fail = (r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy) === 'fail' && s.rollback === undefined;
+  const policy = r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy;
+  const fail = policy === 'fail' && s.rollback === undefined;
   if (before?.boundExceeded !== true) {
     const pods = `${seen.unschedulablePods} Pod${seen.unschedulablePods === 1 ? '' : 's'}`;
-    const then = fail ? 'rolling the upgrade back (capacityPolicy fail)' : s.rollback !== undefined ? `rolling back (${s.rollback})` : 'the upgrade waits for capacity (capacityPolicy wait)';
+    const then = fail ? 'rolling the upgrade back (capacityPolicy fail)' : s.rollback !== undefined ? `rolling back (${s.rollback})` : `the upgrade waits for capacity (capacityPolicy ${policy})`;
     r.events.push({
       type: 'Warning',
       reason: SURGE_EVENT_REASON,

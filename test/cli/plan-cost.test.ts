@@ -5,7 +5,7 @@
  * CoordinatedPolicy of no group and an annotation rule naming a missing role are reported, and
  * plan says what it skipped and why. Numbers are worked out by hand in the comments.
  */
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { COORDINATION_ANNOTATION, EXECUTOR_LABEL } from '../../lib/spec/rbg';
 import { rayshiftIn } from './cli-io';
 
@@ -76,6 +76,24 @@ describe('RayService plans', () => {
   test("rayshift.dev/v1alpha1 without a strategy: the rayshift operator's NewCluster", async () => {
     const r = await rayshiftIn(['plan', '-'], { stdin: gpuService(undefined, 'rayshift.dev/v1alpha1') });
     expect(r.stdout.split('\n')[1]).toBe('  spec.upgradeStrategy.type is unset: the rayshift operator upgrades with NewCluster (a full second cluster until the switch)');
+  });
+
+  test('capacityPolicy shrinkFirst: validate warns what it trades; plan shows no surge (8 GPUs at most) and the dip to 75% served', async () => {
+    const svc = parse(gpuService({ type: 'NewClusterWithIncrementalUpgrade', clusterUpgradeOptions: { maxSurgePercent: 25, stepSizePercent: 25, intervalSeconds: 10, gatewayClassName: 'traefik' } }, 'rayshift.dev/v1alpha1'));
+    // The autoscaler turns a lower target_capacity into fewer workers (down to minReplicas 0): one worker of 2 GPUs per 25% step.
+    svc.spec.rayClusterConfig.enableInTreeAutoscaling = true;
+    svc.spec.rayClusterConfig.workerGroupSpecs[0].minReplicas = 0;
+    svc.spec.rayshift = { capacityPolicy: 'shrinkFirst' };
+    const v = await rayshiftIn(['validate', '-'], { stdin: stringify(svc) });
+    expect(v.stdout + v.stderr).toContain('spec.rayshift.capacityPolicy: warning: "shrinkFirst" trades availability for accelerators');
+    const r = await rayshiftIn(['plan', '-'], { stdin: stringify(svc) });
+    expect(r.code).toBe(0);
+    // The old cluster gives a worker back before the new one starts one: never more than 4 workers (8 GPUs) and the two heads together.
+    expect(r.stdout).toContain('peak 100% capacity, 6 Pods, 8 nvidia.com/gpu');
+    expect(r.stdout).toContain('dip to 75% served 4 times, 10s in all (0s to 40s): capacityPolicy shrinkFirst, if the surge does not fit');
+    const json = JSON.parse((await rayshiftIn(['plan', '--json', '-'], { stdin: stringify(svc) })).stdout) as { plans: { dip: object; peakCapacityPercent: number }[] };
+    expect(json.plans[0].dip).toEqual({ value: 75, from: 0, until: 40, lasts: 10, times: 4 });
+    expect(json.plans[0].peakCapacityPercent).toBe(100);
   });
 
   test('None: no upgrade, said so', async () => {

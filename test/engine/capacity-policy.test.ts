@@ -71,10 +71,10 @@ test('fail: phase Failed, the spec given up (not retried, no new preflight) unti
   expect(back.status.capacity).toBeUndefined();
 });
 
-test('fitsAfterOldShrinks is a misfit until shrinkFirst exists, and says so', () => {
+test('fitsAfterOldShrinks is a misfit under wait and fail, and names shrinkFirst', () => {
   const d = nextRayService(obs({ outcome: 'fitsAfterOldShrinks', message: 'gpu: needs 4 nvidia.com/gpu on nodes matching {}, 1 free' }), opts(), NOW);
   expect(d.status).toMatchObject({ phase: 'Upgrading', reason: 'CreatingCluster', capacity: { outcome: 'fitsAfterOldShrinks' } });
-  expect(d.events[0].message).toBe('upgrade started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait): gpu: needs 4 nvidia.com/gpu on nodes matching {}, 1 free (it fits only once the old cluster shrinks, which needs capacityPolicy shrinkFirst, not yet supported)');
+  expect(d.events[0].message).toBe('upgrade started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait): gpu: needs 4 nvidia.com/gpu on nodes matching {}, 1 free (it fits only once the old cluster shrinks: capacityPolicy shrinkFirst would start it without a surge)');
   const refused = nextRayService(obs({ outcome: 'fitsAfterOldShrinks', message: 'x' }), opts('fail'), NOW);
   expect(refused.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity' });
   expect(refused.actions).toEqual([]);

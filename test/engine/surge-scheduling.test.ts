@@ -40,7 +40,7 @@ test('surgeSchedulingOf counts the Pods the scheduler marked Unschedulable, from
 });
 
 const active: ObservedCluster = { name: 'svc-aaaaa', specHash: 'old', headReady: true, targetCapacity: 100, appsRunning: true, readyReplicas: 4, targetReplicas: 4 };
-const opts = (strategy: UpgradeStrategyType, capacityPolicy: 'wait' | 'fail', surgeUnschedulableSeconds = 60): ResolvedUpgradeOptions => ({
+const opts = (strategy: UpgradeStrategyType, capacityPolicy: 'wait' | 'fail' | 'shrinkFirst', surgeUnschedulableSeconds = 60): ResolvedUpgradeOptions => ({
   strategy, maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600, capacityPolicy, surgeUnschedulableSeconds,
 });
 const steady: RayServiceStatus = {
@@ -88,6 +88,15 @@ test.each(['NewClusterWithIncrementalUpgrade', 'NewCluster'] as const)('wait (%s
   // Scheduled at last: the record is gone.
   const bound = nextRayService(u.obs(past.status), o, NOW + 100_000);
   expect(bound.status.surgeUnschedulable).toBeUndefined();
+});
+
+test('shrinkFirst: a surge that fit at the start and is Unschedulable past the bound waits, as under wait, and the Event names the policy', () => {
+  const o = opts('NewClusterWithIncrementalUpgrade', 'shrinkFirst');
+  const u = upgrading(o);
+  const seen = nextRayService(u.obs(u.status, surge), o, NOW + 2_000);
+  const past = nextRayService(u.obs(seen.status, surge), o, NOW + 1_000 + 60_000);
+  expect(past.events.map((e) => e.message)).toEqual([`3 Pods of the new cluster ${u.status.pendingClusterName} Unschedulable for 60 s (surgeUnschedulableSeconds 60); the upgrade waits for capacity (capacityPolicy shrinkFirst): ${SCHEDULER}`]);
+  expect(past.status.rollback).toBeUndefined();
 });
 
 test('fail (incremental): rolled back once past the bound, the spec given up', () => {

@@ -9,12 +9,12 @@
  * the pending cluster. A ResourceQuota on
  * `requests.nvidia.com/gpu` refuses it the same way while the Node still has GPUs free.
  */
-import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
 import type { KubeObject } from '../../lib/runtime/kube/types';
+import { gpuConfig, rayshiftCli } from '../support/gpu-capacity';
 import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
 
 const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
@@ -30,14 +30,6 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-/** `rayClusterConfig(cpu)` with workers of one GPU each on kwok Nodes, up to 4. */
-function gpuConfig(cpu: string): Record<string, unknown> {
-  const c = rayClusterConfig(cpu) as any;
-  const worker = c.workerGroupSpecs[0];
-  worker.template.spec.nodeSelector = { type: 'kwok' };
-  worker.template.spec.containers[0].resources = { requests: { cpu }, limits: { 'nvidia.com/gpu': '1' } };
-  return c;
-}
 
 function gpuService(ns: string, policy: 'wait' | 'fail'): KubeObject {
   const svc = rayService(ns, 'llm', { maxSurge: 100, step: 50, extensions: { capacityPolicy: policy } });
@@ -82,15 +74,10 @@ async function clusters(ns: string): Promise<string[]> {
 const MESSAGE = 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free';
 const NONE_FREE = 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 0 free';
 
-const root = path.resolve(__dirname, '..', '..');
 
-/** Runs the built CLI (`npm run build` first) with the cluster's kubeconfig; asynchronous, as the operator runs in this process. */
+/** The built CLI against the test cluster. */
 function rayshift(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(root, 'bin', 'rayshift.js'), ...args, '--kubeconfig', harness.env.cp.kubeconfigPath], { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } }, (error, out, err) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, out, err });
-    });
-  });
+  return rayshiftCli(harness.env.cp.kubeconfigPath, args);
 }
 
 test('wait: the pending cluster is created and its Pods wait for the scheduler, with the reason in the status and one Event; the upgrade completes once the GPUs are free', () => harness.env.cluster.printLogsOnFailure(async () => {

@@ -82,6 +82,18 @@ describe('RayService', () => {
     expect(await valueOf(svc.migration!.recordName)).toBeUndefined(); // computed by the provider, unknown to mocks
   });
 
+  test('capacityPolicy shrinkFirst flows through both rayshift executors; maxSurgePercent 100 with it fails the component, naming the range', async () => {
+    const zeroSurge = { type: 'NewClusterWithIncrementalUpgrade' as const, clusterUpgradeOptions: { ...INCREMENTAL.clusterUpgradeOptions, maxSurgePercent: 25, stepSizePercent: 25 } };
+    const op = new RayService('llm', { executor: 'operator', rayClusterConfig: clusterSpec(), serveConfig: SERVE, upgradeStrategy: zeroSurge, rayshift: { capacityPolicy: 'shrinkFirst' } });
+    const pl = new RayService('chat', { executor: 'pulumi', rayClusterConfig: clusterSpec(), serveConfig: SERVE, upgradeStrategy: zeroSurge, rayshift: { capacityPolicy: 'shrinkFirst' }, kubeconfig: 'apiVersion: v1\nkind: Config\n' });
+    await settle(op, op.resource!, pl, pl.migration!);
+    expect(byType('kubernetes:rayshift.dev/v1alpha1:RayService')[0].inputs.spec.rayshift).toEqual({ capacityPolicy: 'shrinkFirst' });
+    expect(byType('pulumi-nodejs:dynamic/rayshift:RayServiceMigration')[0].inputs.spec.rayshift).toEqual({ capacityPolicy: 'shrinkFirst' });
+    const full = { ...zeroSurge, clusterUpgradeOptions: { ...zeroSurge.clusterUpgradeOptions, maxSurgePercent: 100 } };
+    expect(() => new RayService('bad', { executor: 'pulumi', rayClusterConfig: clusterSpec(), serveConfig: SERVE, upgradeStrategy: full, rayshift: { capacityPolicy: 'shrinkFirst' } }))
+      .toThrow(/maxSurgePercent: is 100 with capacityPolicy shrinkFirst.*must be an integer from 1 to 99/);
+  });
+
   test('every validation problem of the model fails the component at once', () => {
     const bad = () =>
       new RayService('llm', {

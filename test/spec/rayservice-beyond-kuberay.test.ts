@@ -195,16 +195,42 @@ describe('validateRayService: rules beyond KubeRay', () => {
     expectClean(validateRayService(m));
   });
 
-  test('capacityPolicy: wait and fail pass; shrinkFirst is named not yet supported; anything else lists the allowed values', () => {
+  test('capacityPolicy: wait and fail pass; shrinkFirst passes with the warning of what it trades; anything else lists the allowed values', () => {
     const m = rayshiftService();
     for (const ok of ['wait', 'fail']) {
       m.spec.rayshift.capacityPolicy = ok;
       expectClean(validateRayService(m));
     }
-    m.spec.rayshift.capacityPolicy = 'shrinkFirst';
-    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"shrinkFirst"', 'not yet supported', 'allowed: wait, fail');
     m.spec.rayshift.capacityPolicy = 'Wait';
-    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"Wait" is not a capacity policy', 'allowed: wait, fail');
+    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"Wait" is not a capacity policy', 'allowed: wait, fail, shrinkFirst');
+  });
+
+  test('capacityPolicy shrinkFirst: a warning with the dip it costs; maxSurgePercent 100 and a strategy other than the incremental upgrade are errors', () => {
+    const m = rayshiftService();
+    m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = 25;
+    m.spec.upgradeStrategy.clusterUpgradeOptions.stepSizePercent = 25;
+    m.spec.rayshift.capacityPolicy = 'shrinkFirst';
+    const r = validateRayService(m);
+    expect(r.errors).toEqual([]);
+    expect(r.warnings.map((w) => [w.path, w.message])).toEqual([[
+      'spec.rayshift.capacityPolicy',
+      '"shrinkFirst" trades availability for accelerators: when the new Pods fit only once the old cluster shrinks, each step first lowers the old cluster\'s capacity by maxSurgePercent 25, so the service runs at 75% until the new cluster\'s Pods are ready (`rayshift plan` shows the dips)',
+    ]]);
+    m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = 100;
+    expectOnlyError(validateRayService(m), `${OPTS}.maxSurgePercent`, 'is 100 with capacityPolicy shrinkFirst', 'nothing would serve', 'must be an integer from 1 to 99', 'got 100');
+    delete m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent;
+    expectOnlyError(validateRayService(m), `${OPTS}.maxSurgePercent`, 'is 100 with capacityPolicy shrinkFirst', 'the default is 100');
+    m.spec.upgradeStrategy = { type: 'NewCluster' };
+    expectOnlyError(validateRayService(m), 'spec.rayshift.capacityPolicy', '"shrinkFirst"', 'needs upgradeStrategy.type NewClusterWithIncrementalUpgrade');
+  });
+
+  test('assertResolvedUpgradeOptions refuses shrinkFirst with maxSurgePercent 100, naming the range', () => {
+    const m = rayshiftService();
+    m.spec.rayshift.capacityPolicy = 'shrinkFirst';
+    m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = 100;
+    expect(() => assertResolvedUpgradeOptions(resolveUpgradeOptions(m.spec))).toThrow('maxSurgePercent is 100 with capacityPolicy shrinkFirst; allowed: 1–99');
+    m.spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent = 50;
+    expect(() => assertResolvedUpgradeOptions(resolveUpgradeOptions(m.spec))).not.toThrow();
   });
 
   test('surgeUnschedulableSeconds: an integer from 1 to int32 max', () => {

@@ -177,8 +177,8 @@ describe('a string union\'s value outside it is a type error and a validation er
     ['UpgradeStrategyType', () => service({ rayClusterConfig: CLUSTER, upgradeStrategy: { type: 'BlueGreen' } }), 'spec.upgradeStrategy.type'],
     // @ts-expect-error not a RouteKind
     ['RouteKind', () => service({ rayClusterConfig: CLUSTER, rayshift: { routeKind: 'TCP' } }), 'spec.rayshift.routeKind'],
-    // @ts-expect-error not a CapacityPolicy (shrinkFirst is not yet supported)
-    ['CapacityPolicy', () => service({ rayClusterConfig: CLUSTER, rayshift: { capacityPolicy: 'shrinkFirst' } }), 'spec.rayshift.capacityPolicy'],
+    // @ts-expect-error not a CapacityPolicy
+    ['CapacityPolicy', () => service({ rayClusterConfig: CLUSTER, rayshift: { capacityPolicy: 'shrinkLater' } }), 'spec.rayshift.capacityPolicy'],
     [
       'AnalysisFailureAction',
       // @ts-expect-error not an AnalysisFailureAction

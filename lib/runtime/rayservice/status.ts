@@ -70,7 +70,7 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
     phase: engine.phase,
     reason: engine.reason,
     message: statusMessage(engine),
-    ...(capacity ? { capacity: { outcome: capacity.outcome, ...(capacity.message !== undefined ? { message: capacity.message } : {}), checkedTime: isoTime(capacity.at) } } : {}),
+    ...(capacity ? { capacity: { outcome: capacity.outcome, ...(capacity.message !== undefined ? { message: capacity.message } : {}), checkedTime: isoTime(capacity.at), ...(capacity.shrinkFirst === true ? { shrinkFirst: true } : {}) } } : {}),
     ...(surge ? { surgeUnschedulable: { pods: surge.pods, sinceTime: isoTime(surge.since), message: surge.message, boundExceeded: surge.boundExceeded } } : {}),
     ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
     activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, clusters),
