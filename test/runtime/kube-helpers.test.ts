@@ -1,6 +1,6 @@
 /** Conditions, retryOnConflict, backoff and typed errors of lib/runtime/kube (no server). */
 import { Condition, findCondition, isConditionTrue, kubeTime, mergeConditions, removeCondition, sameConditions, setCondition } from '../../lib/runtime/kube/conditions';
-import { KubeApiError, KubeConnectionError, isConflict, isNotFound } from '../../lib/runtime/kube/errors';
+import { KubeApiError, KubeConnectionError, isConflict, isNotFound, isPatchConflict } from '../../lib/runtime/kube/errors';
 import { backoffDelay, retryOnConflict } from '../../lib/runtime/kube/retry';
 
 const T0 = new Date('2030-01-01T00:00:00.789Z');
@@ -119,6 +119,41 @@ describe('retryOnConflict', () => {
       { backoff: { initialMs: 10, factor: 3, jitter: 0 }, sleep: async (ms) => void w2.push(ms) },
     );
     expect(w2).toEqual([10, 30, 90]);
+  });
+
+  test('retries what isConflict names (a failed JSON patch test: 422 without causes) and nothing else; no wait at a 0 ms backoff', async () => {
+    const testFailed = { status: 422, body: { details: {} } };
+    const schemaInvalid = { status: 422, body: { details: { causes: [{ field: 'spec.rules' }] } } };
+    const slept: number[] = [];
+    let n = 0;
+    const result = await retryOnConflict(
+      async (attempt) => {
+        if (++n < 3) throw testFailed;
+        return attempt;
+      },
+      { isConflict: isPatchConflict, backoff: () => 0, sleep: async (ms) => void slept.push(ms) },
+    );
+    expect([result, n, slept]).toEqual([3, 3, []]);
+    n = 0;
+    await expect(
+      retryOnConflict(
+        async () => {
+          n++;
+          throw schemaInvalid;
+        },
+        { isConflict: isPatchConflict, sleep: async () => undefined },
+      ),
+    ).rejects.toBe(schemaInvalid);
+    expect(n).toBe(1);
+    // The default rule is a 409 Conflict only: the same 422 is thrown at once.
+    n = 0;
+    await expect(
+      retryOnConflict(async () => {
+        n++;
+        throw testFailed;
+      }, noSleep),
+    ).rejects.toBe(testFailed);
+    expect(n).toBe(1);
   });
 
   test('backoffDelay grows, caps and jitters within bounds', () => {
