@@ -8,7 +8,7 @@ import { Condition, isConditionTrue } from '../runtime/kube/conditions';
 import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { KubeObject } from '../runtime/kube/types';
-import { statusSide } from '../runtime/rayservice/progress';
+import { statusSideOrUnset } from '../runtime/rayservice/progress';
 import { asArray, asObject } from '../spec/read';
 import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
 
@@ -36,12 +36,12 @@ export interface UpgradeSnapshot {
   readonly line: string;
 }
 
-/** Reads a RayService status (KubeRay's field names, which the operator writes too; each side by `statusSide`). */
+/** Reads a RayService status (KubeRay's field names, which the operator writes too; each side by `statusSideOrUnset`). */
 export function snapshotOf(svc: KubeObject): UpgradeSnapshot {
   const status = asObject(svc.status);
   const conditions = asArray(status.conditions) as Condition[];
-  const a = statusSide(status.activeServiceStatus, 'active') ?? { name: undefined, weight: 100, capacity: 100 };
-  const p = statusSide(status.pendingServiceStatus, 'pending') ?? { name: undefined, weight: 0, capacity: 0 };
+  const a = statusSideOrUnset(status.activeServiceStatus, 'active');
+  const p = statusSideOrUnset(status.pendingServiceStatus, 'pending');
   return {
     observed: Number(status.observedGeneration ?? 0) >= Number(svc.metadata.generation ?? 0),
     ready: isConditionTrue(conditions, 'Ready'),

@@ -1,6 +1,6 @@
 /** Conditions, retryOnConflict, backoff and typed errors of lib/runtime/kube (no server). */
 import { Condition, findCondition, isConditionTrue, kubeTime, mergeConditions, removeCondition, sameConditions, setCondition } from '../../lib/runtime/kube/conditions';
-import { KubeApiError, KubeConnectionError, isConflict, isNotFound } from '../../lib/runtime/kube/errors';
+import { KubeApiError, KubeConnectionError, isConflict, isNotFound, isPatchConflict } from '../../lib/runtime/kube/errors';
 import { backoffDelay, retryOnConflict } from '../../lib/runtime/kube/retry';
 
 const T0 = new Date('2030-01-01T00:00:00.789Z');
@@ -83,9 +83,10 @@ describe('retryOnConflict', () => {
     expect(calls).toBe(3);
   });
 
-  test('does not retry other errors, including 409 AlreadyExists', async () => {
+  test('does not retry other errors, including 409 AlreadyExists and (by default) a failed JSON patch test', async () => {
     for (const err of [
       KubeApiError.fromResponse('POST', '/x', 409, { kind: 'Status', reason: 'AlreadyExists', code: 409, message: 'exists' }),
+      KubeApiError.fromResponse('PATCH', '/x', 422, { kind: 'Status', reason: 'Invalid', code: 422, message: 'the server rejected our request due to an error in our request' }),
       KubeApiError.fromResponse('GET', '/x', 404, { kind: 'Status', reason: 'NotFound', code: 404 }),
       new Error('boom'),
     ]) {
@@ -119,6 +120,32 @@ describe('retryOnConflict', () => {
       { backoff: { initialMs: 10, factor: 3, jitter: 0 }, sleep: async (ms) => void w2.push(ms) },
     );
     expect(w2).toEqual([10, 30, 90]);
+  });
+
+  test('retries what isConflict names (a failed JSON patch test: 422 without causes) and nothing else; no wait at a 0 ms backoff', async () => {
+    const testFailed = { status: 422, body: { details: {} } };
+    const schemaInvalid = { status: 422, body: { details: { causes: [{ field: 'spec.rules' }] } } };
+    const slept: number[] = [];
+    let n = 0;
+    const result = await retryOnConflict(
+      async (attempt) => {
+        if (++n < 3) throw testFailed;
+        return attempt;
+      },
+      { isConflict: isPatchConflict, backoff: () => 0, sleep: async (ms) => void slept.push(ms) },
+    );
+    expect([result, n, slept]).toEqual([3, 3, []]);
+    n = 0;
+    await expect(
+      retryOnConflict(
+        async () => {
+          n++;
+          throw schemaInvalid;
+        },
+        { isConflict: isPatchConflict, sleep: async () => undefined },
+      ),
+    ).rejects.toBe(schemaInvalid);
+    expect(n).toBe(1);
   });
 
   test('backoffDelay grows, caps and jitters within bounds', () => {

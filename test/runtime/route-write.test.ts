@@ -1,11 +1,12 @@
 /**
  * writeRouteWeights against an in-memory API server path: no PATCH when nothing changes, a retry
  * after a concurrent writer moved the managed rule, giving up after maxAttempts, other errors
- * thrown at once, and isPatchConflict.
+ * thrown at once, isPatchConflict, and kubeRouteClient (the executors' client: the ref's kind, name
+ * and namespace, the pass's read answering the first GET).
  */
 import { JsonPatchOp } from '../../lib/runtime/route/types';
 import { isPatchConflict } from '../../lib/runtime/kube/errors';
-import { RouteRef, RouteWriteConflictError, writeRouteWeights } from '../../lib/runtime/route/weight-patch';
+import { RouteRef, RouteWriteConflictError, kubeRouteClient, writeRouteWeights } from '../../lib/runtime/route/weight-patch';
 import { ACTIVE, PENDING, applyRfc6902, backend, clone, sharedHttpRoute } from './support/route-fixtures';
 
 /** An in-memory API server path for one route, with a hook that runs between our read and our write. */
@@ -108,4 +109,21 @@ describe('writeRouteWeights', () => {
     expect(isPatchConflict(new Error('socket hang up'))).toBe(false);
     expect(isPatchConflict(undefined)).toBe(false);
   });
+});
+
+test("kubeRouteClient reads and patches the route the ref names (its kind's type), answering only the first GET with the pass's read", async () => {
+  const calls: string[] = [];
+  const live = { kind: 'GRPCRoute', metadata: { name: 'llm-grpcroute', resourceVersion: '2' } };
+  const kube = {
+    get: async (type: { kind: string }, name: string, namespace?: string) => (calls.push(`GET ${type.kind} ${namespace}/${name}`), live as any),
+    patchJson: async (type: { kind: string }, name: string, namespace: string | undefined, ops: readonly JsonPatchOp[]) => (calls.push(`PATCH ${type.kind} ${namespace}/${name} ${ops.length}`), live as any),
+  };
+  const passRead = { kind: 'GRPCRoute', metadata: { name: 'llm-grpcroute', resourceVersion: '1' } };
+  const route = kubeRouteClient(kube, passRead);
+  const ref = { kind: 'GRPCRoute' as const, namespace: 'serving', name: 'llm-grpcroute' };
+  expect(await route.get(ref)).toBe(passRead);
+  await route.patch(ref, [{ op: 'test', path: '/metadata/name', value: 'llm-grpcroute' }]);
+  expect(await route.get(ref)).toBe(live);
+  expect(await kubeRouteClient(kube).get({ ...ref, kind: 'HTTPRoute', name: 'llm-httproute' })).toBe(live);
+  expect(calls).toEqual(['PATCH GRPCRoute serving/llm-grpcroute 1', 'GET GRPCRoute serving/llm-grpcroute', 'GET HTTPRoute serving/llm-httproute']);
 });

@@ -21,6 +21,11 @@ export interface RetryOnConflictOptions {
   readonly backoff?: BackoffOptions | ((attempt: number) => number);
   /** Sleeps `ms` (injectable for tests); default a timer. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Which refusals a fresh read can fix, hence are retried; default a 409 `Conflict`. A JSON patch
+   * guarded by `test` ops passes `isPatchConflict` (the engine's rule, which also takes a failed `test`).
+   */
+  readonly isConflict?: (e: unknown) => boolean;
 }
 
 /** The delay before retry number `attempt` (1-based) under `opts`. */
@@ -40,19 +45,23 @@ export function sleep(ms: number): Promise<void> {
 
 /**
  * Runs `fn` (which must re-read the object and redo its change each time) until it does not throw a
- * 409 `Conflict` `KubeApiError`, at most `attempts` times; other errors, and the last conflict, are
- * rethrown. `fn` receives the attempt number (1-based).
+ * conflict (`opts.isConflict`, default a 409 `Conflict` `KubeApiError`), at most `attempts` times;
+ * other errors, and the last conflict, are rethrown. `fn` receives the attempt number (1-based). The
+ * one retry loop of the runtime's re-reading writers; `backoffDelay` is its (and the informer's and
+ * work queue's) one backoff.
  */
 export async function retryOnConflict<T>(fn: (attempt: number) => Promise<T>, opts: RetryOnConflictOptions = {}): Promise<T> {
   const attempts = Math.max(1, opts.attempts ?? 5);
   const wait = opts.sleep ?? sleep;
+  const conflict = opts.isConflict ?? isConflict;
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn(attempt);
     } catch (e) {
-      if (!isConflict(e) || attempt >= attempts) throw e;
+      if (!conflict(e) || attempt >= attempts) throw e;
       const b = opts.backoff;
-      await wait(typeof b === 'function' ? b(attempt) : backoffDelay(attempt, b));
+      const ms = typeof b === 'function' ? b(attempt) : backoffDelay(attempt, b);
+      if (ms > 0) await wait(ms);
     }
   }
 }

@@ -16,7 +16,7 @@ import { ObjectReader } from '../kube/object-reader';
 import { KubeObject } from '../kube/types';
 import { PendingMeasurements } from '../prometheus/measure';
 import { buildServiceRoute, clusterBackends } from '../route/build';
-import { writeRouteWeights } from '../route/weight-patch';
+import { kubeRouteClient, writeRouteWeights } from '../route/weight-patch';
 import { labelHeadPods } from './head-serve-label';
 import { ownsBackend, routeTypeOf } from './observe';
 import type { RayServiceKube, RayServiceServe } from './ports';
@@ -110,16 +110,8 @@ export class RayServiceExecutor {
     const namespace = String(t.svc.metadata.namespace);
     const routeType = routeTypeOf(t.spec);
     const routeName = serviceRouteName(String(t.svc.metadata.name), t.spec.rayshift?.routeKind);
-    let first = t.route;
     const result = await writeRouteWeights(
-      {
-        get: () => {
-          const read = first ?? this.o.client.get(routeType, routeName, namespace);
-          first = undefined;
-          return Promise.resolve(read);
-        },
-        patch: (_ref, ops) => this.o.client.patchJson(routeType, routeName, namespace, ops),
-      },
+      kubeRouteClient(this.o.client, t.route),
       { kind: routeType.kind, namespace, name: routeName },
       clusterBackends(namespace, backends, servePort(t.spec)),
       { owns: ownsBackend(t.svc) },

@@ -48,7 +48,7 @@ export interface StatusSide {
 export function statusSide(raw: unknown, role: 'active' | 'pending'): StatusSide | undefined {
   const o = asObject(raw);
   if (typeof o.rayClusterName !== 'string' || o.rayClusterName === '') return undefined;
-  const unset = role === 'active' ? 100 : 0;
+  const unset = unsetPercent(role);
   const num = (v: unknown) => (typeof v === 'number' ? v : unset);
   const moved = typeof o.lastTrafficMigratedTime === 'string' ? Date.parse(o.lastTrafficMigratedTime) : Number.NaN;
   return {
@@ -59,6 +59,17 @@ export function statusSide(raw: unknown, role: 'active' | 'pending'): StatusSide
     ...(typeof o.readyReplicas === 'number' ? { readyReplicas: o.readyReplicas } : {}),
     ...(typeof o.targetReplicas === 'number' ? { targetReplicas: o.targetReplicas } : {}),
   };
+}
+
+/** KubeRay's reading of an unset weight or capacity: 100 % on the active side, 0 % on the pending one. */
+function unsetPercent(role: 'active' | 'pending'): number {
+  return role === 'active' ? 100 : 0;
+}
+
+/** A side as KubeRay reads it, with or without a cluster: `statusSide`, else no name and the unset percentages. */
+export function statusSideOrUnset(raw: unknown, role: 'active' | 'pending'): Omit<StatusSide, 'name'> & { readonly name?: string } {
+  const unset = unsetPercent(role);
+  return statusSide(raw, role) ?? { weight: unset, capacity: unset };
 }
 
 /** Reads the view's fields from a RayService object as the API returns it (`rayshift.dev` or KubeRay's `ray.io/v1`). */
@@ -88,24 +99,24 @@ export function serviceView(obj: { apiVersion?: string; metadata: { namespace?: 
  * its `RollbackInProgress` message. Its weights are read back from the route, hence confirmed.
  */
 function kubeRayEngineView(status: Record<string, unknown>): RayServiceStatus | undefined {
-  const a = statusSide(status.activeServiceStatus, 'active');
-  const p = statusSide(status.pendingServiceStatus, 'pending');
-  const active = a?.name;
-  const pending = p?.name;
+  const a = statusSideOrUnset(status.activeServiceStatus, 'active');
+  const p = statusSideOrUnset(status.pendingServiceStatus, 'pending');
+  const active = a.name;
+  const pending = p.name;
   if (active === undefined && pending === undefined) return undefined;
   const rollback = asArray(status.conditions).map(asObject).find((c) => c.type === 'RollbackInProgress' && c.status === 'True');
   const reverted = rollback !== undefined && /revert/i.test(String(rollback.message ?? ''));
   const upgrading = active !== undefined && pending !== undefined;
-  const pendingWeight = p?.weight ?? 0;
-  const lastMove = rollback ? a?.lastTrafficMigratedTime : p?.lastTrafficMigratedTime;
+  const pendingWeight = p.weight;
+  const lastMove = rollback ? a.lastTrafficMigratedTime : p.lastTrafficMigratedTime;
   return {
     phase: rollback ? 'RollingBack' : upgrading ? 'Upgrading' : active !== undefined ? 'Running' : 'Initializing',
     reason: rollback ? (reverted ? 'SpecReverted' : 'SpecChanged') : upgrading ? (pendingWeight > 0 ? 'Migrating' : 'WaitingForCapacity') : active !== undefined ? 'UpToDate' : 'CreatingCluster',
     ...(active !== undefined ? { activeClusterName: active } : {}),
     ...(pending !== undefined ? { pendingClusterName: pending } : {}),
-    activeTargetCapacity: a?.capacity ?? 100,
-    pendingTargetCapacity: p?.capacity ?? 0,
-    activeWeight: a?.weight ?? 100,
+    activeTargetCapacity: a.capacity,
+    pendingTargetCapacity: p.capacity,
+    activeWeight: a.weight,
     pendingWeight,
     trafficConfirmed: true,
     ...(lastMove !== undefined ? { lastTrafficMigratedTime: lastMove } : {}),

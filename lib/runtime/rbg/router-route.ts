@@ -11,7 +11,7 @@ import type { JsonObject } from '../../spec/read';
 import type { KubeClient } from '../kube/client';
 import { recordEvents, type EventSource } from '../kube/events';
 import type { KubeObject } from '../kube/types';
-import { writeRouteWeights } from '../route/weight-patch';
+import { kubeRouteClient, writeRouteWeights } from '../route/weight-patch';
 
 /** Each routed rule's router route (`<group>-<rule>-router` in the group's namespace) as read, by rule name. */
 export async function observeRouterRoutes(client: KubeClient, group: KubeObject, rules: readonly ExecutorRule[]): Promise<Map<string, ObservedRouterRoute>> {
@@ -32,16 +32,8 @@ export async function observeRouterRoutes(client: KubeClient, group: KubeObject,
  */
 export async function writeRouterWeights(client: KubeClient, group: KubeObject, action: SetRouterWeightsAction, observed: ObservedRouterRoute | undefined, now: number, events: EventSource, warn: (err: unknown) => void): Promise<number> {
   const namespace = String(group.metadata.namespace);
-  let first: unknown = observed?.route;
   const result = await writeRouteWeights(
-    {
-      get: () => {
-        const read = first ?? client.get(HTTPROUTE, action.route, namespace);
-        first = undefined;
-        return Promise.resolve(read);
-      },
-      patch: (_ref, ops) => client.patchJson(HTTPROUTE, action.route, namespace, ops),
-    },
+    kubeRouteClient(client, observed?.route),
     { kind: 'HTTPRoute', namespace, name: action.route },
     action.backends,
   );

@@ -2,8 +2,8 @@
  * The route weight patch: planned so that it touches only what rayshift owns on a route it may share
  * with others (`planWeightPatch`), and written (`writeRouteWeights`): read, plan, JSON-patch, and when
  * the server refuses the patch as a conflict (a `test` op failed because someone moved the route
- * between our read and our write), read again and plan again. Decoupled from any Kubernetes client
- * library: the writer takes a minimal injected `RouteClient`.
+ * between our read and our write), read again and plan again. The writer takes a minimal injected
+ * `RouteClient`; `kubeRouteClient` is the executors' one over the Kubernetes client.
  *
  * HTTPRoute and GRPCRoute `spec.rules` and `rules[].backendRefs` are atomic lists, so a
  * server-side apply or a PUT of the rules would take (or clobber) the whole list, including the
@@ -28,9 +28,11 @@
  */
 import { asArray, asObject, isInteger } from '../../spec/read';
 import { BackendKey, DEFAULT_SERVE_PORT, JsonPatchOp, ManagedBackend, RouteObjectKind } from './types';
+import { GRPCROUTE, HTTPROUTE } from '../../spec/object-names';
+import type { KubeClient } from '../kube/client';
 import { errorStatus, isPatchConflict } from '../kube/errors';
 import { jsonPointer } from '../kube/json-pointer';
-import { sleep } from '../kube/retry';
+import { retryOnConflict } from '../kube/retry';
 
 /** How rules are chosen and which backends besides `managed` belong to rayshift. */
 export interface RuleSelection {
@@ -299,27 +301,45 @@ export async function writeRouteWeights(
   opts: WriteOptions = {},
 ): Promise<WriteResult> {
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 5);
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    if (attempt > 1 && opts.backoffMs) {
-      const ms = opts.backoffMs(attempt);
-      if (ms > 0) await sleep(ms);
-    }
-    const route = await client.get(ref);
-    const ops = planWeightPatch(route, managed, opts);
-    if (ops.length === 0) return { route, ops, attempts: attempt };
-    try {
-      const patched = await client.patch(ref, ops);
-      return { route: patched, ops, attempts: attempt };
-    } catch (e) {
-      if (!isPatchConflict(e)) throw e;
-      lastError = e;
-    }
+  const backoffMs = opts.backoffMs;
+  try {
+    return await retryOnConflict(
+      async (attempt) => {
+        const route = await client.get(ref);
+        const ops = planWeightPatch(route, managed, opts);
+        if (ops.length === 0) return { route, ops, attempts: attempt };
+        return { route: await client.patch(ref, ops), ops, attempts: attempt };
+      },
+      // retryOnConflict numbers a delay by the attempt that failed; backoffMs by the one it precedes.
+      { attempts: maxAttempts, isConflict: isPatchConflict, backoff: (failed) => backoffMs?.(failed + 1) ?? 0 },
+    );
+  } catch (e) {
+    if (!isPatchConflict(e)) throw e;
+    throw new RouteWriteConflictError(
+      `${ref.kind} ${ref.namespace}/${ref.name}: the route changed under every one of ${maxAttempts} weight patches (each guarded by test ops); last refusal: ${describeError(e)}`,
+      e,
+    );
   }
-  throw new RouteWriteConflictError(
-    `${ref.kind} ${ref.namespace}/${ref.name}: the route changed under every one of ${maxAttempts} weight patches (each guarded by test ops); last refusal: ${describeError(lastError)}`,
-    lastError,
-  );
+}
+
+/** The part of a Kubernetes client the route writer reads and patches through. */
+export type RouteKube = Pick<KubeClient, 'get' | 'patchJson'>;
+
+/**
+ * The executors' `RouteClient` over a Kubernetes client. `read` is the route as the caller's pass
+ * already read it: the first plan is made against it, and only a refused patch reads again.
+ */
+export function kubeRouteClient(kube: RouteKube, read?: unknown): RouteClient {
+  let first = read;
+  const typeOf = (ref: RouteRef) => (ref.kind === GRPCROUTE.kind ? GRPCROUTE : HTTPROUTE);
+  return {
+    get: (ref) => {
+      const route = first ?? kube.get(typeOf(ref), ref.name, ref.namespace);
+      first = undefined;
+      return Promise.resolve(route);
+    },
+    patch: (ref, ops) => kube.patchJson(typeOf(ref), ref.name, ref.namespace, ops),
+  };
 }
 
 function describeError(e: unknown): string {
