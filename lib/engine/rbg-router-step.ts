@@ -96,9 +96,13 @@ export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
   }
   const rollingBack = status.rollback !== undefined || status.phase === 'RollingBack' || status.phase === 'RolledBack';
   // A workload that has not observed its latest spec reports no counts: keep the route as it is
-  // (0 new ready would send everything to an old release that may have no replica left).
+  // (0 new ready would send everything to an old release that may have no replica left), and keep
+  // what the last counts said of the old router for this release (a final partition write leaves the
+  // workloads unobserved for a pass: "old router may go" must not flicker off and on).
   if (!rollingBack && (!prefill.progress || !decode.progress)) {
-    return { status: { route: observed.name, releases: onRoute.map((b) => ({ revision: b.revision, service: b.service, weight: b.weight, current: b.revision === current })), removeOld: false } };
+    const last = status.router;
+    const removeOld = last?.releases.find((r) => r.current)?.revision === current && last.removeOld;
+    return { status: { route: observed.name, releases: onRoute.map((b) => ({ revision: b.revision, service: b.service, weight: b.weight, current: b.revision === current })), removeOld } };
   }
   const weights = routerWeights([prefill, decode].map(routedRole), rollingBack);
   const older = onRoute.filter((b) => b.revision !== current);

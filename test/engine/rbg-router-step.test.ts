@@ -105,6 +105,23 @@ describe('routerStep', () => {
     expect([held.action, held.status.releases.map((x) => x.weight)]).toEqual([undefined, [0, 100]]);
   });
 
+  test('while a routed role reports no counts, "old router may go" stays as the last counts of this release said', () => {
+    const r = roles('new0000001', [4, 2]);
+    r.set('decode', { ...r.get('decode')!, progress: undefined });
+    const done = (revision: string, removeOld: boolean): CoordinationStatus => ({
+      phase: 'Complete',
+      router: { route: 'g-pd-router', removeOld, releases: [{ revision: 'old0000001', service: 'g-pd-router-old0000001', weight: 0, current: false }, { revision, service: `g-pd-router-${revision}`, weight: 100, current: true }] },
+    }) as unknown as CoordinationStatus;
+    const onRoute = route(['old0000001', 0], ['new0000001', 100]);
+    expect([
+      routerStep(rule, r, done('new0000001', true), onRoute).status.removeOld,
+      routerStep(rule, r, done('new0000001', false), onRoute).status.removeOld,
+      // The last status was another release's (a new rollout began): nothing is known of this one yet.
+      routerStep(rule, r, done('other00001', true), onRoute).status.removeOld,
+      routerStep(rule, r, progressing, onRoute).status.removeOld,
+    ]).toEqual([true, false, false, false]);
+  });
+
   test('a rollback takes the new release to 0 at once, whatever is ready', () => {
     const back = routerStep(rule, roles('new0000001', [4, 2]), { phase: 'RollingBack', rollback: { cause: 'x', rounds: 0, startedAt: '' } } as CoordinationStatus, route(['old0000001', 25], ['new0000001', 75]));
     expect(back.action?.backends).toEqual([

@@ -36,6 +36,7 @@ import { templateDashboardResolver } from '../../lib/runtime/serve/resolver';
 import { OperatorEnv, startOperatorEnv, HTTPROUTE, RAYSHIFT_RAYSERVICE, engineState, RAYCLUSTER, createNamespace, rayClusterConfig, recordRouteWeights, serveConfig, waitFor, recordedPendingWeights } from '../support/operator-env';
 import { PulumiTestStack, startPulumiStack } from '../support/pulumi';
 import { PluginPython, startPluginPython } from '../support/pulumi-plugin';
+import { routeBackends } from '../support/route-weights';
 
 const NS = 'pulumi-e2e';
 /**
@@ -128,7 +129,7 @@ describe('executor pulumi', () => {
     expect(first).toMatch(/^fruit-\w{5}$/);
     expect(await active()).toBe(first);
     const route = await env.admin.get(HTTPROUTE, 'fruit-httproute', NS);
-    expect((route.spec as any).rules[0].backendRefs.map((b: any) => [b.name, b.weight])).toEqual([[`${first}-serve-svc`, 100]]);
+    expect(routeBackends(route)).toEqual([{ name: `${first}-serve-svc`, weight: 100 }]);
     expect(cliOutput.join('')).toContain('fruit createPendingCluster');
     // The kubeconfig input is kept encrypted in the state file, and is no output.
     expect(kubeconfig).toContain(env.cp.adminToken);

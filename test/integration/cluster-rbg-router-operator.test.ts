@@ -38,6 +38,7 @@ import { generate, requireSglangRouter, startSglangRouter } from '../support/sgl
 import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
 import { startStubPrometheus, StubPrometheus } from '../ui/support/stub-prometheus';
 import { waitFor } from '../support/wait-at-most';
+import { backendWeights } from '../support/route-weights';
 
 const NS = 'default';
 const NAME = 'pd-routed';
@@ -133,8 +134,7 @@ test('the operator moves the router route with the ready new-release replicas, r
     const fullSeen = new Promise<void>((resolve) => (full = resolve));
     watches.push(admin.watch(HTTPROUTE, NS, (e) => {
       if (e.object.metadata.name !== ROUTE || e.type === 'delete') return;
-      const refs: any[] = (e.object.spec as any).rules[0].backendRefs;
-      const w = refs.find((b) => b.name === newBackend)?.weight;
+      const [w] = backendWeights(e.object, [newBackend]);
       if (typeof w !== 'number' || weights[weights.length - 1]?.weight === w) return;
       current = w;
       weights.push({ weight: w, states: recorder.history.length });
@@ -225,7 +225,7 @@ test('a rollback sends the new release nothing before any replica returns: the r
       const weights: { rv: number; weight: number }[] = [];
       watches.push(admin.watch(HTTPROUTE, NS, (e) => {
         if (e.object.metadata.name !== route || e.type === 'delete') return;
-        const w = ((e.object.spec as any).rules[0].backendRefs as any[]).find((b) => b.name === newBackend)?.weight;
+        const [w] = backendWeights(e.object, [newBackend]);
         if (typeof w === 'number') weights.push({ rv: Number(e.object.metadata.resourceVersion), weight: w });
       }));
       const partitions: { rv: number; byRole: number[] }[] = [];
