@@ -14,7 +14,8 @@ import { RbgResourceType } from '../../lib/spec/object-names';
 import { workloadHonoursPaused } from '../../lib/spec/rbg-releases';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { CoordinationRule } from '../../lib/spec/rbg';
-import { getWhen, TestCluster } from './cluster';
+import { RbgRolloutController } from '../../operator/rbg-controller';
+import { ClusterRbg, getWhen, startTestCluster, TestCluster } from './cluster';
 import { RBG_RELEASES, ReleaseUnderTest } from './rbg-releases';
 import { rbgSkewCheck } from './rbg-skew-check';
 import { GroupState, WorkloadRecorder } from './rbg-workload-recorder';
@@ -208,4 +209,34 @@ export function expectPartitionsNeverRaised(g: GroupUnderTest, states: readonly 
     const around = fell < 0 ? [] : v2.slice(Math.max(0, fell - 3), fell + 2);
     expect({ role, updatedFell: fell, around }).toEqual({ role, updatedFell: -1, around: [] });
   });
+}
+
+/** A test cluster running an RBG release, its admin and "gitops" clients, and rayshift's RBG controller in this process. */
+export interface RbgOperatorCluster {
+  readonly cluster: TestCluster;
+  readonly admin: KubeClient;
+  readonly gitops: KubeClient;
+  /** Stops the controller, closes the clients, stops the cluster. */
+  stop(): Promise<void>;
+}
+
+/** Starts the test cluster with `rbg` and 2 Nodes and the operator's RBG controller on it. */
+export async function startRbgOperatorCluster(rbg: ClusterRbg): Promise<RbgOperatorCluster> {
+  const cluster = await startTestCluster({ rbg, nodes: 2 });
+  const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+  const gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
+  const controller = new RbgRolloutController({ client: admin, log: { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined } });
+  const stop = async () => {
+    await controller.stop();
+    admin.close();
+    gitops.close();
+    await cluster.stop();
+  };
+  try {
+    await controller.start();
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { cluster, admin, gitops, stop };
 }
