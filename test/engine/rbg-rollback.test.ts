@@ -295,3 +295,50 @@ describe('RBG v0.8: its webhook admits no partition ≥ replicas', () => {
     expect(left).toEqual([0, 0]);
   });
 });
+
+describe('RBG v0.6.0: a StatefulSet reports no updatedReadyReplicas, and a returned Pod takes four passes to start', () => {
+  /**
+   * The rollback of 4 prefill / 2 decode (half of each on the bad revision) on StatefulSets, whose
+   * returned Pods are not ready for four passes; the progress carries `updatedReadyReplicas` when
+   * `perOrdinal` (what the runtime now counts from the Pods: lib/runtime/rbg/workloads.ts
+   * updatedReadyOfPods), none otherwise (the StatefulSet's status alone). Returns the most replicas
+   * down at once beyond a role's maxUnavailable, and what is left on the bad revision.
+   */
+  function rollBack(perOrdinal: boolean): { over: number; left: number[] } {
+    const sizes = { prefill: { desired: 4, bad: 2, maxUnavailable: 1 }, decode: { desired: 2, bad: 1, maxUnavailable: 1 } };
+    const m = model(sizes);
+    const r = rule(sizes, 50);
+    const startingFor = new Map([...m.keys()].map((name) => [name, Array<number>(m.get(name)!.desired).fill(0)]));
+    const see = () => new Map([...observe(m)].map(([name, o]) => {
+      const { updatedReadyReplicas: _perOrdinal, ...status } = o.progress!;
+      return [name, { ...o, holdsByPartition: true, progress: perOrdinal ? o.progress! : status }];
+    }));
+    let previous = failedGate(r, m);
+    let over = 0;
+    for (let i = 1; i <= 50 && previous.phase !== 'RolledBack'; i++) {
+      const input = { rule: r, roles: see(), controllerCaughtUp: true, now: T0 + i };
+      const step = i === 1 ? startRollback(input, previous) : coordinationStep({ ...input, previous });
+      for (const [name, x] of m) {
+        x.carried = x.partition;
+        const left = startingFor.get(name)!;
+        x.ready = x.ready.map((ok, k) => ok || --left[k] <= 0);
+      }
+      for (const w of step.writes) Object.assign(m.get(w.name)!, { partition: w.partition, paused: w.paused });
+      for (const ret of step.returns ?? []) {
+        const x = m.get(ret.name)!;
+        for (let k = 0; k < ret.below; k++) if (x.bad[k]) [x.bad[k], x.ready[k], startingFor.get(ret.name)![k]] = [false, false, 4];
+      }
+      over = Math.max(over, ...[...m.values()].map((x) => x.ready.filter((ok) => !ok).length - Math.max(1, x.maxUnavailable)));
+      previous = step.status;
+    }
+    return { over, left: [...m.values()].map((x) => x.bad.filter(Boolean).length) };
+  }
+
+  test('counted per ordinal from the Pods, no role ever has more than maxUnavailable down', () => {
+    expect(rollBack(true)).toEqual({ over: 0, left: [0, 0] });
+  });
+
+  test('from the StatefulSet\'s counts alone, a returned Pod still starting is taken for an abandoned one down, and a round exceeds maxUnavailable', () => {
+    expect(rollBack(false).over).toBeGreaterThan(0);
+  });
+});

@@ -12,33 +12,25 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
-import { RbgRolloutController } from '../../operator/rbg-controller';
-import { startTestCluster, TestCluster } from '../support/cluster';
-import { coordinationStatuses } from '../support/rbg-operator-group';
+import { TestCluster } from '../support/cluster';
+import { coordinationStatuses, RbgOperatorCluster, startRbgOperatorCluster } from '../support/rbg-operator-group';
 import { waitFor } from '../support/wait-at-most';
 import { v08Group } from '../support/rbg-v08-group';
 
 const NS = 'default';
-const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
 
 let cluster: TestCluster;
 let admin: KubeClient;
 let gitops: KubeClient;
-let controller: RbgRolloutController | undefined;
+let env: RbgOperatorCluster;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ rbg: 'v0.8', nodes: 2 });
-  admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-  gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
-  controller = new RbgRolloutController({ client: admin, log: SILENT });
-  await controller.start();
+  env = await startRbgOperatorCluster('v0.8');
+  ({ cluster, admin, gitops } = env);
 }, 300_000);
 
 afterAll(async () => {
-  await controller?.stop();
-  admin?.close();
-  gitops?.close();
-  await cluster?.stop();
+  await env?.stop();
 }, 60_000);
 
 /** The v0.8 group of `v08Group` at `image`. */

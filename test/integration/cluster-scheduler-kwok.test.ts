@@ -7,8 +7,9 @@
  * update not Ready until a pullable image replaces it. Needs
  * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok`.
  */
+import { resolveCrdFile } from '../../lib/crds/resolve';
 import { KubeClient } from '../../lib/runtime/kube/client';
-import { POD } from '../../lib/spec/object-names';
+import { POD, WARMUP_TYPE } from '../../lib/spec/object-names';
 import { pollUntil } from '../support/processes';
 import { startTestCluster, TestCluster } from '../support/cluster';
 
@@ -16,7 +17,9 @@ const NS = 'default';
 let cluster: TestCluster;
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ nodes: 2 });
+  // RBG v0.8's RoleBasedGroupWarmup CRD alone (no RBG controller): the owner of the warmup Pods below.
+  const warmups = await resolveCrdFile({ project: 'rbg', version: 'v0.8.0-alpha.5', file: 'workloads.x-k8s.io_rolebasedgroupwarmups.yaml' });
+  cluster = await startTestCluster({ nodes: 2, crds: [warmups] });
 }, 240_000);
 
 afterAll(async () => {
@@ -156,6 +159,45 @@ test("readiness gates as RBG runs them (the gate's owner sets it True on a new P
       await watch.idle();
       const readyWhileGated = versions.filter((p) => conditionOf(p, GATE) !== 'True' && conditionOf(p, 'Ready') === 'True').map((p) => p.metadata.resourceVersion);
       expect(readyWhileGated).toEqual([]);
+    } finally {
+      await watch.stop();
+      client.close();
+    }
+  }));
+
+test("RBG v0.8's warmup Pods run to Succeeded (kwok's pod-warmup-complete stage); Pods missing any of its marks stay Running", () =>
+  cluster.printLogsOnFailure(async () => {
+    const client = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+    const versions = new Map<string, any[]>();
+    const watch = client.watch(POD, NS, (e) => void (e.type !== 'delete' && versions.set(String(e.object.metadata.name), [...(versions.get(String(e.object.metadata.name)) ?? []), e.object])));
+    watch.start();
+    try {
+      await watch.waitForSync(30_000);
+      // The owner as RBG v0.8's warmup controller makes its Pods (rolebasedgroupwarmup_controller.go
+      // buildWarmupPod): its name and UID as labels, it as controller, restartPolicy Never, one Node.
+      const warmup = await client.create({ apiVersion: WARMUP_TYPE.apiVersion, kind: WARMUP_TYPE.kind, metadata: { name: 'warm', namespace: NS }, spec: { targetNodes: { nodeNames: [cluster.nodes[0]], imagePreload: { images: ['registry.example/app:2'] } } } });
+      const other = await client.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-a-warmup', namespace: NS } });
+      const owner = (o: any, kind: string) => ({ apiVersion: o.apiVersion, kind, name: o.metadata.name, uid: o.metadata.uid, controller: true, blockOwnerDeletion: true });
+      const labels = { 'workloads.x-k8s.io/warmup-name': 'warm', 'workloads.x-k8s.io/warmup-uid': String(warmup.metadata.uid), 'workloads.x-k8s.io/node-name': cluster.nodes[0] };
+      const pod = (name: string, meta: object, restartPolicy: string) =>
+        client.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: NS, ...meta }, spec: { restartPolicy, nodeSelector: { 'kubernetes.io/hostname': cluster.nodes[0] }, containers: [{ name: 'image-preload-0', image: 'registry.example/app:2', command: ['sh', '-c', 'exit 0'] }] } });
+      // Near misses first, each lacking one mark of a warmup Pod.
+      const misses: Record<string, [object, string]> = {
+        'never-plain': [{}, 'Never'],
+        'never-labelled-unowned': [{ labels }, 'Never'],
+        'never-owned-by-a-configmap': [{ labels, ownerReferences: [owner(other, 'ConfigMap')] }, 'Never'],
+        'warmup-owned-always': [{ labels, ownerReferences: [owner(warmup, 'RoleBasedGroupWarmup')] }, 'Always'],
+      };
+      for (const [name, [meta, policy]] of Object.entries(misses)) await pod(name, meta, policy);
+      for (const name of Object.keys(misses)) await podWhen(name, 'Running', (p) => (p.status?.phase === 'Running' ? undefined : `phase ${p.status?.phase}`));
+      // Then the warmup Pod: kwok runs it, then ends it as a kubelet does when every container exited 0.
+      await pod('warmup-on-node-0', { labels, ownerReferences: [owner(warmup, 'RoleBasedGroupWarmup')] }, 'Never');
+      const done = await podWhen('warmup-on-node-0', 'Succeeded', (p) => (p.status?.phase === 'Succeeded' ? undefined : `phase ${p.status?.phase}`));
+      expect(done.status.containerStatuses).toEqual([expect.objectContaining({ name: 'image-preload-0', ready: false, state: { terminated: expect.objectContaining({ exitCode: 0, reason: 'Completed' }) } })]);
+      expect(versions.get('warmup-on-node-0')!.map((p) => p.status?.phase).filter((ph, i, all) => ph !== all[i - 1])).toEqual(['Pending', 'Running', 'Succeeded']);
+      // The near misses were Running before the warmup Pod was created and saw the same stages: none left Running.
+      await watch.idle();
+      for (const name of Object.keys(misses)) expect([name, [...new Set(versions.get(name)!.map((p) => p.status?.phase))]]).toEqual([name, ['Pending', 'Running']]);
     } finally {
       await watch.stop();
       client.close();

@@ -1,7 +1,7 @@
 /**
  * RBG v0.8.0-alpha.5 on a real kube-apiserver: its CRDs (RoleBasedGroup, CoordinatedPolicy,
  * RoleInstanceSet, ScalingAdapter) and its validating webhook's rules, served by a TEST-ONLY
- * webhook (test/support/rbg-webhook.ts), beside the TEST-ONLY simulated RBG controller. Kept here:
+ * webhook (test/support/rbg-webhook.ts); no RBG controller runs (neither case needs one). Kept here:
  * the ScalingAdapter rule of rayshift's `validateRoleBasedGroupUpdate` (RBG's real webhook admitted
  * such a change in the one run of cluster-rbg-v08-webhook.test.ts, not diagnosed) and the API
  * server's CEL rule of `restartPolicyConfig` (no controller needed). The rollout under the webhook
@@ -22,7 +22,7 @@ let admin: KubeClient;
 let gitops: KubeClient;
 
 beforeAll(async () => {
-  env = await startRbgV08Env({ namespace: NS, webhook: true, readyDelayMs: () => 0 });
+  env = await startRbgV08Env({ namespace: NS, webhook: true });
   ({ admin, gitops } = env);
 }, 300_000);
 

@@ -8,13 +8,14 @@
  */
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
-import { KubeClient } from '../../lib/runtime/kube/client';
+import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { RbgResourceType } from '../../lib/spec/object-names';
 import { workloadHonoursPaused } from '../../lib/spec/rbg-releases';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { CoordinationRule } from '../../lib/spec/rbg';
-import { getWhen, TestCluster } from './cluster';
+import { RbgRolloutController } from '../../operator/rbg-controller';
+import { ClusterRbg, getWhen, startTestCluster, TestCluster } from './cluster';
 import { RBG_RELEASES, ReleaseUnderTest } from './rbg-releases';
 import { rbgSkewCheck } from './rbg-skew-check';
 import { GroupState, WorkloadRecorder } from './rbg-workload-recorder';
@@ -98,6 +99,8 @@ export class GroupUnderTest {
   readonly recorder: WorkloadRecorder;
   /** Distinct `partition/partition/…` of the roles, in role order, as written on the group since the v2 apply. */
   readonly written: string[] = [];
+  /** The release's workloads honour `paused` (RoleInstanceSets); else (StatefulSets) only the partition holds a role. */
+  readonly honoursPaused: boolean;
   readonly workloads: Record<string, number>;
   private recording = false;
   from = 0;
@@ -108,12 +111,14 @@ export class GroupUnderTest {
     this.workloads = workloads ?? replicas;
     this.roles = Object.keys(this.workloads);
     const release = releaseOf(ctx);
+    this.honoursPaused = workloadHonoursPaused(release.workloadType.kind);
     this.recorder = new WorkloadRecorder(ctx.admin, ctx.namespace, name, this.roles, { workload: release.workloadType, group: release.groupType });
     ctx.watches.push(this.recorder);
     const watch = ctx.admin.watch(release.groupType, ctx.namespace, (e) => {
       if (!this.recording || e.object.metadata.name !== name || e.type === 'delete') return;
       const roles: any[] = (e.object.spec as any)?.roles ?? [];
-      const pair = roles.map((r) => (r.rolloutStrategy?.rollingUpdate?.paused === false ? r.rolloutStrategy.rollingUpdate.partition : r.replicas)).join('/');
+      // A paused role has released nothing more; a role held by its partition (a StatefulSet) by that partition alone.
+      const pair = roles.map((r) => (this.honoursPaused && r.rolloutStrategy?.rollingUpdate?.paused !== false ? r.replicas : r.rolloutStrategy?.rollingUpdate?.partition)).join('/');
       if (this.written[this.written.length - 1] !== pair) this.written.push(pair);
     });
     ctx.watches.push(watch);
@@ -131,8 +136,7 @@ export class GroupUnderTest {
     await this.apply({ default: 'sglang:v1' });
     const armed = await coordinationWhen(this.ctx, this.name, 'armed after the first revision', (c) => c?.phase === 'Complete');
     this.firstRevision = armed.revision;
-    const honoursPaused = workloadHonoursPaused(releaseOf(this.ctx).workloadType.kind);
-    const held = (w: GroupState[string], n: number) => (honoursPaused ? w.paused : w.partition >= n);
+    const held = (w: GroupState[string], n: number) => (this.honoursPaused ? w.paused : w.partition >= n);
     const ready = await this.recorder.until('every workload ready and armed at v1', (s) => this.roles.every((r) => s[r]?.observed && held(s[r], this.workloads[r]) && s[r].updated === this.workloads[r] && s[r].ready === this.workloads[r]));
     this.v1Revision = Object.fromEntries(this.roles.map((r) => [r, ready[r].updateRevision]));
   }
@@ -170,11 +174,69 @@ export function expectSkewWithin(g: GroupUnderTest, states: readonly GroupState[
   return worst;
 }
 
-/** Partitions the workloads carry while unpaused never rise, per role. */
+/**
+ * Partitions never rise during a rollout, per role. RoleInstanceSets: the partition each carries
+ * while unpaused. StatefulSets (RBG v0.6.0): rayshift's writes on the group never rise before the
+ * rollout ends (the last may arm the role at replicas once every replica is updated); the
+ * StatefulSet's own partition does rise, and each rise is RBG's: v0.6.0 hashes the whole role,
+ * rolling-update fields included, into the StatefulSet's revision label, takes every changed hash
+ * for a new rolling update and resets the partition to the replicas (`rollingUpdateParameters`,
+ * case 3, sts_reconciler.go) until rayshift carries the role's partition back (carry-partition.ts).
+ * Or RBG steps the partition (case 6) from a StatefulSet its cache still shows above what rayshift
+ * carried, and its forced apply puts that back. So each rise is written by a manager other than
+ * rayshift's, and none returns a replica: the updated count never falls.
+ */
 export function expectPartitionsNeverRaised(g: GroupUnderTest, states: readonly GroupState[]): void {
-  for (const role of g.roles) {
-    const written = states.filter((s) => !s[role].paused && s[role].updateRevision !== g.v1Revision[role]).map((s) => s[role].partition);
-    const raised = written.findIndex((p, i) => i > 0 && p > written[i - 1]);
-    expect({ role, written, raised }).toEqual({ role, written, raised: -1 });
+  if (g.honoursPaused) {
+    for (const role of g.roles) {
+      const written = states.filter((s) => !s[role].paused && s[role].updateRevision !== g.v1Revision[role]).map((s) => s[role].partition);
+      const raised = written.findIndex((p, i) => i > 0 && p > written[i - 1]);
+      expect({ role, written, raised }).toEqual({ role, written, raised: -1 });
+    }
+    return;
   }
+  g.roles.forEach((role, i) => {
+    const byRayshift = g.written.map((pair) => Number(pair.split('/')[i]));
+    const armed = byRayshift.length > 1 && byRayshift[byRayshift.length - 1] === g.workloads[role] ? byRayshift.slice(0, -1) : byRayshift;
+    const raised = armed.findIndex((p, k) => k > 0 && p > armed[k - 1]);
+    expect({ role, byRayshift, raised }).toEqual({ role, byRayshift, raised: -1 });
+    const v2 = states.map((s) => s[role]).filter((w) => w.updateRevision !== g.v1Revision[role]);
+    const rises = v2.flatMap((w, k) => (k > 0 && w.partition > v2[k - 1].partition ? [{ to: w.partition, by: w.partitionWriter, updatedBefore: v2[k - 1].updated, updated: w.updated }] : []));
+    const bad = rises.filter((r) => r.by === FIELD_MANAGER || r.updated < r.updatedBefore);
+    const carried = v2.map((w) => `${w.partition}:${w.partitionWriter}:u${w.updated}`).filter((x, k, all) => x !== all[k - 1]).join(' ');
+    expect({ role, byRayshift: byRayshift.join(' '), carried, bad }).toEqual({ role, byRayshift: byRayshift.join(' '), carried, bad: [] });
+    const fell = v2.findIndex((w, k) => k > 0 && w.updated < v2[k - 1].updated);
+    const around = fell < 0 ? [] : v2.slice(Math.max(0, fell - 3), fell + 2);
+    expect({ role, updatedFell: fell, around }).toEqual({ role, updatedFell: -1, around: [] });
+  });
+}
+
+/** A test cluster running an RBG release, its admin and "gitops" clients, and rayshift's RBG controller in this process. */
+export interface RbgOperatorCluster {
+  readonly cluster: TestCluster;
+  readonly admin: KubeClient;
+  readonly gitops: KubeClient;
+  /** Stops the controller, closes the clients, stops the cluster. */
+  stop(): Promise<void>;
+}
+
+/** Starts the test cluster with `rbg` and 2 Nodes and the operator's RBG controller on it. */
+export async function startRbgOperatorCluster(rbg: ClusterRbg): Promise<RbgOperatorCluster> {
+  const cluster = await startTestCluster({ rbg, nodes: 2 });
+  const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+  const gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
+  const controller = new RbgRolloutController({ client: admin, log: { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined } });
+  const stop = async () => {
+    await controller.stop();
+    admin.close();
+    gitops.close();
+    await cluster.stop();
+  };
+  try {
+    await controller.start();
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { cluster, admin, gitops, stop };
 }

@@ -23,6 +23,8 @@ export interface WorkloadState {
   /** The workload's controller has seen its latest spec. */
   readonly observed: boolean;
   readonly updateRevision: string;
+  /** The field manager that owns the partition as written (`managedFields`): who wrote its value last. */
+  readonly partitionWriter?: string;
   /** The role's entry in the group's `status.roleStatuses` (RBG rewrites it only when replicas or readyReplicas change). */
   readonly reported?: { readonly updated: number; readonly ready: number };
 }
@@ -83,7 +85,24 @@ function workloadState(ris: KubeObject): WorkloadState {
     ready: status.readyReplicas ?? 0,
     observed: (status.observedGeneration ?? 0) >= (ris.metadata.generation ?? 0),
     updateRevision: status.updateRevision ?? '',
+    ...partitionWriter(ris),
   };
+}
+
+/**
+ * The manager owning the workload's partition field: a RoleInstanceSet's `spec.updateStrategy.partition`,
+ * a StatefulSet's `spec.updateStrategy.rollingUpdate.partition`. A write that changes a field takes it
+ * over from every other manager (an update) or by force (RBG's server-side apply), so the owner is the
+ * last writer of its value; with several owners (the same value applied by two), the latest entry.
+ */
+function partitionWriter(w: KubeObject): { partitionWriter?: string } {
+  let found: { manager: string; time: string } | undefined;
+  for (const m of (w.metadata.managedFields ?? []) as any[]) {
+    const us = m.fieldsV1?.['f:spec']?.['f:updateStrategy'];
+    if (!us?.['f:partition'] && !us?.['f:rollingUpdate']?.['f:partition']) continue;
+    if (!found || String(m.time ?? '') >= found.time) found = { manager: String(m.manager), time: String(m.time ?? '') };
+  }
+  return found ? { partitionWriter: found.manager } : {};
 }
 
 /** A partition as RBG's workloads read it: a count, or a percent of replicas rounded up; absent is 0. */

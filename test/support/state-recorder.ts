@@ -1,6 +1,6 @@
 /**
  * Keeps every distinct state a watch reports, in order, and resolves waits on them without
- * polling: the recorders of the RBG tests (rbg-workload-recorder.ts, rbg-rollout-v06.test.ts) build on
+ * polling: the recorders of the RBG tests (rbg-workload-recorder.ts) build on
  * it. Test support, not the package's API.
  */
 export class StateRecorder<S> {
