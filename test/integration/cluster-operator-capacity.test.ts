@@ -13,12 +13,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { stringify } from 'yaml';
-import type { KubeObject } from '../../lib/runtime/kube/types';
 import { gpuConfig, rayshiftCli } from '../support/gpu-capacity';
 import { OperatorHarness, RAYCLUSTER, RAYSHIFT_RAYSERVICE, createNamespace, engineState, rayClusterConfig, rayService, startOperatorHarness, waitFor } from '../support/operator-env';
+import { KnownTypes, type KubeObject } from '../../lib/runtime/kube/types';
+import { POD } from '../../lib/spec/object-names';
 
-const EVENT = { apiVersion: 'events.k8s.io/v1', kind: 'Event', plural: 'events', namespaced: true };
-const POD = { apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true };
+const EVENT = KnownTypes.Event;
 
 let harness: OperatorHarness;
 
