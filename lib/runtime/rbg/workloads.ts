@@ -48,21 +48,17 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
 
 /**
  * Updated replicas that are ready, counted per ordinal from a StatefulSet's Pods, which it does not
- * report itself (RBG v0.6.0's workloads): the ordinals below its replicas whose Pod, owned by it,
- * carries `updateRevision` as its `controller-revision-hash` label and is Ready. `pods` are the Pods
- * labelled with that revision. Without it, a returned Pod still starting (on the current revision)
- * would count as an abandoned replica down (lib/engine/rbg-rollback.ts). A Pod being deleted (a
- * returned replica on its way out) counts while it is Ready, as the StatefulSet's `readyReplicas`
- * counts it: taken for an abandoned replica down, it gave the way back room for one more return
- * while it still served, and a v0.6.0 rollback returned two prefill replicas 0.3 s apart against
- * maxUnavailable 1 (stop 43's pre-check).
+ * report itself (RBG v0.6.0's workloads): the ordinals below its replicas whose Pod, owned by it and
+ * not being deleted, carries `updateRevision` as its `controller-revision-hash` label and is Ready.
+ * `pods` are the Pods labelled with that revision. Without it, a returned Pod still starting (on the
+ * current revision) would count as an abandoned replica down (lib/engine/rbg-rollback.ts).
  */
 export function updatedReadyOfPods(statefulSet: string, replicas: number, updateRevision: string, pods: readonly KubeObject[]): number {
   const ready = new Set<number>();
   for (const pod of pods) {
     const ordinal = ordinalOf(statefulSet, pod.metadata.name);
     const owned = (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'StatefulSet' && o.name === statefulSet && o.controller === true);
-    if (ordinal === undefined || ordinal >= replicas || !owned || pod.metadata.labels?.[CONTROLLER_REVISION_LABEL] !== updateRevision) continue;
+    if (ordinal === undefined || ordinal >= replicas || !owned || pod.metadata.deletionTimestamp || pod.metadata.labels?.[CONTROLLER_REVISION_LABEL] !== updateRevision) continue;
     if (asArray(asObject(pod.status).conditions).some((c) => asObject(c).type === 'Ready' && asObject(c).status === 'True')) ready.add(ordinal);
   }
   return ready.size;

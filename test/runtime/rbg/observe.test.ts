@@ -139,20 +139,12 @@ describe('updatedReadyOfPods: a StatefulSet\'s updated replicas that are ready, 
       pod('pd-prefill-2', 'v2', false), // updated, still starting
       pod('pd-prefill-1', 'v1', true), // returned to the revision before: not updated
       pod('pd-prefill-4', 'v2', true), // a surge ordinal at or above the replicas
-      pod('pd-prefill-0', 'v2', true, { deletionTimestamp: '2026-11-29T00:00:00Z' }), // returned, on its way out, still serving
+      pod('pd-prefill-0', 'v2', true, { deletionTimestamp: '2026-11-29T00:00:00Z' }),
       pod('pd-prefill-extra-0', 'v2', true), // another workload's name
       pod('pd-decode-0', 'v2', true),
       { ...pod('pd-prefill-0', 'v2', true), metadata: { name: 'pd-prefill-0', labels: { 'controller-revision-hash': 'v2' }, ownerReferences: [{ ...owner[0], name: 'other' }] } },
     ];
-    expect(updatedReadyOfPods('pd-prefill', 4, 'v2', pods)).toBe(2);
-  });
-
-  test('a returned Pod on its way out counts while Ready, as the StatefulSet\'s readyReplicas does, and not once it is not', () => {
-    const deleting = { deletionTimestamp: '2026-11-29T00:00:00Z' };
-    expect([
-      updatedReadyOfPods('pd-prefill', 4, 'v2', [pod('pd-prefill-2', 'v2', true, deleting), pod('pd-prefill-3', 'v2', true)]),
-      updatedReadyOfPods('pd-prefill', 4, 'v2', [pod('pd-prefill-2', 'v2', false, deleting), pod('pd-prefill-3', 'v2', true)]),
-    ]).toEqual([2, 1]);
+    expect(updatedReadyOfPods('pd-prefill', 4, 'v2', pods)).toBe(1);
   });
 
   test('ordinalOf reads `<workload>-<ordinal>` and nothing else', () => {
