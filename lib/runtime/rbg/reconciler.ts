@@ -32,13 +32,13 @@ import { KubeObject } from '../kube/types';
 import { PendingMeasurements } from '../prometheus/measure';
 import { recordEvents, type EventSource } from '../kube/events';
 import { WorkloadStatus, controllerCaughtUp, observeRoles } from './observe';
-import { CONTROLLER_REVISION_LABEL, EVENT_CONTROLLER, OPERATOR_EXECUTOR, POD, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
+import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION, WARMUP_TYPE } from '../../spec/object-names';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
 import { observeWarmup, warmupObject } from './warmup';
 import { returnReplicas } from './return-replicas';
 import { carryPartitions } from './carry-partition';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
-import { updatedReadyOfPods, workloadOf, workloadStatus } from './workloads';
+import { workloadOf, workloadStatus } from './workloads';
 import { observeRouterRoutes, writeRouterWeights } from './router-route';
 
 /** The Events of coordinated rollouts. */
@@ -293,18 +293,6 @@ export class RbgRolloutReconciler {
     return { requeueAt: wakeAt, status: doc, rounds, writes: written, events };
   }
 
-  /**
-   * A StatefulSet's status with its updated-and-ready replicas counted per ordinal from its Pods
-   * (`updatedReadyOfPods`): it reports none, and the way back needs them to tell an abandoned replica
-   * down from a returned one still starting. Other workloads' statuses as they are.
-   */
-  private async withUpdatedReady(w: KubeObject, status: WorkloadStatus): Promise<WorkloadStatus> {
-    if (w.kind !== 'StatefulSet' || status.updatedReadyReplicas !== undefined || status.updateRevision === undefined) return status;
-    const replicas = asObject(w.spec).replicas;
-    const pods = await this.client.list(POD, { namespace: String(w.metadata.namespace), labelSelector: { [CONTROLLER_REVISION_LABEL]: status.updateRevision } });
-    return { ...status, updatedReadyReplicas: updatedReadyOfPods(String(w.metadata.name), typeof replicas === 'number' ? replicas : 1, status.updateRevision, pods.items) };
-  }
-
   /** The status of each coordinated role's workload that the API server serves. */
   private async workloadStatuses(group: KubeObject, rules: readonly ExecutorRule[]): Promise<Map<string, WorkloadStatus>> {
     const coordinated = new Set(rules.flatMap((r) => r.roles.map((x) => x.name)));
@@ -316,7 +304,7 @@ export class RbgRolloutReconciler {
       if (this.unserved.has(kindKey)) continue;
       try {
         const w = await this.client.tryGet(ref.type, ref.name, String(group.metadata.namespace));
-        if (w) out.set(String(role.name), await this.withUpdatedReady(w, workloadStatus(w as unknown as JsonObject)));
+        if (w) out.set(String(role.name), workloadStatus(w as unknown as JsonObject));
       } catch (err) {
         if (!(err instanceof UnknownKindError)) throw err;
         this.unserved.add(kindKey);

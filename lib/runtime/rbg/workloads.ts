@@ -3,10 +3,9 @@
  * `rbg.workloads.x-k8s.io/role-workload-type` annotation in v1alpha2 (default RoleInstanceSet) and
  * from `role.workload` in v1alpha1 (default StatefulSet).
  */
-import { CONTROLLER_REVISION_LABEL } from '../../spec/object-names';
 import { roleWorkloadType } from '../../spec/rbg-releases';
-import { JsonObject, asArray, asObject } from '../../spec/read';
-import type { KubeObject, ResourceType } from '../kube/types';
+import { JsonObject, asObject } from '../../spec/read';
+import type { ResourceType } from '../kube/types';
 import type { WorkloadStatus } from './observe';
 
 export { WORKLOAD_TYPE_ANNOTATION } from '../../spec/rbg-releases';
@@ -44,29 +43,4 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
     ...(typeof status.updatedReadyReplicas === 'number' ? { updatedReadyReplicas: status.updatedReadyReplicas } : {}),
     ...(typeof status.updateRevision === 'string' ? { updateRevision: status.updateRevision } : {}),
   };
-}
-
-/**
- * Updated replicas that are ready, counted per ordinal from a StatefulSet's Pods, which it does not
- * report itself (RBG v0.6.0's workloads): the ordinals below its replicas whose Pod, owned by it and
- * not being deleted, carries `updateRevision` as its `controller-revision-hash` label and is Ready.
- * `pods` are the Pods labelled with that revision. Without it, a returned Pod still starting (on the
- * current revision) would count as an abandoned replica down (lib/engine/rbg-rollback.ts).
- */
-export function updatedReadyOfPods(statefulSet: string, replicas: number, updateRevision: string, pods: readonly KubeObject[]): number {
-  const ready = new Set<number>();
-  for (const pod of pods) {
-    const ordinal = ordinalOf(statefulSet, pod.metadata.name);
-    const owned = (pod.metadata.ownerReferences ?? []).some((o) => o.kind === 'StatefulSet' && o.name === statefulSet && o.controller === true);
-    if (ordinal === undefined || ordinal >= replicas || !owned || pod.metadata.deletionTimestamp || pod.metadata.labels?.[CONTROLLER_REVISION_LABEL] !== updateRevision) continue;
-    if (asArray(asObject(pod.status).conditions).some((c) => asObject(c).type === 'Ready' && asObject(c).status === 'True')) ready.add(ordinal);
-  }
-  return ready.size;
-}
-
-/** The ordinal of a workload's replica named `<workload>-<ordinal>`, or undefined for any other name. */
-export function ordinalOf(workload: string, name: unknown): number | undefined {
-  const text = String(name);
-  const digits = text.startsWith(`${workload}-`) ? text.slice(workload.length + 1) : '';
-  return /^\d+$/.test(digits) ? Number(digits) : undefined;
 }

@@ -1,6 +1,6 @@
 /** What the executor reads of a RoleBasedGroup's roles and their workloads (pure). */
 import { controllerCaughtUp, observeRoles, roleProgress, roleRevision } from '../../../lib/runtime/rbg/observe';
-import { ordinalOf, updatedReadyOfPods, workloadOf, workloadStatus } from '../../../lib/runtime/rbg/workloads';
+import { workloadOf, workloadStatus } from '../../../lib/runtime/rbg/workloads';
 
 const template = { spec: { containers: [{ name: 'main', image: 'sglang:v1' }] } };
 
@@ -121,33 +121,5 @@ describe('controllerCaughtUp', () => {
   test('a v1alpha1 role (StatefulSet) is held by its partition; a v1alpha2 role (RoleInstanceSet) is not', () => {
     expect(observeRoles(v1alpha1(5)).get('prefill')!.holdsByPartition).toBe(true);
     expect(observeRoles({ ...v1alpha1(5), apiVersion: 'workloads.x-k8s.io/v1alpha2' }).get('prefill')!.holdsByPartition).toBeUndefined();
-  });
-});
-
-describe('updatedReadyOfPods: a StatefulSet\'s updated replicas that are ready, per ordinal (RBG v0.6.0\'s StatefulSets report none)', () => {
-  const owner = [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'pd-prefill', uid: 'u1', controller: true }];
-  const pod = (name: string, revision: string, ready: boolean, extra: Record<string, unknown> = {}) => ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels: { 'controller-revision-hash': revision }, ownerReferences: owner, ...extra },
-    status: { conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
-  });
-
-  test('counts each ordinal below the replicas once, on the update revision and Ready', () => {
-    const pods = [
-      pod('pd-prefill-3', 'v2', true),
-      pod('pd-prefill-2', 'v2', false), // updated, still starting
-      pod('pd-prefill-1', 'v1', true), // returned to the revision before: not updated
-      pod('pd-prefill-4', 'v2', true), // a surge ordinal at or above the replicas
-      pod('pd-prefill-0', 'v2', true, { deletionTimestamp: '2026-11-29T00:00:00Z' }),
-      pod('pd-prefill-extra-0', 'v2', true), // another workload's name
-      pod('pd-decode-0', 'v2', true),
-      { ...pod('pd-prefill-0', 'v2', true), metadata: { name: 'pd-prefill-0', labels: { 'controller-revision-hash': 'v2' }, ownerReferences: [{ ...owner[0], name: 'other' }] } },
-    ];
-    expect(updatedReadyOfPods('pd-prefill', 4, 'v2', pods)).toBe(1);
-  });
-
-  test('ordinalOf reads `<workload>-<ordinal>` and nothing else', () => {
-    expect([ordinalOf('pd-prefill', 'pd-prefill-12'), ordinalOf('pd-prefill', 'pd-prefill-a1'), ordinalOf('pd-prefill', 'pd-prefill-'), ordinalOf('pd', 'pd-prefill-1'), ordinalOf('pd-prefill', 'xpd-prefill-1')]).toEqual([12, undefined, undefined, undefined, undefined]);
   });
 });
