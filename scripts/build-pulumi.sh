@@ -19,8 +19,7 @@
 # lines), so they are copied from the module cache into a build folder next to copies of the wrapper
 # go.mod/go.sum, inside the cache, and built there. A cold build compiles for 30-50 min on 2 cores
 # (the provider alone 20-35 min: it compiles the generated Go SDK of every Kubernetes API group);
-# the language hosts add 15 min at nice 19 on a loaded machine (pulumi-language-nodejs 877 s: it
-# compiles pkg/v3 again from the replaced copy; pulumi-language-python then 14 s).
+# the language hosts, built in the CLI's module, compile only their own 16 packages.
 # Environment: RAYSHIFT_CACHE (cache root), RAYSHIFT_PULUMI_BIN (use prebuilt binaries from there:
 # this script then only checks them), GOMODCACHE/GOCACHE as usual, RAYSHIFT_BUILD_JOBS (-p, default 2).
 set -euo pipefail
@@ -96,22 +95,17 @@ log "  generating the embedded schema of $k8s_module $k8s_version"
   || fail "downloading the Kubernetes provider's modules failed"
 
 # The language hosts' source (below sdk/ of the tag): the shared tree, else a sparse clone of their
-# folders. Their go.mod files replace pkg/v3 with ../../../../pkg and sdk/v3 with ../../.., so they
-# are laid out as in the upstream repository: <hosts>/pkg and <hosts>/sdk are copies of the pkg and
-# sdk modules of the CLI's version from the module cache, the hosts at their paths below sdk/.
+# folders. Their go.mod files replace pkg/v3 and sdk/v3 with the repository's own folders, that is
+# the CLI's version: their main packages are built in the CLI's wrapper module like cmd/pulumi, so
+# they link the packages the CLI compiled (834 of the 850 they import, the standard library
+# included; 16 are their own). Built in the upstream layout, with pkg and sdk copied beside them,
+# they compiled all of those again under other import paths (pulumi-language-nodejs 877 s cold).
 hosts_from="$(upstream_tree pulumi "$cli_version" https://github.com/pulumi/pulumi "sdk/${hosts[1]}/go.mod" \
   "${hosts[@]/#//sdk/}" /sdk/python/cmd/pulumi-language-python-exec)/sdk"
 [[ -f "$hosts_from/${hosts[0]}/go.mod" ]] || fail "no $hosts_from/${hosts[0]}/go.mod"
-mkdir -p "$src/hosts"
-cp -r "$(module_dir "$src/cli" "$cli_module")" "$src/hosts/pkg"
-cp -r "$(module_dir "$src/cli" github.com/pulumi/pulumi/sdk/v3)" "$src/hosts/sdk"
-chmod -R u+w "$src/hosts"
 for h in "${hosts[@]}"; do
-  mkdir -p "$src/hosts/sdk/$h"
-  cp -r "$hosts_from/$h/." "$src/hosts/sdk/$h/"
+  copy_main "$hosts_from/$h" "$src/cli/cmd/${h##*/}"
 done
-cp "$hosts_from/python/cmd/pulumi-language-python-exec" "$src/hosts/sdk/python/cmd/"
-chmod -R u+w "$src/hosts"
 untick
 log "sources ready in $((SECONDS - t0))s"
 
@@ -134,20 +128,11 @@ build pulumi cli ./cmd/pulumi \
 build pulumi-resource-kubernetes kubernetes ./cmd/pulumi-resource-kubernetes \
   "-s -w -X $k8s_module/pkg/version.Version=${k8s_version#v}"
 
-# The tag's host go.mod files name older pkg/sdk versions than the replaced v3.259.0 trees require:
-# -mod=mod tidies the copies (new go.sum lines checked against the checksum database).
+# The same tags as the CLI, so that the packages they share (gRPC's among them) are the CLI's builds.
 for h in "${hosts[@]}"; do
-  name="${h##*/}"
-  log "building $name"
-  tick "building $name"
-  t1=$SECONDS
-  (cd "$src/hosts/sdk/$h" && GOFLAGS="${GOFLAGS/-mod=readonly/} -mod=mod" go build -p "$jobs" -trimpath \
-    -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$cli_version" -o "$tmp/$name" .) \
-    || fail "go build of $name failed (see the compiler output above)"
-  untick
-  log "built $name in $((SECONDS - t1))s ($(du -h "$tmp/$name" | cut -f1))"
+  build "${h##*/}" cli "./cmd/${h##*/}" "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$cli_version" osusergo,grpcnotrace
 done
-cp "$src/hosts/sdk/python/cmd/pulumi-language-python-exec" "$tmp/"
+cp "$hosts_from/python/cmd/pulumi-language-python-exec" "$tmp/"
 chmod 755 "$tmp/pulumi-language-python-exec"
 
 # The dynamic-provider launcher ships as a script in the CLI distribution; it runs

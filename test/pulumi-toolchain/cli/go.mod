@@ -1,9 +1,11 @@
-// Wrapper module for the Pulumi CLI (`pulumi`), built by ../../../scripts/build-pulumi.sh.
+// Wrapper module for the Pulumi CLI (`pulumi`) and its language hosts (`pulumi-language-nodejs`,
+// `pulumi-language-python`), built by ../../../scripts/build-pulumi.sh.
 // github.com/pulumi/pulumi/pkg/v3 has `replace` lines, so `go install` cannot build its main package;
 // the build script copies pkg/cmd/pulumi/{main,pulumi,doc}.go from the module cache into a build
 // folder next to this go.mod/go.sum (outside the source tree) and builds there. The requirements are
 // upstream pkg/go.mod at v3.259.0 with the `../sdk` replace dropped (sdk/v3 pinned to v3.259.0) and
-// the clipboard fork replace kept. See ../README.md for how to regenerate this file.
+// the clipboard fork replace kept, plus what the language hosts' main packages need beyond the CLI
+// (github.com/nxadm/tail, fsnotify, tomb.v1). See ../README.md for how to regenerate this file.
 module rayshift.dev/test/pulumi-toolchain/cli
 
 go 1.25.11
@@ -21,7 +23,7 @@ require (
 	github.com/google/pprof v0.0.0-20240227163752-401108e1b7e7 // indirect
 	github.com/gorilla/mux v1.8.0 // indirect
 	github.com/grpc-ecosystem/grpc-opentracing v0.0.0-20180507213350-8e809c8a8645 // indirect
-	github.com/hashicorp/go-multierror v1.1.1 // indirect
+	github.com/hashicorp/go-multierror v1.1.1
 	github.com/hashicorp/hcl/v2 v2.24.0 // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/moby/term v0.0.0-20210619224110-3f7ff695adc6
@@ -41,17 +43,19 @@ require (
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/oauth2 v0.36.0 // indirect
-	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/sync v0.22.0
 	google.golang.org/api v0.290.0 // indirect
 	google.golang.org/genproto v0.0.0-20260724162435-b2f20204f0df // indirect
-	google.golang.org/grpc v1.83.1 // indirect
+	google.golang.org/grpc v1.83.1
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
 require (
+	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 	go.opentelemetry.io/otel v1.45.0
 	go.opentelemetry.io/otel/trace v1.45.0
 	go.uber.org/automaxprocs v1.6.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -77,11 +81,11 @@ require (
 	github.com/charmbracelet/x/ansi v0.11.8 // indirect
 	github.com/deckarep/golang-set/v2 v2.5.0 // indirect
 	github.com/edsrzf/mmap-go v1.1.0 // indirect
+	github.com/fsnotify/fsnotify v1.10.1 // indirect
 	github.com/go-git/go-git/v6 v6.0.0-alpha.4 // indirect
 	github.com/go-test/deep v1.1.1 // indirect
 	github.com/godbus/dbus/v5 v5.2.2 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
-	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/hexops/gotextdiff v1.0.3 // indirect
 	github.com/jedib0t/go-pretty/v6 v6.7.10 // indirect
@@ -92,6 +96,7 @@ require (
 	github.com/muesli/reflow v0.3.0 // indirect
 	github.com/muesli/termenv v0.16.0 // indirect
 	github.com/natefinch/atomic v1.0.1 // indirect
+	github.com/nxadm/tail v1.4.11 // indirect
 	github.com/pb33f/libopenapi v0.36.1 // indirect
 	github.com/pgavlin/aho-corasick v0.5.1 // indirect
 	github.com/pgavlin/diff v0.0.0-20230503175810-113847418e2e // indirect
@@ -116,7 +121,7 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/term v0.45.0 // indirect
 	golang.org/x/text v0.41.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
+	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 	lukechampine.com/frand v1.5.1 // indirect
 )
