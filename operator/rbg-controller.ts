@@ -9,6 +9,9 @@
  * RoleInstanceSets (for v1alpha1 groups, StatefulSets) are watched too: RBG rewrites a group's role
  * status only when a role's replicas or ready replicas change, so a workload's updated replicas (an in-place update that never looked
  * unready to RBG) would otherwise wake the operator only at the progress deadline.
+ * The router routes of routed rules (HTTPRoutes labelled `rayshift.dev/router-for`, the construct's
+ * label) are watched too: a GitOps re-apply of the rendered weights (Argo CD's sync, `pulumi up`)
+ * changes no group, so without it the reset would stand until the group's next event.
  */
 import { EXECUTOR_LABEL } from '../lib/spec/rbg';
 import { KubeClient } from '../lib/runtime/kube/client';
@@ -16,7 +19,7 @@ import { isNotFound } from '../lib/runtime/kube/errors';
 import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
 import { KubeObject } from '../lib/runtime/kube/types';
 import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
-import { OPERATOR_EXECUTOR, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATEFUL_SET_TYPE, STATUS_ANNOTATION } from '../lib/spec/object-names';
+import { HTTPROUTE, OPERATOR_EXECUTOR, ROUTER_FOR_LABEL, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATEFUL_SET_TYPE, STATUS_ANNOTATION } from '../lib/spec/object-names';
 import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
@@ -50,6 +53,8 @@ export class RbgRolloutController {
   private warmups?: Informer;
   /** Watch of the RoleInstanceSets (the workloads' status changes wake their group). */
   private workloads?: Informer;
+  /** Watch of the routed rules' router routes (a reset of their weights wakes their group). */
+  private routes?: Informer;
   private started = false;
 
   constructor(private readonly options: RbgRolloutControllerOptions) {
@@ -78,12 +83,17 @@ export class RbgRolloutController {
       this.workloads = this.options.client.watch(workloadType, '*', (e) => this.onWorkload(e));
       await this.workloads.waitForSync();
     }
-    this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined, workloads: this.workloads !== undefined }, 'watching RoleBasedGroups executed by the operator');
+    // Only the routes the construct labels as a group's router route: the server filters the rest out.
+    if (await this.serves(HTTPROUTE)) {
+      this.routes = this.options.client.watch(HTTPROUTE, '*', (e) => this.onRoute(e), { labelSelector: ROUTER_FOR_LABEL });
+      await this.routes.waitForSync();
+    }
+    this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined, workloads: this.workloads !== undefined, routes: this.routes !== undefined }, 'watching RoleBasedGroups executed by the operator');
   }
 
   /** True once started and the watch (if any) has synced (readiness). */
   ready(): boolean {
-    return this.started && (this.informer?.hasSynced() ?? true) && (this.warmups?.hasSynced() ?? true) && (this.workloads?.hasSynced() ?? true);
+    return this.started && (this.informer?.hasSynced() ?? true) && (this.warmups?.hasSynced() ?? true) && (this.workloads?.hasSynced() ?? true) && (this.routes?.hasSynced() ?? true);
   }
 
   /** Stops watching; reconciles in flight finish first. */
@@ -91,6 +101,7 @@ export class RbgRolloutController {
     this.informer?.stop();
     this.warmups?.stop();
     this.workloads?.stop();
+    this.routes?.stop();
     await this.queue.stop();
   }
 
@@ -130,6 +141,19 @@ export class RbgRolloutController {
     if (owner && namespace && this.informer?.get(owner.name, namespace)) this.queue.add(`${namespace}/${owner.name}`);
   }
 
+  /**
+   * A router route changed: its group, when the operator executes it, re-derives the weights. Only a
+   * change of the spec (the weights, the backends) or of the labels wakes it, not the Gateway's
+   * status conditions; the operator's own weight writes wake one pass, which finds nothing to write.
+   */
+  private onRoute(e: InformerEvent): void {
+    const group = e.object.metadata.labels?.[ROUTER_FOR_LABEL];
+    const namespace = e.object.metadata.namespace;
+    if (group === undefined || !namespace || !this.informer?.get(group, namespace)) return;
+    if (e.type === 'update' && e.oldObject && !e.resync && routeUnchanged(e.oldObject, e.object)) return;
+    this.queue.add(`${namespace}/${group}`);
+  }
+
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/');
     const result = await this.reconciler!.reconcile(namespace, name);
@@ -162,4 +186,10 @@ function onlyOwnStatusChanged(before: KubeObject, after: KubeObject): boolean {
     return JSON.stringify([o.metadata.generation, o.metadata.labels ?? {}, annotations, o.metadata.deletionTimestamp ?? null, o.status ?? null]);
   };
   return strip(before) === strip(after);
+}
+
+/** True when neither the route's spec nor its labels changed (a status update: the Gateway's conditions). */
+function routeUnchanged(before: KubeObject, after: KubeObject): boolean {
+  const of = (o: KubeObject) => JSON.stringify([o.metadata.labels ?? {}, o.spec ?? null]);
+  return of(before) === of(after);
 }

@@ -97,7 +97,8 @@ export class RoleBasedGroupRouters extends Construct {
     const weights = routerWeights([], false);
     const backend = (rev: string, weight: number) => ({ name: routerName(group, rule, rev), port: router.port, weight });
     this.route = new HttpRoute(this, 'Route', {
-      metadata: meta(routerName(group, rule)),
+      // The labels name the route's group and rule: the operator watches only routes carrying them.
+      metadata: { ...meta(routerName(group, rule)), labels: { [ROUTER_FOR_LABEL]: group, [ROUTER_RULE_LABEL]: rule } },
       parents: [router.gateway],
       rules: [{ backendRefs: rolling ? [backend(router.previousRevision!, weights.oldWeight), backend(revision, weights.newWeight)] : [backend(revision, 100)] }],
     });

@@ -208,9 +208,9 @@ export const WARMUP_GROUP_LABEL = 'rayshift.dev/warmup-for';
 
 /** Label rayshift puts on a routed rule's prefill and decode pod templates: the release of the pair (`routerRevision`). */
 export const ROUTER_REVISION_LABEL = 'rayshift.dev/router-revision';
-/** Label of a router's own pods: the group it routes (with `ROUTER_RULE_LABEL` and `ROUTER_REVISION_LABEL`). */
+/** Label of a router's own objects (Deployment, pods, Service) and of the rule's route: the group it routes (with `ROUTER_RULE_LABEL`, and `ROUTER_REVISION_LABEL` but on the route). */
 export const ROUTER_FOR_LABEL = 'rayshift.dev/router-for';
-/** Label of a router's own pods: the coordination rule it routes. */
+/** Label of a router's own objects and of the rule's route: the coordination rule it routes. */
 export const ROUTER_RULE_LABEL = 'rayshift.dev/router-rule';
 /** RBG v1alpha2's labels on every pod of a role (`GetCommonLabelsFromRole`, RBG v0.7.0). */
 export const RBG_V1ALPHA2_POD_LABELS = { group: 'rbg.workloads.x-k8s.io/group-name', role: 'rbg.workloads.x-k8s.io/role-name' } as const;

@@ -111,8 +111,8 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   ...(['httproutes', 'grpcroutes'] as const).map((resource): ApiAccess => ({
     group: 'gateway.networking.k8s.io', resource, verbs: ['create', 'get', 'list', 'watch', 'patch'], scope: 'cluster',
-    by: `lib/runtime/rayservice/execute.ts: createRoute, patchRouteWeights (JSON patch of backend weights guarded by test ops; get to re-read after a failed guard); operator.ts: Informer${resource === 'httproutes' ? '; lib/runtime/rbg/router-route.ts: observeRouterRoutes (get), writeRouterWeights (the same guarded weight patch)' : ''}`,
-    why: `create the route, JSON-patch the managed backend weights (re-reading it when a guard fails), watch its conditions${resource === 'httproutes' ? '; read and weight a RoleBasedGroup router route between the releases\' routers' : ''}`,
+    by: `lib/runtime/rayservice/execute.ts: createRoute, patchRouteWeights (JSON patch of backend weights guarded by test ops; get to re-read after a failed guard); operator.ts: Informer${resource === 'httproutes' ? '; lib/runtime/rbg/router-route.ts: observeRouterRoutes (get), writeRouterWeights (the same guarded weight patch); operator/rbg-controller.ts: Informer of router routes (labelled rayshift.dev/router-for)' : ''}`,
+    why: `create the route, JSON-patch the managed backend weights (re-reading it when a guard fails), watch its conditions${resource === 'httproutes' ? '; read, weight and watch a RoleBasedGroup router route between the releases\' routers (a re-applied route is corrected on its own event)' : ''}`,
   })),
   {
     group: '', resource: 'secrets', verbs: ['get'], scope: 'cluster', resourceNames: 'rayTokenAuthSecrets', only: 'rayTokenAuth',

@@ -60,6 +60,8 @@ test('outside a rollout: the release on prefill and decode pods, one router over
   expect(single(manifests, 'RoleBinding').subjects).toEqual([{ kind: 'ServiceAccount', name: 'pd-pd-router', namespace: 'serving' }]);
   const route = single(manifests, 'HTTPRoute');
   expect([route.metadata.name, route.spec.parentRefs, route.spec.rules]).toEqual(['pd-pd-router', [{ name: 'inference' }], [{ backendRefs: [{ name: `pd-pd-router-${V1}`, port: 30000, weight: 100 }] }]]);
+  // The operator watches routes by these labels (a reset of the weights wakes the group).
+  expect(route.metadata.labels).toEqual({ 'rayshift.dev/router-for': 'pd', 'rayshift.dev/router-rule': 'pd' });
 });
 
 test('a new prefill image is a new release of both roles; with previousRevision both routers run and the route starts all on the old one', () => {

@@ -12,7 +12,9 @@
  * workers of that release (test/support/simulated-pd-worker.ts; kwok's Pods run no process). The
  * Gateway is SIMULATED by the client: it sends request i to the new release's router when
  * i mod 100 < the route's current new-release weight, as read from the route's watch. No request
- * may be served by a prefill and a decode of different releases, and none may fail. Needs
+ * may be served by a prefill and a decode of different releases, and none may fail. The rollback
+ * case also re-applies the rendered route mid-rollout as Argo CD would (a forced server-side apply
+ * of 100 / 0): the operator's route watch must put the rule's weight back with no group change. Needs
  * `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok rbg` and
  * `bash scripts/install-sglang-router.sh`.
  */
@@ -238,6 +240,28 @@ test('a rollback sends the new release nothing before any replica returns: the r
       const held = await coordinationWhen(ctx, name, 'round 1 held by its gate with the new release above 0 on the route', (c) =>
         c?.phase === 'Progressing' && c.rounds >= 1 && c.reason === 'WaitingForAnalysis' && (c.router?.releases.find((r) => r.current)?.weight ?? 0) > 0);
       const heldWeight = held.router!.releases.find((r) => r.current)!.weight;
+
+      // A GitOps re-apply of the rendered route while the rollout is held (Argo CD's sync: a forced
+      // server-side apply under its field manager) puts back 100 / 0. Nothing of the group changes,
+      // and its gate wakes it only in an hour: only the route's own event can bring the weight back.
+      // First the held round settles (every replica its partition allows updated, all ready) and the
+      // operator's status shows those counts: no workload event is left to wake a pass.
+      const quiet = await coordinationWhen(ctx, name, 'the held round settled: the partitions\' replicas updated, all ready', (c) => c?.reason === 'WaitingForAnalysis' && c.roles.every((r) => r.updated === r.desired - r.partition && r.ready === r.desired));
+      await recorder.until('the workloads at the settled counts', (s) => quiet.roles.every((r) => s[r.name]?.observed && s[r.name].partition === r.partition && s[r.name].updated === r.updated && s[r.name].ready === r.desired));
+      await controller!.idle();
+      const settled = recorder.history.length;
+      const rendered = v2.objects.find((o) => o.kind === 'HTTPRoute')!;
+      const reset = await admin.apply(rendered, { force: true, fieldManager: 'argocd-controller' });
+      const resetRv = Number(reset.metadata.resourceVersion);
+      expect(backendWeights(reset, [newBackend])).toEqual([0]);
+      await waitFor(() => weights.some((w) => w.rv > resetRv && w.weight > 0) || `route writes since the reset: ${JSON.stringify(weights.filter((w) => w.rv >= resetRv))}`, `${name}: the reset route corrected on its own event`, { timeoutMs: 120_000, everyMs: 250 });
+      const corrected = weights.find((w) => w.rv > resetRv && w.weight > 0)!;
+      const status = (await coordinationWhen(ctx, name, 'the status after the correction', (c) => c !== undefined)).router!;
+      process.stdout.write(`routed reset: route re-applied at 100/0 (rv ${resetRv}), corrected to ${corrected.weight}% at rv ${corrected.rv}; group writes between: ${partitions.filter((p) => p.rv > resetRv && p.rv < corrected.rv).length}\n`);
+      // Back to the rule's weight, which the status carries, with no write of the group and no workload change between.
+      expect(corrected.weight).toBe(status.releases.find((r) => r.current)!.weight);
+      expect(partitions.filter((p) => p.rv > resetRv && p.rv < corrected.rv)).toEqual([]);
+      expect(recorder.history.length).toBe(settled);
       const asked = await admin.patchMerge(RBG_V1ALPHA2_TYPE, name, NS, rbgRollbackPatch([held], { verb: 'rollback', user: 'test', reason: 'ordering', time: new Date().toISOString() }));
       const askedRv = Number(asked.metadata.resourceVersion);
       const back = await coordinationWhen(ctx, name, 'RolledBack', (c) => c?.phase === 'RolledBack');

@@ -39,3 +39,21 @@ test('without RBG installed it watches nothing and is ready, so it can run in ev
   expect(t.streams).toEqual([]);
   await c.stop();
 });
+
+test('watches only the router routes the construct labels (rayshift.dev/router-for), when the server serves HTTPRoutes', async () => {
+  const t = new ScriptedTransport({ 'workloads.x-k8s.io/v1alpha2': ['rolebasedgroups'], 'gateway.networking.k8s.io/v1': ['httproutes'] });
+  const c = new RbgRolloutController({ client: new KubeClient(t), log: SILENT });
+  await c.start();
+  expect(c.ready()).toBe(true);
+  const routes = t.requests.filter((p) => p.includes('/httproutes'));
+  expect(routes.map((p) => decodeURIComponent(p))).toEqual(['/apis/gateway.networking.k8s.io/v1/httproutes?labelSelector=rayshift.dev/router-for&limit=500']);
+  await c.stop();
+});
+
+test('without the Gateway API it watches no route', async () => {
+  const t = new ScriptedTransport({ 'workloads.x-k8s.io/v1alpha2': ['rolebasedgroups'] });
+  const c = new RbgRolloutController({ client: new KubeClient(t), log: SILENT });
+  await c.start();
+  expect(t.requests.filter((p) => p.includes('/httproutes'))).toEqual([]);
+  await c.stop();
+});
