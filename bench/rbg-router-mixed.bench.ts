@@ -30,7 +30,7 @@ import { Proc, Supervisor, httpGet, pollUntil } from '../test/support/processes'
 import { coordinationWhen, GroupContext } from '../test/support/rbg-operator-group';
 import { followRouteWeight, LoadResult, RoutedGroupShape, startLoad, synthesizeRoutedGroup } from '../test/support/rbg-routed-group';
 import { requireSglangRouter, startSglangRouter } from '../test/support/sglang-router';
-import { RouterSelectors, routerSelectorsOf, SimulatedPodDiscovery, startSimulatedPodDiscovery } from '../test/support/simulated-pod-discovery';
+import { Registered, RouterSelectors, routerSelectorsOf, SimulatedPodDiscovery, startSimulatedPodDiscovery } from '../test/support/simulated-pod-discovery';
 import type { ServedPair } from '../test/support/simulated-pd-worker';
 import { printTable } from './operator-harness';
 
@@ -53,6 +53,8 @@ interface Row {
   readonly mode: Mode;
   readonly result: LoadResult;
   readonly mixed: number;
+  /** Σ over requests of the chance that a random pairing on the chosen router's pools at send time is mixed. */
+  readonly expectedMixed: number;
   readonly served: number;
   readonly wallMs: number;
   readonly weights: string;
@@ -95,16 +97,30 @@ async function main(): Promise<void> {
     await cluster.stop();
     if (process.env.RAYSHIFT_KEEP_SGLANG_ROUTER !== '1') fs.rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\nsame rollout (v1 → v2), ${LANES} client lanes of one request at a time; mixed = served by a prefill and a decode of different releases`);
+  console.log(`\nsame rollout (v1 → v2), ${LANES} client lanes of one request at a time; mixed = served by a prefill and a decode of different releases;`);
+  console.log(`pools' mix = the mixed share random pairing gives on the chosen router's registered workers at each request's send time`);
   printTable([
-    ['size', 'routing', 'requests', 'served', 'failed', 'mixed', 'mixed %', 'rollout s', 'to new release'],
+    ['size', 'routing', 'requests', 'served', 'failed', 'mixed', 'mixed %', 'pools\' mix %', 'rollout s', 'to new release'],
     ...rows.map((r) => {
       const failed = r.result.statuses.filter((s) => s !== 200).length;
-      return [`${r.size}`, r.mode, r.result.statuses.length, r.served, failed, r.mixed, r.served ? (100 * r.mixed) / r.served : 0, r.wallMs / 1000, r.mode === 'rayshift' ? String(r.result.sent.v2 ?? 0) : '-'];
+      return [`${r.size}`, r.mode, r.result.statuses.length, r.served, failed, r.mixed, r.served ? (100 * r.mixed) / r.served : 0, r.result.statuses.length ? (100 * r.expectedMixed) / r.result.statuses.length : 0, r.wallMs / 1000, r.mode === 'rayshift' ? String(r.result.sent.v2 ?? 0) : '-'];
     }),
   ]);
   for (const r of rows.filter((x) => x.weights)) console.log(`${r.size} rayshift: new-release weights ${r.weights}`);
+  for (const r of rows.filter((x) => Object.keys(x.result.failed).length)) console.log(`${r.size} ${r.mode}: failed ${JSON.stringify(r.result.failed)}`);
   console.log(`load average (1/5/15 min) at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} on ${os.cpus().length} cores`);
+}
+
+/**
+ * The chance that a prefill and a decode picked at random (policy random) from `pools` are of
+ * different releases: 1 − Σ over releases of P(prefill of r) · P(decode of r); 0 when a pool is
+ * empty (the router then fails the request: no pair at all, counted as failed, not mixed).
+ */
+function mixedChance(pools: Registered): number {
+  const total = (byRelease: Readonly<Record<string, number>>) => Object.values(byRelease).reduce((a, b) => a + b, 0);
+  const [np, nd] = [total(pools.prefill), total(pools.decode)];
+  if (np === 0 || nd === 0) return 0;
+  return 1 - Object.keys(pools.prefill).reduce((a, r) => a + ((pools.prefill[r] ?? 0) / np) * ((pools.decode[r] ?? 0) / nd), 0);
 }
 
 /** Applies every object (the group and, when routed, its routers, Services and route). */
@@ -138,7 +154,7 @@ async function rollout(ctx: GroupContext, cluster: TestCluster, supervisor: Supe
   const armed = await coordinationWhen(ctx, shape.name, 'armed, every replica ready at v1', (c) => c?.phase === 'Complete' && (!routed || c.router?.releases[0]?.weight === 100));
   try {
     const v2 = synthesizeRoutedGroup(shape, 'sglang:v2', v1.revision, routed);
-    let pick: (i: number) => { label: string; url: string };
+    let choose: (i: number) => { label: string; url: string; discovery: SimulatedPodDiscovery };
     let weights: { weight: number }[] = [];
     let full: Promise<void> = Promise.resolve();
     if (routed) {
@@ -151,14 +167,19 @@ async function rollout(ctx: GroupContext, cluster: TestCluster, supervisor: Supe
       ctx.watches.push(route);
       weights = route.weights;
       full = route.full;
-      pick = (i) => (i % 100 < route.current() ? { label: 'v2', url: next.url } : { label: 'v1', url: old.url });
+      choose = (i) => (i % 100 < route.current() ? { label: 'v2', ...next } : { label: 'v1', ...old });
     } else {
       const selector = (role: string) => ({ [POD_GROUP]: shape.name, [POD_ROLE]: role });
       const one = await routerWithDiscovery(ctx, supervisor, dir, `${shape.name}-router`, { prefill: selector('prefill'), decode: selector('decode') }, served, procs, total);
       discoveries.push(one.discovery);
-      pick = () => ({ label: 'one', url: one.url });
+      choose = () => ({ label: 'one', ...one });
     }
-    const load = startLoad(pick, LANES);
+    let expectedMixed = 0;
+    const load = startLoad((i) => {
+      const { label, url, discovery } = choose(i);
+      expectedMixed += mixedChance(discovery.registered());
+      return { label, url };
+    }, LANES);
     await applyAll(ctx.gitops, v2.objects);
     const t0 = Date.now();
     await coordinationWhen(ctx, shape.name, 'the v2 rollout Complete', (c) => c?.phase === 'Complete' && c.revision !== armed.revision && (!routed || c.router?.releases.find((r) => r.current)?.weight === 100), 600_000);
@@ -166,7 +187,7 @@ async function rollout(ctx: GroupContext, cluster: TestCluster, supervisor: Supe
     await full;
     const result = await load.stop();
     const mixed = served.filter((p) => p.prefillRelease !== p.decodeRelease).length;
-    return { size, mode, result, mixed, served: served.length, wallMs, weights: weights.map((w) => w.weight).join(' → ') };
+    return { size, mode, result, mixed, expectedMixed, served: served.length, wallMs, weights: weights.map((w) => w.weight).join(' → ') };
   } finally {
     for (const p of procs) await supervisor.kill(p, 'SIGTERM', 5_000);
     await Promise.all(discoveries.map((d) => d.stop()));

@@ -84,6 +84,8 @@ export interface LoadResult {
   readonly statuses: number[];
   /** Requests sent, by target label. */
   readonly sent: Record<string, number>;
+  /** Requests that failed, by target label, each as `<status> at <ms since start>` (0 = no HTTP answer). */
+  readonly failed: Record<string, string[]>;
 }
 
 /**
@@ -95,12 +97,16 @@ export function startLoad(pick: (i: number) => { label: string; url: string }, l
   let next = 0;
   const statuses: number[] = [];
   const sent: Record<string, number> = {};
+  const failed: Record<string, string[]> = {};
+  const t0 = Date.now();
   const lane = async () => {
     while (!done) {
       const i = next++;
       const { label, url } = pick(i);
       sent[label] = (sent[label] ?? 0) + 1;
-      statuses.push(await generate(url, i).catch(() => 0));
+      const status = await generate(url, i).catch(() => 0);
+      statuses.push(status);
+      if (status !== 200) (failed[label] ??= []).push(`${status} at ${Date.now() - t0} ms`);
     }
   };
   const running = Promise.all(Array.from({ length: lanes }, lane));
@@ -108,7 +114,7 @@ export function startLoad(pick: (i: number) => { label: string; url: string }, l
     stop: async () => {
       done = true;
       await running;
-      return { statuses, sent };
+      return { statuses, sent, failed };
     },
   };
 }

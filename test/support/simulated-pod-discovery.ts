@@ -21,9 +21,15 @@ export interface RouterSelectors {
 
 /** A running discovery; `stop()` ends the watch and closes every worker it started. */
 export interface SimulatedPodDiscovery {
-  /** Workers currently registered with the router, by role. */
-  registered(): { prefill: number; decode: number };
+  /** Workers currently registered with the router, by role and release. */
+  registered(): Registered;
   stop(): Promise<void>;
+}
+
+/** Registered workers by role, then by release (image tag). */
+export interface Registered {
+  readonly prefill: Readonly<Record<string, number>>;
+  readonly decode: Readonly<Record<string, number>>;
 }
 
 interface Member {
@@ -67,7 +73,11 @@ async function routerCall(url: string, init: RequestInit): Promise<any> {
 export function startSimulatedPodDiscovery(client: KubeClient, namespace: string, selectors: RouterSelectors, routerUrl: string, served: ServedPair[]): SimulatedPodDiscovery {
   const members = new Map<string, Member>();
   const workers: SimulatedWorker[] = [];
-  const counts = { prefill: 0, decode: 0 };
+  const counts: Record<'prefill' | 'decode', Record<string, number>> = { prefill: {}, decode: {} };
+  const count = (key: string, by: number) => {
+    const [role, release] = key.split('/') as ['prefill' | 'decode', string];
+    counts[role][release] = (counts[role][release] ?? 0) + by;
+  };
   // One change at a time per Pod, in the order the watch delivered them.
   const queues = new Map<string, Promise<void>>();
   let failure: Error | undefined;
@@ -76,7 +86,7 @@ export function startSimulatedPodDiscovery(client: KubeClient, namespace: string
     const have = members.get(uid);
     if (have && have.key !== wanted) {
       members.delete(uid);
-      counts[have.key.split('/')[0] as 'prefill' | 'decode']--;
+      count(have.key, -1);
       await routerCall(`${routerUrl}/workers/${have.id}`, { method: 'DELETE' });
     }
     if (!wanted || !role || members.get(uid)) return;
@@ -93,7 +103,7 @@ export function startSimulatedPodDiscovery(client: KubeClient, namespace: string
     }
     const answer = await routerCall(`${routerUrl}/workers`, { method: 'POST', body: JSON.stringify(body) });
     members.set(uid, { key: wanted, id: String(answer.worker_id) });
-    counts[role]++;
+    count(wanted, 1);
   };
 
   const watch = client.watch(POD, namespace, (e) => {
@@ -114,7 +124,7 @@ export function startSimulatedPodDiscovery(client: KubeClient, namespace: string
   return {
     registered: () => {
       if (failure) throw failure;
-      return { ...counts };
+      return { prefill: { ...counts.prefill }, decode: { ...counts.decode } };
     },
     stop: async () => {
       watch.stop();
