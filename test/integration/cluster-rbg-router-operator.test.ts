@@ -90,19 +90,17 @@ function synthesize(image: string, previousRevision?: string, name = NAME, repli
 /**
  * The new-release weight the rule allows for a recorded state: the slowest role's share of replicas
  * surely both new and ready, rounded down; 100 once no replica is left on the old release (its
- * router has no worker then).
+ * router has no worker then), or once some role has no ready replica left on it (its router can
+ * make no pair then).
  */
 function allowed(s: GroupState, v1: Record<string, string>): number {
   const onNew = (role: string) => (s[role].updateRevision === v1[role] ? 0 : s[role].updated);
   if (Object.entries(REPLICAS).every(([role, desired]) => onNew(role) >= desired)) return 100;
-  return Math.min(
-    ...Object.entries(REPLICAS).map(([role, desired]) => {
-      const w = s[role];
-      const updated = w.updateRevision === v1[role] ? 0 : w.updated;
-      const readyNew = Math.max(0, Math.min(updated, w.ready - (desired - updated)));
-      return Math.floor((100 * readyNew) / desired);
-    }),
-  );
+  const readyNew = (role: string, desired: number) => Math.max(0, Math.min(onNew(role), s[role].ready - (desired - onNew(role))));
+  // Replicas surely old and ready: ready ones beyond every new replica (the counts name no ready-new figure).
+  const readyOld = (role: string, desired: number) => Math.max(0, Math.min(s[role].ready - onNew(role), desired - onNew(role)));
+  if (Object.entries(REPLICAS).some(([role, desired]) => readyOld(role, desired) === 0)) return 100;
+  return Math.min(...Object.entries(REPLICAS).map(([role, desired]) => Math.floor((100 * readyNew(role, desired)) / desired)));
 }
 
 test('the operator moves the router route with the ready new-release replicas, round by round, and no request is served by a mixed pair', () =>
