@@ -20,6 +20,7 @@ const NEEDS_MORE = {
   'operator-scale': 'the test cluster (docs/test-cluster.md)',
   'e2e-lateness': 'the end-to-end stack (npm run e2e:setup)',
   'vs-kuberay': 'the test cluster (docs/test-cluster.md)',
+  'rbg-router-mixed': 'the test cluster and sglang-router (scripts/install-sglang-router.sh; docs/bench.md)',
   ui: "Debian's Chromium and npm run build:ui",
 };
 

@@ -136,7 +136,10 @@ function routedRole(role: ObservedRole): RoutedRole {
   const p = role.progress;
   if (!p) return { name: role.name, desired: role.desired, readyUpdated: 0 };
   const readyUpdated = p.updatedReadyReplicas ?? Math.max(0, p.readyReplicas - Math.max(0, role.desired - p.updatedReplicas));
-  return { name: role.name, desired: role.desired, readyUpdated: Math.min(readyUpdated, p.updatedReplicas), updated: p.updatedReplicas };
+  const ready = Math.min(readyUpdated, p.updatedReplicas);
+  // Ready replicas the new release does not account for, but no more than the old release still has.
+  const readyOld = Math.max(0, Math.min(p.readyReplicas - ready, role.desired - p.updatedReplicas));
+  return { name: role.name, desired: role.desired, readyUpdated: ready, updated: p.updatedReplicas, readyOld };
 }
 
 /** The route's backends that are this rule's routers (`<route>-<revision>` core Services), first occurrence each, with their weights as read. */

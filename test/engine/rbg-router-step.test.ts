@@ -57,13 +57,14 @@ const progressing = { phase: 'Progressing' } as CoordinationStatus;
 
 describe('routerStep', () => {
   test('moves the new release to the slowest routed role\'s ready share, rounded down, as rounds complete', () => {
-    // [prefill, decode] ready on the new release → new weight: 1/4 & 0/2 → 0; 1/4 & 1/2 → 25; 3/4 & 1/2 → 50; 3/4 & 2/2 → 75; 4/4 & 2/2 → 100.
+    // [prefill, decode] ready on the new release → new weight: 1/4 & 0/2 → 0; 1/4 & 1/2 → 25; 3/4 & 1/2 → 50;
+    // 3/4 & 2/2 → 100 (no decode left on the old release: its router can make no pair), the old router kept; 4/4 & 2/2 → 100, the old router may go.
     const seen = ([[1, 0], [1, 1], [3, 1], [3, 2], [4, 2]] as [number, number][]).map((ready) => routerStep(rule, roles('new0000001', ready), progressing, route(['old0000001', 100], ['new0000001', 0])));
     expect(seen.map((s) => s.status.releases.map((r) => [r.revision, r.weight]))).toEqual([
       [['old0000001', 100], ['new0000001', 0]],
       [['old0000001', 75], ['new0000001', 25]],
       [['old0000001', 50], ['new0000001', 50]],
-      [['old0000001', 25], ['new0000001', 75]],
+      [['old0000001', 0], ['new0000001', 100]],
       [['old0000001', 0], ['new0000001', 100]],
     ]);
     expect(seen.map((s) => s.status.removeOld)).toEqual([false, false, false, false, true]);
@@ -83,8 +84,10 @@ describe('routerStep', () => {
   test('every replica on the new release, one briefly unready: the new router keeps 100 (the old one has no worker left)', () => {
     const step = routerStep(rule, roles('new0000001', [3, 2], [4, 2]), progressing, route(['old0000001', 0], ['new0000001', 100]));
     expect([step.status.releases.map((x) => x.weight), step.status.removeOld, step.action]).toEqual([[0, 100], true, undefined]);
-    // One prefill still on the old release: the rule follows the ready new replicas (2 of 4).
-    expect(routerStep(rule, roles('new0000001', [2, 2], [3, 2]), progressing, route(['old0000001', 0], ['new0000001', 100])).status.releases.map((x) => x.weight)).toEqual([50, 50]);
+    // One prefill and one decode still on the old release: the rule follows the ready new replicas (2 of 4, 1 of 2).
+    expect(routerStep(rule, roles('new0000001', [2, 1], [3, 1]), progressing, route(['old0000001', 0], ['new0000001', 100])).status.releases.map((x) => x.weight)).toEqual([50, 50]);
+    // Both decodes new, one not ready: the old router has no decode, so the new one keeps everything.
+    expect(routerStep(rule, roles('new0000001', [2, 1], [3, 2]), progressing, route(['old0000001', 0], ['new0000001', 100])).status.releases.map((x) => x.weight)).toEqual([0, 100]);
   });
 
   test('asks for no write when the route already carries the weights', () => {

@@ -21,8 +21,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Testing } from 'cdk8s';
-import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { rbgRollbackPatch } from '../../lib/engine/rbg-steering';
@@ -36,11 +34,12 @@ import { eventReasons } from '../support/event-reasons';
 import { Proc, Supervisor } from '../support/processes';
 import { coordinationWhen, GroupContext } from '../support/rbg-operator-group';
 import { GroupState, WorkloadRecorder } from '../support/rbg-workload-recorder';
-import { generate, requireSglangRouter, startSglangRouter } from '../support/sglang-router';
+import { requireSglangRouter, startSglangRouter } from '../support/sglang-router';
 import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
 import { startStubPrometheus, StubPrometheus } from '../ui/support/stub-prometheus';
 import { waitFor } from '../support/wait-at-most';
 import { backendWeights } from '../support/route-weights';
+import { followRouteWeight, startLoad, synthesizeRoutedGroup } from '../support/rbg-routed-group';
 
 const NS = 'default';
 const NAME = 'pd-routed';
@@ -86,33 +85,24 @@ afterAll(async () => {
 
 /** Everything the construct renders for group `name` (`replicas`, maxSkew `maxSkew`) at `image`, routed, and the release it makes. */
 function synthesize(image: string, previousRevision?: string, name = NAME, replicas: Record<string, number> = REPLICAS, maxSkew = '50%', analysis?: UpgradeAnalysis): { objects: KubeObject[]; revision: string } {
-  const chart = Testing.chart();
-  const group = new RoleBasedGroup(chart, 'g', {
-    metadata: { name, namespace: NS },
-    executor: 'operator',
-    roles: Object.entries(replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image }] } } })),
-    coordination: [{ name: 'pd', roles: Object.keys(replicas), rollingUpdate: { maxSkew, maxUnavailable: 1 }, progressDeadlineSeconds: 180, router: { kind: 'sglang', image: 'sglang-router:0.3.2', gateway: { name: 'inference' }, ...(previousRevision ? { previousRevision } : {}) } }],
-    ...(analysis ? { analysis } : {}),
-  });
-  return { objects: Testing.synth(chart) as KubeObject[], revision: group.routerRevision('pd')! };
+  const { objects, revision } = synthesizeRoutedGroup({ name, namespace: NS, replicas, maxSkew, analysis }, image, previousRevision);
+  return { objects, revision: revision! };
 }
 
 /**
  * The new-release weight the rule allows for a recorded state: the slowest role's share of replicas
  * surely both new and ready, rounded down; 100 once no replica is left on the old release (its
- * router has no worker then).
+ * router has no worker then), or once some role has no ready replica left on it (its router can
+ * make no pair then).
  */
 function allowed(s: GroupState, v1: Record<string, string>): number {
   const onNew = (role: string) => (s[role].updateRevision === v1[role] ? 0 : s[role].updated);
   if (Object.entries(REPLICAS).every(([role, desired]) => onNew(role) >= desired)) return 100;
-  return Math.min(
-    ...Object.entries(REPLICAS).map(([role, desired]) => {
-      const w = s[role];
-      const updated = w.updateRevision === v1[role] ? 0 : w.updated;
-      const readyNew = Math.max(0, Math.min(updated, w.ready - (desired - updated)));
-      return Math.floor((100 * readyNew) / desired);
-    }),
-  );
+  const readyNew = (role: string, desired: number) => Math.max(0, Math.min(onNew(role), s[role].ready - (desired - onNew(role))));
+  // Replicas surely old and ready: ready ones beyond every new replica (the counts name no ready-new figure).
+  const readyOld = (role: string, desired: number) => Math.max(0, Math.min(s[role].ready - onNew(role), desired - onNew(role)));
+  if (Object.entries(REPLICAS).some(([role, desired]) => readyOld(role, desired) === 0)) return 100;
+  return Math.min(...Object.entries(REPLICAS).map(([role, desired]) => Math.floor((100 * readyNew(role, desired)) / desired)));
 }
 
 test('the operator moves the router route with the ready new-release replicas, round by round, and no request is served by a mixed pair', () =>
@@ -130,18 +120,9 @@ test('the operator moves the router route with the ready new-release replicas, r
     // The route's new-release weight, and how many workload states had been recorded when each arrived.
     const v2 = synthesize('sglang:v2', v1.revision);
     const newBackend = `${ROUTE}-${v2.revision}`;
-    let current = 0;
-    const weights: { weight: number; states: number }[] = [];
-    let full!: () => void;
-    const fullSeen = new Promise<void>((resolve) => (full = resolve));
-    watches.push(admin.watch(HTTPROUTE, NS, (e) => {
-      if (e.object.metadata.name !== ROUTE || e.type === 'delete') return;
-      const [w] = backendWeights(e.object, [newBackend]);
-      if (typeof w !== 'number' || weights[weights.length - 1]?.weight === w) return;
-      current = w;
-      weights.push({ weight: w, states: recorder.history.length });
-      if (w === 100) full();
-    }));
+    const route = followRouteWeight(admin, NS, ROUTE, newBackend, () => recorder.history.length);
+    watches.push(route);
+    const weights = route.weights;
 
     // One real router per release over that release's simulated workers: 2 prefills and 1 decode each.
     const urls: Record<string, string> = {};
@@ -152,16 +133,10 @@ test('the operator moves the router route with the ready new-release replicas, r
       urls[release] = await startSglangRouter(supervisor, dir, `router-${release}`, p, d, routers);
     }
     // Bounded load: one request at a time until the rollout is done (the simulated Gateway reads the live weight).
-    let done = false;
-    const statuses: number[] = [];
-    const sent: Record<string, number> = { v1: 0, v2: 0 };
-    const load = (async () => {
-      for (let i = 0; !done; i++) {
-        const release = i % 100 < current ? 'v2' : 'v1';
-        sent[release]++;
-        statuses.push(await generate(urls[release], i));
-      }
-    })();
+    const load = startLoad((i) => {
+      const release = i % 100 < route.current() ? 'v2' : 'v1';
+      return { label: release, url: urls[release] };
+    });
 
     const from = recorder.history.length;
     for (const o of v2.objects) await gitops.apply(o, { force: true });
@@ -170,9 +145,8 @@ test('the operator moves the router route with the ready new-release replicas, r
     const complete = await coordinationWhen(ctx, NAME, 'the v2 rollout Complete with the new router at 100', (c) => c?.phase === 'Complete' && c.revision !== armed.revision && c.router?.releases.find((r) => r.current)?.weight === 100);
     const wallMs = Date.now() - t0;
     // The status lands after the route's write; its watch event may come later.
-    await fullSeen;
-    done = true;
-    await load;
+    await route.full;
+    const { statuses, sent } = await load.stop();
 
     expect(complete.router).toEqual({
       route: ROUTE,
@@ -191,7 +165,7 @@ test('the operator moves the router route with the ready new-release replicas, r
     expect(seq.slice(seq.indexOf(100))).toEqual([100]);
     expect(seq.some((w) => w > 0 && w < 100)).toBe(true);
     // Every weight written was covered by new-release replicas recorded ready before it arrived.
-    for (const { weight, states } of weights) {
+    for (const { weight, mark: states } of weights) {
       const best = Math.max(0, ...recorder.history.slice(from, states).map((s) => allowed(s, v1Revision)));
       expect({ weight, coveredBy: best >= weight }).toEqual({ weight, coveredBy: true });
     }

@@ -1,0 +1,66 @@
+/**
+ * Version-matched routing at 40 prefill / 20 decode, with the routers' workers following the Pods:
+ * RBG v0.7.0's real controller rolls a routed group on kwok, rayshift's operator (in this process)
+ * moves the partitions and the route's weights, and two REAL sglang-router processes (one per
+ * release) get a SIMULATED worker per Ready Pod of their release, registered by a SIMULATED
+ * discovery under the selectors the rendered router Deployments carry (test/support/
+ * rbg-router-rollout.ts; kwok's Pods run no process). The Gateway is simulated by the client from the
+ * route's live weight. No request may be served by a prefill and a decode of different releases,
+ * and the new release's router may fail none. Needs `npm run controlplane:build`,
+ * `bash scripts/build-cluster.sh kwok rbg` and `bash scripts/install-sglang-router.sh`.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { KubeClient } from '../../lib/runtime/kube/client';
+import { RbgRolloutController } from '../../operator/rbg-controller';
+import { startTestCluster, TestCluster } from '../support/cluster';
+import { upstreamCrdFiles } from '../support/controlplane';
+import { Supervisor } from '../support/processes';
+import { GroupContext } from '../support/rbg-operator-group';
+import { routerRollout } from '../support/rbg-router-rollout';
+import { requireSglangRouter } from '../support/sglang-router';
+
+const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
+let cluster: TestCluster;
+let ctx: GroupContext;
+let controller: RbgRolloutController | undefined;
+let dir: string;
+let supervisor: Supervisor;
+
+beforeAll(async () => {
+  requireSglangRouter();
+  const gatewayApi = (await upstreamCrdFiles()).filter((f) => f.includes('gateway.networking.k8s.io_'));
+  cluster = await startTestCluster({ rbg: true, nodes: 2, crds: gatewayApi });
+  const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+  const gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
+  ctx = { cluster, admin, gitops, namespace: 'default', watches: [] };
+  controller = new RbgRolloutController({ client: admin, log: SILENT });
+  await controller.start();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-router-pods-'));
+  supervisor = new Supervisor(dir, 'RAYSHIFT_KEEP_SGLANG_ROUTER');
+}, 300_000);
+
+afterAll(async () => {
+  supervisor?.release();
+  for (const w of ctx?.watches ?? []) w.stop();
+  await controller?.stop();
+  ctx?.admin.close();
+  ctx?.gitops.close();
+  await cluster?.stop();
+  if (dir && process.env.RAYSHIFT_KEEP_SGLANG_ROUTER !== '1') fs.rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+test('40/20 under rayshift\'s routing: no request served by a mixed pair, none failed by the new release\'s router', () =>
+  cluster.printLogsOnFailure(async () => {
+    const shape = { name: 'pd40', namespace: 'default', replicas: { prefill: 40, decode: 20 }, maxSkew: '25%', maxUnavailable: '10%' };
+    const run = await routerRollout(ctx, cluster, supervisor, dir, shape, 'rayshift', 2);
+    process.stdout.write(`routed 40/20 with the Pods' workers: weights ${run.weights}; ${run.result.statuses.length} requests (${run.result.sent.v2 ?? 0} to v2), ${run.mixed} by a mixed pair, failed ${JSON.stringify(run.result.failed)}; rollout ${run.wallMs} ms\n`);
+    expect(run.mixed).toBe(0);
+    // The old router may answer 503 in the moment between its last ready replica of a role leaving
+    // it and the route moving away (docs/rbg-coordination.md, "Measured side by side"); the new one never.
+    expect(run.result.failed.v2).toBeUndefined();
+    expect(run.served).toBeGreaterThan(0);
+    expect(run.result.sent.v2).toBeGreaterThan(0);
+    expect(run.weights.split(' → ').pop()).toBe('100');
+  }), 600_000);
