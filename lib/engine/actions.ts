@@ -75,6 +75,32 @@ export interface MeasureAnalysisAction {
   readonly activeQuery?: string;
 }
 
+/** One worker group of a `freeWorkers` patch: the values read (tested) and the values written. */
+export interface FreeWorkersGroup {
+  /** Index in `spec.workerGroupSpecs`. */
+  readonly index: number;
+  readonly groupName: string;
+  /** `replicas`, `minReplicas` and `scaleStrategy.workersToDelete` as observed: the patch tests them. */
+  readonly read: { readonly replicas: number; readonly minReplicas: number; readonly workersToDelete: readonly string[] };
+  readonly replicas: number;
+  readonly minReplicas: number;
+  /** The list read plus the Pods this freeing names. */
+  readonly workersToDelete: readonly string[];
+}
+
+/**
+ * One JSON patch of the RayCluster `clusterName` (`lib/engine/worker-freeing.ts`): per group, `test`
+ * the values read, then set `replicas`, `minReplicas` and `workersToDelete` together; with `floors`,
+ * record the original `minReplicas` per group name in the `rayshift.dev/worker-floors` annotation.
+ * A failed `test` (someone wrote the group since it was read) writes nothing; the engine decides again.
+ */
+export interface FreeWorkersAction {
+  readonly type: 'freeWorkers';
+  readonly clusterName: string;
+  readonly groups: readonly FreeWorkersGroup[];
+  readonly floors?: Readonly<Record<string, number>>;
+}
+
 /** Any action of the RayService engine. */
 export type RayServiceAction =
   | CreatePendingClusterAction
@@ -82,4 +108,5 @@ export type RayServiceAction =
   | SetTrafficWeightsAction
   | PromoteAction
   | DeleteClusterAction
-  | MeasureAnalysisAction;
+  | MeasureAnalysisAction
+  | FreeWorkersAction;

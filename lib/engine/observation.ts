@@ -6,6 +6,7 @@ import type { MeasuredValues } from './analysis-judgement';
 import type { CapacityVerdict } from './capacity-preflight';
 import type { RayServiceStatus } from './status';
 import type { SurgeScheduling } from './surge-scheduling';
+import type { ObservedWorkers } from './worker-freeing';
 
 /** One RayCluster owned by the RayService. */
 export interface ObservedCluster {
@@ -39,6 +40,11 @@ export interface ObservedCluster {
   readonly serveEndpoints?: number;
   /** The Serve config last PUT to the cluster, as recorded on it; absent before the first PUT. */
   readonly appliedServeConfig?: string;
+  /**
+   * Its worker groups, worker Pods and the Pods Serve runs on, read only while a shrinkFirst upgrade
+   * runs (`needsWorkerObservation`); absent otherwise or when the read failed (a freeing then waits).
+   */
+  readonly workers?: ObservedWorkers;
 }
 
 /** One backend of the service's HTTPRoute (or GRPCRoute) rule. */

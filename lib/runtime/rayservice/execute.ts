@@ -4,12 +4,13 @@
  * here decides what to do; a create of an object that exists is success, and the API writes made
  * are counted for the reconciler's result.
  */
+import type { FreeWorkersAction } from '../../engine/actions';
 import type { RayServiceDecision } from '../../engine/rayservice-engine';
 import type { PassStep } from '../../engine/rayservice-pass';
 import type { RouteBackend } from '../../engine/observation';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
-import { isStatus } from '../kube/errors';
+import { isPatchConflict, isStatus } from '../kube/errors';
 import { jsonPointer } from '../kube/json-pointer';
 import { recordEvents, type EventSource } from '../kube/events';
 import { ObjectReader } from '../kube/object-reader';
@@ -22,6 +23,7 @@ import { ownsBackend, routeTypeOf } from './observe';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import type { RayServiceStore } from './store';
+import { freeWorkersPatch } from './worker-freeing';
 
 /** The Events of the analysis (and of the capacity preflight, whose events name their own action). */
 const RAYSERVICE_EVENTS: EventSource = { controller: RAYSERVICE_EVENT_CONTROLLER, action: 'Analysis' };
@@ -99,9 +101,26 @@ export class RayServiceExecutor {
         return recordEvents(this.o.client, svc, t.decision.events, this.o.now(), RAYSERVICE_EVENTS, (err) => this.o.warn({ rayservice: key, err: (err as Error).message }, 'recording an Event failed'));
       case 'setHeadServeLabel':
         return labelHeadPods(this.o.client, this.o.reader, namespace, step.cluster, step.value);
+      case 'freeWorkers':
+        return this.freeWorkers(namespace, step);
       case 'clearSteering':
         await this.o.store.patchMetadata(svc, step.annotations.map((a) => ({ op: 'remove' as const, path: jsonPointer('metadata', 'annotations', a) })));
         return 1;
+    }
+  }
+
+  /**
+   * The freeing's one guarded patch. A refused `test` writes nothing: the next pass sees the Pods
+   * alive and unnamed, and the engine decides the freeing again from a fresh read.
+   */
+  private async freeWorkers(namespace: string, step: FreeWorkersAction): Promise<number> {
+    try {
+      this.o.reader.wrote(await this.o.client.patchJson(RAYCLUSTER, step.clusterName, namespace, freeWorkersPatch(step)));
+      return 1;
+    } catch (err) {
+      if (!isPatchConflict(err)) throw err;
+      this.o.warn({ cluster: `${namespace}/${step.clusterName}`, err: (err as Error).message }, 'worker freeing refused: the worker groups changed since they were read');
+      return 0;
     }
   }
 

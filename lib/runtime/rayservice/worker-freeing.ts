@@ -1,0 +1,93 @@
+/**
+ * The runtime half of shrinkFirst's worker freeing (`lib/engine/worker-freeing.ts` decides): read a
+ * cluster's worker groups, worker Pods and where Serve runs (`workersOf`), and turn a `freeWorkers`
+ * action into its one guarded JSON patch (`freeWorkersPatch`).
+ */
+import type { FreeWorkersAction } from '../../engine/actions';
+import type { ObservedWorkers } from '../../engine/worker-freeing';
+import { GROUP_LABEL, WORKER_FLOORS_ANNOTATION } from '../../spec/object-names';
+import { asArray, asObject, isInteger } from '../../spec/read';
+import { jsonPointer } from '../kube/json-pointer';
+import type { JsonPatchOp } from '../kube/request-options';
+import type { KubeObject } from '../kube/types';
+import type { ServeInstanceDetails } from '../serve/types';
+
+/** Replica states that are settled: a RUNNING replica stays where it is, and no other state is reported for long. */
+const SETTLED_REPLICA = 'RUNNING';
+
+/**
+ * The workers of `cluster` (its `workerGroupSpecs`, its worker `pods`) and what Serve (`details`)
+ * runs on them: a Pod hosts a replica (any state) or a proxy that is not DRAINED is busy; a replica
+ * that is not RUNNING, or a proxy DRAINING, means Serve has not settled yet (a draining proxy's Pod
+ * is a Pod about to be free, not one to give up on).
+ */
+export function workersOf(cluster: KubeObject, pods: readonly KubeObject[], details: ServeInstanceDetails): ObservedWorkers {
+  const groups = asArray(asObject(cluster.spec).workerGroupSpecs).map((raw, index) => {
+    const g = asObject(raw);
+    return {
+      index,
+      name: String(g.groupName),
+      replicas: isInteger(g.replicas) ? g.replicas : 0,
+      minReplicas: isInteger(g.minReplicas) ? g.minReplicas : 0,
+      numOfHosts: isInteger(g.numOfHosts) ? g.numOfHosts : 1,
+      workersToDelete: asArray(asObject(g.scaleStrategy).workersToDelete).map(String),
+    };
+  });
+  const busy = new Set<string>();
+  let settling = false;
+  for (const app of Object.values(details.applications)) {
+    for (const dep of Object.values(app.deployments)) {
+      for (const rep of dep.replicas) {
+        if (rep.node_instance_id !== undefined) busy.add(rep.node_instance_id);
+        if (rep.state !== SETTLED_REPLICA) settling = true;
+      }
+    }
+  }
+  for (const proxy of Object.values(details.proxies)) {
+    if (proxy.status === 'DRAINED') continue;
+    if (proxy.node_instance_id !== undefined) busy.add(proxy.node_instance_id);
+    if (proxy.status === 'DRAINING') settling = true;
+  }
+  const floors = floorsOf(cluster.metadata.annotations?.[WORKER_FLOORS_ANNOTATION]);
+  return {
+    groups,
+    pods: pods.map((p) => ({ name: String(p.metadata.name), group: p.metadata.labels?.[GROUP_LABEL] ?? '', deleting: p.metadata.deletionTimestamp !== undefined })),
+    busyPods: [...busy].sort(),
+    settling,
+    ...(floors !== undefined ? { floors } : {}),
+  };
+}
+
+/** The floors annotation's groups, or undefined when absent or not a JSON object of integers (then recorded again). */
+function floorsOf(text: string | undefined): Record<string, number> | undefined {
+  if (text === undefined || text.length > 16_384) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const entries = Object.entries(asObject(parsed));
+    return entries.every(([, v]) => isInteger(v)) ? Object.fromEntries(entries) as Record<string, number> : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The JSON patch of a `freeWorkers` action: per group, `test` the `replicas` and `minReplicas` read
+ * (Ray's autoscaler writes `replicas` with every `workersToDelete` it writes) and a non-empty list
+ * read, then `replace` both counts and set the list, so KubeRay sees them in one write; with `floors`,
+ * the annotation (`metadata.annotations` exists: it carries the cluster's spec hash).
+ */
+export function freeWorkersPatch(action: FreeWorkersAction): JsonPatchOp[] {
+  const ops: JsonPatchOp[] = [];
+  for (const g of action.groups) {
+    const at = (...p: string[]) => jsonPointer('spec', 'workerGroupSpecs', g.index, ...p);
+    ops.push({ op: 'test', path: at('groupName'), value: g.groupName });
+    ops.push({ op: 'test', path: at('replicas'), value: g.read.replicas });
+    ops.push({ op: 'test', path: at('minReplicas'), value: g.read.minReplicas });
+    if (g.read.workersToDelete.length > 0) ops.push({ op: 'test', path: at('scaleStrategy', 'workersToDelete'), value: [...g.read.workersToDelete] });
+    ops.push({ op: 'replace', path: at('replicas'), value: g.replicas });
+    ops.push({ op: 'replace', path: at('minReplicas'), value: g.minReplicas });
+    ops.push({ op: 'add', path: at('scaleStrategy'), value: { workersToDelete: [...g.workersToDelete] } });
+  }
+  if (action.floors !== undefined) ops.push({ op: 'add', path: jsonPointer('metadata', 'annotations', WORKER_FLOORS_ANNOTATION), value: JSON.stringify(action.floors) });
+  return ops;
+}

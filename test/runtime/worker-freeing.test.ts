@@ -1,0 +1,104 @@
+/**
+ * The runtime half of shrinkFirst's worker freeing: reading the workers and where Serve runs
+ * (`workersOf`, over a body shaped like Ray 2.60's `GET /api/serve/applications/`), and the one
+ * guarded JSON patch of a `freeWorkers` action. Expected values are written out by hand.
+ */
+import type { KubeObject } from '../../lib/runtime/kube/types';
+import { freeWorkersPatch, workersOf } from '../../lib/runtime/rayservice/worker-freeing';
+import { parseServeInstanceDetails } from '../../lib/runtime/serve/types';
+
+const cluster = (annotations: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'svc-aaaaa', namespace: 'ns', annotations },
+  spec: {
+    workerGroupSpecs: [
+      { groupName: 'gpu', replicas: 4, minReplicas: 2, maxReplicas: 8, numOfHosts: 1, scaleStrategy: { workersToDelete: ['w-9'] } },
+      { groupName: 'tp', replicas: 1, minReplicas: 1, maxReplicas: 1, numOfHosts: 2 },
+    ],
+  },
+});
+const pod = (name: string, group: string, deleting = false): KubeObject => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { 'ray.io/group': group }, ...(deleting ? { deletionTimestamp: '2026-11-29T19:00:00Z' } : {}) },
+});
+/** Serve at 50%: replicas on w-0 (RUNNING) and w-1 (STOPPING), proxies on the head, w-0, w-1 (draining), w-2 (DRAINED). */
+const serve = (stopping: string, w1Proxy: string) => parseServeInstanceDetails({
+  target_capacity: 50,
+  controller_info: { node_id: 'head-node' },
+  proxies: {
+    'head-node': { status: 'HEALTHY', node_instance_id: 'svc-aaaaa-head-x', node_ip: '10.0.0.1' },
+    n0: { status: 'HEALTHY', node_instance_id: 'w-0' },
+    n1: { status: w1Proxy, node_instance_id: 'w-1' },
+    n2: { status: 'DRAINED', node_instance_id: 'w-2' },
+  },
+  applications: {
+    app: {
+      name: 'app', status: 'RUNNING', message: '', route_prefix: '/',
+      deployments: {
+        Model: {
+          name: 'Model', status: 'HEALTHY', message: '', target_num_replicas: 1,
+          replicas: [
+            { replica_id: 'r0', state: 'RUNNING', node_id: 'n0', node_ip: '10.0.0.2', node_instance_id: 'w-0' },
+            { replica_id: 'r1', state: stopping, node_id: 'n1', node_instance_id: 'w-1' },
+            { replica_id: 'r2', state: 'STARTING', node_instance_id: null },
+          ],
+        },
+      },
+    },
+  },
+});
+
+test('parseServeInstanceDetails keeps each replica\'s and proxy\'s node_instance_id (the Pod name), and reads null as absent', () => {
+  const d = serve('STOPPING', 'DRAINING');
+  expect(d.applications.app.deployments.Model.replicas).toEqual([
+    { replica_id: 'r0', state: 'RUNNING', node_instance_id: 'w-0' },
+    { replica_id: 'r1', state: 'STOPPING', node_instance_id: 'w-1' },
+    { replica_id: 'r2', state: 'STARTING' },
+  ]);
+  expect(d.proxies.n2).toEqual({ status: 'DRAINED', node_instance_id: 'w-2' });
+  expect(() => parseServeInstanceDetails({ applications: {}, proxies: { n: { status: 'HEALTHY', node_instance_id: 7 } } })).toThrow('proxies.n.node_instance_id must be a string; got a number');
+});
+
+test('workersOf: groups as read, Pods by group label, replicas in any state and undrained proxies make a Pod busy; a replica not RUNNING or a draining proxy is settling', () => {
+  const pods = [pod('w-0', 'gpu'), pod('w-1', 'gpu'), pod('w-2', 'gpu'), pod('w-3', 'gpu', true), pod('t-0', 'tp')];
+  expect(workersOf(cluster(), pods, serve('STOPPING', 'DRAINING'))).toEqual({
+    groups: [
+      { index: 0, name: 'gpu', replicas: 4, minReplicas: 2, numOfHosts: 1, workersToDelete: ['w-9'] },
+      { index: 1, name: 'tp', replicas: 1, minReplicas: 1, numOfHosts: 2, workersToDelete: [] },
+    ],
+    pods: [
+      { name: 'w-0', group: 'gpu', deleting: false }, { name: 'w-1', group: 'gpu', deleting: false }, { name: 'w-2', group: 'gpu', deleting: false },
+      { name: 'w-3', group: 'gpu', deleting: true }, { name: 't-0', group: 'tp', deleting: false },
+    ],
+    busyPods: ['svc-aaaaa-head-x', 'w-0', 'w-1'],
+    settling: true,
+  });
+});
+
+test('workersOf reads the floors annotation, and ignores one that is not a JSON object of integers', () => {
+  expect(workersOf(cluster({ 'rayshift.dev/worker-floors': '{"gpu":2,"tp":1}' }), [], serve('RUNNING', 'HEALTHY')).floors).toEqual({ gpu: 2, tp: 1 });
+  expect(workersOf(cluster({ 'rayshift.dev/worker-floors': '{"gpu":"two"}' }), [], serve('RUNNING', 'HEALTHY')).floors).toBeUndefined();
+  expect(workersOf(cluster({ 'rayshift.dev/worker-floors': 'not json' }), [], serve('RUNNING', 'HEALTHY')).floors).toBeUndefined();
+});
+
+test('freeWorkersPatch: per group, test what was read, then set replicas, minReplicas and the list in the same write; the floors annotation when given', () => {
+  expect(freeWorkersPatch({
+    type: 'freeWorkers', clusterName: 'svc-aaaaa', floors: { gpu: 2, tp: 1 },
+    groups: [{ index: 0, groupName: 'gpu', read: { replicas: 4, minReplicas: 2, workersToDelete: ['w-9'] }, replicas: 1, minReplicas: 1, workersToDelete: ['w-9', 'w-2'] }],
+  })).toEqual([
+    { op: 'test', path: '/spec/workerGroupSpecs/0/groupName', value: 'gpu' },
+    { op: 'test', path: '/spec/workerGroupSpecs/0/replicas', value: 4 },
+    { op: 'test', path: '/spec/workerGroupSpecs/0/minReplicas', value: 2 },
+    { op: 'test', path: '/spec/workerGroupSpecs/0/scaleStrategy/workersToDelete', value: ['w-9'] },
+    { op: 'replace', path: '/spec/workerGroupSpecs/0/replicas', value: 1 },
+    { op: 'replace', path: '/spec/workerGroupSpecs/0/minReplicas', value: 1 },
+    { op: 'add', path: '/spec/workerGroupSpecs/0/scaleStrategy', value: { workersToDelete: ['w-9', 'w-2'] } },
+    { op: 'add', path: '/metadata/annotations/rayshift.dev~1worker-floors', value: '{"gpu":2,"tp":1}' },
+  ]);
+  // An empty list read (perhaps absent on the object) is not tested: the replicas test guards it, since Ray's autoscaler writes both.
+  expect(freeWorkersPatch({
+    type: 'freeWorkers', clusterName: 'svc-aaaaa',
+    groups: [{ index: 1, groupName: 'gpu', read: { replicas: 2, minReplicas: 0, workersToDelete: [] }, replicas: 1, minReplicas: 0, workersToDelete: ['n-1'] }],
+  }).map((o) => `${o.op} ${o.path}`)).toEqual([
+    'test /spec/workerGroupSpecs/1/groupName', 'test /spec/workerGroupSpecs/1/replicas', 'test /spec/workerGroupSpecs/1/minReplicas',
+    'replace /spec/workerGroupSpecs/1/replicas', 'replace /spec/workerGroupSpecs/1/minReplicas', 'add /spec/workerGroupSpecs/1/scaleStrategy',
+  ]);
+});
