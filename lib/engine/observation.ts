@@ -5,6 +5,7 @@
 import type { MeasuredValues } from './analysis-judgement';
 import type { CapacityVerdict } from './capacity-preflight';
 import type { RayServiceStatus } from './status';
+import type { WorkerFloor } from './actions';
 import type { SurgeScheduling } from './surge-scheduling';
 import type { ObservedWorkers } from './worker-freeing';
 
@@ -45,6 +46,8 @@ export interface ObservedCluster {
    * runs (`needsWorkerObservation`); absent otherwise or when the read failed (a freeing then waits).
    */
   readonly workers?: ObservedWorkers;
+  /** The original worker `minReplicas` a shrinkFirst upgrade recorded on it (`rayshift.dev/worker-floors`); absent when none. */
+  readonly workerFloors?: readonly WorkerFloor[];
 }
 
 /** One backend of the service's HTTPRoute (or GRPCRoute) rule. */

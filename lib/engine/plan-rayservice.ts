@@ -7,7 +7,7 @@
  */
 import type { AnalysisSuccessCondition } from '../spec/analysis';
 import { analysisQuery } from './analysis-gate';
-import type { RayServiceAction } from './actions';
+import type { RayServiceAction, WorkerFloor } from './actions';
 import type { CapacityOutcome } from './capacity-preflight';
 import type { AnalysisMeasurement, ObservedCluster, ObservedRoute } from './observation';
 import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
@@ -127,6 +127,7 @@ interface SimCluster {
   workers: ObservedWorkers;
   /** Worker Pods ever created, for their names. */
   created: number;
+  workerFloors?: readonly WorkerFloor[];
 }
 
 const MAX_RUNS = 1_000_000;
@@ -305,7 +306,10 @@ function scaleWorkers(c: SimCluster, percent: number): void {
 function apply(world: { clusters: SimCluster[]; route: ObservedRoute | undefined; serving: string | undefined; deletedAt: number | undefined }, a: Exclude<RayServiceAction, { type: 'measureAnalysis' }>, oldName: string, now: number): void {
   switch (a.type) {
     case 'createPendingCluster':
-      world.clusters.push({ name: a.name, specHash: a.specHash, headReady: true, appsRunning: false, readyReplicas: 0, targetReplicas: 0, workers: NO_WORKERS, created: 0 });
+      world.clusters.push({
+        name: a.name, specHash: a.specHash, headReady: true, appsRunning: false, readyReplicas: 0, targetReplicas: 0, workers: NO_WORKERS, created: 0,
+        ...(a.workerFloorZero === true ? { workerFloors: [{ index: 0, groupName: SIM_GROUP.name, minReplicas: 0 }] } : {}),
+      });
       return;
     case 'setTargetCapacity': {
       const c = world.clusters.find((x) => x.name === a.clusterName)!;
@@ -320,9 +324,13 @@ function apply(world: { clusters: SimCluster[]; route: ObservedRoute | undefined
       const c = world.clusters.find((x) => x.name === a.clusterName)!;
       const named = new Set(a.groups.flatMap((g) => g.workersToDelete));
       const pods = c.workers.pods.filter((p) => !named.has(p.name));
-      c.workers = { ...c.workers, groups: [{ ...SIM_GROUP, replicas: pods.length }], pods, floors: c.workers.floors ?? a.floors };
+      c.workers = { ...c.workers, groups: [{ ...SIM_GROUP, replicas: pods.length }], pods };
+      c.workerFloors ??= a.floors;
       return;
     }
+    case 'restoreWorkerFloors':
+      world.clusters.find((x) => x.name === a.clusterName)!.workerFloors = undefined;
+      return;
     case 'setTrafficWeights':
       world.route = {
         backends: a.pendingCluster === undefined

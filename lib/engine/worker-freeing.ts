@@ -9,12 +9,12 @@
  * Before every take of a zero-surge round, once the giver's Serve has settled at its lowered
  * capacity, the engine names the giver's workers that host no Serve replica and no undrained proxy
  * in one guarded patch (`freeWorkers`): `replicas` down by the named Pods, `minReplicas` no higher
- * (the original floors kept in an annotation for a rollback's end), and the Pods in
+ * (the original floors kept in an annotation, restored once a cluster serves alone), and the Pods in
  * `workersToDelete`, all in one write (KubeRay creates Pods for `replicas − remaining` right after
  * deleting the named ones). The take then waits (`FreeingWorkers`) until none of the named Pods is
  * listed any more: a terminating Pod still holds its requests on its node.
  */
-import type { FreeWorkersAction, FreeWorkersGroup } from './actions';
+import type { FreeWorkersAction, FreeWorkersGroup, RestoreWorkerFloorsAction, WorkerFloor } from './actions';
 import type { EngineRun } from './engine-run';
 import type { ObservedCluster } from './observation';
 import type { RayServiceStatus } from './status';
@@ -46,8 +46,6 @@ export interface ObservedWorkers {
   readonly busyPods: readonly string[];
   /** Some replica is neither RUNNING nor gone (STARTING, STOPPING, …): Serve has not settled yet. */
   readonly settling: boolean;
-  /** The original `minReplicas` per group name, recorded by the first freeing on this cluster. */
-  readonly floors?: Readonly<Record<string, number>>;
 }
 
 /** The Pods a freeing named and waits for, in `status.capacity.freeing`. */
@@ -70,9 +68,10 @@ export const WORKERS_NOT_FREED_EVENT = 'WorkersNotFreed';
 
 /**
  * The guarded patch that frees every qualifying worker of `workers`: not deleting, not already
- * named, in a one-host group, hosting nothing. Undefined when none qualifies.
+ * named, in a one-host group, hosting nothing; it records the groups' `minReplicas` as the
+ * cluster's floors unless `recorded` already holds them. Undefined when none qualifies.
  */
-export function freeWorkersOf(clusterName: string, workers: ObservedWorkers): FreeWorkersAction | undefined {
+export function freeWorkersOf(clusterName: string, workers: ObservedWorkers, recorded: readonly WorkerFloor[] | undefined): FreeWorkersAction | undefined {
   const busy = new Set(workers.busyPods);
   const groups: FreeWorkersGroup[] = [];
   for (const g of workers.groups) {
@@ -92,7 +91,7 @@ export function freeWorkersOf(clusterName: string, workers: ObservedWorkers): Fr
     });
   }
   if (groups.length === 0) return undefined;
-  const floors = workers.floors === undefined ? Object.fromEntries(workers.groups.map((g) => [g.name, g.minReplicas])) : undefined;
+  const floors = recorded === undefined ? workers.groups.map((g) => ({ index: g.index, groupName: g.name, minReplicas: g.minReplicas })) : undefined;
   return { type: 'freeWorkers', clusterName, groups, ...(floors !== undefined ? { floors } : {}) };
 }
 
@@ -116,7 +115,7 @@ export function freeingWait(r: EngineRun, giver: ObservedCluster | undefined): '
   if (giver === undefined || !giver.headReady) return undefined;
   const workers = giver.workers;
   if (workers === undefined || workers.settling) return 'FreeingWorkers';
-  const action = freeWorkersOf(giver.name, workers);
+  const action = freeWorkersOf(giver.name, workers, giver.workerFloors);
   if (action === undefined) {
     r.events.push({ type: 'Normal', reason: WORKERS_NOT_FREED_EVENT, action: 'FreeWorkers', message: `no worker of ${giver.name} is free of Serve replicas: the next capacity step is taken without freeing Pods` });
     return undefined;
@@ -142,4 +141,16 @@ function freeingState(record: FreeingRecord, cluster: ObservedCluster | undefine
   if (listed.length === 0) return 'gone';
   const named = new Set(workers.groups.flatMap((g) => g.workersToDelete));
   return listed.some((p) => !p.deleting && !named.has(p.name)) ? 'lost' : 'waiting';
+}
+
+/**
+ * The floors to give back once no upgrade runs: the serving cluster's recorded worker floors (a
+ * promoted new cluster that started at 0, or an old one a rollback returned to). Repeated until the
+ * annotation is gone.
+ */
+export function restoreWorkerFloors(r: EngineRun): RestoreWorkerFloorsAction | undefined {
+  if (r.s.pendingClusterName !== undefined) return undefined;
+  const active = r.cluster(r.s.activeClusterName);
+  if (active?.workerFloors === undefined) return undefined;
+  return { type: 'restoreWorkerFloors', clusterName: active.name, floors: active.workerFloors };
 }

@@ -36,7 +36,7 @@ const obs = (status: RayServiceStatus, old: ObservedCluster, next: ObservedClust
   route: { backends: [{ cluster: OLD, weight: status.activeWeight }, { cluster: NEW, weight: status.pendingWeight }], ready: true }, ...extra,
 });
 const FREE_W3 = {
-  type: 'freeWorkers', clusterName: OLD, floors: { gpu: 2 },
+  type: 'freeWorkers', clusterName: OLD, floors: [{ index: 0, groupName: 'gpu', minReplicas: 2 }],
   groups: [{ index: 0, groupName: 'gpu', read: { replicas: 4, minReplicas: 2, workersToDelete: [] }, replicas: 3, minReplicas: 2, workersToDelete: ['w-3'] }],
 };
 
@@ -77,7 +77,7 @@ test('a freeing whose patch was refused (the Pod alive and unnamed) is decided a
   const autoscaled = { ...oldWorkers, groups: [{ ...group, replicas: 5 }], pods: [...oldWorkers.pods, pod('w-4')] };
   const d = nextRayService(obs(freeing, cluster(OLD, 75, autoscaled), cluster(NEW, 0)), opts, NOW + 1_000);
   expect(d.actions).toEqual([{
-    type: 'freeWorkers', clusterName: OLD, floors: { gpu: 2 },
+    type: 'freeWorkers', clusterName: OLD, floors: [{ index: 0, groupName: 'gpu', minReplicas: 2 }],
     groups: [{ index: 0, groupName: 'gpu', read: { replicas: 5, minReplicas: 2, workersToDelete: [] }, replicas: 3, minReplicas: 2, workersToDelete: ['w-3', 'w-4'] }],
   }]);
   expect(d.status.capacity?.freeing).toEqual({ cluster: OLD, pods: ['w-3', 'w-4'], since: NOW + 1_000 });
@@ -107,7 +107,7 @@ test('rolling back, the new cluster gives: its idle worker is freed before the o
   const newWorkers: ObservedWorkers = { groups: [{ ...group, minReplicas: 0, replicas: 2 }], pods: [pod('n-0'), pod('n-1')], busyPods: ['n-0'], settling: false };
   const d = nextRayService(obs(rolling, cluster(OLD, 50, oldWorkers), cluster(NEW, 25, newWorkers), { controls: { abort: true } }), opts, NOW);
   expect(d.actions).toEqual([{
-    type: 'freeWorkers', clusterName: NEW, floors: { gpu: 0 },
+    type: 'freeWorkers', clusterName: NEW, floors: [{ index: 0, groupName: 'gpu', minReplicas: 0 }],
     groups: [{ index: 0, groupName: 'gpu', read: { replicas: 2, minReplicas: 0, workersToDelete: [] }, replicas: 1, minReplicas: 0, workersToDelete: ['n-1'] }],
   }]);
   expect(d.status).toMatchObject({ phase: 'RollingBack', reason: 'FreeingWorkers', activeTargetCapacity: 50 });
@@ -125,11 +125,28 @@ test('freeWorkersOf: floors kept once recorded, minReplicas lowered with replica
     ],
     busyPods: ['a-0'],
     settling: false,
-    floors: { gpu: 4, tp: 1 },
   };
-  expect(freeWorkersOf('c', workers)).toEqual({
+  const recorded = [{ index: 0, groupName: 'gpu', minReplicas: 4 }, { index: 1, groupName: 'tp', minReplicas: 1 }];
+  expect(freeWorkersOf('c', workers, recorded)).toEqual({
     type: 'freeWorkers', clusterName: 'c',
     groups: [{ index: 0, groupName: 'gpu', read: { replicas: 3, minReplicas: 3, workersToDelete: ['a-9'] }, replicas: 1, minReplicas: 1, workersToDelete: ['a-9', 'a-1', 'a-3'] }],
   });
-  expect(freeWorkersOf('c', { ...workers, busyPods: ['a-0', 'a-1', 'a-3', 't-0'] })).toBeUndefined();
+  expect(freeWorkersOf('c', { ...workers, busyPods: ['a-0', 'a-1', 'a-3', 't-0'] }, recorded)).toBeUndefined();
+});
+
+test('a new cluster of a shrinkFirst upgrade starts its workers at 0; whichever cluster serves alone at the end gets its floors back, until the annotation is gone', () => {
+  const started = nextRayService({ name: 'svc', goalSpecHash: 'new', servingCluster: OLD, clusters: [cluster(OLD, 100)], route: { backends: [{ cluster: OLD, weight: 100 }], ready: true },
+    status: { ...afterGive, phase: 'Running', reason: 'UpToDate', pendingClusterName: undefined, pendingSpecHash: undefined, upgradeStrategy: undefined, activeTargetCapacity: 100, capacity: undefined },
+    capacity: { outcome: 'fitsAfterOldShrinks', message: 'gpu: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free' } }, opts, NOW);
+  expect(started.actions).toEqual([{ type: 'createPendingCluster', name: started.status.pendingClusterName, specHash: 'new', startFromMinReplicas: true, workerFloorZero: true }]);
+  const floors = [{ index: 0, groupName: 'gpu', minReplicas: 2 }];
+  const promoted: RayServiceStatus = { ...afterGive, phase: 'Running', reason: 'Promoted', activeClusterName: NEW, pendingClusterName: undefined, pendingSpecHash: undefined, upgradeStrategy: undefined, activeTargetCapacity: 100, pendingTargetCapacity: 0, activeWeight: 100, pendingWeight: 0, capacity: undefined };
+  const served = { ...cluster(NEW, 100), workerFloors: floors };
+  const d = nextRayService({ name: 'svc', goalSpecHash: 'new', servingCluster: NEW, clusters: [served], route: { backends: [{ cluster: NEW, weight: 100 }], ready: true }, status: promoted }, opts, NOW);
+  expect(d.actions).toEqual([{ type: 'restoreWorkerFloors', clusterName: NEW, floors }]);
+  const done = nextRayService({ name: 'svc', goalSpecHash: 'new', servingCluster: NEW, clusters: [cluster(NEW, 100)], route: { backends: [{ cluster: NEW, weight: 100 }], ready: true }, status: promoted }, opts, NOW);
+  expect(done.actions).toEqual([]);
+  // While an upgrade runs, a recorded floor stays lowered.
+  const mid = nextRayService(obs(afterGive, { ...cluster(OLD, 75, { ...oldWorkers, busyPods: oldWorkers.pods.map((p) => p.name) }), workerFloors: floors }, cluster(NEW, 0)), opts, NOW);
+  expect(mid.actions.map((a) => a.type)).not.toContain('restoreWorkerFloors');
 });

@@ -4,7 +4,7 @@
  * guarded JSON patch of a `freeWorkers` action. Expected values are written out by hand.
  */
 import type { KubeObject } from '../../lib/runtime/kube/types';
-import { freeWorkersPatch, workersOf } from '../../lib/runtime/rayservice/worker-freeing';
+import { freeWorkersPatch, restoreWorkerFloorsPatch, workerFloorsOf, workersFromZero, workersOf } from '../../lib/runtime/rayservice/worker-freeing';
 import { parseServeInstanceDetails } from '../../lib/runtime/serve/types';
 
 const cluster = (annotations: Record<string, string> = {}): KubeObject => ({
@@ -73,15 +73,32 @@ test('workersOf: groups as read, Pods by group label, replicas in any state and 
   });
 });
 
-test('workersOf reads the floors annotation, and ignores one that is not a JSON object of integers', () => {
-  expect(workersOf(cluster({ 'rayshift.dev/worker-floors': '{"gpu":2,"tp":1}' }), [], serve('RUNNING', 'HEALTHY')).floors).toEqual({ gpu: 2, tp: 1 });
-  expect(workersOf(cluster({ 'rayshift.dev/worker-floors': '{"gpu":"two"}' }), [], serve('RUNNING', 'HEALTHY')).floors).toBeUndefined();
-  expect(workersOf(cluster({ 'rayshift.dev/worker-floors': 'not json' }), [], serve('RUNNING', 'HEALTHY')).floors).toBeUndefined();
+test('workerFloorsOf reads the floors annotation, and ignores one that is not a list of {index, groupName, minReplicas}', () => {
+  const floors = [{ index: 0, groupName: 'gpu', minReplicas: 2 }, { index: 1, groupName: 'tp', minReplicas: 1 }];
+  expect(workerFloorsOf(cluster({ 'rayshift.dev/worker-floors': JSON.stringify(floors) }))).toEqual(floors);
+  expect(workerFloorsOf(cluster({ 'rayshift.dev/worker-floors': '[{"index":0,"groupName":"gpu","minReplicas":"two"}]' }))).toBeUndefined();
+  expect(workerFloorsOf(cluster({ 'rayshift.dev/worker-floors': '{"gpu":2}' }))).toBeUndefined();
+  expect(workerFloorsOf(cluster({ 'rayshift.dev/worker-floors': 'not json' }))).toBeUndefined();
+  expect(workerFloorsOf(cluster({ 'rayshift.dev/worker-floors': `[${'1,'.repeat(9000)}1]` }))).toBeUndefined();
+  expect(workerFloorsOf(cluster())).toBeUndefined();
+});
+
+test('workersFromZero: every group at replicas and minReplicas 0, the spec\'s minReplicas as floors; restoreWorkerFloorsPatch gives them back and removes the annotation', () => {
+  const zero = workersFromZero((cluster().spec as { workerGroupSpecs: unknown }).workerGroupSpecs);
+  expect(zero.floors).toEqual([{ index: 0, groupName: 'gpu', minReplicas: 2 }, { index: 1, groupName: 'tp', minReplicas: 1 }]);
+  expect(zero.groups.map((g: any) => `${g.groupName} ${g.replicas}/${g.minReplicas}/${g.maxReplicas}`)).toEqual(['gpu 0/0/8', 'tp 0/0/1']);
+  expect(restoreWorkerFloorsPatch({ type: 'restoreWorkerFloors', clusterName: 'svc-bbbbb', floors: zero.floors })).toEqual([
+    { op: 'test', path: '/spec/workerGroupSpecs/0/groupName', value: 'gpu' },
+    { op: 'replace', path: '/spec/workerGroupSpecs/0/minReplicas', value: 2 },
+    { op: 'test', path: '/spec/workerGroupSpecs/1/groupName', value: 'tp' },
+    { op: 'replace', path: '/spec/workerGroupSpecs/1/minReplicas', value: 1 },
+    { op: 'remove', path: '/metadata/annotations/rayshift.dev~1worker-floors' },
+  ]);
 });
 
 test('freeWorkersPatch: per group, test what was read, then set replicas, minReplicas and the list in the same write; the floors annotation when given', () => {
   expect(freeWorkersPatch({
-    type: 'freeWorkers', clusterName: 'svc-aaaaa', floors: { gpu: 2, tp: 1 },
+    type: 'freeWorkers', clusterName: 'svc-aaaaa', floors: [{ index: 0, groupName: 'gpu', minReplicas: 2 }, { index: 1, groupName: 'tp', minReplicas: 1 }],
     groups: [{ index: 0, groupName: 'gpu', read: { replicas: 4, minReplicas: 2, workersToDelete: ['w-9'] }, replicas: 1, minReplicas: 1, workersToDelete: ['w-9', 'w-2'] }],
   })).toEqual([
     { op: 'test', path: '/spec/workerGroupSpecs/0/groupName', value: 'gpu' },
@@ -91,7 +108,7 @@ test('freeWorkersPatch: per group, test what was read, then set replicas, minRep
     { op: 'replace', path: '/spec/workerGroupSpecs/0/replicas', value: 1 },
     { op: 'replace', path: '/spec/workerGroupSpecs/0/minReplicas', value: 1 },
     { op: 'add', path: '/spec/workerGroupSpecs/0/scaleStrategy', value: { workersToDelete: ['w-9', 'w-2'] } },
-    { op: 'add', path: '/metadata/annotations/rayshift.dev~1worker-floors', value: '{"gpu":2,"tp":1}' },
+    { op: 'add', path: '/metadata/annotations/rayshift.dev~1worker-floors', value: '[{"index":0,"groupName":"gpu","minReplicas":2},{"index":1,"groupName":"tp","minReplicas":1}]' },
   ]);
   // An empty list read (perhaps absent on the object) is not tested: the replicas test guards it, since Ray's autoscaler writes both.
   expect(freeWorkersPatch({

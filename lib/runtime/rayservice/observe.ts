@@ -14,7 +14,8 @@ import { listCapacity } from './capacity';
 import { needsSurgeScheduling, surgeSchedulingOf, type SurgeScheduling } from '../../engine/surge-scheduling';
 import { needsWorkerObservation, type ObservedWorkers } from '../../engine/worker-freeing';
 import type { ServeInstanceDetails } from '../serve/types';
-import { workersOf } from './worker-freeing';
+import type { WorkerFloor } from '../../engine/actions';
+import { workerFloorsOf, workersOf } from './worker-freeing';
 import { asArray, asObject } from '../../spec/read';
 import { Condition, isConditionTrue } from '../kube/conditions';
 import { KnownTypes, KubeObject } from '../kube/types';
@@ -153,6 +154,7 @@ export class RayServiceObserver {
       ...(applied !== undefined ? { appliedServeConfig: applied } : {}),
       specHash: cluster.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '',
       headReady: isConditionTrue(asArray(asObject(cluster.status).conditions) as Condition[], 'HeadPodReady'),
+      ...floorsField(cluster),
     };
     if (!base.headReady || cluster.metadata.deletionTimestamp) return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
     const endpoints = await observeServeEndpoints(this.reader, String(cluster.metadata.namespace), perClusterServeService(name));
@@ -191,4 +193,9 @@ export class RayServiceObserver {
     const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
     return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
   }
+}
+
+function floorsField(cluster: KubeObject): { workerFloors?: WorkerFloor[] } {
+  const floors = workerFloorsOf(cluster);
+  return floors === undefined ? {} : { workerFloors: floors };
 }

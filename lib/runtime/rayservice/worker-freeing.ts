@@ -1,9 +1,9 @@
 /**
  * The runtime half of shrinkFirst's worker freeing (`lib/engine/worker-freeing.ts` decides): read a
- * cluster's worker groups, worker Pods and where Serve runs (`workersOf`), and turn a `freeWorkers`
- * action into its one guarded JSON patch (`freeWorkersPatch`).
+ * cluster's worker groups, worker Pods and where Serve runs (`workersOf`) and its recorded floors
+ * (`workerFloorsOf`), and turn `freeWorkers` / `restoreWorkerFloors` into their guarded JSON patches.
  */
-import type { FreeWorkersAction } from '../../engine/actions';
+import type { FreeWorkersAction, RestoreWorkerFloorsAction, WorkerFloor } from '../../engine/actions';
 import type { ObservedWorkers } from '../../engine/worker-freeing';
 import { GROUP_LABEL, WORKER_FLOORS_ANNOTATION } from '../../spec/object-names';
 import { asArray, asObject, isInteger } from '../../spec/read';
@@ -48,26 +48,54 @@ export function workersOf(cluster: KubeObject, pods: readonly KubeObject[], deta
     if (proxy.node_instance_id !== undefined) busy.add(proxy.node_instance_id);
     if (proxy.status === 'DRAINING') settling = true;
   }
-  const floors = floorsOf(cluster.metadata.annotations?.[WORKER_FLOORS_ANNOTATION]);
   return {
     groups,
     pods: pods.map((p) => ({ name: String(p.metadata.name), group: p.metadata.labels?.[GROUP_LABEL] ?? '', deleting: p.metadata.deletionTimestamp !== undefined })),
     busyPods: [...busy].sort(),
     settling,
-    ...(floors !== undefined ? { floors } : {}),
   };
 }
 
-/** The floors annotation's groups, or undefined when absent or not a JSON object of integers (then recorded again). */
-function floorsOf(text: string | undefined): Record<string, number> | undefined {
-  if (text === undefined || text.length > 16_384) return undefined;
+/** Longest floors annotation read: far above any real cluster's (a few dozen bytes per group). */
+const MAX_FLOORS_TEXT = 16_384;
+
+/**
+ * The cluster's `rayshift.dev/worker-floors` (JSON `[{index, groupName, minReplicas}]`), or undefined
+ * when absent, too long, or not that shape (then nothing is restored from it, and a freeing records it again).
+ */
+export function workerFloorsOf(cluster: KubeObject): WorkerFloor[] | undefined {
+  const text = cluster.metadata.annotations?.[WORKER_FLOORS_ANNOTATION];
+  if (text === undefined || text.length > MAX_FLOORS_TEXT) return undefined;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    const entries = Object.entries(asObject(parsed));
-    return entries.every(([, v]) => isInteger(v)) ? Object.fromEntries(entries) as Record<string, number> : undefined;
+    parsed = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (!Array.isArray(parsed)) return undefined;
+  const floors = parsed.map(asObject);
+  const valid = floors.every((f) => isInteger(f.index) && f.index >= 0 && typeof f.groupName === 'string' && isInteger(f.minReplicas) && f.minReplicas >= 0);
+  return valid ? floors.map((f) => ({ index: f.index as number, groupName: f.groupName as string, minReplicas: f.minReplicas as number })) : undefined;
+}
+
+/** The spec's worker groups at `replicas` and `minReplicas` 0, and their floors (the spec's `minReplicas`, 0 when unset). */
+export function workersFromZero(workerGroupSpecs: unknown): { groups: unknown[]; floors: WorkerFloor[] } {
+  const groups = asArray(workerGroupSpecs).map(asObject);
+  return {
+    groups: groups.map((g) => ({ ...g, replicas: 0, minReplicas: 0 })),
+    floors: groups.map((g, index) => ({ index, groupName: String(g.groupName), minReplicas: isInteger(g.minReplicas) ? g.minReplicas : 0 })),
+  };
+}
+
+/** The restore patch: per floor, `test` the group's name and set its `minReplicas`; then remove the annotation. */
+export function restoreWorkerFloorsPatch(action: RestoreWorkerFloorsAction): JsonPatchOp[] {
+  const ops: JsonPatchOp[] = [];
+  for (const f of action.floors) {
+    ops.push({ op: 'test', path: jsonPointer('spec', 'workerGroupSpecs', f.index, 'groupName'), value: f.groupName });
+    ops.push({ op: 'replace', path: jsonPointer('spec', 'workerGroupSpecs', f.index, 'minReplicas'), value: f.minReplicas });
+  }
+  ops.push({ op: 'remove', path: jsonPointer('metadata', 'annotations', WORKER_FLOORS_ANNOTATION) });
+  return ops;
 }
 
 /**
