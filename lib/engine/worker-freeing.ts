@@ -46,6 +46,11 @@ export interface ObservedWorkers {
   readonly busyPods: readonly string[];
   /** Some replica is neither RUNNING nor gone (STARTING, STOPPING, …): Serve has not settled yet. */
   readonly settling: boolean;
+  /**
+   * Some replica or proxy Serve reports has no `node_instance_id` (a Ray that does not report it):
+   * where Serve runs is unknown, so no worker counts as free.
+   */
+  readonly placementUnknown?: true;
 }
 
 /** The Pods a freeing named and waits for, in `status.capacity.freeing`. */
@@ -115,9 +120,10 @@ export function freeingWait(r: EngineRun, giver: ObservedCluster | undefined): '
   if (giver === undefined || !giver.headReady) return undefined;
   const workers = giver.workers;
   if (workers === undefined || workers.settling) return 'FreeingWorkers';
-  const action = freeWorkersOf(giver.name, workers, giver.workerFloors);
+  const action = workers.placementUnknown === true ? undefined : freeWorkersOf(giver.name, workers, giver.workerFloors);
   if (action === undefined) {
-    r.events.push({ type: 'Normal', reason: WORKERS_NOT_FREED_EVENT, action: 'FreeWorkers', message: `no worker of ${giver.name} is free of Serve replicas: the next capacity step is taken without freeing Pods` });
+    const why = workers.placementUnknown === true ? `Serve does not report which Pod each replica of ${giver.name} runs on (node_instance_id)` : `no worker of ${giver.name} is free of Serve replicas`;
+    r.events.push({ type: 'Normal', reason: WORKERS_NOT_FREED_EVENT, action: 'FreeWorkers', message: `${why}: the next capacity step is taken without freeing Pods` });
     return undefined;
   }
   const pods = action.groups.flatMap((g) => g.workersToDelete.slice(g.read.workersToDelete.length));

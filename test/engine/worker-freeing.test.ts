@@ -90,6 +90,13 @@ test('no idle worker (every Pod hosts a replica): the take goes ahead with a Wor
   expect(d.events).toEqual([{ type: 'Normal', reason: 'WorkersNotFreed', action: 'FreeWorkers', message: `no worker of ${OLD} is free of Serve replicas: the next capacity step is taken without freeing Pods` }]);
 });
 
+test('Serve not reporting where its replicas run (no node_instance_id): no worker is named, the take goes ahead with a WorkersNotFreed Event saying why', () => {
+  const d = nextRayService(obs(afterGive, cluster(OLD, 75, { ...oldWorkers, busyPods: [], placementUnknown: true }), cluster(NEW, 0)), opts, NOW);
+  expect(d.actions.map((a) => a.type)).not.toContain('freeWorkers');
+  expect(d.actions).toContainEqual({ type: 'setTargetCapacity', cluster: 'pending', clusterName: NEW, percent: 25 });
+  expect(d.events.map((e) => e.message)).toEqual([`Serve does not report which Pod each replica of ${OLD} runs on (node_instance_id): the next capacity step is taken without freeing Pods`]);
+});
+
 test('the give and the traffic steps never wait for freeing; an upgrade with a surge never frees', () => {
   const start: RayServiceStatus = { ...afterGive, activeTargetCapacity: 100 };
   const give = nextRayService(obs(start, cluster(OLD, 100, oldWorkers), cluster(NEW, 0)), opts, NOW);

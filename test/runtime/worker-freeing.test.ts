@@ -73,6 +73,17 @@ test('workersOf: groups as read, Pods by group label, replicas in any state and 
   });
 });
 
+test('workersOf: a RUNNING replica or a live proxy without node_instance_id makes the placement unknown; a replica not yet placed does not', () => {
+  const body = (replica: Record<string, unknown>, proxy: Record<string, unknown>) => parseServeInstanceDetails({
+    target_capacity: 50, proxies: { n0: { status: 'HEALTHY', ...proxy } },
+    applications: { app: { name: 'app', status: 'RUNNING', message: '', route_prefix: '/', deployments: { M: { name: 'M', status: 'HEALTHY', message: '', target_num_replicas: 1, replicas: [{ replica_id: 'r', ...replica }] } } } },
+  });
+  expect(workersOf(cluster(), [], body({ state: 'RUNNING' }, { node_instance_id: 'w-0' })).placementUnknown).toBe(true);
+  expect(workersOf(cluster(), [], body({ state: 'RUNNING', node_instance_id: 'w-0' }, {})).placementUnknown).toBe(true);
+  const starting = workersOf(cluster(), [], body({ state: 'STARTING' }, { node_instance_id: 'w-0' }));
+  expect([starting.placementUnknown, starting.settling, starting.busyPods]).toEqual([undefined, true, ['w-0']]);
+});
+
 test('workerFloorsOf reads the floors annotation, and ignores one that is not a list of {index, groupName, minReplicas}', () => {
   const floors = [{ index: 0, groupName: 'gpu', minReplicas: 2 }, { index: 1, groupName: 'tp', minReplicas: 1 }];
   expect(workerFloorsOf(cluster({ 'rayshift.dev/worker-floors': JSON.stringify(floors) }))).toEqual(floors);

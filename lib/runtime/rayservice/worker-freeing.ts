@@ -19,7 +19,8 @@ const SETTLED_REPLICA = 'RUNNING';
  * The workers of `cluster` (its `workerGroupSpecs`, its worker `pods`) and what Serve (`details`)
  * runs on them: a Pod hosts a replica (any state) or a proxy that is not DRAINED is busy; a replica
  * that is not RUNNING, or a proxy DRAINING, means Serve has not settled yet (a draining proxy's Pod
- * is a Pod about to be free, not one to give up on).
+ * is a Pod about to be free, not one to give up on); a RUNNING replica or a live proxy without
+ * `node_instance_id` makes the placement unknown.
  */
 export function workersOf(cluster: KubeObject, pods: readonly KubeObject[], details: ServeInstanceDetails): ObservedWorkers {
   const groups = asArray(asObject(cluster.spec).workerGroupSpecs).map((raw, index) => {
@@ -35,17 +36,23 @@ export function workersOf(cluster: KubeObject, pods: readonly KubeObject[], deta
   });
   const busy = new Set<string>();
   let settling = false;
+  let unknown = false;
+  const uses = (instance: string | undefined) => {
+    if (instance === undefined) unknown = true;
+    else busy.add(instance);
+  };
   for (const app of Object.values(details.applications)) {
     for (const dep of Object.values(app.deployments)) {
       for (const rep of dep.replicas) {
-        if (rep.node_instance_id !== undefined) busy.add(rep.node_instance_id);
+        // A replica not yet placed has no node; it keeps Serve settling, which holds the freeing anyway.
+        if (rep.state === SETTLED_REPLICA || rep.node_instance_id !== undefined) uses(rep.node_instance_id);
         if (rep.state !== SETTLED_REPLICA) settling = true;
       }
     }
   }
   for (const proxy of Object.values(details.proxies)) {
     if (proxy.status === 'DRAINED') continue;
-    if (proxy.node_instance_id !== undefined) busy.add(proxy.node_instance_id);
+    uses(proxy.node_instance_id);
     if (proxy.status === 'DRAINING') settling = true;
   }
   return {
@@ -53,6 +60,7 @@ export function workersOf(cluster: KubeObject, pods: readonly KubeObject[], deta
     pods: pods.map((p) => ({ name: String(p.metadata.name), group: p.metadata.labels?.[GROUP_LABEL] ?? '', deleting: p.metadata.deletionTimestamp !== undefined })),
     busyPods: [...busy].sort(),
     settling,
+    ...(unknown ? { placementUnknown: true as const } : {}),
   };
 }
 
