@@ -102,8 +102,8 @@ export function freeWorkersOf(clusterName: string, workers: ObservedWorkers, rec
 
 /**
  * What a zero-surge take waits for, after emitting the freeing it needs: `FreeingWorkers` while the
- * Pods a freeing named are still listed, while the giver's Serve settles or its workers are unread,
- * and right after naming Pods; undefined when the take may go ahead. A giver that is gone or has no
+ * Pods a freeing named are still listed, while the giver's Serve settles, its workers are unread or
+ * some of them are already going, and right after naming Pods; undefined when the take may go ahead. A giver that is gone or has no
  * ready head serves nothing and is not waited for.
  */
 export function freeingWait(r: EngineRun, giver: ObservedCluster | undefined): 'FreeingWorkers' | undefined {
@@ -119,7 +119,7 @@ export function freeingWait(r: EngineRun, giver: ObservedCluster | undefined): '
   }
   if (giver === undefined || !giver.headReady) return undefined;
   const workers = giver.workers;
-  if (workers === undefined || workers.settling) return 'FreeingWorkers';
+  if (workers === undefined || workers.settling || going(workers)) return 'FreeingWorkers';
   const action = workers.placementUnknown === true ? undefined : freeWorkersOf(giver.name, workers, giver.workerFloors);
   if (action === undefined) {
     const why = workers.placementUnknown === true ? `Serve does not report which Pod each replica of ${giver.name} runs on (node_instance_id)` : `no worker of ${giver.name} is free of Serve replicas`;
@@ -132,6 +132,16 @@ export function freeingWait(r: EngineRun, giver: ObservedCluster | undefined): '
   r.events.push({ type: 'Normal', reason: WORKERS_FREED_EVENT, action: 'FreeWorkers', message: `freeing ${pods.length} worker Pod(s) of ${giver.name} that host no Serve replica before the next capacity step: ${pods.join(', ')}` });
   r.decide();
   return 'FreeingWorkers';
+}
+
+/**
+ * Some worker is already on its way out (named in a `workersToDelete`, or deleting) and still holds
+ * its node: a freeing whose record was lost (the operator stopped between the patch and the status
+ * write), or the autoscaler's own. Taking now would ask for the GPUs it still holds.
+ */
+function going(workers: ObservedWorkers): boolean {
+  const named = new Set(workers.groups.flatMap((g) => g.workersToDelete));
+  return workers.pods.some((p) => p.deleting || named.has(p.name));
 }
 
 /**

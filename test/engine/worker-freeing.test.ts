@@ -83,6 +83,20 @@ test('a freeing whose patch was refused (the Pod alive and unnamed) is decided a
   expect(d.status.capacity?.freeing).toEqual({ cluster: OLD, pods: ['w-3', 'w-4'], since: NOW + 1_000 });
 });
 
+test('an operator stopped mid-freeing neither skips nor repeats it: the record without the patch sends the same patch once more; the patch without the record holds the take until the Pod is gone', () => {
+  const recorded: RayServiceStatus = { ...afterGive, reason: 'FreeingWorkers', capacity: { ...afterGive.capacity!, freeing: { cluster: OLD, pods: ['w-3'], since: NOW } } };
+  const again = nextRayService(obs(recorded, cluster(OLD, 75, oldWorkers), cluster(NEW, 0)), opts, NOW + 1_000);
+  expect(again.actions).toEqual([FREE_W3]);
+  expect(again.status.capacity?.freeing).toEqual({ cluster: OLD, pods: ['w-3'], since: NOW + 1_000 });
+  const patched = { ...oldWorkers, groups: [{ ...group, replicas: 3, workersToDelete: ['w-3'] }], pods: [...oldWorkers.pods.slice(0, 3), pod('w-3', true)] };
+  const held = nextRayService(obs(afterGive, cluster(OLD, 75, patched), cluster(NEW, 0)), opts, NOW + 1_000);
+  expect(held.actions).toEqual([]);
+  expect(held.status).toMatchObject({ reason: 'FreeingWorkers', pendingTargetCapacity: 0 });
+  const gone = { ...patched, pods: oldWorkers.pods.slice(0, 3) };
+  const taken = nextRayService(obs(afterGive, cluster(OLD, 75, gone), cluster(NEW, 0)), opts, NOW + 2_000);
+  expect(taken.actions).toContainEqual({ type: 'setTargetCapacity', cluster: 'pending', clusterName: NEW, percent: 25 });
+});
+
 test('no idle worker (every Pod hosts a replica): the take goes ahead with a WorkersNotFreed Event', () => {
   const busy = { ...oldWorkers, busyPods: ['w-0', 'w-1', 'w-2', 'w-3'] };
   const d = nextRayService(obs(afterGive, cluster(OLD, 75, busy), cluster(NEW, 0)), opts, NOW);
