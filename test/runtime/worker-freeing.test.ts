@@ -1,11 +1,13 @@
 /**
  * The runtime half of shrinkFirst's worker freeing: reading the workers and where Serve runs
  * (`workersOf`, over a body shaped like Ray 2.60's `GET /api/serve/applications/`), and the one
- * guarded JSON patch of a `freeWorkers` action. Expected values are written out by hand.
+ * guarded JSON patches, and the status that shows a freeing. Expected values are written out by hand.
  */
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { freeWorkersPatch, restoreWorkerFloorsPatch, workerFloorsOf, workersFromZero, workersOf } from '../../lib/runtime/rayservice/worker-freeing';
 import { parseServeInstanceDetails } from '../../lib/runtime/serve/types';
+import { renderStatus } from '../../lib/runtime/rayservice/status';
+import type { RayServiceStatus } from '../../lib/engine/status';
 
 const cluster = (annotations: Record<string, string> = {}): KubeObject => ({
   apiVersion: 'ray.io/v1', kind: 'RayCluster', metadata: { name: 'svc-aaaaa', namespace: 'ns', annotations },
@@ -129,4 +131,18 @@ test('freeWorkersPatch: per group, test what was read, then set replicas, minRep
     'test /spec/workerGroupSpecs/1/groupName', 'test /spec/workerGroupSpecs/1/replicas', 'test /spec/workerGroupSpecs/1/minReplicas',
     'replace /spec/workerGroupSpecs/1/replicas', 'replace /spec/workerGroupSpecs/1/minReplicas', 'add /spec/workerGroupSpecs/1/scaleStrategy',
   ]);
+});
+
+test('renderStatus shows a freeing in status.capacity and the message', () => {
+  const engine: RayServiceStatus = {
+    phase: 'Upgrading', reason: 'FreeingWorkers', activeClusterName: 'svc-aaaaa', pendingClusterName: 'svc-bbbbb', activeTargetCapacity: 75, pendingTargetCapacity: 0,
+    activeWeight: 100, pendingWeight: 0, trafficConfirmed: true, deletions: [],
+    capacity: { outcome: 'fitsAfterOldShrinks', message: 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free', at: 0, shrinkFirst: true, freeing: { cluster: 'svc-aaaaa', pods: ['w-2', 'w-3'], since: 1_000 } },
+  };
+  const out = renderStatus(engine, 1, undefined, new Date(2_000));
+  expect(out.capacity).toEqual({
+    outcome: 'fitsAfterOldShrinks', message: 'small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free', checkedTime: '1970-01-01T00:00:00.000Z', shrinkFirst: true,
+    freeing: { cluster: 'svc-aaaaa', pods: ['w-2', 'w-3'], sinceTime: '1970-01-01T00:00:01.000Z' },
+  });
+  expect(out.message).toBe('Upgrading/FreeingWorkers: svc-aaaaa @75% w100 -> svc-bbbbb @0% w0; capacity preflight: small: needs 4 nvidia.com/gpu on nodes matching {type=kwok}, 1 free; freeing 2 worker Pods of svc-aaaaa before the next capacity step: w-2, w-3');
 });
