@@ -1,7 +1,7 @@
 /**
  * The runtime half of shrinkFirst's worker freeing: reading the workers and where Serve runs
- * (`workersOf`, over a body shaped like Ray 2.60's `GET /api/serve/applications/`), and the one
- * guarded JSON patches, and the status that shows a freeing. Expected values are written out by hand.
+ * (`workersOf`, over a body shaped like Ray 2.60's `GET /api/serve/applications/`), the floors,
+ * both guarded JSON patches, and the status that shows a freeing. Expected values are written out by hand.
  */
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { freeWorkersPatch, restoreWorkerFloorsPatch, workerFloorsOf, workersFromZero, workersOf } from '../../lib/runtime/rayservice/worker-freeing';
