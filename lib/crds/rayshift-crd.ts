@@ -308,6 +308,15 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
           message: { type: 'string', maxLength: 4096 },
           checkedTime: TIME,
           shrinkFirst: { type: 'boolean', description: 'capacityPolicy shrinkFirst runs this upgrade without a surge.' },
+          freeing: {
+            type: 'object',
+            description: "shrinkFirst: the giving cluster's worker Pods named for deletion (they host no Serve replica); the next capacity step waits until they are gone.",
+            properties: {
+              cluster: { type: 'string', maxLength: 253 },
+              pods: { type: 'array', maxItems: 1024, items: { type: 'string', maxLength: 253 } },
+              sinceTime: TIME,
+            },
+          },
         },
       },
       surgeUnschedulable: {

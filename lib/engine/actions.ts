@@ -17,6 +17,12 @@ export interface CreatePendingClusterAction {
   readonly specHash: string;
   /** Leave `workerGroupSpecs[*].replicas` unset so the autoscaler follows `target_capacity` (incremental upgrades). */
   readonly startFromMinReplicas: boolean;
+  /**
+   * shrinkFirst: start every worker group at `replicas` and `minReplicas` 0 (the head only: the new
+   * cluster's workers come with its capacity, as the old one frees Pods), the spec's `minReplicas`
+   * recorded as the cluster's worker floors (`rayshift.dev/worker-floors`) and restored once it serves alone.
+   */
+  readonly workerFloorZero?: true;
 }
 
 /**
@@ -75,6 +81,49 @@ export interface MeasureAnalysisAction {
   readonly activeQuery?: string;
 }
 
+/** One worker group of a `freeWorkers` patch: the values read (tested) and the values written. */
+export interface FreeWorkersGroup {
+  /** Index in `spec.workerGroupSpecs`. */
+  readonly index: number;
+  readonly groupName: string;
+  /** `replicas`, `minReplicas` and `scaleStrategy.workersToDelete` as observed: the patch tests them. */
+  readonly read: { readonly replicas: number; readonly minReplicas: number; readonly workersToDelete: readonly string[] };
+  readonly replicas: number;
+  readonly minReplicas: number;
+  /** The list read plus the Pods this freeing names. */
+  readonly workersToDelete: readonly string[];
+}
+
+/**
+ * One JSON patch of the RayCluster `clusterName` (`lib/engine/worker-freeing.ts`): per group, `test`
+ * the values read, then set `replicas`, `minReplicas` and `workersToDelete` together; with `floors`,
+ * record the original `minReplicas` of every group in the `rayshift.dev/worker-floors` annotation.
+ * A failed `test` (someone wrote the group since it was read) writes nothing; the engine decides again.
+ */
+export interface FreeWorkersAction {
+  readonly type: 'freeWorkers';
+  readonly clusterName: string;
+  readonly groups: readonly FreeWorkersGroup[];
+  readonly floors?: readonly WorkerFloor[];
+}
+
+/** A worker group's original `minReplicas`, as the `rayshift.dev/worker-floors` annotation keeps it. */
+export interface WorkerFloor {
+  readonly index: number;
+  readonly groupName: string;
+  readonly minReplicas: number;
+}
+
+/**
+ * Give the RayCluster `clusterName`'s worker groups back the `minReplicas` in `floors` and remove the
+ * annotation (one JSON patch, each group's name tested): the cluster serves alone again.
+ */
+export interface RestoreWorkerFloorsAction {
+  readonly type: 'restoreWorkerFloors';
+  readonly clusterName: string;
+  readonly floors: readonly WorkerFloor[];
+}
+
 /** Any action of the RayService engine. */
 export type RayServiceAction =
   | CreatePendingClusterAction
@@ -82,4 +131,6 @@ export type RayServiceAction =
   | SetTrafficWeightsAction
   | PromoteAction
   | DeleteClusterAction
-  | MeasureAnalysisAction;
+  | MeasureAnalysisAction
+  | FreeWorkersAction
+  | RestoreWorkerFloorsAction;

@@ -4,6 +4,7 @@
  */
 import type { EngineRun } from './engine-run';
 import { pendingBackend, routeManaged, routeMatches } from './route-convergence';
+import { restoreWorkerFloors } from './worker-freeing';
 
 /** Emits the create, capacity, route and Service actions that make the world match the status. */
 export function converge(r: EngineRun): void {
@@ -17,12 +18,15 @@ export function converge(r: EngineRun): void {
         name: s.pendingClusterName,
         specHash: s.pendingSpecHash ?? obs.goalSpecHash,
         startFromMinReplicas: s.activeClusterName !== undefined && s.upgradeStrategy === 'NewClusterWithIncrementalUpgrade',
+        ...(s.capacity?.shrinkFirst === true ? { workerFloorZero: true as const } : {}),
       });
     } else if (pending.headReady && r.acked(pending) !== s.pendingTargetCapacity) {
       actions.push({ type: 'setTargetCapacity', cluster: 'pending', clusterName: pending.name, percent: s.pendingTargetCapacity });
     }
   }
   if (active === undefined) return;
+  const floors = restoreWorkerFloors(r);
+  if (floors !== undefined) actions.push(floors);
   if (active.headReady && r.acked(active) !== s.activeTargetCapacity) {
     actions.push({ type: 'setTargetCapacity', cluster: 'active', clusterName: active.name, percent: s.activeTargetCapacity });
   }

@@ -15,7 +15,8 @@
  *   still sent requests to the old cluster ~0.7 s after accepting 0/100), and those requests
  *   would meet replicas that are gone. Promote-now skips the wait.
  * - Under `capacityPolicy: shrinkFirst`, when the surge fits only once the old cluster shrinks
- *   (`capacity.shrinkFirst`), both directions run without a surge (`migration-steps.ts`).
+ *   (`capacity.shrinkFirst`), both directions run without a surge (`migration-steps.ts`), and each
+ *   take first frees the giver's idle worker Pods and waits until they are gone (`worker-freeing.ts`).
  * - Pause, promote-now and abort inputs, and a progress deadline that rolls back automatically;
  *   under `capacityPolicy: fail`, so does a surge Unschedulable past its bound (`surge-scheduling.ts`).
  * - An optional analysis (`analysis-gate.ts`) holds each traffic step after the first until its
@@ -31,6 +32,7 @@ import type { ObservedCluster } from './observation';
 import { rejectsSpec, type RayServiceStatus, type RollbackReason } from './status';
 import { routeConverged } from './route-convergence';
 import { judgeSurgeScheduling } from './surge-scheduling';
+import { freeingWait } from './worker-freeing';
 
 /** Runs one step of an incremental upgrade; `r.active` is observed. */
 export function runIncrementalUpgrade(r: EngineRun): void {
@@ -99,7 +101,7 @@ function startRollback(r: EngineRun, reason: RollbackReason): void {
   r.s.lastProgressTime = r.now;
 }
 
-type Wait = 'CreatingCluster' | 'WaitingForRoute' | 'WaitingForHead' | 'WaitingForCapacity' | 'WaitingForInterval' | 'WaitingForAnalysis' | 'DrainingTraffic';
+type Wait = 'CreatingCluster' | 'WaitingForRoute' | 'WaitingForHead' | 'WaitingForCapacity' | 'WaitingForInterval' | 'WaitingForAnalysis' | 'DrainingTraffic' | 'FreeingWorkers';
 
 function forward(r: EngineRun, active: ObservedCluster, routeOk: boolean): void {
   const wait = forwardStep(r, active, routeOk);
@@ -115,7 +117,8 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
   if (!pending.headReady) return 'WaitingForHead';
   if (r.acked(active) !== s.activeTargetCapacity || r.acked(pending) !== s.pendingTargetCapacity) return 'WaitingForCapacity';
   const promoteNow = r.obs.controls?.promoteNow === true;
-  const move = nextForwardMove(s, opts.maxSurgePercent, opts.stepSizePercent, promoteNow, s.capacity?.shrinkFirst === true);
+  const zeroSurge = s.capacity?.shrinkFirst === true;
+  const move = nextForwardMove(s, opts.maxSurgePercent, opts.stepSizePercent, promoteNow, zeroSurge);
   s.reason = 'Migrating';
   switch (move.kind) {
     case 'shift-traffic': {
@@ -133,9 +136,12 @@ function forwardStep(r: EngineRun, active: ObservedCluster, routeOk: boolean): W
       applyCapacityMove(s, move);
       break;
     }
-    case 'scale-pending':
+    case 'scale-pending': {
+      const wait = zeroSurge ? freeingWait(r, active) : undefined;
+      if (wait !== undefined) return wait;
       applyCapacityMove(s, move);
       break;
+    }
     case 'promote':
       if (stepGateClosed(r)) return 'WaitingForAnalysis';
       r.retire(active.name);
@@ -179,7 +185,8 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
   if (pendingReachable && r.acked(r.pending!) !== s.pendingTargetCapacity) return 'WaitingForCapacity';
   // An analysis abort takes all the traffic the old cluster can carry back at once, and skips the intervals.
   const atOnce = s.rollback === 'AnalysisAborted';
-  const move = nextRollbackMove(s, opts.maxSurgePercent, atOnce ? 100 : opts.stepSizePercent, s.capacity?.shrinkFirst === true);
+  const zeroSurge = s.capacity?.shrinkFirst === true;
+  const move = nextRollbackMove(s, opts.maxSurgePercent, atOnce ? 100 : opts.stepSizePercent, zeroSurge);
   s.reason = 'Migrating';
   switch (move.kind) {
     case 'shift-traffic': {
@@ -196,9 +203,12 @@ function rollbackStep(r: EngineRun, active: ObservedCluster, routeOk: boolean, p
       applyCapacityMove(s, move);
       break;
     }
-    case 'scale-active':
+    case 'scale-active': {
+      const wait = zeroSurge ? freeingWait(r, pendingReachable ? r.pending : undefined) : undefined;
+      if (wait !== undefined) return wait;
       applyCapacityMove(s, move);
       break;
+    }
     case 'complete': {
       const rejected = rejectsSpec(s.rollback) ? s.rollback : undefined;
       if (rejected !== undefined) s.rejectedSpecHash = s.pendingSpecHash;

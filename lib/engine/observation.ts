@@ -5,7 +5,9 @@
 import type { MeasuredValues } from './analysis-judgement';
 import type { CapacityVerdict } from './capacity-preflight';
 import type { RayServiceStatus } from './status';
+import type { WorkerFloor } from './actions';
 import type { SurgeScheduling } from './surge-scheduling';
+import type { ObservedWorkers } from './worker-freeing';
 
 /** One RayCluster owned by the RayService. */
 export interface ObservedCluster {
@@ -39,6 +41,13 @@ export interface ObservedCluster {
   readonly serveEndpoints?: number;
   /** The Serve config last PUT to the cluster, as recorded on it; absent before the first PUT. */
   readonly appliedServeConfig?: string;
+  /**
+   * Its worker groups, worker Pods and the Pods Serve runs on, read only while a shrinkFirst upgrade
+   * runs (`needsWorkerObservation`); absent otherwise or when the read failed (a freeing then waits).
+   */
+  readonly workers?: ObservedWorkers;
+  /** The original worker `minReplicas` a shrinkFirst upgrade recorded on it (`rayshift.dev/worker-floors`); absent when none. */
+  readonly workerFloors?: readonly WorkerFloor[];
 }
 
 /** One backend of the service's HTTPRoute (or GRPCRoute) rule. */

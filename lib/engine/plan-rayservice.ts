@@ -7,7 +7,7 @@
  */
 import type { AnalysisSuccessCondition } from '../spec/analysis';
 import { analysisQuery } from './analysis-gate';
-import type { RayServiceAction } from './actions';
+import type { RayServiceAction, WorkerFloor } from './actions';
 import type { CapacityOutcome } from './capacity-preflight';
 import type { AnalysisMeasurement, ObservedCluster, ObservedRoute } from './observation';
 import type { ResolvedUpgradeOptions, UpgradeStrategyType } from '../spec/rayservice';
@@ -15,6 +15,7 @@ import type { ClusterShape } from '../spec/raycluster';
 import { NO_USAGE, PlanPeak, PlanUsage, addUsage, clusterUsage, peakOf, usagePeaks } from './plan-cost';
 import { adoptStatus, nextRayService } from './rayservice-engine';
 import type { RayServiceStatus } from './status';
+import type { ObservedWorkers } from './worker-freeing';
 
 /** What to plan: a RayService whose cluster spec changes at time 0. */
 export interface RayServicePlanInput {
@@ -42,7 +43,7 @@ export interface RayServicePlanCluster {
 export interface RayServicePlanPoint {
   /** Seconds since the spec change. */
   readonly atSeconds: number;
-  /** What happened: the steps' actions, and `create-new`, `delete-old`, `delete-new` for the clusters created and deleted. */
+  /** What happened: the steps' actions, `create-new`, `delete-old`, `delete-new` for the clusters created and deleted, and (shrinkFirst) `free-old-workers` / `free-new-workers` when a cluster's idle worker Pods are deleted before a capacity step. */
   readonly events: readonly string[];
   /** The cluster that served before the upgrade, until it is deleted. */
   readonly old?: RayServicePlanCluster;
@@ -122,6 +123,11 @@ interface SimCluster {
   appsRunning: boolean;
   readyReplicas: number;
   targetReplicas: number;
+  /** One simulated worker Pod per percent of capacity ever reached (none go by themselves); Serve uses the first `targetCapacity`. */
+  workers: ObservedWorkers;
+  /** Worker Pods ever created, for their names. */
+  created: number;
+  workerFloors?: readonly WorkerFloor[];
 }
 
 const MAX_RUNS = 1_000_000;
@@ -129,7 +135,8 @@ const MAX_RUNS = 1_000_000;
 /** Plans the upgrade of `input.name` under `input.options`. */
 export function planRayService(input: RayServicePlanInput): RayServicePlan {
   const { name, options } = input;
-  const old: SimCluster = { name: `${name}-current`, specHash: 'current', headReady: true, targetCapacity: 100, appsRunning: true, readyReplicas: 100, targetReplicas: 100 };
+  const old: SimCluster = { name: `${name}-current`, specHash: 'current', headReady: true, targetCapacity: 100, appsRunning: true, readyReplicas: 100, targetReplicas: 100, workers: NO_WORKERS, created: 0 };
+  scaleWorkers(old, 100);
   const world = {
     clusters: [old] as SimCluster[],
     route: options.strategy === 'NewClusterWithIncrementalUpgrade' ? ({ backends: [{ cluster: old.name, weight: 100 }], ready: true } as ObservedRoute) : undefined,
@@ -170,6 +177,7 @@ export function planRayService(input: RayServicePlanInput): RayServicePlan {
       else apply(world, a, old.name, now);
       if (a.type === 'createPendingCluster') created.push('create-new');
       if (a.type === 'deleteCluster') deleted.push(a.name === old.name ? 'delete-old' : 'delete-new');
+      if (a.type === 'freeWorkers') created.push(a.clusterName === old.name ? 'free-old-workers' : 'free-new-workers');
     }
     const events = [...created, ...steps.slice(before).map((s) => s.action), ...deleted];
     if (events.length > 0) footprint.push(pointOf(world.clusters, status, old.name, input.cluster, now, events));
@@ -284,19 +292,45 @@ function stepOf(action: RayServicePlanStep['action'], s: RayServiceStatus, now: 
   };
 }
 
+const SIM_GROUP = { index: 0, name: 'workers', replicas: 0, minReplicas: 0, numOfHosts: 1, workersToDelete: [] };
+const NO_WORKERS: ObservedWorkers = { groups: [SIM_GROUP], pods: [], busyPods: [], settling: false };
+
+/** The simulated autoscaler and Serve at `percent`: Pods up to `percent` (never fewer), replicas on the first `percent`. */
+function scaleWorkers(c: SimCluster, percent: number): void {
+  const pods = [...c.workers.pods];
+  while (pods.length < percent) pods.push({ name: `${c.name}-w${c.created++}`, group: SIM_GROUP.name, deleting: false });
+  c.workers = { ...c.workers, groups: [{ ...SIM_GROUP, replicas: pods.length }], pods, busyPods: pods.slice(0, percent).map((p) => p.name) };
+}
+
 /** Applies an action to the simulated world, where everything becomes ready at once. */
 function apply(world: { clusters: SimCluster[]; route: ObservedRoute | undefined; serving: string | undefined; deletedAt: number | undefined }, a: Exclude<RayServiceAction, { type: 'measureAnalysis' }>, oldName: string, now: number): void {
   switch (a.type) {
     case 'createPendingCluster':
-      world.clusters.push({ name: a.name, specHash: a.specHash, headReady: true, appsRunning: false, readyReplicas: 0, targetReplicas: 0 });
+      world.clusters.push({
+        name: a.name, specHash: a.specHash, headReady: true, appsRunning: false, readyReplicas: 0, targetReplicas: 0, workers: NO_WORKERS, created: 0,
+        ...(a.workerFloorZero === true ? { workerFloors: [{ index: 0, groupName: SIM_GROUP.name, minReplicas: 0 }] } : {}),
+      });
       return;
     case 'setTargetCapacity': {
       const c = world.clusters.find((x) => x.name === a.clusterName)!;
       c.targetCapacity = a.percent;
       c.appsRunning = true;
       c.readyReplicas = c.targetReplicas = a.percent;
+      scaleWorkers(c, a.percent);
       return;
     }
+    case 'freeWorkers': {
+      // The named Pods go at once: the plan knows no termination grace or proxy drain (docs/capacity.md).
+      const c = world.clusters.find((x) => x.name === a.clusterName)!;
+      const named = new Set(a.groups.flatMap((g) => g.workersToDelete));
+      const pods = c.workers.pods.filter((p) => !named.has(p.name));
+      c.workers = { ...c.workers, groups: [{ ...SIM_GROUP, replicas: pods.length }], pods };
+      c.workerFloors ??= a.floors;
+      return;
+    }
+    case 'restoreWorkerFloors':
+      world.clusters.find((x) => x.name === a.clusterName)!.workerFloors = undefined;
+      return;
     case 'setTrafficWeights':
       world.route = {
         backends: a.pendingCluster === undefined

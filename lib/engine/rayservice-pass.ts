@@ -5,7 +5,7 @@
  * config in place, the head Pods' serve label, spent steering cleared), and whether the status is
  * written now or held. The executor only carries the steps out (lib/runtime/rayservice/execute.ts).
  */
-import type { CreatePendingClusterAction, DeleteClusterAction, MeasureAnalysisAction, PromoteAction, SetTrafficWeightsAction } from './actions';
+import type { CreatePendingClusterAction, DeleteClusterAction, FreeWorkersAction, MeasureAnalysisAction, RestoreWorkerFloorsAction, PromoteAction, SetTrafficWeightsAction } from './actions';
 import { HeadServeLabel, headServeLabel } from './head-serve-label';
 import type { ObservedCluster, RayServiceObservation, RouteBackend } from './observation';
 import { inPlaceServeConfig, serveConfigForCapacity, statusWrite } from './pass-rules';
@@ -76,6 +76,8 @@ export type PassStep =
   | PromoteAction
   | DeleteClusterAction
   | MeasureAnalysisAction
+  | FreeWorkersAction
+  | RestoreWorkerFloorsAction
   | EnsureGatewayStep
   | EnsureServeServiceStep
   | CreateRouteStep

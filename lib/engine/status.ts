@@ -5,6 +5,7 @@
 import type { UpgradeStrategyType } from '../spec/rayservice';
 import type { AnalysisStatus } from './analysis-status';
 import type { CapacityOutcome } from './capacity-preflight';
+import type { FreeingRecord } from './worker-freeing';
 import type { SurgeUnschedulableRecord } from './surge-scheduling';
 
 /** Coarse lifecycle phase; `Failed`: an upgrade `capacityPolicy: fail` refused to start (the active cluster still serves). */
@@ -50,6 +51,8 @@ export type RayServiceReason =
   | 'WaitingForInterval'
   | 'WaitingForAnalysis'
   | 'DrainingTraffic'
+  /** shrinkFirst: the next capacity step waits until the giving cluster's freed worker Pods are gone (`worker-freeing.ts`). */
+  | 'FreeingWorkers'
   | 'Migrating'
   | 'Paused'
   | 'Promoted'
@@ -69,6 +72,8 @@ export interface CapacityRecord {
   readonly at: number;
   /** `capacityPolicy: shrinkFirst` met a surge that fits only after the old cluster shrinks: the upgrade runs without a surge. */
   readonly shrinkFirst?: true;
+  /** The worker Pods a shrinkFirst round named for deletion and still waits for (`worker-freeing.ts`). */
+  readonly freeing?: FreeingRecord;
 }
 
 /** A retired cluster and the time (epoch ms) it is due for deletion. */

@@ -65,6 +65,10 @@ export const RAYSERVICE_LABEL = 'rayshift.dev/rayservice';
 export const SPEC_HASH_ANNOTATION = 'rayshift.dev/cluster-spec-hash';
 /** Annotation holding the Serve config (YAML) last PUT to a cluster, so an old cluster keeps its own during an upgrade. */
 export const SERVE_CONFIG_ANNOTATION = 'rayshift.dev/serve-config';
+/** Annotation holding a cluster's original worker `minReplicas` per group (JSON), recorded by the first shrinkFirst freeing. */
+export const WORKER_FLOORS_ANNOTATION = 'rayshift.dev/worker-floors';
+/** KubeRay's label naming the worker group of a Pod. */
+export const GROUP_LABEL = 'ray.io/group';
 /** Finalizer that puts traffic in a safe state before a RayService goes away. */
 export const FINALIZER = 'rayshift.dev/finalizer';
 

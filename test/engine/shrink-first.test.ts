@@ -192,3 +192,27 @@ test('plan of shrinkFirst with the live preflight (plan --cluster): fits surges 
   expect(refused).toMatchObject({ outcome: 'refused', steps: [], durationSeconds: 0, peakCapacityPercent: 100 });
   expect(planRayService({ kind: 'RayService', name: 'svc', options: opts, capacity: 'fitsAfterOldShrinks' }).dip).toEqual({ value: 75, from: 0, until: 4, lasts: 1, times: 4 });
 });
+
+test('plan of shrinkFirst shows each freeing of the old cluster\'s idle workers between its give and the new cluster\'s take', () => {
+  const p = planRayService({ kind: 'RayService', name: 'svc', options: { ...opts, intervalSeconds: 10 } });
+  expect(p.footprint.map((f) => `${f.atSeconds} ${f.events.join(',')} ${f.old?.capacityPercent ?? '-'}/${f.new?.capacityPercent ?? '-'}`)).toEqual([
+    '0 create-new 100/0',
+    '0 scale-active 75/0',
+    '0 free-old-workers 75/0',
+    '0 scale-pending 75/25',
+    '0 shift-traffic 75/25',
+    '10 scale-active 50/25',
+    '10 free-old-workers 50/25',
+    '10 scale-pending 50/50',
+    '10 shift-traffic 50/50',
+    '20 scale-active 25/50',
+    '20 free-old-workers 25/50',
+    '20 scale-pending 25/75',
+    '20 shift-traffic 25/75',
+    '30 shift-traffic 25/75',
+    '40 scale-active 0/75',
+    '40 free-old-workers 0/75',
+    '40 scale-pending 0/100',
+    '40 promote,delete-old -/100',
+  ]);
+});

@@ -9,8 +9,9 @@ import type { PassStep } from '../../engine/rayservice-pass';
 import type { RouteBackend } from '../../engine/observation';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { GATEWAY, RAYCLUSTER, RAYSERVICE_EVENT_CONTROLLER, SERVE_CONFIG_ANNOTATION, SERVICE, perClusterServeService, serviceRouteName } from '../../spec/object-names';
-import { isStatus } from '../kube/errors';
+import { isPatchConflict, isStatus } from '../kube/errors';
 import { jsonPointer } from '../kube/json-pointer';
+import type { JsonPatchOp } from '../kube/request-options';
 import { recordEvents, type EventSource } from '../kube/events';
 import { ObjectReader } from '../kube/object-reader';
 import { KubeObject } from '../kube/types';
@@ -22,6 +23,7 @@ import { ownsBackend, routeTypeOf } from './observe';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { buildGateway, buildPerClusterServeService, buildRayCluster, buildStableServices, servePort } from './resources';
 import type { RayServiceStore } from './store';
+import { freeWorkersPatch, restoreWorkerFloorsPatch } from './worker-freeing';
 
 /** The Events of the analysis (and of the capacity preflight, whose events name their own action). */
 const RAYSERVICE_EVENTS: EventSource = { controller: RAYSERVICE_EVENT_CONTROLLER, action: 'Analysis' };
@@ -58,7 +60,7 @@ export class RayServiceExecutor {
     const key = `${namespace}/${String(svc.metadata.name)}`;
     switch (step.type) {
       case 'createPendingCluster':
-        await this.createIfAbsent(buildRayCluster(svc, this.o.store.ownerReference(svc), spec, step.name, step.specHash, step.startFromMinReplicas));
+        await this.createIfAbsent(buildRayCluster(svc, this.o.store.ownerReference(svc), spec, step));
         return 1;
       case 'ensureServeService':
         return this.ensureServeService(namespace, spec, step.cluster);
@@ -99,9 +101,28 @@ export class RayServiceExecutor {
         return recordEvents(this.o.client, svc, t.decision.events, this.o.now(), RAYSERVICE_EVENTS, (err) => this.o.warn({ rayservice: key, err: (err as Error).message }, 'recording an Event failed'));
       case 'setHeadServeLabel':
         return labelHeadPods(this.o.client, this.o.reader, namespace, step.cluster, step.value);
+      case 'freeWorkers':
+        return this.patchWorkers(namespace, step.clusterName, freeWorkersPatch(step));
+      case 'restoreWorkerFloors':
+        return this.patchWorkers(namespace, step.clusterName, restoreWorkerFloorsPatch(step));
       case 'clearSteering':
         await this.o.store.patchMetadata(svc, step.annotations.map((a) => ({ op: 'remove' as const, path: jsonPointer('metadata', 'annotations', a) })));
         return 1;
+    }
+  }
+
+  /**
+   * A guarded patch of a cluster's worker groups (a freeing, or its floors given back). A refused
+   * `test` writes nothing: the next pass reads the groups again and the engine decides again.
+   */
+  private async patchWorkers(namespace: string, clusterName: string, ops: JsonPatchOp[]): Promise<number> {
+    try {
+      this.o.reader.wrote(await this.o.client.patchJson(RAYCLUSTER, clusterName, namespace, ops));
+      return 1;
+    } catch (err) {
+      if (!isPatchConflict(err)) throw err;
+      this.o.warn({ cluster: `${namespace}/${clusterName}`, err: (err as Error).message }, 'worker groups patch refused: they changed since they were read');
+      return 0;
     }
   }
 

@@ -12,6 +12,10 @@ import { preflightUpgrade } from '../../engine/capacity-demand';
 import type { CapacityVerdict } from '../../engine/capacity-preflight';
 import { listCapacity } from './capacity';
 import { needsSurgeScheduling, surgeSchedulingOf, type SurgeScheduling } from '../../engine/surge-scheduling';
+import { needsWorkerObservation, type ObservedWorkers } from '../../engine/worker-freeing';
+import type { ServeInstanceDetails } from '../serve/types';
+import type { WorkerFloor } from '../../engine/actions';
+import { workerFloorsOf, workersOf } from './worker-freeing';
 import { asArray, asObject } from '../../spec/read';
 import { Condition, isConditionTrue } from '../kube/conditions';
 import { KnownTypes, KubeObject } from '../kube/types';
@@ -21,7 +25,7 @@ import { routeReadiness } from '../route/readiness';
 import type { RayServiceKube, RayServiceServe } from './ports';
 import { observeServe } from '../serve/readiness';
 import { observeServeEndpoints } from './serve-endpoints';
-import { CLUSTER_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGateway, serviceRouteName, stableServeService } from '../../spec/object-names';
+import { CLUSTER_LABEL, NODE_TYPE_LABEL, GATEWAY, GRPCROUTE, HTTPROUTE, ORIGINATED_FROM_NAME, RAYCLUSTER, SERVE_CONFIG_ANNOTATION, SERVICE, SPEC_HASH_ANNOTATION, clusterOfServeService, isClusterServeServiceOf, perClusterServeService, routeTypeOfKind, serviceGateway, serviceRouteName, stableServeService } from '../../spec/object-names';
 import { ABORT_ANNOTATION, ANALYSIS_OVERRIDE_ANNOTATION, PROMOTE_ANNOTATION, analysisOverrideOf, isPaused } from '../../engine/steering';
 import type { RayServiceStore } from './store';
 
@@ -92,7 +96,8 @@ export class RayServiceObserver {
     if (named.some((n) => !owned.some((c) => c.metadata.name === n))) {
       owned = ownedBy((await this.client.list(RAYCLUSTER, { namespace, labelSelector: { [ORIGINATED_FROM_NAME]: name } })).items);
     }
-    const clusters = await Promise.all(owned.map((c) => this.observeCluster(c)));
+    const withWorkers = needsWorkerObservation(engineState);
+    const clusters = await Promise.all(owned.map((c) => this.observeCluster(c, withWorkers)));
     const serving = await this.reader.tryGet(SERVICE, stableServeService(name), namespace);
     const override = analysisOverrideOf(annotations[ANALYSIS_OVERRIDE_ANNOTATION]);
     const routeObject = routeManaged ? await this.reader.tryGet(routeTypeOf(spec), serviceRouteName(name, spec.rayshift?.routeKind), namespace) : undefined;
@@ -140,7 +145,8 @@ export class RayServiceObserver {
     }
   }
 
-  async observeCluster(cluster: KubeObject): Promise<ObservedCluster> {
+  /** One cluster; with `withWorkers`, also its workers and where Serve runs on them (`workersOf`). */
+  async observeCluster(cluster: KubeObject, withWorkers = false): Promise<ObservedCluster> {
     const name = String(cluster.metadata.name);
     const applied = cluster.metadata.annotations?.[SERVE_CONFIG_ANNOTATION];
     const base = {
@@ -148,16 +154,30 @@ export class RayServiceObserver {
       ...(applied !== undefined ? { appliedServeConfig: applied } : {}),
       specHash: cluster.metadata.annotations?.[SPEC_HASH_ANNOTATION] ?? '',
       headReady: isConditionTrue(asArray(asObject(cluster.status).conditions) as Condition[], 'HeadPodReady'),
+      ...floorsField(cluster),
     };
     if (!base.headReady || cluster.metadata.deletionTimestamp) return { ...base, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
     const endpoints = await observeServeEndpoints(this.reader, String(cluster.metadata.namespace), perClusterServeService(name));
     const withEndpoints = endpoints === undefined ? base : { ...base, serveEndpoints: endpoints };
     try {
       const details = await this.serve.getServeDetails({ namespace: String(cluster.metadata.namespace), name });
-      return { ...withEndpoints, ...observeServe(details) };
+      const workers = withWorkers ? await this.observeWorkers(cluster, details) : undefined;
+      return { ...withEndpoints, ...observeServe(details), ...(workers !== undefined ? { workers } : {}) };
     } catch (err) {
       this.log.debug({ cluster: name, err: (err as Error).message }, 'Serve API not answering');
       return { ...withEndpoints, appsRunning: false, readyReplicas: 0, targetReplicas: 0 };
+    }
+  }
+
+  /** The cluster's workers (a fresh list: a lagging cache could hide a Pod still holding its node); undefined when they cannot be listed. */
+  private async observeWorkers(cluster: KubeObject, details: ServeInstanceDetails): Promise<ObservedWorkers | undefined> {
+    const name = String(cluster.metadata.name);
+    try {
+      const pods = await this.client.list(KnownTypes.Pod, { namespace: String(cluster.metadata.namespace), labelSelector: { [CLUSTER_LABEL]: name, [NODE_TYPE_LABEL]: 'worker' } });
+      return workersOf(cluster, pods.items, details);
+    } catch (err) {
+      this.log.warn({ cluster: name, err: (err as Error).message }, 'workers not read: the cluster\'s worker Pods could not be listed');
+      return undefined;
     }
   }
 
@@ -173,4 +193,9 @@ export class RayServiceObserver {
     const gateway = await this.reader.tryGet(GATEWAY, gw.name, gw.namespace);
     return { backends, ready: gateway !== undefined && routeReadiness(route, gateway).ready };
   }
+}
+
+function floorsField(cluster: KubeObject): { workerFloors?: WorkerFloor[] } {
+  const floors = workerFloorsOf(cluster);
+  return floors === undefined ? {} : { workerFloors: floors };
 }

@@ -2,9 +2,11 @@
 import { KubeObject, OwnerReference } from '../kube/types';
 import { asArray, asObject, JsonObject } from '../../spec/read';
 import { RayServiceSpec } from '../../spec/rayservice';
+import type { CreatePendingClusterAction } from '../../engine/actions';
+import { workersFromZero } from './worker-freeing';
 import {
   CLUSTER_LABEL, GATEWAY, GATEWAY_HTTP_LISTENER, NODE_TYPE_LABEL, ORIGINATED_FROM_CRD, ORIGINATED_FROM_NAME, ORIGINATED_FROM_RAYSERVICE, NamedPort, RAYCLUSTER, RAY_PORTS, SERVE_LABEL, SERVICE,
-  SPEC_HASH_ANNOTATION, headService, perClusterServeService, serveLabelValue, servePortOf, serviceGatewayName, stableServeService,
+  SPEC_HASH_ANNOTATION, WORKER_FLOORS_ANNOTATION, headService, perClusterServeService, serveLabelValue, servePortOf, serviceGatewayName, stableServeService,
 } from '../../spec/object-names';
 
 /** A controller owner reference to `owner`. */
@@ -33,11 +35,18 @@ export function servePort(spec: RayServiceSpec): number {
 /**
  * The RayCluster `name` of a RayService, with KubeRay's labels, the spec-hash annotation and the
  * controller reference `owner`. `startFromMinReplicas` drops worker `replicas` so the
- * autoscaler follows `target_capacity` (a pending cluster of an incremental upgrade).
+ * autoscaler follows `target_capacity` (a pending cluster of an incremental upgrade);
+ * `workerFloorZero` starts the workers at 0 with the spec's floors recorded (shrinkFirst).
  */
-export function buildRayCluster(service: KubeObject, owner: OwnerReference, spec: RayServiceSpec, name: string, specHash: string, startFromMinReplicas: boolean): KubeObject {
+export function buildRayCluster(service: KubeObject, owner: OwnerReference, spec: RayServiceSpec, create: Pick<CreatePendingClusterAction, 'name' | 'specHash' | 'startFromMinReplicas' | 'workerFloorZero'>): KubeObject {
+  const { name, specHash, startFromMinReplicas } = create;
   const cluster = structuredClone(spec.rayClusterConfig) as JsonObject;
-  if (startFromMinReplicas) {
+  let floors: string | undefined;
+  if (create.workerFloorZero === true) {
+    const zero = workersFromZero(cluster.workerGroupSpecs);
+    cluster.workerGroupSpecs = zero.groups;
+    floors = JSON.stringify(zero.floors);
+  } else if (startFromMinReplicas) {
     cluster.workerGroupSpecs = asArray(cluster.workerGroupSpecs).map((g) => {
       const { replicas: _replicas, ...rest } = asObject(g);
       return rest;
@@ -50,7 +59,7 @@ export function buildRayCluster(service: KubeObject, owner: OwnerReference, spec
       name,
       namespace: service.metadata.namespace,
       labels: { ...(service.metadata.labels ?? {}), [ORIGINATED_FROM_NAME]: String(service.metadata.name), [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE },
-      annotations: { [SPEC_HASH_ANNOTATION]: specHash },
+      annotations: { [SPEC_HASH_ANNOTATION]: specHash, ...(floors !== undefined ? { [WORKER_FLOORS_ANNOTATION]: floors } : {}) },
       ownerReferences: [owner],
     },
     spec: cluster,

@@ -1,5 +1,5 @@
 /** The rayshift RayService status written by the operator, from the engine's status (pure). */
-import { RayServiceStatus } from '../../engine/status';
+import type { CapacityRecord, RayServiceStatus } from '../../engine/status';
 import { describeStatus } from '../../engine/status';
 import type { ObservedCluster } from '../../engine/observation';
 import type { CapacityOutcome } from '../../engine/capacity-preflight';
@@ -70,7 +70,7 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
     phase: engine.phase,
     reason: engine.reason,
     message: statusMessage(engine),
-    ...(capacity ? { capacity: { outcome: capacity.outcome, ...(capacity.message !== undefined ? { message: capacity.message } : {}), checkedTime: isoTime(capacity.at), ...(capacity.shrinkFirst === true ? { shrinkFirst: true } : {}) } } : {}),
+    ...(capacity ? { capacity: capacityStatus(capacity) } : {}),
     ...(surge ? { surgeUnschedulable: { pods: surge.pods, sinceTime: isoTime(surge.since), message: surge.message, boundExceeded: surge.boundExceeded } } : {}),
     ...(engine.nextStepAt !== undefined ? { nextStepAt: isoTime(engine.nextStepAt) } : {}),
     activeServiceStatus: sideStatus(engine.activeClusterName, engine.activeTargetCapacity, engine.activeWeight, engine.lastTrafficMigratedTime, clusters),
@@ -82,11 +82,13 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
   };
 }
 
-/** `describeStatus`, then what did not fit at the start and, once past its bound, the surge's Unschedulable Pods. */
+/** `describeStatus`, then what did not fit at the start, the worker Pods being freed and, once past its bound, the surge's Unschedulable Pods. */
 function statusMessage(engine: RayServiceStatus): string {
   const parts = [describeStatus(engine)];
   if (engine.capacity?.message !== undefined) parts.push(`capacity preflight: ${engine.capacity.message}`);
   const surge = engine.surgeUnschedulable;
+  const freeing = engine.capacity?.freeing;
+  if (freeing !== undefined) parts.push(`freeing ${freeing.pods.length} worker Pod${freeing.pods.length === 1 ? '' : 's'} of ${freeing.cluster} before the next capacity step: ${freeing.pods.join(', ')}`);
   if (surge?.boundExceeded === true) parts.push(`${surge.pods} Pod${surge.pods === 1 ? '' : 's'} of ${engine.pendingClusterName ?? 'the new cluster'} Unschedulable: ${surge.message}`);
   return parts.join('; ');
 }
@@ -100,5 +102,17 @@ export function renderInvalidStatus(message: string, generation: number, previou
     message,
     conditions: mergeConditions(previous, [{ type: 'Ready', status: 'False', reason: 'ValidationFailed', message, observedGeneration: generation }], now),
     ...(engineState !== undefined ? { engineState } : {}),
+  };
+}
+
+/** `status.capacity`: the preflight, and the worker Pods a shrinkFirst round is freeing. */
+function capacityStatus(capacity: CapacityRecord): Record<string, unknown> {
+  const freeing = capacity.freeing;
+  return {
+    outcome: capacity.outcome,
+    ...(capacity.message !== undefined ? { message: capacity.message } : {}),
+    checkedTime: isoTime(capacity.at),
+    ...(capacity.shrinkFirst === true ? { shrinkFirst: true } : {}),
+    ...(freeing !== undefined ? { freeing: { cluster: freeing.cluster, pods: [...freeing.pods], sinceTime: isoTime(freeing.since) } } : {}),
   };
 }

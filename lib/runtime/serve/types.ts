@@ -37,7 +37,7 @@ export type ServeReplicaState =
   | (string & {});
 
 /** Proxy status (`ProxyStatus`). */
-export type ServeProxyStatus = 'STARTING' | 'HEALTHY' | 'UNHEALTHY' | 'DRAINING' | (string & {});
+export type ServeProxyStatus = 'STARTING' | 'HEALTHY' | 'UNHEALTHY' | 'DRAINING' | 'DRAINED' | (string & {});
 
 /** One replica of a deployment (`ReplicaDetails`). */
 export interface ServeReplicaDetails {
@@ -45,6 +45,8 @@ export interface ServeReplicaDetails {
   readonly replica_id: string;
   /** Replica state. */
   readonly state: ServeReplicaState;
+  /** The node's cloud instance id: under KubeRay, the name of the Pod the replica runs on. */
+  readonly node_instance_id?: string;
 }
 
 /** One deployment of an application (`DeploymentDetails`). */
@@ -85,6 +87,8 @@ export interface ServeApplicationDetails {
 export interface ServeProxyDetails {
   /** Proxy status. */
   readonly status: ServeProxyStatus;
+  /** The node's cloud instance id: under KubeRay, the name of the Pod the proxy runs on. */
+  readonly node_instance_id?: string;
 }
 
 /** The read subset of `ServeInstanceDetails`. */
@@ -133,6 +137,12 @@ function stringAt(value: unknown, path: string, fallback?: string): string {
   return value;
 }
 
+/** An optional string field: absent, null and '' read as absent (Ray reports null before a node is known). */
+function optionalStringAt(value: unknown, path: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  return stringAt(value, path);
+}
+
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
@@ -150,9 +160,11 @@ function parseDeployment(value: unknown, path: string, key: string): ServeDeploy
   const replicas = replicasRaw.map((r, i) => {
     const at = `${join(path, 'replicas')}[${i}]`;
     const rep = objectAt(r, at, false);
+    const instance = optionalStringAt(rep.node_instance_id, join(at, 'node_instance_id'));
     return {
       replica_id: stringAt(rep.replica_id, join(at, 'replica_id'), ''),
       state: stringAt(rep.state, join(at, 'state')),
+      ...(instance !== undefined ? { node_instance_id: instance } : {}),
     };
   });
   const trigger = dep.status_trigger;
@@ -208,7 +220,8 @@ export function parseServeInstanceDetails(body: unknown): ServeInstanceDetails {
   const proxies: { [nodeId: string]: ServeProxyDetails } = {};
   for (const [node, proxy] of Object.entries(proxiesRaw)) {
     const p = objectAt(proxy, join('proxies', node), false);
-    proxies[node] = { status: stringAt(p.status, join(join('proxies', node), 'status')) };
+    const instance = optionalStringAt(p.node_instance_id, join(join('proxies', node), 'node_instance_id'));
+    proxies[node] = { status: stringAt(p.status, join(join('proxies', node), 'status')), ...(instance !== undefined ? { node_instance_id: instance } : {}) };
   }
   const controller = objectAt(root.controller_info, 'controller_info', true);
   const nodeId = controller.node_id;
