@@ -45,6 +45,22 @@ export function rolloutComplete(generation: number, doc: RolloutStatusDocument |
   );
 }
 
+/**
+ * The error of a run whose own deadline (the resource's `deadlineSeconds`, Pulumi's limit on one
+ * `pulumi up`) passed before the group settled. It is not a coordination's progress deadline
+ * (`progressDeadlineSeconds`), which the engine decides on (stop, or roll back with
+ * `rollbackOnDeadline`) and which fails the run as `ProgressDeadlineExceeded`. A rollback the run
+ * leaves half done is named as such: no executor runs between two `pulumi up`s, so the replicas
+ * still on the abandoned revision stay there until the next one resumes the rollback.
+ */
+export function runDeadlineMessage(inputs: Pick<RbgRolloutInputs, 'namespace' | 'name' | 'deadlineSeconds'>, doc: RolloutStatusDocument | undefined): string {
+  const coordinations = doc?.coordinations ?? [];
+  const where = coordinations.map(describeCoordination).join('; ') || 'no status yet';
+  const run = `RoleBasedGroup ${inputs.namespace}/${inputs.name}: the Pulumi run's deadline (deadlineSeconds ${inputs.deadlineSeconds}) passed`;
+  if (!coordinations.some((c) => c.phase === 'RollingBack')) return `${run} before the rollout completed: ${where}`;
+  return `${run} while a rollback was under way, which stops here with replicas still on the abandoned revision: ${where}; the next \`pulumi up\` resumes the rollback (give deadlineSeconds room for the rollback rounds)`;
+}
+
 async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<RbgRolloutOutputs> {
   const type = inputs.apiVersion === RBG_V1ALPHA1_TYPE.apiVersion ? RBG_V1ALPHA1_TYPE : RBG_V1ALPHA2_TYPE;
   const reconciler = new RbgRolloutReconciler({ client, type, executor: 'pulumi' });
@@ -84,7 +100,7 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
       deadlineAt: Date.now() + inputs.deadlineSeconds * 1000,
       pollMs: inputs.pollMs,
       onDeadline: () => {
-        throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: rollout not complete after ${inputs.deadlineSeconds}s: ${(doc?.coordinations ?? []).map(describeCoordination).join('; ') || 'no status yet'}`);
+        throw new Error(runDeadlineMessage(inputs, doc));
       },
     },
   );
