@@ -117,12 +117,18 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     return { apiVersion: release.groupType.apiVersion, name, namespace: NS, specHash, deadlineSeconds: 240, pollMs: 100, kubeconfig };
   }
 
+  /** One `update` whose run deadline (`deadlineSeconds` 0) passes right after its first pass: its error message. */
+  const onePass = (name: string, tag: string) => rollout.update({}, { ...inputs(name, tag), deadlineSeconds: 0 }).then(() => 'settled', (e: Error) => e.message);
+
   /**
    * Group `name` created at v1 by `create`, then `update` to the trigger's release, which `trigger`
    * rolls back: `update` fails naming `RolledBack`, no replica is left on the new revision, every
-   * watched state is within maxSkew and maxUnavailable, and every rollback round was printed.
+   * watched state is within maxSkew and maxUnavailable, and every rollback round was printed once, in
+   * order. With `cut` (trigger `verb`), the rollout runs as one-pass `pulumi up`s (each ended by its
+   * run deadline), the one after the verb ends with the rollback under way, and the next `update`
+   * resumes it.
    */
-  async function rolledBack(name: string, trigger: Trigger): Promise<void> {
+  async function rolledBack(name: string, trigger: Trigger, cut = false): Promise<void> {
     const { tag, reason, rounds } = CASES[trigger];
     const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
     try {
@@ -134,18 +140,34 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
       try {
         await applier.apply(group(name, tag, trigger), { force: true });
         const t0 = Date.now();
-        const update = rollout.update({}, inputs(name, tag));
-        const outcome = update.then(() => 'settled', (e: Error) => e.message);
+        let outcome = cut ? undefined : rollout.update({}, inputs(name, tag)).then(() => 'settled', (e: Error) => e.message);
         if (trigger === 'gate') {
           // v2 turns bad once its second round is written: the second gate fails on its pods' errors.
           await coordinationStatuses(admin, release.groupType, NS, name, 'round 2 to be written', (c) => c.revision !== first && c.rounds >= 2);
           ERROR_RATIO.v2 = 0.4;
         } else if (trigger === 'verb') {
           // Round 1 waits for its hourly gate, every replica of the round updated and ready: a person rolls it back from there, between two of update's passes.
-          const steady = (c: CoordinationStatus) => c.roles.every((r) => r.ready === r.desired && r.updated === r.desired - r.partition);
-          await coordinationStatuses(admin, release.groupType, NS, name, 'round 1 to wait for its analysis', (c) => c.revision !== first && c.rounds >= 1 && c.reason === 'WaitingForAnalysis' && steady(c));
+          const steady = (c: CoordinationStatus) => c.revision !== first && c.rounds >= 1 && c.reason === 'WaitingForAnalysis' && c.roles.every((r) => r.ready === r.desired && r.updated === r.desired - r.partition);
+          if (cut) {
+            // Each `pulumi up` makes one pass, then its run deadline passes: the rollout moves only between them.
+            await waitFor(async () => {
+              const ended = await onePass(name, tag);
+              if (!ended.includes("the Pulumi run's deadline (deadlineSeconds 0) passed before the rollout completed")) return `a one-pass run ended: ${ended}`;
+              const c = readRolloutStatus(await admin.get(release.groupType, name, NS))?.coordinations[0];
+              return (c !== undefined && steady(c)) || `at ${c ? JSON.stringify([c.phase, c.reason, c.rounds]) : 'no status'}`;
+            }, `${name}: round 1 to wait for its analysis, one pass per run`, { timeoutMs: 120_000, everyMs: 200 });
+          } else {
+            await coordinationStatuses(admin, release.groupType, NS, name, 'round 1 to wait for its analysis', steady);
+          }
           const cli = await rayshiftIn(['rollback', `rbg/${name}`, '-n', NS, '--kubeconfig', cluster.cp.kubeconfigPath]);
           expect(cli).toMatchObject({ code: 0, stdout: `RoleBasedGroup ${NS}/${name} rolling back: every coordinated role returns to the revision before the rollout, in tandem\n` });
+          if (cut) {
+            // The run after the verb writes the first rollback round and ends there, saying so; the next one resumes the rollback.
+            const ended = await onePass(name, tag);
+            expect(ended).toMatch(new RegExp(`^RoleBasedGroup ${NS}/${name}: the Pulumi run's deadline \\(deadlineSeconds 0\\) passed while a rollback was under way, which stops here with replicas still on the abandoned revision: pd RollingBack \\(round 1, rollback round 1\\): .*; the next \`pulumi up\` resumes the rollback`));
+            expect(readRolloutStatus(await admin.get(release.groupType, name, NS))!.coordinations[0]).toMatchObject({ phase: 'RollingBack', rollback: { rounds: 1 } });
+            outcome = rollout.update({}, inputs(name, tag)).then(() => 'settled', (e: Error) => e.message);
+          }
         }
         const message = await outcome;
         const end = Date.now();
@@ -156,9 +178,9 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
         if (trigger === 'deadline') expect(back.rollback!.cause).toMatch(new RegExp(`^no progress for ${PROGRESS_DEADLINE_SECONDS}s, blocked by decode`));
         if (trigger === 'verb') expect(back.rollback!.cause).toMatch(/^rollback requested by /);
         expect(back.roles.map((r) => [r.name, r.replicasByRevision])).toEqual([['prefill', { abandoned: 0, previous: 4 }], ['decode', { abandoned: 0, previous: 2 }]]);
-        // The rollback rounds were printed as the rounds are, one line each.
-        const printed = log.mock.calls.map((c) => String(c[0])).filter((l) => new RegExp(` RollingBack \\(round ${back.rounds}, rollback round \\d+\\)`).test(l));
-        expect(printed.length).toBe(back.rollback!.rounds);
+        // The rollback rounds were printed as the rounds are, one line each, in order (with `cut`, over both runs: none skipped or repeated).
+        const printed = log.mock.calls.map((c) => new RegExp(` RollingBack \\(round ${back.rounds}, rollback round (\\d+)\\)`).exec(String(c[0]))?.[1]).filter((n) => n !== undefined).map(Number);
+        expect(printed).toEqual(Array.from({ length: back.rollback!.rounds }, (_, i) => i + 1));
         // Every state of the workloads from the new release's apply on, out and back: in tandem and within maxUnavailable.
         const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(REPLICAS), v1Revision, 1, 1);
         if (over.length > 0) process.stdout.write(`[cluster-pulumi-rbg-rollback] states:\n${lines}\n`);
@@ -170,7 +192,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
           const releases = await readyPodReleases(admin, NS, name);
           return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
         }, `${name}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
-        process.stdout.write(`[cluster-pulumi-rbg-rollback] ${release.name} ${trigger}: ${back.rollback!.rounds} rollback round(s) after round ${back.rounds}; update ran ${end - t0} ms from the ${tag} apply to RolledBack, the rollback ${end - Date.parse(back.rollback!.startedAt)} ms of it; ${states.length} workload states checked\n`);
+        process.stdout.write(`[cluster-pulumi-rbg-rollback] ${release.name} ${trigger}${cut ? ' (run cut mid-rollback)' : ''}: ${back.rollback!.rounds} rollback round(s) after round ${back.rounds}; update ran ${end - t0} ms from the ${tag} apply to RolledBack, the rollback ${end - Date.parse(back.rollback!.startedAt)} ms of it; ${states.length} workload states checked\n`);
       } finally {
         recorder.stop();
       }
@@ -187,4 +209,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
 
   test('a person\'s `rayshift rollback rbg/NAME` while `update` runs: `update` runs the same rollback rounds, then fails naming RolledBack, every state within maxSkew and maxUnavailable', () =>
     cluster.printLogsOnFailure(() => rolledBack('pd-verb', 'verb')), 300_000);
+
+  test('the Pulumi run\'s deadline passing during the verb\'s rollback: that run fails saying the rollback stops under way, the next `update` resumes it without skipping or repeating a round and fails naming RolledBack', () =>
+    cluster.printLogsOnFailure(() => rolledBack('pd-verb-cut', 'verb', true)), 300_000);
 });
