@@ -13,7 +13,7 @@ import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
 import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
-import { RolloutStatusDocument, describeCoordination, describeWarmup } from '../runtime/rbg/status';
+import { RolloutStatusDocument, describeCoordination, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
 import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
 import { eventLine } from './step-line';
 
@@ -99,8 +99,10 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
     {
       deadlineAt: Date.now() + inputs.deadlineSeconds * 1000,
       pollMs: inputs.pollMs,
-      onDeadline: () => {
-        throw new Error(runDeadlineMessage(inputs, doc));
+      onDeadline: async () => {
+        // A pass whose status write met a conflict (RBG writes the group too) returns no status: say where the group's last written one stands.
+        const last = doc ?? readRolloutStatus((await client.tryGet(type, inputs.name, inputs.namespace)) ?? {});
+        throw new Error(runDeadlineMessage(inputs, last));
       },
     },
   );
