@@ -65,6 +65,9 @@ const executed = new RayService('llm-pulumi', { ...llmService('llm-pulumi'), exe
 // sglang-router per release behind the route `pd-pd-rollout-router` on the shared Gateway. For a new
 // image, first `pulumi config set rayshift:pdPreviousRevision <the routedRelease output>`: the old
 // release's router then stays while the rollout moves the route's weights; unset it once complete.
+// A rollout that makes no progress for 10 minutes is rolled back in tandem inside `pulumi up`, as a
+// failed gate or `rayshift rollback rbg/pd -n pd` would (the update then fails naming `RolledBack`);
+// `deadlineSeconds` is this run's own limit, longer than that deadline plus the rollback rounds.
 const pdImage = config.get('pdImage') ?? 'lmsysorg/sglang:v0.5.5';
 const previousRevision = config.get('pdPreviousRevision');
 const sglang = (role: string) => ({ spec: { containers: [{ name: role, image: pdImage }] } });
@@ -74,6 +77,7 @@ const pd = new RoleBasedGroup(
     metadata: { name: 'pd', namespace: 'pd' },
     executor: 'pulumi',
     kubeconfig,
+    deadlineSeconds: 3600,
     roles: [
       { name: 'prefill', replicas: 4, template: sglang('prefill') },
       { name: 'decode', replicas: 2, template: sglang('decode') },
@@ -83,6 +87,8 @@ const pd = new RoleBasedGroup(
         name: 'pd-rollout',
         roles: ['prefill', 'decode'],
         rollingUpdate: { maxSkew: '50%' },
+        progressDeadlineSeconds: 600,
+        rollbackOnDeadline: true,
         router: { kind: 'sglang', image: 'lmsysorg/sglang:v0.5.5', gateway: { name: 'shared', namespace: 'gateways' }, ...(previousRevision ? { previousRevision } : {}) },
       },
     ],

@@ -13,7 +13,7 @@ import { driveUntilSettled } from '../runtime/drive';
 import { KubeClient } from '../runtime/kube/client';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE } from '../spec/object-names';
 import { RbgRolloutReconciler } from '../runtime/rbg/reconciler';
-import { RolloutStatusDocument, describeCoordination, describeWarmup } from '../runtime/rbg/status';
+import { RolloutStatusDocument, describeCoordination, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
 import { FollowedRolloutInputs, followedRolloutOperations } from './followed-rollout';
 import { eventLine } from './step-line';
 
@@ -43,6 +43,22 @@ export function rolloutComplete(generation: number, doc: RolloutStatusDocument |
     doc.observedGeneration >= generation &&
     doc.coordinations.every((c) => c.phase === 'Complete' && c.roles.every((r) => r.updated === r.desired && r.ready === r.desired))
   );
+}
+
+/**
+ * The error of a run whose own deadline (the resource's `deadlineSeconds`, Pulumi's limit on one
+ * `pulumi up`) passed before the group settled. It is not a coordination's progress deadline
+ * (`progressDeadlineSeconds`), which the engine decides on (stop, or roll back with
+ * `rollbackOnDeadline`) and which fails the run as `ProgressDeadlineExceeded`. A rollback the run
+ * leaves half done is named as such: no executor runs between two `pulumi up`s, so the replicas
+ * still on the abandoned revision stay there until the next one resumes the rollback.
+ */
+export function runDeadlineMessage(inputs: Pick<RbgRolloutInputs, 'namespace' | 'name' | 'deadlineSeconds'>, doc: RolloutStatusDocument | undefined): string {
+  const coordinations = doc?.coordinations ?? [];
+  const where = coordinations.map(describeCoordination).join('; ') || 'no status yet';
+  const run = `RoleBasedGroup ${inputs.namespace}/${inputs.name}: the Pulumi run's deadline (deadlineSeconds ${inputs.deadlineSeconds}) passed`;
+  if (!coordinations.some((c) => c.phase === 'RollingBack')) return `${run} before the rollout completed: ${where}`;
+  return `${run} while a rollback was under way, which stops here with replicas still on the abandoned revision: ${where}; the next \`pulumi up\` resumes the rollback (give deadlineSeconds room for the rollback rounds)`;
 }
 
 async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<RbgRolloutOutputs> {
@@ -83,8 +99,10 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
     {
       deadlineAt: Date.now() + inputs.deadlineSeconds * 1000,
       pollMs: inputs.pollMs,
-      onDeadline: () => {
-        throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name}: rollout not complete after ${inputs.deadlineSeconds}s: ${(doc?.coordinations ?? []).map(describeCoordination).join('; ') || 'no status yet'}`);
+      onDeadline: async () => {
+        // A pass whose status write met a conflict (RBG writes the group too) returns no status: say where the group's last written one stands.
+        const last = doc ?? readRolloutStatus((await client.tryGet(type, inputs.name, inputs.namespace)) ?? {});
+        throw new Error(runDeadlineMessage(inputs, last));
       },
     },
   );

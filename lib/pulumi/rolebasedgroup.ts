@@ -25,7 +25,7 @@ export type RoleBasedGroupArgs = WithInputs<RoleBasedGroupProps, RoleBasedGroupI
   readonly kubeconfig?: pulumi.Input<string>;
   /** Executor `pulumi`: kubeconfig context. @default stack config `rayshift:context`, else the current one */
   readonly context?: pulumi.Input<string>;
-  /** Executor `pulumi`: seconds one `pulumi up` may spend on the rollout. @default 3600 */
+  /** Executor `pulumi`: seconds one `pulumi up` may spend on the rollout, rollback rounds included (the run's own deadline, not a rule's `progressDeadlineSeconds`). @default 3600 */
   readonly deadlineSeconds?: number;
   /** Executor `pulumi`: poll period of the group's status, ms. @default 1000 */
   readonly pollMs?: number;

@@ -1,15 +1,18 @@
 /**
- * A failed gate rolls a RoleBasedGroup back under executor `pulumi` (issue 33), once per RBG release
- * (v0.7.0; v0.6.0 with a `v1alpha1` group and StatefulSets; v0.8.0-alpha.5 with its real validating
- * webhook, which admits every write of the rollout and the rollback): the provider operations of
+ * The three rollback triggers under executor `pulumi` (issue 33), once per RBG release (v0.7.0;
+ * v0.6.0 with a `v1alpha1` group and StatefulSets; v0.8.0-alpha.5 with its real validating webhook,
+ * which admits every write of the rollout and the rollback): the provider operations of
  * `RoleBasedGroupRollout` (what its dynamic provider runs during `pulumi up`; no Pulumi CLI, as in
  * cluster-pulumi-rbg-rollout.test.ts) drive the same `RbgRolloutReconciler` and engine as the
- * operator, on the test cluster with the release's real controller. A release whose pods start
- * failing after its second round fails its second gate on a real Prometheus (the pods' serving
- * metrics are TEST-ONLY simulated per Ready pod, test/support/simulated-pod-metrics.ts); `update`
- * goes on through the rollback rounds, then fails the deployment naming `RolledBack`, with no
- * replica left on the bad revision, every Ready pod back on v1, and every watched workload state
- * within maxSkew and maxUnavailable. Needs `npm run controlplane:build`,
+ * operator, on the test cluster with the release's real controller. The triggers: a release whose
+ * pods start failing after its second round fails its second gate on a real Prometheus (the pods'
+ * serving metrics are TEST-ONLY simulated per Ready pod, test/support/simulated-pod-metrics.ts); a
+ * decode image the (kwok) kubelet cannot pull stalls the rollout until the coordination's progress
+ * deadline rolls it back (`rollbackOnDeadline`; the Pulumi run's own `deadlineSeconds` is longer);
+ * a person's `rayshift rollback rbg/NAME` while `update` runs. Each time `update` goes on through
+ * the rollback rounds, printing one line per round, then fails the deployment naming `RolledBack`,
+ * with no replica left on the bad revision, every Ready pod back on v1, and every watched workload
+ * state within maxSkew and maxUnavailable. Needs `npm run controlplane:build`,
  * `bash scripts/build-cluster.sh kwok rbg rbg-v06 rbg-v08` and `npm run prometheus:build`.
  */
 import * as fs from 'node:fs';
@@ -18,7 +21,7 @@ import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { readRolloutStatus } from '../../lib/runtime/rbg/status';
+import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { startTestCluster, TestCluster } from '../support/cluster';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { checkRolloutStates } from '../support/rbg-rollback-states';
@@ -28,12 +31,26 @@ import { RBG_RELEASES } from '../support/rbg-releases';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
 import { waitFor } from '../support/wait-at-most';
+import { rayshiftIn } from '../cli/cli-io';
 
 const NS = 'default';
-const NAME = 'pd-pulumi';
 const REPLICAS = { prefill: 4, decode: 2 };
-/** The share of requests each release fails (simulated): v2 starts failing when the test says so. */
-const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0 };
+/** The share of requests each release fails (simulated): v2 starts failing when the test says so; v3 and v4 are good. */
+const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0, v3: 0, v4: 0 };
+/** The coordination's progress deadline with `rollbackOnDeadline` (trigger `deadline`), seconds. */
+const PROGRESS_DEADLINE_SECONDS = 20;
+/**
+ * What starts the rollback: the gate failing after round 2 (its release turns bad then), the
+ * progress deadline (decode's new image cannot be pulled, so its updated replica never becomes
+ * ready), or a person's `rayshift rollback rbg/NAME` while round 1 waits for its (hourly) gate.
+ */
+type Trigger = 'gate' | 'deadline' | 'verb';
+/** Per trigger: the release rolled out, the coordination's failure reason, and the rounds written before the rollback (the deadline's depend on when the stuck decode replica holds the rollout). */
+const CASES: Record<Trigger, { readonly tag: string; readonly reason: string; readonly rounds?: number }> = {
+  gate: { tag: 'v2', reason: 'AnalysisFailed', rounds: 2 },
+  deadline: { tag: 'v3', reason: 'ProgressDeadlineExceeded' },
+  verb: { tag: 'v4', reason: 'RollbackRequested', rounds: 1 },
+};
 
 describe.each(RBG_RELEASES)('RBG $name', (release) => {
   let cluster: TestCluster;
@@ -62,27 +79,32 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     await cluster?.stop();
   }, 60_000);
 
-  /** The group at `tag` as the construct synthesizes it for executor `pulumi`: rounds of 2 prefill and 1 decode (maxSkew 1%), gated from v2 on. */
-  function group(tag: string): KubeObject {
+  /**
+   * Group `name` at `tag` as the construct synthesizes it for executor `pulumi`: rounds of 2 prefill
+   * and 1 decode (maxSkew 1%). From v2 on gated (v4's gate measures only once an hour), except for
+   * trigger `deadline`: ungated, decode's image unpullable, the progress deadline rolling it back.
+   */
+  function group(name: string, tag: string, trigger: Trigger): KubeObject {
     const select = `namespace="{{namespace}}",group="{{service}}",app_kubernetes_io_version="${tag}"`;
+    const stuck = trigger === 'deadline' && tag !== 'v1';
     const chart = Testing.chart();
     new RoleBasedGroup(chart, 'g', {
-      metadata: { name: NAME, namespace: NS },
+      metadata: { name, namespace: NS },
       version: release.version,
       rbgVersion: release.rbgVersion,
       executor: 'pulumi',
       roles: Object.entries(REPLICAS).map(([role, n]) => ({
         name: role,
         replicas: n,
-        template: { metadata: { labels: { [VERSION_LABEL]: tag } }, spec: { containers: [{ name: role, image: `sglang:${tag}` }] } },
+        template: { metadata: { labels: { [VERSION_LABEL]: tag } }, spec: { containers: [{ name: role, image: `sglang:${tag}${stuck && role === 'decode' ? '-unpullable' : ''}` }] } },
       })),
-      coordination: [{ name: 'pd', roles: Object.keys(REPLICAS), rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, progressDeadlineSeconds: 180 }],
-      ...(tag === 'v1'
+      coordination: [{ name: 'pd', roles: Object.keys(REPLICAS), rollingUpdate: { maxSkew: '1%', maxUnavailable: 1 }, ...(trigger === 'deadline' ? { progressDeadlineSeconds: PROGRESS_DEADLINE_SECONDS, rollbackOnDeadline: true } : { progressDeadlineSeconds: 180 }) }],
+      ...(tag === 'v1' || stuck
         ? {}
         : {
             analysis: {
               prometheusUrl: prometheus.address,
-              metrics: [{ name: 'error-ratio', query: `sum(rate(simulated_pod_errors_total{${select}}[{{window}}])) / sum(rate(simulated_pod_requests_total{${select}}[{{window}}]))`, successCondition: { maximum: 0.05 }, intervalSeconds: 2, windowSeconds: 3, count: 2 }],
+              metrics: [{ name: 'error-ratio', query: `sum(rate(simulated_pod_errors_total{${select}}[{{window}}])) / sum(rate(simulated_pod_requests_total{${select}}[{{window}}]))`, successCondition: { maximum: 0.05 }, intervalSeconds: trigger === 'verb' ? 3600 : 2, windowSeconds: 3, count: 2 }],
               onFailure: 'rollback' as const,
             },
           }),
@@ -90,53 +112,111 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     return (Testing.synth(chart) as KubeObject[])[0];
   }
 
-  function inputs(specHash: string): rollout.RbgRolloutInputs {
-    return { apiVersion: release.groupType.apiVersion, name: NAME, namespace: NS, specHash, deadlineSeconds: 240, pollMs: 100, kubeconfig };
+  /** The provider's inputs: the Pulumi run's own deadline (240 s) is well past the coordination's progress deadline. */
+  function inputs(name: string, specHash: string): rollout.RbgRolloutInputs {
+    return { apiVersion: release.groupType.apiVersion, name, namespace: NS, specHash, deadlineSeconds: 240, pollMs: 100, kubeconfig };
+  }
+
+  /** One `update` whose run deadline (`deadlineSeconds` 0) passes right after its first pass: its error message. */
+  const onePass = (name: string, tag: string) => rollout.update({}, { ...inputs(name, tag), deadlineSeconds: 0 }).then(() => 'settled', (e: Error) => e.message);
+
+  /**
+   * Group `name` created at v1 by `create`, then `update` to the trigger's release, which `trigger`
+   * rolls back: `update` fails naming `RolledBack`, no replica is left on the new revision, every
+   * watched state is within maxSkew and maxUnavailable, and every rollback round was printed once, in
+   * order. With `cut` (trigger `verb`), the rollout runs as one-pass `pulumi up`s (each ended by its
+   * run deadline), the one after the verb ends with the rollback under way, and the next `update`
+   * resumes it.
+   */
+  async function rolledBack(name: string, trigger: Trigger, cut = false): Promise<void> {
+    const { tag, reason, rounds } = CASES[trigger];
+    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      await applier.apply(group(name, 'v1', trigger), { force: true });
+      await rollout.create({}, inputs(name, 'v1'));
+      const v1Revision = Object.fromEntries(await Promise.all(Object.keys(REPLICAS).map(async (r) => [r, String(((await admin.get(release.workloadType, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
+      const first = readRolloutStatus(await admin.get(release.groupType, name, NS))!.coordinations[0].revision;
+      const recorder = new WorkloadRecorder(admin, NS, name, Object.keys(REPLICAS), { workload: release.workloadType, group: release.groupType });
+      try {
+        await applier.apply(group(name, tag, trigger), { force: true });
+        const t0 = Date.now();
+        let outcome = cut ? undefined : rollout.update({}, inputs(name, tag)).then(() => 'settled', (e: Error) => e.message);
+        if (trigger === 'gate') {
+          // v2 turns bad once its second round is written: the second gate fails on its pods' errors.
+          await coordinationStatuses(admin, release.groupType, NS, name, 'round 2 to be written', (c) => c.revision !== first && c.rounds >= 2);
+          ERROR_RATIO.v2 = 0.4;
+        } else if (trigger === 'verb') {
+          // Round 1 waits for its hourly gate, every replica of the round updated and ready: a person rolls it back from there, between two of update's passes.
+          const steady = (c: CoordinationStatus) => c.revision !== first && c.rounds >= 1 && c.reason === 'WaitingForAnalysis' && c.roles.every((r) => r.ready === r.desired && r.updated === r.desired - r.partition);
+          if (cut) {
+            // Each `pulumi up` makes one pass, then its run deadline passes: the rollout moves only between them.
+            await waitFor(async () => {
+              const ended = await onePass(name, tag);
+              // Named as the run's deadline, not the coordination's progress deadline (an unexpected ending fails at once);
+              // a pass whose status write met a conflict names the group's last written status, v1's until round 1.
+              expect(ended).toMatch(new RegExp(`^RoleBasedGroup ${NS}/${name}: the Pulumi run's deadline \\(deadlineSeconds 0\\) passed before the rollout completed: pd (Progressing|Complete) `));
+              const c = readRolloutStatus(await admin.get(release.groupType, name, NS))?.coordinations[0];
+              return (c !== undefined && steady(c)) || `at ${c ? JSON.stringify([c.phase, c.reason, c.rounds]) : 'no status'}`;
+            }, `${name}: round 1 to wait for its analysis, one pass per run`, { timeoutMs: 120_000, everyMs: 200 });
+          } else {
+            await coordinationStatuses(admin, release.groupType, NS, name, 'round 1 to wait for its analysis', steady);
+          }
+          const cli = await rayshiftIn(['rollback', `rbg/${name}`, '-n', NS, '--kubeconfig', cluster.cp.kubeconfigPath]);
+          expect(cli).toMatchObject({ code: 0, stdout: `RoleBasedGroup ${NS}/${name} rolling back: every coordinated role returns to the revision before the rollout, in tandem\n` });
+          if (cut) {
+            // The run after the verb writes the first rollback round and ends there, saying so (after runs whose pass met a
+            // conflicting write, which say where the rollout stood); the next one resumes the rollback.
+            let ended = '';
+            await waitFor(async () => {
+              ended = await onePass(name, tag);
+              return !ended.includes('passed before the rollout completed: pd Progressing (round 1)') || ended;
+            }, `${name}: a run to start the rollback`, { timeoutMs: 60_000, everyMs: 200 });
+            expect(ended).toMatch(new RegExp(`^RoleBasedGroup ${NS}/${name}: the Pulumi run's deadline \\(deadlineSeconds 0\\) passed while a rollback was under way, which stops here with replicas still on the abandoned revision: pd RollingBack \\(round 1, rollback round 1\\): .*; the next \`pulumi up\` resumes the rollback`));
+            expect(readRolloutStatus(await admin.get(release.groupType, name, NS))!.coordinations[0]).toMatchObject({ phase: 'RollingBack', rollback: { rounds: 1 } });
+            outcome = rollout.update({}, inputs(name, tag)).then(() => 'settled', (e: Error) => e.message);
+          }
+        }
+        const message = await outcome;
+        const end = Date.now();
+        expect(message).toMatch(new RegExp(`^RoleBasedGroup ${NS}/${name}: ${reason}: pd RolledBack \\(round ${rounds ?? '\\d+'}, rollback round \\d+\\): prefill 0/4, decode 0/2 on the abandoned revision`));
+        const back = readRolloutStatus(await admin.get(release.groupType, name, NS))!.coordinations[0];
+        expect(back).toMatchObject({ phase: 'RolledBack', reason, ...(rounds !== undefined ? { rounds } : {}) });
+        expect(back.rollback!.rounds).toBeGreaterThan(0);
+        if (trigger === 'deadline') expect(back.rollback!.cause).toMatch(new RegExp(`^no progress for ${PROGRESS_DEADLINE_SECONDS}s, blocked by decode`));
+        if (trigger === 'verb') expect(back.rollback!.cause).toMatch(/^rollback requested by /);
+        expect(back.roles.map((r) => [r.name, r.replicasByRevision])).toEqual([['prefill', { abandoned: 0, previous: 4 }], ['decode', { abandoned: 0, previous: 2 }]]);
+        // The rollback rounds were printed as the rounds are, one line each, in order (with `cut`, over both runs: none skipped or repeated).
+        const printed = log.mock.calls.map((c) => new RegExp(` RollingBack \\(round ${back.rounds}, rollback round (\\d+)\\)`).exec(String(c[0]))?.[1]).filter((n) => n !== undefined).map(Number);
+        expect(printed).toEqual(Array.from({ length: back.rollback!.rounds }, (_, i) => i + 1));
+        // Every state of the workloads from the new release's apply on, out and back: in tandem and within maxUnavailable.
+        const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(REPLICAS), v1Revision, 1, 1);
+        if (over.length > 0) process.stdout.write(`[cluster-pulumi-rbg-rollback] states:\n${lines}\n`);
+        expect(over).toEqual([]);
+        expect(states.length).toBeGreaterThan(0);
+        // Every Ready pod runs v1 again (v0.8: the last ordinals were reverted in place, not recreated).
+        const all = REPLICAS.prefill + REPLICAS.decode;
+        await waitFor(async () => {
+          const releases = await readyPodReleases(admin, NS, name);
+          return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
+        }, `${name}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
+        process.stdout.write(`[cluster-pulumi-rbg-rollback] ${release.name} ${trigger}${cut ? ' (run cut mid-rollback)' : ''}: ${back.rollback!.rounds} rollback round(s) after round ${back.rounds}; update ran ${end - t0} ms from the ${tag} apply to RolledBack, the rollback ${end - Date.parse(back.rollback!.startedAt)} ms of it; ${states.length} workload states checked\n`);
+      } finally {
+        recorder.stop();
+      }
+    } finally {
+      log.mockRestore();
+    }
   }
 
   test('a gate failing at the second round: `update` runs the rollback rounds, then fails naming RolledBack; no replica is left on v2, every state within maxSkew and maxUnavailable', () =>
-    cluster.printLogsOnFailure(async () => {
-      const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
-      try {
-        await applier.apply(group('v1'), { force: true });
-        await rollout.create({}, inputs('v1'));
-        const v1Revision = Object.fromEntries(await Promise.all(Object.keys(REPLICAS).map(async (r) => [r, String(((await admin.get(release.workloadType, `${NAME}-${r}`, NS)).status as any)?.updateRevision)])));
-        const first = readRolloutStatus(await admin.get(release.groupType, NAME, NS))!.coordinations[0].revision;
-        const recorder = new WorkloadRecorder(admin, NS, NAME, Object.keys(REPLICAS), { workload: release.workloadType, group: release.groupType });
-        try {
-          await applier.apply(group('v2'), { force: true });
-          const t0 = Date.now();
-          const update = rollout.update({}, inputs('v2'));
-          const outcome = update.then(() => 'settled', (e: Error) => e.message);
-          // v2 turns bad once its second round is written: the second gate fails on its pods' errors.
-          await coordinationStatuses(admin, release.groupType, NS, NAME, 'round 2 to be written', (c) => c.revision !== first && c.rounds >= 2);
-          ERROR_RATIO.v2 = 0.4;
-          const message = await outcome;
-          const wall = Date.now() - t0;
-          expect(message).toMatch(new RegExp(`^RoleBasedGroup ${NS}/${NAME}: AnalysisFailed: pd RolledBack \\(round 2, rollback round \\d+\\): prefill 0/4, decode 0/2 on the abandoned revision`));
-          const back = readRolloutStatus(await admin.get(release.groupType, NAME, NS))!.coordinations[0];
-          expect(back).toMatchObject({ phase: 'RolledBack', reason: 'AnalysisFailed', rounds: 2 });
-          expect(back.roles.map((r) => [r.name, r.replicasByRevision])).toEqual([['prefill', { abandoned: 0, previous: 4 }], ['decode', { abandoned: 0, previous: 2 }]]);
-          // The rollback rounds were printed as the rounds are, one line each.
-          const printed = log.mock.calls.map((c) => String(c[0])).filter((l) => / RollingBack \(round 2, rollback round \d+\)/.test(l));
-          expect(printed.length).toBe(back.rollback!.rounds);
-          // Every state of the workloads from the v2 apply on, out and back: in tandem and within maxUnavailable.
-          const { states, over, lines } = checkRolloutStates(recorder.since(0), Object.keys(REPLICAS), v1Revision, 1, 1);
-          if (over.length > 0) process.stdout.write(`[cluster-pulumi-rbg-rollback] states:\n${lines}\n`);
-          expect(over).toEqual([]);
-          expect(states.length).toBeGreaterThan(0);
-          // Every Ready pod runs v1 again (v0.8: the last ordinals were reverted in place, not recreated).
-          const all = REPLICAS.prefill + REPLICAS.decode;
-          await waitFor(async () => {
-            const releases = await readyPodReleases(admin, NS, NAME);
-            return JSON.stringify(releases) === JSON.stringify({ 'v1/v1': all }) || `Ready pods carry ${JSON.stringify(releases)}`;
-          }, `${NAME}: every Ready pod back on v1`, { timeoutMs: 60_000, everyMs: 500 });
-          process.stdout.write(`[cluster-pulumi-rbg-rollback] ${release.name}: ${back.rollback!.rounds} rollback round(s) after round 2; update ran ${wall} ms from the v2 apply to RolledBack; ${states.length} workload states checked\n`);
-        } finally {
-          recorder.stop();
-        }
-      } finally {
-        log.mockRestore();
-      }
-    }), 300_000);
+    cluster.printLogsOnFailure(() => rolledBack('pd-gate', 'gate')), 300_000);
+
+  test('a decode image that cannot be pulled stalls the rollout; at the progress deadline `rollbackOnDeadline` makes `update` run the rollback rounds, then fail naming RolledBack, every state within maxSkew and maxUnavailable', () =>
+    cluster.printLogsOnFailure(() => rolledBack('pd-deadline', 'deadline')), 300_000);
+
+  test('a person\'s `rayshift rollback rbg/NAME` while `update` runs: `update` runs the same rollback rounds, then fails naming RolledBack, every state within maxSkew and maxUnavailable', () =>
+    cluster.printLogsOnFailure(() => rolledBack('pd-verb', 'verb')), 300_000);
+
+  test('the Pulumi run\'s deadline passing during the verb\'s rollback: that run fails saying the rollback stops under way, the next `update` resumes it without skipping or repeating a round and fails naming RolledBack', () =>
+    cluster.printLogsOnFailure(() => rolledBack('pd-verb-cut', 'verb', true)), 300_000);
 });
