@@ -39,6 +39,7 @@ import { returnReplicas } from './return-replicas';
 import { carryPartitions } from './carry-partition';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { workloadOf, workloadStatus } from './workloads';
+import { readStatefulSetReplicas } from './statefulset-replicas';
 import { observeRouterRoutes, writeRouterWeights } from './router-route';
 
 /** The Events of coordinated rollouts. */
@@ -303,7 +304,14 @@ export class RbgRolloutReconciler {
       const kindKey = `${ref.type.apiVersion}/${ref.type.kind}`;
       if (this.unserved.has(kindKey)) continue;
       try {
-        const w = await this.client.tryGet(ref.type, ref.name, String(group.metadata.namespace));
+        const namespace = String(group.metadata.namespace);
+        // A StatefulSet reports no updated-and-ready replicas: the way back counts its Pods, read right after it.
+        if (ref.type.kind === 'StatefulSet') {
+          const read = await readStatefulSetReplicas(this.client, ref.type, ref.name, namespace);
+          if (read) out.set(String(role.name), { ...workloadStatus(read.statefulSet as unknown as JsonObject), ...(read.replicas ? { replicas: read.replicas } : {}) });
+          continue;
+        }
+        const w = await this.client.tryGet(ref.type, ref.name, namespace);
         if (w) out.set(String(role.name), workloadStatus(w as unknown as JsonObject));
       } catch (err) {
         if (!(err instanceof UnknownKindError)) throw err;
