@@ -45,6 +45,28 @@ export interface RoleProgress {
   readonly workloadPartition?: number;
   /** Updated replicas that are ready (the workload's `updatedReadyReplicas`), when it reports them. */
   readonly updatedReadyReplicas?: number;
+  /**
+   * Each ordinal below the workload's replicas that has a replica, read from ONE list of its replicas
+   * against the revisions of the workload read just before (a StatefulSet's Pods: RBG v0.6.0). When
+   * present, the way back takes every count from it and none from the counts above, which were read
+   * at another moment (lib/engine/rbg-rollback.ts `rollbackCounts`).
+   */
+  readonly replicas?: readonly ReplicaState[];
+}
+
+/** One replica of a role's workload, as one list of them shows it. */
+export interface ReplicaState {
+  /** Its ordinal (`<workload>-<ordinal>`). */
+  readonly ordinal: number;
+  /**
+   * Its revision: the workload's current one (the revision before the rollout), its update one (the
+   * rollout's, abandoned on the way back), or neither.
+   */
+  readonly revision: 'current' | 'update' | 'other';
+  /** Its Ready condition is True. */
+  readonly ready: boolean;
+  /** Being deleted (`deletionTimestamp` set): it is going down whatever its Ready condition says. */
+  readonly terminating: boolean;
 }
 
 /** One role as observed. */

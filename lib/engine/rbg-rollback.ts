@@ -39,6 +39,8 @@ import {
   type CoordinationStep,
   type CoordinationStepInput,
   type ObservedRole,
+  type ReplicaState,
+  type RoleProgress,
   type RoleReturn,
   type RoleRolloutStatus,
   type RoleWrite,
@@ -51,7 +53,7 @@ import { progressOf } from './rbg-roles';
 interface Returning {
   readonly rule: CoordinationStepInput['rule']['roles'][number];
   readonly observed: ObservedRole;
-  /** Replicas on the abandoned revision (the workload's updated replicas); undefined while unknown. */
+  /** Replicas on the abandoned revision (`rollbackCounts`); undefined while unknown. */
   readonly abandoned?: number;
   readonly ready: number;
   /** Replicas on the abandoned revision that are not ready. */
@@ -71,15 +73,8 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
   const members: Returning[] = rule.roles.flatMap((r) => {
     const observed = input.roles.get(r.name);
     if (!observed) return [];
-    const p = observed.progress;
-    const abandoned = p ? Math.min(p.updatedReplicas, observed.desired) : undefined;
-    const ready = Math.min(p?.readyReplicas ?? 0, observed.desired);
-    // Without the workload's updatedReadyReplicas (a StatefulSet reports none; the group's status
-    // neither), the replicas down are taken for abandoned ones, as when the release itself fails;
-    // returned replicas still starting then count too, so such a role may briefly have more than
-    // maxUnavailable down (RBG v0.7.0's RoleInstanceSets report the count).
-    const abandonedDown = abandoned === undefined ? 0 : p?.updatedReadyReplicas !== undefined ? Math.max(0, abandoned - p.updatedReadyReplicas) : Math.min(abandoned, observed.desired - ready);
-    return [{ rule: r, observed, ...(abandoned !== undefined ? { abandoned } : {}), abandonedDown, ready, partition: roundPartition(observed, from) }];
+    const counts = observed.progress && rollbackCounts(observed.progress, observed.desired);
+    return [{ rule: r, observed, ...(counts ?? { abandonedDown: 0, ready: 0 }), partition: roundPartition(observed, from) }];
   });
   const known = members.every((m) => m.abandoned !== undefined) && input.controllerCaughtUp;
   const starting = from.rollback === undefined;
@@ -141,6 +136,37 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
   };
   const events: RolloutEvent[] = raised.length > 0 ? [{ type: 'Warning', reason: ROLLBACK_ROUND_EVENT, message: `${rule.name} ${roundMessage}` }] : [];
   return { status, writes: members.flatMap((m) => write(m, targets.get(m.observed.name)!)), events, ...(returns.length > 0 ? { returns } : {}) };
+}
+
+/** What the way back counts of one role: replicas on the abandoned revision, ready, and both abandoned and down. */
+export interface RollbackCounts {
+  readonly abandoned: number;
+  readonly ready: number;
+  readonly abandonedDown: number;
+}
+
+/**
+ * The counts of one role on the way back, at most `desired` each. From `progress.replicas` when the
+ * runtime read them (one list of a StatefulSet's Pods), and then from nothing else: a count of that
+ * list mixed with the StatefulSet's status read a moment earlier took a returned Pod already replaced
+ * for an abandoned replica down and returned one more (cluster-rbg-rollback-faults, RBG v0.6.0). A
+ * replica being deleted is down but no abandoned one down: it is on its way back (a round returned
+ * it), so returning another for it would take two down; it still counts on its revision until gone.
+ * Otherwise from the workload's counts, where a role without `updatedReadyReplicas` has its replicas
+ * down taken for abandoned ones, as when the release itself fails.
+ */
+export function rollbackCounts(progress: RoleProgress, desired: number): RollbackCounts {
+  const cap = (n: number) => Math.min(n, desired);
+  if (progress.replicas !== undefined) {
+    const mine = progress.replicas.filter((x) => x.ordinal < desired);
+    const abandoned = mine.filter((x) => x.revision === 'update');
+    const up = (x: ReplicaState) => x.ready && !x.terminating;
+    return { abandoned: cap(abandoned.length), ready: cap(mine.filter(up).length), abandonedDown: cap(abandoned.filter((x) => !x.ready && !x.terminating).length) };
+  }
+  const abandoned = cap(progress.updatedReplicas);
+  const ready = cap(progress.readyReplicas);
+  const abandonedDown = progress.updatedReadyReplicas !== undefined ? Math.max(0, abandoned - progress.updatedReadyReplicas) : Math.min(abandoned, desired - ready);
+  return { abandoned, ready, abandonedDown };
 }
 
 /** One role on the way back, as `nextRollbackPartitions` reads it. */

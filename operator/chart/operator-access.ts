@@ -81,8 +81,8 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: '', resource: 'pods', verbs: ['list', 'watch', 'patch'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/head-serve-label.ts: labelHeadPods (merge patch of one label, the setHeadServeLabel step); operator.ts: Informer of head Pods; lib/runtime/rayservice/capacity.ts: listCapacity (bound Pods, spec.nodeName!=); lib/runtime/rayservice/observe.ts: observeSurge (the pending cluster\'s Pods)',
-    why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator); count the requests already bound to each node before an upgrade; read which of the new cluster\'s Pods the scheduler marks Unschedulable',
+    by: 'lib/runtime/rayservice/head-serve-label.ts: labelHeadPods (merge patch of one label, the setHeadServeLabel step); operator.ts: Informer of head Pods; lib/runtime/rayservice/capacity.ts: listCapacity (bound Pods, spec.nodeName!=); lib/runtime/rayservice/observe.ts: observeSurge (the pending cluster\'s Pods); lib/runtime/rbg/statefulset-replicas.ts: readStatefulSetReplicas (a StatefulSet role\'s Pods, by its selector)',
+    why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator); count the requests already bound to each node before an upgrade; read which of the new cluster\'s Pods the scheduler marks Unschedulable; count a StatefulSet role\'s replicas per ordinal and revision on the way back of a rollout (RBG v0.6.0 reports no updated-and-ready replicas)',
   },
   {
     group: '', resource: 'pods', verbs: ['delete'], scope: 'cluster',

@@ -17,7 +17,9 @@
  * business (cluster-rbg-analysis.test.ts), not this one's. The rounds are the same on every
  * release; the partitions written are not: v0.8's webhook admits none ≥ replicas, so there each
  * role's partition stops at replicas − 1 and its last ordinal is reverted in place (rounds 1 and 3
- * write 2/1 and 3/1 where the others write 2/2 and 4/2). Needs `npm run controlplane:build` and
+ * write 2/1 and 3/1 where the others write 2/2 and 4/2). On v0.6.0 a watch of the roles' Pods also
+ * holds the way back to one replica of each role down at once (maxUnavailable 1): a StatefulSet's
+ * readyReplicas counts a Pod being deleted while Ready, so only the Pods show two down. Needs `npm run controlplane:build` and
  * `bash scripts/build-cluster.sh kwok rbg rbg-v06 rbg-v08`.
  */
 import { ChildProcess } from 'node:child_process';
@@ -29,6 +31,7 @@ import { spawnRbgController } from '../support/rbg-child-processes';
 import { coordinationWhen, GroupContext, GroupUnderTest } from '../support/rbg-operator-group';
 import { RBG_RELEASES } from '../support/rbg-releases';
 import { waitFor } from '../support/wait-at-most';
+import { watchStatefulSetPods } from '../support/statefulset-pod-availability';
 
 const NS = 'default';
 
@@ -91,6 +94,9 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
       if (partitions[partitions.length - 1] !== pair) partitions.push(pair);
     });
     watches.push(groupWatch);
+    // StatefulSet roles (v0.6.0): each ordinal's Pod, from the first rollback round on (issue 33: at most maxUnavailable down at once).
+    const pods = release.workloadType.kind === 'StatefulSet' ? watchStatefulSetPods(admin, NS, name, { prefill: 4, decode: 2 }) : undefined;
+    if (pods) watches.push(pods);
     // Every RollbackRound Event about the group, in the order they are created; the first one brings the fault.
     const rounds: string[] = [];
     let firstRound: () => void = () => undefined;
@@ -98,6 +104,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     const events = admin.watch(KnownTypes.Event, NS, (e) => {
       if (e.type !== 'add' || (e.object.regarding as { name?: string }).name !== name || e.object.reason !== 'RollbackRound') return;
       rounds.push(String(e.object.note));
+      if (rounds.length === 1) pods?.from();
       firstRound();
     });
     watches.push(events);
@@ -114,8 +121,10 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     // seen the group as the server holds it now.
     const final = partitionsOf(await admin.get(release.groupType, name, NS));
     await waitFor(() => partitions[partitions.length - 1] === final || `the group watch last saw ${partitions[partitions.length - 1]}; the group holds ${final}`, `${name}: the group watch caught up`, { timeoutMs: 60_000, everyMs: 250 });
-    process.stdout.write(`[cluster-rbg-rollback-faults] ${release.name} ${name}: RolledBack ${wall} ms after the fault; partitions ${partitions.join(' → ')}; rounds ${JSON.stringify(rounds)}\n`);
+    const down = pods?.worst();
+    process.stdout.write(`[cluster-rbg-rollback-faults] ${release.name} ${name}: RolledBack ${wall} ms after the fault; partitions ${partitions.join(' → ')}; rounds ${JSON.stringify(rounds)}${down ? `; most Pods down at once on the way back ${JSON.stringify(down)}` : ''}\n`);
     expect(back).toMatchObject({ reason: 'ProgressDeadlineExceeded', rollback: { rounds: 3 } });
+    if (down) expect(Object.fromEntries(Object.entries(down).map(([role, w]) => [role, w.down]))).toEqual({ prefill: 1, decode: 1 });
     expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([
       ['prefill', 'RolledBack', { abandoned: 0, previous: 4 }],
       ['decode', 'RolledBack', { abandoned: 0, previous: 2 }],

@@ -9,7 +9,7 @@ import { IntOrPercent, resolvePartition } from '../../spec/percent';
 import { JsonObject, asArray, asObject, isInteger } from '../../spec/read';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { resolveMaxUnavailable } from '../../engine/from-spec';
-import type { ObservedRole, RoleProgress } from '../../engine/rbg-coordination-types';
+import type { ObservedRole, ReplicaState, RoleProgress } from '../../engine/rbg-coordination-types';
 import { ROUTER_REVISION_LABEL } from '../../spec/object-names';
 
 /** The status of a role's workload (RoleInstanceSet, StatefulSet, LeaderWorkerSet), as far as the executor reads it. */
@@ -26,8 +26,10 @@ export interface WorkloadStatus {
   readonly updateRevision?: string;
   /** The partition in the workload's own spec (an integer; RBG copies the role's there). */
   readonly partition?: number;
-  /** `status.updatedReadyReplicas` (RoleInstanceSet, StatefulSet). */
+  /** `status.updatedReadyReplicas` (RoleInstanceSet). */
   readonly updatedReadyReplicas?: number;
+  /** Per ordinal, from one list of its Pods read right after it (StatefulSet: statefulset-replicas.ts). */
+  readonly replicas?: readonly ReplicaState[];
 }
 
 /**
@@ -43,7 +45,8 @@ export function roleProgress(groupEntry: JsonObject | undefined, workload: Workl
     const revision = workload.updateRevision ? { workloadRevision: workload.updateRevision } : {};
     const partition = workload.partition !== undefined ? { workloadPartition: workload.partition } : {};
     const updatedReady = isInteger(workload.updatedReadyReplicas) ? { updatedReadyReplicas: workload.updatedReadyReplicas } : {};
-    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision, ...partition, ...updatedReady };
+    const replicas = workload.replicas ? { replicas: workload.replicas } : {};
+    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision, ...partition, ...updatedReady, ...replicas };
   }
   if (!groupEntry) return undefined;
   return { updatedReplicas: count(groupEntry.updatedReplicas), readyReplicas: count(groupEntry.readyReplicas), source: 'group' };

@@ -39,6 +39,7 @@ import { returnReplicas } from './return-replicas';
 import { carryPartitions } from './carry-partition';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { workloadOf, workloadStatus } from './workloads';
+import { readStatefulSetReplicas } from './statefulset-replicas';
 import { observeRouterRoutes, writeRouterWeights } from './router-route';
 
 /** The Events of coordinated rollouts. */
@@ -151,16 +152,28 @@ export class RbgRolloutReconciler {
       this.log.warn({ rbg: key, problem: reading.problem }, 'coordination rejected');
       return this.write(group, doc, [], events, undefined, 0);
     }
-    const workloads = this.readWorkloads ? await this.workloadStatuses(group, reading.rules) : new Map<string, WorkloadStatus>();
-    const roles = observeRoles(group as unknown as JsonObject, workloads, await this.webhookCapsPartition());
-    const caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
+    const workloads = this.readWorkloads ? await this.workloadStatuses(group, reading.rules, false) : new Map<string, WorkloadStatus>();
+    let roles = observeRoles(group as unknown as JsonObject, workloads, await this.webhookCapsPartition());
+    let caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
     const measurements = this.measured.takeAll(key);
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
     const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
     const rollback = rbgRollbackRequestOf(group.metadata.annotations);
     const routes = await observeRouterRoutes(this.client, group, reading.rules);
-    const pass = coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), routes, now });
+    const passOf = () => coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), routes, now });
+    let pass = passOf();
+    // The way back counts a StatefulSet role's Pods (statefulset-replicas.ts). They are read only when
+    // a coordination rolls back (the pure pass is then decided again from them): on RBG v0.6.0 every
+    // read before the pass's writes also delays carrying its partitions into the StatefulSets.
+    const before = new Map((previous?.coordinations ?? []).map((c) => [c.name, c.phase]));
+    const rollingBack = pass.steps.some((s) => s.status.phase === 'RollingBack' || (s.status.phase === 'RolledBack' && before.get(s.status.name) !== 'RolledBack'));
+    const statefulSets = asArray(asObject(group.spec).roles).some((r) => workloads.has(String(asObject(r).name)) && workloadOf(group as unknown as JsonObject, asObject(r)).type.kind === 'StatefulSet');
+    if (rollingBack && statefulSets) {
+      roles = observeRoles(group as unknown as JsonObject, await this.workloadStatuses(group, reading.rules, true), await this.webhookCapsPartition());
+      caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
+      pass = passOf();
+    }
     // Route weights first: on the way back the new release's weight is 0 before its first replica is returned.
     let routeWrites = 0;
     for (const action of pass.routerWrites) {
@@ -293,8 +306,8 @@ export class RbgRolloutReconciler {
     return { requeueAt: wakeAt, status: doc, rounds, writes: written, events };
   }
 
-  /** The status of each coordinated role's workload that the API server serves. */
-  private async workloadStatuses(group: KubeObject, rules: readonly ExecutorRule[]): Promise<Map<string, WorkloadStatus>> {
+  /** The status of each coordinated role's workload that the API server serves; with `pods`, a StatefulSet's replicas per ordinal too. */
+  private async workloadStatuses(group: KubeObject, rules: readonly ExecutorRule[], pods: boolean): Promise<Map<string, WorkloadStatus>> {
     const coordinated = new Set(rules.flatMap((r) => r.roles.map((x) => x.name)));
     const out = new Map<string, WorkloadStatus>();
     for (const role of asArray(asObject(group.spec).roles).map(asObject)) {
@@ -303,7 +316,14 @@ export class RbgRolloutReconciler {
       const kindKey = `${ref.type.apiVersion}/${ref.type.kind}`;
       if (this.unserved.has(kindKey)) continue;
       try {
-        const w = await this.client.tryGet(ref.type, ref.name, String(group.metadata.namespace));
+        const namespace = String(group.metadata.namespace);
+        // A StatefulSet reports no updated-and-ready replicas: the way back counts its Pods, read right after it.
+        if (pods && ref.type.kind === 'StatefulSet') {
+          const read = await readStatefulSetReplicas(this.client, ref.type, ref.name, namespace);
+          if (read) out.set(String(role.name), { ...workloadStatus(read.statefulSet as unknown as JsonObject), ...(read.replicas ? { replicas: read.replicas } : {}) });
+          continue;
+        }
+        const w = await this.client.tryGet(ref.type, ref.name, namespace);
         if (w) out.set(String(role.name), workloadStatus(w as unknown as JsonObject));
       } catch (err) {
         if (!(err instanceof UnknownKindError)) throw err;

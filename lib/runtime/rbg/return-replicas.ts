@@ -37,7 +37,7 @@ export interface Returned {
   /** RoleInstances reverted in place to the current revision. */
   readonly reverted: number;
 }
-import { workloadOf, workloadStatus } from './workloads';
+import { ordinalOf, workloadOf, workloadStatus } from './workloads';
 
 /** The kind of each workload's replicas, named `<workload>-<ordinal>` and labelled with their revision. */
 const REPLICA_TYPES: Readonly<Record<string, ResourceType>> = { RoleInstanceSet: ROLE_INSTANCE_TYPE, StatefulSet: KnownTypes.Pod };
@@ -64,12 +64,11 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   const current = asObject(workload.status).currentRevision;
   const abandoned = status.updateRevision;
   if (abandoned === undefined || typeof current !== 'string' || abandoned === current || (status.partition ?? -1) < ret.below) return none;
-  const ordinal = new RegExp(`^${ref.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`);
   const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
   const mine = replicas.items.flatMap((r) => {
-    const m = ordinal.exec(String(r.metadata.name));
+    const ordinal = ordinalOf(ref.name, r.metadata.name);
     const owned = (r.metadata.ownerReferences ?? []).some((o) => o.kind === ref.type.kind && o.name === ref.name);
-    return m && owned && !r.metadata.deletionTimestamp ? [{ r, ordinal: Number(m[1]) }] : [];
+    return ordinal !== undefined && owned && !r.metadata.deletionTimestamp ? [{ r, ordinal }] : [];
   });
   let deleted = 0;
   for (const { r } of mine.filter((x) => x.ordinal < ret.below)) {

@@ -44,3 +44,10 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
     ...(typeof status.updateRevision === 'string' ? { updateRevision: status.updateRevision } : {}),
   };
 }
+
+/** The ordinal of a workload's replica named `<workload>-<ordinal>`, or undefined for any other name. */
+export function ordinalOf(workload: string, name: unknown): number | undefined {
+  const text = String(name);
+  const digits = text.startsWith(`${workload}-`) ? text.slice(workload.length + 1) : '';
+  return /^\d{1,9}$/.test(digits) ? Number(digits) : undefined;
+}
