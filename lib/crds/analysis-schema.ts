@@ -8,7 +8,7 @@ import { ANALYSIS_DEFAULTS, ANALYSIS_FAILURE_ACTIONS, MAX_ANALYSIS_METRICS } fro
 import { describeDefault } from './describe-default';
 import { ANALYSIS_TEMPLATE_NAMES } from '../spec/analysis-templates';
 import { INT32_MAX, type JsonObject } from '../spec/read';
-import type { CelRule } from './rayshift-crd';
+import type { CelRule } from './cel-rule';
 
 const AT = 'spec.rayshift.analysis';
 const quoted = (xs: readonly string[]) => xs.map((x) => `'${x}'`).join(', ');

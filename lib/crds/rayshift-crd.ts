@@ -1,25 +1,12 @@
 import { MAX_RAY_SERVICE_NAME_LENGTH, RAY_SERVICE_DEFAULTS, RAYSHIFT_API_VERSION, UPGRADE_STRATEGY_TYPES } from '../spec/rayservice';
 import { describeDefault } from './describe-default';
-import { JsonObject, asArray, asObject } from '../spec/read';
-import { SERVING_SPEC_SCHEMA } from './serving-spec-schema';
+import { INT32_MAX, JsonObject, asArray, asObject } from '../spec/read';
+import type { CelRule } from './cel-rule';
+import { RAYSHIFT_PRINTER_COLUMNS, rayshiftStatusSchema } from './rayshift-status-schema';
 import { ANALYSIS_CEL_RULES, analysisSchema } from './analysis-schema';
 
-/** Largest int32, the upper bound of the int32 fields. */
-const INT32_MAX = 2_147_483_647;
 const DNS1123_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 const INCREMENTAL = 'NewClusterWithIncrementalUpgrade';
-
-/** One CEL rule of the rayshift CRD (`x-kubernetes-validations` entry). */
-export interface CelRule {
-  /** The CEL expression; `self` is the schema node the rule sits on. */
-  readonly rule: string;
-  /** What is wrong, naming the field and the allowed range (the words of `lib/spec`). */
-  readonly message: string;
-  /** Field the error is reported at, relative to the node (e.g. `.upgradeStrategy.type`). */
-  readonly fieldPath?: string;
-  /** Error reason reported with the 422. */
-  readonly reason?: 'FieldValueInvalid' | 'FieldValueRequired' | 'FieldValueForbidden';
-}
 
 /** Guards an expression so it only applies when `self` (the `spec`) asks for an incremental upgrade. */
 const SPEC_INCREMENTAL = `has(self.upgradeStrategy) && has(self.upgradeStrategy.type) && self.upgradeStrategy.type == '${INCREMENTAL}'`;
@@ -245,124 +232,6 @@ export const RAYSHIFT_EXTENSIONS_SCHEMA: JsonObject = {
     },
   },
 };
-
-const TIME: JsonObject = { type: 'string', format: 'date-time' };
-const PERCENT = (what: string): JsonObject => ({ type: 'integer', format: 'int32', minimum: 0, maximum: 100, description: what });
-
-/** Status of one side (active or pending) of a rayshift RayService, with KubeRay's field names. */
-function serviceStatusSchema(side: string, applicationStatuses: JsonObject | undefined): JsonObject {
-  return {
-    type: 'object',
-    description: `The ${side} cluster.`,
-    properties: {
-      rayClusterName: { type: 'string', maxLength: 253, description: `Name of the ${side} RayCluster.` },
-      targetCapacity: PERCENT('Serve target_capacity of the cluster, in percent.'),
-      trafficRoutedPercent: PERCENT('Route weight of the cluster, in percent.'),
-      lastTrafficMigratedTime: { ...TIME, description: 'When its route weight last changed.' },
-      readyReplicas: { type: 'integer', format: 'int32', minimum: 0, description: 'Serve replicas of the cluster running and ready, as the operator last observed them.' },
-      targetReplicas: { type: 'integer', format: 'int32', minimum: 0, description: "Serve replicas the cluster runs at its target_capacity (Serve's target_num_replicas), as the operator last observed them." },
-      ...(applicationStatuses !== undefined ? { applicationStatuses } : {}),
-    },
-  };
-}
-
-/**
- * The structural `status` schema of a rayshift RayService: KubeRay's names where the meaning is the
- * same (`activeServiceStatus` / `pendingServiceStatus` with `rayClusterName`, `targetCapacity`,
- * `trafficRoutedPercent`, `lastTrafficMigratedTime`, `applicationStatuses`; `conditions`,
- * `numServeEndpoints`, `lastUpdateTime`, `observedGeneration`), plus rayshift's `phase`, `reason`,
- * `message`, `nextStepAt`, `engineState` (the engine's state, persisted verbatim) and `servingSpec`
- * (what a rollback restores). `conditions` and `applicationStatuses` reuse the upstream CRD's
- * schemas when it has them.
- */
-export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObject {
-  const props = asObject(upstreamStatus.properties);
-  const apps = asObject(asObject(asObject(props.activeServiceStatus).properties).applicationStatuses);
-  const applicationStatuses = Object.keys(apps).length > 0 ? structuredClone(apps) : undefined;
-  const conditions = Object.keys(asObject(props.conditions)).length > 0 ? structuredClone(asObject(props.conditions)) : CONDITIONS_SCHEMA;
-  return {
-    type: 'object',
-    description: "Observed state, written by the rayshift operator through the status subresource.",
-    properties: {
-      observedGeneration: { type: 'integer', format: 'int64', minimum: 0, description: 'metadata.generation this status describes.' },
-      phase: { type: 'string', maxLength: 64, description: 'Initializing, Running, Upgrading, Paused, RollingBack, or Failed (an upgrade refused by capacityPolicy fail).' },
-      reason: { type: 'string', maxLength: 1024, description: 'Machine-readable reason for the phase (e.g. WaitingForInterval, ProgressDeadlineExceeded).' },
-      message: { type: 'string', maxLength: 32768, description: 'Human-readable detail of the reason.' },
-      nextStepAt: { ...TIME, description: 'When the next traffic or capacity step is due, if one is scheduled.' },
-      activeServiceStatus: serviceStatusSchema('active (serving)', applicationStatuses),
-      pendingServiceStatus: serviceStatusSchema('pending (upgrading to)', applicationStatuses),
-      numServeEndpoints: { type: 'integer', format: 'int32', minimum: 0, description: 'Ready serve endpoints of both clusters.' },
-      lastUpdateTime: { ...TIME, description: 'When the status last changed.' },
-      conditions,
-      engineState: {
-        type: 'object',
-        'x-kubernetes-preserve-unknown-fields': true,
-        description: "The operator's engine state, persisted verbatim between reconciles; not an API.",
-      },
-      servingSpec: structuredClone(SERVING_SPEC_SCHEMA),
-      capacity: {
-        type: 'object',
-        description: 'The capacity preflight of the upgrade under way (or refused): fits, fitsAfterOldShrinks or doesNotFit, why, and whether the upgrade runs without a surge (shrinkFirst).',
-        properties: {
-          outcome: { type: 'string', maxLength: 32 },
-          message: { type: 'string', maxLength: 4096 },
-          checkedTime: TIME,
-          shrinkFirst: { type: 'boolean', description: 'capacityPolicy shrinkFirst runs this upgrade without a surge.' },
-          freeing: {
-            type: 'object',
-            description: "shrinkFirst: the giving cluster's worker Pods named for deletion (they host no Serve replica); the next capacity step waits until they are gone.",
-            properties: {
-              cluster: { type: 'string', maxLength: 253 },
-              pods: { type: 'array', maxItems: 1024, items: { type: 'string', maxLength: 253 } },
-              sinceTime: TIME,
-            },
-          },
-        },
-      },
-      surgeUnschedulable: {
-        type: 'object',
-        description: "The new cluster's Pods the scheduler marks Unschedulable while the upgrade runs: how many, since when, the scheduler's message, and whether surgeUnschedulableSeconds has passed.",
-        properties: {
-          pods: { type: 'integer', format: 'int32', minimum: 0 },
-          sinceTime: TIME,
-          message: { type: 'string', maxLength: 1024 },
-          boundExceeded: { type: 'boolean' },
-        },
-      },
-    },
-  };
-}
-
-/** metav1.Condition list, for upstream CRDs that lack one. */
-const CONDITIONS_SCHEMA: JsonObject = {
-  type: 'array',
-  'x-kubernetes-list-type': 'map',
-  'x-kubernetes-list-map-keys': ['type'],
-  items: {
-    type: 'object',
-    required: ['lastTransitionTime', 'message', 'reason', 'status', 'type'],
-    properties: {
-      lastTransitionTime: TIME,
-      message: { type: 'string', maxLength: 32768 },
-      observedGeneration: { type: 'integer', format: 'int64', minimum: 0 },
-      reason: { type: 'string', minLength: 1, maxLength: 1024 },
-      status: { type: 'string', enum: ['True', 'False', 'Unknown'] },
-      type: { type: 'string', maxLength: 316 },
-    },
-  },
-};
-
-/** `kubectl get` columns of a rayshift RayService: phase, both clusters, their weights and capacities, age. */
-export const RAYSHIFT_PRINTER_COLUMNS: readonly JsonObject[] = [
-  { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Lifecycle phase.' },
-  { name: 'Active', type: 'string', jsonPath: '.status.activeServiceStatus.rayClusterName', description: 'Serving RayCluster.' },
-  { name: 'Pending', type: 'string', jsonPath: '.status.pendingServiceStatus.rayClusterName', description: 'RayCluster being upgraded to.' },
-  { name: 'Active Weight', type: 'integer', jsonPath: '.status.activeServiceStatus.trafficRoutedPercent', description: 'Percent of traffic routed to the active cluster.' },
-  { name: 'Pending Weight', type: 'integer', jsonPath: '.status.pendingServiceStatus.trafficRoutedPercent', description: 'Percent of traffic routed to the pending cluster.' },
-  { name: 'Active Capacity', type: 'integer', jsonPath: '.status.activeServiceStatus.targetCapacity', description: 'Serve target_capacity of the active cluster.' },
-  { name: 'Pending Capacity', type: 'integer', jsonPath: '.status.pendingServiceStatus.targetCapacity', description: 'Serve target_capacity of the pending cluster.' },
-  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-];
 
 function celList(rules: readonly CelRule[]): JsonObject[] {
   return rules.map((r) => ({ ...r }));

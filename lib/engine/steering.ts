@@ -5,8 +5,9 @@
  * (incremental or `NewCluster`) but never a rollback; promote only skips the intervals of an
  * incremental upgrade; abort rolls back an upgrade in flight; retry-analysis measures the failed
  * analysis run that holds an upgrade (`onFailure: pause`) again, skip-analysis counts it as passed,
- * and resume also releases such an upgrade by retrying the run. The API server, the CLI's kubeconfig
- * path and the dashboard all ask here. Pure and free of Node types, so the dashboard bundles it.
+ * and resume also releases such an upgrade by retrying the run. The API server (for the verb calls and
+ * the upgrade status's `steering`, which the dashboard shows) and the CLI's kubeconfig path ask here.
+ * Pure and free of Node types, so the dashboard bundles it for the verb list and the last record.
  */
 import { asObject } from '../spec/read';
 import { isFailedRun, type AnalysisRunStatus } from './analysis-status';

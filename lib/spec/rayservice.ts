@@ -1,4 +1,5 @@
 import { ResolvedAnalysis, UpgradeAnalysis, resolveUpgradeAnalysis, validateUpgradeAnalysis } from './analysis';
+import { assertCapacityPolicy, checkCapacityPolicy, type CapacityPolicy } from './capacity-policy';
 import { INITIALIZING_TIMEOUT_ANNOTATION, initializingTimeoutProblem } from './initializing-timeout';
 import { dns1035LabelProblem, dns1123SubdomainProblem } from './names';
 import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
@@ -9,6 +10,7 @@ import { validateServeConfig } from './serve-config';
 import { DEFAULT_UPGRADE_STRATEGY, UPGRADE_STRATEGY_TYPES, type UpgradeStrategyType } from './upgrade-strategy';
 
 export { UPGRADE_STRATEGY_TYPES, type UpgradeStrategyType } from './upgrade-strategy';
+export { CAPACITY_POLICIES, shrinkFirstNote, type CapacityPolicy } from './capacity-policy';
 
 /**
  * Who executes upgrades of a RayService: KubeRay itself (`ray.io/v1`), or the rayshift operator
@@ -59,26 +61,6 @@ export type RouteKind = 'HTTP' | 'GRPC';
 
 /** Every route kind. */
 export const ROUTE_KINDS: readonly RouteKind[] = ['HTTP', 'GRPC'];
-
-/**
- * What an upgrade does when the capacity preflight finds that its new cluster's first Pods do not
- * fit the cluster now: `wait` starts it anyway (its Pods wait Pending for the scheduler, as KubeRay's
- * do) with the reason in the status and an Event; `fail` does not start it (phase `Failed`, no
- * pending cluster) until the spec changes; `shrinkFirst` (NewClusterWithIncrementalUpgrade only),
- * when the Pods fit once the old cluster shrinks, runs the upgrade without a surge: the old cluster
- * gives back `maxSurgePercent` of its capacity before the new one takes it, so the service runs at
- * 100 − maxSurgePercent during each step (it trades availability for accelerators); when they do
- * not fit even then, it refuses the upgrade as `fail` does. A surge that fits runs as usual under every policy.
- */
-export type CapacityPolicy = 'wait' | 'fail' | 'shrinkFirst';
-
-/** Every capacity policy. */
-export const CAPACITY_POLICIES: readonly CapacityPolicy[] = ['wait', 'fail', 'shrinkFirst'];
-
-/** The warning every `shrinkFirst` service gets: what it trades, with the service's own numbers. */
-export function shrinkFirstNote(maxSurgePercent: number): string {
-  return `trades availability for accelerators: when the new Pods fit only once the old cluster shrinks, each step first lowers the old cluster's capacity by maxSurgePercent ${maxSurgePercent}, so the service runs at ${100 - maxSurgePercent}% until the new cluster's Pods are ready (\`rayshift plan\` shows the dips)`;
-}
 
 /** rayshift's extensions of the RayService spec (`spec.rayshift` of `rayshift.dev/v1alpha1`). */
 export interface RayshiftExtensions {
@@ -319,34 +301,11 @@ function checkExtensions(problems: ProblemList, ext: unknown, options: Record<st
     problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);
   }
   checkOneOf(problems, `${at}.routeKind`, ext.routeKind, ROUTE_KINDS, 'a route kind');
-  checkOneOf(problems, `${at}.capacityPolicy`, ext.capacityPolicy, CAPACITY_POLICIES, 'a capacity policy');
-  if (ext.capacityPolicy === 'shrinkFirst') checkShrinkFirst(problems, options);
+  checkCapacityPolicy(problems, ext.capacityPolicy, options, RAY_SERVICE_DEFAULTS.maxSurgePercent);
   if (ext.analysis !== undefined) {
     if (!incremental) problems.error(`${at}.analysis`, 'gates traffic steps, so it needs upgradeStrategy.type NewClusterWithIncrementalUpgrade');
     problems.addAll(validateUpgradeAnalysis(ext.analysis, `${at}.analysis`));
   }
-}
-
-/**
- * `shrinkFirst` lowers the old cluster by maxSurgePercent before the new cluster has any capacity,
- * so it needs an incremental upgrade and a step below 100 (100 would leave nothing serving).
- */
-function checkShrinkFirst(problems: ProblemList, options: Record<string, unknown> | undefined): void {
-  const at = 'spec.rayshift.capacityPolicy';
-  if (options === undefined) {
-    problems.error(at, '"shrinkFirst" shrinks the old cluster a step at a time, so it needs upgradeStrategy.type NewClusterWithIncrementalUpgrade');
-    return;
-  }
-  const surge = options.maxSurgePercent ?? RAY_SERVICE_DEFAULTS.maxSurgePercent;
-  if (!isInteger(surge) || surge < 1 || surge > 100) return;
-  if (surge === 100) {
-    problems.error(
-      'spec.upgradeStrategy.clusterUpgradeOptions.maxSurgePercent',
-      `is 100 with capacityPolicy shrinkFirst, which lowers the old cluster by maxSurgePercent before the new one has any capacity, so nothing would serve; must be an integer from 1 to 99 (${surge === RAY_SERVICE_DEFAULTS.maxSurgePercent && options.maxSurgePercent === undefined ? 'the default is 100' : 'got 100'})`,
-    );
-    return;
-  }
-  problems.warning(at, `"shrinkFirst" ${shrinkFirstNote(surge)}`);
 }
 
 /** Upgrade options with every default applied: the options the engine runs with. */
@@ -401,13 +360,8 @@ export function assertResolvedUpgradeOptions(o: ResolvedUpgradeOptions): void {
   if (!UPGRADE_STRATEGY_TYPES.includes(o.strategy)) {
     throw new RangeError(`strategy is ${String(o.strategy)}; allowed: ${UPGRADE_STRATEGY_TYPES.join(', ')}`);
   }
-  if (o.capacityPolicy !== undefined && !CAPACITY_POLICIES.includes(o.capacityPolicy)) {
-    throw new RangeError(`capacityPolicy is ${String(o.capacityPolicy)}; allowed: ${CAPACITY_POLICIES.join(', ')}`);
-  }
   assertPercent('maxSurgePercent', o.maxSurgePercent);
-  if (o.capacityPolicy === 'shrinkFirst' && o.strategy === 'NewClusterWithIncrementalUpgrade' && o.maxSurgePercent === 100) {
-    throw new RangeError('maxSurgePercent is 100 with capacityPolicy shrinkFirst; allowed: 1–99 (the old cluster gives back maxSurgePercent before the new one has capacity)');
-  }
+  assertCapacityPolicy(o);
   assertPercent('stepSizePercent', o.stepSizePercent);
   if (!(o.intervalSeconds > 0) || !Number.isFinite(o.intervalSeconds)) {
     throw new RangeError(`intervalSeconds is ${o.intervalSeconds}; allowed: a finite number > 0`);

@@ -1,6 +1,7 @@
 /**
  * KubeRay's upgrade strategies and the default one, in a module of their own with no imports, so
- * the dashboard's bundle (which shows and steers upgrades) takes them without the RayService model.
+ * the steering rules (which the dashboard's bundle takes for its verb list) reach them without the
+ * RayService model.
  */
 
 /** KubeRay's upgrade strategies: blue/green, incremental (stepwise), or none. */

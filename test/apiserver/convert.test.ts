@@ -93,3 +93,23 @@ test('an upgrade status carries the next traffic step time rayshift status count
   obj.status = { phase: 'Paused', reason: 'Paused', engineState: { ...engineState, phase: 'Paused' } };
   expect(upgradeStatusOf(obj).nextTrafficStepTime).toBeUndefined();
 });
+
+test('an upgrade status says which steering verb applies and why not, by the rules the steering handlers enforce; KubeRay\'s none', () => {
+  const obj = rayService('ns', 'svc', { maxSurge: 50, step: 25 });
+  const engineState = { phase: 'Upgrading', reason: 'WaitingForInterval', upgradeStrategy: 'NewClusterWithIncrementalUpgrade', activeClusterName: 'a', pendingClusterName: 'b', deletions: [] };
+  obj.status = { phase: 'Upgrading', reason: 'WaitingForInterval', engineState };
+  const refusals = (o: KubeObject) => upgradeStatusOf(o).steering.map((s) => [s.verb, s.refusal]);
+  const noRun = 'no failed analysis run holds the upgrade: only a run that failed and paused it (onFailure: pause) can be';
+  expect(refusals(obj)).toEqual([
+    ['pause', ''],
+    ['resume', 'the upgrade is not paused (phase Upgrading)'],
+    ['promote', ''],
+    ['abort', ''],
+    ['rollback', ''],
+    ['retry-analysis', `${noRun} retried (phase Upgrading)`],
+    ['skip-analysis', `${noRun} skipped (phase Upgrading)`],
+  ]);
+  obj.metadata.annotations = { ...obj.metadata.annotations, 'rayshift.dev/promote': 'true', 'rayshift.dev/paused': 'true' };
+  expect(Object.fromEntries(refusals(obj))).toMatchObject({ pause: 'the upgrade is already paused (phase Upgrading)', resume: '', promote: 'a promotion is already requested (phase Upgrading)' });
+  expect(upgradeStatusOf({ ...obj, apiVersion: 'ray.io/v1' }).steering).toEqual([]);
+});

@@ -5,7 +5,8 @@
  * every rule's 422) is test/integration/rayshift-crd.test.ts.
  */
 import { generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
-import { RAYSHIFT_CEL_RULES, RAYSHIFT_EXTENSIONS_SCHEMA, rayshiftRayServiceCrd, rayshiftStatusSchema } from '../../lib/crds/rayshift-crd';
+import { RAYSHIFT_CEL_RULES, RAYSHIFT_EXTENSIONS_SCHEMA, rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
+import { rayshiftStatusSchema } from '../../lib/crds/rayshift-status-schema';
 
 describe('CEL rules', () => {
   const all = Object.entries(RAYSHIFT_CEL_RULES).flatMap(([path, rules]) => rules.map((r) => ({ path, ...r })));

@@ -8,7 +8,8 @@
 import * as fs from 'node:fs';
 import { parse } from 'yaml';
 import { SUPPORTED_VERSIONS, crdsOf } from '../../lib/crds/catalog';
-import { RAYSHIFT_CEL_RULES, RAYSHIFT_PRINTER_COLUMNS, rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
+import { RAYSHIFT_CEL_RULES, rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
+import { RAYSHIFT_PRINTER_COLUMNS } from '../../lib/crds/rayshift-status-schema';
 import { resolveCrdFile } from '../../lib/crds/resolve';
 import { validateRayService } from '../../lib/spec';
 import { ControlPlane, startControlPlane } from '../support/controlplane';

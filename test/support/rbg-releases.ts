@@ -8,7 +8,7 @@
 import { ResourceType } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATEFUL_SET_TYPE } from '../../lib/spec/object-names';
 import type { RbgRelease, RoleBasedGroupVersion } from '../../lib/spec/rbg';
-import type { ClusterRbg } from './cluster';
+import type { ClusterRbg } from './cluster-files';
 
 /** One RBG release under test: its build, its group API version, and the kinds of its group and workloads. */
 export interface ReleaseUnderTest {

@@ -29,7 +29,9 @@ import { TEAM_A, rayServiceBody } from '../apiserver/support/api-env';
 import { RAYSHIFT_RAYSERVICE, engineState, operatorPassNow, recordRouteWeights, waitFor } from '../support/operator-env';
 import { FAILING_VALUE, createServing, startGatedUpgrade } from './support/failed-gate';
 import { startStubPrometheus } from './support/stub-prometheus';
-import { UiEnv, axeScan, grantViewer, screenshot, startUiEnv } from './support/ui-env';
+import { checkAccessibility, checkScreenshot, tabTo } from './support/page-checks';
+import { pageRecord, recordPage } from './support/page-recorder';
+import { UiEnv, grantViewer, startUiEnv } from './support/ui-env';
 
 const INTERVAL_SECONDS = 3;
 const base = `/apis/rayshift/v1/namespaces/${TEAM_A}/rayservices`;
@@ -75,75 +77,16 @@ async function startUpgrade(): Promise<void> {
   expect(r.status).toBe(200);
 }
 
-/** Checks a screenshot is a real page: big enough, many colours, a fair share not background. */
-async function checkScreenshot(page: Page, name: string): Promise<void> {
-  const shot = await screenshot(env.browser, page, name);
-  expect(shot.bytes).toBeGreaterThan(20_000);
-  expect(shot.stats.width).toBeGreaterThanOrEqual(1000);
-  expect(shot.stats.colours).toBeGreaterThan(20);
-  expect(shot.stats.inked).toBeGreaterThan(0.01);
-}
-
-/** Presses Tab until the element with `testId` has the focus (it must be reachable by keyboard). */
-async function tabTo(page: Page, testId: string): Promise<void> {
-  for (let i = 0; i < 60; i++) {
-    await page.keyboard.press('Tab');
-    if ((await page.evaluate('document.activeElement && document.activeElement.getAttribute("data-testid")')) === testId) return;
-  }
-  throw new Error(`${testId} cannot be reached with the Tab key`);
-}
-
-async function checkAccessibility(page: Page): Promise<void> {
-  const violations = await axeScan(page);
-  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
-}
-
 /** Route weights by cluster (backend `<cluster>-serve-svc`), positive weights only. */
 function byCluster(weights: { name: string; weight: number }[]): Record<string, number> {
   return Object.fromEntries(weights.filter((w) => w.weight > 0).map((w) => [w.name.replace(/-serve-svc$/, ''), w.weight]));
-}
-
-/** What the page's recorder saw of the chart's last point (weights by cluster) and of the countdown. */
-interface PageRecord {
-  chart: { at: number; weights: Record<string, number> }[];
-  /** Each time the countdown counted down to (its zero, epoch ms), with when it was first shown. */
-  dues: Record<string, number>;
-}
-
-/** Installs a recorder in the page: every change of the chart's last point and each time the countdown counts down to. */
-async function recordPage(page: Page): Promise<void> {
-  await page.evaluate(`(() => {
-    const rec = { chart: [], dues: {} };
-    window.__rec = rec;
-    let lastKey = '';
-    const look = () => {
-      const svg = document.querySelector('[data-testid=rollout-chart]');
-      if (svg) {
-        const w = {};
-        const a = svg.getAttribute('data-active-cluster'), p = svg.getAttribute('data-pending-cluster');
-        const aw = Number(svg.getAttribute('data-active-weight')), pw = Number(svg.getAttribute('data-pending-weight'));
-        if (a && aw > 0) w[a] = aw;
-        if (p && pw > 0) w[p] = pw;
-        const key = JSON.stringify(w);
-        if (key !== lastKey && svg.hasAttribute('data-active-weight')) { lastKey = key; rec.chart.push({ at: Date.now(), weights: w }); }
-      }
-      const c = document.querySelector('[data-testid=countdown][data-due]');
-      if (c && !(c.getAttribute('data-due') in rec.dues)) rec.dues[c.getAttribute('data-due')] = Date.now();
-    };
-    new MutationObserver(look).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
-    look();
-  })()`);
-}
-
-async function pageRecord(page: Page): Promise<PageRecord> {
-  return (await page.evaluate('window.__rec')) as PageRecord;
 }
 
 test('the sign-in page and the list page show the service with its phase', async () => {
   const signIn = await env.browser.newPage();
   await signIn.goto(env.dashboard.url);
   await signIn.getByLabel('API token').waitFor();
-  await checkScreenshot(signIn, 'sign-in');
+  await checkScreenshot(env.browser, signIn, 'sign-in');
   await checkAccessibility(signIn);
   await signIn.close();
 
@@ -151,7 +94,7 @@ test('the sign-in page and the list page show the service with its phase', async
   const row = alice.getByTestId('rayservice-list').getByRole('row', { name: /llm/ });
   await row.getByText('Idle').waitFor();
   await expect(row.getByRole('img', { name: /Split of llm: 100% active, 0% pending/ }).count()).resolves.toBe(1);
-  await checkScreenshot(alice, 'list');
+  await checkScreenshot(env.browser, alice, 'list');
   await checkAccessibility(alice);
 }, 120_000);
 
@@ -166,7 +109,7 @@ test('the rollout page follows an upgrade live: the chart tracks the route, the 
     // Mid-upgrade: the projection is drawn and the page is screenshotted and scanned.
     await alice.locator('svg[data-pending-weight="50"]').waitFor({ timeout: 120_000 });
     await expect(alice.locator('path.projected').count()).resolves.toBeGreaterThan(0);
-    await checkScreenshot(alice, 'rollout');
+    await checkScreenshot(env.browser, alice, 'rollout');
     await checkAccessibility(alice);
     const done = await waitUntilUpgrade((u) => u.phase === 'UPGRADE_PHASE_IDLE' && !u.pending && u.observedGeneration === u.generation, 'the upgrade to complete');
     await alice.locator(`svg[data-active-cluster="${done.active.cluster}"][data-active-weight="100"]`).waitFor();
@@ -311,7 +254,7 @@ test('a failed analysis gate shows in the analysis panel, on the chart, among th
     await alice.locator('[data-testid=event][data-reason=AnalysisFailed][data-type=Warning]').waitFor({ timeout: 30_000 });
     for (const verb of ['retry-analysis', 'skip-analysis']) await waitFor(() => alice.getByTestId(`steer-${verb}`).isEnabled(), `${verb} to be enabled`, 30_000, 200);
     await expect(alice.getByTestId('steer-retry-analysis').textContent()).resolves.toBe('Retry analysis');
-    await checkScreenshot(alice, 'rollout-failed-gate');
+    await checkScreenshot(env.browser, alice, 'rollout-failed-gate');
     await checkAccessibility(alice);
     // The verb reaches its REST method (`:retryAnalysis`) and the API server accepts it.
     await alice.getByTestId('steer-retry-analysis').click();
@@ -350,7 +293,7 @@ test('the RoleBasedGroup page shows per-role updated and ready replicas and the 
   await expect(rule.getAttribute('data-skew')).resolves.toBe('25');
   await expect(rule.getAttribute('data-max-skew')).resolves.toBe('10');
   await rule.getByText('over the bound').waitFor();
-  await checkScreenshot(alice, 'rolebasedgroup');
+  await checkScreenshot(env.browser, alice, 'rolebasedgroup');
   await checkAccessibility(alice);
 }, 120_000);
 
@@ -439,7 +382,7 @@ test('the RoleBasedGroup page shows a routed rule\'s route and each release\'s r
   const second = alice.locator('[data-testid=rbg-router][data-route=pd-routed-pd2-router]');
   await second.getByTestId('rbg-router-problem').getByText('route pd-routed-pd2-router not found', { exact: false }).waitFor();
   await expect(second.locator('[data-testid=rbg-router-releases]').count()).resolves.toBe(0);
-  await checkScreenshot(alice, 'rolebasedgroup-router');
+  await checkScreenshot(env.browser, alice, 'rolebasedgroup-router');
   await checkAccessibility(alice);
 }, 120_000);
 

@@ -3,7 +3,7 @@
  * replicas, events in order, steering applicability and labels, and the SSE reader.
  */
 import { planRayService } from '../../lib/engine/plan-rayservice';
-import type { RayServiceJson, UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
+import type { UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
 import { ApiError } from '../../ui/src/api-error';
 import { STEERING_VERBS } from '../../ui/src/api-types';
 import { appendSample, eventsNewestFirst, formatCountdown, lastSteering, phaseLabel, projection, replicasText, sampleOf, spokenCountdown, verbLabel, verbRefusal } from '../../ui/src/model';
@@ -11,12 +11,6 @@ import { readEventStream } from '../../ui/src/sse';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
 const iso = (ms: number) => new Date(ms).toISOString();
-
-const svc: RayServiceJson = {
-  name: 'llm',
-  namespace: 'serving',
-  spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE', clusterUpgradeOptions: { maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 3 } } },
-};
 
 function shifting(pendingWeight: number, migratedAt: number, extra: Partial<UpgradeStatusJson> = {}): UpgradeStatusJson {
   return {
@@ -28,7 +22,7 @@ function shifting(pendingWeight: number, migratedAt: number, extra: Partial<Upgr
   };
 }
 
-/** The engine's own plan of `svc`'s options, in the API's JSON shape. */
+/** The engine's own plan of an incremental service's options (step 25 %, surge 50 %, 3 s), in the API's JSON shape. */
 function planJson(): UpgradePlanJson {
   const p = planRayService({ kind: 'RayService', name: 'llm', options: { strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 3, rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600 } });
   return { strategy: p.strategy, steps: p.steps.map((s) => ({ ...s })), durationSeconds: p.durationSeconds, peakCapacityPercent: p.peakCapacityPercent, outcome: p.outcome };
@@ -88,51 +82,27 @@ describe('projection', () => {
   });
 });
 
-describe('verbRefusal (the steering rules of lib/engine/steering.ts, read from the API JSON)', () => {
-  const verbApplies = (...args: Parameters<typeof verbRefusal>) => verbRefusal(...args) === undefined;
+describe('verbRefusal (the server\'s steering answer, shown as it is)', () => {
+  const steering = [
+    { verb: 'pause' },
+    { verb: 'resume', refusal: 'the upgrade is not paused (phase Upgrading)' },
+  ];
 
-  test('a refusal says why, naming the phase as the page words it', () => {
-    expect(verbRefusal('promote', svc, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'a' } })).toBe('nothing to promote: no upgrade is in flight (phase Idle)');
+  test('a verb applies when the status names it without a refusal', () => {
+    expect(verbRefusal('pause', shifting(25, T0, { steering }))).toBeUndefined();
   });
 
-  test('pause holds any upgrade, NewCluster too, but not the strategy None; resume needs a paused one', () => {
-    expect(verbApplies('pause', svc, shifting(25, T0))).toBe(true);
-    expect(verbApplies('pause', { ...svc, spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER' } } }, shifting(25, T0))).toBe(true);
-    expect(verbApplies('pause', { ...svc, spec: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NONE' } } }, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'a' } })).toBe(false);
-    expect(verbApplies('resume', svc, shifting(25, T0))).toBe(false);
-    expect(verbApplies('resume', svc, shifting(25, T0, { paused: true }))).toBe(true);
-    expect(verbApplies('pause', svc, shifting(25, T0, { paused: true }))).toBe(false);
+  test('a refusal is the server\'s words, naming its phase', () => {
+    expect(verbRefusal('resume', shifting(25, T0, { steering }))).toBe('the upgrade is not paused (phase Upgrading)');
   });
 
-  test('resume also applies to an upgrade its failed analysis holds (it retries that run)', () => {
-    const held = { phase: 'Paused', reason: 'AnalysisFailed', upgradeStrategy: 'NewClusterWithIncrementalUpgrade', analysis: { step: { id: 'step/b/25/1', phase: 'Failed' }, verdicts: [] } };
-    expect(verbApplies('resume', svc, shifting(25, T0, { executorStatus: { engineState: held } }))).toBe(true);
-    expect(verbApplies('resume', svc, shifting(25, T0, { executorStatus: { engineState: { ...held, reason: 'Paused' } } }))).toBe(false);
-  });
-
-  test('promote, abort and rollback need an upgrade in flight that is not rolling back; promote an incremental one not yet promoted', () => {
-    for (const verb of ['promote', 'abort', 'rollback'] as const) {
-      expect(verbApplies(verb, svc, shifting(25, T0))).toBe(true);
-      expect(verbApplies(verb, svc, shifting(25, T0, { phase: 'UPGRADE_PHASE_ROLLING_BACK' }))).toBe(false);
-      expect(verbApplies(verb, svc, { phase: 'UPGRADE_PHASE_IDLE', active: { cluster: 'a' } })).toBe(false);
-    }
-    expect(verbApplies('promote', { ...svc, annotations: { 'rayshift.dev/promote': 'true' } }, shifting(25, T0))).toBe(false);
-    // The upgrade in flight keeps the strategy it started with (the engine state), not the spec's now.
-    const blueGreen = shifting(25, T0, { executorStatus: { engineState: { upgradeStrategy: 'NewCluster' } } });
-    expect(verbApplies('promote', svc, blueGreen)).toBe(false);
-    expect(verbApplies('abort', svc, blueGreen)).toBe(true);
-  });
-
-  test('retry-analysis and skip-analysis apply only while a failed analysis run holds the upgrade', () => {
-    const held = { phase: 'Paused', reason: 'AnalysisFailed', upgradeStrategy: 'NewClusterWithIncrementalUpgrade', analysis: { step: { id: 'step/b/25/1', phase: 'Failed' }, verdicts: [] } };
-    for (const verb of ['retry-analysis', 'skip-analysis'] as const) {
-      expect(verbApplies(verb, svc, shifting(25, T0, { paused: true, executorStatus: { engineState: held } }))).toBe(true);
-      expect(verbRefusal(verb, svc, shifting(25, T0))).toMatch(/^no failed analysis run holds the upgrade: .* \(phase Shifting\)$/);
-    }
+  test('a verb the status does not name does not apply (a service KubeRay executes takes no steering)', () => {
+    expect(verbRefusal('promote', shifting(25, T0, { steering }))).toBe('the server names no steering for this service (only the rayshift operator is steered)');
+    expect(verbRefusal('pause', shifting(25, T0))).toBe('the server names no steering for this service (only the rayshift operator is steered)');
   });
 
   test('nothing applies without a status', () => {
-    expect(verbApplies('pause', svc, undefined)).toBe(false);
+    expect(verbRefusal('pause', undefined)).toBe('no upgrade status yet');
   });
 });
 

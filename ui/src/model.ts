@@ -2,11 +2,10 @@
  * What the pages show, as pure functions of the API's JSON: samples of both route weights and both
  * target capacities over time, the plan's projection from the current step, countdown texts (the
  * due time itself is the status's `next_traffic_step_time`, computed by the server), clusters'
- * replicas, events in order, which steering verbs apply and their labels, and the last steering
- * record.
+ * replicas, events in order, which steering verbs apply (as the server reports them) and their
+ * labels, and the last steering record.
  */
-import { PROMOTE_ANNOTATION, analysisHoldOf, lastSteeringOf, steeringRefusal, type SteeringRecord, type SteeringState } from '../../lib/engine/steering';
-import { effectiveStrategy } from '../../lib/spec/upgrade-strategy';
+import { lastSteeringOf, type SteeringRecord } from '../../lib/engine/steering';
 import type { ClusterSideJson, RayServiceEventJson, RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
@@ -119,36 +118,17 @@ export function projection(plan: UpgradePlanJson | undefined, current: Sample, a
   return [{ ...current, at: anchor }, ...steps.slice(from + 1).map((s) => ({ at: anchor + (num(s.atSeconds) - t0) * 1000, ...splitOf(s) }))];
 }
 
-/** The API's strategy enum as the steering rules name it (unset: `effectiveStrategy`'s default). */
-const STRATEGIES: Readonly<Record<string, SteeringState['strategy']>> = {
-  UPGRADE_STRATEGY_TYPE_NEW_CLUSTER: 'NewCluster',
-  UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE: 'NewClusterWithIncrementalUpgrade',
-  UPGRADE_STRATEGY_TYPE_NONE: 'None',
-};
-
-/** What the steering rules read, from the API's JSON (the upgrade in flight keeps the strategy it started with). */
-export function steeringStateOfJson(svc: RayServiceJson | undefined, u: UpgradeStatusJson): SteeringState {
-  const engine = (u.executorStatus as { engineState?: { upgradeStrategy?: SteeringState['strategy'] } } | undefined)?.engineState;
-  const held = analysisHoldOf(engine);
-  return {
-    phase: phaseLabel(u.phase),
-    strategy: effectiveStrategy(engine?.upgradeStrategy, STRATEGIES[svc?.spec?.upgradeStrategy?.type ?? '']),
-    upgrading: inFlight(u),
-    rollingBack: u.phase === 'UPGRADE_PHASE_ROLLING_BACK',
-    paused: !!u.paused,
-    pausedBySpec: svc?.spec?.rayshift?.paused === true,
-    promoteRequested: svc?.annotations?.[PROMOTE_ANNOTATION] === 'true',
-    ...(held !== undefined ? { failedAnalysisRun: held } : {}),
-  };
-}
-
 /**
- * Why a steering verb does not apply to the current status (naming the phase), by the rules the
- * API server enforces (lib/engine/steering.ts; it refuses the verb with FAILED_PRECONDITION);
+ * Why a steering verb does not apply to the current status, as the server words it (the status's
+ * `steering`: the rules of lib/engine/steering.ts, which also refuse the verb when it is called);
  * `undefined` when it applies.
  */
-export function verbRefusal(verb: SteeringVerb, svc: RayServiceJson | undefined, u: UpgradeStatusJson | undefined): string | undefined {
-  return u === undefined ? 'no upgrade status yet' : steeringRefusal(verb, steeringStateOfJson(svc, u));
+export function verbRefusal(verb: SteeringVerb, u: UpgradeStatusJson | undefined): string | undefined {
+  if (u === undefined) return 'no upgrade status yet';
+  const state = u.steering?.find((s) => s.verb === verb);
+  // A service KubeRay executes has no steering: only the rayshift operator honours it.
+  if (state === undefined) return 'the server names no steering for this service (only the rayshift operator is steered)';
+  return state.refusal ? state.refusal : undefined;
 }
 
 /** A steering verb as its button says it: `retry-analysis` → `Retry analysis`. */

@@ -6,7 +6,9 @@
  * (`nextTrafficStepAt` of the engine state), and
  * the analysis is the engine state's (`analysis`). Serve replicas per cluster come from the rayshift
  * operator's sides (`readyReplicas`, `targetReplicas`); KubeRay's status has none, so there
- * `ClusterSide.ready_replicas`/`target_replicas` stay unset. The status object
+ * `ClusterSide.ready_replicas`/`target_replicas` stay unset. Which steering verb applies, and why
+ * not, is the steering rules' answer (lib/engine/steering.ts, the one the steering handlers enforce),
+ * so the dashboard shows it without a rule of its own. The status object
  * itself travels along verbatim (`executor_status`).
  */
 import { create, type JsonObject as ProtoJsonObject } from '@bufbuild/protobuf';
@@ -14,12 +16,12 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { trafficStepProgress } from '../../engine/plan-rayservice';
 import { resolveUpgradeOptions } from '../../spec/rayservice';
 import type { KubeObject } from '../../runtime/kube/types';
-import { isPaused } from '../../engine/steering';
+import { isPaused, STEERING_VERBS, steeringRefusal, steeringStateOf } from '../../engine/steering';
 import { nextTrafficStepAt, serviceView, statusSide } from '../../runtime/rayservice/progress';
 import type { RayServiceSpec } from '../../spec/rayservice';
 import { validateRayService } from '../../spec/rayservice';
 import { asObject, isObject } from '../../spec/read';
-import { ClusterSideSchema, UpgradePhase, UpgradeStatusSchema, type ClusterSide, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
+import { ClusterSideSchema, SteeringVerbStateSchema, UpgradePhase, UpgradeStatusSchema, type ClusterSide, type SteeringVerbState, type UpgradeStatus } from '../gen/rayshift/v1/upgrade_pb';
 import { upgradeAnalysisOf } from './analysis';
 import { conditionsOf } from './conditions';
 import { timestampOf } from './timestamps';
@@ -77,6 +79,12 @@ function steps(spec: unknown, pending: ClusterSide | undefined): { step: number;
   return trafficStepProgress('plan', resolveUpgradeOptions(spec as RayServiceSpec), pending.trafficRoutedPercent);
 }
 
+/** Each steering verb and why it does not apply to `obj` (empty when it does), by the rules the steering handlers enforce. */
+function steeringOf(obj: KubeObject): SteeringVerbState[] {
+  const state = steeringStateOf(obj);
+  return STEERING_VERBS.map((verb) => create(SteeringVerbStateSchema, { verb, refusal: steeringRefusal(verb, state) ?? '' }));
+}
+
 /** Where a RayService's upgrade stands, from the object as read. */
 export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
   const status = asObject(obj.status);
@@ -102,6 +110,7 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
     paused: rayshift && isPaused(spec, obj.metadata.annotations),
     executorStatus: isObject(obj.status) ? (obj.status as ProtoJsonObject) : undefined,
     analysis: upgradeAnalysisOf(status.engineState),
+    steering: rayshift ? steeringOf(obj) : [],
   });
 }
 

@@ -20,6 +20,7 @@ import { loadClientNode } from '../../../lib/runtime/kube/client-node';
 import { ControlPlane } from '../../support/controlplane';
 import { createNamespace, startOperatorEnv, startOperatorHarness, waitFor } from '../../support/operator-env';
 import { CHART_IDENTITY } from './chart-server';
+import { keepAliveAgent } from './keep-alive-agent';
 
 /** Namespaces of the two test users. */
 export const TEAM_A = 'team-a';
@@ -147,7 +148,7 @@ export async function startApiEnv(
     dashboardDir: opts.dashboardDir,
     log: opts.log,
   });
-  const agent = new https.Agent({ keepAlive: true, ca: cp.ca });
+  const agent = keepAliveAgent(cp.ca);
   const clients: ApiClient[] = [];
   return {
     cp,

@@ -222,7 +222,7 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
           <div class="buttons" role="group" aria-label="Steering verbs">
             {STEERING_VERBS.map((verb) => {
               const permitted = allowed?.[verb] ?? false;
-              const refusal = verbRefusal(verb, svc, status);
+              const refusal = verbRefusal(verb, status);
               const applies = refusal === undefined;
               const why = !allowed ? 'Checking your permissions…' : !permitted ? 'You may not use this verb here.' : !applies ? `Does not apply now: ${refusal}.` : VERB_HELP[verb];
               return (

@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/upgrade.proto.
  */
 export const file_rayshift_v1_upgrade: GenFile = /*@__PURE__*/
-  fileDesc("ChlyYXlzaGlmdC92MS91cGdyYWRlLnByb3RvEgtyYXlzaGlmdC52MSL5AQoLQ2x1c3RlclNpZGUSDwoHY2x1c3RlchgBIAEoCRIXCg90YXJnZXRfY2FwYWNpdHkYAiABKAUSHgoWdHJhZmZpY19yb3V0ZWRfcGVyY2VudBgDIAEoBRI+ChpsYXN0X3RyYWZmaWNfbWlncmF0ZWRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOcmVhZHlfcmVwbGljYXMYBSABKAVIAIgBARIcCg90YXJnZXRfcmVwbGljYXMYBiABKAVIAYgBAUIRCg9fcmVhZHlfcmVwbGljYXNCEgoQX3RhcmdldF9yZXBsaWNhcyKqAQoTQW5hbHlzaXNNZWFzdXJlbWVudBIoCgR0aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZXN1bHQYAiABKAkSEgoFdmFsdWUYAyABKAFIAIgBARIZCgxhY3RpdmVfdmFsdWUYBCABKAFIAYgBARIPCgdtZXNzYWdlGAUgASgJQggKBl92YWx1ZUIPCg1fYWN0aXZlX3ZhbHVlIs0BChRBbmFseXNpc01ldHJpY1N0YXR1cxIMCgRuYW1lGAEgASgJEg0KBXBoYXNlGAIgASgJEg0KBXRha2VuGAMgASgFEhEKCXN1Y2Nlc3NlcxgEIAEoBRIQCghmYWlsdXJlcxgFIAEoBRIVCg1pbmNvbmNsdXNpdmVzGAYgASgFEh0KFWNvbnNlY3V0aXZlX3N1Y2Nlc3NlcxgHIAEoBRIuCgRsYXN0GAggASgLMiAucmF5c2hpZnQudjEuQW5hbHlzaXNNZWFzdXJlbWVudCKJAgoLQW5hbHlzaXNSdW4SCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjbHVzdGVyGAMgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAQgASgFEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2hvbGRfdW50aWxfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcGhhc2UYByABKAkSDwoHc2tpcHBlZBgIIAEoCBIyCgdtZXRyaWNzGAkgAygLMiEucmF5c2hpZnQudjEuQW5hbHlzaXNNZXRyaWNTdGF0dXMingEKD0FuYWx5c2lzVmVyZGljdBIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAMgASgFEg0KBXBoYXNlGAQgASgJEigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2RyeV9ydW4YBiABKAgSDwoHbWVzc2FnZRgHIAEoCSKXAQoPVXBncmFkZUFuYWx5c2lzEiYKBHN0ZXAYASABKAsyGC5yYXlzaGlmdC52MS5BbmFseXNpc1J1bhIsCgpiYWNrZ3JvdW5kGAIgASgLMhgucmF5c2hpZnQudjEuQW5hbHlzaXNSdW4SLgoIdmVyZGljdHMYAyADKAsyHC5yYXlzaGlmdC52MS5BbmFseXNpc1ZlcmRpY3QioQQKDVVwZ3JhZGVTdGF0dXMSKAoFcGhhc2UYASABKA4yGS5yYXlzaGlmdC52MS5VcGdyYWRlUGhhc2USDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSKAoGYWN0aXZlGAQgASgLMhgucmF5c2hpZnQudjEuQ2x1c3RlclNpZGUSKQoHcGVuZGluZxgFIAEoCzIYLnJheXNoaWZ0LnYxLkNsdXN0ZXJTaWRlEgwKBHN0ZXAYBiABKAUSEwoLdG90YWxfc3RlcHMYByABKAUSKgoKY29uZGl0aW9ucxgJIAMoCzIWLnJheXNoaWZ0LnYxLkNvbmRpdGlvbhISCgpsYXN0X2Vycm9yGAogASgJEhsKE29ic2VydmVkX2dlbmVyYXRpb24YCyABKAMSEgoKZ2VuZXJhdGlvbhgMIAEoAxIYChByZXNvdXJjZV92ZXJzaW9uGA0gASgJEg4KBnBhdXNlZBgOIAEoCBI6ChZuZXh0X3RyYWZmaWNfc3RlcF90aW1lGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCg9leGVjdXRvcl9zdGF0dXMYECABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGFuYWx5c2lzGBEgASgLMhwucmF5c2hpZnQudjEuVXBncmFkZUFuYWx5c2lzSgQICBAJUg5uZXh0X3N0ZXBfdGltZSJnCgxVcGdyYWRlRXZlbnQSKwoEdHlwZRgBIAEoDjIdLnJheXNoaWZ0LnYxLlVwZ3JhZGVFdmVudFR5cGUSKgoGc3RhdHVzGAIgASgLMhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyKeAQoIUGxhblN0ZXASEgoKYXRfc2Vjb25kcxgBIAEoARIOCgZhY3Rpb24YAiABKAkSHgoWYWN0aXZlX3RhcmdldF9jYXBhY2l0eRgDIAEoBRIfChdwZW5kaW5nX3RhcmdldF9jYXBhY2l0eRgEIAEoBRIVCg1hY3RpdmVfd2VpZ2h0GAUgASgFEhYKDnBlbmRpbmdfd2VpZ2h0GAYgASgFIt8BCgtVcGdyYWRlUGxhbhIQCghzdHJhdGVneRgBIAEoCRIkCgVzdGVwcxgCIAMoCzIVLnJheXNoaWZ0LnYxLlBsYW5TdGVwEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKAESHQoVcGVha19jYXBhY2l0eV9wZXJjZW50GAQgASgFEg8KB291dGNvbWUYBSABKAkSKwoeb2xkX2NsdXN0ZXJfZGVsZXRlZF9hdF9zZWNvbmRzGAYgASgBSACIAQFCIQofX29sZF9jbHVzdGVyX2RlbGV0ZWRfYXRfc2Vjb25kcyqLAgoMVXBncmFkZVBoYXNlEh0KGVVQR1JBREVfUEhBU0VfVU5TUEVDSUZJRUQQABIWChJVUEdSQURFX1BIQVNFX0lETEUQARIbChdVUEdSQURFX1BIQVNFX1BSRVBBUklORxACEhoKFlVQR1JBREVfUEhBU0VfU0hJRlRJTkcQAxIYChRVUEdSQURFX1BIQVNFX1BBVVNFRBAEEhsKF1VQR1JBREVfUEhBU0VfUFJPTU9USU5HEAUSHgoaVVBHUkFERV9QSEFTRV9ST0xMSU5HX0JBQ0sQBhIaChZVUEdSQURFX1BIQVNFX0NPTVBMRVRFEAcSGAoUVVBHUkFERV9QSEFTRV9GQUlMRUQQCCrcAQoQVXBncmFkZUV2ZW50VHlwZRIiCh5VUEdSQURFX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIfChtVUEdSQURFX0VWRU5UX1RZUEVfU05BUFNIT1QQARIfChtVUEdSQURFX0VWRU5UX1RZUEVfUFJPR1JFU1MQAhIgChxVUEdSQURFX0VWRU5UX1RZUEVfSEVBUlRCRUFUEAMSIAocVVBHUkFERV9FVkVOVF9UWVBFX0NPTVBMRVRFRBAEEh4KGlVQR1JBREVfRVZFTlRfVFlQRV9ERUxFVEVEEAViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common]);
+  fileDesc("ChlyYXlzaGlmdC92MS91cGdyYWRlLnByb3RvEgtyYXlzaGlmdC52MSL5AQoLQ2x1c3RlclNpZGUSDwoHY2x1c3RlchgBIAEoCRIXCg90YXJnZXRfY2FwYWNpdHkYAiABKAUSHgoWdHJhZmZpY19yb3V0ZWRfcGVyY2VudBgDIAEoBRI+ChpsYXN0X3RyYWZmaWNfbWlncmF0ZWRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOcmVhZHlfcmVwbGljYXMYBSABKAVIAIgBARIcCg90YXJnZXRfcmVwbGljYXMYBiABKAVIAYgBAUIRCg9fcmVhZHlfcmVwbGljYXNCEgoQX3RhcmdldF9yZXBsaWNhcyKqAQoTQW5hbHlzaXNNZWFzdXJlbWVudBIoCgR0aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZXN1bHQYAiABKAkSEgoFdmFsdWUYAyABKAFIAIgBARIZCgxhY3RpdmVfdmFsdWUYBCABKAFIAYgBARIPCgdtZXNzYWdlGAUgASgJQggKBl92YWx1ZUIPCg1fYWN0aXZlX3ZhbHVlIs0BChRBbmFseXNpc01ldHJpY1N0YXR1cxIMCgRuYW1lGAEgASgJEg0KBXBoYXNlGAIgASgJEg0KBXRha2VuGAMgASgFEhEKCXN1Y2Nlc3NlcxgEIAEoBRIQCghmYWlsdXJlcxgFIAEoBRIVCg1pbmNvbmNsdXNpdmVzGAYgASgFEh0KFWNvbnNlY3V0aXZlX3N1Y2Nlc3NlcxgHIAEoBRIuCgRsYXN0GAggASgLMiAucmF5c2hpZnQudjEuQW5hbHlzaXNNZWFzdXJlbWVudCKJAgoLQW5hbHlzaXNSdW4SCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjbHVzdGVyGAMgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAQgASgFEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2hvbGRfdW50aWxfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcGhhc2UYByABKAkSDwoHc2tpcHBlZBgIIAEoCBIyCgdtZXRyaWNzGAkgAygLMiEucmF5c2hpZnQudjEuQW5hbHlzaXNNZXRyaWNTdGF0dXMingEKD0FuYWx5c2lzVmVyZGljdBIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAMgASgFEg0KBXBoYXNlGAQgASgJEigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2RyeV9ydW4YBiABKAgSDwoHbWVzc2FnZRgHIAEoCSKXAQoPVXBncmFkZUFuYWx5c2lzEiYKBHN0ZXAYASABKAsyGC5yYXlzaGlmdC52MS5BbmFseXNpc1J1bhIsCgpiYWNrZ3JvdW5kGAIgASgLMhgucmF5c2hpZnQudjEuQW5hbHlzaXNSdW4SLgoIdmVyZGljdHMYAyADKAsyHC5yYXlzaGlmdC52MS5BbmFseXNpc1ZlcmRpY3Qi0wQKDVVwZ3JhZGVTdGF0dXMSKAoFcGhhc2UYASABKA4yGS5yYXlzaGlmdC52MS5VcGdyYWRlUGhhc2USDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSKAoGYWN0aXZlGAQgASgLMhgucmF5c2hpZnQudjEuQ2x1c3RlclNpZGUSKQoHcGVuZGluZxgFIAEoCzIYLnJheXNoaWZ0LnYxLkNsdXN0ZXJTaWRlEgwKBHN0ZXAYBiABKAUSEwoLdG90YWxfc3RlcHMYByABKAUSKgoKY29uZGl0aW9ucxgJIAMoCzIWLnJheXNoaWZ0LnYxLkNvbmRpdGlvbhISCgpsYXN0X2Vycm9yGAogASgJEhsKE29ic2VydmVkX2dlbmVyYXRpb24YCyABKAMSEgoKZ2VuZXJhdGlvbhgMIAEoAxIYChByZXNvdXJjZV92ZXJzaW9uGA0gASgJEg4KBnBhdXNlZBgOIAEoCBI6ChZuZXh0X3RyYWZmaWNfc3RlcF90aW1lGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCg9leGVjdXRvcl9zdGF0dXMYECABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGFuYWx5c2lzGBEgASgLMhwucmF5c2hpZnQudjEuVXBncmFkZUFuYWx5c2lzEjAKCHN0ZWVyaW5nGBIgAygLMh4ucmF5c2hpZnQudjEuU3RlZXJpbmdWZXJiU3RhdGVKBAgIEAlSDm5leHRfc3RlcF90aW1lIjIKEVN0ZWVyaW5nVmVyYlN0YXRlEgwKBHZlcmIYASABKAkSDwoHcmVmdXNhbBgCIAEoCSJnCgxVcGdyYWRlRXZlbnQSKwoEdHlwZRgBIAEoDjIdLnJheXNoaWZ0LnYxLlVwZ3JhZGVFdmVudFR5cGUSKgoGc3RhdHVzGAIgASgLMhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyKeAQoIUGxhblN0ZXASEgoKYXRfc2Vjb25kcxgBIAEoARIOCgZhY3Rpb24YAiABKAkSHgoWYWN0aXZlX3RhcmdldF9jYXBhY2l0eRgDIAEoBRIfChdwZW5kaW5nX3RhcmdldF9jYXBhY2l0eRgEIAEoBRIVCg1hY3RpdmVfd2VpZ2h0GAUgASgFEhYKDnBlbmRpbmdfd2VpZ2h0GAYgASgFIt8BCgtVcGdyYWRlUGxhbhIQCghzdHJhdGVneRgBIAEoCRIkCgVzdGVwcxgCIAMoCzIVLnJheXNoaWZ0LnYxLlBsYW5TdGVwEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKAESHQoVcGVha19jYXBhY2l0eV9wZXJjZW50GAQgASgFEg8KB291dGNvbWUYBSABKAkSKwoeb2xkX2NsdXN0ZXJfZGVsZXRlZF9hdF9zZWNvbmRzGAYgASgBSACIAQFCIQofX29sZF9jbHVzdGVyX2RlbGV0ZWRfYXRfc2Vjb25kcyqLAgoMVXBncmFkZVBoYXNlEh0KGVVQR1JBREVfUEhBU0VfVU5TUEVDSUZJRUQQABIWChJVUEdSQURFX1BIQVNFX0lETEUQARIbChdVUEdSQURFX1BIQVNFX1BSRVBBUklORxACEhoKFlVQR1JBREVfUEhBU0VfU0hJRlRJTkcQAxIYChRVUEdSQURFX1BIQVNFX1BBVVNFRBAEEhsKF1VQR1JBREVfUEhBU0VfUFJPTU9USU5HEAUSHgoaVVBHUkFERV9QSEFTRV9ST0xMSU5HX0JBQ0sQBhIaChZVUEdSQURFX1BIQVNFX0NPTVBMRVRFEAcSGAoUVVBHUkFERV9QSEFTRV9GQUlMRUQQCCrcAQoQVXBncmFkZUV2ZW50VHlwZRIiCh5VUEdSQURFX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIfChtVUEdSQURFX0VWRU5UX1RZUEVfU05BUFNIT1QQARIfChtVUEdSQURFX0VWRU5UX1RZUEVfUFJPR1JFU1MQAhIgChxVUEdSQURFX0VWRU5UX1RZUEVfSEVBUlRCRUFUEAMSIAocVVBHUkFERV9FVkVOVF9UWVBFX0NPTVBMRVRFRBAEEh4KGlVQR1JBREVfRVZFTlRfVFlQRV9ERUxFVEVEEAViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common]);
 
 /**
  * One side (active or pending) of an upgrade.
@@ -796,6 +796,15 @@ export type UpgradeStatus = Message<"rayshift.v1.UpgradeStatus"> & {
    * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 17;
    */
   analysis?: UpgradeAnalysis | undefined;
+
+  /**
+   * Each steering verb, in the order the dashboard shows them, and whether it applies to this state, by
+   * the rules the server enforces when the verb is called; empty for a service KubeRay executes, which
+   * takes no steering. Whether the caller may use a verb is `GetSteeringAccess`'s answer.
+   *
+   * @generated from field: repeated rayshift.v1.SteeringVerbState steering = 18;
+   */
+  steering: SteeringVerbState[];
 };
 
 /**
@@ -918,6 +927,15 @@ export type UpgradeStatusJson = {
    * @generated from field: rayshift.v1.UpgradeAnalysis analysis = 17;
    */
   analysis?: UpgradeAnalysisJson;
+
+  /**
+   * Each steering verb, in the order the dashboard shows them, and whether it applies to this state, by
+   * the rules the server enforces when the verb is called; empty for a service KubeRay executes, which
+   * takes no steering. Whether the caller may use a verb is `GetSteeringAccess`'s answer.
+   *
+   * @generated from field: repeated rayshift.v1.SteeringVerbState steering = 18;
+   */
+  steering?: SteeringVerbStateJson[];
 };
 
 /**
@@ -926,6 +944,57 @@ export type UpgradeStatusJson = {
  */
 export const UpgradeStatusSchema: GenMessage<UpgradeStatus, {jsonType: UpgradeStatusJson}> = /*@__PURE__*/
   messageDesc(file_rayshift_v1_upgrade, 6);
+
+/**
+ * Whether one steering verb applies to an upgrade's state.
+ *
+ * @generated from message rayshift.v1.SteeringVerbState
+ */
+export type SteeringVerbState = Message<"rayshift.v1.SteeringVerbState"> & {
+  /**
+   * `pause`, `resume`, `promote`, `abort`, `rollback`, `retry-analysis` or `skip-analysis`.
+   *
+   * @generated from field: string verb = 1;
+   */
+  verb: string;
+
+  /**
+   * Why the verb does not apply now, naming the phase (the server refuses it with FAILED_PRECONDITION
+   * and this message); empty when it applies.
+   *
+   * @generated from field: string refusal = 2;
+   */
+  refusal: string;
+};
+
+/**
+ * Whether one steering verb applies to an upgrade's state.
+ *
+ * @generated from message rayshift.v1.SteeringVerbState
+ */
+export type SteeringVerbStateJson = {
+  /**
+   * `pause`, `resume`, `promote`, `abort`, `rollback`, `retry-analysis` or `skip-analysis`.
+   *
+   * @generated from field: string verb = 1;
+   */
+  verb?: string;
+
+  /**
+   * Why the verb does not apply now, naming the phase (the server refuses it with FAILED_PRECONDITION
+   * and this message); empty when it applies.
+   *
+   * @generated from field: string refusal = 2;
+   */
+  refusal?: string;
+};
+
+/**
+ * Describes the message rayshift.v1.SteeringVerbState.
+ * Use `create(SteeringVerbStateSchema)` to create a new message.
+ */
+export const SteeringVerbStateSchema: GenMessage<SteeringVerbState, {jsonType: SteeringVerbStateJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_upgrade, 7);
 
 /**
  * One message of the upgrade watch stream.
@@ -974,7 +1043,7 @@ export type UpgradeEventJson = {
  * Use `create(UpgradeEventSchema)` to create a new message.
  */
 export const UpgradeEventSchema: GenMessage<UpgradeEvent, {jsonType: UpgradeEventJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 7);
+  messageDesc(file_rayshift_v1_upgrade, 8);
 
 /**
  * One step of a planned upgrade timeline.
@@ -1079,7 +1148,7 @@ export type PlanStepJson = {
  * Use `create(PlanStepSchema)` to create a new message.
  */
 export const PlanStepSchema: GenMessage<PlanStep, {jsonType: PlanStepJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 8);
+  messageDesc(file_rayshift_v1_upgrade, 9);
 
 /**
  * The dry-run timeline of an upgrade, assuming every wait is satisfied at once.
@@ -1184,7 +1253,7 @@ export type UpgradePlanJson = {
  * Use `create(UpgradePlanSchema)` to create a new message.
  */
 export const UpgradePlanSchema: GenMessage<UpgradePlan, {jsonType: UpgradePlanJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 9);
+  messageDesc(file_rayshift_v1_upgrade, 10);
 
 /**
  * Coarse phase of a RayService's upgrade.
