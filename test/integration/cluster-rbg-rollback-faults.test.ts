@@ -82,7 +82,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
    * Event is out (it returns the controller running once it is over): the way back ends with exactly
    * the three rounds, none skipped or repeated.
    */
-  async function rollbackThrough(name: string, fault: (child: ChildProcess) => Promise<ChildProcess>): Promise<void> {
+  async function rollbackThrough(name: string, fault: (child: ChildProcess) => Promise<ChildProcess>, { apiServerRestarts = false } = {}): Promise<void> {
     let child = spawnController();
     const g = new GroupUnderTest(ctx, name, { prefill: 4, decode: 2 }, { rollingUpdate: { maxSkew: '100%', maxUnavailable: 1 }, progressDeadlineSeconds: 15, rollbackOnDeadline: true });
     await g.create();
@@ -136,7 +136,14 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     ]);
     // From the partitions the rollout stopped at on, the group's partitions went 1/1 → 2/2 → 3/2 → 4/2
     // and nowhere else (v0.8: each capped at replicas − 1, so 1/1 → 2/1 → 3/1, round 3 writing none).
-    expect(partitions.slice(partitions.lastIndexOf('1/1'))).toEqual(release.rbg === 'v0.8' ? ['1/1', '2/1', '3/1'] : ['1/1', '2/2', '3/2', '4/2']);
+    const expected = release.rbg === 'v0.8' ? ['1/1', '2/1', '3/1'] : ['1/1', '2/2', '3/2', '4/2'];
+    const seen = partitions.slice(partitions.lastIndexOf('1/1'));
+    // While kube-apiserver restarts the group watch is down, and it resumes from a fresh list: a state
+    // written and overwritten meanwhile is never delivered (a stop-44 run saw 1/1 → 2/2 → 4/2). The
+    // rounds themselves are the Events above, which a fresh list does deliver (each is an object of its
+    // own); the partitions seen must still be the expected ones, in order, from the first to the last.
+    expect(seen).toEqual(apiServerRestarts ? expected.filter((p) => seen.includes(p)) : expected);
+    expect([seen[0], seen[seen.length - 1]]).toEqual([expected[0], expected[expected.length - 1]]);
   }
 
   test('the executor SIGKILLed mid-rollback resumes the way back: the rollback rounds are exactly rounds 1, 2 and 3, none skipped or repeated', () =>
@@ -155,6 +162,6 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
         expect(readRolloutStatus(await admin.get(release.groupType, 'pd-back-restart', NS))?.coordinations[0].phase).toBe('RollingBack');
         await cluster.cp.restart();
         return child;
-      }),
+      }, { apiServerRestarts: true }),
     ), 300_000);
 });
