@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   })();
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
-    await installRayshiftCrd(cluster.cp, admin);
+    await installRayshiftCrd(cluster.cp);
     const gateway = simulateGatewayStatusWithoutDataPlane(admin);
     cleanups.unshift(() => gateway.stop());
     const fleet = await startServeFleetWhereNoRayRuns(() => ({ replicaStartDelayMs: 20 }));

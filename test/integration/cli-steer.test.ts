@@ -20,7 +20,7 @@ let admin: KubeClient;
 beforeAll(async () => {
   cp = await startControlPlane({});
   admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
-  await installRayshiftCrd(cp, admin);
+  await installRayshiftCrd(cp);
   await createNamespace(admin, NS);
 }, 300_000);
 

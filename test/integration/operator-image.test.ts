@@ -39,7 +39,7 @@ beforeAll(async () => {
   image = buildOperatorImage();
   cp = await startControlPlane({ crds: await upstreamCrdFiles() });
   admin = KubeClient.fromKubeconfig(cp.kubeconfigPath);
-  await installRayshiftCrd(cp, admin);
+  await installRayshiftCrd(cp);
   kubeDir = kubeconfigForContainers(cp);
 }, 600_000);
 

@@ -101,6 +101,8 @@ export interface ControlPlane {
   restart(): Promise<void>;
   /** Creates (or replaces) every CRD in the files and waits until each is Established and served. */
   installCrds(files: readonly string[]): Promise<void>;
+  /** Creates (or replaces) each CRD object and waits until it is Established and served (see `installCrds`). */
+  installCrdObjects(crds: ReadonlyArray<Record<string, any>>): Promise<void>;
   /** Adds users to the static token file and restarts kube-apiserver so that it reads them. */
   addTokens(tokens: readonly ExtraToken[]): Promise<void>;
   /**
@@ -271,6 +273,11 @@ class LocalControlPlane implements ControlPlane {
         crds.push(obj);
       }
     }
+    await this.installCrdObjects(crds);
+  }
+
+  async installCrdObjects(crds: ReadonlyArray<Record<string, any>>): Promise<void> {
+    this.assertRunning();
     const base = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
     for (const crd of crds) {
       const name: string = crd.metadata?.name;
@@ -295,6 +302,12 @@ class LocalControlPlane implements ControlPlane {
         for (const v of served) {
           const list = await this.request('GET', `/apis/${group}/${v}/${plural}?limit=1`);
           if (list.status !== 200) return `GET /apis/${group}/${v}/${plural}: HTTP ${list.status}`;
+          // Discovery is published apart from the handlers, and after Established: a client that maps
+          // kinds through discovery (rayshift's RestMapper) can still be told the kind is not served
+          // (stop 44's pre-check: the fuzz suite's first create was refused "CRD not installed").
+          const discovery = await this.request('GET', `/apis/${group}/${v}`);
+          const resources: Array<{ name: string }> = discovery.body?.resources ?? [];
+          if (discovery.status !== 200 || !resources.some((x) => x.name === plural)) return `GET /apis/${group}/${v}: HTTP ${discovery.status}, ${plural} not listed yet`;
         }
         return undefined;
       });

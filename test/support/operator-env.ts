@@ -45,11 +45,9 @@ export interface OperatorEnv {
   stop(): Promise<void>;
 }
 
-/** Installs the rayshift RayService CRD on `cp` and waits until it is Established. */
-export async function installRayshiftCrd(cp: ControlPlane, admin: KubeClient): Promise<void> {
-  const crd = await cp.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', await rayshiftCrd());
-  if (crd.status !== 201) throw new Error(`installing the rayshift CRD: HTTP ${crd.status} ${JSON.stringify(crd.body)}`);
-  await waitFor(async () => (await admin.tryGet({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false }, 'rayservices.rayshift.dev').then((c) => ((c?.status as { conditions?: { type: string; status: string }[] })?.conditions ?? []).some((x) => x.type === 'Established' && x.status === 'True'))), 'rayshift CRD Established', 30_000);
+/** Installs the rayshift RayService CRD on `cp` and waits until it is Established, served and in discovery. */
+export async function installRayshiftCrd(cp: ControlPlane): Promise<void> {
+  await cp.installCrdObjects([await rayshiftCrd()]);
 }
 
 /** Options of `startOperatorEnv`. */
@@ -81,7 +79,7 @@ export async function startOperatorEnv(options: OperatorEnvOptions = {}): Promis
   });
   const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   try {
-    if (options.rayshiftCrd ?? true) await installRayshiftCrd(cluster.cp, admin);
+    if (options.rayshiftCrd ?? true) await installRayshiftCrd(cluster.cp);
     const gatewayClient = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'simulated-gateway-status' });
     const gateway = simulateGatewayStatusWithoutDataPlane(gatewayClient);
     const fleet = await startServeFleetWhereNoRayRuns(options.serve ?? (() => ({ replicaStartDelayMs: 20 })));

@@ -217,7 +217,7 @@ export async function startE2EEnv(options: E2EEnvOptions = {}): Promise<E2EEnv> 
     const auth = options.auth ?? { mode: 'disabled' };
     const [metricsPort] = options.prometheus ? await freePorts(1) : [];
     const { cluster, admin, heads, pool, traefik } = await startHeadsOnCluster(run, { heads: options.heads ?? 2, auth, entryPoints: { web: E2E_HTTP_PORT, grpc: E2E_GRPC_PORT }, metricsPort });
-    await installRayshiftCrd(cluster.cp, admin);
+    await installRayshiftCrd(cluster.cp);
     await admin.create({
       ...GATEWAY,
       metadata: { name: E2E_GATEWAY, namespace: E2E_NAMESPACE },
