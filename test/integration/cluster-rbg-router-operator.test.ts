@@ -157,13 +157,16 @@ test('the operator moves the router route with the ready new-release replicas, r
       ],
     });
     expect(describeRouter(complete.router!)).toBe(`route ${ROUTE}: old ${v1.revision} 0%, new ${v2.revision} 100% (old router may go)`);
-    // From 0 to 100 through at least one split (it may fall back when the counts of ready new replicas do: the rule follows them).
+    // From 0 to 100 (it may fall back when the counts of ready new replicas do: the rule follows them).
+    // Whether a split comes between depends on the states the passes see: the rule gives 100 once a
+    // routed role has no ready old replica, and with 2 decodes that can come before any new prefill
+    // is ready (stop 44's pre-check went 0 → 100). Coverage below holds either way; the splits of a
+    // 40/20 rollout are printed by cluster-rbg-router-pods and measured by bench/rbg-router-mixed.
     const seq = weights.map((w) => w.weight);
     expect(seq[0]).toBe(0);
     expect(seq[seq.length - 1]).toBe(100);
     // Once at 100 it stays: no replica is left on the old release for a share of its router to reach.
     expect(seq.slice(seq.indexOf(100))).toEqual([100]);
-    expect(seq.some((w) => w > 0 && w < 100)).toBe(true);
     // Every weight written was covered by new-release replicas recorded ready before it arrived.
     for (const { weight, mark: states } of weights) {
       const best = Math.max(0, ...recorder.history.slice(from, states).map((s) => allowed(s, v1Revision)));
