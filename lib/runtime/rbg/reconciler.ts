@@ -153,8 +153,14 @@ export class RbgRolloutReconciler {
       return this.write(group, doc, [], events, undefined, 0);
     }
     const workloads = this.readWorkloads ? await this.workloadStatuses(group, reading.rules, false) : new Map<string, WorkloadStatus>();
-    let roles = observeRoles(group as unknown as JsonObject, workloads, await this.webhookCapsPartition());
-    let caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
+    const capsPartition = await this.webhookCapsPartition();
+    const coordinatedRoles = reading.rules.flatMap((r) => r.roles.map((m) => m.name));
+    /** The roles as `statuses` show them, and whether RBG's controller has caught up with the group. */
+    const observe = (statuses: Map<string, WorkloadStatus>) => {
+      const observed = observeRoles(group as unknown as JsonObject, statuses, capsPartition);
+      return { roles: observed, caughtUp: controllerCaughtUp(group as unknown as JsonObject, observed, coordinatedRoles) };
+    };
+    let { roles, caughtUp } = observe(workloads);
     const gate = reading.warmup ? await this.warmupGate(group, reading.rules, reading.warmup, roles, previous, now) : undefined;
     const measurements = this.measured.takeAll(key);
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
@@ -170,8 +176,7 @@ export class RbgRolloutReconciler {
     const rollingBack = pass.steps.some((s) => s.status.phase === 'RollingBack' || (s.status.phase === 'RolledBack' && before.get(s.status.name) !== 'RolledBack'));
     const statefulSets = asArray(asObject(group.spec).roles).some((r) => workloads.has(String(asObject(r).name)) && workloadOf(group as unknown as JsonObject, asObject(r)).type.kind === 'StatefulSet');
     if (rollingBack && statefulSets) {
-      roles = observeRoles(group as unknown as JsonObject, await this.workloadStatuses(group, reading.rules, true), await this.webhookCapsPartition());
-      caughtUp = controllerCaughtUp(group as unknown as JsonObject, roles, reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
+      ({ roles, caughtUp } = observe(await this.workloadStatuses(group, reading.rules, true)));
       pass = passOf();
     }
     // Route weights first: on the way back the new release's weight is 0 before its first replica is returned.
