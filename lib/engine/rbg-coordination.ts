@@ -137,7 +137,11 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
           : roleStatus(m, members, m.observed.partition ?? 0, m.observed.progress === undefined ? 'Updating' : phaseOf(m, undefined), 'waiting for the RBG controller'),
       ),
     };
-    return deadlineOr(input, members, { members, readiness: false }, waiting, Date.parse(lastProgressAt) + deadlineMs, () => ({ status: { ...waiting, deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs) }, writes: [], events: [], wakeAt: Date.parse(lastProgressAt) + deadlineMs }));
+    // The roles whose written partition already releases their last old replica (the route hold let
+    // them go): the weight rule must not take the route back from 100 while the controller catches up.
+    const written0 = members.filter((m) => m.observed.partition === 0 && m.observed.progress !== undefined).map((m) => m.state.name);
+    const lastRound = written0.length > 0 ? { lastRound: written0 } : {};
+    return deadlineOr(input, members, { members, readiness: false }, waiting, Date.parse(lastProgressAt) + deadlineMs, () => ({ status: { ...waiting, deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs) }, writes: [], events: [], wakeAt: Date.parse(lastProgressAt) + deadlineMs, ...lastRound }));
   }
 
   const waves = wavesOf(rule, members);

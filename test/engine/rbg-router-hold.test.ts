@@ -93,6 +93,10 @@ describe('the route hold, rolling forward (4 prefill / 2 decode, maxSkew 50%)', 
     // 4. The route reads old 0: the held replicas go, and the route stays with the new release.
     const p4 = pass(rule, roles([4, 1, 3, 3, 4], [2, 1, 1, 1, 2]), both(0, 100), p3.steps.map((s) => s.status));
     expect(seen(p4)).toEqual({ writes: [['prefill', 0], ['decode', 0]], reason: 'RoundWritten', route: [] });
+    // 4b. The RBG controller catching up with that write (the group's generation not yet observed):
+    //     the route stays with the new release, not back to the slowest role's share.
+    const p4b = pass(rule, roles([4, 0, 3, 3, 4], [2, 0, 1, 1, 2]), both(0, 100), p4.steps.map((s) => s.status), { controllerCaughtUp: false });
+    expect(seen(p4b)).toEqual({ writes: [], reason: 'WaitingForController', route: [] });
     // 5. The last replicas replaced (old gone, one new not ready yet): the rollout completes (re-armed,
     //    paused at 0) and the new router keeps everything.
     const p5 = pass(rule, roles([4, 0, 4, 3, 3], [2, 0, 2, 1, 1]), both(0, 100), p4.steps.map((s) => s.status));
