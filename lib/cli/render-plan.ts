@@ -147,7 +147,8 @@ export function renderRoleBasedGroupPlan(plan: RoleBasedGroupPlan & { rule?: str
   out.push(style.dim(`  round  ${roles.map((r) => heading(r).padStart(width(r))).join('')}${last('all roles')}${routed ? '  new weight %' : ''}`));
   plan.rounds.forEach((round, i) => {
     const pods = (r: string) => (round.usage === undefined ? '' : ` · ${round.usage.roles[r].pods}`);
-    out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}${pods(r)}`.padStart(width(r))).join('')}${last(totals[i])}${weight(round)}`);
+    const held = round.heldForRoute ? style.dim(`  ${round.heldForRoute.join(', ')} keep their last old replica until the route leaves the old release`) : '';
+    out.push(`  ${String(i + 1).padStart(5)}  ${roles.map((r) => `${round.updated[r]} / ${round.partition[r]}${pods(r)}`.padStart(width(r))).join('')}${last(totals[i])}${weight(round)}${held}`);
   });
   const incomplete = plan.coordination === 'controller' ? 'stalls: only the slowest role may advance, and it reached its partition' : 'incomplete';
   out.push(`${plan.rounds.length} rounds, largest skew ${plan.maxSkewPercentObserved.toFixed(1)}%, ${plan.complete ? 'complete' : incomplete}`);

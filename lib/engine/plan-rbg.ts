@@ -68,6 +68,12 @@ export interface RbgPlanRound {
    * (`routerWeights`); 0 in every rollback round, written before the rollback's first partition.
    */
   readonly weight?: number;
+  /**
+   * With a router: the routed roles this round keeps at their last old replica (partition 1) because
+   * the route still sends the old release a share (`rbg-router-hold.ts`); the round after the route
+   * leaves the old release (this round's weight 100) releases them.
+   */
+  readonly heldForRoute?: readonly string[];
 }
 
 /** Whether the rule's maxSkew can hold, against the smallest skew any rollout of these roles can keep. */
@@ -141,16 +147,29 @@ function planRollback(input: RoleBasedGroupPlanInput, rounds: readonly RbgPlanRo
   return { afterRound, rounds: input.router ? out.map((r) => ({ ...r, weight: routerWeights(routedRoles(input, r.updated), true).newWeight })) : out };
 }
 
-/** The rounds with the new release's route weight of each (every replica of a round ready), when the rule has a router. */
+/** The rounds with the new release's route weight of each (every replica of a round ready), when the rule has a router and the rounds carry none yet. */
 function withWeights(input: RoleBasedGroupPlanInput, planned: Omit<RoleBasedGroupPlan, 'skew' | 'peak'>): Omit<RoleBasedGroupPlan, 'skew' | 'peak'> {
   if (!input.router) return planned;
-  return { ...planned, rounds: planned.rounds.map((round) => ({ ...round, weight: routerWeights(routedRoles(input, round.updated), false).newWeight })) };
+  return { ...planned, rounds: planned.rounds.map((round) => ({ ...round, weight: round.weight ?? routerWeights(routedRoles(input, round.updated), false).newWeight })) };
 }
 
-/** The router's prefill and decode roles with `updated` replicas each, all of them ready (as the plan assumes). */
-function routedRoles(input: RoleBasedGroupPlanInput, updated: Readonly<Record<string, number>>): RoutedRole[] {
+/**
+ * The route hold in a planned round (`rbg-router-hold.ts`): the routed roles whose round releases
+ * their last old replica (`lastRound`), and, while the route sends the old release a share, those of
+ * two replicas or more kept at partition 1 (`partitions` is updated in place).
+ */
+function routeHeldRound(input: RoleBasedGroupPlanInput, roles: readonly RbgRoleState[], partitions: Record<string, number>, routeOld: boolean): { lastRound: string[]; held: string[] } {
+  const routed = roles.filter((r) => r.name === input.router!.prefill || r.name === input.router!.decode);
+  const lastRound = routed.filter((r) => partitions[r.name] === 0).map((r) => r.name);
+  const held = routeOld ? routed.filter((r) => partitions[r.name] === 0 && r.desired >= 2 && (r.currentPartition ?? r.desired) > 0).map((r) => r.name) : [];
+  for (const name of held) partitions[name] = 1;
+  return { lastRound, held };
+}
+
+/** The router's prefill and decode roles with `updated` replicas each, all of them ready (as the plan assumes); `lastRound` as `routerWeights` reads it. */
+function routedRoles(input: RoleBasedGroupPlanInput, updated: Readonly<Record<string, number>>, lastRound: readonly string[] = []): RoutedRole[] {
   const routed = input.roles.filter((r) => r.name === input.router?.prefill || r.name === input.router?.decode);
-  return routed.map((r) => ({ name: r.name, desired: r.replicas, readyUpdated: updated[r.name] ?? 0 }));
+  return routed.map((r) => ({ name: r.name, desired: r.replicas, readyUpdated: updated[r.name] ?? 0, ...(lastRound.includes(r.name) ? { lastRound: true } : {}) }));
 }
 
 /** Each role's Pods and accelerators in a round that moves it from `before` to `after` updated replicas. */
@@ -182,9 +201,12 @@ function planRounds(input: RoleBasedGroupPlanInput): Omit<RoleBasedGroupPlan, 's
   const rounds: RbgPlanRound[] = [];
   let maxSkew = 0;
   if (input.coordination === 'controller') return planControllerRounds(input, roles);
+  // With a router, the route sends the old release a share until a round's weight is 100.
+  let routeOld = true;
   // One pass more than the limit: the pass after the last round is the one that sees nothing change.
   for (let i = 0; i <= RBG_PLAN_MAX_ROUNDS; i++) {
     const partitions = input.coordination === 'parallel' ? parallelPartitions(input.maxSkewPercent, roles) : upstreamPartitions(input.maxSkewPercent, roles);
+    const routed: { lastRound: string[]; held: string[] } | undefined = input.router && input.coordination === 'parallel' ? routeHeldRound(input, roles, partitions, routeOld) : undefined;
     const next = roles.map((r) => ({ ...r, updatedReplicas: r.desired - partitions[r.name], currentPartition: partitions[r.name] }));
     if (next.every((r, k) => r.updatedReplicas === roles[k].updatedReplicas)) {
       return {
@@ -198,7 +220,14 @@ function planRounds(input: RoleBasedGroupPlanInput): Omit<RoleBasedGroupPlan, 's
     }
     roles = next;
     maxSkew = Math.max(maxSkew, progressSkewPercent(roles));
-    rounds.push({ updated: Object.fromEntries(roles.map((r) => [r.name, r.updatedReplicas])), partition: partitions });
+    const updated = Object.fromEntries(roles.map((r) => [r.name, r.updatedReplicas]));
+    if (!routed) {
+      rounds.push({ updated, partition: partitions });
+      continue;
+    }
+    const weight: number = routerWeights(routedRoles(input, updated, routed.lastRound), false).newWeight;
+    routeOld = weight < 100;
+    rounds.push({ updated, partition: partitions, weight, ...(routed.held.length > 0 ? { heldForRoute: routed.held } : {}) });
   }
   throw new RangeError(`plan of RoleBasedGroup ${input.name} did not finish within ${RBG_PLAN_MAX_ROUNDS} rounds (maxSkewPercent ${input.maxSkewPercent}); allowed: rollouts of at most ${RBG_PLAN_MAX_ROUNDS} rounds`);
 }

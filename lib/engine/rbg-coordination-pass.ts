@@ -3,7 +3,8 @@
  * where it stands while its warmup runs, else `coordinationStep`, gated by the group's analysis
  * when it has one (`analysedCoordinationStep`), or, when a person asked to roll the rule's rollout
  * back (`rollback` of `rbg-steering.ts`), the first of its rollback rounds — the rounds written, the
- * measurements to take and when to look again; for a rule with a `router`, the weights its route
+ * measurements to take and when to look again; for a rule with a `router`, the step sees its route as
+ * read (`routeHoldOf`: the last old replicas wait for it) and the pass decides the weights the route
  * should carry after that step (`routerStep`). The runtime's reconciler observes the group, asks for this, and writes the result.
  */
 import type { MeasureAnalysisAction } from './actions';
@@ -11,6 +12,7 @@ import { analysedCoordinationStep, type GroupAnalysisInput } from './rbg-analysi
 import { coordinationStep, ruleRevision, startRollback } from './rbg-coordination';
 import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type CoordinationStepInput, type ExecutorRule, type ObservedRole, type RolloutEvent } from './rbg-coordination-types';
 import type { RbgRollbackRequest } from './rbg-steering';
+import { routeHoldOf } from './rbg-router-hold';
 import { routerStep, type ObservedRouterRoute, type SetRouterWeightsAction } from './rbg-router-step';
 import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
 
@@ -57,7 +59,7 @@ export function coordinationPass(input: CoordinationPassInput): CoordinationPass
     const step = ruleStep(input, rule);
     const observed = rule.router && input.routes?.get(rule.name);
     if (!observed) return step;
-    const routed = routerStep(rule, roles, step.status, observed);
+    const routed = routerStep(rule, roles, step.status, observed, step.lastRound);
     if (routed.action) routerWrites.push(routed.action);
     return { ...step, status: { ...step.status, router: routed.status } };
   });
@@ -72,7 +74,9 @@ function ruleStep(input: CoordinationPassInput, rule: ExecutorRule): Coordinatio
   const prior = input.previous.find((c) => c.name === rule.name);
   if (gate && !gate.decision.open && gate.pending.includes(rule) && prior) return heldForWarmup(rule, roles, prior, gate.decision.status);
   // A status written while the warmup held the rule describes no round: the rollout starts afresh.
-  const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now };
+  const observed = rule.router && input.routes?.get(rule.name);
+  const routeHold = observed ? routeHoldOf(rule, roles, observed) : undefined;
+  const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now, ...(routeHold ? { routeHold } : {}) };
   if (prior && requested(input.rollback, prior) && prior.revision === ruleRevision(rule, roles)) return steeredRollback(step, prior, input.rollback!.cause);
   return input.analysis ? analysedCoordinationStep(step, input.analysis) : coordinationStep(step);
 }

@@ -8,6 +8,7 @@ import type { ResolvedRouterOptions } from '../spec/rbg-router';
 import type { MeasureAnalysisAction } from './actions';
 import type { AnalysisStatus } from './analysis-status';
 import type { RbgPlanRole } from './plan-rbg';
+import type { RouteHold } from './rbg-router-hold';
 import type { RouterStatus } from './rbg-router-step';
 
 /** One rolling-update rule as the executor runs it. */
@@ -172,7 +173,7 @@ export interface CoordinationCondition {
 export interface CoordinationStatus {
   readonly name: string;
   readonly phase: CoordinationPhase;
-  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; with an analysis `WaitingForAnalysis`, `AnalysisFailed`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
+  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `WaitingForRoute`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; with an analysis `WaitingForAnalysis`, `AnalysisFailed`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
   readonly reason: string;
   readonly message: string;
   /** Hash of the coordinated roles' templates this rollout moves them to. */
@@ -278,6 +279,12 @@ export interface CoordinationStepInput {
    * sets it too): no role updates its last replica before every role can (see `coordinationStep`).
    */
   readonly rollbackPossible?: boolean;
+  /**
+   * The rule's router route as read (`routeHoldOf`): rolling forward the routed roles keep their
+   * last old replica while it sends the old release a share; rolling back no round is written while
+   * it sends the new release one. @default no hold
+   */
+  readonly routeHold?: RouteHold;
 }
 
 /** What a pass over one coordination decides. */
@@ -292,4 +299,9 @@ export interface CoordinationStep {
   readonly measure?: readonly MeasureAnalysisAction[];
   /** Replicas to replace on the abandoned revision, after the writes landed (a rollback's). */
   readonly returns?: readonly RoleReturn[];
+  /**
+   * Rolling forward: the roles whose round releases their last old replica (partition 0), or would
+   * but for a hold (the route's, a possible rollback's): the weight rule's `lastRound`.
+   */
+  readonly lastRound?: readonly string[];
 }

@@ -19,7 +19,9 @@
  * - AffinityScheduling release waves: a wave's roles are released (unpaused, coordinated among the
  *   released roles) once every role of the waves before it is updated and ready;
  * - a closed analysis gate (`analysisHold`, decided by `rbg-analysis.ts`) lowers no partition and
- *   keeps the rollout from completing; a counted measurement is progress.
+ *   keeps the rollout from completing; a counted measurement is progress;
+ * - with a router, each routed role keeps its last old replica while the route, as read, still
+ *   sends the old release a share (`routeHold`, `rbg-router-hold.ts`; reason `WaitingForRoute`).
  *
  * The roles as members (read, written and reported) are `rbg-members.ts`'s.
  */
@@ -37,6 +39,7 @@ import {
 } from './rbg-coordination-types';
 import { blockingRole, changed, describeRole, membersOf, phaseOf, reasonOf, roleStatus, settled, skewOf, summary, type Member } from './rbg-members';
 import { rollbackStep } from './rbg-rollback';
+import { holdLastForRoute, routeHoldReason } from './rbg-router-hold';
 import { nextRbgRound } from './rbg-rollout';
 
 /** The revision a coordination of `rule` over `roles` rolls to (the `revision` of its status). */
@@ -134,7 +137,11 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
           : roleStatus(m, members, m.observed.partition ?? 0, m.observed.progress === undefined ? 'Updating' : phaseOf(m, undefined), 'waiting for the RBG controller'),
       ),
     };
-    return deadlineOr(input, members, { members, readiness: false }, waiting, Date.parse(lastProgressAt) + deadlineMs, () => ({ status: { ...waiting, deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs) }, writes: [], events: [], wakeAt: Date.parse(lastProgressAt) + deadlineMs }));
+    // The roles whose written partition already releases their last old replica (the route hold let
+    // them go): the weight rule must not take the route back from 100 while the controller catches up.
+    const written0 = members.filter((m) => m.observed.partition === 0 && m.observed.progress !== undefined).map((m) => m.state.name);
+    const lastRound = written0.length > 0 ? { lastRound: written0 } : {};
+    return deadlineOr(input, members, { members, readiness: false }, waiting, Date.parse(lastProgressAt) + deadlineMs, () => ({ status: { ...waiting, deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs) }, writes: [], events: [], wakeAt: Date.parse(lastProgressAt) + deadlineMs, ...lastRound }));
   }
 
   const waves = wavesOf(rule, members);
@@ -152,7 +159,9 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
       return [r.name, { ...r, partition, target: s.desired - partition }];
     }),
   );
+  const lastRound = released.filter((m) => decided.get(m.state.name)!.partition === 0).map((m) => m.state.name);
   if (input.rollbackPossible || rule.rollbackOnDeadline) holdLastReplicas(decided, released);
+  const routeHeld = holdLastForRoute(decided, released, input.routeHold);
   const lowered = released.filter((m) => decided.get(m.state.name)!.partition < (m.state.currentPartition ?? m.state.desired));
   const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0 || hold?.measured === true;
   const lastProgressAt = progressed ? iso(now) : prior!.lastProgressAt;
@@ -181,19 +190,28 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
 
   const blocking = blockingRole(released, round, unreleased.length > 0);
   const held = round.roles.find((r) => r.held);
+  // Only the route holds the rollout: every released role has what its written partition releases.
+  const waitsForRoute = routeHeld.length > 0 && released.every((m) => m.state.updatedReplicas >= decided.get(m.state.name)!.target);
   const status: CoordinationStatus = {
     ...base,
     ...wave,
     phase: 'Progressing',
-    reason: hold ? 'WaitingForAnalysis' : lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
-    message: hold ? hold.message : lowered.length > 0 ? `round ${rounds} written` : `waiting for ${blocking?.observed.name ?? 'the workloads'} (${describeRole(blocking)})`,
+    reason: hold ? 'WaitingForAnalysis' : lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : waitsForRoute ? 'WaitingForRoute' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
+    message: hold
+      ? hold.message
+      : lowered.length > 0
+        ? `round ${rounds} written`
+        : waitsForRoute
+          ? `waiting for route ${input.routeHold!.route} to send the old release nothing (${routeHeld.join(', ')} keep their last old replica)`
+          : `waiting for ${blocking?.observed.name ?? 'the workloads'} (${describeRole(blocking)})`,
     rounds,
     lastProgressAt,
     deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs),
     ...(blocking ? { blockingRole: blocking.observed.name } : {}),
     roles: members.map((m) => {
       const d = decided.get(m.state.name);
-      return d ? roleStatus(m, members, d.partition, phaseOf(m, d), reasonOf(m, d)) : unreleasedStatus(m);
+      if (!d) return unreleasedStatus(m);
+      return roleStatus(m, members, d.partition, phaseOf(m, d), routeHeld.includes(m.state.name) && m.state.updatedReplicas >= d.target ? routeHoldReason(input.routeHold!) : reasonOf(m, d));
     }),
   };
   return deadlineOr(input, members, { members: released, readiness: unreleased.length > 0 }, status, Date.parse(lastProgressAt) + deadlineMs, () => {
@@ -206,7 +224,7 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
       events.push({ type: 'Warning', reason: 'RoleUnavailable', message: `${rule.name}: ${blocking.observed.name} has more than maxUnavailable replicas down and holds the other roles (${describeRole(blocking)})` });
     }
     const writes = [...released.flatMap((m) => changed(m, decided.get(m.state.name)!.partition, false)), ...holdUnreleased];
-    return { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs };
+    return { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs, ...(lastRound.length > 0 ? { lastRound } : {}) };
   });
 }
 

@@ -28,6 +28,9 @@
  * revision label into the RoleInstance, which is the RoleInstanceSet's own in-place update, run
  * backwards; a paused RoleInstanceSet leaves an existing instance at its revision.
  *
+ * With a router, no round is written and no replica returned while the route, as read, still sends
+ * the abandoned release a share (`routeHold`): the route's 0 lands first.
+ *
  * The phase is `RollingBack` until no replica of a coordinated role runs the abandoned revision,
  * then `RolledBack`. Each round that raises a partition is a `RollbackRound` Event and the
  * coordination's `RolledBack` condition (False while rounds go on, True at the end).
@@ -107,12 +110,17 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
     return { status, writes: starting ? members.flatMap((m) => write(m, m.partition)) : [], events: [] };
   }
 
-  const targets = nextRollbackPartitions(
-    rule.maxSkewPercent,
-    members.map((m) => ({ name: m.observed.name, desired: m.observed.desired, abandoned: m.abandoned!, ready: m.ready, partition: m.partition, maxUnavailable: m.rule.maxUnavailable, abandonedDown: m.abandonedDown })),
-  );
+  // With a router, nothing returns to the previous release while the route, as read, still sends the
+  // abandoned one a share (rbg-router-hold.ts): the pass that wrote its 0 lets the next one go on.
+  const routeHold = input.routeHold?.new === true;
+  const targets = routeHold
+    ? new Map(members.map((m) => [m.observed.name, m.partition]))
+    : nextRollbackPartitions(
+        rule.maxSkewPercent,
+        members.map((m) => ({ name: m.observed.name, desired: m.observed.desired, abandoned: m.abandoned!, ready: m.ready, partition: m.partition, maxUnavailable: m.rule.maxUnavailable, abandonedDown: m.abandonedDown })),
+      );
   const raised = members.filter((m) => targets.get(m.observed.name)! > m.partition);
-  const returns: RoleReturn[] = members.flatMap((m) => {
+  const returns: RoleReturn[] = routeHold ? [] : members.flatMap((m) => {
     const carried = m.observed.progress?.workloadPartition ?? -1;
     // A round whose partition the webhook caps to the one the role is paused at, and its workload
     // carries, writes nothing the workload would react to: its ordinals are returned in the same pass.
@@ -129,7 +137,7 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
   const status: CoordinationStatus = {
     ...base,
     phase: 'RollingBack',
-    message: `${rollback.cause}; ${raised.length > 0 ? roundMessage : `returning the replicas of rollback round ${rounds}`}`,
+    message: `${rollback.cause}; ${raised.length > 0 ? roundMessage : routeHold ? `waiting for route ${input.routeHold!.route} to send the abandoned release nothing` : `returning the replicas of rollback round ${rounds}`}`,
     rollback: { ...rollback, rounds: next },
     roles: members.map((m) => roleStatus(m, members, targets.get(m.observed.name)!, 'RollingBack', describe(m, targets.get(m.observed.name)!))),
     conditions: raised.length > 0 ? [condition('False', 'RollbackRound', roundMessage, now)] : (from.conditions ?? []),

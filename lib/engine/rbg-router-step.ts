@@ -74,21 +74,17 @@ export interface RouterStep {
 }
 
 /**
- * The route step of `rule` (which has a `router`) after its coordination step reported `status`.
+ * The route step of `rule` (which has a `router`) after its coordination step reported `status`
+ * (and `lastRound`, the roles whose round releases their last old replica, or would but for a hold).
  * The new release's weight follows `routerWeights` over the prefill and decode roles (rolling back
  * from the moment a rollback started, or when it ended); with no older router on the route the one
  * router takes everything.
  */
-export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>, status: CoordinationStatus, observed: ObservedRouterRoute): RouterStep {
-  const router = rule.router!;
+export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>, status: CoordinationStatus, observed: ObservedRouterRoute, lastRound: readonly string[] = []): RouterStep {
   const none = (problem: string): RouterStep => ({ status: { route: observed.name, releases: [], removeOld: false, problem } });
-  const prefill = roles.get(router.prefill);
-  const decode = roles.get(router.decode);
-  if (!prefill || !decode) return none(`the group has no role ${!prefill ? router.prefill : router.decode} (the router's ${!prefill ? 'prefill' : 'decode'})`);
-  const current = prefill.routerRevision;
-  if (current === undefined || current !== decode.routerRevision) {
-    return none(`the prefill and decode templates carry no common rayshift.dev/router-revision label (prefill ${String(current)}, decode ${String(decode.routerRevision)}): render the group with its routers`);
-  }
+  const release = routedRelease(rule, roles);
+  if ('problem' in release) return none(release.problem);
+  const { prefill, decode, current } = release;
   if (!observed.route) return none(`route ${observed.name} not found: render the rule's routers`);
   const onRoute = routerBackends(observed.route, observed.name);
   if (!onRoute.some((b) => b.revision === current)) {
@@ -104,7 +100,7 @@ export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
     const removeOld = last?.releases.find((r) => r.current)?.revision === current && last.removeOld;
     return { status: { route: observed.name, releases: onRoute.map((b) => ({ revision: b.revision, service: b.service, weight: b.weight, current: b.revision === current })), removeOld } };
   }
-  const weights = routerWeights([prefill, decode].map(routedRole), rollingBack);
+  const weights = routerWeights([prefill, decode].map((r) => routedRole(r, lastRound.includes(r.name))), rollingBack);
   const older = onRoute.filter((b) => b.revision !== current);
   // The first older router takes the old release's share; any further one (a rollout replaced mid-way) none.
   const releases = onRoute.map((b): RouterReleaseWeight => {
@@ -127,23 +123,39 @@ export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
 }
 
 /**
+ * The routed roles of `rule` (which has a `router`: its prefill and decode) and the release their
+ * templates make now (`rayshift.dev/router-revision`, common to both), or why there is none.
+ */
+export function routedRelease(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): { readonly prefill: ObservedRole; readonly decode: ObservedRole; readonly current: string } | { readonly problem: string } {
+  const router = rule.router!;
+  const prefill = roles.get(router.prefill);
+  const decode = roles.get(router.decode);
+  if (!prefill || !decode) return { problem: `the group has no role ${!prefill ? router.prefill : router.decode} (the router's ${!prefill ? 'prefill' : 'decode'})` };
+  const current = prefill.routerRevision;
+  if (current === undefined || current !== decode.routerRevision) {
+    return { problem: `the prefill and decode templates carry no common rayshift.dev/router-revision label (prefill ${String(current)}, decode ${String(decode.routerRevision)}): render the group with its routers` };
+  }
+  return { prefill, decode, current };
+}
+
+/**
  * A role as the weight rule counts it: the replicas on the new template that are ready, from the
  * workload's count when it reports one, else the fewest the counts allow (ready replicas beyond the
  * old ones' number), so the weight never runs ahead of the ready new replicas; and the replicas on
  * the new template, ready or not (none left on the old one: the old router has no worker).
  */
-function routedRole(role: ObservedRole): RoutedRole {
+function routedRole(role: ObservedRole, lastRound: boolean): RoutedRole {
   const p = role.progress;
   if (!p) return { name: role.name, desired: role.desired, readyUpdated: 0 };
   const readyUpdated = p.updatedReadyReplicas ?? Math.max(0, p.readyReplicas - Math.max(0, role.desired - p.updatedReplicas));
   const ready = Math.min(readyUpdated, p.updatedReplicas);
   // Ready replicas the new release does not account for, but no more than the old release still has.
   const readyOld = Math.max(0, Math.min(p.readyReplicas - ready, role.desired - p.updatedReplicas));
-  return { name: role.name, desired: role.desired, readyUpdated: ready, updated: p.updatedReplicas, readyOld };
+  return { name: role.name, desired: role.desired, readyUpdated: ready, updated: p.updatedReplicas, readyOld, ...(lastRound ? { lastRound } : {}) };
 }
 
 /** The route's backends that are this rule's routers (`<route>-<revision>` core Services), first occurrence each, with their weights as read. */
-function routerBackends(route: JsonObject, routeName: string): { revision: string; service: string; weight: number }[] {
+export function routerBackends(route: JsonObject, routeName: string): { revision: string; service: string; weight: number }[] {
   const prefix = `${routeName}-`;
   const out: { revision: string; service: string; weight: number }[] = [];
   for (const rule of asArray(asObject(route.spec).rules)) {

@@ -10,6 +10,12 @@
  * replica left on the old release (decode all new while prefill still rolls), the old router can
  * serve nothing and the new one takes all traffic. A rollback takes the traffic back to the old
  * release before any replica is returned to it: its weight is 0 from the start.
+ *
+ * The route hold (`rbg-router-hold.ts`) keeps each routed role's last old replica while the route
+ * still sends the old release a share; the rule lets it go: once every role whose round releases its
+ * last old replica (`lastRound`) is down to that one with every other one new and ready, and every
+ * routed role has a ready new replica, the new router takes all traffic (the old release keeps its
+ * replicas until the route, as read, says so).
  */
 
 /** A routed role (prefill or decode) as observed. */
@@ -23,6 +29,11 @@ export interface RoutedRole {
   readonly updated?: number;
   /** Replicas on the old release that are ready. @default desired − updated (every old replica ready) */
   readonly readyOld?: number;
+  /**
+   * The coordination's round releases the role's last old replica (partition 0), or would but for
+   * the route hold (`rbg-router-hold.ts`). @default false
+   */
+  readonly lastRound?: boolean;
 }
 
 /** The route's split between the two releases' routers, percent. */
@@ -40,7 +51,9 @@ export interface RouterWeights {
  * is `min over roles of floor(100 · readyUpdated / desired)` (roles with no replicas do not count),
  * 100 with the old router removed once every role is fully new and ready, or fully new at all: a
  * share left to the old router then has no worker to serve it; 100 without removing the old router
- * while some role has no ready old replica (the old router has no pair to make). Back: 0 at once,
+ * while some role has no ready old replica (the old router has no pair to make), or while every
+ * `lastRound` role is down to its last old replica with every other one new and ready and every role
+ * has a ready new replica (the route hold's release). Back: 0 at once,
  * whatever is ready, so the old release serves everything before the first replica returns to it.
  */
 export function routerWeights(roles: readonly RoutedRole[], rollingBack: boolean): RouterWeights {
@@ -57,6 +70,11 @@ export function routerWeights(roles: readonly RoutedRole[], rollingBack: boolean
   // A share sent to the old router while one of its roles has no ready replica could only fail
   // (sglang-router: "No decode workers available"); the new router may at least serve it.
   if (counted.some((r) => (r.readyOld ?? Math.max(0, r.desired - (r.updated ?? r.readyUpdated))) === 0)) return { newWeight: 100, oldWeight: 0, removeOld: false };
+  // The held last replicas go only once the route has left the old release: a role down to its last
+  // old replica, the others new and ready, and a complete new pair, so the new router can serve all.
+  const last = counted.filter((r) => r.lastRound === true);
+  const othersReady = last.every((r) => (r.updated ?? r.readyUpdated) >= r.desired - 1 && r.readyUpdated >= r.desired - 1);
+  if (last.length > 0 && othersReady && counted.every((r) => r.readyUpdated >= 1)) return { newWeight: 100, oldWeight: 0, removeOld: false };
   // Integer division: the weight never rounds up past the share the slowest role can serve.
   const newWeight = Math.min(...counted.map((r) => Math.floor((100 * Math.min(r.readyUpdated, r.desired)) / r.desired)));
   const removeOld = counted.every((r) => r.readyUpdated >= r.desired);

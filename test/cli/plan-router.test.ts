@@ -26,7 +26,9 @@ test('plan shows the new release\'s route weight after each round, and 0 through
   expect(rows).toEqual([
     '1 2 / 3 · 5 1 / 2 · 3 8 Pods 33',
     '2 3 / 2 · 5 2 / 1 · 3 8 Pods 60',
-    '3 5 / 0 · 5 3 / 0 · 3 8 Pods 100',
+    // The route hold: the last old prefill and decode stay until the route has left the old release.
+    '3 4 / 1 · 5 2 / 1 · 3 8 Pods 100 prefill, decode keep their last old replica until the route leaves the old release',
+    '4 5 / 0 · 5 3 / 0 · 3 8 Pods 100',
     '1 2 / 3 1 / 2 0',
     '2 1 / 4 0 / 3 0',
     '3 0 / 5 0 / 3 0',

@@ -87,14 +87,18 @@ describe('plan: the weight per round', () => {
     ],
   };
 
-  test('5 prefill / 3 decode at 10%: 2/5 and 1/3 ready is 33, 3/5 and 2/3 is 60, then 100; the rollback sends the new release nothing', () => {
+  test('5 prefill / 3 decode at 10%: 2/5 and 1/3 ready is 33, 3/5 and 2/3 is 60, then a held round at 100 and the last replicas; the rollback sends the new release nothing', () => {
     const plan = planRoleBasedGroup({ ...input, router: { prefill: 'prefill', decode: 'decode' }, failAtRound: 3 });
-    expect(plan.rounds.map((r) => [r.updated.prefill, r.updated.decode, r.weight])).toEqual([
-      [2, 1, 33],
-      [3, 2, 60],
-      [5, 3, 100],
+    // Round 3 would release both roles' last old replicas: the route hold keeps one of each (partition
+    // 1) while the route still sends the old release a share; once that round's replicas are ready the
+    // route sends the new release 100, and round 4 lets the held replicas go.
+    expect(plan.rounds.map((r) => [r.updated.prefill, r.updated.decode, r.partition.prefill, r.partition.decode, r.weight, r.heldForRoute])).toEqual([
+      [2, 1, 3, 2, 33, undefined],
+      [3, 2, 2, 1, 60, undefined],
+      [4, 2, 1, 1, 100, ['prefill', 'decode']],
+      [5, 3, 0, 0, 100, undefined],
     ]);
-    expect(plan.rollback!.rounds.map((r) => r.weight)).toEqual([0, 0, 0, 0, 0]);
+    expect(plan.rollback!.rounds.map((r) => r.weight)).toEqual([0, 0, 0, 0]);
   });
 
   test('without a router the rounds carry no weight', () => {

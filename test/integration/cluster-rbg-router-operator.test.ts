@@ -6,7 +6,8 @@
  * HTTPRoute between the two releases' routers. A watch records every weight the route carries and
  * every state of the RoleInstanceSets; each new-release weight must be covered by ready new-release
  * replicas of the slowest routed role (the rule, computed here from the recorded counts), or by
- * every replica being on the new release, and the weight must end at 100 without falling back from it.
+ * every replica being on the new release, or by the route hold's release (a role down to its last
+ * old replica, the rest new and ready), and the weight must end at 100 without falling back from it.
  *
  * Requests: the REAL sglang-router binary, one per release, over SIMULATED prefill and decode
  * workers of that release (test/support/simulated-pd-worker.ts; kwok's Pods run no process). The
@@ -102,6 +103,10 @@ function allowed(s: GroupState, v1: Record<string, string>): number {
   // Replicas surely old and ready: ready ones beyond every new replica (the counts name no ready-new figure).
   const readyOld = (role: string, desired: number) => Math.max(0, Math.min(s[role].ready - onNew(role), desired - onNew(role)));
   if (Object.entries(REPLICAS).some(([role, desired]) => readyOld(role, desired) === 0)) return 100;
+  // The route hold: a role down to its last old replica (held for the route) with every other one new
+  // and ready, and a ready new replica in each role: the old release may get 0 before its last go.
+  const atLast = Object.entries(REPLICAS).some(([role, desired]) => onNew(role) >= desired - 1 && readyNew(role, desired) >= desired - 1);
+  if (atLast && Object.entries(REPLICAS).every(([role, desired]) => readyNew(role, desired) >= 1)) return 100;
   return Math.min(...Object.entries(REPLICAS).map(([role, desired]) => Math.floor((100 * readyNew(role, desired)) / desired)));
 }
 
