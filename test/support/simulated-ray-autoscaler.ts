@@ -78,7 +78,8 @@ export function startSimulatedRayAutoscaler(client: KubeClient, namespace: strin
       held += 1;
       return;
     }
-    const ops: object[] = [];
+    // Ray's `worker_replica_patch` and `worker_delete_patch`: plain replaces, no `test`.
+    const ops: { op: 'replace'; path: string; value: unknown }[] = [];
     const written: Record<string, number> = {};
     const cleared: string[] = [];
     let left = toLaunch;
@@ -97,7 +98,7 @@ export function startSimulatedRayAutoscaler(client: KubeClient, namespace: strin
       }
     });
     if (ops.length === 0) return;
-    await client.patchJson(RAYCLUSTER_TYPE, name, namespace, ops as never);
+    await client.patchJson(RAYCLUSTER_TYPE, name, namespace, ops);
     writes.push({ cluster: name, replicas: written, cleared });
   };
 
