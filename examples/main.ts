@@ -12,6 +12,7 @@ import { AffinityScheduledChart, PrefillDecodeChart } from './prefill-decode';
 import { PrefillDecodeOperatorChart } from './prefill-decode-operator';
 import { PrefillDecodeRoutedChart } from './prefill-decode-routed';
 import { PrefillDecodeWarmupChart } from './prefill-decode-warmup';
+import { ShrinkFirstServiceChart } from './shrink-first';
 
 /** Builds every example chart but the GitOps pair (`buildGitOpsExample`) into `app`. */
 export function buildExamples(app: App): App {
@@ -23,6 +24,7 @@ export function buildExamples(app: App): App {
   new PrefillDecodeWarmupChart(app, 'prefill-decode-warmup', { namespace: 'pd' });
   new PrefillDecodeRoutedChart(app, 'prefill-decode-routed', { namespace: 'pd' });
   new OpenAiGatewayChart(app, 'openai-gateway', { namespace: 'openai' });
+  new ShrinkFirstServiceChart(app, 'shrink-first', { namespace: 'llm-tight' });
   return app;
 }
 

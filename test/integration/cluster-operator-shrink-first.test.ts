@@ -7,10 +7,9 @@
  * it to promotion with the two clusters' Serve target capacities never summing over 100 at any
  * status the API server held (watched), and no Pod of the namespace ever Unschedulable.
  *
- * What this does not show: GPUs freed by the shrink. KubeRay here starts each cluster's
- * `replicas: 1` worker and nothing scales workers with target_capacity (no Ray autoscaler runs on
- * kwok), so the new cluster's one worker fits the one free GPU by itself; freeing the old cluster's
- * Pods before the new one needs them is not built yet (docs/capacity.md, "Executing shrinkFirst").
+ * What this does not show: GPUs freed by the shrink. No Serve placement or autoscaler stand-in runs
+ * here, so KubeRay starts the new cluster's workers from the spec alone and the freeing names no Pod;
+ * cluster-operator-shrink-first-freeing.test.ts shows the freeing, with both stand-ins.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';

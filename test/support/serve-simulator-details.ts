@@ -1,9 +1,11 @@
 /**
  * The `GET /api/serve/applications/` body of the TEST-ONLY Serve simulator (serve-simulator.ts):
  * the simulated Serve state rendered in Ray's `ServeInstanceDetails` shape (ray-local.md §2), with
- * one fixed node, so that clients parse exactly what a real dashboard sends.
+ * one fixed node (or, with placement, the Pods each replica and proxy runs on), so that clients parse
+ * exactly what a real dashboard sends.
  */
 import { Json, JsonObject, isObj } from './serve-simulator-json';
+import type { SimulatedPlacement } from './serve-simulator-placement';
 import type { SimApp } from './serve-simulator-state';
 
 const NODE_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c';
@@ -16,6 +18,8 @@ export interface SimulatedDetailsView {
   readonly targetCapacity: number | null;
   /** `proxy_location`, `http_options` and `grpc_options` of the first accepted config. */
   readonly instanceOptions: JsonObject;
+  /** Where replicas and proxies run (serve-simulator-placement.ts); one fixed node without it. */
+  readonly placement?: SimulatedPlacement;
 }
 
 function appStatus(app: SimApp): string {
@@ -26,9 +30,9 @@ function appStatus(app: SimApp): string {
 
 /** `ServeInstanceDetails` of `view`; applications only for the declarative API (`api_type`). */
 export function renderSimulatedDetails(view: SimulatedDetailsView, declarative = true): JsonObject {
-  const { started, apps, targetCapacity, instanceOptions } = view;
+  const { started, apps, targetCapacity, instanceOptions, placement } = view;
   if (!started) return { deploy_mode: 'MULTI_APP', controller_info: {}, proxies: {}, applications: {}, target_capacity: null };
-  const node = { node_id: NODE_ID, node_ip: '127.0.0.1', worker_id: 'f'.repeat(56) };
+  const node = { ...(placement?.head() ?? { node_id: NODE_ID, node_ip: '127.0.0.1' }), worker_id: 'f'.repeat(56) };
   const applications: JsonObject = {};
   if (declarative) {
     for (const app of apps.values()) {
@@ -44,6 +48,7 @@ export function renderSimulatedDetails(view: SimulatedDetailsView, declarative =
           required_resources: { CPU: 1 },
           replicas: dep.replicas.map((r) => ({
             ...node,
+            ...(placement?.nodeOf(r) ?? {}),
             replica_id: r.id,
             state: r.state,
             pid: 10000 + Number.parseInt(r.id.slice(-4), 36) % 50000,
@@ -73,7 +78,7 @@ export function renderSimulatedDetails(view: SimulatedDetailsView, declarative =
     proxy_location: (instanceOptions.proxy_location as Json) ?? 'EveryNode',
     http_options: { host: '0.0.0.0', port: 8000, root_path: '', request_timeout_s: null, keep_alive_timeout_s: 90, ...(isObj(instanceOptions.http_options) ? instanceOptions.http_options : {}) },
     grpc_options: { port: 9000, grpc_servicer_functions: [], request_timeout_s: null, ...(isObj(instanceOptions.grpc_options) ? instanceOptions.grpc_options : {}) },
-    proxies: { [NODE_ID]: { ...node, actor_id: 'p'.repeat(32), actor_name: `SERVE_PROXY_ACTOR-${NODE_ID}`, log_file_path: '/serve/proxy.log', status: 'HEALTHY' } },
+    proxies: placement?.proxies() ?? { [NODE_ID]: { ...node, actor_id: 'p'.repeat(32), actor_name: `SERVE_PROXY_ACTOR-${NODE_ID}`, log_file_path: '/serve/proxy.log', status: 'HEALTHY' } },
     deploy_mode: 'MULTI_APP',
     target_capacity: targetCapacity,
     target_groups: [],

@@ -20,6 +20,7 @@
  */
 import { simulatedCapacityAdjusted } from './serve-simulator-capacity';
 import { SimulatedApplicationCode } from './serve-simulator-code';
+import type { SimulatedPlacement } from './serve-simulator-placement';
 import { renderSimulatedDetails } from './serve-simulator-details';
 import { Json, JsonObject, isObj } from './serve-simulator-json';
 
@@ -31,6 +32,8 @@ export interface SimReplica {
   readyAt: number;
   goneAt: number;
   readonly startTime: number;
+  /** The Pod it runs on, with placement (serve-simulator-placement.ts). */
+  node?: string;
 }
 
 /** A deployment's autoscaling bounds, and the `autoscaling_config` Ray reports for them. */
@@ -84,6 +87,8 @@ export interface SimulatedServeSettings {
   readonly manual: boolean;
   /** Importable application code by import path. */
   readonly code: { readonly [importPath: string]: SimulatedApplicationCode };
+  /** Where replicas and proxies run; without it every replica starts at once on one fixed node. */
+  readonly placement?: SimulatedPlacement;
 }
 
 /** Which replicas `releaseReplicas` starts: all STARTING ones unless narrowed. */
@@ -115,7 +120,7 @@ export interface SimulatedServeState {
 
 /** A Serve instance that has not started, with `settings`. */
 export function createSimulatedServeState(settings: SimulatedServeSettings): SimulatedServeState {
-  const { now, startDelay, stopDelay, lag, manual, code } = settings;
+  const { now, startDelay, stopDelay, lag, manual, code, placement } = settings;
   let replicaSeq = 0;
 
   // Serve state.
@@ -280,7 +285,8 @@ export function createSimulatedServeState(settings: SimulatedServeSettings): Sim
         id: `${dep.name.toLowerCase()}-${replicaSeq.toString(36).padStart(8, '0')}`,
         state: 'STARTING',
         version: dep.version,
-        readyAt: manual ? Number.POSITIVE_INFINITY : t + startDelay,
+        // With placement, a replica starts once it is placed (serve-simulator-placement.ts).
+        readyAt: manual || placement !== undefined ? Number.POSITIVE_INFINITY : t + startDelay,
         goneAt: Number.POSITIVE_INFINITY,
         startTime: t,
       });
@@ -312,8 +318,11 @@ export function createSimulatedServeState(settings: SimulatedServeSettings): Sim
       pending = undefined;
       applyConfig(body, t);
     }
+    const place = () => placement?.place([...apps.values()].flatMap((a) => [...a.deployments.values()].map((d) => d.replicas)), t);
+    place();
+    for (const dep of [...apps.values()].flatMap((a) => [...a.deployments.values()])) reconcile(dep, t);
+    place();
     for (const [name, app] of apps) {
-      for (const dep of app.deployments.values()) reconcile(dep, t);
       if (app.deleting && [...app.deployments.values()].every((d) => d.replicas.length === 0)) apps.delete(name);
     }
   };
@@ -361,7 +370,7 @@ export function createSimulatedServeState(settings: SimulatedServeSettings): Sim
           if (filter.deployment !== undefined && dep.name !== filter.deployment) continue;
           for (const r of dep.replicas) {
             if (filter.count !== undefined && released >= filter.count) break;
-            if (r.state === 'STARTING' && r.readyAt > t) {
+            if (r.state === 'STARTING' && r.readyAt > t && (placement === undefined || r.node !== undefined)) {
               r.readyAt = t;
               released += 1;
             }
@@ -371,6 +380,6 @@ export function createSimulatedServeState(settings: SimulatedServeSettings): Sim
       step();
       return released;
     },
-    details: (declarative = true) => renderSimulatedDetails({ started, apps, targetCapacity, instanceOptions }, declarative),
+    details: (declarative = true) => renderSimulatedDetails({ started, apps, targetCapacity, instanceOptions, ...(placement !== undefined ? { placement } : {}) }, declarative),
   };
 }

@@ -15,6 +15,7 @@
  *   targets rounded as Ray does (serve-simulator-capacity.ts).
  * - serve-simulator-details.ts: the GET body, in Ray's `ServeInstanceDetails` shape.
  * - serve-simulator-code.ts: the application code an import path builds.
+ * - serve-simulator-placement.ts: with `placement`, the worker Pod each replica and proxy runs on.
  *
  * State advances lazily (on each request and on `releaseReplicas`), so the simulator owns no timers.
  */
@@ -22,6 +23,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SIMULATED_DEFAULT_CODE, SimulatedApplicationCode } from './serve-simulator-code';
 import { Json, JsonObject } from './serve-simulator-json';
+import { SimulatedServeNode, createSimulatedPlacement } from './serve-simulator-placement';
 import { simulatedRequestRejection } from './serve-simulator-requests';
 import { createSimulatedServeState } from './serve-simulator-state';
 import { validateSimulatedDeploy } from './serve-simulator-validation';
@@ -29,6 +31,7 @@ import { validateSimulatedDeploy } from './serve-simulator-validation';
 // The options name the importable code, so its types and defaults are exported with them.
 export { SIMULATED_DEFAULT_CODE } from './serve-simulator-code';
 export type { SimulatedApplicationCode, SimulatedDeploymentCode } from './serve-simulator-code';
+export type { SimulatedServeNode } from './serve-simulator-placement';
 
 const SERVE_PATH = '/api/serve/applications/';
 
@@ -46,6 +49,14 @@ export interface SimulatedServeDashboardOptions {
   readonly controlLoopLagMs?: number;
   /** Importable application code, added to `SIMULATED_DEFAULT_CODE`. */
   readonly code?: { readonly [importPath: string]: SimulatedApplicationCode };
+  /**
+   * The cluster's Ray nodes (its running Pods) now: replicas then wait for a worker of their own and
+   * report it (`node_instance_id`), and workers get proxies (serve-simulator-placement.ts).
+   * @default every replica starts at once, on one fixed node
+   */
+  readonly placement?: () => readonly SimulatedServeNode[];
+  /** With `placement`, how long a worker's proxy stays DRAINING once it hosts no replica (Ray: 30 s). @default 30000 */
+  readonly proxyDrainMs?: number;
   /** Clock. @default Date.now */
   readonly now?: () => number;
 }
@@ -90,13 +101,16 @@ export interface SimulatedServeDashboard {
 
 /** Starts a simulated Ray dashboard (Serve REST API only) on 127.0.0.1 and a free port. */
 export async function startSimulatedServeDashboard(options: SimulatedServeDashboardOptions = {}): Promise<SimulatedServeDashboard> {
+  const startDelay = options.replicaStartDelayMs ?? 20;
+  const manual = options.manualReplicaStart ?? false;
   const serve = createSimulatedServeState({
     now: options.now ?? Date.now,
-    startDelay: options.replicaStartDelayMs ?? 20,
+    startDelay,
     stopDelay: options.replicaStopDelayMs ?? 0,
     lag: options.controlLoopLagMs ?? 0,
-    manual: options.manualReplicaStart ?? false,
+    manual,
     code: { ...SIMULATED_DEFAULT_CODE, ...(options.code ?? {}) },
+    ...(options.placement !== undefined ? { placement: createSimulatedPlacement(options.placement, startDelay, manual, options.proxyDrainMs ?? 30_000) } : {}),
   });
   const requests: SimulatedRequest[] = [];
   let stalled = false;
