@@ -11,7 +11,7 @@
  * the head Pods' IPs) and Gateway status (simulateGatewayStatusWithoutDataPlane), for both.
  *
  *   npm run build && npx tsx bench/vs-kuberay.bench.ts --services 1,10 [--step 25 --interval 5 --max-surge 50]
- *     [--controllers kuberay,rayshift] [--profile <dir>]
+ *     [--controllers kuberay,rayshift] [--profile <dir>] [--operator-bin <path of bin/rayshift.js>]
  *
  * `--profile <dir>` runs the operator under `node --cpu-prof --cpu-prof-dir=<dir>`, ends it with
  * SIGTERM after the last N (the operator exits, so V8 writes the profile) and prints its CPU by
@@ -49,6 +49,8 @@ const TRAFFIC_STEPS = Math.ceil(100 / STEP);
 const CONTROLLERS = arg('controllers', 'kuberay,rayshift').split(',');
 /** Where the operator's CPU profile goes (`--profile`), or undefined for no profile. */
 const PROFILE_DIR = arg('profile', '') ? path.resolve(arg('profile', '')) : undefined;
+/** The operator's binary (`--operator-bin`, e.g. a copy of an earlier build's bin/ and build/ for a before/after run). */
+const OPERATOR_BIN = path.resolve(arg('operator-bin', path.join(__dirname, '..', 'bin', 'rayshift.js')));
 /** Not 10.244: the e2e suite routes 10.244.x.y Pod IPs into network namespaces on this machine. */
 const POD_NETWORK = '10.246';
 const OPERATOR_USER = 'rayshift-operator';
@@ -73,6 +75,8 @@ interface PhaseResult {
   /** KubeRay's writes during rayshift's run (its RayCluster controller makes the Pods). */
   readonly kuberayWrites: number;
   readonly controllerCpu: number;
+  /** rayshift's reconcile passes per step (its /metrics; NaN for KubeRay). */
+  readonly passes: number;
   /** KubeRay's CPU during rayshift's run (the RayCluster controller). */
   readonly kuberayCpu: number;
   readonly apiserverCpu: number;
@@ -163,7 +167,7 @@ async function main(): Promise<void> {
     const operatorLog = fs.openSync(path.join(dir, 'operator.log'), 'a');
     if (PROFILE_DIR) fs.mkdirSync(PROFILE_DIR, { recursive: true });
     const profileArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-    const proc = spawn(process.execPath, [...profileArgs, path.join(__dirname, '..', 'bin', 'rayshift.js'), 'operator', '--kubeconfig', operatorKubeconfig, '--dashboard-address-template', fleet.template, '--http-port', String(httpPort), '--log-level', 'warn'], { stdio: ['ignore', operatorLog, operatorLog] });
+    const proc = spawn(process.execPath, [...profileArgs, OPERATOR_BIN, 'operator', '--kubeconfig', operatorKubeconfig, '--dashboard-address-template', fleet.template, '--http-port', String(httpPort), '--log-level', 'warn'], { stdio: ['ignore', operatorLog, operatorLog] });
     operator = proc;
     cleanups.unshift(() => void proc.kill('SIGTERM'));
     await waitFor(async () => (await httpGet(`http://127.0.0.1:${httpPort}/readyz`).catch(() => ({ status: 0 }))).status === 200, 'rayshift operator /readyz', 60_000, 200);
@@ -174,6 +178,8 @@ async function main(): Promise<void> {
       rayshift: proc.pid!,
       apiserver: findPid('kube-apiserver', (a) => a[0].endsWith('/kube-apiserver') && a.includes(`--secure-port=${apiPort}`)),
     };
+    /** The operator's reconcile passes so far (the count of its reconcile-duration histogram). */
+    const reconcilePasses = async () => Number(/^rayshift_reconcile_duration_seconds_count (\S+)$/m.exec((await httpGet(`http://127.0.0.1:${httpPort}/metrics`)).text)?.[1] ?? NaN);
     const recorder = new TrafficMoveRecorder(admin);
     await recorder.start();
     cleanups.unshift(() => recorder.stop());
@@ -195,6 +201,7 @@ async function main(): Promise<void> {
       });
       await new Promise((r) => setTimeout(r, 3000)); // let the start-up writes settle before measuring
       const first = await states();
+      const passes0 = executor === 'rayshift' ? await reconcilePasses() : NaN;
       const cpu0 = { kuberay: cpuSeconds(pids.kuberay), rayshift: cpuSeconds(pids.rayshift), apiserver: cpuSeconds(pids.apiserver) };
       const start = Date.now();
       for (const name of names) await admin.patchMerge(type, name, ns, { spec: { rayClusterConfig: spec('2').rayClusterConfig } });
@@ -204,6 +211,7 @@ async function main(): Promise<void> {
       }, `${n} ${executor} upgrades to complete`, 300_000 + n * 5000, 200);
       const end = Date.now();
       const cpu1 = { kuberay: cpuSeconds(pids.kuberay), rayshift: cpuSeconds(pids.rayshift), apiserver: cpuSeconds(pids.apiserver) };
+      const passes1 = executor === 'rayshift' ? await reconcilePasses() : NaN;
       const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
       await new Promise((r) => setTimeout(r, 1500)); // the audit log's last lines
       const inWindow = auditedWrites(auditLog).filter((w) => w.at >= start && w.at <= end);
@@ -227,6 +235,7 @@ async function main(): Promise<void> {
         window: { from: start, to: end },
         proxied: all.filter((w) => w.proxy).length / perStep,
         kuberayWrites: executor === 'kuberay' ? 0 : inWindow.filter(byKubeRay).length / perStep,
+        passes: (passes1 - passes0) / perStep,
         controllerCpu: (executor === 'kuberay' ? cpu1.kuberay - cpu0.kuberay : cpu1.rayshift - cpu0.rayshift) / perStep,
         kuberayCpu: executor === 'kuberay' ? 0 : (cpu1.kuberay - cpu0.kuberay) / perStep,
         apiserverCpu: (cpu1.apiserver - cpu0.apiserver) / perStep,
@@ -281,13 +290,13 @@ function printResults(results: readonly { n: number; kr?: PhaseResult; rs?: Phas
   console.log('');
   console.log(`rayshift's operator vs KubeRay v1.7.0: step ${STEP} %, interval ${INTERVAL_S} s, maxSurge ${MAX_SURGE} %, ${TRAFFIC_STEPS} traffic steps per upgrade (ideal ${ideal} s); all N upgraded at once`);
   console.log(`machine: ${os.cpus().length} cores; load average at each run's end shown per row`);
-  const row = (label: string, r: PhaseResult) => [label, r.lateness.moves, r.lateness.timed, r.lateness.p50, r.lateness.p99, r.lateness.capacityBound, r.lateness.capacityP50, r.lateness.earliest, r.wallS / ideal, r.writes, r.proxied, r.controllerCpu * 1000, r.apiserverCpu * 1000, r.load];
+  const row = (label: string, r: PhaseResult) => [label, r.lateness.moves, r.lateness.timed, r.lateness.p50, r.lateness.p99, r.lateness.capacityBound, r.lateness.capacityP50, r.lateness.earliest, r.wallS / ideal, r.writes, r.proxied, r.passes, r.controllerCpu * 1000, r.apiserverCpu * 1000, r.load];
   const ratio = (a: number, b: number) => (b === 0 ? NaN : a / b);
-  const rows: (string | number)[][] = [['N / controller', 'moves', 'timed', 'late p50 ms', 'late p99 ms', 'after capacity', 'its p50 ms', 'earliest ms', 'wall/ideal', 'writes/step', 'proxied/step', 'ctrl CPU ms/step', 'apiserver CPU ms/step', 'load 1/5/15']];
+  const rows: (string | number)[][] = [['N / controller', 'moves', 'timed', 'late p50 ms', 'late p99 ms', 'after capacity', 'its p50 ms', 'earliest ms', 'wall/ideal', 'writes/step', 'proxied/step', 'passes/step', 'ctrl CPU ms/step', 'apiserver CPU ms/step', 'load 1/5/15']];
   for (const { n, kr, rs } of results) {
     if (kr) rows.push(row(`${n} KubeRay`, kr));
     if (rs) rows.push(row(`${n} rayshift`, rs));
-    if (kr && rs) rows.push([`${n} rayshift/KubeRay`, '', '', ratio(rs.lateness.p50, kr.lateness.p50), ratio(rs.lateness.p99, kr.lateness.p99), '', ratio(rs.lateness.capacityP50, kr.lateness.capacityP50), '', ratio(rs.wallS, kr.wallS), ratio(rs.writes, kr.writes), '', ratio(rs.controllerCpu, kr.controllerCpu), ratio(rs.apiserverCpu, kr.apiserverCpu), '']);
+    if (kr && rs) rows.push([`${n} rayshift/KubeRay`, '', '', ratio(rs.lateness.p50, kr.lateness.p50), ratio(rs.lateness.p99, kr.lateness.p99), '', ratio(rs.lateness.capacityP50, kr.lateness.capacityP50), '', ratio(rs.wallS, kr.wallS), ratio(rs.writes, kr.writes), '', '', ratio(rs.controllerCpu, kr.controllerCpu), ratio(rs.apiserverCpu, kr.apiserverCpu), '']);
   }
   printTable(rows);
   console.log("(late = traffic move seen by the bench's HTTPRoute watch − (the route's previous move + interval); timed = interval-bound moves, p50/p99 over them; after capacity = moves that also waited for a capacity step; earliest over both; writes from the audit log: KubeRay by user agent kuberay-operator, rayshift by its own user; per traffic move; proxied = KubeRay's calls to Ray through kube-apiserver's proxies, not writes)");
