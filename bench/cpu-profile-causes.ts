@@ -17,6 +17,9 @@ interface CpuProfile {
   readonly timeDeltas: number[];
 }
 
+/** True when the script `url` is the module `path` (without extension), built (.js) or run by tsx (.ts). */
+const script = (url: string, path: string) => url.includes(`${path}.js`) || url.includes(`${path}.ts`);
+
 /** A cause and the rule that recognises one of its frames (by script path and function name). */
 interface CauseRule {
   readonly cause: string;
@@ -29,15 +32,16 @@ interface CauseRule {
  */
 const RULES: readonly CauseRule[] = [
   { cause: 'logging (pino)', match: (u) => /node_modules\/(pino|sonic-boom|thread-stream|fast-redact)/.test(u) },
-  { cause: 'metrics (prom-client)', match: (u) => /node_modules\/prom-client/.test(u) || u.includes('/operator/metrics.js') },
-  { cause: 'Events', match: (u) => u.includes('/lib/runtime/kube/events.js') },
-  { cause: 'validation (lib/spec)', match: (u) => u.includes('/lib/spec/') },
-  { cause: 'Serve capacity polling', match: (u) => u.includes('/lib/runtime/serve/') || u.includes('/lib/runtime/rayservice/capacity.js') },
-  { cause: 'status rendering', match: (u) => u.includes('/lib/runtime/rayservice/status.js') || u.includes('/lib/runtime/rayservice/progress.js') },
+  { cause: 'metrics (prom-client)', match: (u) => /node_modules\/prom-client/.test(u) || script(u, '/operator/metrics') },
+  { cause: 'Events', match: (u) => script(u, '/lib/runtime/kube/events') },
+  { cause: 'status comparison and hashing (canonicalJson)', match: (u) => script(u, '/lib/spec/canonical-json') },
+  { cause: 'validation and options (lib/spec)', match: (u) => u.includes('/lib/spec/') },
+  { cause: 'Serve capacity polling', match: (u) => u.includes('/lib/runtime/serve/') || script(u, '/lib/runtime/rayservice/capacity') },
+  { cause: 'status rendering', match: (u) => script(u, '/lib/runtime/rayservice/status') || script(u, '/lib/runtime/rayservice/progress') },
   { cause: 'engine (lib/engine)', match: (u) => u.includes('/lib/engine/') },
-  { cause: 'watch decoding', match: (u, f) => u.includes('/lib/runtime/kube/transport.js') && (f === 'deliver' || f === 'stream') || (u.includes('/lib/runtime/kube/client.js') && /watch/i.test(f)) },
-  { cause: 'informer caches and event filters', match: (u) => u.includes('/lib/runtime/kube/informer') || u.includes('/lib/runtime/kube/object-reader.js') || u.includes('/operator/event-service.js') || u.includes('/operator/operator.js') },
-  { cause: 'API requests (writes and reads)', match: (u) => u.includes('/lib/runtime/kube/transport.js') || u.includes('/lib/runtime/kube/client.js') || u.includes('/lib/runtime/kube/retry.js') },
+  { cause: 'watch decoding', match: (u, f) => script(u, '/lib/runtime/kube/transport') && (f === 'deliver' || f === 'stream') || (script(u, '/lib/runtime/kube/client') && /watch/i.test(f)) },
+  { cause: 'informer caches and event filters', match: (u) => u.includes('/lib/runtime/kube/informer') || script(u, '/lib/runtime/kube/object-reader') || script(u, '/operator/event-service') || script(u, '/operator/operator') },
+  { cause: 'API requests (writes and reads)', match: (u) => script(u, '/lib/runtime/kube/transport') || script(u, '/lib/runtime/kube/client') || script(u, '/lib/runtime/kube/retry') },
   { cause: 'reconcile (observe, execute, resources)', match: (u) => u.includes('/lib/runtime/rayservice/') || u.includes('/operator/') || u.includes('/lib/runtime/work-queue') },
 ];
 
