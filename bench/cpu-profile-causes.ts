@@ -23,7 +23,8 @@ const script = (url: string, path: string) => url.includes(`${path}.js`) || url.
 /** A cause and the rule that recognises one of its frames (by script path and function name). */
 interface CauseRule {
   readonly cause: string;
-  readonly match: (url: string, fn: string) => boolean;
+  /** `caller`: the frame's caller (the next frame toward the root), as `url` and function name. */
+  readonly match: (url: string, fn: string, caller: { url: string; fn: string }) => boolean;
 }
 
 /**
@@ -39,7 +40,8 @@ const RULES: readonly CauseRule[] = [
   { cause: 'Serve capacity polling', match: (u) => u.includes('/lib/runtime/serve/') || script(u, '/lib/runtime/rayservice/capacity') },
   { cause: 'status rendering', match: (u) => script(u, '/lib/runtime/rayservice/status') || script(u, '/lib/runtime/rayservice/progress') },
   { cause: 'engine (lib/engine)', match: (u) => u.includes('/lib/engine/') },
-  { cause: 'watch decoding', match: (u, f) => script(u, '/lib/runtime/kube/transport') && (f === 'deliver' || f === 'stream') || (script(u, '/lib/runtime/kube/client') && /watch/i.test(f)) },
+  // The transport's line splitter, and the client's line handler it calls (JSON.parse of the event).
+  { cause: 'watch decoding', match: (u, f, c) => (script(u, '/lib/runtime/kube/transport') && f === 'deliver') || (script(u, '/lib/runtime/kube/client') && script(c.url, '/lib/runtime/kube/transport') && c.fn === 'deliver') },
   { cause: 'informer caches and event filters', match: (u) => u.includes('/lib/runtime/kube/informer') || script(u, '/lib/runtime/kube/object-reader') || script(u, '/operator/event-service') || script(u, '/operator/operator') },
   { cause: 'API requests (writes and reads)', match: (u) => script(u, '/lib/runtime/kube/transport') || script(u, '/lib/runtime/kube/client') || script(u, '/lib/runtime/kube/retry') },
   { cause: 'reconcile (observe, execute, resources)', match: (u) => u.includes('/lib/runtime/rayservice/') || u.includes('/operator/') || u.includes('/lib/runtime/work-queue') },
@@ -79,8 +81,9 @@ export function causesOf(file: string, exitedAt?: number, windows?: readonly { f
     else if (leaf.functionName === '(program)') cause = '(program: V8/native outside JS)';
     for (let at: number | undefined = id; cause === undefined && at !== undefined; at = parent.get(at)) {
       const f = byId.get(at)!.callFrame;
-      const url = f.url.replace(/^file:\/\//, '');
-      cause = RULES.find((r) => r.match(url, f.functionName))?.cause;
+      const up = parent.get(at);
+      const c = up === undefined ? { url: '', fn: '' } : { url: byId.get(up)!.callFrame.url, fn: byId.get(up)!.callFrame.functionName };
+      cause = RULES.find((r) => r.match(f.url, f.functionName, c))?.cause;
     }
     cause ??= 'other (node internals, libraries)';
     causeOfNode.set(id, cause);

@@ -15,7 +15,7 @@ function writeProfile(samples: number[], deltasUs: number[]): string {
   const b = 'file:///w/build';
   const nodes = [
     { id: 1, callFrame: frame('(root)'), children: [2, 4, 8, 9] },
-    { id: 2, callFrame: frame('deliver', `${b}/lib/runtime/kube/transport.js`), children: [3] },
+    { id: 2, callFrame: frame('deliver', `${b}/lib/runtime/kube/transport.js`), children: [3, 10] },
     { id: 3, callFrame: frame('parse') },
     { id: 4, callFrame: frame('reconcile', `${b}/lib/runtime/rayservice/reconciler.js`), children: [5, 7] },
     { id: 5, callFrame: frame('renderStatus', `${b}/lib/runtime/rayservice/status.js`), children: [6] },
@@ -23,6 +23,9 @@ function writeProfile(samples: number[], deltasUs: number[]): string {
     { id: 7, callFrame: frame('write', 'file:///w/node_modules/pino/lib/proto.js') },
     { id: 8, callFrame: frame('(idle)') },
     { id: 9, callFrame: frame('(garbage collector)') },
+    // The client's watch line handler (anonymous) under the transport's splitter, parsing the event.
+    { id: 10, callFrame: frame('', `${b}/lib/runtime/kube/client.js`), children: [11] },
+    { id: 11, callFrame: frame('parse') },
   ];
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cpuprof-')), 'p.cpuprofile');
   const startTime = 1_000_000;
@@ -33,10 +36,10 @@ function writeProfile(samples: number[], deltasUs: number[]): string {
 describe('causesOf', () => {
   test('each sample is charged to the innermost frame that names a cause; idle is left out', () => {
     // Samples 1 ms apart; each is charged the gap to the next one (the last: nothing).
-    const file = writeProfile([3, 3, 6, 7, 8, 9, 5, 3], [0, 1000, 1000, 1000, 1000, 1000, 1000, 1000]);
+    const file = writeProfile([3, 11, 6, 7, 8, 9, 5, 3], [0, 1000, 1000, 1000, 1000, 1000, 1000, 1000]);
     const b = causesOf(file);
     expect(Object.fromEntries(b.ms)).toEqual({
-      'watch decoding': 2 + 0, // the last sample (3) has no successor
+      'watch decoding': 2 + 0, // samples 3 and 11 (a client.js frame, but called by the splitter); the last sample has no successor
       'API requests (writes and reads)': 1,
       'logging (pino)': 1,
       '(garbage collector)': 1,
