@@ -11,7 +11,7 @@ const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 /** Benches that run in this process's machine alone. */
-const STANDALONE = ['plan', 'rbg-rounds', 'synth'];
+const STANDALONE = ['plan', 'rbg-rounds', 'synth', 'reconcile-pass'];
 /** Benches that need more than Node, with what. */
 const NEEDS_MORE = {
   apiserver: 'a control plane (npm run controlplane:build)',

@@ -116,8 +116,14 @@ export function moveLateness(moves: readonly TrafficMove[], intervalS: number, m
   };
 }
 
-/** The audit policy: metadata of every write and of every request through a Pod or Service proxy, nothing else. */
-export const WRITE_AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+/**
+ * The audit policy: metadata of every write and of every request through a Pod or Service proxy;
+ * with `readsOf`, also the reads (get, list, watch) of that user (`--profile`: what the operator
+ * asks the API server for, at some extra cost to kube-apiserver, so not in the plain run).
+ */
+export function auditPolicy(readsOf?: string): string {
+  const reads = readsOf ? `- level: Metadata\n  users: [${readsOf}]\n  verbs: [get, list, watch]\n` : '';
+  return `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived]
 rules:
@@ -125,13 +131,16 @@ rules:
   resources: [{group: "", resources: [pods/proxy, services/proxy]}]
 - level: Metadata
   verbs: [create, update, patch, delete, deletecollection]
-- level: None
+${reads}- level: None
 `;
+}
 
-/** One write, or one request through a proxy (a call to Ray, not a write), from the audit log. */
+/** One write, one read (get, list, watch) or one request through a proxy (a call to Ray, not a write), from the audit log. */
 export interface AuditedWrite {
   /** A request through `pods/proxy` or `services/proxy`. */
   readonly proxy: boolean;
+  /** A get, list or watch (audited with `auditPolicy(user)` only). */
+  readonly read: boolean;
   readonly user: string;
   readonly userAgent: string;
   /** `verb resource[/subresource]`. */
@@ -149,6 +158,7 @@ export function auditedWrites(file: string): AuditedWrite[] {
     const ref = e.objectRef ?? {};
     out.push({
       proxy: ref.subresource === 'proxy',
+      read: e.verb === 'get' || e.verb === 'list' || e.verb === 'watch',
       user: e.user?.username ?? '',
       userAgent: e.userAgent ?? '',
       what: `${e.verb} ${ref.resource ?? '?'}${ref.subresource ? `/${ref.subresource}` : ''}`,

@@ -8,6 +8,7 @@ import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { FINALIZER, HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION } from '../../lib/spec/object-names';
 import { RayServiceReconciler, ReconcileResult } from '../../lib/runtime/rayservice/reconciler';
+import * as rayServiceSpec from '../../lib/spec/rayservice';
 import { rayService } from '../support/operator-env';
 import { FakeKube, FakeWrite } from './support/fake-kube';
 import { FakeServe } from './support/fake-serve';
@@ -280,4 +281,24 @@ test('a paused service writes nothing but its status, even when a traffic step i
   expect(still.res.actions).toEqual([]);
   expect(still).toMatchObject({ log: [], res: { actions: [], writes: 0 } });
   expect(w.serve.puts.length).toBe(putsBefore);
+});
+
+test('the spec is validated again only when it (or the annotations) changed: passes over an unchanged spec reuse the verdict, and a spec made invalid is rejected by the next pass', async () => {
+  const validate = jest.spyOn(rayServiceSpec, 'validateRayService');
+  try {
+    const w = world();
+    await bringUp(w); // four passes, one spec
+    expect(validate).toHaveBeenCalledTimes(1);
+    w.setSpec({ cpu: '2' });
+    await w.pass();
+    expect(validate).toHaveBeenCalledTimes(2);
+    w.kube.mutate(RAYSHIFT_RAYSERVICE, NAME, NS, (o) => ({ ...o, metadata: { ...o.metadata, annotations: { ...o.metadata.annotations, 'ray.io/initializing-timeout': 'soon' } } }));
+    const rejected = await w.pass();
+    expect(validate).toHaveBeenCalledTimes(3);
+    expect(rejected.res.actions).toEqual([]);
+    expect(w.svc().status).toMatchObject({ phase: 'Invalid', reason: 'ValidationFailed' });
+    expect(String((w.svc().status as { message: string }).message)).toContain('ray.io/initializing-timeout');
+  } finally {
+    validate.mockRestore();
+  }
 });

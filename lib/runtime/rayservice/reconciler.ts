@@ -15,6 +15,7 @@ import { RayServiceStatus } from '../../engine/status';
 import { canonicalJson } from '../../spec/canonical-json';
 import { finalizationActions, nextAttentionAt, trafficStepDueAt } from '../../engine/pass-rules';
 import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
+import type { ValidationResult } from '../../spec/problem';
 import { asArray, asObject } from '../../spec/read';
 import { formatProblem } from '../../spec/problem';
 import { Condition, mergeConditions } from '../kube/conditions';
@@ -102,6 +103,11 @@ export class RayServiceReconciler {
   /** Analysis measurements taken and not yet handed to the engine, per service. */
   private readonly measured: PendingMeasurements;
   private readonly executor: RayServiceExecutor;
+  /**
+   * The last validation per service and the input it judged: validating parses the Serve config
+   * (about 1 ms, most of a pass's CPU), and most passes see the spec of the pass before.
+   */
+  private readonly validated = new Map<string, { readonly input: string; readonly result: ValidationResult }>();
 
   constructor(options: RayServiceReconcilerOptions) {
     this.client = options.client;
@@ -125,6 +131,7 @@ export class RayServiceReconciler {
       this.unwritten.delete(key);
       this.written.delete(key);
       this.measured.takeAll(key);
+      this.validated.delete(key);
       return { actions: [], writes: 0 };
     }
     if (svc.metadata.deletionTimestamp) return this.finalize(svc);
@@ -132,7 +139,7 @@ export class RayServiceReconciler {
     const generation = svc.metadata.generation ?? 0;
     const status = asObject(svc.status);
     const conditions = asArray(status.conditions) as Condition[];
-    const validation = validateRayService(svc);
+    const validation = this.validate(key, svc);
     if (validation.errors.length > 0) {
       const message = validation.errors.map(formatProblem).join('; ');
       const body = withServingSpec(renderInvalidStatus(message, generation, conditions, status.engineState, new Date(this.now())), servingSpecIn(status));
@@ -178,6 +185,16 @@ export class RayServiceReconciler {
     const requeueAt = nextAttentionAt(decision, { now, intervalMs, held: persist === 'hold', watchDriven: this.watchDriven, pollMs: this.pollMs });
     const dueAt = trafficStepDueAt(previous, decision.actions, intervalMs);
     return { requeueAt, status: decision.status, actions: decision.actions, writes, ...(decision.events.length > 0 ? { events: decision.events } : {}), ...(dueAt !== undefined ? { trafficStepDueAt: dueAt } : {}) };
+  }
+
+  /** `validateRayService(svc)`, computed again only when what it reads (apiVersion, name, annotations, spec) changed. */
+  private validate(key: string, svc: KubeObject): ValidationResult {
+    const input = JSON.stringify([svc.apiVersion, svc.metadata.name, svc.metadata.annotations ?? null, svc.spec ?? null]);
+    const last = this.validated.get(key);
+    if (last?.input === input) return last.result;
+    const result = validateRayService(svc);
+    this.validated.set(key, { input, result });
+    return result;
   }
 
   /** Adds rayshift's finalizer when the store uses one and it is missing; returns the writes made. */
