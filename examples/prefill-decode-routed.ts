@@ -19,7 +19,10 @@ function sglang(role: 'prefill' | 'decode', image: string): PodTemplateJson {
  * `previousRevision` set to the group's `routerRevision('pd-rollout')` before the change: the old
  * release's router stays, and the route starts with all traffic on it; the operator then moves the
  * route's weights as new prefill and decode replicas become ready (Event `RouterWeights`), and
- * `rayshift status rbg/pd-routed` shows each release's weight.
+ * `rayshift status rbg/pd-routed` shows each release's weight. Once the rollout is complete and the
+ * route sends the old release 0, the operator scales the old release's router Deployment to 0
+ * replicas (Event `RouterScaled`) and scales it back before a later rollout sends it traffic again;
+ * with Argo CD, ignore the router Deployments' `/spec/replicas` (docs/rbg-coordination.md).
  */
 export class PrefillDecodeRoutedChart extends Chart {
   /** The group, for its `routerRevision('pd-rollout')`. */

@@ -11,7 +11,8 @@
  * unready to RBG) would otherwise wake the operator only at the progress deadline.
  * The router routes of routed rules (HTTPRoutes labelled `rayshift.dev/router-for`, the construct's
  * label) are watched too: a GitOps re-apply of the rendered weights (Argo CD's sync, `pulumi up`)
- * changes no group, so without it the reset would stand until the group's next event.
+ * changes no group, so without it the reset would stand until the group's next event. So are the
+ * routers' Deployments (same label): a router scaled back becomes ready with no other event.
  */
 import { EXECUTOR_LABEL } from '../lib/spec/rbg';
 import { KubeClient } from '../lib/runtime/kube/client';
@@ -19,7 +20,7 @@ import { isNotFound } from '../lib/runtime/kube/errors';
 import { Informer, InformerEvent } from '../lib/runtime/kube/informer';
 import { KubeObject } from '../lib/runtime/kube/types';
 import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
-import { HTTPROUTE, OPERATOR_EXECUTOR, ROUTER_FOR_LABEL, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATEFUL_SET_TYPE, STATUS_ANNOTATION } from '../lib/spec/object-names';
+import { DEPLOYMENT_TYPE, HTTPROUTE, OPERATOR_EXECUTOR, ROUTER_FOR_LABEL, RBG_V1ALPHA1_TYPE, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, RbgResourceType, STATEFUL_SET_TYPE, STATUS_ANNOTATION } from '../lib/spec/object-names';
 import { RbgReconcileLogger, RbgRolloutReconciler } from '../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
@@ -55,6 +56,8 @@ export class RbgRolloutController {
   private workloads?: Informer;
   /** Watch of the routed rules' router routes (a reset of their weights wakes their group). */
   private routes?: Informer;
+  /** Watch of the routed rules' router Deployments (a scaled-back router's readiness wakes its group). */
+  private routers?: Informer;
   private started = false;
 
   constructor(private readonly options: RbgRolloutControllerOptions) {
@@ -87,13 +90,15 @@ export class RbgRolloutController {
     if (await this.serves(HTTPROUTE)) {
       this.routes = this.options.client.watch(HTTPROUTE, '*', (e) => this.onRoute(e), { labelSelector: ROUTER_FOR_LABEL });
       await this.routes.waitForSync();
+      this.routers = this.options.client.watch(DEPLOYMENT_TYPE, '*', (e) => this.onRouter(e), { labelSelector: ROUTER_FOR_LABEL });
+      await this.routers.waitForSync();
     }
     this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined, workloads: this.workloads !== undefined, routes: this.routes !== undefined }, 'watching RoleBasedGroups executed by the operator');
   }
 
   /** True once started and the watch (if any) has synced (readiness). */
   ready(): boolean {
-    return this.started && (this.informer?.hasSynced() ?? true) && (this.warmups?.hasSynced() ?? true) && (this.workloads?.hasSynced() ?? true) && (this.routes?.hasSynced() ?? true);
+    return this.started && (this.informer?.hasSynced() ?? true) && (this.warmups?.hasSynced() ?? true) && (this.workloads?.hasSynced() ?? true) && (this.routes?.hasSynced() ?? true) && (this.routers?.hasSynced() ?? true);
   }
 
   /** Stops watching; reconciles in flight finish first. */
@@ -102,6 +107,7 @@ export class RbgRolloutController {
     this.warmups?.stop();
     this.workloads?.stop();
     this.routes?.stop();
+    this.routers?.stop();
     await this.queue.stop();
   }
 
@@ -154,6 +160,15 @@ export class RbgRolloutController {
     this.queue.add(`${namespace}/${group}`);
   }
 
+  /** A router Deployment changed: its group may wait for it to become ready (only its replicas or readiness matter). */
+  private onRouter(e: InformerEvent): void {
+    const group = e.object.metadata.labels?.[ROUTER_FOR_LABEL];
+    const namespace = e.object.metadata.namespace;
+    if (group === undefined || !namespace || !this.informer?.get(group, namespace)) return;
+    if (e.type === 'update' && e.oldObject && !e.resync && routerUnchanged(e.oldObject, e.object)) return;
+    this.queue.add(`${namespace}/${group}`);
+  }
+
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/');
     const result = await this.reconciler!.reconcile(namespace, name);
@@ -191,5 +206,11 @@ function onlyOwnStatusChanged(before: KubeObject, after: KubeObject): boolean {
 /** True when neither the route's spec nor its labels changed (a status update: the Gateway's conditions). */
 function routeUnchanged(before: KubeObject, after: KubeObject): boolean {
   const of = (o: KubeObject) => JSON.stringify([o.metadata.labels ?? {}, o.spec ?? null]);
+  return of(before) === of(after);
+}
+
+/** True when a router Deployment's replicas and readiness are as before. */
+function routerUnchanged(before: KubeObject, after: KubeObject): boolean {
+  const of = (o: KubeObject) => JSON.stringify([(o.spec as { replicas?: number } | undefined)?.replicas, (o.status as { readyReplicas?: number } | undefined)?.readyReplicas, (o.status as { observedGeneration?: number } | undefined)?.observedGeneration]);
   return of(before) === of(after);
 }

@@ -152,6 +152,7 @@ export function renderRoleBasedGroupPlan(plan: RoleBasedGroupPlan & { rule?: str
   });
   const incomplete = plan.coordination === 'controller' ? 'stalls: only the slowest role may advance, and it reached its partition' : 'incomplete';
   out.push(`${plan.rounds.length} rounds, largest skew ${plan.maxSkewPercentObserved.toFixed(1)}%, ${plan.complete ? 'complete' : incomplete}`);
+  if (plan.oldRouter === 'scaledToZero') out.push(style.dim("  then the old release's router Deployment is scaled to 0 replicas, once the route sends it 0"));
   if (plan.peak?.pods) {
     const parts: [string, PlanPeak][] = [[`${plan.peak.pods.value} Pods`, plan.peak.pods], ...Object.entries(plan.peak.accelerators).map(([n, p]): [string, PlanPeak] => [`${p.value} ${n}`, p])];
     out.push(`peak ${parts.map(([what, p]) => `${what} in ${p.lasts} of ${plan.rounds.length} rounds (from round ${p.from})`).join('; ')}`);

@@ -104,6 +104,11 @@ export interface RoleBasedGroupPlan {
    * ready before the next round.
    */
   readonly rollback?: { readonly afterRound: number; readonly rounds: readonly RbgPlanRound[] };
+  /**
+   * With a router and a complete rollout: after the last round, once the route sends the old release
+   * 0, its router Deployment is scaled to 0 replicas (`routerScaleStep`, lib/engine/rbg-router-scale.ts).
+   */
+  readonly oldRouter?: 'scaledToZero';
   /** The peaks of the rounds' usage, in rounds (`from`/`until` count rounds from 1, `lasts` is a number of rounds); only with `usage`. */
   readonly peak?: { readonly pods?: PlanPeak; readonly accelerators: Readonly<Record<string, PlanPeak>> };
 }
@@ -150,7 +155,8 @@ function planRollback(input: RoleBasedGroupPlanInput, rounds: readonly RbgPlanRo
 /** The rounds with the new release's route weight of each (every replica of a round ready), when the rule has a router and the rounds carry none yet. */
 function withWeights(input: RoleBasedGroupPlanInput, planned: Omit<RoleBasedGroupPlan, 'skew' | 'peak'>): Omit<RoleBasedGroupPlan, 'skew' | 'peak'> {
   if (!input.router) return planned;
-  return { ...planned, rounds: planned.rounds.map((round) => ({ ...round, weight: round.weight ?? routerWeights(routedRoles(input, round.updated), false).newWeight })) };
+  const rounds = planned.rounds.map((round) => ({ ...round, weight: round.weight ?? routerWeights(routedRoles(input, round.updated), false).newWeight }));
+  return { ...planned, rounds, ...(planned.complete ? { oldRouter: 'scaledToZero' as const } : {}) };
 }
 
 /**

@@ -4,8 +4,9 @@
  * when it has one (`analysedCoordinationStep`), or, when a person asked to roll the rule's rollout
  * back (`rollback` of `rbg-steering.ts`), the first of its rollback rounds — the rounds written, the
  * measurements to take and when to look again; for a rule with a `router`, the step sees its route as
- * read (`routeHoldOf`: the last old replicas wait for it) and the pass decides the weights the route
- * should carry after that step (`routerStep`). The runtime's reconciler observes the group, asks for this, and writes the result.
+ * read (`routeHoldOf`: the last old replicas wait for it), the pass decides the weights the route
+ * should carry after that step (`routerStep`) and the scaling of its old release's router
+ * (`routerScaleStep`). The runtime's reconciler observes the group, asks for this, and writes the result.
  */
 import type { MeasureAnalysisAction } from './actions';
 import { analysedCoordinationStep, type GroupAnalysisInput } from './rbg-analysis';
@@ -14,6 +15,7 @@ import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type Coord
 import type { RbgRollbackRequest } from './rbg-steering';
 import { routeHoldOf } from './rbg-router-hold';
 import { routerStep, type ObservedRouterRoute, type SetRouterWeightsAction } from './rbg-router-step';
+import { routerScaleStep, type ScaleRouterAction } from './rbg-router-scale';
 import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
 
 /** What a pass over a group sees. */
@@ -49,23 +51,33 @@ export interface CoordinationPass {
   readonly measure: readonly MeasureAnalysisAction[];
   /** Router route weights to write before the steps' role writes (the way back's 0 lands before a replica returns). */
   readonly routerWrites: readonly SetRouterWeightsAction[];
+  /** Router Deployments to scale back before the route weights (`routerScaleStep`). */
+  readonly routerScalesBefore: readonly ScaleRouterAction[];
+  /** Old releases' router Deployments to scale to 0 once the status recording their replicas has landed. */
+  readonly routerScalesAfter: readonly ScaleRouterAction[];
 }
 
 /** See the file comment. */
 export function coordinationPass(input: CoordinationPassInput): CoordinationPass {
   const { rules, roles, gate } = input;
   const routerWrites: SetRouterWeightsAction[] = [];
+  const routerScalesBefore: ScaleRouterAction[] = [];
+  const routerScalesAfter: ScaleRouterAction[] = [];
   const steps = rules.map((rule) => {
     const step = ruleStep(input, rule);
     const observed = rule.router && input.routes?.get(rule.name);
     if (!observed) return step;
     const routed = routerStep(rule, roles, step.status, observed, step.lastRound);
-    if (routed.action) routerWrites.push(routed.action);
-    return { ...step, status: { ...step.status, router: routed.status } };
+    const prior = input.previous.find((c) => c.name === rule.name)?.router?.scaledDown;
+    const scaled = routerScaleStep(rule.name, step.status, routed, observed.route, observed.deployments ?? new Map(), prior);
+    if (scaled.routeAction) routerWrites.push(scaled.routeAction);
+    routerScalesBefore.push(...scaled.before);
+    routerScalesAfter.push(...scaled.after);
+    return { ...step, status: { ...step.status, router: scaled.status } };
   });
   const wakes = [...steps.map((s) => s.wakeAt), gate?.decision.wakeAt].filter((t): t is number => t !== undefined);
   const rounds = steps.filter((s) => s.events.some((e) => e.reason === ROUND_EVENT)).length;
-  return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}), measure: steps.flatMap((s) => s.measure ?? []), routerWrites };
+  return { steps, rounds, ...(wakes.length > 0 ? { wakeAt: Math.min(...wakes) } : {}), measure: steps.flatMap((s) => s.measure ?? []), routerWrites, routerScalesBefore, routerScalesAfter };
 }
 
 /** One rule's coordination step: held by its warmup, a requested rollback's first round, or the (analysed) step. */

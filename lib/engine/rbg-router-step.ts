@@ -12,6 +12,7 @@ import { asArray, asObject, isInteger, type JsonObject } from '../spec/read';
 import { routerName } from '../spec/rbg-router';
 import { routerWeights, type RoutedRole } from './rbg-router-weight';
 import type { CoordinationStatus, ExecutorRule, ObservedRole, RolloutEvent } from './rbg-coordination-types';
+import type { ObservedRouterDeployment, ScaledDownRouter } from './rbg-router-scale';
 
 /** Reason of the Event recorded for every change of a router route's weights. */
 export const ROUTER_WEIGHTS_EVENT = 'RouterWeights';
@@ -27,6 +28,8 @@ export interface ObservedRouterRoute {
   readonly name: string;
   /** The route object as read; undefined when it does not exist. */
   readonly route?: JsonObject;
+  /** The rule's router Deployments as read, by name (`rbg-router-scale.ts`). @default none read: none is scaled */
+  readonly deployments?: ReadonlyMap<string, ObservedRouterDeployment>;
 }
 
 /** One release's router on the route. */
@@ -51,6 +54,10 @@ export interface RouterStatus {
   readonly removeOld: boolean;
   /** Why no weight was written, when none could be. */
   readonly problem?: string;
+  /** Old releases' router Deployments scaled to 0 after the rollout, and the replicas to restore (`rbg-router-scale.ts`). */
+  readonly scaledDown?: readonly ScaledDownRouter[];
+  /** Router Deployments the route waits for (scaled back, not yet ready): the weights shown are the route's as read. */
+  readonly waitingForRouter?: readonly string[];
 }
 
 /** Give the route's router backends these weights (only backends already on the route). */

@@ -188,6 +188,8 @@ export type RbgResourceType = typeof RBG_V1ALPHA2_TYPE | typeof RBG_V1ALPHA1_TYP
 export const ROLE_INSTANCE_SET_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleInstanceSet', plural: 'roleinstancesets', namespaced: true } as const;
 /** StatefulSet, RBG v1alpha1's default workload of a role (RBG v0.6.0; named `<group>-<role>`, owned by the group). */
 export const STATEFUL_SET_TYPE = { apiVersion: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets', namespaced: true } as const;
+/** Deployment (apps/v1): a routed rule's router per release (`RoleBasedGroupRouters`). */
+export const DEPLOYMENT_TYPE = { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments', namespaced: true } as const;
 /** RoleInstance, one replica of a RoleInstanceSet (named `<set>-<ordinal>` in its stateful pattern, labelled with its revision). */
 export const ROLE_INSTANCE_TYPE = { apiVersion: RBG_V1ALPHA2, kind: 'RoleInstance', plural: 'roleinstances', namespaced: true } as const;
 /** The label of a workload's replica naming the revision it runs (StatefulSet Pods, RoleInstances). */

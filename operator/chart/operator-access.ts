@@ -151,6 +151,16 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
     why: 'read and watch the progress of coordinated roles run as statefulsets where the RoleBasedGroup status is stale, and carry a round\'s partition into a StatefulSet that RBG v0.6.0 reset to its replicas',
   },
   {
+    group: 'apps', resource: 'deployments', verbs: ['list', 'watch'], scope: 'cluster',
+    by: 'lib/runtime/rbg/router-route.ts: observeRouterRoutes (list of the rule\'s router Deployments, labelled rayshift.dev/router-for and router-rule); operator/rbg-controller.ts: Informer of router Deployments (labelled rayshift.dev/router-for)',
+    why: 'read the replicas and readiness of a routed rule\'s router Deployments: the old release\'s is scaled to 0 after its rollout, and weight moves to a scaled-back router only once it is ready',
+  },
+  {
+    group: 'apps', resource: 'deployments', subresource: 'scale', verbs: ['patch'], scope: 'cluster',
+    by: 'lib/runtime/rbg/router-route.ts: scaleRouter (JSON patch of the Scale\'s replicas, guarded by a test of their value)',
+    why: 'scale the old release\'s router Deployment to 0 once a routed rollout is complete, and back before weight moves to it; through the scale subresource, so GitOps tools can ignore /spec/replicas',
+  },
+  {
     group: 'leaderworkerset.x-k8s.io', resource: 'leaderworkersets', verbs: ['get'], scope: 'cluster',
     by: 'lib/runtime/rbg/reconciler.ts: workloadStatuses (v1alpha1 roles)',
     why: 'read the progress of coordinated roles run as leaderworkersets where the RoleBasedGroup status is stale',

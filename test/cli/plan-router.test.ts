@@ -34,6 +34,7 @@ test('plan shows the new release\'s route weight after each round, and 0 through
     '3 0 / 5 0 / 3 0',
   ]);
   expect(r.stdout).toContain('the route sends the abandoned release nothing (new weight 0) before the first rollback round');
+  expect(r.stdout).toContain("then the old release's router Deployment is scaled to 0 replicas, once the route sends it 0");
 });
 
 test('validate names a bad router in the annotation by its path', async () => {

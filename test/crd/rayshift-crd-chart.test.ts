@@ -185,6 +185,8 @@ describe('RBAC', () => {
       'workloads.x-k8s.io/roleinstances: list,delete,update',
       'apps/controllerrevisions: get',
       'apps/statefulsets: get,list,watch,patch',
+      'apps/deployments: list,watch',
+      'apps/deployments/scale: patch',
       'leaderworkerset.x-k8s.io/leaderworkersets: get',
       'events.k8s.io/events: create',
     ]);

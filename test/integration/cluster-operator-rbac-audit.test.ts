@@ -61,6 +61,7 @@ const NOT_REACHED: Record<string, string> = {
   'apps/statefulsets watch': 'the same watch',
   'apps/statefulsets patch': 'RBG v0.6.0 StatefulSets whose partition a round carries (cluster-rbg-analysis.test.ts, RBG v0.6.0)',
   'core/pods delete': 'a rollback round of a StatefulSet role (cluster-rbg-analysis.test.ts, RBG v0.6.0)',
+  'apps/deployments/scale patch': 'a routed rule\'s old router scaled to 0 after its rollout, and back (cluster-rbg-router-operator.test.ts)',
   'leaderworkerset.x-k8s.io/leaderworkersets get': 'RBG v1alpha1 roles run as LeaderWorkerSets',
   'events.k8s.io/events create': 'Events of RBG rounds and analysis verdicts (cluster-operator-analysis.test.ts, cluster-rbg-operator.test.ts)',
 };

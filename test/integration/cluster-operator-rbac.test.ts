@@ -45,16 +45,19 @@ afterAll(async () => {
   await env?.stop();
 });
 
-test('the chart creates the operator\'s identity and RBAC, with no Secrets and, in apps/*, only StatefulSets read, watched and patched and ControllerRevisions read', () => {
+test('the chart creates the operator\'s identity and RBAC, with no Secrets and, in apps/*, only StatefulSets read, watched and patched, ControllerRevisions read, Deployments listed and watched and their scale patched', () => {
   expect(objects.map((o) => o.kind)).toEqual(['Namespace', 'CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding', 'Deployment']);
   const role = objects.find((o) => o.kind === 'ClusterRole');
   expect(role.rules.some((r: any) => r.resources.includes('secrets'))).toBe(false);
   // The RBG executor reads a role's StatefulSet status where the group's own status is stale, watches
   // them for v1alpha1 groups and carries a round's partition into them (RBG v0.6.0); a rollback on
-  // RBG v0.8 reads the template of the revision before the rollout; nothing else in apps.
+  // RBG v0.8 reads the template of the revision before the rollout; a routed rule's router
+  // Deployments are read and the old release's scaled (never their spec); nothing else in apps.
   expect(role.rules.filter((r: any) => r.apiGroups.includes('apps'))).toEqual([
     { apiGroups: ['apps'], resources: ['controllerrevisions'], verbs: ['get'] },
     { apiGroups: ['apps'], resources: ['statefulsets'], verbs: ['get', 'list', 'watch', 'patch'] },
+    { apiGroups: ['apps'], resources: ['deployments'], verbs: ['list', 'watch'] },
+    { apiGroups: ['apps'], resources: ['deployments/scale'], verbs: ['patch'] },
   ]);
 });
 

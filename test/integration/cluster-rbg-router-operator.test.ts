@@ -15,7 +15,9 @@
  * i mod 100 < the route's current new-release weight, as read from the route's watch. No request
  * may be served by a prefill and a decode of different releases, and none may fail. The rollback
  * case also re-applies the rendered route mid-rollout as Argo CD would (a forced server-side apply
- * of 100 / 0): the operator's route watch must put the rule's weight back with no group change. Needs
+ * of 100 / 0): the operator's route watch must put the rule's weight back with no group change. The
+ * scale case checks the old release's router Deployment goes to 0 replicas after the rollout, and
+ * that a rollout back to that release scales it back and gives it no weight before it is ready. Needs
  * `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok rbg` and
  * `bash scripts/install-sglang-router.sh`.
  */
@@ -27,7 +29,7 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { rbgRollbackPatch } from '../../lib/engine/rbg-steering';
 import { describeRouter } from '../../lib/runtime/rbg/status';
 import type { UpgradeAnalysis } from '../../lib/spec/analysis';
-import { HTTPROUTE, RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
+import { DEPLOYMENT_TYPE, HTTPROUTE, RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { startTestCluster, TestCluster } from '../support/cluster';
 import { upstreamCrdFiles } from '../support/controlplane';
@@ -153,7 +155,9 @@ test('the operator moves the router route with the ready new-release replicas, r
     await route.full;
     const { statuses, sent } = await load.stop();
 
-    expect(complete.router).toEqual({
+    // The pass after this status may already have scaled the old router down (the last case checks that).
+    const { scaledDown: _later, ...atComplete } = complete.router!;
+    expect(atComplete).toEqual({
       route: ROUTE,
       removeOld: true,
       releases: [
@@ -161,7 +165,7 @@ test('the operator moves the router route with the ready new-release replicas, r
         { revision: v2.revision, service: newBackend, weight: 100, current: true },
       ],
     });
-    expect(describeRouter(complete.router!)).toBe(`route ${ROUTE}: old ${v1.revision} 0%, new ${v2.revision} 100% (old router may go)`);
+    expect(describeRouter(atComplete)).toBe(`route ${ROUTE}: old ${v1.revision} 0%, new ${v2.revision} 100% (old router may go)`);
     // From 0 to 100 (it may fall back when the counts of ready new replicas do: the rule follows them).
     // Whether a split comes between depends on the states the passes see: the rule gives 100 once a
     // routed role has no ready old replica, and with 2 decodes that can come before any new prefill
@@ -267,4 +271,66 @@ test('a rollback sends the new release nothing before any replica returns: the r
     } finally {
       await stub.close();
     }
+  }), 400_000);
+
+test('after the rollout the old release\'s router goes to 0 replicas; a rollout back to it scales it back, and no weight moves to it before it is ready', () =>
+  cluster.printLogsOnFailure(async () => {
+    const name = 'pd-scale';
+    const route = `${name}-pd-router`;
+    const v1 = synthesize('sglang:v1', undefined, name);
+    for (const o of v1.objects) await gitops.apply(o, { force: true });
+    const armed = await coordinationWhen(ctx, name, 'armed with one router at 100', (c) => c?.phase === 'Complete' && c.router?.releases[0]?.weight === 100);
+    const v1Router = `${route}-${v1.revision}`;
+    const v2 = synthesize('sglang:v2', v1.revision, name);
+    const v2Router = `${route}-${v2.revision}`;
+    const events = eventReasons(admin, NS, name, ['RouterScaled']);
+    for (const o of v2.objects) await gitops.apply(o, { force: true });
+    const done = await coordinationWhen(ctx, name, `v2 Complete and ${v1Router} scaled to 0`, (c) => c?.phase === 'Complete' && c.revision !== armed.revision && (c.router?.scaledDown ?? []).some((d) => d.deployment === v1Router));
+    expect(done.router!.scaledDown).toEqual([{ deployment: v1Router, replicas: 1 }]);
+    expect(done.router!.releases.map((r) => [r.service, r.weight])).toEqual([[v1Router, 0], [v2Router, 100]]);
+    await waitFor(async () => ((await admin.get(DEPLOYMENT_TYPE, v1Router, NS)).spec as any)?.replicas === 0 || 'not yet at 0', `${v1Router} at 0 replicas`, { timeoutMs: 60_000, everyMs: 250 });
+    expect(((await admin.get(DEPLOYMENT_TYPE, v2Router, NS)).spec as any)?.replicas).toBe(1);
+    expect(await events).toEqual(expect.arrayContaining(['RouterScaled']));
+
+    // Every state of the v1 router's Deployment and every weight the route gives it, by resourceVersion
+    // (one etcd revision counter orders writes to different objects).
+    const states: { rv: number; replicas: number; ready: number; observed: boolean }[] = [];
+    watches.push(admin.watch(DEPLOYMENT_TYPE, NS, (e) => {
+      if (e.object.metadata.name !== v1Router || e.type === 'delete') return;
+      const st = (e.object.status ?? {}) as { readyReplicas?: number; observedGeneration?: number };
+      states.push({ rv: Number(e.object.metadata.resourceVersion), replicas: Number((e.object.spec as any)?.replicas ?? 0), ready: st.readyReplicas ?? 0, observed: (st.observedGeneration ?? 0) >= (e.object.metadata.generation ?? 0) });
+    }));
+    const weights: { rv: number; weight: number }[] = [];
+    watches.push(admin.watch(HTTPROUTE, NS, (e) => {
+      if (e.object.metadata.name !== route || e.type === 'delete') return;
+      const [w] = backendWeights(e.object, [v1Router]);
+      if (typeof w === 'number') weights.push({ rv: Number(e.object.metadata.resourceVersion), weight: w });
+    }));
+
+    // A rollout back to v1's templates (release v1 again, v2 the one rolled from), applied as Argo CD
+    // with `ignoreDifferences` on the Deployments' /spec/replicas (RespectIgnoreDifferences) would: without replicas.
+    const back = synthesize('sglang:v1', v2.revision, name);
+    expect(back.revision).toBe(v1.revision);
+    for (const o of back.objects) {
+      const applied = o.kind === 'Deployment' ? { ...o, spec: Object.fromEntries(Object.entries(o.spec as object).filter(([k]) => k !== 'replicas')) } : o;
+      const out = await gitops.apply(applied as KubeObject, { force: true });
+      // The operator's scale took /spec/replicas over from the apply's manager: the apply leaves it at 0.
+      if (o.metadata.name === v1Router) expect((out.spec as any).replicas ?? 0).toBe(0);
+    }
+    const applied = Number((await admin.get(DEPLOYMENT_TYPE, v1Router, NS)).metadata.resourceVersion);
+    const home = await coordinationWhen(ctx, name, `back on v1 Complete, ${v1Router} at 100 and ${v2Router} scaled to 0`, (c) =>
+      c?.phase === 'Complete' && c.revision !== done.revision && c.router?.releases.find((r) => r.current)?.weight === 100 && (c.router?.scaledDown ?? []).some((d) => d.deployment === v2Router));
+    await waitFor(() => weights.some((w) => w.rv > applied && w.weight === 100) || `route writes: ${JSON.stringify(weights)}`, `${name}: the route watch saw 100 for ${v1Router}`, { timeoutMs: 60_000, everyMs: 250 });
+
+    const scaledBack = states.find((s) => s.rv > applied && s.replicas > 0);
+    const readyAt = states.find((s) => s.rv > applied && s.replicas > 0 && s.observed && s.ready >= s.replicas);
+    const firstWeight = weights.find((w) => w.rv > applied && w.weight > 0);
+    process.stdout.write(`routed scale: ${v1Router} scaled back at rv ${scaledBack?.rv}, ready at rv ${readyAt?.rv}, first weight ${firstWeight?.weight}% at rv ${firstWeight?.rv}; route writes since the apply ${JSON.stringify(weights.filter((w) => w.rv > applied))}\n`);
+    expect(scaledBack).toEqual(expect.objectContaining({ replicas: 1 }));
+    expect(readyAt).toBeDefined();
+    expect(firstWeight).toBeDefined();
+    // The scale came first, then readiness, then the route's first share for the router.
+    expect(scaledBack!.rv).toBeLessThan(firstWeight!.rv);
+    expect(readyAt!.rv).toBeLessThan(firstWeight!.rv);
+    expect(home.router!.scaledDown).toEqual([{ deployment: v2Router, replicas: 1 }]);
   }), 400_000);

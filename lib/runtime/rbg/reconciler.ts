@@ -14,6 +14,8 @@
  * (`returnReplicas`); the workloads' watch brings the next pass. A rule with a `router` has its
  * router route's weights written before the patch (`router-route.ts`), so a rollback's 0 for the new
  * release lands before any replica returns; a lost race leaves weights that match what was observed.
+ * A router that is to gain weight is scaled back before the route; an old release's router is
+ * scaled to 0 after the patch recording its replicas (`rbg-router-scale.ts`).
  */
 import { coordinationPass } from '../../engine/rbg-coordination-pass';
 import { rbgRollbackRequestOf } from '../../engine/rbg-steering';
@@ -40,7 +42,7 @@ import { carryPartitions } from './carry-partition';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { workloadOf, workloadStatus } from './workloads';
 import { readStatefulSetReplicas } from './statefulset-replicas';
-import { observeRouterRoutes, writeRouterWeights } from './router-route';
+import { observeRouterRoutes, scaleRouter, writeRouterWeights } from './router-route';
 
 /** The Events of coordinated rollouts. */
 const RBG_EVENTS: EventSource = { controller: EVENT_CONTROLLER, action: 'CoordinatedRollout' };
@@ -181,6 +183,12 @@ export class RbgRolloutReconciler {
     }
     // Route weights first: on the way back the new release's weight is 0 before its first replica is returned.
     let routeWrites = 0;
+    const warnEvent = (err: unknown) => this.log.warn({ rbg: key, err: (err as Error).message }, 'recording an Event failed');
+    // A router that is to gain weight is scaled back before the route (which holds until it is ready).
+    for (const action of pass.routerScalesBefore) {
+      routeWrites += await scaleRouter(this.client, group, action, this.now(), RBG_EVENTS, warnEvent);
+      this.log.info({ rbg: key, deployment: action.deployment, replicas: action.replicas }, 'router scaled');
+    }
     for (const action of pass.routerWrites) {
       routeWrites += await writeRouterWeights(this.client, group, action, routes.get(action.rule), this.now(), RBG_EVENTS, (err) => this.log.warn({ rbg: key, err: (err as Error).message }, 'recording an Event failed'));
       this.log.info({ rbg: key, route: action.route, backends: action.backends }, 'router weights');
@@ -191,7 +199,16 @@ export class RbgRolloutReconciler {
     const roleWrites = pass.steps.flatMap((s) => s.writes);
     const written = await this.write(group, doc, roleWrites, [...(gate?.decision.events ?? []), ...pass.steps.flatMap((s) => s.events)], pass.wakeAt, pass.rounds);
     const counted = { ...written, writes: written.writes + routeWrites };
-    const result: RbgReconcileResult = written.status === undefined ? counted : { ...counted, specCarried: caughtUp && roleWrites.length === 0 };
+    let result: RbgReconcileResult = written.status === undefined ? counted : { ...counted, specCarried: caughtUp && roleWrites.length === 0 };
+    // An old router is scaled to 0 only once the status recording its replicas landed (a lost race redoes the pass).
+    if (result.status !== undefined) {
+      let scaled = 0;
+      for (const action of pass.routerScalesAfter) {
+        scaled += await scaleRouter(this.client, group, action, this.now(), RBG_EVENTS, warnEvent);
+        this.log.info({ rbg: key, deployment: action.deployment, replicas: action.replicas }, 'router scaled');
+      }
+      result = { ...result, writes: result.writes + scaled };
+    }
     // A rollback round's replicas are replaced only once the status asking for it landed (a lost race redoes the pass).
     const returns = result.status === undefined ? [] : pass.steps.flatMap((s) => s.returns ?? []);
     for (const ret of returns) {

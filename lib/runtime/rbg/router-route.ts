@@ -3,12 +3,18 @@
  * engine's route step (`routerStep`), and written as it decides (`setRouterWeights`) through the one
  * route weight writer (`writeRouteWeights`: a JSON patch of backend weights guarded by `test` ops,
  * re-read and re-planned when the server refuses it as a conflict), each write followed by its Event.
+ * The rule's router Deployments (labelled with its group and rule) are listed with the route, for the
+ * engine's scale step (`routerScaleStep`), and scaled through the `scale` subresource
+ * (`scaleRouter`), so a GitOps tool can ignore `/spec/replicas` of the rendered Deployment.
  */
 import type { ExecutorRule } from '../../engine/rbg-coordination-types';
+import type { ObservedRouterDeployment, ScaleRouterAction } from '../../engine/rbg-router-scale';
 import { routerRouteName, type ObservedRouterRoute, type SetRouterWeightsAction } from '../../engine/rbg-router-step';
-import { HTTPROUTE } from '../../spec/object-names';
+import { DEPLOYMENT_TYPE, HTTPROUTE, ROUTER_FOR_LABEL, ROUTER_RULE_LABEL } from '../../spec/object-names';
 import type { JsonObject } from '../../spec/read';
 import type { KubeClient } from '../kube/client';
+import { isNotFound, isPatchConflict } from '../kube/errors';
+import type { JsonPatchOp } from '../kube/request-options';
 import { recordEvents, type EventSource } from '../kube/events';
 import type { KubeObject } from '../kube/types';
 import { kubeRouteClient, writeRouteWeights } from '../route/weight-patch';
@@ -19,10 +25,49 @@ export async function observeRouterRoutes(client: KubeClient, group: KubeObject,
   for (const rule of rules) {
     if (!rule.router) continue;
     const name = routerRouteName(String(group.metadata.name), rule.name);
-    const route = await client.tryGet(HTTPROUTE, name, String(group.metadata.namespace));
-    out.set(rule.name, { name, ...(route ? { route: route as unknown as JsonObject } : {}) });
+    const namespace = String(group.metadata.namespace);
+    const route = await client.tryGet(HTTPROUTE, name, namespace);
+    if (!route) {
+      out.set(rule.name, { name });
+      continue;
+    }
+    const list = await client.list(DEPLOYMENT_TYPE, { namespace, labelSelector: { [ROUTER_FOR_LABEL]: String(group.metadata.name), [ROUTER_RULE_LABEL]: rule.name } });
+    const deployments = new Map(list.items.map((d) => [String(d.metadata.name), routerDeployment(d)] as const));
+    out.set(rule.name, { name, route: route as unknown as JsonObject, deployments });
   }
   return out;
+}
+
+/** A router Deployment as the scale step reads it. */
+function routerDeployment(d: KubeObject): ObservedRouterDeployment {
+  const spec = (d.spec ?? {}) as { replicas?: number };
+  const status = (d.status ?? {}) as { readyReplicas?: number; observedGeneration?: number };
+  return {
+    name: String(d.metadata.name),
+    // The API server defaults an absent replicas to 1.
+    replicas: typeof spec.replicas === 'number' ? spec.replicas : 1,
+    readyReplicas: status.readyReplicas ?? 0,
+    observed: (status.observedGeneration ?? 0) >= (d.metadata.generation ?? 0),
+  };
+}
+
+/**
+ * Writes one `scaleRouter` through the Deployment's `scale` subresource, guarded by a `test` of the
+ * replicas read (but from 0), then records its Event. Returns the API writes made: 0 when the Deployment is gone
+ * or its replicas changed since the pass read them (the next pass decides again).
+ */
+export async function scaleRouter(client: KubeClient, group: KubeObject, action: ScaleRouterAction, now: number, events: EventSource, warn: (err: unknown) => void): Promise<number> {
+  try {
+    // A Scale omits replicas 0 (`omitempty`): from 0 there is no field to test, and restoring it is safe.
+    const ops: JsonPatchOp[] = action.from === 0
+      ? [{ op: 'add', path: '/spec/replicas', value: action.replicas }]
+      : [{ op: 'test', path: '/spec/replicas', value: action.from }, { op: 'replace', path: '/spec/replicas', value: action.replicas }];
+    await client.patchJson(DEPLOYMENT_TYPE, action.deployment, String(group.metadata.namespace), ops, { subresource: 'scale' });
+  } catch (err) {
+    if (isNotFound(err) || isPatchConflict(err)) return 0;
+    throw err;
+  }
+  return 1 + (await recordEvents(client, group, [action.event], now, events, warn));
 }
 
 /**

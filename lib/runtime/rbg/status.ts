@@ -61,12 +61,15 @@ export function describeCoordination(s: CoordinationStatus): string {
 
 /**
  * The router route's split, per release: `route pd-pd-router: old 1a2b3c4d5e 75%, new 6f7a8b9c0d 25%`,
- * with `(old router may go)` once it carries nothing for good, or why no weight is written.
+ * with `(old router may go)` once it carries nothing for good, the router Deployments scaled to 0
+ * and those the route waits for, or why no weight is written.
  */
 export function describeRouter(r: RouterStatus): string {
   if (r.problem !== undefined) return `route ${r.route}: no weights written: ${r.problem}`;
   const split = r.releases.map((x) => `${x.current ? 'new' : 'old'} ${x.revision} ${x.weight}%`).join(', ');
-  return `route ${r.route}: ${split}${r.removeOld ? ' (old router may go)' : ''}`;
+  const down = r.scaledDown && r.scaledDown.length > 0 ? `; scaled to 0: ${r.scaledDown.map((d) => `${d.deployment} (was ${d.replicas})`).join(', ')}` : '';
+  const waiting = r.waitingForRouter && r.waitingForRouter.length > 0 ? `; held until ready: ${r.waitingForRouter.join(', ')}` : '';
+  return `route ${r.route}: ${split}${r.removeOld ? ' (old router may go)' : ''}${down}${waiting}`;
 }
 
 /** One line for the warmup: `warmup pd-warmup-1a2b3c4d Warming: warming images: 3/8 nodes`. */
