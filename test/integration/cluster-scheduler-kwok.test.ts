@@ -4,7 +4,9 @@
  * stages; a Pod that fits no Node stays Pending, marked Unschedulable by the scheduler; an image
  * changed in place is reported as a kubelet would after restarting the container; an image the
  * kubelet cannot pull (kwok's `pod-image-pull-failure` stage) leaves a new Pod or an in-place
- * update not Ready until a pullable image replaces it. Needs
+ * update not Ready until a pullable image replaces it; a terminating Pod is removed by the simulated
+ * kubelet deleter (test/support/simulated-kubelet-deleter.ts) by UID, once its finalizers are gone,
+ * on kwok's Nodes only. Needs
  * `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok`.
  */
 import { resolveCrdFile } from '../../lib/crds/resolve';
@@ -12,6 +14,7 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { POD, WARMUP_TYPE } from '../../lib/spec/object-names';
 import { pollUntil } from '../support/processes';
 import { startTestCluster, TestCluster } from '../support/cluster';
+import { sendFinalDelete } from '../support/simulated-kubelet-deleter';
 
 const NS = 'default';
 let cluster: TestCluster;
@@ -200,6 +203,57 @@ test("RBG v0.8's warmup Pods run to Succeeded (kwok's pod-warmup-complete stage)
       for (const name of Object.keys(misses)) expect([name, [...new Set(versions.get(name)!.map((p) => p.status?.phase))]]).toEqual([name, ['Pending', 'Running']]);
     } finally {
       await watch.stop();
+      client.close();
+    }
+  }));
+
+/**
+ * Deletes `name` (default grace: it turns terminating) and waits until a terminating witness Pod on a
+ * kwok Node, deleted after it, is gone: the deleter's one Pod watch delivers events in order, so by
+ * then it has looked at `name`'s terminating state too. Returns `name` as it is then.
+ */
+async function terminateAndLetTheDeleterLook(name: string): Promise<any> {
+  expect((await cluster.cp.request('DELETE', `/api/v1/namespaces/${NS}/pods/${name}`)).status).toBe(200);
+  const witness = `${name}-witness`;
+  await createPod(witness);
+  await podWhen(witness, 'bound to a Node', (p) => (p.spec.nodeName ? undefined : 'not bound'));
+  expect((await cluster.cp.request('DELETE', `/api/v1/namespaces/${NS}/pods/${witness}`)).status).toBe(200);
+  await pollUntil(`Pod ${witness} gone`, async () => ((await cluster.cp.request('GET', `/api/v1/namespaces/${NS}/pods/${witness}`)).status === 404 ? undefined : 'still there'), { timeoutMs: 60_000, intervalMs: 250 });
+  return (await cluster.cp.request('GET', `/api/v1/namespaces/${NS}/pods/${name}`)).body;
+}
+
+test('the simulated kubelet deleter removes a terminating Pod once its finalizers are gone, by UID (a late delete spares the Pod that took the name), and leaves Pods of other Nodes alone', () =>
+  cluster.printLogsOnFailure(async () => {
+    const client = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
+    try {
+      // A finalizer holds the Pod: terminating, not deleted (a delete with grace 0 would have set its grace period to 0).
+      await createPod('held', { terminationGracePeriodSeconds: 30 });
+      await cluster.cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/held`, { metadata: { finalizers: ['example.com/hold'] } }, { contentType: 'application/merge-patch+json' });
+      const first = await podWhen('held', 'Running', (p) => (p.status?.phase === 'Running' ? undefined : `phase ${p.status?.phase}`));
+      const held = await terminateAndLetTheDeleterLook('held');
+      expect([held.metadata?.uid, held.metadata?.deletionGracePeriodSeconds, held.metadata?.finalizers]).toEqual([first.metadata.uid, 30, ['example.com/hold']]);
+      // The finalizer removed: the deleter deletes it.
+      expect((await cluster.cp.request('PATCH', `/api/v1/namespaces/${NS}/pods/held`, { metadata: { finalizers: null } }, { contentType: 'application/merge-patch+json' })).status).toBe(200);
+      await pollUntil('Pod held deleted', async () => ((await cluster.cp.request('GET', `/api/v1/namespaces/${NS}/pods/held`)).status === 404 ? undefined : 'still there'), { timeoutMs: 60_000, intervalMs: 250 });
+
+      // The name taken by a new Pod (as a StatefulSet does at once): the old Pod's delete, sent late
+      // from the view the deleter had of it, is refused by its UID precondition; the new Pod runs on.
+      await createPod('held');
+      const fresh = await podWhen('held', 'Running again', (p) => (p.status?.phase === 'Running' ? undefined : `phase ${p.status?.phase}`));
+      expect(fresh.metadata.uid).not.toBe(first.metadata.uid);
+      expect(await sendFinalDelete(client, held)).toBe('name-reused');
+      const after = (await cluster.cp.request('GET', `/api/v1/namespaces/${NS}/pods/held`)).body;
+      expect([after.metadata.uid, after.metadata.deletionTimestamp]).toEqual([fresh.metadata.uid, undefined]);
+
+      // A Node that is not kwok's (no kubelet of ours): its terminating Pod is not deleted.
+      await cluster.cp.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'not-kwok', labels: { 'kubernetes.io/hostname': 'not-kwok' } } });
+      await createPod('elsewhere', { nodeName: 'not-kwok', terminationGracePeriodSeconds: 30 });
+      const elsewhere = await terminateAndLetTheDeleterLook('elsewhere');
+      expect([elsewhere.metadata?.name, elsewhere.metadata?.deletionGracePeriodSeconds]).toEqual(['elsewhere', 30]);
+      // That Node's kubelet, played here, ends it.
+      expect(await sendFinalDelete(client, elsewhere)).toBe('deleted');
+      await cluster.cp.request('DELETE', '/api/v1/nodes/not-kwok');
+    } finally {
       client.close();
     }
   }));

@@ -10,7 +10,9 @@
  *
  * Nothing talks to a Pod: kwok only writes Pod status (Running, Ready, IPs, container images), so
  * KubeRay and RBG see their Pods come up, and kube-controller-manager fills EndpointSlices, collects
- * garbage and finishes namespace deletion as in a real cluster. A test wraps its body in
+ * garbage and finishes namespace deletion as in a real cluster. The kubelet's final delete of a
+ * terminating Pod (by UID, once its finalizers are gone) is `simulated-kubelet-deleter.ts`, in this
+ * process: kwok's own delete Stage deletes by name and killed the Pods StatefulSets recreate at once. A test wraps its body in
  * `printLogsOnFailure` so that a failure prints the tail of every log and keeps the logs.
  */
 import * as fs from 'node:fs';
@@ -21,6 +23,7 @@ import { ControlPlane, ExtraToken, startControlPlane } from './controlplane';
 import { clusterBinDir, controllerCrdFiles, locateBinaries, rbgTool, type ClusterRbg, type ClusterTool } from './cluster-files';
 import { freePorts, httpGet, logTail, pollUntil, Proc, Supervisor } from './processes';
 import { prepareRbgWebhook, RBGS_WEBHOOK_LOCK, untilRbgWebhookEnforced } from './rbg-v08-webhook';
+import { SimulatedKubeletDeleter, startSimulatedKubeletDeleter } from './simulated-kubelet-deleter';
 
 /** Options of `startTestCluster`. */
 export interface ClusterOptions {
@@ -103,6 +106,8 @@ class LocalCluster implements TestCluster {
   private readonly readyTimeoutMs: number;
   private keptLogs?: string;
   private lockProc?: Proc;
+  private deleterClient?: KubeClient;
+  private deleter?: SimulatedKubeletDeleter;
   private stopped = false;
 
   constructor(
@@ -157,6 +162,9 @@ class LocalCluster implements TestCluster {
       this.ready(kwok, `http://127.0.0.1:${kwokPort}/healthz`),
     ]);
     await this.createNodes([kcm, kwok]);
+    this.deleterClient = KubeClient.fromKubeconfig(kc, { fieldManager: 'simulated-kubelet' });
+    this.deleter = startSimulatedKubeletDeleter(this.deleterClient, this.nodes);
+    await this.deleter.synced();
 
     const controllers: Promise<void>[] = [];
     if (this.opts.kuberay) {
@@ -228,6 +236,12 @@ class LocalCluster implements TestCluster {
     this.stopped = true;
     // Controllers first, so that none of them logs the control plane going away as its own failure.
     await Promise.all(this.procs.filter((p) => p !== this.lockProc).map((p) => this.supervisor.kill(p, 'SIGTERM', 10_000)));
+    if (this.deleter) {
+      await this.deleter.stop();
+      const c = this.deleter.counts();
+      process.stderr.write(`test cluster: simulated kubelet deleter: ${c.deleted} deleted, ${c.alreadyGone} already gone (404), ${c.nameReused} name reused by a newer Pod (409), ${c.failures.length} failed${c.failures.length ? `: ${c.failures.slice(0, 5).join('; ')}` : ''}\n`);
+    }
+    this.deleterClient?.close();
     // The webhook port's lock goes once rbgs no longer holds the port.
     if (this.lockProc) await this.supervisor.kill(this.lockProc, 'SIGTERM', 10_000);
     this.keepLogs(false);

@@ -10,7 +10,7 @@ import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import { FIELD_MANAGER, KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
-import { RbgResourceType } from '../../lib/spec/object-names';
+import { RbgResourceType, STATEFUL_SET_TYPE } from '../../lib/spec/object-names';
 import { workloadHonoursPaused } from '../../lib/spec/rbg-releases';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { CoordinationRule } from '../../lib/spec/rbg';
@@ -20,6 +20,7 @@ import type { ClusterRbg } from './cluster-files';
 import { RBG_RELEASES, ReleaseUnderTest } from './rbg-releases';
 import { rbgSkewCheck } from './rbg-skew-check';
 import { GroupState, WorkloadRecorder } from './rbg-workload-recorder';
+import { PodRevisions, watchStatefulSetPodRevisions } from './statefulset-pod-revisions';
 import { waitFor } from './wait-at-most';
 
 /** A coordination rule without its name and roles (the group's roles, rule `pd`). */
@@ -103,6 +104,8 @@ export class GroupUnderTest {
   /** The release's workloads honour `paused` (RoleInstanceSets); else (StatefulSets) only the partition holds a role. */
   readonly honoursPaused: boolean;
   readonly workloads: Record<string, number>;
+  /** The revision of each StatefulSet Pod (releases whose workloads are StatefulSets, v0.6.0). */
+  private readonly podRevisions?: PodRevisions;
   private recording = false;
   from = 0;
   v1Revision: Record<string, string> = {};
@@ -115,6 +118,10 @@ export class GroupUnderTest {
     this.honoursPaused = workloadHonoursPaused(release.workloadType.kind);
     this.recorder = new WorkloadRecorder(ctx.admin, ctx.namespace, name, this.roles, { workload: release.workloadType, group: release.groupType });
     ctx.watches.push(this.recorder);
+    if (release.workloadType.kind === STATEFUL_SET_TYPE.kind) {
+      this.podRevisions = watchStatefulSetPodRevisions(ctx.admin, ctx.namespace, name);
+      ctx.watches.push(this.podRevisions);
+    }
     const watch = ctx.admin.watch(release.groupType, ctx.namespace, (e) => {
       if (!this.recording || e.object.metadata.name !== name || e.type === 'delete') return;
       const roles: any[] = (e.object.spec as any)?.roles ?? [];
@@ -146,6 +153,7 @@ export class GroupUnderTest {
   async changeTemplate(images: Images = { default: 'sglang:v2' }): Promise<void> {
     this.from = this.recorder.history.length - 1;
     this.recording = true;
+    this.podRevisions?.from();
     await this.apply(images);
   }
 
@@ -153,6 +161,11 @@ export class GroupUnderTest {
   async complete(timeoutMs = 180_000): Promise<CoordinationStatus> {
     const done = await coordinationWhen(this.ctx, this.name, 'the v2 rollout Complete', (c) => c?.phase === 'Complete' && c.revision !== this.firstRevision, timeoutMs);
     await this.recorder.until('every workload updated and ready at v2', (s) => this.roles.every((r) => s[r].observed && s[r].updateRevision !== this.v1Revision[r] && s[r].updated === this.workloads[r] && s[r].ready === this.workloads[r]), timeoutMs, this.from);
+    if (this.podRevisions) {
+      // A forward rollout moves each ordinal to the new revision once: none goes back, none on it is deleted.
+      const old = new Set(Object.values(this.v1Revision));
+      expect({ returnedToOld: this.podRevisions.returnedToOld(old), lostOnNew: this.podRevisions.lostOnNew(old) }).toEqual({ returnedToOld: {}, lostOnNew: [] });
+    }
     return done;
   }
 

@@ -9,10 +9,10 @@
  * (`--dashboard-host=0.0.0.0`) and Serve's proxy (`http_options.host` 0.0.0.0 by default) listen
  * on every address of the namespace, so they answer on the added one too.
  *
- * When the Pod goes away (kwok's pod-delete stage removes it at once) the address and route are
- * removed first, then Serve is shut down through its REST API and the head returns to the pool,
- * as a deleted Pod's containers would stop. Only head Pods are bound: the e2e RayClusters run no
- * worker Pods, so every Ray process that matters is a head.
+ * When the Pod goes away (test/support/simulated-kubelet-deleter.ts removes it at once) the
+ * address and route are removed first, then Serve is shut down through its REST API and the head
+ * returns to the pool, as a deleted Pod's containers would stop. Only head Pods are bound: the e2e
+ * RayClusters run no worker Pods, so every Ray process that matters is a head.
  */
 import { execFileSync } from 'node:child_process';
 import { KubeClient } from '../../../lib/runtime/kube/client';
