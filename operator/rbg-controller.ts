@@ -88,9 +88,9 @@ export class RbgRolloutController {
     }
     // Only the routes the construct labels as a group's router route: the server filters the rest out.
     if (await this.serves(HTTPROUTE)) {
-      this.routes = this.options.client.watch(HTTPROUTE, '*', (e) => this.onRoute(e), { labelSelector: ROUTER_FOR_LABEL });
+      this.routes = this.options.client.watch(HTTPROUTE, '*', (e) => this.onRouterObject(e, routeUnchanged), { labelSelector: ROUTER_FOR_LABEL });
       await this.routes.waitForSync();
-      this.routers = this.options.client.watch(DEPLOYMENT_TYPE, '*', (e) => this.onRouter(e), { labelSelector: ROUTER_FOR_LABEL });
+      this.routers = this.options.client.watch(DEPLOYMENT_TYPE, '*', (e) => this.onRouterObject(e, routerUnchanged), { labelSelector: ROUTER_FOR_LABEL });
       await this.routers.waitForSync();
     }
     this.options.log.info({ apiVersion: type.apiVersion, warmups: this.warmups !== undefined, workloads: this.workloads !== undefined, routes: this.routes !== undefined }, 'watching RoleBasedGroups executed by the operator');
@@ -148,24 +148,17 @@ export class RbgRolloutController {
   }
 
   /**
-   * A router route changed: its group, when the operator executes it, re-derives the weights. Only a
-   * change of the spec (the weights, the backends) or of the labels wakes it, not the Gateway's
-   * status conditions; the operator's own weight writes wake one pass, which finds nothing to write.
+   * A router route or a router Deployment changed: its group, when the operator executes it, wakes
+   * to re-derive the weights or to see a router it waits for become ready. Only a change that
+   * `unchanged` does not dismiss wakes it (for a route, its spec or labels, not the Gateway's status
+   * conditions; for a Deployment, its replicas or readiness); the operator's own writes wake one pass,
+   * which finds nothing to write.
    */
-  private onRoute(e: InformerEvent): void {
+  private onRouterObject(e: InformerEvent, unchanged: (before: KubeObject, after: KubeObject) => boolean): void {
     const group = e.object.metadata.labels?.[ROUTER_FOR_LABEL];
     const namespace = e.object.metadata.namespace;
     if (group === undefined || !namespace || !this.informer?.get(group, namespace)) return;
-    if (e.type === 'update' && e.oldObject && !e.resync && routeUnchanged(e.oldObject, e.object)) return;
-    this.queue.add(`${namespace}/${group}`);
-  }
-
-  /** A router Deployment changed: its group may wait for it to become ready (only its replicas or readiness matter). */
-  private onRouter(e: InformerEvent): void {
-    const group = e.object.metadata.labels?.[ROUTER_FOR_LABEL];
-    const namespace = e.object.metadata.namespace;
-    if (group === undefined || !namespace || !this.informer?.get(group, namespace)) return;
-    if (e.type === 'update' && e.oldObject && !e.resync && routerUnchanged(e.oldObject, e.object)) return;
+    if (e.type === 'update' && e.oldObject && !e.resync && unchanged(e.oldObject, e.object)) return;
     this.queue.add(`${namespace}/${group}`);
   }
 
