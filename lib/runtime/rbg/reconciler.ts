@@ -190,7 +190,7 @@ export class RbgRolloutReconciler {
       this.log.info({ rbg: key, deployment: action.deployment, replicas: action.replicas }, 'router scaled');
     }
     for (const action of pass.routerWrites) {
-      routeWrites += await writeRouterWeights(this.client, group, action, routes.get(action.rule), this.now(), RBG_EVENTS, (err) => this.log.warn({ rbg: key, err: (err as Error).message }, 'recording an Event failed'));
+      routeWrites += await writeRouterWeights(this.client, group, action, routes.get(action.rule), this.now(), RBG_EVENTS, warnEvent);
       this.log.info({ rbg: key, route: action.route, backends: action.backends }, 'router weights');
     }
     const warmup = gate?.decision.status ?? previous?.warmup;
