@@ -30,6 +30,13 @@ export interface ObservedRouterRoute {
   readonly route?: JsonObject;
   /** The rule's router Deployments as read, by name (`rbg-router-scale.ts`). @default none read: none is scaled */
   readonly deployments?: ReadonlyMap<string, ObservedRouterDeployment>;
+  /**
+   * The routed roles' Pods as the releases' routers discover them: per role, the Pods that are ready
+   * and not terminating, by their `rayshift.dev/router-revision`. A workload's counts can run ahead
+   * of its Pods: RBG v0.7.0 counts a RoleInstance updated and ready as soon as its template is, while
+   * its Pod still runs the old release until it is replaced. @default none read: the counts alone
+   */
+  readonly readyPods?: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
 
 /** One release's router on the route. */
@@ -107,7 +114,7 @@ export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
     const removeOld = last?.releases.find((r) => r.current)?.revision === current && last.removeOld;
     return { status: { route: observed.name, releases: onRoute.map((b) => ({ revision: b.revision, service: b.service, weight: b.weight, current: b.revision === current })), removeOld } };
   }
-  const weights = routerWeights([prefill, decode].map((r) => routedRole(r, lastRound.includes(r.name))), rollingBack);
+  const weights = routerWeights([prefill, decode].map((r) => routedRole(r, lastRound.includes(r.name), current, observed.readyPods?.get(r.name))), rollingBack);
   const older = onRoute.filter((b) => b.revision !== current);
   // The first older router takes the old release's share; any further one (a rollout replaced mid-way) none.
   const releases = onRoute.map((b): RouterReleaseWeight => {
@@ -148,16 +155,21 @@ export function routedRelease(rule: ExecutorRule, roles: ReadonlyMap<string, Obs
 /**
  * A role as the weight rule counts it: the replicas on the new template that are ready, from the
  * workload's count when it reports one, else the fewest the counts allow (ready replicas beyond the
- * old ones' number), so the weight never runs ahead of the ready new replicas; and the replicas on
- * the new template, ready or not (none left on the old one: the old router has no worker).
+ * old ones' number), and no more than the ready Pods of the current release (`pods`, when read), so
+ * the weight never runs ahead of what the new router can reach; the replicas on the new template,
+ * ready or not (none left on the old one: the old router has no worker); and the ready replicas the
+ * old router can reach: the ready Pods of any other release when read, else what the counts leave.
  */
-function routedRole(role: ObservedRole, lastRound: boolean): RoutedRole {
+function routedRole(role: ObservedRole, lastRound: boolean, current: string, pods: ReadonlyMap<string, number> | undefined): RoutedRole {
   const p = role.progress;
   if (!p) return { name: role.name, desired: role.desired, readyUpdated: 0 };
   const readyUpdated = p.updatedReadyReplicas ?? Math.max(0, p.readyReplicas - Math.max(0, role.desired - p.updatedReplicas));
-  const ready = Math.min(readyUpdated, p.updatedReplicas);
+  const counted = Math.min(readyUpdated, p.updatedReplicas);
+  const ready = pods ? Math.min(counted, pods.get(current) ?? 0) : counted;
   // Ready replicas the new release does not account for, but no more than the old release still has.
-  const readyOld = Math.max(0, Math.min(p.readyReplicas - ready, role.desired - p.updatedReplicas));
+  const readyOld = pods
+    ? [...pods].reduce((n, [revision, count]) => (revision === current ? n : n + count), 0)
+    : Math.max(0, Math.min(p.readyReplicas - ready, role.desired - p.updatedReplicas));
   return { name: role.name, desired: role.desired, readyUpdated: ready, updated: p.updatedReplicas, readyOld, ...(lastRound ? { lastRound } : {}) };
 }
 

@@ -101,6 +101,22 @@ describe('routerStep', () => {
     expect(routerStep(rule, r, progressing, route(['old0000001', 100], ['new0000001', 0])).status.releases.map((x) => x.weight)).toEqual([75, 25]);
   });
 
+  test('with the routed Pods read, no release gets more than its ready Pods serve, whatever the counts say', () => {
+    // RBG v0.7.0 on the test cluster (cluster-rbg-router-operator): a RoleInstance counts updated and
+    // ready once its template is, while its Pod still runs the old release; then that Pod goes.
+    const pods = (prefill: Record<string, number>, decode: Record<string, number>) => new Map([['prefill', new Map(Object.entries(prefill))], ['decode', new Map(Object.entries(decode))]]);
+    const onRoute = (readyPods: ObservedRouterRoute['readyPods']) => ({ ...route(['old0000001', 50], ['new0000001', 50]), readyPods });
+    const weightOf = (step: ReturnType<typeof routerStep>) => step.status.releases.find((r) => r.current)!.weight;
+    // Counts say prefill 2/4 and decode 1/2 new and ready; the Pods say one prefill of the new release is ready.
+    const counted = roles('new0000001', [2, 1], [2, 1]);
+    expect(weightOf(routerStep(rule, counted, progressing, route(['old0000001', 50], ['new0000001', 50])))).toBe(50);
+    expect(weightOf(routerStep(rule, counted, progressing, onRoute(pods({ new0000001: 1, old0000001: 3 }, { new0000001: 1, old0000001: 1 }))))).toBe(25);
+    // No decode Pod of the old release ready (its last one replaced): its router can make no pair, the new one takes all.
+    expect(weightOf(routerStep(rule, counted, progressing, onRoute(pods({ new0000001: 2, old0000001: 2 }, { new0000001: 1 }))))).toBe(100);
+    // The counts still bound the Pods: Pods labelled with the new release but not counted updated and ready give nothing.
+    expect(weightOf(routerStep(rule, roles('new0000001', [1, 1], [1, 1]), progressing, onRoute(pods({ new0000001: 3, old0000001: 1 }, { new0000001: 1, old0000001: 1 }))))).toBe(25);
+  });
+
   test('keeps the route as it is while a routed role reports no counts (its workload has not observed its spec)', () => {
     const r = roles('new0000001', [4, 2]);
     r.set('decode', { ...r.get('decode')!, progress: undefined });

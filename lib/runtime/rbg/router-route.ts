@@ -5,18 +5,21 @@
  * re-read and re-planned when the server refuses it as a conflict), each write followed by its Event.
  * The rule's router Deployments (labelled with its group and rule) are listed with the route, for the
  * engine's scale step (`routerScaleStep`), and scaled through the `scale` subresource
- * (`scaleRouter`), so a GitOps tool can ignore `/spec/replicas` of the rendered Deployment.
+ * (`scaleRouter`), so a GitOps tool can ignore `/spec/replicas` of the rendered Deployment. The
+ * routed roles' ready Pods are counted by release too: the weight rule never gives a release's router
+ * more than its ready Pods can serve, whatever the workload's counts say.
  */
 import type { ExecutorRule } from '../../engine/rbg-coordination-types';
 import type { ObservedRouterDeployment, ScaleRouterAction } from '../../engine/rbg-router-scale';
 import { routerRouteName, type ObservedRouterRoute, type SetRouterWeightsAction } from '../../engine/rbg-router-step';
-import { DEPLOYMENT_TYPE, HTTPROUTE, ROUTER_FOR_LABEL, ROUTER_RULE_LABEL } from '../../spec/object-names';
+import { DEPLOYMENT_TYPE, HTTPROUTE, POD, RBG_V1ALPHA1_POD_LABELS, RBG_V1ALPHA2_POD_LABELS, ROUTER_FOR_LABEL, ROUTER_REVISION_LABEL, ROUTER_RULE_LABEL } from '../../spec/object-names';
 import type { JsonObject } from '../../spec/read';
 import type { KubeClient } from '../kube/client';
 import { isNotFound, isPatchConflict } from '../kube/errors';
 import type { JsonPatchOp } from '../kube/request-options';
 import { recordEvents, type EventSource } from '../kube/events';
 import type { KubeObject } from '../kube/types';
+import { podReady } from '../kube/pod-ready';
 import { kubeRouteClient, writeRouteWeights } from '../route/weight-patch';
 
 /** Each routed rule's router route (`<group>-<rule>-router` in the group's namespace) as read, by rule name. */
@@ -33,7 +36,31 @@ export async function observeRouterRoutes(client: KubeClient, group: KubeObject,
     }
     const list = await client.list(DEPLOYMENT_TYPE, { namespace, labelSelector: { [ROUTER_FOR_LABEL]: String(group.metadata.name), [ROUTER_RULE_LABEL]: rule.name } });
     const deployments = new Map(list.items.map((d) => [String(d.metadata.name), routerDeployment(d)] as const));
-    out.set(rule.name, { name, route: route as unknown as JsonObject, deployments });
+    const readyPods = new Map<string, ReadonlyMap<string, number>>();
+    for (const role of [rule.router.prefill, rule.router.decode]) readyPods.set(role, await readyRolePods(client, group, role));
+    out.set(rule.name, { name, route: route as unknown as JsonObject, deployments, readyPods });
+  }
+  return out;
+}
+
+/**
+ * The Pods of `role` in `group` that a release's router can reach, counted by release: ready and not
+ * terminating, by their `rayshift.dev/router-revision` label ('' when absent). Listed by the labels
+ * RBG puts on a role's Pods, the ones the routers' service discovery selects by.
+ */
+async function readyRolePods(client: KubeClient, group: KubeObject, role: string): Promise<ReadonlyMap<string, number>> {
+  const labels = String(group.apiVersion).endsWith('/v1alpha1') ? RBG_V1ALPHA1_POD_LABELS : RBG_V1ALPHA2_POD_LABELS;
+  const pods = await client.list(POD, { namespace: String(group.metadata.namespace), labelSelector: { [labels.group]: String(group.metadata.name), [labels.role]: role } });
+  return countReadyPods(pods.items);
+}
+
+/** Ready Pods that are not terminating, by `rayshift.dev/router-revision` ('' when absent). */
+export function countReadyPods(pods: readonly KubeObject[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const pod of pods) {
+    if (pod.metadata.deletionTimestamp || !podReady(pod)) continue;
+    const revision = pod.metadata.labels?.[ROUTER_REVISION_LABEL] ?? '';
+    out.set(revision, (out.get(revision) ?? 0) + 1);
   }
   return out;
 }

@@ -8,8 +8,9 @@
  */
 import type { ReplicaState } from '../../engine/rbg-coordination-types';
 import { CONTROLLER_REVISION_LABEL, POD } from '../../spec/object-names';
-import { JsonObject, asArray, asObject } from '../../spec/read';
+import { asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
+import { podReady } from '../kube/pod-ready';
 import type { KubeObject, ResourceType } from '../kube/types';
 import { ordinalOf } from './workloads';
 
@@ -45,9 +46,7 @@ export function statefulSetReplicas(statefulSet: KubeObject, pods: readonly Kube
     // A Pod's revision once the update and current revisions are the same is the update one: nothing is abandoned.
     const revision = label === updateRevision ? (updateRevision === currentRevision ? 'current' : 'update') : label === currentRevision ? 'current' : 'other';
     strayRevision ||= revision === 'other';
-    const podStatus = asObject((pod as unknown as JsonObject).status);
-    const ready = podStatus.phase === 'Running' && asArray(podStatus.conditions).some((c) => asObject(c).type === 'Ready' && asObject(c).status === 'True');
-    out.push({ ordinal, revision, ready, terminating: Boolean(pod.metadata.deletionTimestamp) });
+    out.push({ ordinal, revision, ready: podReady(pod), terminating: Boolean(pod.metadata.deletionTimestamp) });
   }
   return { replicas: out.sort((a, b) => a.ordinal - b.ordinal), strayRevision };
 }
