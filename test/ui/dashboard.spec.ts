@@ -274,18 +274,19 @@ test('a capacityPolicy shrinkFirst service: the rollout page shows the plan\'s d
     // No upgrade in flight, no plan and no dip.
     await expect(alice.getByTestId('plan-dip').count()).resolves.toBe(0);
     // shrinkFirst and a new cluster spec in one write, with an interval long enough that the upgrade
-    // waits after its first step. The plan (maxSurge 50, step 25, interval 600 s, no surge): at 0 s
-    // the old cluster gives back 50 (50% served), the new takes 50, traffic 75/25 (75%); 50/50 at
-    // 600 s (100%); the old cluster's last traffic leaves first, 25/75 at 1200 s (25 + 50 = 75%) and
-    // 0/100 at 1800 s (50%); at 2400 s the old cluster at 0, the new at 100. Below 100% twice,
-    // 600 + 1200 s = 30 min in all, lowest 50%.
-    const spec = (rayServiceBody('lean', { cpu: '2', interval: 600 }) as { spec: { rayClusterConfig: unknown; upgradeStrategy: { clusterUpgradeOptions: unknown } } }).spec;
+    // waits after its first step, and below the progress deadline (600 s; at 600 s the plan is one
+    // that rolls back). The plan (maxSurge 50, step 25, interval 300 s, no surge): at 0 s the old
+    // cluster gives back 50 (50% served), the new takes 50, traffic 75/25 (75%); 50/50 at 300 s
+    // (100%); the old cluster's last traffic leaves first, 25/75 at 600 s (25 + 50 = 75%) and 0/100
+    // at 900 s (50%); at 1200 s the old cluster at 0, the new at 100. Below 100% twice,
+    // 300 + 600 s = 15 min in all, lowest 50%.
+    const spec = (rayServiceBody('lean', { cpu: '2', interval: 300 }) as { spec: { rayClusterConfig: unknown; upgradeStrategy: { clusterUpgradeOptions: unknown } } }).spec;
     await env.api.admin.patchMerge(RAYSHIFT_RAYSERVICE, 'lean', TEAM_A, {
       spec: { rayshift: { capacityPolicy: 'shrinkFirst' }, rayClusterConfig: spec.rayClusterConfig, upgradeStrategy: { clusterUpgradeOptions: spec.upgradeStrategy.clusterUpgradeOptions } },
     });
     const dip = alice.getByTestId('plan-dip');
     await dip.waitFor({ timeout: 120_000 });
-    await expect(dip.textContent()).resolves.toBe('Plan: dip to 50% served 2 times, 30m00s in all (0s to 40m00s): capacityPolicy shrinkFirst, if the surge does not fit');
+    await expect(dip.textContent()).resolves.toBe('Plan: dip to 50% served 2 times, 15m00s in all (0s to 20m00s): capacityPolicy shrinkFirst, if the surge does not fit');
     await checkAccessibility(alice);
   } finally {
     await env.api.rest('DELETE', `${base}/lean`);
