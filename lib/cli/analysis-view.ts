@@ -4,7 +4,7 @@
  * their metrics' counts, then the newest verdict) and the part of a log line that changes with it.
  */
 import type { AnalysisRunStatus, AnalysisStatus } from '../engine/analysis-status';
-import { formatDuration } from './render-plan';
+import { formatDuration } from '../engine/plan-text';
 import type { Style } from './style';
 
 /** The analysis on the screen, each line starting with `indent`: each run in flight with its metrics' counts and last measurement, then the newest verdict. */

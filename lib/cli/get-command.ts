@@ -9,7 +9,7 @@ import { nextTrafficStepAt, serviceView, type ServiceView } from '../runtime/ray
 import { ALL_NAMESPACES } from '../runtime/kube/types';
 import { RAYSHIFT_RAYSERVICE } from '../spec/object-names';
 import { EXIT, Output } from './commands';
-import { formatDuration } from './render-plan';
+import { formatDuration } from '../engine/plan-text';
 import { clientFor, type KubeconfigOptions } from './status-command';
 
 /** The resource names `get` accepts, as kubectl would for the CRD (plural, singular, qualified). */

@@ -1,20 +1,10 @@
 import type { PlanPeak, PlanUsage } from '../engine/plan-cost';
-import type { RayServicePlan, RayServicePlanCluster, RayServicePlanDip, RayServicePlanPeaks } from '../engine/plan-rayservice';
+import type { RayServicePlan, RayServicePlanCluster, RayServicePlanPeaks } from '../engine/plan-rayservice';
+import { dipText, formatDuration } from '../engine/plan-text';
 import type { RbgPlanRound, RoleBasedGroupPlan } from '../engine/plan-rbg';
 import { exceedsSkew } from '../engine/rbg-bound';
 import type { CliRayServicePlan, PlanCapacity, SkippedObject } from './plan-documents';
 import { Style } from './style';
-
-/** Formats seconds as `1h02m03s`, `4m05s` or `6s`. */
-export function formatDuration(seconds: number): string {
-  const s = Math.round(seconds);
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const r = s % 60;
-  if (h > 0) return `${h}h${String(m).padStart(2, '0')}m${String(r).padStart(2, '0')}s`;
-  if (m > 0) return `${m}m${String(r).padStart(2, '0')}s`;
-  return `${r}s`;
-}
 
 /**
  * A small text chart of the pending weight over time: columns are evenly spaced instants, a
@@ -71,11 +61,6 @@ function renderRayServicePeaks(peak: RayServicePlanPeaks): string {
   return `peak ${[...spans].map(([span, what]) => `${what.join(', ')} ${span}`).join('; ')}`;
 }
 
-/** The dip of a shrinkFirst plan: `dip to 75% served 4 times, 1m30s in all (0s to 2m00s)`. */
-function renderDip(dip: RayServicePlanDip): string {
-  return `dip to ${dip.value}% served ${dip.times} time${dip.times === 1 ? '' : 's'}, ${formatDuration(dip.lasts)} in all (${formatDuration(dip.from)} to ${formatDuration(dip.until)}): capacityPolicy shrinkFirst, if the surge does not fit`;
-}
-
 /** Human-readable RayService plan: a table of steps, the chart, the footprint of the clusters, duration and peak. */
 export function renderRayServicePlan(plan: CliRayServicePlan, style: Style): string {
   const out = [style.bold(`RayService ${plan.name}: ${plan.strategy}`)];
@@ -101,7 +86,7 @@ export function renderRayServicePlan(plan: CliRayServicePlan, style: Style): str
   out.push(...renderFootprint(plan, style), '');
   out.push(`duration ${formatDuration(plan.durationSeconds)} (${plan.steps.length} steps), outcome ${plan.outcome}`);
   out.push(renderRayServicePeaks(plan.peak));
-  if (plan.dip) out.push(style.yellow(renderDip(plan.dip)));
+  if (plan.dip) out.push(style.yellow(dipText(plan.dip)));
   // The simulated clusters are ready at once: every wait for Pods to start adds to the real peak (and dip).
   out.push(style.dim(`  (times assume every cluster is ready at once: the real ${plan.dip ? 'dip and peak also last' : 'peak also lasts'} while the new cluster starts)`));
   return out.join('\n');

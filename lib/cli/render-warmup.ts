@@ -1,6 +1,6 @@
 /** How `rayshift plan` shows the warmup stage of a RoleBasedGroup rollout (RBG v0.8's RoleBasedGroupWarmup), before its rounds. */
 import type { RbgWarmupStage } from '../engine/rbg-warmup';
-import { formatDuration } from './render-plan';
+import { formatDuration } from '../engine/plan-text';
 import { Style } from './style';
 
 /** The stage as text lines: what is warmed where, within which limits, and what a failure does. */

@@ -7,7 +7,7 @@
  */
 import { nextTrafficStepAt, type ServiceView } from '../runtime/rayservice/progress';
 import { analysisLines, analysisSummary } from './analysis-view';
-import { formatDuration } from './render-plan';
+import { formatDuration } from '../engine/plan-text';
 import { Style } from './style';
 
 /** The view's fields of a RayService object (shared with the API server's upgrade status). */

@@ -2,8 +2,9 @@
  * The API server's resources over every protocol against a real kube-apiserver: the same RPC answered
  * equally over gRPC, Connect and REST; REST paths, query parameters and bodies as the annotations
  * say; `validate_only` listing every violation; ALREADY_EXISTS, ABORTED (stale etag) and
- * FAILED_PRECONDITION (expired page token); update masks; plans; KubeRay RayServices; clusters
- * expanded from label-checked compute templates; `spec.rayshift.analysis` kept as written.
+ * FAILED_PRECONDITION (expired page token); update masks; plans (a shrinkFirst plan with its dip);
+ * KubeRay RayServices; clusters expanded from label-checked compute templates;
+ * `spec.rayshift.analysis` kept as written.
  */
 import { fromJson, toJson } from '@bufbuild/protobuf';
 import { Code } from '@connectrpc/connect';
@@ -191,8 +192,22 @@ test(':plan returns the timeline of the proposed spec', async () => {
   expect(plan.body.outcome).toBe('promoted');
   expect(plan.body.peakCapacityPercent).toBe(150);
   expect(plan.body.steps.filter((s: { action: string }) => s.action === 'shift-traffic').length).toBe(4);
+  // A surge upgrade keeps every weight within its cluster's capacity: it serves all its load throughout, so no dip.
+  expect(plan.body).not.toHaveProperty('dip');
   const invalid = await env.rest('POST', `${base}/shared:plan`, { proposed: { upgradeStrategy: { type: 'UPGRADE_STRATEGY_TYPE_NEW_CLUSTER_WITH_INCREMENTAL_UPGRADE' } } });
   expect(invalid.status).toBe(400);
+});
+
+test(':plan of a capacityPolicy shrinkFirst spec carries the dip: the lowest percent served, how often and how long it is below 100', async () => {
+  // maxSurge 50, step 25, interval 10 s, no surge. At 0 s the old cluster gives back 50 (served 50), the new one takes 50,
+  // traffic 75/25 (served 50 + 25 = 75); at 10 s 50/50 (100). The last round moves traffic off the old cluster before
+  // its capacity goes: 25/75 at 20 s (25 + 50 = 75), 0/100 at 30 s (0 + 50 = 50), and at 40 s the old cluster at 0, the new
+  // at 100, promoted. Below 100 twice (from 0 s and from 20 s), 10 + 20 = 30 s in all, from 0 s until 40 s, lowest 50.
+  const spec = rayServiceBody('x', { step: 25, interval: 10 }).spec as Record<string, unknown>;
+  const plan = await env.rest('POST', `${base}/shared:plan`, { proposed: { ...spec, overlay: { rayshift: { capacityPolicy: 'shrinkFirst' } } } });
+  expect(plan.status).toBe(200);
+  expect(plan.body).toMatchObject({ outcome: 'promoted', peakCapacityPercent: 100, durationSeconds: 40 });
+  expect(plan.body.dip).toEqual({ value: 50, from: 0, until: 40, lasts: 30, times: 2 });
 });
 
 test('KubeRay (ray.io/v1) RayServices are reached with executor=EXECUTOR_KUBERAY', async () => {

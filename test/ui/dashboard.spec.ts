@@ -8,7 +8,8 @@
  * and Resume letting it continue (with the Pause answer arriving after the watch's newer status); a viewer without steering rights seeing disabled buttons and
  * refused calls; recovery after the API server restarts; a failed analysis gate (against a TEST-ONLY
  * stub Prometheus) in the analysis panel, on the chart, among the Kubernetes events and in the
- * analysis verbs, and the clusters' Serve replicas as the operator reports them; the RoleBasedGroup page, with a routed
+ * analysis verbs, and the clusters' Serve replicas as the operator reports them; a shrinkFirst
+ * service's plan dip, as `rayshift plan` words it; the RoleBasedGroup page, with a routed
  * rule's route and router weights; screenshots that
  * are not blank; axe-core scans without serious or critical violations; the API server serving the
  * dashboard under `/ui/` itself.
@@ -262,6 +263,33 @@ test('a failed analysis gate shows in the analysis panel, on the chart, among th
   } finally {
     await env.api.rest('DELETE', `${base}/gated`);
     await prometheus.close();
+  }
+}, 300_000);
+
+test('a capacityPolicy shrinkFirst service: the rollout page shows the plan\'s dip in the words of `rayshift plan`', async () => {
+  try {
+    await createServing(env, 'lean');
+    await alice.goto(`${env.dashboard.url}#/rayservices/${TEAM_A}/lean`);
+    await alice.locator('[data-testid=watch-state][data-state=live]').waitFor();
+    // No upgrade in flight, no plan and no dip.
+    await expect(alice.getByTestId('plan-dip').count()).resolves.toBe(0);
+    // shrinkFirst and a new cluster spec in one write, with an interval long enough that the upgrade
+    // waits after its first step, and below the progress deadline (600 s; at 600 s the plan is one
+    // that rolls back). The plan (maxSurge 50, step 25, interval 300 s, no surge): at 0 s the old
+    // cluster gives back 50 (50% served), the new takes 50, traffic 75/25 (75%); 50/50 at 300 s
+    // (100%); the old cluster's last traffic leaves first, 25/75 at 600 s (25 + 50 = 75%) and 0/100
+    // at 900 s (50%); at 1200 s the old cluster at 0, the new at 100. Below 100% twice,
+    // 300 + 600 s = 15 min in all, lowest 50%.
+    const spec = (rayServiceBody('lean', { cpu: '2', interval: 300 }) as { spec: { rayClusterConfig: unknown; upgradeStrategy: { clusterUpgradeOptions: unknown } } }).spec;
+    await env.api.admin.patchMerge(RAYSHIFT_RAYSERVICE, 'lean', TEAM_A, {
+      spec: { rayshift: { capacityPolicy: 'shrinkFirst' }, rayClusterConfig: spec.rayClusterConfig, upgradeStrategy: { clusterUpgradeOptions: spec.upgradeStrategy.clusterUpgradeOptions } },
+    });
+    const dip = alice.getByTestId('plan-dip');
+    await dip.waitFor({ timeout: 120_000 });
+    await expect(dip.textContent()).resolves.toBe('Plan: dip to 50% served 2 times, 15m00s in all (0s to 20m00s): capacityPolicy shrinkFirst, if the surge does not fit');
+    await checkAccessibility(alice);
+  } finally {
+    await env.api.rest('DELETE', `${base}/lean`);
   }
 }, 300_000);
 

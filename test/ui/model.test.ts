@@ -1,12 +1,12 @@
 /**
- * The dashboard's view logic (pure, DOM-free): samples, the plan's projection, countdown texts,
+ * The dashboard's view logic (pure, DOM-free): samples, the plan's projection and dip, countdown texts,
  * replicas, events in order, steering applicability and labels, and the SSE reader.
  */
 import { planRayService } from '../../lib/engine/plan-rayservice';
 import type { UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
 import { ApiError } from '../../ui/src/api-error';
 import { STEERING_VERBS } from '../../ui/src/api-types';
-import { appendSample, eventsNewestFirst, formatCountdown, lastSteering, phaseLabel, projection, replicasText, sampleOf, spokenCountdown, verbLabel, verbRefusal } from '../../ui/src/model';
+import { appendSample, eventsNewestFirst, formatCountdown, lastSteering, phaseLabel, planDipText, projection, replicasText, sampleOf, spokenCountdown, verbLabel, verbRefusal } from '../../ui/src/model';
 import { readEventStream } from '../../ui/src/sse';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
@@ -79,6 +79,19 @@ describe('projection', () => {
   test('nothing when the split is not on the plan or there is no plan', () => {
     expect(projection(planJson(), sampleOf(shifting(30, T0), T0), T0)).toEqual([]);
     expect(projection(undefined, sampleOf(shifting(25, T0), T0), T0)).toEqual([]);
+  });
+});
+
+describe('the plan\'s dip, worded as `rayshift plan` words it', () => {
+  test('the API\'s dip (JSON) as one line: lowest served, how often, how long in all, from when to when', () => {
+    const plan: UpgradePlanJson = { strategy: 'NewClusterWithIncrementalUpgrade', outcome: 'promoted', dip: { value: 50, from: 0, until: 40, lasts: 30, times: 2 } };
+    expect(planDipText(plan)).toBe('dip to 50% served 2 times, 30s in all (0s to 40s): capacityPolicy shrinkFirst, if the surge does not fit');
+    expect(planDipText({ ...plan, dip: { value: 75, from: 10, until: 100, lasts: 90, times: 1 } })).toBe('dip to 75% served 1 time, 1m30s in all (10s to 1m40s): capacityPolicy shrinkFirst, if the surge does not fit');
+  });
+
+  test('nothing when the plan has no dip, or there is no plan', () => {
+    expect(planDipText(planJson())).toBeUndefined();
+    expect(planDipText(undefined)).toBeUndefined();
   });
 });
 

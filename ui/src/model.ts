@@ -1,10 +1,11 @@
 /**
  * What the pages show, as pure functions of the API's JSON: samples of both route weights and both
- * target capacities over time, the plan's projection from the current step, countdown texts (the
- * due time itself is the status's `next_traffic_step_time`, computed by the server), clusters'
- * replicas, events in order, which steering verbs apply (as the server reports them) and their
- * labels, and the last steering record.
+ * target capacities over time, the plan's projection from the current step and its dip, countdown
+ * texts (the due time itself is the status's `next_traffic_step_time`, computed by the server),
+ * clusters' replicas, events in order, which steering verbs apply (as the server reports them) and
+ * their labels, and the last steering record.
  */
+import { dipText } from '../../lib/engine/plan-text';
 import { lastSteeringOf, type SteeringRecord } from '../../lib/engine/steering';
 import type { ClusterSideJson, RayServiceEventJson, RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
@@ -116,6 +117,16 @@ export function projection(plan: UpgradePlanJson | undefined, current: Sample, a
   if (from < 0) return [];
   const t0 = num(steps[from].atSeconds);
   return [{ ...current, at: anchor }, ...steps.slice(from + 1).map((s) => ({ at: anchor + (num(s.atSeconds) - t0) * 1000, ...splitOf(s) }))];
+}
+
+/**
+ * The plan's dip (a `capacityPolicy: shrinkFirst` upgrade serves less than 100% of its load for a
+ * while), worded as `rayshift plan` words it (`dipText`, the one wording); undefined when the plan has none.
+ */
+export function planDipText(plan: UpgradePlanJson | undefined): string | undefined {
+  const d = plan?.dip;
+  if (d === undefined) return undefined;
+  return dipText({ value: d.value ?? 0, times: d.times ?? 0, from: num(d.from), until: num(d.until), lasts: num(d.lasts) });
 }
 
 /**

@@ -75,6 +75,8 @@ export function rayServiceUpgrade(opts: UpgradeHandlerOptions = {}): UpgradeImpl
         peakCapacityPercent: plan.peakCapacityPercent,
         outcome: plan.outcome,
         oldClusterDeletedAtSeconds: plan.oldClusterDeletedAtSeconds,
+        // The engine's dip as it is (lib/engine/plan-rayservice.ts, `dipOf`); absent when the plan has none.
+        dip: plan.dip,
       });
     },
 

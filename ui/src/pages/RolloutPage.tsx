@@ -1,9 +1,9 @@
 /**
  * One RayService's rollout, live over the watch stream: the chart (observed history solid, the
- * plan's projection dashed, analysis verdicts marked) beside the metric analysis, the countdown to
- * the next traffic step, both clusters' weights, capacities and replicas, conditions, the
- * Kubernetes events, the last stop and steering record, and the steering buttons (enabled when the
- * verb applies and the viewer may use it).
+ * plan's projection dashed, analysis verdicts marked; under it the plan's dip, if it has one) beside
+ * the metric analysis, the countdown to the next traffic step, both clusters' weights, capacities
+ * and replicas, conditions, the Kubernetes events, the last stop and steering record, and the
+ * steering buttons (enabled when the verb applies and the viewer may use it).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
@@ -25,7 +25,7 @@ import { AnalysisPanel } from '../components/AnalysisPanel';
 import { EventsPanel } from '../components/EventsPanel';
 import { RolloutChart } from '../components/RolloutChart';
 import { Bar, ColumnHeadings, Conditions, Countdown, PhaseBadge } from '../components/small';
-import { inFlight, lastSteering, projection, replicasText, sampleOf, timeOf, verbLabel, verbRefusal, type Sample } from '../model';
+import { inFlight, lastSteering, planDipText, projection, replicasText, sampleOf, timeOf, verbLabel, verbRefusal, type Sample } from '../model';
 import { historyOf, record } from '../store';
 
 const VERB_HELP: Record<SteeringVerb, string> = {
@@ -159,6 +159,7 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
   const due = timeOf(status?.nextTrafficStepTime);
   const steering = lastSteering(svc);
   const analysis = status?.analysis;
+  const dip = planDipText(plan);
 
   return (
     <main id="main" tabIndex={-1}>
@@ -184,6 +185,11 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
         <section aria-labelledby="chart-heading" class={analysis ? 'panel' : 'panel wide'}>
           <h2 id="chart-heading">Traffic and capacity</h2>
           <RolloutChart history={history} projection={projected} now={now} clusters={{ active: status?.active?.cluster, pending: status?.pending?.cluster }} verdicts={verdictMarks(analysis)} />
+          {dip && (
+            <p class="small" data-testid="plan-dip">
+              Plan: {dip}
+            </p>
+          )}
         </section>
         {analysis && (
           <section aria-labelledby="analysis-heading" class="panel">

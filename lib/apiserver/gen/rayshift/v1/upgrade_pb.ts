@@ -16,7 +16,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/upgrade.proto.
  */
 export const file_rayshift_v1_upgrade: GenFile = /*@__PURE__*/
-  fileDesc("ChlyYXlzaGlmdC92MS91cGdyYWRlLnByb3RvEgtyYXlzaGlmdC52MSL5AQoLQ2x1c3RlclNpZGUSDwoHY2x1c3RlchgBIAEoCRIXCg90YXJnZXRfY2FwYWNpdHkYAiABKAUSHgoWdHJhZmZpY19yb3V0ZWRfcGVyY2VudBgDIAEoBRI+ChpsYXN0X3RyYWZmaWNfbWlncmF0ZWRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOcmVhZHlfcmVwbGljYXMYBSABKAVIAIgBARIcCg90YXJnZXRfcmVwbGljYXMYBiABKAVIAYgBAUIRCg9fcmVhZHlfcmVwbGljYXNCEgoQX3RhcmdldF9yZXBsaWNhcyKqAQoTQW5hbHlzaXNNZWFzdXJlbWVudBIoCgR0aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZXN1bHQYAiABKAkSEgoFdmFsdWUYAyABKAFIAIgBARIZCgxhY3RpdmVfdmFsdWUYBCABKAFIAYgBARIPCgdtZXNzYWdlGAUgASgJQggKBl92YWx1ZUIPCg1fYWN0aXZlX3ZhbHVlIs0BChRBbmFseXNpc01ldHJpY1N0YXR1cxIMCgRuYW1lGAEgASgJEg0KBXBoYXNlGAIgASgJEg0KBXRha2VuGAMgASgFEhEKCXN1Y2Nlc3NlcxgEIAEoBRIQCghmYWlsdXJlcxgFIAEoBRIVCg1pbmNvbmNsdXNpdmVzGAYgASgFEh0KFWNvbnNlY3V0aXZlX3N1Y2Nlc3NlcxgHIAEoBRIuCgRsYXN0GAggASgLMiAucmF5c2hpZnQudjEuQW5hbHlzaXNNZWFzdXJlbWVudCKJAgoLQW5hbHlzaXNSdW4SCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjbHVzdGVyGAMgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAQgASgFEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2hvbGRfdW50aWxfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcGhhc2UYByABKAkSDwoHc2tpcHBlZBgIIAEoCBIyCgdtZXRyaWNzGAkgAygLMiEucmF5c2hpZnQudjEuQW5hbHlzaXNNZXRyaWNTdGF0dXMingEKD0FuYWx5c2lzVmVyZGljdBIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAMgASgFEg0KBXBoYXNlGAQgASgJEigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2RyeV9ydW4YBiABKAgSDwoHbWVzc2FnZRgHIAEoCSKXAQoPVXBncmFkZUFuYWx5c2lzEiYKBHN0ZXAYASABKAsyGC5yYXlzaGlmdC52MS5BbmFseXNpc1J1bhIsCgpiYWNrZ3JvdW5kGAIgASgLMhgucmF5c2hpZnQudjEuQW5hbHlzaXNSdW4SLgoIdmVyZGljdHMYAyADKAsyHC5yYXlzaGlmdC52MS5BbmFseXNpc1ZlcmRpY3Qi0wQKDVVwZ3JhZGVTdGF0dXMSKAoFcGhhc2UYASABKA4yGS5yYXlzaGlmdC52MS5VcGdyYWRlUGhhc2USDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSKAoGYWN0aXZlGAQgASgLMhgucmF5c2hpZnQudjEuQ2x1c3RlclNpZGUSKQoHcGVuZGluZxgFIAEoCzIYLnJheXNoaWZ0LnYxLkNsdXN0ZXJTaWRlEgwKBHN0ZXAYBiABKAUSEwoLdG90YWxfc3RlcHMYByABKAUSKgoKY29uZGl0aW9ucxgJIAMoCzIWLnJheXNoaWZ0LnYxLkNvbmRpdGlvbhISCgpsYXN0X2Vycm9yGAogASgJEhsKE29ic2VydmVkX2dlbmVyYXRpb24YCyABKAMSEgoKZ2VuZXJhdGlvbhgMIAEoAxIYChByZXNvdXJjZV92ZXJzaW9uGA0gASgJEg4KBnBhdXNlZBgOIAEoCBI6ChZuZXh0X3RyYWZmaWNfc3RlcF90aW1lGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCg9leGVjdXRvcl9zdGF0dXMYECABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGFuYWx5c2lzGBEgASgLMhwucmF5c2hpZnQudjEuVXBncmFkZUFuYWx5c2lzEjAKCHN0ZWVyaW5nGBIgAygLMh4ucmF5c2hpZnQudjEuU3RlZXJpbmdWZXJiU3RhdGVKBAgIEAlSDm5leHRfc3RlcF90aW1lIjIKEVN0ZWVyaW5nVmVyYlN0YXRlEgwKBHZlcmIYASABKAkSDwoHcmVmdXNhbBgCIAEoCSJnCgxVcGdyYWRlRXZlbnQSKwoEdHlwZRgBIAEoDjIdLnJheXNoaWZ0LnYxLlVwZ3JhZGVFdmVudFR5cGUSKgoGc3RhdHVzGAIgASgLMhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyKeAQoIUGxhblN0ZXASEgoKYXRfc2Vjb25kcxgBIAEoARIOCgZhY3Rpb24YAiABKAkSHgoWYWN0aXZlX3RhcmdldF9jYXBhY2l0eRgDIAEoBRIfChdwZW5kaW5nX3RhcmdldF9jYXBhY2l0eRgEIAEoBRIVCg1hY3RpdmVfd2VpZ2h0GAUgASgFEhYKDnBlbmRpbmdfd2VpZ2h0GAYgASgFIt8BCgtVcGdyYWRlUGxhbhIQCghzdHJhdGVneRgBIAEoCRIkCgVzdGVwcxgCIAMoCzIVLnJheXNoaWZ0LnYxLlBsYW5TdGVwEhgKEGR1cmF0aW9uX3NlY29uZHMYAyABKAESHQoVcGVha19jYXBhY2l0eV9wZXJjZW50GAQgASgFEg8KB291dGNvbWUYBSABKAkSKwoeb2xkX2NsdXN0ZXJfZGVsZXRlZF9hdF9zZWNvbmRzGAYgASgBSACIAQFCIQofX29sZF9jbHVzdGVyX2RlbGV0ZWRfYXRfc2Vjb25kcyqLAgoMVXBncmFkZVBoYXNlEh0KGVVQR1JBREVfUEhBU0VfVU5TUEVDSUZJRUQQABIWChJVUEdSQURFX1BIQVNFX0lETEUQARIbChdVUEdSQURFX1BIQVNFX1BSRVBBUklORxACEhoKFlVQR1JBREVfUEhBU0VfU0hJRlRJTkcQAxIYChRVUEdSQURFX1BIQVNFX1BBVVNFRBAEEhsKF1VQR1JBREVfUEhBU0VfUFJPTU9USU5HEAUSHgoaVVBHUkFERV9QSEFTRV9ST0xMSU5HX0JBQ0sQBhIaChZVUEdSQURFX1BIQVNFX0NPTVBMRVRFEAcSGAoUVVBHUkFERV9QSEFTRV9GQUlMRUQQCCrcAQoQVXBncmFkZUV2ZW50VHlwZRIiCh5VUEdSQURFX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIfChtVUEdSQURFX0VWRU5UX1RZUEVfU05BUFNIT1QQARIfChtVUEdSQURFX0VWRU5UX1RZUEVfUFJPR1JFU1MQAhIgChxVUEdSQURFX0VWRU5UX1RZUEVfSEVBUlRCRUFUEAMSIAocVVBHUkFERV9FVkVOVF9UWVBFX0NPTVBMRVRFRBAEEh4KGlVQR1JBREVfRVZFTlRfVFlQRV9ERUxFVEVEEAViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common]);
+  fileDesc("ChlyYXlzaGlmdC92MS91cGdyYWRlLnByb3RvEgtyYXlzaGlmdC52MSL5AQoLQ2x1c3RlclNpZGUSDwoHY2x1c3RlchgBIAEoCRIXCg90YXJnZXRfY2FwYWNpdHkYAiABKAUSHgoWdHJhZmZpY19yb3V0ZWRfcGVyY2VudBgDIAEoBRI+ChpsYXN0X3RyYWZmaWNfbWlncmF0ZWRfdGltZRgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGwoOcmVhZHlfcmVwbGljYXMYBSABKAVIAIgBARIcCg90YXJnZXRfcmVwbGljYXMYBiABKAVIAYgBAUIRCg9fcmVhZHlfcmVwbGljYXNCEgoQX3RhcmdldF9yZXBsaWNhcyKqAQoTQW5hbHlzaXNNZWFzdXJlbWVudBIoCgR0aW1lGAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZXN1bHQYAiABKAkSEgoFdmFsdWUYAyABKAFIAIgBARIZCgxhY3RpdmVfdmFsdWUYBCABKAFIAYgBARIPCgdtZXNzYWdlGAUgASgJQggKBl92YWx1ZUIPCg1fYWN0aXZlX3ZhbHVlIs0BChRBbmFseXNpc01ldHJpY1N0YXR1cxIMCgRuYW1lGAEgASgJEg0KBXBoYXNlGAIgASgJEg0KBXRha2VuGAMgASgFEhEKCXN1Y2Nlc3NlcxgEIAEoBRIQCghmYWlsdXJlcxgFIAEoBRIVCg1pbmNvbmNsdXNpdmVzGAYgASgFEh0KFWNvbnNlY3V0aXZlX3N1Y2Nlc3NlcxgHIAEoBRIuCgRsYXN0GAggASgLMiAucmF5c2hpZnQudjEuQW5hbHlzaXNNZWFzdXJlbWVudCKJAgoLQW5hbHlzaXNSdW4SCgoCaWQYASABKAkSDAoEa2luZBgCIAEoCRIPCgdjbHVzdGVyGAMgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAQgASgFEi4KCnN0YXJ0X3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD2hvbGRfdW50aWxfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFcGhhc2UYByABKAkSDwoHc2tpcHBlZBgIIAEoCBIyCgdtZXRyaWNzGAkgAygLMiEucmF5c2hpZnQudjEuQW5hbHlzaXNNZXRyaWNTdGF0dXMingEKD0FuYWx5c2lzVmVyZGljdBIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEhYKDnBlbmRpbmdfd2VpZ2h0GAMgASgFEg0KBXBoYXNlGAQgASgJEigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2RyeV9ydW4YBiABKAgSDwoHbWVzc2FnZRgHIAEoCSKXAQoPVXBncmFkZUFuYWx5c2lzEiYKBHN0ZXAYASABKAsyGC5yYXlzaGlmdC52MS5BbmFseXNpc1J1bhIsCgpiYWNrZ3JvdW5kGAIgASgLMhgucmF5c2hpZnQudjEuQW5hbHlzaXNSdW4SLgoIdmVyZGljdHMYAyADKAsyHC5yYXlzaGlmdC52MS5BbmFseXNpc1ZlcmRpY3Qi0wQKDVVwZ3JhZGVTdGF0dXMSKAoFcGhhc2UYASABKA4yGS5yYXlzaGlmdC52MS5VcGdyYWRlUGhhc2USDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSKAoGYWN0aXZlGAQgASgLMhgucmF5c2hpZnQudjEuQ2x1c3RlclNpZGUSKQoHcGVuZGluZxgFIAEoCzIYLnJheXNoaWZ0LnYxLkNsdXN0ZXJTaWRlEgwKBHN0ZXAYBiABKAUSEwoLdG90YWxfc3RlcHMYByABKAUSKgoKY29uZGl0aW9ucxgJIAMoCzIWLnJheXNoaWZ0LnYxLkNvbmRpdGlvbhISCgpsYXN0X2Vycm9yGAogASgJEhsKE29ic2VydmVkX2dlbmVyYXRpb24YCyABKAMSEgoKZ2VuZXJhdGlvbhgMIAEoAxIYChByZXNvdXJjZV92ZXJzaW9uGA0gASgJEg4KBnBhdXNlZBgOIAEoCBI6ChZuZXh0X3RyYWZmaWNfc3RlcF90aW1lGA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCg9leGVjdXRvcl9zdGF0dXMYECABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Ei4KCGFuYWx5c2lzGBEgASgLMhwucmF5c2hpZnQudjEuVXBncmFkZUFuYWx5c2lzEjAKCHN0ZWVyaW5nGBIgAygLMh4ucmF5c2hpZnQudjEuU3RlZXJpbmdWZXJiU3RhdGVKBAgIEAlSDm5leHRfc3RlcF90aW1lIjIKEVN0ZWVyaW5nVmVyYlN0YXRlEgwKBHZlcmIYASABKAkSDwoHcmVmdXNhbBgCIAEoCSJnCgxVcGdyYWRlRXZlbnQSKwoEdHlwZRgBIAEoDjIdLnJheXNoaWZ0LnYxLlVwZ3JhZGVFdmVudFR5cGUSKgoGc3RhdHVzGAIgASgLMhoucmF5c2hpZnQudjEuVXBncmFkZVN0YXR1cyKeAQoIUGxhblN0ZXASEgoKYXRfc2Vjb25kcxgBIAEoARIOCgZhY3Rpb24YAiABKAkSHgoWYWN0aXZlX3RhcmdldF9jYXBhY2l0eRgDIAEoBRIfChdwZW5kaW5nX3RhcmdldF9jYXBhY2l0eRgEIAEoBRIVCg1hY3RpdmVfd2VpZ2h0GAUgASgFEhYKDnBlbmRpbmdfd2VpZ2h0GAYgASgFIlMKB1BsYW5EaXASDQoFdmFsdWUYASABKAUSDAoEZnJvbRgCIAEoARINCgV1bnRpbBgDIAEoARINCgVsYXN0cxgEIAEoARINCgV0aW1lcxgFIAEoBSKCAgoLVXBncmFkZVBsYW4SEAoIc3RyYXRlZ3kYASABKAkSJAoFc3RlcHMYAiADKAsyFS5yYXlzaGlmdC52MS5QbGFuU3RlcBIYChBkdXJhdGlvbl9zZWNvbmRzGAMgASgBEh0KFXBlYWtfY2FwYWNpdHlfcGVyY2VudBgEIAEoBRIPCgdvdXRjb21lGAUgASgJEisKHm9sZF9jbHVzdGVyX2RlbGV0ZWRfYXRfc2Vjb25kcxgGIAEoAUgAiAEBEiEKA2RpcBgHIAEoCzIULnJheXNoaWZ0LnYxLlBsYW5EaXBCIQofX29sZF9jbHVzdGVyX2RlbGV0ZWRfYXRfc2Vjb25kcyqLAgoMVXBncmFkZVBoYXNlEh0KGVVQR1JBREVfUEhBU0VfVU5TUEVDSUZJRUQQABIWChJVUEdSQURFX1BIQVNFX0lETEUQARIbChdVUEdSQURFX1BIQVNFX1BSRVBBUklORxACEhoKFlVQR1JBREVfUEhBU0VfU0hJRlRJTkcQAxIYChRVUEdSQURFX1BIQVNFX1BBVVNFRBAEEhsKF1VQR1JBREVfUEhBU0VfUFJPTU9USU5HEAUSHgoaVVBHUkFERV9QSEFTRV9ST0xMSU5HX0JBQ0sQBhIaChZVUEdSQURFX1BIQVNFX0NPTVBMRVRFEAcSGAoUVVBHUkFERV9QSEFTRV9GQUlMRUQQCCrcAQoQVXBncmFkZUV2ZW50VHlwZRIiCh5VUEdSQURFX0VWRU5UX1RZUEVfVU5TUEVDSUZJRUQQABIfChtVUEdSQURFX0VWRU5UX1RZUEVfU05BUFNIT1QQARIfChtVUEdSQURFX0VWRU5UX1RZUEVfUFJPR1JFU1MQAhIgChxVUEdSQURFX0VWRU5UX1RZUEVfSEVBUlRCRUFUEAMSIAocVVBHUkFERV9FVkVOVF9UWVBFX0NPTVBMRVRFRBAEEh4KGlVQR1JBREVfRVZFTlRfVFlQRV9ERUxFVEVEEAViBnByb3RvMw", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_rayshift_v1_common]);
 
 /**
  * One side (active or pending) of an upgrade.
@@ -1151,6 +1151,101 @@ export const PlanStepSchema: GenMessage<PlanStep, {jsonType: PlanStepJson}> = /*
   messageDesc(file_rayshift_v1_upgrade, 9);
 
 /**
+ * Where a planned upgrade serves less than 100% of its load (a `capacityPolicy: shrinkFirst` upgrade,
+ * whose old cluster gives back capacity before the new one takes it). Each cluster serves at most its
+ * traffic weight and at most its target capacity; what the two serve together is the percent served.
+ *
+ * @generated from message rayshift.v1.PlanDip
+ */
+export type PlanDip = Message<"rayshift.v1.PlanDip"> & {
+  /**
+   * The lowest percent of the load served.
+   *
+   * @generated from field: int32 value = 1;
+   */
+  value: number;
+
+  /**
+   * Seconds since the spec change when the service first serves less than 100%.
+   *
+   * @generated from field: double from = 2;
+   */
+  from: number;
+
+  /**
+   * Seconds since the spec change when it last serves less than 100%: it serves 100% again from then.
+   *
+   * @generated from field: double until = 3;
+   */
+  until: number;
+
+  /**
+   * Seconds it serves less than 100% in all, between `from` and `until` (the sum of the spans below 100%).
+   *
+   * @generated from field: double lasts = 4;
+   */
+  lasts: number;
+
+  /**
+   * How many times it drops below 100%.
+   *
+   * @generated from field: int32 times = 5;
+   */
+  times: number;
+};
+
+/**
+ * Where a planned upgrade serves less than 100% of its load (a `capacityPolicy: shrinkFirst` upgrade,
+ * whose old cluster gives back capacity before the new one takes it). Each cluster serves at most its
+ * traffic weight and at most its target capacity; what the two serve together is the percent served.
+ *
+ * @generated from message rayshift.v1.PlanDip
+ */
+export type PlanDipJson = {
+  /**
+   * The lowest percent of the load served.
+   *
+   * @generated from field: int32 value = 1;
+   */
+  value?: number;
+
+  /**
+   * Seconds since the spec change when the service first serves less than 100%.
+   *
+   * @generated from field: double from = 2;
+   */
+  from?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Seconds since the spec change when it last serves less than 100%: it serves 100% again from then.
+   *
+   * @generated from field: double until = 3;
+   */
+  until?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Seconds it serves less than 100% in all, between `from` and `until` (the sum of the spans below 100%).
+   *
+   * @generated from field: double lasts = 4;
+   */
+  lasts?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * How many times it drops below 100%.
+   *
+   * @generated from field: int32 times = 5;
+   */
+  times?: number;
+};
+
+/**
+ * Describes the message rayshift.v1.PlanDip.
+ * Use `create(PlanDipSchema)` to create a new message.
+ */
+export const PlanDipSchema: GenMessage<PlanDip, {jsonType: PlanDipJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_upgrade, 10);
+
+/**
  * The dry-run timeline of an upgrade, assuming every wait is satisfied at once.
  *
  * @generated from message rayshift.v1.UpgradePlan
@@ -1185,7 +1280,11 @@ export type UpgradePlan = Message<"rayshift.v1.UpgradePlan"> & {
   peakCapacityPercent: number;
 
   /**
-   * `promoted`, `rolled-back` or `unchanged`.
+   * `promoted` (the new cluster takes over), `rolled-back` (the progress deadline is shorter than a
+   * wait the plan needs), `unchanged` (strategy `None`: cluster-spec changes are not rolled out) or
+   * `refused` (`capacityPolicy: shrinkFirst` when the new Pods do not fit even once the old cluster
+   * is gone; this server plans without reading the cluster's free capacity, so it plans `shrinkFirst`
+   * as the zero-surge upgrade a misfit starts and does not answer `refused`).
    *
    * @generated from field: string outcome = 5;
    */
@@ -1197,6 +1296,14 @@ export type UpgradePlan = Message<"rayshift.v1.UpgradePlan"> & {
    * @generated from field: optional double old_cluster_deleted_at_seconds = 6;
    */
   oldClusterDeletedAtSeconds?: number | undefined;
+
+  /**
+   * Where the service serves less than 100% of its load; absent when it never does (every upgrade
+   * but a `shrinkFirst` one, which this server plans as its misfit would run).
+   *
+   * @generated from field: rayshift.v1.PlanDip dip = 7;
+   */
+  dip?: PlanDip | undefined;
 };
 
 /**
@@ -1234,7 +1341,11 @@ export type UpgradePlanJson = {
   peakCapacityPercent?: number;
 
   /**
-   * `promoted`, `rolled-back` or `unchanged`.
+   * `promoted` (the new cluster takes over), `rolled-back` (the progress deadline is shorter than a
+   * wait the plan needs), `unchanged` (strategy `None`: cluster-spec changes are not rolled out) or
+   * `refused` (`capacityPolicy: shrinkFirst` when the new Pods do not fit even once the old cluster
+   * is gone; this server plans without reading the cluster's free capacity, so it plans `shrinkFirst`
+   * as the zero-surge upgrade a misfit starts and does not answer `refused`).
    *
    * @generated from field: string outcome = 5;
    */
@@ -1246,6 +1357,14 @@ export type UpgradePlanJson = {
    * @generated from field: optional double old_cluster_deleted_at_seconds = 6;
    */
   oldClusterDeletedAtSeconds?: number | "NaN" | "Infinity" | "-Infinity";
+
+  /**
+   * Where the service serves less than 100% of its load; absent when it never does (every upgrade
+   * but a `shrinkFirst` one, which this server plans as its misfit would run).
+   *
+   * @generated from field: rayshift.v1.PlanDip dip = 7;
+   */
+  dip?: PlanDipJson;
 };
 
 /**
@@ -1253,7 +1372,7 @@ export type UpgradePlanJson = {
  * Use `create(UpgradePlanSchema)` to create a new message.
  */
 export const UpgradePlanSchema: GenMessage<UpgradePlan, {jsonType: UpgradePlanJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_upgrade, 10);
+  messageDesc(file_rayshift_v1_upgrade, 11);
 
 /**
  * Coarse phase of a RayService's upgrade.
