@@ -296,6 +296,8 @@ test('a release adding 500 ms of latency is caught by the latency gate and rolle
 
 test('a healthy release passes every gate and is promoted with zero failed requests', async () => {
   const a = await attempt('healthy');
+  // Each gate's verdict with its message (which metric measured what): a failed gate says why here.
+  process.stdout.write(`[analysis e2e] healthy: verdicts ${JSON.stringify(a.settled.analysis?.verdicts ?? [])}\n`);
   expect({ ...failureCounts(a.run), reason: a.settled.reason, promoted: a.settled.activeClusterName === a.newCluster, verdicts: verdicts(a.settled).slice(-4) }).toEqual({
     failures: 0, timeouts: 0, skipped: 0, failureDetails: {}, unanswered: 0,
     reason: 'Promoted',
