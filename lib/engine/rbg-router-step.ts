@@ -34,10 +34,14 @@ export interface ObservedRouterRoute {
    * The routed roles' Pods as the releases' routers discover them: per role, the Pods that are ready
    * and not terminating, by their `rayshift.dev/router-revision`. A workload's counts can run ahead
    * of its Pods: RBG v0.7.0 counts a RoleInstance updated and ready as soon as its template is, while
-   * its Pod still runs the old release until it is replaced. @default none read: the counts alone
+   * its Pod still runs the old release until it is replaced. A role absent from the map has no ready
+   * Pod. @default none read: the counts alone
    */
   readonly readyPods?: ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
+
+/** A role with no ready Pod, in `readyPods`. */
+const NO_PODS: ReadonlyMap<string, number> = new Map();
 
 /** One release's router on the route. */
 export interface RouterReleaseWeight {
@@ -114,7 +118,7 @@ export function routerStep(rule: ExecutorRule, roles: ReadonlyMap<string, Observ
     const removeOld = last?.releases.find((r) => r.current)?.revision === current && last.removeOld;
     return { status: { route: observed.name, releases: onRoute.map((b) => ({ revision: b.revision, service: b.service, weight: b.weight, current: b.revision === current })), removeOld } };
   }
-  const weights = routerWeights([prefill, decode].map((r) => routedRole(r, lastRound.includes(r.name), current, observed.readyPods?.get(r.name))), rollingBack);
+  const weights = routerWeights([prefill, decode].map((r) => routedRole(r, lastRound.includes(r.name), current, observed.readyPods && (observed.readyPods.get(r.name) ?? NO_PODS))), rollingBack);
   const older = onRoute.filter((b) => b.revision !== current);
   // The first older router takes the old release's share; any further one (a rollout replaced mid-way) none.
   const releases = onRoute.map((b): RouterReleaseWeight => {

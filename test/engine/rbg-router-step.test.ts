@@ -113,6 +113,8 @@ describe('routerStep', () => {
     expect(weightOf(routerStep(rule, counted, progressing, onRoute(pods({ new0000001: 1, old0000001: 3 }, { new0000001: 1, old0000001: 1 }))))).toBe(25);
     // No decode Pod of the old release ready (its last one replaced): its router can make no pair, the new one takes all.
     expect(weightOf(routerStep(rule, counted, progressing, onRoute(pods({ new0000001: 2, old0000001: 2 }, { new0000001: 1 }))))).toBe(100);
+    // A role the Pods were read for but none is ready (absent from the map): nothing of it on either release.
+    expect(weightOf(routerStep(rule, counted, progressing, onRoute(new Map([['prefill', new Map([['new0000001', 2], ['old0000001', 2]])]]))))).toBe(100);
     // The counts still bound the Pods: Pods labelled with the new release but not counted updated and ready give nothing.
     expect(weightOf(routerStep(rule, roles('new0000001', [1, 1], [1, 1]), progressing, onRoute(pods({ new0000001: 3, old0000001: 1 }, { new0000001: 1, old0000001: 1 }))))).toBe(25);
   });

@@ -25,6 +25,7 @@ import { kubeRouteClient, writeRouteWeights } from '../route/weight-patch';
 /** Each routed rule's router route (`<group>-<rule>-router` in the group's namespace) as read, by rule name. */
 export async function observeRouterRoutes(client: KubeClient, group: KubeObject, rules: readonly ExecutorRule[]): Promise<Map<string, ObservedRouterRoute>> {
   const out = new Map<string, ObservedRouterRoute>();
+  let readyPods: ReadonlyMap<string, ReadonlyMap<string, number>> | undefined;
   for (const rule of rules) {
     if (!rule.router) continue;
     const name = routerRouteName(String(group.metadata.name), rule.name);
@@ -36,31 +37,29 @@ export async function observeRouterRoutes(client: KubeClient, group: KubeObject,
     }
     const list = await client.list(DEPLOYMENT_TYPE, { namespace, labelSelector: { [ROUTER_FOR_LABEL]: String(group.metadata.name), [ROUTER_RULE_LABEL]: rule.name } });
     const deployments = new Map(list.items.map((d) => [String(d.metadata.name), routerDeployment(d)] as const));
-    const readyPods = new Map<string, ReadonlyMap<string, number>>();
-    for (const role of [rule.router.prefill, rule.router.decode]) readyPods.set(role, await readyRolePods(client, group, role));
+    // One list of the group's Pods serves every routed rule of the pass.
+    readyPods ??= await readyGroupPods(client, group);
     out.set(rule.name, { name, route: route as unknown as JsonObject, deployments, readyPods });
   }
   return out;
 }
 
 /**
- * The Pods of `role` in `group` that a release's router can reach, counted by release: ready and not
- * terminating, by their `rayshift.dev/router-revision` label ('' when absent). Listed by the labels
- * RBG puts on a role's Pods, the ones the routers' service discovery selects by.
+ * The Pods of `group` that a release's router can reach, per role and release: ready and not
+ * terminating, by RBG's role label and their `rayshift.dev/router-revision` label ('' when absent).
+ * Listed by the group label RBG puts on its Pods, one of those the routers' service discovery selects by.
  */
-async function readyRolePods(client: KubeClient, group: KubeObject, role: string): Promise<ReadonlyMap<string, number>> {
+async function readyGroupPods(client: KubeClient, group: KubeObject): Promise<ReadonlyMap<string, ReadonlyMap<string, number>>> {
   const labels = String(group.apiVersion).endsWith('/v1alpha1') ? RBG_V1ALPHA1_POD_LABELS : RBG_V1ALPHA2_POD_LABELS;
-  const pods = await client.list(POD, { namespace: String(group.metadata.namespace), labelSelector: { [labels.group]: String(group.metadata.name), [labels.role]: role } });
-  return countReadyPods(pods.items);
-}
-
-/** Ready Pods that are not terminating, by `rayshift.dev/router-revision` ('' when absent). */
-export function countReadyPods(pods: readonly KubeObject[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const pod of pods) {
-    if (pod.metadata.deletionTimestamp || !podReady(pod)) continue;
+  const pods = await client.list(POD, { namespace: String(group.metadata.namespace), labelSelector: { [labels.group]: String(group.metadata.name) } });
+  const out = new Map<string, Map<string, number>>();
+  for (const pod of pods.items) {
+    const role = pod.metadata.labels?.[labels.role];
+    if (role === undefined || pod.metadata.deletionTimestamp || !podReady(pod)) continue;
+    const byRelease = out.get(role) ?? new Map<string, number>();
     const revision = pod.metadata.labels?.[ROUTER_REVISION_LABEL] ?? '';
-    out.set(revision, (out.get(revision) ?? 0) + 1);
+    byRelease.set(revision, (byRelease.get(revision) ?? 0) + 1);
+    out.set(role, byRelease);
   }
   return out;
 }
