@@ -42,6 +42,13 @@ export interface RoleProgress {
   readonly source: 'group' | 'workload';
   /** The workload's `status.updateRevision` (its template's revision) when the counts come from the workload. */
   readonly workloadRevision?: string;
+  /**
+   * The workload's `status.currentRevision` when the counts come from the workload: the revision it
+   * recreates a replica below its partition from. RBG's RoleInstanceSet (v0.7, v0.8) and a
+   * StatefulSet make the update revision their current one only after their last replica is updated
+   * and ready, in a later sync, and a paused RoleInstanceSet never does.
+   */
+  readonly workloadCurrentRevision?: string;
   /** The partition the workload carries (its own spec's), when the counts come from the workload. */
   readonly workloadPartition?: number;
   /** Updated replicas that are ready (the workload's `updatedReadyReplicas`), when it reports them. */

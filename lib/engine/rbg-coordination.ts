@@ -37,7 +37,7 @@ import {
   type RoleWrite,
   type RolloutEvent,
 } from './rbg-coordination-types';
-import { blockingRole, changed, describeRole, membersOf, phaseOf, reasonOf, roleStatus, settled, skewOf, summary, type Member } from './rbg-members';
+import { blockingRole, changed, describeRole, membersOf, phaseOf, reasonOf, revisionRecorded, roleStatus, settled, skewOf, summary, type Member } from './rbg-members';
 import { rollbackStep } from './rbg-rollback';
 import { holdLastForRoute, routeHoldReason } from './rbg-router-hold';
 import { nextRbgRound } from './rbg-rollout';
@@ -169,7 +169,11 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
   const holdUnreleased = unreleased.flatMap((m) => changed(m, m.observed.partition ?? 0, true));
   const unreleasedStatus = (m: Member) => roleStatus(m, members, m.observed.partition ?? 0, 'WaitingForBatch', `released once wave ${active + 1} of ${waves.length} is updated and ready`);
 
-  if (round.complete && unreleased.length === 0 && !hold) {
+  // A role at partition 0 is done once its workload took the new revision as its current one: the
+  // arming write pauses it, and a paused RoleInstanceSet never does (RBG v0.7.0: a later rollout back
+  // to the old revision then moved no replica).
+  const unrecorded = released.filter((m) => decided.get(m.state.name)!.partition === 0 && !revisionRecorded(m));
+  if (round.complete && unreleased.length === 0 && !hold && unrecorded.length === 0) {
     const status: CoordinationStatus = {
       ...base,
       ...wave,
@@ -188,7 +192,8 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     };
   }
 
-  const blocking = blockingRole(released, round, unreleased.length > 0);
+  const recording = round.complete && lowered.length === 0 && unrecorded.length > 0;
+  const blocking = recording ? unrecorded[0] : blockingRole(released, round, unreleased.length > 0);
   const held = round.roles.find((r) => r.held);
   // Only the route holds the rollout: every released role has what its written partition releases.
   const waitsForRoute = routeHeld.length > 0 && released.every((m) => m.state.updatedReplicas >= decided.get(m.state.name)!.target);
@@ -196,14 +201,16 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     ...base,
     ...wave,
     phase: 'Progressing',
-    reason: hold ? 'WaitingForAnalysis' : lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : waitsForRoute ? 'WaitingForRoute' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
+    reason: hold ? 'WaitingForAnalysis' : lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : waitsForRoute ? 'WaitingForRoute' : recording ? 'WaitingForRoles' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
     message: hold
       ? hold.message
       : lowered.length > 0
         ? `round ${rounds} written`
         : waitsForRoute
           ? `waiting for route ${input.routeHold!.route} to send the old release nothing (${routeHeld.join(', ')} keep their last old replica)`
-          : `waiting for ${blocking?.observed.name ?? 'the workloads'} (${describeRole(blocking)})`,
+          : recording
+            ? `waiting for the workload of ${unrecorded.map((m) => m.state.name).join(', ')} to take the new revision as its current one`
+            : `waiting for ${blocking?.observed.name ?? 'the workloads'} (${describeRole(blocking)})`,
     rounds,
     lastProgressAt,
     deadlineAt: iso(Date.parse(lastProgressAt) + deadlineMs),
@@ -211,7 +218,8 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     roles: members.map((m) => {
       const d = decided.get(m.state.name);
       if (!d) return unreleasedStatus(m);
-      return roleStatus(m, members, d.partition, phaseOf(m, d), routeHeld.includes(m.state.name) && m.state.updatedReplicas >= d.target ? routeHoldReason(input.routeHold!) : reasonOf(m, d));
+      const why = routeHeld.includes(m.state.name) && m.state.updatedReplicas >= d.target ? routeHoldReason(input.routeHold!) : unrecorded.includes(m) && phaseOf(m, d) === 'Complete' ? currentRevisionReason(m) : reasonOf(m, d);
+      return roleStatus(m, members, d.partition, phaseOf(m, d), why);
     }),
   };
   return deadlineOr(input, members, { members: released, readiness: unreleased.length > 0 }, status, Date.parse(lastProgressAt) + deadlineMs, () => {
@@ -243,6 +251,12 @@ function holdLastReplicas(decided: Map<string, { partition: number; target: numb
     const d = decided.get(m.state.name)!;
     if (d.partition === 0 && m.state.desired > 0 && (m.state.currentPartition ?? m.state.desired) > 0) decided.set(m.state.name, { ...d, partition: 1, target: m.state.desired - 1 });
   }
+}
+
+/** A role row's words while its workload has not taken the new revision as its current one. */
+function currentRevisionReason(m: Member): string {
+  const p = m.observed.progress!;
+  return `every replica updated; its workload's current revision is ${p.workloadCurrentRevision}, not yet ${p.workloadRevision}`;
 }
 
 /** The rule's members by release wave (one wave of every member without `waves`; members no wave names join the first). */

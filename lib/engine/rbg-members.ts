@@ -19,6 +19,18 @@ export function settled(m: Member): boolean {
   return m.state.updatedReplicas >= m.state.desired - m.state.partition && m.state.readyReplicas >= m.state.desired;
 }
 
+/**
+ * Whether the role's workload has made the revision it updates to its current one, as RBG's
+ * RoleInstanceSet and a StatefulSet do in a sync after their last replica is updated and ready;
+ * true when the workload reports no such revisions (the group's counts, a LeaderWorkerSet). A
+ * RoleInstanceSet paused before that keeps the old revision as current: a later return to that
+ * revision makes its update revision equal its current one, and it then moves no replica.
+ */
+export function revisionRecorded(m: Member): boolean {
+  const p = m.observed.progress;
+  return p?.workloadRevision === undefined || p.workloadCurrentRevision === undefined || p.workloadCurrentRevision === p.workloadRevision;
+}
+
 /** The members of the rule that were observed (a role not observed is left out), in the rule's order. */
 export function membersOf(input: CoordinationStepInput): Member[] {
   return input.rule.roles.flatMap((rule) => {

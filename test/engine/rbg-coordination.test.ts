@@ -313,6 +313,33 @@ test('reaching every final partition after rounds records RolloutComplete and re
   expect(s.writes.map((w) => w.paused)).toEqual([true, true]);
 });
 
+test('a role whose workload has not yet taken the new revision as its current one keeps the rollout from completing, and is not armed', () => {
+  const previous = progressingAt(T0);
+  const counted = (current: string) =>
+    new Map(
+      [...roles({
+        prefill: { desired: 40, updated: 40, partition: 0, maxUnavailable: 4, revision: 'v2' },
+        decode: { desired: 20, updated: 20, partition: 0, maxUnavailable: 2, revision: 'v2' },
+      })].map(([name, r]) => [
+        name,
+        { ...r, progress: { ...r.progress!, source: 'workload' as const, workloadRevision: `${name}-new`, workloadCurrentRevision: name === 'prefill' ? current : `${name}-new` } },
+      ]),
+    );
+  // RBG v0.7.0's RoleInstanceSet advances its current revision a sync after its last replica is
+  // ready; paused before that, it never does, and a rollout back to the old template moves nothing.
+  const lagging = step(counted('prefill-old'), previous, T0 + 5000);
+  expect(lagging.status).toMatchObject({ phase: 'Progressing', reason: 'WaitingForRoles', blockingRole: 'prefill' });
+  expect(lagging.status.message).toContain('prefill');
+  expect(lagging.status.roles.find((r) => r.name === 'prefill')!.reason).toContain('prefill-old');
+  expect(lagging.writes.filter((w) => w.paused)).toEqual([]);
+  expect(lagging.events).toEqual([]);
+
+  const recorded = step(counted('prefill-new'), lagging.status, T0 + 6000);
+  expect(recorded.status).toMatchObject({ phase: 'Complete', reason: 'RolloutComplete' });
+  expect(recorded.writes.map((w) => w.paused)).toEqual([true, true]);
+  expect(recorded.events.map((e) => e.reason)).toEqual(['RolloutComplete']);
+});
+
 test('a user partition is the floor: the rollout completes with that many replicas on the old revision', () => {
   const r = rule({ roles: [{ name: 'prefill', replicas: 40, partition: 8, maxUnavailable: 4 }, { name: 'decode', replicas: 20, partition: 4, maxUnavailable: 2 }] });
   const s = step(

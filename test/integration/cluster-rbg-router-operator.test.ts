@@ -35,7 +35,7 @@ import { startTestCluster, TestCluster } from '../support/cluster';
 import { upstreamCrdFiles } from '../support/controlplane';
 import { eventReasons } from '../support/event-reasons';
 import { Proc, Supervisor } from '../support/processes';
-import { coordinationWhen, GroupContext } from '../support/rbg-operator-group';
+import { coordinationWhen, expectCurrentRevisionsRecorded, GroupContext } from '../support/rbg-operator-group';
 import { GroupState, WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { requireSglangRouter, startSglangRouter } from '../support/sglang-router';
 import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
@@ -287,6 +287,7 @@ test('after the rollout the old release\'s router goes to 0 replicas; a rollout 
     for (const o of v2.objects) await gitops.apply(o, { force: true });
     const done = await coordinationWhen(ctx, name, `v2 Complete and ${v1Router} scaled to 0`, (c) => c?.phase === 'Complete' && c.revision !== armed.revision && (c.router?.scaledDown ?? []).some((d) => d.deployment === v1Router));
     expect(done.router!.scaledDown).toEqual([{ deployment: v1Router, replicas: 1 }]);
+    await expectCurrentRevisionsRecorded(ctx, name, Object.keys(REPLICAS));
     expect(done.router!.releases.map((r) => [r.service, r.weight])).toEqual([[v1Router, 0], [v2Router, 100]]);
     await waitFor(async () => ((await admin.get(DEPLOYMENT_TYPE, v1Router, NS)).spec as any)?.replicas === 0 || 'not yet at 0', `${v1Router} at 0 replicas`, { timeoutMs: 60_000, everyMs: 250 });
     expect(((await admin.get(DEPLOYMENT_TYPE, v2Router, NS)).spec as any)?.replicas).toBe(1);

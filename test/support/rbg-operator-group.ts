@@ -77,6 +77,27 @@ export async function coordinationWhen(ctx: GroupContext, name: string, what: st
   return readRolloutStatus(group)!.coordinations[0];
 }
 
+/**
+ * Checks, once the operator reported a rollout Complete, that the workload of every role in `roles`
+ * whose own partition is 0 has made its update revision its current one. The operator pauses the
+ * roles at Complete; a RoleInstanceSet paused before it advanced never does (RBG v0.7.0), and a
+ * later rollout back to the old template then moves no replica.
+ */
+export async function expectCurrentRevisionsRecorded(ctx: GroupContext, name: string, roles: readonly string[]): Promise<void> {
+  const type = releaseOf(ctx).workloadType;
+  const rows = await Promise.all(
+    roles.map(async (role) => {
+      const w = await ctx.admin.get(type, `${name}-${role}`, ctx.namespace);
+      const spec = (w.spec ?? {}) as any;
+      const partition = spec.updateStrategy?.partition ?? spec.updateStrategy?.rollingUpdate?.partition ?? 0;
+      const status = (w.status ?? {}) as { currentRevision?: string; updateRevision?: string };
+      return { role, partition, currentRevision: status.currentRevision, updateRevision: status.updateRevision };
+    }),
+  );
+  const lagging = rows.filter((r) => r.partition === 0 && r.currentRevision !== r.updateRevision);
+  expect(lagging).toEqual([]);
+}
+
 /** Polls group `name`'s coordination status until `done` holds; returns every distinct status seen, in order. */
 export async function coordinationStatuses(admin: KubeClient, type: RbgResourceType, namespace: string, name: string, what: string, done: (c: CoordinationStatus) => boolean, timeoutMs = 180_000): Promise<CoordinationStatus[]> {
   const seen: CoordinationStatus[] = [];
@@ -161,6 +182,7 @@ export class GroupUnderTest {
   async complete(timeoutMs = 180_000): Promise<CoordinationStatus> {
     const done = await coordinationWhen(this.ctx, this.name, 'the v2 rollout Complete', (c) => c?.phase === 'Complete' && c.revision !== this.firstRevision, timeoutMs);
     await this.recorder.until('every workload updated and ready at v2', (s) => this.roles.every((r) => s[r].observed && s[r].updateRevision !== this.v1Revision[r] && s[r].updated === this.workloads[r] && s[r].ready === this.workloads[r]), timeoutMs, this.from);
+    await expectCurrentRevisionsRecorded(this.ctx, this.name, this.roles);
     if (this.podRevisions) {
       // A forward rollout moves each ordinal to the new revision once: none goes back, none on it is deleted.
       const old = new Set(Object.values(this.v1Revision));

@@ -24,6 +24,8 @@ export interface WorkloadStatus {
   readonly readyReplicas?: number;
   /** `status.updateRevision`: the revision of the template the workload counts `updatedReplicas` against. */
   readonly updateRevision?: string;
+  /** `status.currentRevision`: the revision it recreates a replica below its partition from. */
+  readonly currentRevision?: string;
   /** The partition in the workload's own spec (an integer; RBG copies the role's there). */
   readonly partition?: number;
   /** `status.updatedReadyReplicas` (RoleInstanceSet). */
@@ -43,10 +45,11 @@ export function roleProgress(groupEntry: JsonObject | undefined, workload: Workl
     const observed = workload.generation !== undefined && (workload.observedGeneration ?? -1) >= workload.generation;
     if (!observed || !isInteger(workload.updatedReplicas) || !isInteger(workload.readyReplicas)) return undefined;
     const revision = workload.updateRevision ? { workloadRevision: workload.updateRevision } : {};
+    const current = workload.currentRevision ? { workloadCurrentRevision: workload.currentRevision } : {};
     const partition = workload.partition !== undefined ? { workloadPartition: workload.partition } : {};
     const updatedReady = isInteger(workload.updatedReadyReplicas) ? { updatedReadyReplicas: workload.updatedReadyReplicas } : {};
     const replicas = workload.replicas ? { replicas: workload.replicas } : {};
-    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision, ...partition, ...updatedReady, ...replicas };
+    return { updatedReplicas: workload.updatedReplicas, readyReplicas: workload.readyReplicas, source: 'workload', ...revision, ...current, ...partition, ...updatedReady, ...replicas };
   }
   if (!groupEntry) return undefined;
   return { updatedReplicas: count(groupEntry.updatedReplicas), readyReplicas: count(groupEntry.readyReplicas), source: 'group' };

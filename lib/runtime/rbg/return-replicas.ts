@@ -61,9 +61,9 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   const workload = await client.tryGet(ref.type, ref.name, namespace);
   if (!workload) return none;
   const status = workloadStatus(workload as unknown as JsonObject);
-  const current = asObject(workload.status).currentRevision;
+  const current = status.currentRevision;
   const abandoned = status.updateRevision;
-  if (abandoned === undefined || typeof current !== 'string' || abandoned === current || (status.partition ?? -1) < ret.below) return none;
+  if (abandoned === undefined || current === undefined || abandoned === current || (status.partition ?? -1) < ret.below) return none;
   const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
   const mine = replicas.items.flatMap((r) => {
     const ordinal = ordinalOf(ref.name, r.metadata.name);

@@ -42,6 +42,7 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
     readyReplicas: count(status.readyReplicas),
     ...(typeof status.updatedReadyReplicas === 'number' ? { updatedReadyReplicas: status.updatedReadyReplicas } : {}),
     ...(typeof status.updateRevision === 'string' ? { updateRevision: status.updateRevision } : {}),
+    ...(typeof status.currentRevision === 'string' ? { currentRevision: status.currentRevision } : {}),
   };
 }
 

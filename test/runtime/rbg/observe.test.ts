@@ -15,6 +15,11 @@ describe('roleProgress', () => {
     expect(roleProgress(entry, { generation: 4, observedGeneration: 4, updatedReplicas: 9, readyReplicas: 18, updateRevision: 'pd-decode-7c6f' })).toEqual({ updatedReplicas: 9, readyReplicas: 18, source: 'workload', workloadRevision: 'pd-decode-7c6f' });
   });
 
+  test('the workload\'s current revision comes with them, as read from its status', () => {
+    const status = workloadStatus({ metadata: { generation: 4 }, status: { observedGeneration: 4, updatedReplicas: 9, readyReplicas: 9, updateRevision: 'pd-decode-7c6f', currentRevision: 'pd-decode-55dc' } });
+    expect(roleProgress(entry, status)).toEqual({ updatedReplicas: 9, readyReplicas: 9, source: 'workload', workloadRevision: 'pd-decode-7c6f', workloadCurrentRevision: 'pd-decode-55dc' });
+  });
+
   test('a workload that has not observed its latest spec: unknown, not the group\'s entry (which still counts the previous template\'s replicas as updated)', () => {
     expect(roleProgress(entry, { generation: 5, observedGeneration: 4, updatedReplicas: 9, readyReplicas: 18 })).toBeUndefined();
   });
