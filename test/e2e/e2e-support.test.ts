@@ -7,6 +7,7 @@ import * as http2 from 'node:http2';
 import { AddressInfo } from 'node:net';
 import { perSecondShare, perSecondShareBySend, replicaMismatches, shareDecreases, switchLagMs, windowShares, windowTolerancePoints, windowsOutOfTolerance, ServeSample, WindowShare } from './support/analysis';
 import { startDashboardProxy } from './support/dashboard-proxy';
+import { appliedWeights } from './support/traefik-applied-weights';
 import { decodeStrings, encodeStrings, grpcFrame, grpcSender } from './support/grpc-load';
 import { LoadSecond, SendResult, httpSender, startLoad } from './support/load';
 
@@ -33,33 +34,47 @@ describe('share analysis', () => {
     expect(perSecondShareBySend(requests, 0, 'v2')).toEqual([{ second: 0, share: 0, answers: 1 }, { second: 1, share: 1, answers: 2 }]);
   });
 
-  test('window shares compare the settled part of each weight window with its weight and skip short windows', () => {
+  test('window shares compare each stretch the data plane held one weight vector with its weight, and skip short windows', () => {
+    // Traefik switched to 75/25 somewhere after 900 ms and by 1200 ms, to b alone after 3100 and by 3200.
     const history = [
-      { at: 0, weights: [{ name: 'a', weight: 100 }, { name: 'b', weight: 0 }] },
-      { at: 1000, weights: [{ name: 'a', weight: 75 }, { name: 'b', weight: 25 }] },
-      { at: 3000, weights: [{ name: 'b', weight: 100 }] },
+      { before: 0, at: 0, weights: [{ name: 'a', weight: 100 }, { name: 'b', weight: 0 }] },
+      { before: 900, at: 1200, weights: [{ name: 'a', weight: 75 }, { name: 'b', weight: 25 }] },
+      { before: 3100, at: 3200, weights: [{ name: 'b', weight: 100 }] },
     ];
     const requests = [] as { at: number; version?: string }[];
     for (let t = 0; t < 4000; t += 10) {
-      const version = t < 1200 ? 'v1' : t < 3200 ? (t % 40 === 0 ? 'v2' : 'v1') : 'v2';
+      const version = t < 1100 ? 'v1' : t < 3150 ? (t % 40 === 0 ? 'v2' : 'v1') : 'v2';
       requests.push({ at: t, version });
     }
     requests.push({ at: 2000 }); // a failure is not an answer
-    const w = windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 200, endGuardMs: 0, endAt: 4000, minAnswers: 20 });
-    expect(w.map((x) => [x.expectedPercent, Math.round(x.observedPercent)])).toEqual([[0, 0], [25, 25], [100, 100]]);
-    expect(windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 990, endGuardMs: 0, endAt: 4000, minAnswers: 20 }).map((x) => x.expectedPercent)).toEqual([25]); // 10 ms left of the others
-    // by default windows start 750 ms after a change, end 100 ms before the next and need 50 answers: only the 25 % one (1750-2900 ms) is judged
-    expect(windowShares(history, requests, 'v2', (b) => b === 'b', { endAt: 4000 }).map((x) => [x.expectedPercent, x.from, x.to, x.answers])).toEqual([[25, 1750, 2900, 115]]);
+    const w = windowShares(history, requests, 'v2', (b) => b === 'b', { endGuardMs: 0, endAt: 4000, minAnswers: 20 });
+    expect(w.map((x) => [x.expectedPercent, Math.round(x.observedPercent), x.from, x.to])).toEqual([[0, 0, 0, 900], [25, 25, 1200, 3100], [100, 100, 3200, 4000]]);
+    // the answers between a change's `before` and `at` (either vector may have served them) are in no window
+    expect(w.reduce((n, x) => n + x.answers, 0)).toBe(90 + 190 + 80);
+    expect(windowShares(history, requests, 'v2', (b) => b === 'b', { endGuardMs: 0, endAt: 4000, minAnswers: 91 }).map((x) => x.expectedPercent)).toEqual([25]);
+    // by default a window ends 100 ms before the next vector's `before` and needs 50 answers
+    expect(windowShares(history, requests, 'v2', (b) => b === 'b', { endAt: 4000 }).map((x) => [x.expectedPercent, x.from, x.to, x.answers])).toEqual([[0, 0, 800, 80], [25, 1200, 3000, 180], [100, 3200, 4000, 80]]);
+  });
+
+  test('Traefik\'s weighted service of a route\'s first rule reads back as backend Services and weights', () => {
+    const key = 'httproute-e2e-svc-1-httproute-gw-e2e-gw-ep-web-0-fc344df89b6d773f1900';
+    const services = [
+      { name: `${key}-svc-e2e-svc-1-a-serve-svc-0@kubernetesgateway`, loadBalancer: {} },
+      { name: 'httproute-e2e-svc-10-httproute-gw-e2e-gw-ep-web-0-fc344df89b6d773f1900-wrr@kubernetesgateway', weighted: { services: [{ name: 'x', weight: 1 }] } },
+      { name: `${key}-wrr@kubernetesgateway`, weighted: { services: [{ name: `${key}-svc-e2e-svc-1-a-serve-svc-0`, weight: 0 }, { name: `${key}-svc-e2e-svc-1-b-serve-svc-1`, weight: 100 }] } },
+    ];
+    expect(appliedWeights(services, 'HTTPRoute', 'e2e', 'svc-1-httproute')).toEqual([{ name: 'svc-1-a-serve-svc', weight: 0 }, { name: 'svc-1-b-serve-svc', weight: 100 }]);
+    expect(appliedWeights(services.slice(0, 2), 'HTTPRoute', 'e2e', 'svc-1-httproute')).toBeUndefined();
   });
 
   test('requests are placed in windows by the time they were sent, not the time they were due', () => {
     const history = [
-      { at: 0, weights: [{ name: 'a', weight: 100 }] },
-      { at: 2000, weights: [{ name: 'b', weight: 100 }] },
+      { before: 0, at: 0, weights: [{ name: 'a', weight: 100 }] },
+      { before: 2000, at: 2000, weights: [{ name: 'b', weight: 100 }] },
     ];
     // due before the switch, sent (and answered by b) after it: they belong to b's window
     const requests = Array.from({ length: 200 }, (_, i) => ({ at: 1000 + i * 5, sentAt: 1000 + i * 5 + (i >= 100 ? 2500 : 0), version: i >= 100 ? 'v2' : 'v1' }));
-    const w = windowShares(history, requests, 'v2', (b) => b === 'b', { settleMs: 0, endGuardMs: 0, endAt: 5000, minAnswers: 50 });
+    const w = windowShares(history, requests, 'v2', (b) => b === 'b', { endGuardMs: 0, endAt: 5000, minAnswers: 50 });
     expect(w.map((x) => [x.expectedPercent, x.observedPercent])).toEqual([[0, 0], [100, 100]]);
   });
 

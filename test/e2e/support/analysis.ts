@@ -1,6 +1,6 @@
 /**
  * Pure readings of an end-to-end upgrade run (no I/O): the per-second share of the new version,
- * the observed share in each route-weight window once the step has settled, and the Serve replica
+ * the observed share in each window the data plane held one route weight vector, and the Serve replica
  * counts against `target_capacity`. The tests assert on these; the bench prints them.
  */
 import { capacityAdjustedReplicas } from '../../../lib/runtime/serve/capacity';
@@ -11,6 +11,15 @@ export interface WeightChange {
   /** Epoch ms the watch event arrived. */
   readonly at: number;
   readonly weights: readonly { readonly name: string; readonly weight: number }[];
+}
+
+/**
+ * One weight vector as Traefik's data plane applied it (traefik-applied-weights.ts): it switched
+ * to it after `before` and by `at`, both epoch ms.
+ */
+export interface AppliedWeightChange extends WeightChange {
+  /** When the last poll that still showed the previous vector was sent. */
+  readonly before: number;
 }
 
 /** The share of `version` among successful answers per second (seconds with fewer than `minAnswers` are left out). */
@@ -57,11 +66,14 @@ export function shareDecreases(series: readonly { second: number; share: number;
 }
 
 /**
- * The ±5-point window check. A window is the stretch between two route-weight changes (as the
- * test's watch saw them), minus `settleMs` at its start (the data plane applies a weight after the
- * API server has it) and `endGuardMs` at its end (the next weight may reach the data plane before
- * the test's own watch event, whose callback a loaded event loop delays). Requests are placed by
- * the time they were actually sent (`sentAt`), not the time they were due.
+ * The ±5-point window check. A window is the stretch in which Traefik's data plane held one
+ * weight vector: from the first poll of its API that showed the vector (`AppliedWeightChange.at`)
+ * to the last poll that still showed it before the next one (`before`), minus `endGuardMs` (a
+ * request sent just before a switch may reach Traefik's router just after it). It does not depend
+ * on how long Traefik took to apply a weight the API server had: on a loaded machine that was
+ * over a second, and a window started a fixed time after the test's watch saw the weight judged
+ * answers of the previous one. Requests are placed by the time they were actually sent (`sentAt`),
+ * not the time they were due.
  *
  * Inside a window the observed count of new-version answers `k` out of `n` must satisfy
  * `|k − n·w| ≤ 0.05·n + g`, i.e. the observed percent is within `5 + 100·g/n` points of the weight
@@ -77,8 +89,6 @@ export function shareDecreases(series: readonly { second: number; share: number;
 export const WINDOW_POINTS = 5;
 /** Requests of granularity per window (see `WINDOW_POINTS`). */
 export const WINDOW_GRANULARITY_REQUESTS = 2;
-/** Default `settleMs`: the weight is in the data plane this long after the test's watch saw it. */
-export const WINDOW_SETTLE_MS = 750;
 /** Default `endGuardMs`. */
 export const WINDOW_END_GUARD_MS = 100;
 /** Default `minAnswers`: shorter windows are not judged (they say too little at one request's granularity). */
@@ -93,14 +103,14 @@ export function windowTolerancePoints(answers: number, points = WINDOW_POINTS, g
 export interface WindowShare {
   /** The window's route weight of the new version's backends, percent. */
   readonly expectedPercent: number;
-  /** Observed percent of successful answers from the new version, sent in the settled window. */
+  /** Observed percent of successful answers from the new version, sent in the window. */
   readonly observedPercent: number;
-  /** Successful answers in the settled window, and how many came from the new version. */
+  /** Successful answers in the window, and how many came from the new version. */
   readonly answers: number;
   readonly fromNew: number;
   /** Allowed |observed − expected|, points (`windowTolerancePoints(answers)`). */
   readonly tolerancePoints: number;
-  /** Window bounds (epoch ms), after settling. */
+  /** Window bounds (epoch ms). */
   readonly from: number;
   readonly to: number;
 }
@@ -111,23 +121,23 @@ function sentTime(r: RequestRecord): number {
 }
 
 /**
- * For each weight change, the requests sent from `at + settleMs` until `endGuardMs` before the
- * next change (or `endAt`), compared with the weight of the backends `isNew` picks. Windows with
- * fewer than `minAnswers` answers are left out (too short to measure at this rate).
+ * For each weight vector the data plane applied, the requests sent from its `at` until
+ * `endGuardMs` before the next vector's `before` (or `endAt`), compared with the weight of the
+ * backends `isNew` picks. Windows with fewer than `minAnswers` answers are left out (too short to
+ * measure at this rate).
  */
 export function windowShares(
-  history: readonly WeightChange[],
+  history: readonly AppliedWeightChange[],
   requests: readonly RequestRecord[],
   newVersion: string,
   isNew: (backend: string) => boolean,
-  options: { settleMs?: number; endGuardMs?: number; endAt: number; minAnswers?: number },
+  options: { endGuardMs?: number; endAt: number; minAnswers?: number },
 ): WindowShare[] {
   const out: WindowShare[] = [];
-  const settleMs = options.settleMs ?? WINDOW_SETTLE_MS;
   const guardMs = options.endGuardMs ?? WINDOW_END_GUARD_MS;
   for (let i = 0; i < history.length; i++) {
-    const from = history[i].at + settleMs;
-    const to = i + 1 < history.length ? history[i + 1].at - guardMs : options.endAt;
+    const from = history[i].at;
+    const to = i + 1 < history.length ? history[i + 1].before - guardMs : options.endAt;
     if (to <= from) continue;
     const total = history[i].weights.reduce((a, w) => a + w.weight, 0);
     const expected = total === 0 ? 0 : (100 * history[i].weights.filter((w) => isNew(w.name)).reduce((a, w) => a + w.weight, 0)) / total;

@@ -3,7 +3,7 @@
  * all are compared in one expectation, so a failing run reports every violated property at once
  * with what was seen.
  */
-import { WINDOW_SETTLE_MS, perSecondShare, perSecondShareBySend, replicaMismatches, shareDecreases, switchLagMs, windowShares, windowsOutOfTolerance } from './analysis';
+import { perSecondShare, perSecondShareBySend, replicaMismatches, shareDecreases, switchLagMs, windowShares, windowsOutOfTolerance } from './analysis';
 import { RunUnderLoad } from './scenario';
 
 /** Zero failed, timed-out or skipped requests, as one comparable object. */
@@ -19,17 +19,17 @@ export function expectNoFailures(run: RunUnderLoad): void {
   expect(failureCounts(run)).toEqual(NO_FAILURES);
 }
 
-/** Answers sent at least `WINDOW_SETTLE_MS` after the route's last weight change that did not come from `version`. */
+/** Answers sent once Traefik's data plane held the route's last weight vector that did not come from `version`. */
 export function tailNotFrom(run: RunUnderLoad, version: string): { answers: number; others: number } {
-  const lastChange = run.history[run.history.length - 1].at;
-  const tail = run.requests.filter((r) => (r.sentAt ?? r.at) >= lastChange + WINDOW_SETTLE_MS);
+  const lastApplied = run.applied[run.applied.length - 1]?.at ?? Infinity;
+  const tail = run.requests.filter((r) => (r.sentAt ?? r.at) >= lastApplied);
   return { answers: tail.length, others: tail.filter((r) => r.version !== version).length };
 }
 
 /** What one forward upgrade must show (see issue 8). */
 export function expectForwardUpgrade(run: RunUnderLoad, o: { oldVersion: string; newVersion: string; newCluster: string; replicas: number }): void {
   const newBackend = `${o.newCluster}-serve-svc`;
-  const windows = windowShares(run.history, run.requests, o.newVersion, (b) => b === newBackend, { endAt: run.loadEndedAt });
+  const windows = windowShares(run.applied, run.requests, o.newVersion, (b) => b === newBackend, { endAt: run.loadEndedAt });
   const onNew = run.serve.filter((s) => s.cluster === o.newCluster);
   const capacities = onNew.map((s) => (s.targetCapacity === null ? 100 : s.targetCapacity));
   const last = onNew[onNew.length - 1];
@@ -89,7 +89,7 @@ export function summary(label: string, run: RunUnderLoad, rate: number): string 
 /** One line per judged window (weight, observed, answers, tolerance) and the data plane's lag at the switch to `newVersion` alone, for the test output. */
 export function windowReport(label: string, run: RunUnderLoad, newVersion: string, newCluster: string): string {
   const isNew = (b: string) => b === `${newCluster}-serve-svc`;
-  const windows = windowShares(run.history, run.requests, newVersion, isNew, { endAt: run.loadEndedAt });
+  const windows = windowShares(run.applied, run.requests, newVersion, isNew, { endAt: run.loadEndedAt });
   const lag = switchLagMs(run.history, run.requests, newVersion, isNew);
   const rows = windows.map((w) => `${w.expectedPercent.toFixed(0)}%→${w.observedPercent.toFixed(1)}% (n ${w.answers}, ±${w.tolerancePoints.toFixed(1)})`);
   return `[e2e] ${label}: windows ${rows.join(', ')}; last old answer ${lag === undefined ? 'n/a' : `${lag} ms`} after the switch to 100 % ${newVersion} was seen`;

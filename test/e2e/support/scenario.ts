@@ -10,9 +10,11 @@ import { ServeDashboardClient } from '../../../lib/runtime/serve/client';
 import { KubeClient } from '../../../lib/runtime/kube/client';
 import type { DashboardResolver } from '../../../lib/runtime/serve/resolver';
 import { RAYSHIFT_RAYSERVICE, engineState, waitFor } from '../../support/operator-env';
-import { ServeSample, WeightChange } from './analysis';
+import { AppliedWeightChange, ServeSample, WeightChange } from './analysis';
 import { E2EEnv, E2E_GATEWAY, E2E_GATEWAY_CLASS, E2E_HTTP_PORT, E2E_NAMESPACE } from './e2e-env';
 import { LoadSecond, LoadTotals, RequestRecord, Sender, httpSender, startLoad } from './load';
+import { recordAppliedWeights } from './traefik-applied-weights';
+import type { RunningTraefik } from './traefik';
 
 /**
  * Offered HTTP load of the suite, requests/s: `RAYSHIFT_E2E_RATE`, default 50. On this 2-core
@@ -25,7 +27,7 @@ export const E2E_RATE = Number(process.env.RAYSHIFT_E2E_RATE ?? 50);
  * What a run under load needs of its environment: the operator stack (`E2EEnv`) or the KubeRay
  * stack (kuberay-env.ts), whose `pool.resolver` maps a RayCluster to its real head's dashboard.
  */
-export type ScenarioEnv = Pick<E2EEnv, 'admin' | 'auth' | 'logDir' | 'note'> & { readonly pool: { readonly resolver: DashboardResolver } };
+export type ScenarioEnv = Pick<E2EEnv, 'admin' | 'auth' | 'logDir' | 'note'> & { readonly pool: { readonly resolver: DashboardResolver }; readonly traefik: Pick<RunningTraefik, 'apiAddress'> };
 
 /** Offered gRPC load: `RAYSHIFT_E2E_GRPC_RATE`, else `E2E_RATE`. */
 export const E2E_GRPC_RATE = Number(process.env.RAYSHIFT_E2E_GRPC_RATE ?? E2E_RATE);
@@ -273,6 +275,8 @@ export interface RunUnderLoad {
   readonly seconds: readonly LoadSecond[];
   readonly requests: readonly RequestRecord[];
   readonly history: readonly WeightChange[];
+  /** Every weight vector of the route as Traefik's data plane applied it (its API polled). */
+  readonly applied: readonly AppliedWeightChange[];
   readonly serve: readonly ServeSample[];
   /** Epoch ms the load started. */
   readonly loadStartedAt: number;
@@ -311,6 +315,7 @@ export async function runUnderLoad(
   const kind = options.routeKind ?? 'HTTPRoute';
   const routeName = `${serviceName}-${kind === 'GRPCRoute' ? 'grpcroute' : 'httproute'}`;
   const recorder = recordWeights(env.admin, kind, E2E_NAMESPACE, routeName);
+  const applied = recordAppliedWeights(env.traefik.apiAddress, kind, E2E_NAMESPACE, routeName);
   const sampler = sampleServe(env, serviceName, options.app, options.deployment, options.state ?? operatorState(env, serviceName));
   // As many connections as requests may be outstanding (the load's maxInFlight): an open-model
   // client never queues a due request behind slow answers, so each request meets the data plane
@@ -328,12 +333,13 @@ export async function runUnderLoad(
     await new Promise((r) => setTimeout(r, options.cooldownMs ?? 3000));
     const totals = await load.stop();
     const loadEndedAt = Date.now();
-    const run: RunUnderLoad = { totals, loadStartedAt: load.startedAt, seconds: load.seconds, requests: load.requests, history: [...recorder.history], serve: [...sampler.samples], changedAt, doneAt, loadEndedAt };
+    const run: RunUnderLoad = { totals, loadStartedAt: load.startedAt, seconds: load.seconds, requests: load.requests, history: [...recorder.history], applied: [...applied.history], serve: [...sampler.samples], changedAt, doneAt, loadEndedAt };
     saveRun(env, options.what, run);
     return run;
   } finally {
     await load.stop();
     recorder.stop();
+    await applied.stop();
     await sampler.stop();
     sender.close();
   }
@@ -358,6 +364,7 @@ export function saveRun(env: ScenarioEnv, what: string, run: RunUnderLoad): void
         loadEndedAt: run.loadEndedAt - t0,
         totals: run.totals,
         history: run.history.map((h) => ({ at: h.at - t0, weights: h.weights })),
+        applied: run.applied.map((h) => ({ before: h.before - t0, at: h.at - t0, weights: h.weights })),
         requests: run.requests.map((r) => [Math.round(r.at - t0), (r.sentAt ?? r.at) - r.at, r.version ?? null]),
         serve: run.serve.map((x) => ({ ...x, at: x.at - t0 })),
       }),

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { projectRoot } from '../../../lib/crds/resolve';
-import { runBinDirScript } from '../../support/processes';
+import { freePorts, runBinDirScript } from '../../support/processes';
 import { waitAtMost, waitFor } from '../../support/wait-at-most';
 
 /** GatewayClass `spec.controllerName` that Traefik handles. */
@@ -69,6 +69,8 @@ export const TRAEFIK_LATENCY_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.4, 0
 export interface RunningTraefik {
   readonly pid: number;
   readonly logFile: string;
+  /** Base URL of its API (`/api/http/services`, …), loopback only. */
+  readonly apiAddress: string;
   /** SIGTERM to its process group, SIGKILL after 10 s. Idempotent. */
   stop(): Promise<void>;
 }
@@ -108,6 +110,9 @@ export async function startTraefik(options: TraefikOptions): Promise<RunningTrae
         ]
       : []),
   ];
+  // Its API (the runtime configuration, e.g. a route's weights as the data plane applies them) on a port of its own.
+  const [apiPort] = await freePorts(1);
+  args.push('--api=true', '--api.insecure=true', `--entryPoints.traefik.address=127.0.0.1:${apiPort}`);
   const log = fs.openSync(options.logFile, 'a');
   const child: ChildProcess = spawn(bin, args, { env: { ...process.env, KUBECONFIG: options.kubeconfig }, detached: true, stdio: ['ignore', log, log] });
   fs.closeSync(log);
@@ -134,7 +139,7 @@ export async function startTraefik(options: TraefikOptions): Promise<RunningTrae
     }
     group('SIGKILL');
   };
-  const ports = [...Object.values(options.entryPoints), ...(options.metricsPort !== undefined ? [options.metricsPort] : [])];
+  const ports = [...Object.values(options.entryPoints), apiPort, ...(options.metricsPort !== undefined ? [options.metricsPort] : [])];
   try {
     await waitFor(async () => {
       for (const port of ports) if (!(await portOpen(port))) return `127.0.0.1:${port} is not open`;
@@ -149,5 +154,5 @@ export async function startTraefik(options: TraefikOptions): Promise<RunningTrae
     await stop();
     throw e;
   }
-  return { pid, logFile: options.logFile, stop };
+  return { pid, logFile: options.logFile, apiAddress: `http://127.0.0.1:${apiPort}`, stop };
 }
