@@ -55,7 +55,8 @@ export interface RoleProgress {
   readonly updatedReadyReplicas?: number;
   /**
    * Each ordinal below the workload's replicas that has a replica, read from ONE list of its replicas
-   * against the revisions of the workload read just before (a StatefulSet's Pods: RBG v0.6.0). When
+   * against the revisions of the workload read just before (a StatefulSet's Pods: RBG v0.6.0; a
+   * RoleInstanceSet's RoleInstances while it may strand some, rbg-stranded.ts). When
    * present, the way back takes every count from it and none from the counts above, which were read
    * at another moment (lib/engine/rbg-rollback.ts `rollbackCounts`).
    */
@@ -249,10 +250,25 @@ export interface RoleReturn {
   readonly revertBelow?: number;
 }
 
+/**
+ * Replicas of a role to replace because its workload will never update them (rbg-stranded.ts): the
+ * runtime deletes them, each guarded by its uid and still on a revision other than `revision`, and
+ * the workload recreates each ordinal from `revision`.
+ */
+export interface RoleReplace {
+  readonly name: string;
+  /** Position in `spec.roles`. */
+  readonly index: number;
+  /** The workload's one revision (its current and update revision), which the replicas are not on. */
+  readonly revision: string;
+  /** Their ordinals (`<workload>-<ordinal>`), highest first. */
+  readonly ordinals: readonly number[];
+}
+
 /** An Event to record on the group. */
 export interface RolloutEvent {
   readonly type: 'Normal' | 'Warning';
-  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RollbackStarted`, `RollbackRound`, `RolledBack`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
+  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RollbackStarted`, `RollbackRound`, `RolledBack`, `StrandedReplicasReplaced`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
   readonly reason: string;
   readonly message: string;
   /** The Event's `action`, when it is not the recorder's own (the capacity preflight's `CapacityPreflight`). */
@@ -261,6 +277,9 @@ export interface RolloutEvent {
 
 /** Reason of the Event recorded for every round written. */
 export const ROUND_EVENT = 'RolloutRound';
+
+/** Reason of the Event recorded when replicas a workload will not update are replaced (rbg-stranded.ts). */
+export const STRANDED_EVENT = 'StrandedReplicasReplaced';
 
 /** Reason of the Event recorded for every rollback round written. */
 export const ROLLBACK_ROUND_EVENT = 'RollbackRound';
@@ -306,6 +325,8 @@ export interface CoordinationStep {
   readonly measure?: readonly MeasureAnalysisAction[];
   /** Replicas to replace on the abandoned revision, after the writes landed (a rollback's). */
   readonly returns?: readonly RoleReturn[];
+  /** Replicas a workload will never update (rbg-stranded.ts), to replace after the writes landed. */
+  readonly replaces?: readonly RoleReplace[];
   /**
    * Rolling forward: the roles whose round releases their last old replica (partition 0), or would
    * but for a hold (the route's, a possible rollback's): the weight rule's `lastRound`.

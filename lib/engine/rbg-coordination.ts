@@ -28,6 +28,7 @@
 import { createHash } from 'node:crypto';
 import {
   ROUND_EVENT,
+  STRANDED_EVENT,
   type CoordinationStatus,
   type CoordinationStep,
   type CoordinationStepInput,
@@ -41,6 +42,7 @@ import { blockingRole, changed, describeRole, membersOf, phaseOf, reasonOf, revi
 import { rollbackStep } from './rbg-rollback';
 import { holdLastForRoute, routeHoldReason } from './rbg-router-hold';
 import { nextRbgRound } from './rbg-rollout';
+import { strandedReplace } from './rbg-stranded';
 
 /** The revision a coordination of `rule` over `roles` rolls to (the `revision` of its status). */
 export function ruleRevision(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): string {
@@ -192,6 +194,7 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     };
   }
 
+  const replaces = released.flatMap((m) => strandedReplace(m, decided.get(m.state.name)!.partition) ?? []);
   const recording = round.complete && lowered.length === 0 && unrecorded.length > 0;
   const blocking = recording ? unrecorded[0] : blockingRole(released, round, unreleased.length > 0);
   const held = round.roles.find((r) => r.held);
@@ -218,7 +221,14 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     roles: members.map((m) => {
       const d = decided.get(m.state.name);
       if (!d) return unreleasedStatus(m);
-      const why = routeHeld.includes(m.state.name) && m.state.updatedReplicas >= d.target ? routeHoldReason(input.routeHold!) : unrecorded.includes(m) && phaseOf(m, d) === 'Complete' ? currentRevisionReason(m) : reasonOf(m, d);
+      const replacing = replaces.find((r) => r.name === m.state.name);
+      const why = replacing
+        ? `replacing ${replacing.ordinals.length} replica(s) its workload will not update (on a revision its template no longer names)`
+        : routeHeld.includes(m.state.name) && m.state.updatedReplicas >= d.target
+          ? routeHoldReason(input.routeHold!)
+          : unrecorded.includes(m) && phaseOf(m, d) === 'Complete'
+            ? currentRevisionReason(m)
+            : reasonOf(m, d);
       return roleStatus(m, members, d.partition, phaseOf(m, d), why);
     }),
   };
@@ -231,8 +241,12 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     if (held && blocking && !(previous?.reason === 'RoleUnavailable' && previous.blockingRole === blocking.observed.name)) {
       events.push({ type: 'Warning', reason: 'RoleUnavailable', message: `${rule.name}: ${blocking.observed.name} has more than maxUnavailable replicas down and holds the other roles (${describeRole(blocking)})` });
     }
+    if (replaces.length > 0) {
+      const which = replaces.map((r) => `${r.name} ${r.ordinals.map((o) => `#${o}`).join(', ')}`);
+      events.push({ type: 'Normal', reason: STRANDED_EVENT, message: `${rule.name}: replacing replicas their workload will not update (on a revision its template no longer names): ${which.join('; ')}` });
+    }
     const writes = [...released.flatMap((m) => changed(m, decided.get(m.state.name)!.partition, false)), ...holdUnreleased];
-    return { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs, ...(lastRound.length > 0 ? { lastRound } : {}) };
+    return { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs, ...(lastRound.length > 0 ? { lastRound } : {}), ...(replaces.length > 0 ? { replaces } : {}) };
   });
 }
 

@@ -137,8 +137,8 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: 'workloads.x-k8s.io', resource: 'roleinstances', verbs: ['list', 'delete', 'update'], scope: 'cluster',
-    by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round: uid-guarded delete; on RBG v0.8 a resourceVersion-guarded update)',
-    why: 'replace the replicas of a rolled-back role that run the abandoned revision below the partition the round wrote (its roleinstanceset recreates them from the revision before the rollout); on RBG v0.8, whose webhook refuses a partition at replicas, revert the last ordinals in place to that revision',
+    by: 'lib/runtime/rbg/return-replicas.ts: returnReplicas (a rollback round: uid-guarded delete; on RBG v0.8 a resourceVersion-guarded update); lib/runtime/rbg/stranded-replicas.ts: roleInstanceReplicas, replaceStranded (uid-guarded delete)',
+    why: 'replace the replicas of a rolled-back role that run the abandoned revision below the partition the round wrote (its roleinstanceset recreates them from the revision before the rollout); on RBG v0.8, whose webhook refuses a partition at replicas, revert the last ordinals in place to that revision; replace the replicas a roleinstanceset will never update (left on a revision its template no longer names)',
   },
   {
     group: 'apps', resource: 'controllerrevisions', verbs: ['get'], scope: 'cluster',

@@ -11,7 +11,8 @@
  * With the group's analysis, the measurements the pass asks for are taken after the patch (the
  * same runtime function as a RayService's) and handed to the next pass, which runs at once. A
  * rollback round's replicas on the abandoned revision are replaced after the patch too
- * (`returnReplicas`); the workloads' watch brings the next pass. A rule with a `router` has its
+ * (`returnReplicas`), and so are the replicas a RoleInstanceSet will never update (`replaceStranded`,
+ * lib/engine/rbg-stranded.ts); the workloads' watch brings the next pass. A rule with a `router` has its
  * router route's weights written before the patch (`router-route.ts`), so a rollback's 0 for the new
  * release lands before any replica returns; a lost race leaves weights that match what was observed.
  * A router that is to gain weight is scaled back before the route; an old release's router is
@@ -38,6 +39,7 @@ import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
 import { observeWarmup, warmupObject } from './warmup';
 import { returnReplicas } from './return-replicas';
+import { mayStrand, replaceStranded, roleInstanceReplicas } from './stranded-replicas';
 import { carryPartitions } from './carry-partition';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { workloadOf, workloadStatus } from './workloads';
@@ -215,6 +217,12 @@ export class RbgRolloutReconciler {
       const { deleted, reverted } = await returnReplicas(this.client, group, ret);
       if (deleted + reverted > 0) this.log.info({ rbg: key, role: ret.name, below: ret.below, revertBelow: ret.revertBelow, deleted, reverted }, 'returned replicas on the abandoned revision');
     }
+    // Replicas a workload will never update are replaced once the status naming them landed.
+    const replaces = result.status === undefined ? [] : pass.steps.flatMap((s) => s.replaces ?? []);
+    for (const rep of replaces) {
+      const deleted = await replaceStranded(this.client, group, rep);
+      if (deleted > 0) this.log.info({ rbg: key, role: rep.name, ordinals: rep.ordinals, revision: rep.revision, deleted }, 'replaced replicas their workload will not update');
+    }
     // RBG v0.6.0 resets a StatefulSet's partition on every round: carry the round's into it (once the round landed).
     if (result.status !== undefined) {
       const coordinated = new Set(reading.rules.flatMap((r) => r.roles.map((m) => m.name)));
@@ -346,7 +354,8 @@ export class RbgRolloutReconciler {
           continue;
         }
         const w = await this.client.tryGet(ref.type, ref.name, namespace);
-        if (w) out.set(String(role.name), workloadStatus(w as unknown as JsonObject));
+        // A RoleInstanceSet that will update none of its replicas left on another revision: they are listed for the engine to replace.
+        if (w) out.set(String(role.name), { ...workloadStatus(w as unknown as JsonObject), ...(ref.type.kind === 'RoleInstanceSet' && mayStrand(w) ? { replicas: await roleInstanceReplicas(this.client, w) } : {}) });
       } catch (err) {
         if (!(err instanceof UnknownKindError)) throw err;
         this.unserved.add(kindKey);

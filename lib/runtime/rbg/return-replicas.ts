@@ -22,6 +22,7 @@ import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import { KubeApiError } from '../kube/errors';
 import { KnownTypes, KubeObject, ResourceType } from '../kube/types';
+import { deleteReplica } from './delete-replica';
 
 /** apps/v1 ControllerRevision: a RoleInstanceSet's revisions of its template. */
 const CONTROLLER_REVISION_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'ControllerRevision', plural: 'controllerrevisions', namespaced: true };
@@ -71,18 +72,7 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
     return ordinal !== undefined && owned && !r.metadata.deletionTimestamp ? [{ r, ordinal }] : [];
   });
   let deleted = 0;
-  for (const { r } of mine.filter((x) => x.ordinal < ret.below)) {
-    try {
-      // Foreground: the replica stays (terminating, on the abandoned revision) until its Pods are
-      // gone. A RoleInstance finds its Pods by a label of its name, so one recreated while the old
-      // Pods await the garbage collector counts them and reports Ready for a replica about to go down
-      // (seen under load on RBG v0.7.0: a rollback round then took maxUnavailable + 1 down).
-      if (await client.delete(replicaType, String(r.metadata.name), namespace, { preconditions: { uid: String(r.metadata.uid) }, propagationPolicy: 'Foreground', ignoreNotFound: true })) deleted++;
-    } catch (err) {
-      // A failed uid precondition: the replica was replaced meanwhile, by the workload from its current revision.
-      if (!(err instanceof KubeApiError && err.isConflict)) throw err;
-    }
-  }
+  for (const { r } of mine.filter((x) => x.ordinal < ret.below)) if (await deleteReplica(client, replicaType, r, namespace)) deleted++;
   // An unpaused RoleInstanceSet would update a reverted instance at or above its partition again.
   const paused = asObject(asObject(workload.spec).updateStrategy).paused === true;
   const toRevert = replicaType === ROLE_INSTANCE_TYPE && paused ? mine.filter((x) => x.ordinal >= ret.below && x.ordinal < (ret.revertBelow ?? 0)) : [];
