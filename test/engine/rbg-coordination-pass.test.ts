@@ -8,19 +8,11 @@ import { coordinationPass } from '../../lib/engine/rbg-coordination-pass';
 import type { CoordinationStatus, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
 import { heldByWarmup, heldForWarmup, plannedWarmup, warmupGate, warmupPendingRules } from '../../lib/engine/rbg-warmup';
 import { resolveRolloutWarmup } from '../../lib/spec/rbg-warmup';
+import { prefillDecodeRule } from '../support/rbg-rules';
 
 const T0 = Date.parse('2026-11-24T10:00:00Z');
 
-const rule: ExecutorRule = {
-  name: 'pd',
-  maxSkewPercent: 10,
-  roles: [
-    { name: 'prefill', replicas: 4, partition: 0, maxUnavailable: 1 },
-    { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 },
-  ],
-  progressDeadlineSeconds: 60,
-  rollbackOnDeadline: false,
-};
+const rule = prefillDecodeRule({ maxSkewPercent: 10, progressDeadlineSeconds: 60 });
 
 function observed(revision: Record<string, string>, extra: Partial<ObservedRole> = {}): Map<string, ObservedRole> {
   const desired: Record<string, number> = { prefill: 4, decode: 2, router: 1 };

@@ -3,23 +3,14 @@
  * `coordinationPass`: literal routes in, literal weights and actions out.
  */
 import { coordinationPass } from '../../lib/engine/rbg-coordination-pass';
-import type { CoordinationStatus, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus, ObservedRole } from '../../lib/engine/rbg-coordination-types';
 import { routerStep, type ObservedRouterRoute } from '../../lib/engine/rbg-router-step';
 import { resolveRouter } from '../../lib/spec/rbg-router';
+import { prefillDecodeRule } from '../support/rbg-rules';
 
 const T0 = Date.parse('2026-11-29T10:00:00Z');
 
-const rule: ExecutorRule = {
-  name: 'pd',
-  maxSkewPercent: 100,
-  roles: [
-    { name: 'prefill', replicas: 4, partition: 0, maxUnavailable: 1 },
-    { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 },
-  ],
-  progressDeadlineSeconds: 600,
-  rollbackOnDeadline: false,
-  router: resolveRouter({ kind: 'sglang', image: 'router:test', gateway: { name: 'gw' } }),
-};
+const rule = prefillDecodeRule({ maxSkewPercent: 100, progressDeadlineSeconds: 600, router: resolveRouter({ kind: 'sglang', image: 'router:test', gateway: { name: 'gw' } }) });
 
 /** Prefill 4 and decode 2 on router release `rev`, with `ready` [prefill, decode] replicas of the new template updated and ready. */
 function roles(rev: string | undefined, ready: [number, number], updated: [number, number] = ready, readyAll: [number, number] = [4, 2]): Map<string, ObservedRole> {

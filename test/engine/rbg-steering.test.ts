@@ -5,22 +5,14 @@
  */
 import { coordinationStep } from '../../lib/engine/rbg-coordination';
 import { coordinationPass } from '../../lib/engine/rbg-coordination-pass';
-import type { CoordinationStatus, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus, ObservedRole } from '../../lib/engine/rbg-coordination-types';
 import { RBG_ROLLBACK_ANNOTATION, rbgRollbackPatch, rbgRollbackRefusal, rbgRollbackRequestOf } from '../../lib/engine/rbg-steering';
 import { LAST_STEERING_ANNOTATION } from '../../lib/engine/steering';
+import { prefillDecodeRule } from '../support/rbg-rules';
 
 const T0 = Date.parse('2026-11-29T06:00:00Z');
 
-const rule: ExecutorRule = {
-  name: 'pd',
-  maxSkewPercent: 1,
-  roles: [
-    { name: 'prefill', replicas: 4, partition: 0, maxUnavailable: 1 },
-    { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 },
-  ],
-  progressDeadlineSeconds: 600,
-  rollbackOnDeadline: false,
-};
+const rule = prefillDecodeRule({ maxSkewPercent: 1, progressDeadlineSeconds: 600 });
 
 /** The roles with `updated` replicas on the new template (revision `v2`), every replica ready, written partitions `desired − updated`. */
 function roles(updated: Record<string, number>, partitionCarried = true): Map<string, ObservedRole> {

@@ -6,23 +6,15 @@
  * step's `replaces` out.
  */
 import { coordinationStep } from '../../lib/engine/rbg-coordination';
-import type { CoordinationStatus, ExecutorRule, ObservedRole, ReplicaState } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus, ObservedRole, ReplicaState } from '../../lib/engine/rbg-coordination-types';
 import { membersOf } from '../../lib/engine/rbg-members';
 import { strandedReplace } from '../../lib/engine/rbg-stranded';
+import { prefillDecodeRule } from '../support/rbg-rules';
 
 const T0 = Date.parse('2026-11-30T07:00:00Z');
 const V1 = 'pd-prefill-5455';
 
-const rule: ExecutorRule = {
-  name: 'pd',
-  maxSkewPercent: 50,
-  roles: [
-    { name: 'prefill', replicas: 4, partition: 0, maxUnavailable: 1 },
-    { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 },
-  ],
-  progressDeadlineSeconds: 120,
-  rollbackOnDeadline: false,
-};
+const rule = prefillDecodeRule({ maxSkewPercent: 50, progressDeadlineSeconds: 120 });
 
 /** Ordinals on the set's one revision (`current`) or another (`other`), each ready unless listed in `down`. */
 function replicas(others: readonly number[], desired: number, down: readonly number[] = []): ReplicaState[] {

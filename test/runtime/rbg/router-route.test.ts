@@ -1,21 +1,11 @@
 /** Reading a routed rule's route, router Deployments and routed Pods (lib/runtime/rbg/router-route.ts `observeRouterRoutes`). */
 import type { KubeClient } from '../../../lib/runtime/kube/client';
 import type { KubeObject } from '../../../lib/runtime/kube/types';
-import type { ExecutorRule } from '../../../lib/engine/rbg-coordination-types';
 import { observeRouterRoutes } from '../../../lib/runtime/rbg/router-route';
 import { resolveRouter } from '../../../lib/spec/rbg-router';
+import { prefillDecodeRule } from '../../support/rbg-rules';
 
-const rule: ExecutorRule = {
-  name: 'pd',
-  maxSkewPercent: 50,
-  roles: [
-    { name: 'prefill', replicas: 4, partition: 0, maxUnavailable: 1 },
-    { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 },
-  ],
-  progressDeadlineSeconds: 600,
-  rollbackOnDeadline: false,
-  router: resolveRouter({ kind: 'sglang', image: 'router:test', gateway: { name: 'gw' } }),
-};
+const rule = prefillDecodeRule({ maxSkewPercent: 50, progressDeadlineSeconds: 600, router: resolveRouter({ kind: 'sglang', image: 'router:test', gateway: { name: 'gw' } }) });
 
 const V1ALPHA2_ROLE = 'rbg.workloads.x-k8s.io/role-name';
 
