@@ -45,9 +45,16 @@ const DELAY_MS = 500;
  * seen at load 40 on 2 cores), and a gate at 250 ms then failed a healthy release.
  */
 const LATENCY_MAXIMUM_MS = 450;
-/** Both metrics measure every 3 s over the last 5 s, twice per gate, and fail the gate at the first failed measurement. */
+/** Both metrics measure every 3 s over the last 5 s; errors twice per gate, failing it at the first failed measurement. */
 const METRIC_INTERVAL_SECONDS = 3;
 const FAILURE_LIMIT = 0;
+/**
+ * Latency measures three times per gate and fails it at the second failed measurement: on this
+ * 2-core machine under the whole e2e stack, a healthy release's p90 spikes past the bound for one
+ * measurement (1400 ms and 670 ms at the 50 % step, stops 46-47: it failed its gate in 3 of 4
+ * whole-suite runs), while a slow release fails every measurement.
+ */
+const LATENCY_FAILURE_LIMIT = 1;
 /**
  * From the moment the new cluster carries traffic to the moment it no longer does, beyond the
  * metric intervals: Traefik's counters reach Prometheus at the next 1 s scrape, the operator acts on
@@ -70,7 +77,7 @@ function analysis(extra: Record<string, unknown> = {}, metrics: readonly MetricN
   const every = { intervalSeconds: METRIC_INTERVAL_SECONDS, windowSeconds: 5, count: 2, failureLimit: FAILURE_LIMIT, inconclusiveLimit: 1 };
   const all = {
     errors: { name: 'errors', template: 'traefik-error-ratio', successCondition: { maximum: 0.05 }, ...every },
-    latency: { name: 'latency', template: 'traefik-latency-ms', quantile: 0.9, successCondition: { maximum: LATENCY_MAXIMUM_MS }, ...every },
+    latency: { name: 'latency', template: 'traefik-latency-ms', quantile: 0.9, successCondition: { maximum: LATENCY_MAXIMUM_MS }, ...every, count: 3, failureLimit: LATENCY_FAILURE_LIMIT },
   };
   return {
     prometheusUrl: env.prometheus!.address,
@@ -196,8 +203,8 @@ function exposure(history: readonly WeightChange[], cluster: string): { ms: numb
  * The most requests the first step gate lets reach a bad new cluster: `rate` × `stepSizePercent` for
  * (failureLimit + 1) metric intervals plus the time to see and act.
  */
-function requestBound(): { seconds: number; requests: number } {
-  const seconds = METRIC_INTERVAL_SECONDS * (FAILURE_LIMIT + 1) + SEE_AND_ACT_SECONDS;
+function requestBound(failureLimit = FAILURE_LIMIT): { seconds: number; requests: number } {
+  const seconds = METRIC_INTERVAL_SECONDS * (failureLimit + 1) + SEE_AND_ACT_SECONDS;
   return { seconds, requests: Math.ceil((RATE * PARAMS.step * seconds) / 100) };
 }
 
@@ -265,7 +272,7 @@ test('a release failing every fifth request is stopped at its first step gate an
 test('a release adding 500 ms of latency is caught by the latency gate and rolled back; the slow requests stay within the bound', async () => {
   const a = await attempt('latency: +500 ms', { faults: { delayMs: DELAY_MS }, metrics: ['latency'] });
   const slow = a.run.totals.versions[a.toVersion] ?? 0;
-  const bound = requestBound();
+  const bound = requestBound(LATENCY_FAILURE_LIMIT);
   const seen = exposure(a.run.history, a.newCluster);
   process.stdout.write(`[analysis e2e] latency: ${slow} slow requests in ${seen.ms} ms at ${seen.maxWeight}%; bound ${bound.requests} (${RATE}/s × ${PARAMS.step}% × ${bound.seconds} s)\n`);
   expect({
