@@ -13,6 +13,8 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { RbgResourceType, STATEFUL_SET_TYPE } from '../../lib/spec/object-names';
 import { workloadHonoursPaused } from '../../lib/spec/rbg-releases';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
+import { workloadStatus } from '../../lib/runtime/rbg/workloads';
+import type { JsonObject } from '../../lib/spec/read';
 import { CoordinationRule } from '../../lib/spec/rbg';
 import { RbgRolloutController } from '../../operator/rbg-controller';
 import { getWhen, startTestCluster, TestCluster } from './cluster';
@@ -87,11 +89,8 @@ export async function expectCurrentRevisionsRecorded(ctx: GroupContext, name: st
   const type = releaseOf(ctx).workloadType;
   const rows = await Promise.all(
     roles.map(async (role) => {
-      const w = await ctx.admin.get(type, `${name}-${role}`, ctx.namespace);
-      const spec = (w.spec ?? {}) as any;
-      const partition = spec.updateStrategy?.partition ?? spec.updateStrategy?.rollingUpdate?.partition ?? 0;
-      const status = (w.status ?? {}) as { currentRevision?: string; updateRevision?: string };
-      return { role, partition, currentRevision: status.currentRevision, updateRevision: status.updateRevision };
+      const status = workloadStatus((await ctx.admin.get(type, `${name}-${role}`, ctx.namespace)) as unknown as JsonObject);
+      return { role, partition: status.partition ?? 0, currentRevision: status.currentRevision, updateRevision: status.updateRevision };
     }),
   );
   const lagging = rows.filter((r) => r.partition === 0 && r.currentRevision !== r.updateRevision);

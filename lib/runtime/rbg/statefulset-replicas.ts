@@ -12,7 +12,7 @@ import { asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import { podReady } from '../kube/pod-ready';
 import type { KubeObject, ResourceType } from '../kube/types';
-import { ordinalOf } from './workloads';
+import { controlledReplicas, desiredReplicas } from './workloads';
 
 /** Each ordinal of `statefulSet` as `pods` show it, and whether a Pod carries a revision the StatefulSet does not name. */
 export interface StatefulSetReplicas {
@@ -33,15 +33,9 @@ export function statefulSetReplicas(statefulSet: KubeObject, pods: readonly Kube
   const status = asObject(statefulSet.status);
   const { currentRevision, updateRevision } = status;
   if (typeof currentRevision !== 'string' || typeof updateRevision !== 'string') return undefined;
-  const size = asObject(statefulSet.spec).replicas;
-  const replicas = typeof size === 'number' ? size : 1;
-  const name = String(statefulSet.metadata.name);
   const out: ReplicaState[] = [];
   let strayRevision = false;
-  for (const pod of pods) {
-    const ordinal = ordinalOf(name, pod.metadata.name);
-    const controlled = (pod.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === statefulSet.metadata.uid);
-    if (ordinal === undefined || ordinal >= replicas || !controlled) continue;
+  for (const { replica: pod, ordinal } of controlledReplicas(statefulSet, pods, desiredReplicas(statefulSet))) {
     const label = pod.metadata.labels?.[CONTROLLER_REVISION_LABEL];
     // A Pod's revision once the update and current revisions are the same is the update one: nothing is abandoned.
     const revision = label === updateRevision ? (updateRevision === currentRevision ? 'current' : 'update') : label === currentRevision ? 'current' : 'other';

@@ -9,28 +9,22 @@ import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import type { KubeObject } from '../kube/types';
 import { deleteReplica } from './delete-replica';
-import { ordinalOf, workloadOf } from './workloads';
+import { controlledReplicas, desiredReplicas, workloadOf, workloadStatus } from './workloads';
 
 /** RBG's condition of a ready RoleInstance (`RoleInstanceReady`, api/workloads/v1alpha2). */
 const ROLE_INSTANCE_READY = 'RoleInstanceReady';
 
 /** True when `set` (a RoleInstanceSet) says it is on one revision yet counts fewer replicas updated than it has. */
 export function mayStrand(set: KubeObject): boolean {
-  const status = asObject(set.status);
-  const replicas = asObject(set.spec).replicas;
-  return typeof status.updateRevision === 'string' && status.updateRevision === status.currentRevision && typeof status.updatedReplicas === 'number' && status.updatedReplicas < (typeof replicas === 'number' ? replicas : 1);
+  const status = workloadStatus(set as unknown as JsonObject);
+  return status.updateRevision !== undefined && status.updateRevision === status.currentRevision && status.updatedReplicas !== undefined && status.updatedReplicas < desiredReplicas(set);
 }
 
-/** The RoleInstances `set` controls (by its uid, found by its `spec.selector.matchLabels`). */
-async function instancesOf(client: KubeClient, set: KubeObject): Promise<{ instance: KubeObject; ordinal: number }[]> {
+/** The RoleInstances `set` controls (found by its `spec.selector.matchLabels`), an ordinal below `below` only when given. */
+async function instancesOf(client: KubeClient, set: KubeObject, below?: number): Promise<{ replica: KubeObject; ordinal: number }[]> {
   const selector = asObject(asObject(set.spec).selector).matchLabels as Record<string, string> | undefined;
-  const namespace = String(set.metadata.namespace);
-  const list = await client.list(ROLE_INSTANCE_TYPE, { namespace, ...(selector ? { labelSelector: selector } : {}) });
-  return list.items.flatMap((instance) => {
-    const ordinal = ordinalOf(String(set.metadata.name), instance.metadata.name);
-    const controlled = (instance.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === set.metadata.uid);
-    return ordinal !== undefined && controlled ? [{ instance, ordinal }] : [];
-  });
+  const list = await client.list(ROLE_INSTANCE_TYPE, { namespace: String(set.metadata.namespace), ...(selector ? { labelSelector: selector } : {}) });
+  return controlledReplicas(set, list.items, below);
 }
 
 /**
@@ -38,12 +32,9 @@ async function instancesOf(client: KubeClient, set: KubeObject): Promise<{ insta
  * revision, else `other` (stranded), Ready by RBG's `RoleInstanceReady` condition.
  */
 export async function roleInstanceReplicas(client: KubeClient, set: KubeObject): Promise<ReplicaState[]> {
-  const revision = asObject(set.status).updateRevision;
-  const size = asObject(set.spec).replicas;
-  const replicas = typeof size === 'number' ? size : 1;
-  return (await instancesOf(client, set))
-    .filter((x) => x.ordinal < replicas)
-    .map(({ instance, ordinal }) => ({
+  const revision = workloadStatus(set as unknown as JsonObject).updateRevision;
+  return (await instancesOf(client, set, desiredReplicas(set)))
+    .map(({ replica: instance, ordinal }) => ({
       ordinal,
       revision: instance.metadata.labels?.[CONTROLLER_REVISION_LABEL] === revision ? ('current' as const) : ('other' as const),
       ready: asArray(asObject(instance.status).conditions).some((c) => asObject(c).type === ROLE_INSTANCE_READY && asObject(c).status === 'True'),
@@ -65,9 +56,9 @@ export async function replaceStranded(client: KubeClient, group: KubeObject, rep
   if (ref.type.kind !== 'RoleInstanceSet') return 0;
   const namespace = String(group.metadata.namespace);
   const set = await client.tryGet(ref.type, ref.name, namespace);
-  if (!set || !mayStrand(set) || asObject(set.status).updateRevision !== rep.revision) return 0;
+  if (!set || !mayStrand(set) || workloadStatus(set as unknown as JsonObject).updateRevision !== rep.revision) return 0;
   let deleted = 0;
-  for (const { instance, ordinal } of await instancesOf(client, set)) {
+  for (const { replica: instance, ordinal } of await instancesOf(client, set)) {
     if (!rep.ordinals.includes(ordinal) || instance.metadata.deletionTimestamp || instance.metadata.labels?.[CONTROLLER_REVISION_LABEL] === rep.revision) continue;
     if (await deleteReplica(client, ROLE_INSTANCE_TYPE, instance, namespace)) deleted++;
   }

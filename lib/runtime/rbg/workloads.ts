@@ -5,7 +5,7 @@
  */
 import { roleWorkloadType } from '../../spec/rbg-releases';
 import { JsonObject, asObject } from '../../spec/read';
-import type { ResourceType } from '../kube/types';
+import type { KubeObject, ResourceType } from '../kube/types';
 import type { WorkloadStatus } from './observe';
 
 export { WORKLOAD_TYPE_ANNOTATION } from '../../spec/rbg-releases';
@@ -51,4 +51,23 @@ export function ordinalOf(workload: string, name: unknown): number | undefined {
   const text = String(name);
   const digits = text.startsWith(`${workload}-`) ? text.slice(workload.length + 1) : '';
   return /^\d{1,9}$/.test(digits) ? Number(digits) : undefined;
+}
+
+/** A workload's `spec.replicas` (default 1). */
+export function desiredReplicas(workload: KubeObject): number {
+  const size = asObject(workload.spec).replicas;
+  return typeof size === 'number' ? size : 1;
+}
+
+/**
+ * The replicas among `items` that `workload` controls (its uid in their controller reference), each
+ * with its ordinal (`<workload>-<ordinal>`), an ordinal below `below` only when given.
+ */
+export function controlledReplicas(workload: KubeObject, items: readonly KubeObject[], below = Number.POSITIVE_INFINITY): { replica: KubeObject; ordinal: number }[] {
+  const name = String(workload.metadata.name);
+  return items.flatMap((replica) => {
+    const ordinal = ordinalOf(name, replica.metadata.name);
+    const controlled = (replica.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === workload.metadata.uid);
+    return ordinal !== undefined && ordinal < below && controlled ? [{ replica, ordinal }] : [];
+  });
 }
