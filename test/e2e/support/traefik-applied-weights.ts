@@ -19,6 +19,11 @@ interface ApiService {
   readonly weighted?: { readonly services?: readonly { readonly name: string; readonly weight?: number }[] };
 }
 
+/** How Traefik's kubernetesgateway provider starts the name of every service it makes for the route. */
+function routeKeyPrefix(kind: string, namespace: string, routeName: string): string {
+  return `${kind.toLowerCase()}-${namespace}-${routeName}-gw-`;
+}
+
 /**
  * The backends and weights of rule 0 of route `routeName` (`kind` HTTPRoute or GRPCRoute) in
  * Traefik's services: its kubernetesgateway provider names the weighted service of each match of
@@ -28,7 +33,7 @@ interface ApiService {
  * Undefined while Traefik has no such service.
  */
 export function appliedWeights(services: readonly ApiService[], kind: string, namespace: string, routeName: string): WeightChange['weights'] | undefined {
-  const prefix = `${kind.toLowerCase()}-${namespace}-${routeName}-gw-`;
+  const prefix = routeKeyPrefix(kind, namespace, routeName);
   const rule = services.find((s) => s.name?.startsWith(prefix) && /-0-[0-9a-f]+-wrr(@[\w-]+)?$/.test(s.name) && s.weighted);
   if (!rule) return undefined;
   const marker = `-svc-${namespace}-`;
@@ -42,7 +47,7 @@ export function appliedWeights(services: readonly ApiService[], kind: string, na
 /** Polls Traefik's API at `apiAddress` and records every distinct weight vector of the route, bracketed (see the file comment). */
 export function recordAppliedWeights(apiAddress: string, kind: string, namespace: string, routeName: string): { history: AppliedWeightChange[]; stop(): Promise<void> } {
   const history: AppliedWeightChange[] = [];
-  const url = `${apiAddress}/api/http/services?per_page=1000&search=${encodeURIComponent(`${kind.toLowerCase()}-${namespace}-${routeName}-gw-`)}`;
+  const url = `${apiAddress}/api/http/services?per_page=1000&search=${encodeURIComponent(routeKeyPrefix(kind, namespace, routeName))}`;
   let stopped = false;
   let lastSentWithPrevious = Date.now();
   const loop = (async () => {
