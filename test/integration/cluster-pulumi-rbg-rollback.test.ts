@@ -22,7 +22,7 @@ import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { clusterStartTimeoutMs, startTestCluster, TestCluster } from '../support/cluster';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { checkRolloutStates } from '../support/rbg-rollback-states';
 import { coordinationStatuses } from '../support/rbg-operator-group';
@@ -69,7 +69,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     kubeconfig = fs.readFileSync(cluster.cp.kubeconfigPath, 'utf8');
     metrics = await startSimulatedPodMetrics(admin, { namespace: NS, requestsPerSecond: 20, errorRatio: (v) => ERROR_RATIO[v] ?? 0 });
     prometheus = await startPrometheus({ targets: { pods: [metrics.target] }, scrapeInterval: '500ms' });
-  }, 300_000);
+  }, clusterStartTimeoutMs(release.rbg));
 
   afterAll(async () => {
     await prometheus?.stop();

@@ -18,7 +18,7 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import type { CoordinationStatus } from '../../lib/runtime/rbg/status';
 import type { UpgradeAnalysis } from '../../lib/spec/analysis';
 import { RbgRolloutController } from '../../operator/rbg-controller';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { clusterStartTimeoutMs, startTestCluster, TestCluster } from '../support/cluster';
 import { RBG_RELEASES } from '../support/rbg-releases';
 import { coordinationStatuses } from '../support/rbg-operator-group';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
@@ -77,7 +77,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     prometheus = await startPrometheus({ targets: { pods: [metrics.target] }, scrapeInterval: '500ms' });
     controller = new RbgRolloutController({ client: admin, log: SILENT });
     await controller.start();
-  }, 300_000);
+  }, clusterStartTimeoutMs(release.rbg));
 
   afterAll(async () => {
     await controller?.stop();

@@ -26,7 +26,7 @@ import { ChildProcess } from 'node:child_process';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KnownTypes, KubeObject } from '../../lib/runtime/kube/types';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { clusterStartTimeoutMs, startTestCluster, TestCluster } from '../support/cluster';
 import { spawnRbgController } from '../support/rbg-child-processes';
 import { coordinationWhen, GroupContext, GroupUnderTest } from '../support/rbg-operator-group';
 import { RBG_RELEASES } from '../support/rbg-releases';
@@ -49,7 +49,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
     gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
     ctx = { cluster, admin, gitops, namespace: NS, watches, release };
-  }, 300_000);
+  }, clusterStartTimeoutMs(release.rbg));
 
   afterAll(async () => {
     for (const c of children) c.kill('SIGKILL');

@@ -13,6 +13,7 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { CONTROLLER_REVISION_LABEL, ROLE_INSTANCE_SET_TYPE, ROLE_INSTANCE_TYPE } from '../../lib/spec/object-names';
 import { eventReasons } from '../support/event-reasons';
 import { RBG_RELEASES } from '../support/rbg-releases';
+import { clusterStartTimeoutMs } from '../support/cluster';
 import { coordinationWhen, expectCurrentRevisionsRecorded, GroupContext, Rule, synthesizeOperatorGroup } from '../support/rbg-operator-group';
 import { RbgOperatorCluster, startRbgOperatorCluster } from '../support/rbg-operator-group';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
@@ -29,7 +30,7 @@ describe.each(RBG_RELEASES.filter((r) => r.workloadType === ROLE_INSTANCE_SET_TY
   beforeAll(async () => {
     env = await startRbgOperatorCluster(release.rbg);
     ctx = { cluster: env.cluster, admin: env.admin, gitops: env.gitops, namespace: NS, watches, release };
-  }, 300_000);
+  }, clusterStartTimeoutMs(release.rbg));
 
   afterAll(async () => {
     for (const w of watches) w.stop();

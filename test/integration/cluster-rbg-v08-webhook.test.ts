@@ -12,7 +12,7 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE } from '../../lib/spec/object-names';
-import { TestCluster } from '../support/cluster';
+import { clusterStartTimeoutMs, TestCluster } from '../support/cluster';
 import { coordinationStatuses, RbgOperatorCluster, startRbgOperatorCluster } from '../support/rbg-operator-group';
 import { waitFor } from '../support/wait-at-most';
 import { v08Group } from '../support/rbg-v08-group';
@@ -27,7 +27,7 @@ let env: RbgOperatorCluster;
 beforeAll(async () => {
   env = await startRbgOperatorCluster('v0.8');
   ({ cluster, admin, gitops } = env);
-}, 300_000);
+}, clusterStartTimeoutMs('v0.8'));
 
 afterAll(async () => {
   await env?.stop();

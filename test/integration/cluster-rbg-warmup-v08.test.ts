@@ -18,7 +18,7 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 import { POD, RBG_V1ALPHA2_TYPE, ROLE_INSTANCE_SET_TYPE, WARMUP_TYPE } from '../../lib/spec/object-names';
 import { RolloutStatusDocument, readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { RolloutWarmup } from '../../lib/spec/rbg-warmup';
-import { TestCluster } from '../support/cluster';
+import { clusterStartTimeoutMs, TestCluster } from '../support/cluster';
 import { RbgOperatorCluster, startRbgOperatorCluster } from '../support/rbg-operator-group';
 import { waitFor } from '../support/wait-at-most';
 
@@ -38,7 +38,7 @@ let gitops: KubeClient;
 beforeAll(async () => {
   env = await startRbgOperatorCluster('v0.8');
   ({ cluster, admin, gitops } = env);
-}, 300_000);
+}, clusterStartTimeoutMs('v0.8'));
 
 afterAll(async () => {
   await env?.stop();

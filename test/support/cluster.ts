@@ -74,6 +74,20 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * How long a cluster running RBG v0.8 waits for the machine's lock on rbgs' webhook port: the test
+ * cluster's suites run two at a time, and the other may hold a v0.8 cluster for all its cases.
+ */
+const RBGS_WEBHOOK_LOCK_WAIT_MS = 30 * 60_000;
+
+/**
+ * The time a suite's `beforeAll` gives `startTestCluster` with `rbg` and `setupMs` for the rest of
+ * its set-up: a cluster with RBG v0.8 may first wait for another suite's to stop.
+ */
+export function clusterStartTimeoutMs(rbg?: ClusterRbg, setupMs = 300_000): number {
+  return setupMs + (rbg === 'v0.8' ? RBGS_WEBHOOK_LOCK_WAIT_MS : 0);
+}
+
 /** Annotation that marks a Node as kwok's (`--manage-nodes-with-annotation-selector`). */
 export const KWOK_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 
@@ -202,7 +216,7 @@ class LocalCluster implements TestCluster {
     const lock = this.launch('rbgs-webhook-lock', [RBGS_WEBHOOK_LOCK, '-c', 'echo locked; exec sleep infinity'], {}, 'flock');
     this.lockProc = lock;
     await pollUntil(`the lock ${RBGS_WEBHOOK_LOCK} on rbgs' webhook port (another test cluster runs RBG v0.8)`, async () => (/^locked$/m.test(logTail(lock.log, 5)) ? undefined : 'held elsewhere'), {
-      timeoutMs: 30 * 60_000,
+      timeoutMs: RBGS_WEBHOOK_LOCK_WAIT_MS,
       procs: [lock],
     });
     const admin = KubeClient.fromKubeconfig(this.cp.kubeconfigPath);
