@@ -7,7 +7,7 @@ import { operatorPhase, upgradeStatusOf } from '../../lib/apiserver/convert/upgr
 import { requestFieldPath } from '../../lib/apiserver/convert/validation';
 import { revertingClusterConfig } from '../../lib/apiserver/handlers/rollback-spec';
 import { Executor } from '../../lib/apiserver/gen/rayshift/v1/common_pb';
-import { RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
+import { CapacityPolicy, RayServiceSchema } from '../../lib/apiserver/gen/rayshift/v1/rayservice_pb';
 import { UpgradePhase } from '../../lib/apiserver/gen/rayshift/v1/upgrade_pb';
 import { clusterSpecHash } from '../../lib/engine/cluster-hash';
 import type { KubeObject } from '../../lib/runtime/kube/types';
@@ -19,6 +19,25 @@ test('a CRD spec survives spec → message → spec, untyped fields through the 
   const typed = specFromKube(spec);
   expect(typed.overlay).toEqual({ excludeHeadPodFromServeSvc: true, upgradeStrategy: { futureField: 3 } });
   expect(specToKube(typed)).toEqual(spec);
+});
+
+test.each([
+  ['wait', CapacityPolicy.WAIT],
+  ['fail', CapacityPolicy.FAIL],
+  ['shrinkFirst', CapacityPolicy.SHRINK_FIRST],
+])('capacityPolicy %s is a typed field (%s), not overlay, both ways', (policy, typedPolicy) => {
+  const obj = rayService('ns', 'svc');
+  const spec = { ...(obj.spec as Record<string, unknown>), rayshift: { capacityPolicy: policy } };
+  const typed = specFromKube(spec);
+  expect(typed.rayshift?.capacityPolicy).toBe(typedPolicy);
+  expect(typed.overlay).toBeUndefined();
+  expect(specToKube(typed)).toEqual(spec);
+});
+
+test('a spec without capacityPolicy leaves it unset (the default, wait, is the operator\'s to apply)', () => {
+  const typed = specFromKube({ ...(rayService('ns', 'svc').spec as Record<string, unknown>), rayshift: { paused: true } });
+  expect(typed.rayshift?.capacityPolicy).toBe(CapacityPolicy.UNSPECIFIED);
+  expect(specToKube(typed).rayshift).toEqual({ paused: true });
 });
 
 test('the overlay is a JSON merge patch over the typed fields', () => {

@@ -6,7 +6,9 @@
 import { create, type JsonObject as ProtoJsonObject } from '@bufbuild/protobuf';
 import type { KubeObject } from '../../runtime/kube/types';
 import { JsonObject, asObject, isObject } from '../../spec/read';
+import type { CapacityPolicy as SpecCapacityPolicy } from '../../spec/capacity-policy';
 import {
+  CapacityPolicy,
   RayServiceSchema,
   RayServiceSpecSchema,
   RouteKind,
@@ -29,6 +31,11 @@ const ROUTE_KIND_NAMES: ReadonlyMap<RouteKind, string> = new Map([
   [RouteKind.HTTP, 'HTTP'],
   [RouteKind.GRPC, 'GRPC'],
 ]);
+const CAPACITY_POLICY_NAMES: ReadonlyMap<CapacityPolicy, SpecCapacityPolicy> = new Map([
+  [CapacityPolicy.WAIT, 'wait'],
+  [CapacityPolicy.FAIL, 'fail'],
+  [CapacityPolicy.SHRINK_FIRST, 'shrinkFirst'],
+]);
 
 /** The spec fields the typed message carries (the rest travels in `overlay`). */
 export const TYPED_SPEC: TypedShape = {
@@ -36,7 +43,7 @@ export const TYPED_SPEC: TypedShape = {
   rayClusterConfig: true,
   rayClusterDeletionDelaySeconds: true,
   upgradeStrategy: { type: true, clusterUpgradeOptions: { maxSurgePercent: true, stepSizePercent: true, intervalSeconds: true, gatewayClassName: true } },
-  rayshift: { gatewayRef: { name: true, namespace: true, sectionName: true }, progressDeadlineSeconds: true, paused: true, routeKind: true, analysis: ANALYSIS_SHAPE },
+  rayshift: { gatewayRef: { name: true, namespace: true, sectionName: true }, progressDeadlineSeconds: true, paused: true, routeKind: true, analysis: ANALYSIS_SHAPE, capacityPolicy: true },
 };
 
 function keyOf<K, V>(map: ReadonlyMap<K, V>, value: unknown): K | undefined {
@@ -79,6 +86,8 @@ export function specToKube(spec: RayServiceSpec | undefined): JsonObject {
     const routeKind = ROUTE_KIND_NAMES.get(ext.routeKind);
     if (routeKind) e.routeKind = routeKind;
     if (ext.analysis) e.analysis = analysisToKube(ext.analysis);
+    const capacityPolicy = CAPACITY_POLICY_NAMES.get(ext.capacityPolicy);
+    if (capacityPolicy) e.capacityPolicy = capacityPolicy;
     out.rayshift = e;
   }
   return spec.overlay ? (mergePatch(out, spec.overlay) as JsonObject) : out;
@@ -117,6 +126,7 @@ export function specFromKube(raw: unknown): RayServiceSpec {
           paused: typeof ext.paused === 'boolean' ? ext.paused : undefined,
           routeKind: keyOf(ROUTE_KIND_NAMES, ext.routeKind) ?? RouteKind.UNSPECIFIED,
           analysis: ext.analysis === undefined ? undefined : analysisFromKube(ext.analysis),
+          capacityPolicy: keyOf(CAPACITY_POLICY_NAMES, ext.capacityPolicy) ?? CapacityPolicy.UNSPECIFIED,
         },
     overlay: residue(spec, TYPED_SPEC) as ProtoJsonObject | undefined,
   });
