@@ -23,6 +23,7 @@ import { KubeClient } from '../kube/client';
 import { KubeApiError } from '../kube/errors';
 import { KnownTypes, KubeObject, ResourceType } from '../kube/types';
 import { deleteReplica } from './delete-replica';
+import { controlledReplicas, workloadOf, workloadStatus } from './workloads';
 
 /** apps/v1 ControllerRevision: a RoleInstanceSet's revisions of its template. */
 const CONTROLLER_REVISION_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'ControllerRevision', plural: 'controllerrevisions', namespaced: true };
@@ -38,7 +39,6 @@ export interface Returned {
   /** RoleInstances reverted in place to the current revision. */
   readonly reverted: number;
 }
-import { ordinalOf, workloadOf, workloadStatus } from './workloads';
 
 /** The kind of each workload's replicas, named `<workload>-<ordinal>` and labelled with their revision. */
 const REPLICA_TYPES: Readonly<Record<string, ResourceType>> = { RoleInstanceSet: ROLE_INSTANCE_TYPE, StatefulSet: KnownTypes.Pod };
@@ -47,7 +47,8 @@ const REPLICA_TYPES: Readonly<Record<string, ResourceType>> = { RoleInstanceSet:
  * Deletes every replica of the role `ret` names whose ordinal is below `ret.below` and whose
  * revision label is the workload's update revision (the abandoned one), once the workload carries a
  * partition of at least `ret.below` (else a replica would come back on the abandoned revision), and
- * reverts in place those from `ret.below` up to `ret.revertBelow` (RoleInstances only). Each delete
+ * reverts in place those from `ret.below` up to `ret.revertBelow` (RoleInstances only); only
+ * replicas the workload controls (its uid in their controller reference) are touched. Each delete
  * is guarded by the replica's uid and each revert by its resourceVersion, so a replica replaced
  * meanwhile stays. Nothing is done when the workload is not there yet, or is of a kind without ordinals.
  */
@@ -66,20 +67,17 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   const abandoned = status.updateRevision;
   if (abandoned === undefined || current === undefined || abandoned === current || (status.partition ?? -1) < ret.below) return none;
   const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
-  const mine = replicas.items.flatMap((r) => {
-    const ordinal = ordinalOf(ref.name, r.metadata.name);
-    const owned = (r.metadata.ownerReferences ?? []).some((o) => o.kind === ref.type.kind && o.name === ref.name);
-    return ordinal !== undefined && owned && !r.metadata.deletionTimestamp ? [{ r, ordinal }] : [];
-  });
+  // Only the replicas this workload controls (by uid): a same-named one of an earlier workload is not its to return.
+  const mine = controlledReplicas(workload, replicas.items).filter((x) => !x.replica.metadata.deletionTimestamp);
   let deleted = 0;
-  for (const { r } of mine.filter((x) => x.ordinal < ret.below)) if (await deleteReplica(client, replicaType, r, namespace)) deleted++;
+  for (const { replica } of mine.filter((x) => x.ordinal < ret.below)) if (await deleteReplica(client, replicaType, replica, namespace)) deleted++;
   // An unpaused RoleInstanceSet would update a reverted instance at or above its partition again.
   const paused = asObject(asObject(workload.spec).updateStrategy).paused === true;
   const toRevert = replicaType === ROLE_INSTANCE_TYPE && paused ? mine.filter((x) => x.ordinal >= ret.below && x.ordinal < (ret.revertBelow ?? 0)) : [];
   let reverted = 0;
   if (toRevert.length > 0) {
     const template = await revisionTemplate(client, current, namespace);
-    for (const { r } of toRevert) if (await revertInstance(client, r, current, template)) reverted++;
+    for (const { replica } of toRevert) if (await revertInstance(client, replica, current, template)) reverted++;
   }
   return { deleted, reverted };
 }

@@ -19,7 +19,8 @@ const OLD_TEMPLATE = { components: [{ name: 'decode', size: 1, template: { spec:
 class FakeApi implements Transport {
   readonly server = 'https://fake';
   readonly writes: { method: string; path: string; body?: any }[] = [];
-  constructor(private readonly paused: boolean) {}
+  /** `earlierOwned`: the ordinal whose controller is an earlier RoleInstanceSet of the same name (another uid). */
+  constructor(private readonly paused: boolean, private readonly earlierOwned?: number) {}
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const p = req.path.split('?')[0];
@@ -32,7 +33,7 @@ class FakeApi implements Transport {
     }
     if (p === '/apis/apps/v1') return reply(200, { kind: 'APIResourceList', groupVersion: 'apps/v1', resources: [{ name: 'controllerrevisions', kind: 'ControllerRevision', namespaced: true }] });
     if (p === `/apis/workloads.x-k8s.io/v1alpha2/namespaces/${NS}/roleinstancesets/pd-decode`) {
-      return reply(200, { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', metadata: { name: 'pd-decode', namespace: NS }, spec: { replicas: 2, updateStrategy: { partition: 1, paused: this.paused } }, status: { currentRevision: OLD, updateRevision: NEW, updatedReplicas: 2 } });
+      return reply(200, { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', metadata: { name: 'pd-decode', namespace: NS, uid: 'ris' }, spec: { replicas: 2, updateStrategy: { partition: 1, paused: this.paused } }, status: { currentRevision: OLD, updateRevision: NEW, updatedReplicas: 2 } });
     }
     if (p === `/apis/apps/v1/namespaces/${NS}/controllerrevisions/${OLD}`) {
       return reply(200, { apiVersion: 'apps/v1', kind: 'ControllerRevision', metadata: { name: OLD, namespace: NS }, revision: 1, data: { spec: { roleInstanceTemplate: OLD_TEMPLATE, $patch: 'replace' } } });
@@ -41,7 +42,7 @@ class FakeApi implements Transport {
       const instance = (i: number): KubeObject => ({
         apiVersion: 'workloads.x-k8s.io/v1alpha2',
         kind: 'RoleInstance',
-        metadata: { name: `pd-decode-${i}`, namespace: NS, uid: `uid-${i}`, resourceVersion: `${10 + i}`, labels: { 'controller-revision-hash': NEW }, annotations: {}, ownerReferences: [{ apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', name: 'pd-decode', uid: 'ris' }] },
+        metadata: { name: `pd-decode-${i}`, namespace: NS, uid: `uid-${i}`, resourceVersion: `${10 + i}`, labels: { 'controller-revision-hash': NEW }, annotations: {}, ownerReferences: [{ apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleInstanceSet', name: 'pd-decode', uid: i === this.earlierOwned ? 'an-earlier-ris' : 'ris', controller: true }] },
         spec: { components: [{ name: 'decode', size: 1, template: { spec: { containers: [{ name: 'decode', image: 'sglang:v2' }] } } }], readinessGates: [{ conditionType: 'RoleInstanceInPlaceUpdateReady' }] },
       });
       return reply(200, { kind: 'List', metadata: { resourceVersion: '20' }, items: [instance(0), instance(1)] });
@@ -88,4 +89,10 @@ test('without revertBelow (RBG v0.6.0, v0.7.0) only the ordinals below the parti
   const api = new FakeApi(true);
   expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1 })).toEqual({ deleted: 1, reverted: 0 });
   expect(api.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([['DELETE', 'pd-decode-0']]);
+});
+
+test('a replica controlled by an earlier RoleInstanceSet of the same name (another uid) is neither deleted nor reverted', async () => {
+  const api = new FakeApi(true, 0);
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2 })).toEqual({ deleted: 0, reverted: 1 });
+  expect(api.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([['PUT', 'pd-decode-1']]);
 });
