@@ -204,7 +204,7 @@ test(':plan of a capacityPolicy shrinkFirst spec carries the dip: the lowest per
   // its capacity goes: 25/75 at 20 s (25 + 50 = 75), 0/100 at 30 s (0 + 50 = 50), and at 40 s the old cluster at 0, the new
   // at 100, promoted. Below 100 twice (from 0 s and from 20 s), 10 + 20 = 30 s in all, from 0 s until 40 s, lowest 50.
   const spec = rayServiceBody('x', { step: 25, interval: 10 }).spec as Record<string, unknown>;
-  const plan = await env.rest('POST', `${base}/shared:plan`, { proposed: { ...spec, overlay: { rayshift: { capacityPolicy: 'shrinkFirst' } } } });
+  const plan = await env.rest('POST', `${base}/shared:plan`, { proposed: { ...spec, rayshift: { ...(spec.rayshift as object), capacityPolicy: 'CAPACITY_POLICY_SHRINK_FIRST' } } });
   expect(plan.status).toBe(200);
   expect(plan.body).toMatchObject({ outcome: 'promoted', peakCapacityPercent: 100, durationSeconds: 40 });
   expect(plan.body.dip).toEqual({ value: 50, from: 0, until: 40, lasts: 30, times: 2 });
