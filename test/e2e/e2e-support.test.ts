@@ -229,6 +229,9 @@ describe('fixed-rate load generator', () => {
       expect(t.ok).toBe(80);
       expect(t.versions).toEqual({ v1: 40, v2: 40 });
       expect(load.requests.filter((r) => r.version !== undefined)).toHaveLength(t.ok);
+      // Answered and failed requests carry the time their answer came; timed-out ones none.
+      expect(load.requests.filter((r) => r.answeredAt !== undefined)).toHaveLength(t.ok + t.failures);
+      expect(load.requests.filter((r) => r.answeredAt !== undefined && r.answeredAt < (r.sentAt ?? r.at))).toEqual([]);
     });
 
     test('requests due while the event loop was late are still started, each in the second it was due', async () => {

@@ -77,6 +77,8 @@ export interface RequestRecord {
   sentAt?: number;
   /** The version that answered successfully; undefined for a failure or timeout. */
   version?: string;
+  /** Epoch ms at which the answer (or failure) arrived; undefined while outstanding or after a timeout. */
+  answeredAt?: number;
 }
 
 /** A running load; `stop()` ends it and waits for the outstanding requests. */
@@ -148,6 +150,7 @@ export function startLoad(send: Sender, options: LoadOptions): RunningLoad {
     const p = send(controller.signal)
       .then(
         (r) => {
+          if (record && !timedOut) record.answeredAt = Date.now();
           if (timedOut) b.timeouts++;
           else if (r.ok && r.version !== undefined) {
             b.ok++;
@@ -163,6 +166,7 @@ export function startLoad(send: Sender, options: LoadOptions): RunningLoad {
           }
         },
         (err: Error) => {
+          if (record && !timedOut) record.answeredAt = Date.now();
           if (timedOut) b.timeouts++;
           else {
             b.failures++;

@@ -365,7 +365,8 @@ export function saveRun(env: ScenarioEnv, what: string, run: RunUnderLoad): void
         totals: run.totals,
         history: run.history.map((h) => ({ at: h.at - t0, weights: h.weights })),
         applied: run.applied.map((h) => ({ before: h.before - t0, at: h.at - t0, weights: h.weights })),
-        requests: run.requests.map((r) => [Math.round(r.at - t0), (r.sentAt ?? r.at) - r.at, r.version ?? null]),
+        // Per request: due (ms since the load started), send lag, version, and how long its answer took (null: none).
+        requests: run.requests.map((r) => [Math.round(r.at - t0), (r.sentAt ?? r.at) - r.at, r.version ?? null, r.answeredAt === undefined ? null : r.answeredAt - (r.sentAt ?? r.at)]),
         serve: run.serve.map((x) => ({ ...x, at: x.at - t0 })),
       }),
     );
