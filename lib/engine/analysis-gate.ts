@@ -117,7 +117,7 @@ export function runAnalysis(r: EngineRun): AnalysisFailureOutcome | undefined {
     ...(r.obs.measurements !== undefined ? { measurements: r.obs.measurements } : {}),
     queries: (metric, run) => ({
       query: analysisQuery(a, metric, { ...where, cluster: run.cluster }),
-      ...(comparesWithActive(metric.successCondition) && active !== undefined ? { activeQuery: analysisQuery(a, metric, { ...where, cluster: active }) } : {}),
+      ...(comparesWithActive(metric.successCondition, run.pendingWeight) && active !== undefined ? { activeQuery: analysisQuery(a, metric, { ...where, cluster: active }) } : {}),
     }),
     now: r.now,
   });
@@ -217,7 +217,7 @@ function advanceMetric(p: Pass, run: AnalysisRunStatus, spec: ResolvedAnalysisMe
   for (const x of taken) {
     if (x.seq !== cur.taken) continue;
     p.measured = true;
-    const j = judgeMeasurement(spec.successCondition, x);
+    const j = judgeMeasurement(spec.successCondition, x, run.pendingWeight);
     const counts = countMeasurement(cur, j.result);
     const last = { at: x.at, result: j.result, ...(finite(x.value) ? { value: x.value } : {}), ...(finite(x.activeValue) ? { activeValue: x.activeValue } : {}), message: j.message };
     cur = { ...cur, ...counts, phase: metricPhase(spec, counts, unbounded), last };

@@ -27,17 +27,23 @@ export interface MeasuredValues {
   readonly error?: string;
 }
 
-/** True when the condition compares the new cluster with the old one (so the old one is measured too). */
-export function comparesWithActive(c: AnalysisSuccessCondition): boolean {
-  return c.maxAboveActive !== undefined || c.maxAboveActivePercent !== undefined;
+/**
+ * True when a measurement of the condition at `percent` (the new cluster's share of the traffic)
+ * compares the new cluster with the old one, so the old one is measured too: the condition has a
+ * `maxAboveActive…` bound and the old cluster still carries traffic. At 100 % it carries none, so it
+ * has no value to compare with (a rate over no requests is 0/0); the comparison held at every
+ * weight before, and the absolute bounds alone judge the last gate.
+ */
+export function comparesWithActive(c: AnalysisSuccessCondition, percent: number): boolean {
+  return (c.maxAboveActive !== undefined || c.maxAboveActivePercent !== undefined) && percent < 100;
 }
 
-/** Judges one measurement against `c`. */
-export function judgeMeasurement(c: AnalysisSuccessCondition, m: MeasuredValues): Judgement {
+/** Judges one measurement against `c`, taken at `percent` (see `comparesWithActive`). */
+export function judgeMeasurement(c: AnalysisSuccessCondition, m: MeasuredValues, percent: number): Judgement {
   if (m.error !== undefined) return { result: 'Inconclusive', message: m.error };
   const v = m.value;
   if (v === undefined || !Number.isFinite(v)) return { result: 'Inconclusive', message: `no value (${v === undefined ? 'empty result' : String(v)})` };
-  const compare = comparesWithActive(c);
+  const compare = comparesWithActive(c, percent);
   const a = m.activeValue;
   if (compare && (a === undefined || !Number.isFinite(a))) {
     return { result: 'Inconclusive', message: `no value for the old cluster (${a === undefined ? 'empty result' : String(a)})` };
@@ -53,6 +59,9 @@ export function judgeMeasurement(c: AnalysisSuccessCondition, m: MeasuredValues)
       return failed(`${fmt(v)} is over ${c.maxAboveActivePercent}% above the old cluster's ${fmt(active)}`);
     }
     return { result: 'Successful', message: `${fmt(v)} (old cluster ${fmt(active)})` };
+  }
+  if (c.maxAboveActive !== undefined || c.maxAboveActivePercent !== undefined) {
+    return { result: 'Successful', message: `${fmt(v)} (not compared: the old cluster carries no traffic at ${percent}%)` };
   }
   return { result: 'Successful', message: fmt(v) };
 }

@@ -27,7 +27,8 @@ export const ANALYSIS_FAILURE_ACTIONS: readonly AnalysisFailureAction[] = ['roll
 /**
  * When a measurement succeeds. Every bound given must hold; at least one is required. The
  * `…Active` bounds compare the new cluster's value with the old (active) cluster's, measured by the
- * same query at the same time.
+ * same query at the same time, while the old cluster carries traffic: at 100 % it carries none and
+ * is not compared, and the other bounds alone judge that gate.
  */
 export interface AnalysisSuccessCondition {
   /** The new cluster's value must be at most this. */

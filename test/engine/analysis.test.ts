@@ -28,14 +28,20 @@ describe('judgeMeasurement', () => {
     ['within maxAboveActivePercent', { maxAboveActivePercent: 10 }, { value: 109, activeValue: 100 }, 'Successful'],
     ['comparison without the old value', { maxAboveActive: 1 }, { value: 1 }, 'Inconclusive'],
     ['comparison with a NaN old value', { maxAboveActive: 1 }, { value: 1, activeValue: NaN }, 'Inconclusive'],
-  ])('%s', (_name, condition, measured, result) => {
-    const j = judgeMeasurement(condition, measured);
+  ])('%s (at 50 %%)', (_name, condition, measured, result) => {
+    const j = judgeMeasurement(condition, measured, 50);
     expect(j.result).toBe(result);
     expect(j.message.length).toBeGreaterThan(0);
   });
 
+  test('at 100 % the old cluster carries no traffic: a comparison is not made, the absolute bounds still judge', () => {
+    expect(judgeMeasurement({ maxAboveActive: 1 }, { value: 5 }, 100)).toEqual({ result: 'Successful', message: '5 (not compared: the old cluster carries no traffic at 100%)' });
+    expect(judgeMeasurement({ maxAboveActive: 1, maximum: 4 }, { value: 5 }, 100)).toEqual({ result: 'Failed', message: '5 > maximum 4' });
+    expect(judgeMeasurement({ maxAboveActive: 1 }, { value: NaN }, 100).result).toBe('Inconclusive');
+  });
+
   test('a failure names the value and the bound', () => {
-    expect(judgeMeasurement({ maximum: 0.05 }, { value: 0.2 }).message).toBe('0.2 > maximum 0.05');
+    expect(judgeMeasurement({ maximum: 0.05 }, { value: 0.2 }, 50).message).toBe('0.2 > maximum 0.05');
   });
 });
 
@@ -102,6 +108,28 @@ describe('the engine with an analysis', () => {
     expect(verdicts.map((v) => v.pendingWeight)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
     expect(verdicts.every((v) => v.phase === 'Successful' && v.kind === 'step')).toBe(true);
     expect(sim.lastStatus.analysis!.step).toBeUndefined();
+  });
+
+  test('a comparison with the old cluster is judged while it carries traffic; at 100 % only the absolute bounds are', () => {
+    // A Prometheus as Traefik's histograms are read: a cluster that carried no requests in the
+    // window has no value (rate 0/0). The new cluster's p90 is 50 ms above the old one's throughout.
+    const asked: { weight: number; compares: boolean }[] = [];
+    const latency = (a: MeasureAnalysisAction, _t: number, sim: Simulation): { value: number; activeValue?: number } => {
+      const [active, pending] = sim.routeBackends();
+      asked.push({ weight: pending.weight, compares: a.activeQuery !== undefined });
+      return { value: 350, ...(a.activeQuery !== undefined ? { activeValue: active.weight > 0 ? 300 : NaN } : {}) };
+    };
+    const metric = { name: 'p90', template: 'traefik-latency-ms' as const, successCondition: { maxAboveActive: 100, maximum: 1000 }, intervalSeconds: 20, count: 2 };
+    const sim = run(withAnalysis({ metrics: [metric] }), latency);
+    expect(sim.violations).toEqual([]);
+    expect(sim.lastStatus.reason).toBe('Promoted');
+    expect(sim.lastStatus.analysis!.verdicts.map((v) => `${v.pendingWeight} ${v.phase}`)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((w) => `${w} Successful`));
+    // The old cluster is measured at every weight but 100, where it carries nothing to compare.
+    expect([...new Set(asked.map((x) => `${x.weight} ${x.compares}`))]).toEqual([...[10, 20, 30, 40, 50, 60, 70, 80, 90].map((w) => `${w} true`), '100 false']);
+    // The absolute bound still holds the last gate: a new cluster over it fails there.
+    const slowAtFull = run(withAnalysis({ metrics: [metric] }), (a, t, s) => ({ ...latency(a, t, s), ...(s.routeBackends()[1].weight === 100 ? { value: 1200 } : {}) }));
+    expect(slowAtFull.lastStatus.reason).toBe('AnalysisFailed');
+    expect(slowAtFull.lastStatus.analysis!.verdicts.at(-1)).toMatchObject({ pendingWeight: 100, phase: 'Failed' });
   });
 
   test('each step waits for its gate: two measurements 20 s apart after the weights took effect', () => {
