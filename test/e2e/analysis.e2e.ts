@@ -3,7 +3,8 @@
  * test app, a real Traefik routing by the operator's weights and exporting its per-backend
  * metrics, a real Prometheus scraping Traefik and the Ray heads every second, and the rayshift
  * operator querying it with the built-in `traefik-error-ratio` and `traefik-latency-ms` templates
- * (the `ray-serve-*` templates are checked against the heads' own metrics). The new versions carry
+ * (latency compared with the old cluster's, `maxAboveActive`; the `ray-serve-*` templates are
+ * checked against the heads' own metrics). The new versions carry
  * real faults (rayapp/rayshift_testapp/app.py): every fifth request answered 500, or 2 s more
  * latency. KubeRay runs for real on the test cluster; only the pod network that makes a head Pod's IP
  * reach a real Ray head is simulated (support/e2e-env.ts, support/pod-network.ts).
@@ -29,7 +30,13 @@ import { E2EEnv, E2E_NAMESPACE, startE2EEnv } from './support/e2e-env';
 import type { WeightChange } from './support/analysis';
 import { AppFaults, E2E_RATE, RunUnderLoad, deployAndWaitServing, e2eRayService, e2eServeConfig, getService, runUnderLoad, updateSpec } from './support/scenario';
 
-const RATE = E2E_RATE;
+/**
+ * Half the suites' load: the new cluster's one replica at the 50 % step (maxSurge 50: half its
+ * capacity) carries as much as a replica in steady state, while the second replica starts beside it
+ * on this 2-core machine: at 50/s (25/s on that replica) a healthy release's p90 through Traefik was
+ * measured at 1750 ms in stop 48's CI at that step; at 25/s that replica has twice the room.
+ */
+const RATE = E2E_RATE / 2;
 const REPLICAS = 2;
 /** Each test's service is `gated-<n>`. */
 const SERVICE_PREFIX = 'gated';
@@ -39,13 +46,16 @@ const ERROR_EVERY = 5;
 /** The latency a slow release adds. */
 const DELAY_MS = 2000;
 /**
- * The p90 latency a gate allows, ms: below the slow release's least (every answer waits `DELAY_MS`,
- * and 2 s is a bucket bound of Traefik's histogram, so its p90 is at least 2000) and well above a
- * healthy release's on the loaded 2-core machine, which grows with the load: 255 ms at load 40,
- * spikes of 670 and 1400 ms for one measurement, and 540 ms in two measurements of three at the
- * 50 % step in stop 47's CI, which failed a gate of 450 ms set under a slow release of +500 ms.
+ * How far the new cluster's p90 latency may be above the old cluster's, measured by the same query
+ * at the same time (`maxAboveActive`), ms: well below what the slow release adds (every answer waits
+ * `DELAY_MS`, and 2 s is a bucket bound of Traefik's histogram, so its p90 is at least 2000) and
+ * well above a healthy release's difference. An absolute bound had no such room on this loaded
+ * 2-core machine: a healthy release's p90 grows with the load (255 ms at load 40, spikes of 670
+ * and 1400 ms, 540 ms in stop 47's CI, 1750 ms in stop 48's at 50/s, over a gate of 1500), and the
+ * load slows the old cluster as much. At 100 % the old cluster carries no traffic and is not
+ * compared (the healthy case's last gate passes on that rule).
  */
-const LATENCY_MAXIMUM_MS = 1500;
+const LATENCY_MAX_ABOVE_OLD_MS = 1000;
 /**
  * How long a retired cluster keeps its Pods (`rayClusterDeletionDelaySeconds`): longer than a slow
  * release's answers take, so that requests in flight to the new cluster when a rollback moves
@@ -84,7 +94,7 @@ function analysis(extra: Record<string, unknown> = {}, metrics: readonly MetricN
   const every = { intervalSeconds: METRIC_INTERVAL_SECONDS, windowSeconds: 5, count: 2, failureLimit: FAILURE_LIMIT, inconclusiveLimit: 1 };
   const all = {
     errors: { name: 'errors', template: 'traefik-error-ratio', successCondition: { maximum: 0.05 }, ...every },
-    latency: { name: 'latency', template: 'traefik-latency-ms', quantile: 0.9, successCondition: { maximum: LATENCY_MAXIMUM_MS }, ...every, count: 3, failureLimit: LATENCY_FAILURE_LIMIT },
+    latency: { name: 'latency', template: 'traefik-latency-ms', quantile: 0.9, successCondition: { maxAboveActive: LATENCY_MAX_ABOVE_OLD_MS }, ...every, count: 3, failureLimit: LATENCY_FAILURE_LIMIT },
   };
   return {
     prometheusUrl: env.prometheus!.address,
@@ -235,6 +245,12 @@ async function rayServeValue(template: AnalysisTemplateName, cluster: string, si
   return value!;
 }
 
+/** The 90th percentile of how long `version`'s answers took, as the load generator saw them (ms). */
+function answerP90(run: RunUnderLoad, version: string): number | undefined {
+  const times = run.requests.filter((r) => r.version === version && r.answeredAt !== undefined).map((r) => r.answeredAt! - (r.sentAt ?? r.at)).sort((x, y) => x - y);
+  return times.length === 0 ? undefined : times[Math.floor(times.length * 0.9)];
+}
+
 function verdicts(s: Record<string, any>): string[] {
   return (s.analysis?.verdicts ?? []).map((v: { kind: string; pendingWeight: number; phase: string; dryRun: boolean }) => `${v.kind} ${v.pendingWeight}%: ${v.phase}${v.dryRun ? ' (dry run)' : ''}`);
 }
@@ -305,7 +321,8 @@ test('a release adding 2 s of latency is caught by the latency gate and rolled b
     slowWithinBound: true,
     faultSeen: true,
   });
-  expect(a.settled.analysis.verdicts.at(-1).message).toContain('latency');
+  // Judged against the old cluster measured at the same time through the same Traefik.
+  expect(a.settled.analysis.verdicts.at(-1).message).toMatch(/^latency failed .* above the old cluster's /);
   // Ray Serve's own latency histogram of the new cluster saw the added 2 s.
   const rayLatency = await rayServeValue('ray-serve-latency-ms', a.newCluster, a.run.changedAt);
   process.stdout.write(`[analysis e2e] latency: Ray Serve's p90 of ${a.newCluster}: ${rayLatency} ms\n`);
@@ -316,6 +333,7 @@ test('a healthy release passes every gate and is promoted with zero failed reque
   const a = await attempt('healthy');
   // Each gate's verdict with its message (which metric measured what): a failed gate says why here.
   process.stdout.write(`[analysis e2e] healthy: verdicts ${JSON.stringify(a.settled.analysis?.verdicts ?? [])}\n`);
+  process.stdout.write(`[analysis e2e] healthy: answer time p90 as the load saw it: ${a.fromVersion} ${answerP90(a.run, a.fromVersion)} ms, ${a.toVersion} ${answerP90(a.run, a.toVersion)} ms\n`);
   expect({ ...failureCounts(a.run), reason: a.settled.reason, promoted: a.settled.activeClusterName === a.newCluster, verdicts: verdicts(a.settled).slice(-4) }).toEqual({
     failures: 0, timeouts: 0, skipped: 0, failureDetails: {}, unanswered: 0,
     reason: 'Promoted',
