@@ -86,12 +86,11 @@ if [[ ! -e "$base" ]]; then
   mv "$work/base.tar" "$base"
 fi
 
-# npm pack in a copy of the tracked files (as they are in the work tree), so that its prepack builds
-# do not rewrite build/ under suites that read it meanwhile (.ci/run builds the image beside them).
+# npm pack in a copy of the tracked files (scripts/copy-tracked.sh): .ci/run builds the image beside
+# suites that read build/.
 log "package: npm pack of the tracked files (builds the library, the CLI and the dashboard)"
-mkdir -p "$work/src" "$work/pack"
-git ls-files -z | tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$work/src"
-ln -s "$root/node_modules" "$work/src/node_modules"
+mkdir -p "$work/pack"
+bash "$root/scripts/copy-tracked.sh" "$work/src"
 (cd "$work/src" && npm pack --silent --pack-destination "$work/pack" >/dev/null)
 tarball="$(ls "$work/pack"/rayshift-*.tgz)"
 

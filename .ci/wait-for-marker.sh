@@ -1,0 +1,11 @@
+# Sourced by .ci/run and .ci/beside-cluster.
+# wait_for_marker FILE PID WHAT LOG: waits until the background job PID has written FILE; when the
+# job ended first without it, it failed: prints LOG and stops.
+wait_for_marker() {
+  local file=$1 pid=$2 what=$3 log=$4
+  echo "== waiting for $what"
+  while [[ ! -e "$file" ]]; do
+    kill -0 "$pid" 2>/dev/null || { [[ -e "$file" ]] && break; cat "$log"; echo "$what failed"; exit 1; }
+    sleep 5
+  done
+}
