@@ -35,7 +35,12 @@ export interface MeasuredValues {
  * weight before, and the absolute bounds alone judge the last gate.
  */
 export function comparesWithActive(c: AnalysisSuccessCondition, percent: number): boolean {
-  return (c.maxAboveActive !== undefined || c.maxAboveActivePercent !== undefined) && percent < 100;
+  return hasActiveBound(c) && percent < 100;
+}
+
+/** True when the condition has a `maxAboveActive…` bound. */
+function hasActiveBound(c: AnalysisSuccessCondition): boolean {
+  return c.maxAboveActive !== undefined || c.maxAboveActivePercent !== undefined;
 }
 
 /** Judges one measurement against `c`, taken at `percent` (see `comparesWithActive`). */
@@ -60,7 +65,7 @@ export function judgeMeasurement(c: AnalysisSuccessCondition, m: MeasuredValues,
     }
     return { result: 'Successful', message: `${fmt(v)} (old cluster ${fmt(active)})` };
   }
-  if (c.maxAboveActive !== undefined || c.maxAboveActivePercent !== undefined) {
+  if (hasActiveBound(c)) {
     return { result: 'Successful', message: `${fmt(v)} (not compared: the old cluster carries no traffic at ${percent}%)` };
   }
   return { result: 'Successful', message: fmt(v) };
