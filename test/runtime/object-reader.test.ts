@@ -10,9 +10,10 @@ import { KubeObject } from '../../lib/runtime/kube/types';
 const ROUTE = { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes', namespaced: true };
 const SECRET = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true };
 
-/** A cache the test fills the way a watch would. */
+/** A cache the test fills the way a watch would (each event moves the watch's resourceVersion). */
 class FakeCache implements CacheView {
   readonly objects = new Map<string, KubeObject>();
+  resourceVersion: string | undefined;
   get(name: string, namespace?: string): KubeObject | undefined {
     return this.objects.get(`${namespace}/${name}`);
   }
@@ -21,6 +22,12 @@ class FakeCache implements CacheView {
   }
   put(o: KubeObject): void {
     this.objects.set(`${o.metadata.namespace}/${o.metadata.name}`, o);
+    this.resourceVersion = o.metadata.resourceVersion;
+  }
+  /** A DELETED event at revision `rv`. */
+  remove(name: string, rv: string): void {
+    this.objects.delete(`ns/${name}`);
+    this.resourceVersion = rv;
   }
 }
 
@@ -88,9 +95,24 @@ test('an own create is listed before the watch delivers it, and an own delete hi
   reader.deleted(ROUTE, 'old', 'ns');
   expect((await reader.list(ROUTE, 'ns', { app: 'a' })).map((o) => o.metadata.name)).toEqual(['new']);
   expect(await reader.tryGet(ROUTE, 'old', 'ns')).toBeUndefined();
-  cache.objects.delete('ns/old'); // the watch delivers the deletion
+  cache.remove('old', '8'); // the watch delivers the deletion
   cache.put(route('old', '20', 1, { app: 'a' })); // and later a new object of that name appears
   expect((await reader.tryGet(ROUTE, 'old', 'ns'))?.metadata.resourceVersion).toBe('20');
+});
+
+test('an own write of an object someone else then deletes is forgotten once the watch has read past the write', async () => {
+  const { cache, reader } = setup();
+  cache.put(route('other', '10', 1, { app: 'a' }));
+  reader.wrote(route('r', '12', 1, { app: 'a' })); // created; the watch has not delivered it yet
+  expect((await reader.list(ROUTE, 'ns', { app: 'a' })).map((o) => o.metadata.name).sort()).toEqual(['other', 'r']);
+  // The watch delivers the create and, before the next read, another controller's delete of it.
+  cache.put(route('r', '12', 1, { app: 'a' }));
+  cache.remove('r', '15');
+  expect(await reader.tryGet(ROUTE, 'r', 'ns')).toBeUndefined();
+  expect((await reader.list(ROUTE, 'ns', { app: 'a' })).map((o) => o.metadata.name)).toEqual(['other']);
+  // A later own write of the name is seen again until the watch reads past it.
+  reader.wrote(route('r', '20', 2, { app: 'a' }));
+  expect((await reader.tryGet(ROUTE, 'r', 'ns'))?.spec).toEqual({ weight: 2 });
 });
 
 test('writes of types without a cache are not remembered', async () => {

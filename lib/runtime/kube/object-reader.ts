@@ -3,7 +3,9 @@
  * watch caches an operator keeps anyway (`CachedObjectReader`), which turns the dozens of GETs of
  * a pass into map look-ups. A cache lags behind the writes its own process makes, so the cached
  * reader also remembers what this process just wrote (and deleted) until the watch catches up:
- * a pass never acts on a state older than one it produced itself.
+ * a pass never acts on a state older than one it produced itself. An object written here and then
+ * deleted by someone else is gone once the watch has read past the write (KubeRay deleting a
+ * rayshift RayCluster it takes for its own: the operator must see it gone to make it again).
  */
 import { KubeClient } from './client';
 import { Informer } from './informer';
@@ -31,8 +33,8 @@ export function apiReader(client: Pick<KubeClient, 'tryGet' | 'list'>): ObjectRe
   };
 }
 
-/** The part of an `Informer` the cached reader uses: its synced cache. */
-export type CacheView = Pick<Informer, 'get' | 'list'>;
+/** The part of an `Informer` the cached reader uses: its synced cache and how far its watch has read. */
+export type CacheView = Pick<Informer, 'get' | 'list' | 'resourceVersion'>;
 
 /** `apiVersion/kind` of a type or object. */
 function typeKey(t: { apiVersion: string; kind: string }): string {
@@ -81,7 +83,7 @@ export class CachedObjectReader implements ObjectReader {
   async tryGet(type: ResourceType, name: string, namespace: string): Promise<KubeObject | undefined> {
     const informer = this.informers.get(typeKey(type));
     if (!informer) return this.client.tryGet(type, name, namespace);
-    return this.merge(type, informer.get(name, namespace), namespace, name) ?? undefined;
+    return this.merge(type, informer, namespace, name) ?? undefined;
   }
 
   async list(type: ResourceType, namespace: string, labels: Readonly<Record<string, string>>): Promise<KubeObject[]> {
@@ -92,7 +94,7 @@ export class CachedObjectReader implements ObjectReader {
     for (const key of this.own.keys()) if (key.startsWith(prefix)) names.add(key.slice(prefix.length));
     const out: KubeObject[] = [];
     for (const name of names) {
-      const o = this.merge(type, informer.get(name, namespace), namespace, name);
+      const o = this.merge(type, informer, namespace, name);
       if (o && hasLabels(o, labels)) out.push(o);
     }
     return out;
@@ -121,13 +123,19 @@ export class CachedObjectReader implements ObjectReader {
   }
 
   /** The cached object unless this process' own write is newer; forgets own writes the watch has caught up with. */
-  private merge(type: ResourceType, cached: KubeObject | undefined, namespace: string, name: string): KubeObject | null | undefined {
+  private merge(type: ResourceType, informer: CacheView, namespace: string, name: string): KubeObject | null | undefined {
+    const cached = informer.get(name, namespace);
     const key = this.key(type, namespace, name);
     const own = this.own.get(key);
     if (!own) return cached;
+    const atOrPast = (rv: string | undefined) => rv !== undefined && (rv === own.resourceVersion || newer(rv, own.resourceVersion));
     const caughtUp = own.object === null
       ? cached === undefined || cached.metadata.deletionTimestamp !== undefined || newer(cached.metadata.resourceVersion, own.resourceVersion)
-      : cached !== undefined && (cached.metadata.resourceVersion === own.resourceVersion || newer(cached.metadata.resourceVersion, own.resourceVersion));
+      : cached !== undefined
+        ? atOrPast(cached.metadata.resourceVersion)
+        // Absent from a cache whose watch has read past the write: someone else deleted it since (or
+        // relabelled it out of the watch). Keeping the write would show a deleted object for ever.
+        : atOrPast(informer.resourceVersion);
     if (caughtUp) {
       this.own.delete(key);
       return cached;
