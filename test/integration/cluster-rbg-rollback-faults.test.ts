@@ -19,7 +19,8 @@
  * role's partition stops at replicas − 1 and its last ordinal is reverted in place (rounds 1 and 3
  * write 2/1 and 3/1 where the others write 2/2 and 4/2). On v0.6.0 a watch of the roles' Pods also
  * holds the way back to one replica of each role down at once (maxUnavailable 1): a StatefulSet's
- * readyReplicas counts a Pod being deleted while Ready, so only the Pods show two down. Needs `npm run controlplane:build` and
+ * readyReplicas counts a Pod being deleted while Ready, so only the Pods show two down (a Pod the
+ * StatefulSet controller deletes on its own after the restart is reported apart). Needs `npm run controlplane:build` and
  * `bash scripts/build-cluster.sh kwok rbg rbg-v06 rbg-v08`.
  */
 import { ChildProcess } from 'node:child_process';
@@ -121,8 +122,12 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     // seen the group as the server holds it now.
     const final = partitionsOf(await admin.get(release.groupType, name, NS));
     await waitFor(() => partitions[partitions.length - 1] === final || `the group watch last saw ${partitions[partitions.length - 1]}; the group holds ${final}`, `${name}: the group watch caught up`, { timeoutMs: 60_000, everyMs: 250 });
-    const down = pods?.worst();
-    process.stdout.write(`[cluster-rbg-rollback-faults] ${release.name} ${name}: RolledBack ${wall} ms after the fault; partitions ${partitions.join(' → ')}; rounds ${JSON.stringify(rounds)}${down ? `; most Pods down at once on the way back ${JSON.stringify(down)}` : ''}\n`);
+    // After a restart, kube-controller-manager's StatefulSet controller may delete a Pod from a cache
+    // still being refilled (docs/rbg-coordination.md): that case holds rayshift's own returns to the bound.
+    const down = pods?.worst({ exceptDeletedByOthers: apiServerRestarts });
+    const downOfAll = pods?.worst();
+    const others = down && JSON.stringify(downOfAll) !== JSON.stringify(down) ? `; with the Pods another actor deleted (*) ${JSON.stringify(downOfAll)}` : '';
+    process.stdout.write(`[cluster-rbg-rollback-faults] ${release.name} ${name}: RolledBack ${wall} ms after the fault; partitions ${partitions.join(' → ')}; rounds ${JSON.stringify(rounds)}${down ? `; most Pods down at once on the way back ${JSON.stringify(down)}${others}` : ''}\n`);
     expect(back).toMatchObject({ reason: 'ProgressDeadlineExceeded', rollback: { rounds: 3 } });
     if (down) expect(Object.fromEntries(Object.entries(down).map(([role, w]) => [role, w.down]))).toEqual({ prefill: 1, decode: 1 });
     expect(back.roles.map((r) => [r.name, r.phase, r.replicasByRevision])).toEqual([

@@ -1,7 +1,7 @@
 /** The operator's analysis metrics: each verdict counted once (none recounted after a restart), of RayServices and RoleBasedGroups alike, the last measured value per metric, and both dropped with the service. */
 import { OperatorMetrics } from '../../operator/metrics';
 import type { AnalysisVerdict } from '../../lib/engine/analysis-status';
-import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { RbgRolloutMetrics } from '../../lib/runtime/rbg/metrics';
 import type { RolloutStatusDocument } from '../../lib/runtime/rbg/status';
 import { resolveUpgradeAnalysis } from '../../lib/spec/analysis';

@@ -70,6 +70,8 @@ export interface TestCluster {
    * that outlives `stop()` (named in the output) and rethrows.
    */
   printLogsOnFailure<T>(body: () => Promise<T>): Promise<T>;
+  /** A log file for an in-process part (the operator a test runs), printed and kept with the processes' logs. */
+  logFile(name: string): string;
   /** Stops every process (controllers first) and removes the temporary folders. Idempotent. */
   stop(): Promise<void>;
 }
@@ -233,6 +235,12 @@ class LocalCluster implements TestCluster {
   printLogs(lines = 60): void {
     const parts = Object.entries(this.logs).map(([name, file]) => `--- ${name}: last ${lines} lines of ${file}\n${logTail(file, lines)}`);
     process.stderr.write(`${parts.join('\n')}\n`);
+  }
+
+  logFile(name: string): string {
+    const file = path.join(this.dir, `${name}.log`);
+    this.logs[name] = file;
+    return file;
   }
 
   async printLogsOnFailure<T>(body: () => Promise<T>): Promise<T> {

@@ -234,7 +234,13 @@ export async function startOperatorOn(env: OperatorEnv, failures?: ReportedFailu
     const r = o as { rayservice?: string; err?: string };
     if (failures && r.rayservice !== undefined && r.err !== undefined) failures.push({ key: r.rayservice, err: `${msg}: ${r.err}` });
   };
-  const log = failures ? { info: () => undefined, debug: () => undefined, warn: record, error: record } : pino({ level: 'silent' });
+  // The operator's own log sits beside the controllers' (printed and kept when a test fails).
+  const file = pino({ level: 'info' }, pino.destination({ dest: env.cluster.logFile('rayshift-operator'), sync: false }));
+  const both = (level: 'warn' | 'error') => (o: object, msg: string) => {
+    record(o, msg);
+    file[level](o, msg);
+  };
+  const log = failures ? { info: file.info.bind(file), debug: file.debug.bind(file), warn: both('warn'), error: both('error') } : file;
   const operator = new Operator({ client: env.admin, resolver: templateDashboardResolver(env.fleet.template), log, capacityPollMs: 50 });
   await operator.start();
   return {
