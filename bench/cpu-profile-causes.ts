@@ -37,7 +37,7 @@ const RULES: readonly CauseRule[] = [
   { cause: 'Events', match: (u) => script(u, '/lib/runtime/kube/events') },
   { cause: 'status comparison and hashing (canonicalJson)', match: (u) => script(u, '/lib/spec/canonical-json') },
   { cause: 'validation and options (lib/spec)', match: (u) => u.includes('/lib/spec/') },
-  { cause: 'Serve capacity polling', match: (u) => u.includes('/lib/runtime/serve/') || script(u, '/lib/runtime/rayservice/capacity') },
+  { cause: 'Serve capacity polling', match: (u) => u.includes('/lib/runtime/serve/') || script(u, '/lib/runtime/capacity') },
   { cause: 'status rendering', match: (u) => script(u, '/lib/runtime/rayservice/status') || script(u, '/lib/runtime/rayservice/progress') },
   { cause: 'engine (lib/engine)', match: (u) => u.includes('/lib/engine/') },
   // The transport's line splitter, and the client's line handler it calls (JSON.parse of the event).

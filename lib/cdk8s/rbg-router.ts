@@ -78,8 +78,10 @@ export class RoleBasedGroupRouters extends Construct {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
         metadata: { ...meta(routerName(group, rule, rev)), labels },
+        // No `replicas`: the operator owns it once a release's router is done (scaled to 0, and back
+        // before that release gets traffic again). Kubernetes makes 1 at creation, and a re-apply
+        // (Pulumi's server-side apply, a GitOps sync) that does not carry the field leaves its value.
         spec: {
-          replicas: 1,
           selector: { matchLabels: labels },
           template: { metadata: { labels }, spec: { serviceAccountName: account, containers: [routerContainer(props, router, rev)] } },
         },
@@ -132,7 +134,11 @@ function routerContainer(props: RoleBasedGroupRoutersProps, router: ResolvedRout
     ],
     env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
     ports: [{ name: 'http', containerPort: router.port }],
-    readinessProbe: { tcpSocket: { port: router.port } },
+    // Ready only once the router has a healthy prefill AND decode (sglang-router 0.3.2's /readiness
+    // answers 503 "insufficient healthy workers" before): the executors move weight to a router only
+    // when its Deployment is ready, and a router that listens but has discovered no pair fails every
+    // request. Its discovery adds a Pod after its own health check, later than the Pod turns Ready.
+    readinessProbe: { httpGet: { path: '/readiness', port: router.port }, periodSeconds: 2 },
   };
 }
 

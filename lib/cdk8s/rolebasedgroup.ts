@@ -8,14 +8,11 @@ import {
   CoordinationRule,
   DEFAULT_RBG_EXECUTOR,
   EXECUTOR_LABEL,
-  RBG_WORKLOAD_API_VERSIONS,
   ROLE_BASED_GROUP_VERSIONS,
   RbgExecutor,
   RbgRelease,
-  RbgWorkloadKind,
   RoleBasedGroupVersion,
   RoleSpec,
-  WORKLOAD_TYPE_ANNOTATION,
   validateRoleBasedGroupModel,
 } from '../spec/rbg';
 import { JsonObject, asArray, asObject, isObject } from '../spec/read';
@@ -25,7 +22,8 @@ import { ResolvedRolloutWarmup, RolloutWarmup, checkRolloutWarmup, resolveRollou
 import { CoordinatedPolicy, toWireStrategy } from './coordinated-policy';
 import { RoleBasedGroupWarmup } from './rolebasedgroup-warmup';
 import { RoleBasedGroupRouters, releaseOf, routedRules, withRouterMarks } from './rbg-router';
-import { resolveRouter, routerNameProblem } from '../spec/rbg-router';
+import { ResolvedRouterOptions, resolveRouter, routerNameProblem } from '../spec/rbg-router';
+import { roleV1Alpha1, roleV1Alpha2 } from './rbg-wire-roles';
 import { affinityBatches } from '../engine/affinity-batches';
 import { BATCH_LABEL_PREFIX, ROLE_LABEL, RenderedGroup, renderAffinityBatches } from './affinity-batches';
 import { givenProps } from './given-props';
@@ -35,7 +33,7 @@ import type { PinnedSchemaOptions } from '../spec/pinned-schemas';
 
 /** The rules a rayshift executor enforces, as the `rayshift.dev/coordination` annotation carries them. */
 export interface ExecutorCoordination {
-  /** The rolling-update rules in CoordinatedPolicy `spec` form, with rayshift's deadline fields and batch `waves`. */
+  /** The rolling-update rules in CoordinatedPolicy `spec` form, with rayshift's deadline and scheduler-watch fields and batch `waves`. */
   readonly policies: Record<string, unknown>[];
   /** The warmup before a revision's first round, defaults applied. @default no warmup */
   readonly warmup?: ResolvedRolloutWarmup;
@@ -191,7 +189,8 @@ export class RoleBasedGroup extends ValidatedObject {
   /**
    * The rules a rayshift executor enforces (the `rayshift.dev/coordination` annotation): the
    * rendered rolling-update rules in CoordinatedPolicy `spec` form, each with its
-   * `progressDeadlineSeconds` and `rollbackOnDeadline` when set, and — when it rolls
+   * `progressDeadlineSeconds`, `rollbackOnDeadline`, `capacityPolicy` and
+   * `surgeUnschedulableSeconds` when set, and — when it rolls
    * AffinityScheduling batch roles — `waves`: the role names released together, in order; and
    * the rollout's warmup and analysis.
    */
@@ -211,6 +210,8 @@ export class RoleBasedGroup extends ValidatedObject {
           strategy: toWireStrategy(r),
           ...(given?.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: given.progressDeadlineSeconds } : {}),
           ...(given?.rollbackOnDeadline !== undefined ? { rollbackOnDeadline: given.rollbackOnDeadline } : {}),
+          ...(given?.capacityPolicy !== undefined ? { capacityPolicy: given.capacityPolicy } : {}),
+          ...(given?.surgeUnschedulableSeconds !== undefined ? { surgeUnschedulableSeconds: given.surgeUnschedulableSeconds } : {}),
           ...(batched ? { waves: waves.filter((w) => w !== undefined) } : {}),
           ...(given?.router !== undefined ? { router: given.router } : {}),
         };
@@ -261,8 +262,13 @@ export class RoleBasedGroup extends ValidatedObject {
   /** Roles and rules as synthesized, with AffinityScheduling rendered into batch roles. */
   public rendered(): RenderedGroup {
     const { roles, rules } = renderable(this.#roles, this.#coordination);
-    const routed = routedRules(rules, this.executor).map((r) => resolveRouter(r.router)).map((router) => ({ router, revision: releaseOf(this.#roles, router) }));
+    const routed = this.routedRouters().map((router) => ({ router, revision: releaseOf(this.#roles, router) }));
     return renderAffinityBatches(this.name, withRouterMarks(roles, routed), rules);
+  }
+
+  /** The routers (defaults applied) of the rules that render one. */
+  private routedRouters(): ResolvedRouterOptions[] {
+    return routedRules(renderable(this.#roles, this.#coordination).rules, this.executor).map((r) => resolveRouter(r.router));
   }
 
   /** @jsii ignore */
@@ -280,7 +286,16 @@ export class RoleBasedGroup extends ValidatedObject {
 
   protected renderSpec(): any {
     const { roles, rules } = this.rendered();
-    const wireRoles = roles.map((r) => (this.version === 'v1alpha1' ? roleV1Alpha1(r, this.rbgVersion) : roleV1Alpha2(r)));
+    // A routed rule's router discovers its release's Pods by label, and sglang-router (0.3.2) drops a
+    // Pod only when it is deleted: a Pod updated in place to the next release (RBG v1alpha2's default)
+    // would stay in the old release's router, which would then pair it with old Pods. So those roles'
+    // Pods are replaced (RecreatePod, in a Stateless RoleInstanceSet for RBG v0.7.0): the old router
+    // drops each at its deletion, the new one finds its successor (cluster-rbg-router-discovery).
+    // A rollback returns such instances by revision, not ordinal (lib/engine/rbg-unordered-return.ts).
+    // v1alpha1 roles are left as they are: on StatefulSets (RBG v0.6/v0.7's default) Pods are
+    // replaced anyway; v1alpha1 on RoleInstanceSets (v0.8) is not covered here.
+    const recreated = new Set(this.routedRouters().flatMap((r) => [r.prefill, r.decode]));
+    const wireRoles = roles.map((r) => (this.version === 'v1alpha1' ? roleV1Alpha1(r, this.rbgVersion) : roleV1Alpha2(r, recreated.has(r.name))));
     if (this.version === 'v1alpha1' && this.executor === 'rbg' && rules.length > 0) {
       return { roles: wireRoles, coordination: rules.map((r) => ({ name: r.name, roles: r.roles, strategy: toWireStrategy(r) })) };
     }
@@ -346,46 +361,4 @@ function renderable(roles: unknown, rules: unknown): { roles: RoleSpec[]; rules:
 /** The labels of a role's pod template (none when the template is missing or malformed). */
 function templateLabels(role: RoleSpec): Record<string, string> {
   return asObject(asObject(asObject(role.template).metadata).labels) as Record<string, string>;
-}
-
-/** `<apiVersion>/<kind>` of a workload kind, as RBG writes it in the role-workload-type annotation. */
-function workloadType(kind: RbgWorkloadKind): string {
-  return `${RBG_WORKLOAD_API_VERSIONS[kind]}/${kind}`;
-}
-
-function commonRoleFields(r: RoleSpec, annotations = r.annotations): Record<string, unknown> {
-  return {
-    name: r.name,
-    replicas: r.replicas ?? 1,
-    ...(r.labels ? { labels: r.labels } : {}),
-    ...(annotations ? { annotations } : {}),
-    // Anything but a list is written as given, for the pinned CRD's schema to name.
-    ...(r.dependencies !== undefined && !(Array.isArray(r.dependencies) && r.dependencies.length === 0) ? { dependencies: r.dependencies } : {}),
-    ...(r.rollingUpdate ? { rolloutStrategy: { type: 'RollingUpdate', rollingUpdate: r.rollingUpdate } } : {}),
-  };
-}
-
-/** A v1alpha2 role: RoleInstanceSet unless the role-workload-type annotation names another workload. */
-function roleV1Alpha2(r: RoleSpec): Record<string, unknown> {
-  const pattern =
-    (r.leaderWorkerSize ?? 1) > 1
-      ? { leaderWorkerPattern: { size: r.leaderWorkerSize, template: r.template, ...(r.restartPolicyConfig ? { restartPolicyConfig: r.restartPolicyConfig } : {}) } }
-      : { standalonePattern: { template: r.template } };
-  const annotations = r.workload && r.workload !== 'RoleInstanceSet' ? { ...r.annotations, [WORKLOAD_TYPE_ANNOTATION]: workloadType(r.workload) } : r.annotations;
-  return { ...commonRoleFields(r, annotations), ...pattern };
-}
-
-/**
- * A v1alpha1 role. Its schema defaults the workload to StatefulSet, so for RBG v0.8 (where that is
- * deprecated) RoleInstanceSet is written out, as upstream's webhook advises.
- */
-function roleV1Alpha1(r: RoleSpec, rbgVersion: RbgRelease): Record<string, unknown> {
-  const leaderWorker = (r.leaderWorkerSize ?? 1) > 1;
-  const kind = r.workload ?? (rbgVersion === 'v0.8' ? 'RoleInstanceSet' : leaderWorker ? 'LeaderWorkerSet' : undefined);
-  return {
-    ...commonRoleFields(r),
-    template: r.template,
-    ...(kind ? { workload: { apiVersion: RBG_WORKLOAD_API_VERSIONS[kind], kind } } : {}),
-    ...(leaderWorker ? { leaderWorkerSet: { size: r.leaderWorkerSize } } : {}),
-  };
 }

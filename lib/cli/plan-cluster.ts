@@ -7,7 +7,7 @@
 import { preflightUpgrade } from '../engine/capacity-demand';
 import { planRayService, type RayServicePlan } from '../engine/plan-rayservice';
 import { clusterShape } from '../spec/raycluster';
-import { listCapacity } from '../runtime/rayservice/capacity';
+import { listCapacity } from '../runtime/capacity';
 import type { KubeClient } from '../runtime/kube/client';
 import { RAYSHIFT_RAYSERVICE } from '../spec/object-names';
 import { RayServiceSpec, resolveUpgradeOptions } from '../spec/rayservice';

@@ -1,12 +1,13 @@
 /**
  * What `rayshift status rbg/NAME` shows of a RoleBasedGroup whose coordinated rollout rayshift
  * executes: per coordination its phase, rounds, skew against maxSkew, the blocking role and the
- * deadline; per role bars of updated and ready replicas; the router route's weight per release; its analysis as a RayService's
+ * deadline; per role bars of updated and ready replicas; the router route's weight per release; the
+ * first round's capacity preflight when it did not fit; its analysis as a RayService's
  * (`analysis-view.ts`). Pure functions of the group object.
  */
 import type { WarmupGateStatus } from '../engine/rbg-warmup';
-import type { CoordinationStatus } from '../engine/rbg-coordination-types';
-import { describeCoordination, describeRouter, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
+import type { CoordinationStatus } from '../engine/rbg-coordination-status';
+import { describeCapacity, describeCoordination, describeRouter, describeSurge, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
 import { analysisLines, analysisSummary } from './analysis-view';
 import { bar } from './status-view';
 import { Style } from './style';
@@ -67,6 +68,11 @@ export function renderGroupScreen(v: GroupView, now: number, style: Style, barWi
     }
     if (c.blockingRole !== undefined) lines.push(style.yellow(`    blocked by ${c.blockingRole}: ${c.message}`));
     if (c.router !== undefined) lines.push(c.router.problem !== undefined ? style.yellow(`    ${describeRouter(c.router)}`) : `    ${describeRouter(c.router)}`);
+    if (c.capacity !== undefined) {
+      const text = `    ${describeCapacity(c.capacity)}`;
+      lines.push(c.phase === 'Failed' ? style.red(text) : style.yellow(text));
+    }
+    if (c.surgeUnschedulable !== undefined) lines.push(style.yellow(`    ${describeSurge(c.surgeUnschedulable)}: ${c.surgeUnschedulable.message}`));
     if (c.deadlineAt !== undefined && c.phase === 'Progressing') {
       const left = Date.parse(c.deadlineAt) - now;
       lines.push(`    progress deadline ${left > 0 ? `in ${Math.ceil(left / 1000)}s` : 'passed'} (${c.deadlineAt})`);

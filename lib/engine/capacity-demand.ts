@@ -1,15 +1,17 @@
 /**
  * The inputs of the capacity preflight, read from Kubernetes objects as the API server returns
- * them: what an upgrade's new RayCluster requests first (`upgradeDemand`), and what the cluster
- * has (`capacityPictureOf`: nodes, bound Pods, ResourceQuotas). The executor lists the objects;
- * every rule of reading them (LimitRange defaults, init containers, which Pods the old cluster
- * gives back) is here.
+ * them: what an upgrade's new RayCluster requests first (`upgradeDemand`) or what a RoleBasedGroup
+ * round moves to its roles' new templates (`rbgRoundPreflight`), and what the cluster has
+ * (`capacityPictureOf`: nodes, bound Pods, ResourceQuotas). The executor lists the objects; every
+ * rule of reading them (LimitRange defaults, init containers, which Pods the old cluster or the
+ * round gives back) is here.
  */
 import { parseQuantityMilli } from '../spec/quantity';
 import { clusterShape } from '../spec/raycluster';
-import { asArray, asObject, isObject, type JsonObject } from '../spec/read';
+import { asArray, asObject, isInteger, isObject, type JsonObject } from '../spec/read';
 import type { ResolvedUpgradeOptions } from '../spec/rayservice';
-import { CLUSTER_LABEL } from '../spec/object-names';
+import { CLUSTER_LABEL, ordinalOf, rbgPodLabels, rbgWorkloadName } from '../spec/object-names';
+import { replicaPods, roleShape } from '../spec/rbg-shape';
 import { capacityPreflight, type BoundPod, type CapacityNode, type CapacityPicture, type CapacityVerdict, type NodeRequirement, type NodeTerm, type PodGroupDemand, type PodPlacement, type PodToleration, type QuotaUsage, type ResourceAmounts } from './capacity-preflight';
 
 /** The objects the executor lists for a preflight, as the API server returned them. */
@@ -18,9 +20,9 @@ export interface ListedCapacity {
   readonly nodes: readonly unknown[];
   /** Every Pod bound to a node (`spec.nodeName!=`), in every namespace. */
   readonly pods: readonly unknown[];
-  /** The service namespace's ResourceQuotas. */
+  /** The namespace's ResourceQuotas (the RayService's, the RoleBasedGroup's). */
   readonly quotas: readonly unknown[];
-  /** The service namespace's LimitRanges. */
+  /** The namespace's LimitRanges. */
   readonly limitRanges: readonly unknown[];
 }
 
@@ -31,7 +33,51 @@ export interface ListedCapacity {
  */
 export function preflightUpgrade(cluster: unknown, opts: Pick<ResolvedUpgradeOptions, 'strategy' | 'maxSurgePercent'>, listed: ListedCapacity, activeCluster: string | undefined): CapacityVerdict | undefined {
   if (listed.nodes.length === 0) return undefined;
-  return capacityPreflight(upgradeDemand(cluster, opts, listed.limitRanges), capacityPictureOf(listed.nodes, listed.pods, listed.quotas, activeCluster));
+  const old = (p: JsonObject) => activeCluster !== undefined && asObject(asObject(p.metadata).labels)[CLUSTER_LABEL] === activeCluster;
+  return capacityPreflight(upgradeDemand(cluster, opts, listed.limitRanges), capacityPictureOf(listed.nodes, listed.pods, listed.quotas, old));
+}
+
+/**
+ * The preflight of a RoleBasedGroup round that lowers each role `partitions` names to its partition
+ * there, `group` being the group as read (its templates are the new revision's), over what the
+ * executor listed. Such a role moves its replicas from that partition up to its `replicas`: the
+ * demand is their Pods of its template now (`replicaPods`, LimitRange defaults applied), named
+ * `<role>` (`<role>/<component>` for a components role). The Pods at those ordinals (RBG names a
+ * replica's Pods `<group>-<role>-<ordinal>`, with a suffix for a multi-Pod replica; found by RBG's
+ * group and role labels) are releasable: a coordinated role has no `maxSurge`, so RBG takes a
+ * replica's old Pod down before its successor is created, or updates it in place. A role that sets
+ * one all the same (validation refuses it, a hand-written group may not have been validated) frees
+ * nothing, since RBG may create its surge first; nor does a Pod without an ordinal (a Stateless
+ * RoleInstanceSet's). Undefined when no Node is visible.
+ */
+export function rbgRoundPreflight(group: unknown, partitions: ReadonlyMap<string, number>, listed: ListedCapacity): CapacityVerdict | undefined {
+  if (listed.nodes.length === 0) return undefined;
+  const g = asObject(group);
+  const name = String(asObject(g.metadata).name);
+  const namespace = asObject(g.metadata).namespace;
+  const labels = rbgPodLabels(g);
+  /** The replicas whose old Pods the round frees, by role. */
+  const moved = new Map<string, { from: number; to: number }>();
+  const demand: PodGroupDemand[] = [];
+  for (const role of asArray(asObject(g.spec).roles).map(asObject)) {
+    const from = partitions.get(String(role.name));
+    const to = isInteger(role.replicas) ? role.replicas : 1;
+    if (from === undefined || from >= to) continue;
+    if (roleShape(role, g).maxSurge === 0) moved.set(String(role.name), { from, to });
+    for (const p of replicaPods(role, g)) {
+      const named = p.component === undefined ? String(role.name) : `${String(role.name)}/${p.component}`;
+      demand.push({ name: named, pods: (to - from) * p.pods, requests: podRequests(p.template, listed.limitRanges), placement: podPlacement(p.template) });
+    }
+  }
+  const released = (p: JsonObject) => {
+    const meta = asObject(p.metadata);
+    const podLabels = asObject(meta.labels);
+    const role = String(podLabels[labels.role]);
+    const range = meta.namespace === namespace && podLabels[labels.group] === name ? moved.get(role) : undefined;
+    const ordinal = range && ordinalOf(rbgWorkloadName(name, role), meta.name, true);
+    return range !== undefined && ordinal !== undefined && ordinal >= range.from && ordinal < range.to;
+  };
+  return capacityPreflight(demand, capacityPictureOf(listed.nodes, listed.pods, listed.quotas, released));
 }
 
 /** A LimitRange's `type: Container` defaults, as Kubernetes' LimitRanger applies them at admission. */
@@ -145,16 +191,14 @@ export function upgradeDemand(cluster: unknown, opts: Pick<ResolvedUpgradeOption
 
 /**
  * The cluster as the preflight sees it, from listed objects: schedulable facts of each Node, the
- * requests of every Pod bound to a node and not finished (those of `oldCluster`, by its
- * `ray.io/cluster` label, marked releasable), and each ResourceQuota's hard and used amounts.
+ * requests of every Pod bound to a node and not finished (those `releasable` picks, the Pods the
+ * old RayCluster or the round gives back, marked releasable), and each ResourceQuota's hard and
+ * used amounts.
  */
-export function capacityPictureOf(nodes: readonly unknown[], pods: readonly unknown[], quotas: readonly unknown[], oldCluster: string | undefined): CapacityPicture {
+export function capacityPictureOf(nodes: readonly unknown[], pods: readonly unknown[], quotas: readonly unknown[], releasable: (pod: JsonObject) => boolean): CapacityPicture {
   return {
     nodes: nodes.map(asObject).map(nodeOf),
-    pods: pods.map(asObject).filter(isBound).map((p): BoundPod => {
-      const old = oldCluster !== undefined && asObject(asObject(p.metadata).labels)[CLUSTER_LABEL] === oldCluster;
-      return { node: String(asObject(p.spec).nodeName), requests: podRequests(p), ...(old ? { releasable: true } : {}) };
-    }),
+    pods: pods.map(asObject).filter(isBound).map((p): BoundPod => ({ node: String(asObject(p.spec).nodeName), requests: podRequests(p), ...(releasable(p) ? { releasable: true } : {}) })),
     quotas: quotas.map(asObject).map((q): QuotaUsage => ({
       name: String(asObject(q.metadata).name),
       hard: amounts(asObject(q.status).hard ?? asObject(q.spec).hard),

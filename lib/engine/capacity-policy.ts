@@ -14,8 +14,11 @@ import type { ObservedCluster } from './observation';
 import { RAY_SERVICE_DEFAULTS } from '../spec/rayservice';
 import type { RayServiceStatus } from './status';
 
-/** Reason of the Event (and, under `fail`, of the status) when an upgrade's Pods do not fit. */
+/** Reason of the Event (and, under `fail`, of the status) when an upgrade's Pods (or a RoleBasedGroup rollout's first round) do not fit. */
 export const CAPACITY_EVENT_REASON = 'InsufficientCapacity';
+
+/** The `action` of that Event. */
+export const CAPACITY_EVENT_ACTION = 'CapacityPreflight';
 
 /**
  * Whether the next engine run would start an upgrade, so the executor should read the cluster's
@@ -54,7 +57,7 @@ export function admitUpgrade(r: EngineRun): boolean {
       ? `not started (capacityPolicy ${policy}${policy === 'shrinkFirst' ? ': it does not fit even once the old cluster has shrunk' : ''})`
       : 'started; its new Pods wait for the scheduler until capacity is free (capacityPolicy wait)';
   if (zeroSurge) s.capacity = { ...s.capacity, shrinkFirst: true };
-  r.events.push({ type: 'Warning', reason: CAPACITY_EVENT_REASON, action: 'CapacityPreflight', message: `upgrade ${what}: ${why}` });
+  r.events.push({ type: 'Warning', reason: CAPACITY_EVENT_REASON, action: CAPACITY_EVENT_ACTION, message: `upgrade ${what}: ${why}` });
   if (!fail) return true;
   s.reason = CAPACITY_EVENT_REASON;
   s.phase = 'Failed';

@@ -23,7 +23,8 @@ import { renderAnalysisQuery } from '../spec/analysis-templates';
 import { analysisPass, endedAnalysis, gateClosed } from './analysis-gate';
 import type { AnalysisMeasurement, AnalysisOverride } from './observation';
 import { coordinationStep, holdWrites, ruleRevision, startRollback } from './rbg-coordination';
-import type { CoordinationAnalysisStatus, CoordinationStatus, CoordinationStep, CoordinationStepInput, RoleRolloutStatus, RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationStep, CoordinationStepInput, RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationAnalysisStatus, CoordinationStatus, RoleRolloutStatus } from './rbg-coordination-status';
 
 /** What a group's analysis sees besides a coordination's step input. */
 export interface GroupAnalysisInput {

@@ -6,17 +6,23 @@
  * measurements to take and when to look again; for a rule with a `router`, the step sees its route as
  * read (`routeHoldOf`: the last old replicas wait for it), the pass decides the weights the route
  * should carry after that step (`routerStep`) and the scaling of its old release's router
- * (`routerScaleStep`). The runtime's reconciler observes the group, asks for this, and writes the result.
+ * (`routerScaleStep`); each step sees its roles' Unschedulable Pods when the executor read them
+ * (`rbg-surge-scheduling.ts`), and the cluster's capacity when a rollout may start in the pass
+ * (`needsRbgCapacityPreflight`; the preflight is `rbg-capacity.ts`'s). The runtime's reconciler
+ * observes the group, asks for this, and writes the result.
  */
 import type { MeasureAnalysisAction } from './actions';
 import { analysedCoordinationStep, type GroupAnalysisInput } from './rbg-analysis';
 import { coordinationStep, ruleRevision, startRollback } from './rbg-coordination';
-import { ROUND_EVENT, type CoordinationStatus, type CoordinationStep, type CoordinationStepInput, type ExecutorRule, type ObservedRole, type RolloutEvent } from './rbg-coordination-types';
+import { ROUND_EVENT, type CoordinationStep, type CoordinationStepInput, type ExecutorRule, type ObservedRole, type RbgCapacityReading, type RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationStatus } from './rbg-coordination-status';
 import type { RbgRollbackRequest } from './rbg-steering';
 import { routeHoldOf } from './rbg-router-hold';
 import { routerStep, type ObservedRouterRoute, type SetRouterWeightsAction } from './rbg-router-step';
 import { routerScaleStep, type ScaleRouterAction } from './rbg-router-scale';
 import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
+import { ruleSurgeScheduling } from './rbg-surge-scheduling';
+import type { SurgeScheduling } from './surge-scheduling';
 
 /** What a pass over a group sees. */
 export interface CoordinationPassInput {
@@ -35,6 +41,13 @@ export interface CoordinationPassInput {
   readonly rollback?: RbgRollbackRequest;
   /** Each routed rule's router route as read, by rule name (rules with a `router`). */
   readonly routes?: ReadonlyMap<string, ObservedRouterRoute>;
+  /**
+   * The coordinated roles' Unschedulable Pods by role (`surgeSchedulingOf` per role; a role without
+   * any is absent), when the executor read the group's Pods (`needsRbgSurgeScheduling`). Undefined: not read.
+   */
+  readonly scheduling?: ReadonlyMap<string, SurgeScheduling>;
+  /** The cluster's capacity and the group as read, when the executor listed it (`needsRbgCapacityPreflight`). Undefined: not listed. */
+  readonly capacity?: RbgCapacityReading;
   /** Epoch ms. */
   readonly now: number;
 }
@@ -55,6 +68,23 @@ export interface CoordinationPass {
   readonly routerScalesBefore: readonly ScaleRouterAction[];
   /** Old releases' router Deployments to scale to 0 once the status recording their replicas has landed. */
   readonly routerScalesAfter: readonly ScaleRouterAction[];
+}
+
+/**
+ * Whether the executor should list the cluster's capacity for this pass (`capacity`): the RBG
+ * controller has caught up with the group, and a rule's rollout may release its first round in it
+ * (its roles' template revision differs from its status's, or its status is of that revision,
+ * `Progressing`, with no round written) while no warmup holds it. A rule without a status (a group
+ * seen for the first time) is not preflighted, nor is a rollout once refused (`Failed`) until its
+ * template changes again.
+ */
+export function needsRbgCapacityPreflight(input: Pick<CoordinationPassInput, 'rules' | 'roles' | 'controllerCaughtUp' | 'previous' | 'gate'>): boolean {
+  const { rules, roles, previous, gate } = input;
+  return input.controllerCaughtUp && rules.some((rule) => {
+    const prior = previous.find((c) => c.name === rule.name);
+    if (prior === undefined || (gate && !gate.decision.open && gate.pending.includes(rule))) return false;
+    return prior.revision !== ruleRevision(rule, roles) || (prior.phase === 'Progressing' && prior.rounds === 0);
+  });
 }
 
 /** See the file comment. */
@@ -88,7 +118,9 @@ function ruleStep(input: CoordinationPassInput, rule: ExecutorRule): Coordinatio
   // A status written while the warmup held the rule describes no round: the rollout starts afresh.
   const observed = rule.router && input.routes?.get(rule.name);
   const routeHold = observed ? routeHoldOf(rule, roles, observed) : undefined;
-  const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now, ...(routeHold ? { routeHold } : {}) };
+  const scheduling = input.scheduling && { scheduling: { unschedulable: ruleSurgeScheduling(input.scheduling, rule.roles.map((r) => r.name)) } };
+  const capacity = input.capacity && { capacity: input.capacity };
+  const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now, ...(routeHold ? { routeHold } : {}), ...scheduling, ...capacity };
   if (prior && requested(input.rollback, prior) && prior.revision === ruleRevision(rule, roles)) return steeredRollback(step, prior, input.rollback!.cause);
   return input.analysis ? analysedCoordinationStep(step, input.analysis) : coordinationStep(step);
 }

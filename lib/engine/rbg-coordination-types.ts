@@ -1,15 +1,18 @@
 /**
  * The data of a rayshift executor's pass over a RoleBasedGroup coordination (pure types): the rule
- * it runs, the roles it observes, the status it reports and the writes and Events it decides.
+ * it runs, the roles it observes, and the writes and Events it decides (the status it reports is
+ * rbg-coordination-status.ts's).
  * `coordinationStep` (rbg-coordination.ts) turns the first two into the others; lib/runtime/rbg
  * observes the roles and writes the rest.
  */
+import type { RbgCapacityPolicy } from '../spec/capacity-policy';
 import type { ResolvedRouterOptions } from '../spec/rbg-router';
 import type { MeasureAnalysisAction } from './actions';
-import type { AnalysisStatus } from './analysis-status';
+import type { ListedCapacity } from './capacity-demand';
 import type { RbgPlanRole } from './plan-rbg';
+import type { CoordinationStatus } from './rbg-coordination-status';
 import type { RouteHold } from './rbg-router-hold';
-import type { RouterStatus } from './rbg-router-step';
+import type { SurgeScheduling } from './surge-scheduling';
 
 /** One rolling-update rule as the executor runs it. */
 export interface ExecutorRule {
@@ -23,6 +26,14 @@ export interface ExecutorRule {
   readonly progressDeadlineSeconds: number;
   /** Return every role to the old revision when the deadline passes. */
   readonly rollbackOnDeadline: boolean;
+  /**
+   * What a rollout does when its first round does not fit the cluster (start anyway and report it,
+   * or not start), and once Pods of its roles stay Unschedulable for `surgeUnschedulableSeconds`
+   * (report and wait, or also roll back).
+   */
+  readonly capacityPolicy: RbgCapacityPolicy;
+  /** Seconds a Pod of the rule's roles may stay Unschedulable before the rollout reports it (and, under `fail`, rolls back). */
+  readonly surgeUnschedulableSeconds: number;
   /**
    * AffinityScheduling release order: role names per wave; wave k+1 starts once every role of the
    * waves before it is updated and ready. Undefined: one wave of every role.
@@ -111,117 +122,6 @@ export interface ObservedRole {
   readonly routerRevision?: string;
 }
 
-/** Where a coordination stands. */
-export type CoordinationPhase = 'Progressing' | 'Complete' | 'Failed' | 'RollingBack' | 'RolledBack';
-
-/** Where one role stands. */
-export type RolePhase =
-  /** Reached its final partition. */
-  | 'Complete'
-  /** Its workload is moving replicas up to the written partition. */
-  | 'Updating'
-  /** Waiting for another role before its partition may move (maxSkew). */
-  | 'WaitingForSkew'
-  /** More replicas unavailable than maxUnavailable: held, and it holds the others. */
-  | 'Unavailable'
-  /** An AffinityScheduling batch role waiting for the waves before it to be updated and ready. */
-  | 'WaitingForBatch'
-  /** Stopped by the progress deadline. */
-  | 'Stopped'
-  /** Being returned to the revision before the rollout, round by round. */
-  | 'RollingBack'
-  /** Every replica back on the revision before the rollout. */
-  | 'RolledBack';
-
-/** One role of a coordination. */
-export interface RoleRolloutStatus {
-  readonly name: string;
-  readonly desired: number;
-  readonly updated: number;
-  readonly ready: number;
-  /** Partition written (replicas kept on the old revision). */
-  readonly partition: number;
-  /** Progress ahead of the coordination's slowest role, percent. */
-  readonly skewPercent: number;
-  readonly phase: RolePhase;
-  /** Why the role is where it is, in words. */
-  readonly reason: string;
-  /** The workload's template revision its counts were last read at (its `status.updateRevision`). */
-  readonly workloadRevision?: string;
-  /**
-   * The workload's template revision of the previous rollout: while the workload still reports it,
-   * RBG has not carried this rollout's template into it and its counts are the old template's.
-   */
-  readonly fromWorkloadRevision?: string;
-  /** During and after a rollback: replicas on the abandoned revision and on the one before the rollout. */
-  readonly replicasByRevision?: { readonly abandoned: number; readonly previous: number };
-}
-
-/** The way back of a coordination (`rbg-rollback.ts`). */
-export interface RollbackStatus {
-  /** Why it runs: the failed gate, the deadline or the person's verb, in words. */
-  readonly cause: string;
-  /** Rollback rounds written (a round raises at least one partition). */
-  readonly rounds: number;
-  /** When it started (ISO time). */
-  readonly startedAt: string;
-}
-
-/** A condition of a coordination, as Kubernetes conditions read. */
-export interface CoordinationCondition {
-  /** `RolledBack`: False while rollback rounds go on (reason `RollbackRound`, the round in words), True once every replica is back. */
-  readonly type: string;
-  readonly status: 'True' | 'False' | 'Unknown';
-  readonly reason: string;
-  readonly message: string;
-  readonly lastTransitionTime: string;
-}
-
-/** One coordination (rolling-update rule). */
-export interface CoordinationStatus {
-  readonly name: string;
-  readonly phase: CoordinationPhase;
-  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `WaitingForRoute`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`; with an analysis `WaitingForAnalysis`, `AnalysisFailed`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
-  readonly reason: string;
-  readonly message: string;
-  /** Hash of the coordinated roles' templates this rollout moves them to. */
-  readonly revision: string;
-  /** Rounds written for this revision (a round lowers at least one partition). */
-  readonly rounds: number;
-  /** Largest minus smallest progress of the roles now, percent. */
-  readonly skewPercent: number;
-  readonly maxSkewPercent: number;
-  /** The role holding the others back, when one does. */
-  readonly blockingRole?: string;
-  /** AffinityScheduling batch release: the wave being rolled (1-based) of how many. */
-  readonly wave?: { readonly current: number; readonly total: number };
-  /** When this revision's rollout was first seen (ISO time). */
-  readonly startedAt: string;
-  /** Last time a replica became updated or ready, or a partition was lowered (ISO time). */
-  readonly lastProgressAt: string;
-  /** When the progress deadline passes without further progress (ISO time); absent once finished. */
-  readonly deadlineAt?: string;
-  /** High-water mark of Σ(updated + ready) over the roles, to tell progress from flapping readiness. */
-  readonly progressMark: number;
-  readonly roles: readonly RoleRolloutStatus[];
-  /** The rollout's analysis, when the group has one. */
-  readonly analysis?: CoordinationAnalysisStatus;
-  /** The way back, once a rollback started. */
-  readonly rollback?: RollbackStatus;
-  /** The coordination's conditions (a rollback's `RolledBack`). */
-  readonly conditions?: readonly CoordinationCondition[];
-  /** The rule's version-matched router: each release's router and its weight on the route (`routerStep`). */
-  readonly router?: RouterStatus;
-}
-
-/** The analysis of one coordination: its runs and verdicts, and the new revision's share they measure. */
-export interface CoordinationAnalysisStatus extends AnalysisStatus {
-  /** Replicas the written partitions put on the new revision, over the coordinated roles. */
-  readonly newReplicas: number;
-  /** When every coordinated role first had those replicas updated and every replica ready (epoch ms). */
-  readonly effectiveAt?: number;
-}
-
 /** Rolling-update fields to write on one role. */
 export interface RoleWrite {
   readonly name: string;
@@ -235,6 +135,8 @@ export interface RoleWrite {
 /**
  * Replicas to replace on one role: every replica at an ordinal below `below` that runs the abandoned
  * revision. The workload, whose partition is at `below`, recreates them from its current revision.
+ * A workload without ordinals (a Stateless RoleInstanceSet) keeps at most `desired − below` replicas
+ * on the abandoned revision, the others returned (`unorderedReturn`, rbg-unordered-return.ts).
  */
 export interface RoleReturn {
   readonly name: string;
@@ -268,7 +170,7 @@ export interface RoleReplace {
 /** An Event to record on the group. */
 export interface RolloutEvent {
   readonly type: 'Normal' | 'Warning';
-  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `RollbackStarted`, `RollbackRound`, `RolledBack`, `StrandedReplicasReplaced`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
+  /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `SurgeUnschedulable`, `InsufficientCapacity`, `RollbackStarted`, `RollbackRound`, `RolledBack`, `StrandedReplicasReplaced`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
   readonly reason: string;
   readonly message: string;
   /** The Event's `action`, when it is not the recorder's own (the capacity preflight's `CapacityPreflight`). */
@@ -311,6 +213,27 @@ export interface CoordinationStepInput {
    * it sends the new release one. @default no hold
    */
   readonly routeHold?: RouteHold;
+  /**
+   * The rule's roles' Pods as the executor read them while the coordination was Progressing
+   * (`needsRbgSurgeScheduling`): `unschedulable`, those the scheduler could not place, as one
+   * (`ruleSurgeScheduling`), absent when there are none. Undefined: the Pods were not read, so
+   * nothing is judged and no one looks at them again.
+   */
+  readonly scheduling?: { readonly unschedulable?: SurgeScheduling };
+  /**
+   * The cluster's capacity as the executor listed it for this pass (`needsRbgCapacityPreflight`),
+   * with the group as read: the round that starts the rollout is preflighted against it. Undefined:
+   * not listed, so no round is judged.
+   */
+  readonly capacity?: RbgCapacityReading;
+}
+
+/** What the executor read for a preflight of a RoleBasedGroup round. */
+export interface RbgCapacityReading {
+  /** The group as read: its roles' templates are the new revision's. */
+  readonly group: unknown;
+  /** The cluster's Nodes, bound Pods, and the group namespace's ResourceQuotas and LimitRanges. */
+  readonly listed: ListedCapacity;
 }
 
 /** What a pass over one coordination decides. */

@@ -16,6 +16,13 @@
  *   for `progressDeadlineSeconds`, every coordinated role is paused where it stands (or, with
  *   `rollbackOnDeadline`, returned to the revision before the rollout in rollback rounds,
  *   `rbg-rollback.ts`) and the blocking role is named;
+ * - the capacity preflight of the round that starts a rollout (`preflightFirstRound`,
+ *   `rbg-capacity.ts`), when the executor listed the cluster's capacity: on a misfit the round is
+ *   released and reported (`capacityPolicy: wait`) or not released at all (`fail`); the record
+ *   stays on the rollout's statuses until it completes;
+ * - the scheduler watch (`surgeOr`): Pods of the rule's roles Unschedulable are recorded, reported
+ *   once past `surgeUnschedulableSeconds`, and under `capacityPolicy: fail` rolled back like the
+ *   deadline with `rollbackOnDeadline` (which is also why that policy keeps each role's last replica);
  * - AffinityScheduling release waves: a wave's roles are released (unpaused, coordinated among the
  *   released roles) once every role of the waves before it is updated and ready;
  * - a closed analysis gate (`analysisHold`, decided by `rbg-analysis.ts`) lowers no partition and
@@ -26,23 +33,15 @@
  * The roles as members (read, written and reported) are `rbg-members.ts`'s.
  */
 import { createHash } from 'node:crypto';
-import {
-  ROUND_EVENT,
-  STRANDED_EVENT,
-  type CoordinationStatus,
-  type CoordinationStep,
-  type CoordinationStepInput,
-  type ExecutorRule,
-  type ObservedRole,
-  type RoleRolloutStatus,
-  type RoleWrite,
-  type RolloutEvent,
-} from './rbg-coordination-types';
+import { ROUND_EVENT, STRANDED_EVENT, type CoordinationStep, type CoordinationStepInput, type ExecutorRule, type ObservedRole, type RoleWrite, type RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationStatus, CoordinationSurgeStatus, RoleRolloutStatus } from './rbg-coordination-status';
 import { blockingRole, changed, describeRole, membersOf, phaseOf, reasonOf, revisionRecorded, roleStatus, settled, skewOf, summary, type Member } from './rbg-members';
+import { preflightFirstRound } from './rbg-capacity';
 import { rollbackStep } from './rbg-rollback';
 import { holdLastForRoute, routeHoldReason } from './rbg-router-hold';
 import { nextRbgRound } from './rbg-rollout';
 import { strandedReplace } from './rbg-stranded';
+import { SURGE_EVENT_ACTION, SURGE_EVENT_REASON, SURGE_RECHECK_MS, judgeSurge, surgeEventMessage } from './surge-scheduling';
 
 /** The revision a coordination of `rule` over `roles` rolls to (the `revision` of its status). */
 export function ruleRevision(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>): string {
@@ -106,13 +105,17 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     startedAt: prior?.startedAt ?? iso(now),
     progressMark: Math.max(mark, prior?.progressMark ?? -1),
   };
+  // The first round's preflight, when it did not fit: kept while the rollout runs (a Failed one keeps it as it ended).
+  const preflighted = prior?.capacity ? { capacity: prior.capacity } : {};
 
-  if (prior && (prior.phase === 'RollingBack' || prior.phase === 'RolledBack')) return rollbackStep(input, { ...prior, skewPercent: base.skewPercent, progressMark: base.progressMark });
-  if (prior && prior.phase === 'Failed') {
+  // The scheduler watch describes a Progressing rollout: once it ended, its cause (the message) says what the watch saw.
+  const ended = prior && withoutSurge(prior);
+  if (ended && (ended.phase === 'RollingBack' || ended.phase === 'RolledBack')) return rollbackStep(input, { ...ended, skewPercent: base.skewPercent, progressMark: base.progressMark });
+  if (ended && ended.phase === 'Failed') {
     const writes = members.flatMap((m) => changed(m, m.observed.partition ?? 0, true));
-    const stopped = prior.reason === 'ProgressDeadlineExceeded' ? 'stopped by the progress deadline' : `stopped (${prior.reason})`;
+    const stopped = ended.reason === 'ProgressDeadlineExceeded' ? 'stopped by the progress deadline' : `stopped (${ended.reason})`;
     const roles = members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, 'Stopped', stopped));
-    return { status: { ...prior, ...base, roles }, writes, events: [] };
+    return { status: { ...ended, ...base, roles }, writes, events: [] };
   }
 
   if (!input.controllerCaughtUp || members.some((m) => m.observed.progress === undefined)) {
@@ -126,6 +129,7 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     const unknown = members.filter((m) => m.observed.progress === undefined && reported.has(m.state.name));
     const waiting: CoordinationStatus = {
       ...base,
+      ...preflighted,
       skewPercent: unknown.length > 0 ? prior!.skewPercent : base.skewPercent,
       phase: 'Progressing',
       reason: 'WaitingForController',
@@ -162,7 +166,7 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
     }),
   );
   const lastRound = released.filter((m) => decided.get(m.state.name)!.partition === 0).map((m) => m.state.name);
-  if (input.rollbackPossible || rule.rollbackOnDeadline) holdLastReplicas(decided, released);
+  if (input.rollbackPossible || rule.rollbackOnDeadline || rule.capacityPolicy === 'fail') holdLastReplicas(decided, released);
   const routeHeld = holdLastForRoute(decided, released, input.routeHold);
   const lowered = released.filter((m) => decided.get(m.state.name)!.partition < (m.state.currentPartition ?? m.state.desired));
   const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0 || hold?.measured === true;
@@ -202,6 +206,7 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
   const waitsForRoute = routeHeld.length > 0 && released.every((m) => m.state.updatedReplicas >= decided.get(m.state.name)!.target);
   const status: CoordinationStatus = {
     ...base,
+    ...preflighted,
     ...wave,
     phase: 'Progressing',
     reason: hold ? 'WaitingForAnalysis' : lowered.length > 0 ? 'RoundWritten' : held ? 'RoleUnavailable' : waitsForRoute ? 'WaitingForRoute' : recording ? 'WaitingForRoles' : round.complete ? 'WaitingForBatch' : 'WaitingForRoles',
@@ -246,7 +251,9 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
       events.push({ type: 'Normal', reason: STRANDED_EVENT, message: `${rule.name}: replacing replicas their workload will not update (on a revision its template no longer names): ${which.join('; ')}` });
     }
     const writes = [...released.flatMap((m) => changed(m, decided.get(m.state.name)!.partition, false)), ...holdUnreleased];
-    return { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs, ...(lastRound.length > 0 ? { lastRound } : {}), ...(replaces.length > 0 ? { replaces } : {}) };
+    const step = { status, writes, events, wakeAt: Date.parse(lastProgressAt) + deadlineMs, ...(lastRound.length > 0 ? { lastRound } : {}), ...(replaces.length > 0 ? { replaces } : {}) };
+    // The round that starts the rollout: preflighted against the capacity the executor listed.
+    return lowered.length > 0 && rounds === 1 ? preflightFirstRound(input, members, step, new Map(lowered.map((m) => [m.state.name, decided.get(m.state.name)!.partition]))) : step;
   });
 }
 
@@ -294,7 +301,7 @@ function deadlineOr(
   deadlineAt: number,
   otherwise: () => CoordinationStep,
 ): CoordinationStep {
-  if (input.now < deadlineAt) return otherwise();
+  if (input.now < deadlineAt) return surgeOr(input, members, status, otherwise);
   const { rule } = input;
   const blocking = blockingRole(candidates.members, undefined, candidates.readiness);
   const who = blocking ? `${blocking.observed.name} (${describeRole(blocking)})` : 'the RBG controller';
@@ -315,6 +322,58 @@ function deadlineOr(
     return { ...back, events: [...events, ...back.events] };
   }
   return { status: failed, writes: members.flatMap((m) => changed(m, m.observed.partition ?? 0, true)), events };
+}
+
+/**
+ * Before the deadline, the scheduler watch (when the executor read the Pods, `input.scheduling`):
+ * Pods of the rule's roles Unschedulable are recorded in `surgeUnschedulable` and the executor wakes
+ * when the bound passes; past it, one `SurgeUnschedulable` Event per episode, and under
+ * `capacityPolicy: fail` every role stops and returns to the revision before the rollout, as at
+ * the deadline with `rollbackOnDeadline`. With none Unschedulable the record is gone, and while a
+ * role has a replica down (a new Pod may be waiting for the scheduler, which no watched object
+ * tells) the executor looks again after `SURGE_RECHECK_MS`.
+ */
+function surgeOr(input: CoordinationStepInput, members: readonly Member[], status: CoordinationStatus, otherwise: () => CoordinationStep): CoordinationStep {
+  const { rule, now, scheduling } = input;
+  if (scheduling === undefined) return otherwise();
+  const seen = scheduling.unschedulable;
+  if (seen === undefined) {
+    const step = otherwise();
+    return members.some((m) => m.state.readyReplicas < m.state.desired) ? { ...step, wakeAt: Math.min(step.wakeAt ?? Infinity, now + SURGE_RECHECK_MS) } : step;
+  }
+  const reported = input.previous?.revision === status.revision && input.previous.surgeUnschedulable?.boundExceeded === true;
+  const verdict = judgeSurge(seen, reported, rule.surgeUnschedulableSeconds, rule.capacityPolicy, now);
+  const record: CoordinationSurgeStatus = { pods: seen.unschedulablePods, roles: seen.roles ?? [], since: iso(seen.since), message: seen.message, boundExceeded: verdict.boundExceeded };
+  const roles = seen.roles === undefined || seen.roles.length === 0 ? 'the coordinated roles' : `${seen.roles.length === 1 ? 'role' : 'roles'} ${seen.roles.join(', ')}`;
+  const words = (then: string) => surgeEventMessage(seen, roles, rule.surgeUnschedulableSeconds, then, now);
+  const then = verdict.fail ? 'returning every role to the revision before the rollout (capacityPolicy fail)' : `the rollout waits for capacity (capacityPolicy ${rule.capacityPolicy})`;
+  const event: RolloutEvent = { type: 'Warning', reason: SURGE_EVENT_REASON, action: SURGE_EVENT_ACTION, message: `${rule.name}: ${words(then)}` };
+  if (verdict.fail) {
+    const { deadlineAt: _none, ...rest } = status;
+    const failed: CoordinationStatus = {
+      ...rest,
+      phase: 'Failed',
+      reason: SURGE_EVENT_REASON,
+      // The rollback's cause.
+      message: words('rolled back (capacityPolicy fail)'),
+      surgeUnschedulable: record,
+      roles: members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, 'Stopped', 'stopped: Pods of the rollout Unschedulable')),
+    };
+    const back = rollbackStep(input, failed);
+    return { ...back, events: [event, ...back.events] };
+  }
+  const step = otherwise();
+  return {
+    ...step,
+    status: { ...step.status, surgeUnschedulable: record },
+    events: verdict.report ? [...step.events, event] : step.events,
+    ...(verdict.wakeAt !== undefined ? { wakeAt: Math.min(step.wakeAt ?? Infinity, verdict.wakeAt) } : {}),
+  };
+}
+
+function withoutSurge(s: CoordinationStatus): CoordinationStatus {
+  const { surgeUnschedulable: _watched, ...rest } = s;
+  return rest;
 }
 
 function revisionOf(members: readonly Member[]): string {

@@ -41,6 +41,9 @@ export function readCoordination(group: JsonObject): CoordinationReading {
       roles: input.roles,
       progressDeadlineSeconds: typeof rule.progressDeadlineSeconds === 'number' ? rule.progressDeadlineSeconds : RBG_EXECUTOR_DEFAULTS.progressDeadlineSeconds,
       rollbackOnDeadline: typeof rule.rollbackOnDeadline === 'boolean' ? rule.rollbackOnDeadline : RBG_EXECUTOR_DEFAULTS.rollbackOnDeadline,
+      // Checked above: one of RBG_CAPACITY_POLICIES when set.
+      capacityPolicy: rule.capacityPolicy === 'fail' || rule.capacityPolicy === 'wait' ? rule.capacityPolicy : RBG_EXECUTOR_DEFAULTS.capacityPolicy,
+      surgeUnschedulableSeconds: typeof rule.surgeUnschedulableSeconds === 'number' ? rule.surgeUnschedulableSeconds : RBG_EXECUTOR_DEFAULTS.surgeUnschedulableSeconds,
       ...(Array.isArray(rule.waves) ? { waves: (rule.waves as string[][]).map((w) => w.filter((n) => input.roles.some((r) => r.name === n))) } : {}),
       ...(isObject(rule.router) ? { router: resolveRouter(rule.router as unknown as RouterOptions) } : {}),
     };

@@ -3,7 +3,8 @@
  * observed, the write that brings one to a partition, and how each is reported (phase, reason,
  * status row, skew, the role that blocks the others). `rbg-coordination.ts` decides with them.
  */
-import type { CoordinationStepInput, ExecutorRule, ObservedRole, RolePhase, RoleRolloutStatus, RoleWrite } from './rbg-coordination-types';
+import type { CoordinationStepInput, ExecutorRule, ObservedRole, RoleWrite } from './rbg-coordination-types';
+import type { RolePhase, RoleRolloutStatus } from './rbg-coordination-status';
 import { progressOf, type RbgRoleState } from './rbg-roles';
 import type { RbgRound } from './rbg-rollout';
 

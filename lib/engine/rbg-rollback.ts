@@ -18,7 +18,9 @@
  *    more replicas at once than its `maxUnavailable` leaves room for;
  * 2. once the workload carries that partition, replaces the replicas below it that still run the
  *    abandoned revision (`returns`: the runtime deletes them; the workload recreates them from its
- *    current revision).
+ *    current revision). A RoleInstanceSet in RBG's Stateless pattern (routed roles) has no
+ *    ordinals but counts its partition the same way: at most `desired − partition` of its instances
+ *    stay on the abandoned revision, the others are returned, not-ready first (rbg-unordered-return.ts).
  *
  * RBG v0.8's webhook admits no partition ≥ replicas (`partitionBelowReplicas`), and its
  * RoleInstanceSet recreates a missing ordinal at or above the partition from the *new* revision,
@@ -35,21 +37,8 @@
  * then `RolledBack`. Each round that raises a partition is a `RollbackRound` Event and the
  * coordination's `RolledBack` condition (False while rounds go on, True at the end).
  */
-import {
-  ROLLBACK_ROUND_EVENT,
-  type CoordinationCondition,
-  type CoordinationStatus,
-  type CoordinationStep,
-  type CoordinationStepInput,
-  type ObservedRole,
-  type ReplicaState,
-  type RoleProgress,
-  type RoleReturn,
-  type RoleRolloutStatus,
-  type RoleWrite,
-  type RollbackStatus,
-  type RolloutEvent,
-} from './rbg-coordination-types';
+import { ROLLBACK_ROUND_EVENT, type CoordinationStep, type CoordinationStepInput, type ObservedRole, type ReplicaState, type RoleProgress, type RoleReturn, type RoleWrite, type RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationCondition, CoordinationStatus, RoleRolloutStatus, RollbackStatus } from './rbg-coordination-status';
 import { nextRbgRound } from './rbg-rollout';
 import { progressOf } from './rbg-roles';
 

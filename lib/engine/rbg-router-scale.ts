@@ -9,7 +9,8 @@
  * executor found with the router's labels under the backend's name is ever scaled.
  */
 import type { JsonObject } from '../spec/read';
-import type { CoordinationStatus, RolloutEvent } from './rbg-coordination-types';
+import type { RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationStatus } from './rbg-coordination-status';
 import { routerBackends, type RouterStatus, type RouterStep } from './rbg-router-step';
 
 /** Reason of the Event recorded for every scale of a router Deployment. */

@@ -11,7 +11,8 @@
 import { asArray, asObject, isInteger, type JsonObject } from '../spec/read';
 import { routerName } from '../spec/rbg-router';
 import { routerWeights, type RoutedRole } from './rbg-router-weight';
-import type { CoordinationStatus, ExecutorRule, ObservedRole, RolloutEvent } from './rbg-coordination-types';
+import type { ExecutorRule, ObservedRole, RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationStatus } from './rbg-coordination-status';
 import type { ObservedRouterDeployment, ScaledDownRouter } from './rbg-router-scale';
 
 /** Reason of the Event recorded for every change of a router route's weights. */

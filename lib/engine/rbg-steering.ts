@@ -7,7 +7,7 @@
  * CLI's kubeconfig path and the reconciler ask here; the executor starts the same rollback rounds as
  * a failed gate (`rbg-rollback.ts`). Pure and free of Node types.
  */
-import type { CoordinationStatus } from './rbg-coordination-types';
+import type { CoordinationStatus } from './rbg-coordination-status';
 import { LAST_STEERING_ANNOTATION, lastSteeringOf, type SteeringRecord } from './steering';
 
 /** Steering annotation of a RoleBasedGroup: the coordination revisions, comma-separated, a person asked to roll back. */

@@ -22,7 +22,8 @@
 import { ResolvedRolloutWarmup, roleImages, rolloutWarmupSpec, warmupHash } from '../spec/rbg-warmup';
 import { JsonObject, asArray, asObject } from '../spec/read';
 import { holdWrites, ruleRevision } from './rbg-coordination';
-import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from './rbg-coordination-types';
+import type { CoordinationStep, ExecutorRule, ObservedRole } from './rbg-coordination-types';
+import type { CoordinationStatus } from './rbg-coordination-status';
 
 /** What the executor read of the revision's RoleBasedGroupWarmup (`status`). */
 export interface WarmupObservation {
@@ -172,7 +173,8 @@ export function heldByWarmup(status: CoordinationStatus): boolean {
  * the warmup failed and `onFailure` is `Fail`).
  */
 export function heldForWarmup(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>, prior: CoordinationStatus, warmup: WarmupGateStatus): CoordinationStep {
-  const { deadlineAt: _deadline, blockingRole: _blocking, ...rest } = prior;
+  // The previous rollout's first-round preflight says nothing of the revision being warmed.
+  const { deadlineAt: _deadline, blockingRole: _blocking, capacity: _judged, ...rest } = prior;
   const failed = warmup.phase === 'Failed';
   return { status: { ...rest, phase: failed ? 'Failed' : 'Progressing', reason: failed ? warmup.reason : 'WarmingImages', message: warmup.message }, writes: holdWrites(rule, roles), events: [] };
 }

@@ -6,9 +6,12 @@
  * `surgeUnschedulableSeconds`, it records one Warning Event per episode and, under
  * `capacityPolicy: fail`, asks for the upgrade to be rolled back instead of waiting for the
  * progress deadline; under `wait` the upgrade goes on waiting (a node autoscaler may add nodes).
+ * The verdict (`judgeSurge`) and the Event's words (`surgeEventMessage`) are shared with a
+ * RoleBasedGroup rollout's watch (`surgeOr`, rbg-coordination.ts; its Pods read as `rbg-surge-scheduling.ts` says).
  */
 import type { EngineRun } from './engine-run';
 import { asArray, asObject } from '../spec/read';
+import type { CapacityPolicy } from '../spec/capacity-policy';
 import { RAY_SERVICE_DEFAULTS } from '../spec/rayservice';
 import type { RayServiceStatus } from './status';
 
@@ -20,6 +23,8 @@ export interface SurgeScheduling {
   readonly since: number;
   /** The scheduler's message on the Pod Unschedulable longest, at most `SURGE_MESSAGE_MAX` characters. */
   readonly message: string;
+  /** The roles of those Pods, when the executor tells them apart (a RoleBasedGroup's). */
+  readonly roles?: readonly string[];
 }
 
 /** `status.surgeUnschedulable`: the surge's unschedulable Pods while the upgrade runs. */
@@ -34,6 +39,9 @@ export interface SurgeUnschedulableRecord {
 
 /** Reason of the Event once the surge is Unschedulable past the bound (and of the rollback under `fail`). */
 export const SURGE_EVENT_REASON = 'SurgeUnschedulable';
+
+/** The Event's `action`: the scheduler watch, not the recorder's own. */
+export const SURGE_EVENT_ACTION = 'SurgeScheduling';
 
 /** How often an upgrade whose pending head is not ready looks at its Pods again, ms: Pods are not watched, and nothing else wakes such a pass. */
 export const SURGE_RECHECK_MS = 5_000;
@@ -71,6 +79,41 @@ export function surgeSchedulingOf(pods: readonly unknown[], now: number): SurgeS
 }
 
 /**
+ * What the scheduler watch decides on one pass, for a RayService's upgrade and a RoleBasedGroup's
+ * rollout alike (`judgeSurge`).
+ */
+export interface SurgeJudgement {
+  /** Unschedulable for the bound or longer. */
+  readonly boundExceeded: boolean;
+  /** When the bound passes (epoch ms), while it has not yet: the executor's wake. */
+  readonly wakeAt?: number;
+  /** The bound passed and the previous pass had not said so: this episode's one Event is due. */
+  readonly report: boolean;
+  /** Past the bound under `capacityPolicy: fail`: the caller rolls back (unless it already does). */
+  readonly fail: boolean;
+}
+
+/**
+ * The verdict on Pods `seen` Unschedulable: past `boundSeconds` or not, the wake until then, the
+ * Event once per episode (`reportedBefore`: the previous pass's record said the bound had passed;
+ * an episode ends when no Pod is Unschedulable, which clears the record), and `fail` under `policy` fail.
+ */
+export function judgeSurge(seen: SurgeScheduling, reportedBefore: boolean, boundSeconds: number, policy: CapacityPolicy, now: number): SurgeJudgement {
+  const boundAt = seen.since + boundSeconds * 1000;
+  if (now < boundAt) return { boundExceeded: false, wakeAt: boundAt, report: false, fail: false };
+  return { boundExceeded: true, report: !reportedBefore, fail: policy === 'fail' };
+}
+
+/**
+ * The Event's words, for both callers: `3 Pods of the new cluster svc-x Unschedulable for 61 s
+ * (surgeUnschedulableSeconds 60); <then>: <the scheduler's message>`, `subject` naming whose Pods.
+ */
+export function surgeEventMessage(seen: SurgeScheduling, subject: string, boundSeconds: number, then: string, now: number): string {
+  const pods = `${seen.unschedulablePods} Pod${seen.unschedulablePods === 1 ? '' : 's'}`;
+  return `${pods} of ${subject} Unschedulable for ${Math.floor((now - seen.since) / 1000)} s (surgeUnschedulableSeconds ${boundSeconds}); ${then}: ${seen.message}`;
+}
+
+/**
  * Records the run's observed surge scheduling in `s.surgeUnschedulable` and wakes the engine when
  * the bound will pass (or, while the pending head is not ready, every `SURGE_RECHECK_MS`). True
  * when the upgrade must be rolled back: Unschedulable past the bound under `capacityPolicy: fail`,
@@ -86,23 +129,14 @@ export function judgeSurgeScheduling(r: EngineRun): boolean {
     return false;
   }
   const boundSeconds = r.opts.surgeUnschedulableSeconds ?? RAY_SERVICE_DEFAULTS.surgeUnschedulableSeconds;
-  const exceeded = now - seen.since >= boundSeconds * 1000;
-  s.surgeUnschedulable = { pods: seen.unschedulablePods, since: seen.since, message: seen.message, boundExceeded: exceeded };
-  if (!exceeded) {
-    r.wake(seen.since + boundSeconds * 1000);
-    return false;
-  }
   const policy = r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy;
-  const fail = policy === 'fail' && s.rollback === undefined;
-  if (before?.boundExceeded !== true) {
-    const pods = `${seen.unschedulablePods} Pod${seen.unschedulablePods === 1 ? '' : 's'}`;
+  const verdict = judgeSurge(seen, before?.boundExceeded === true, boundSeconds, policy, now);
+  s.surgeUnschedulable = { pods: seen.unschedulablePods, since: seen.since, message: seen.message, boundExceeded: verdict.boundExceeded };
+  if (verdict.wakeAt !== undefined) r.wake(verdict.wakeAt);
+  const fail = verdict.fail && s.rollback === undefined;
+  if (verdict.report) {
     const then = fail ? 'rolling the upgrade back (capacityPolicy fail)' : s.rollback !== undefined ? `rolling back (${s.rollback})` : `the upgrade waits for capacity (capacityPolicy ${policy})`;
-    r.events.push({
-      type: 'Warning',
-      reason: SURGE_EVENT_REASON,
-      action: 'SurgeScheduling',
-      message: `${pods} of the new cluster ${s.pendingClusterName ?? ''} Unschedulable for ${Math.floor((now - seen.since) / 1000)} s (surgeUnschedulableSeconds ${boundSeconds}); ${then}: ${seen.message}`,
-    });
+    r.events.push({ type: 'Warning', reason: SURGE_EVENT_REASON, action: SURGE_EVENT_ACTION, message: surgeEventMessage(seen, `the new cluster ${s.pendingClusterName ?? ''}`, boundSeconds, then, now) });
   }
   return fail;
 }

@@ -3,8 +3,8 @@
  * Pods do not fit the cluster does, the warning `shrinkFirst` earns, and the checks of the policy
  * against the upgrade options it needs.
  */
-import { type ProblemList, checkOneOf } from './problem';
-import { isInteger } from './read';
+import { type ProblemList, checkOneOf, show } from './problem';
+import { INT32_MAX, isInteger } from './read';
 
 /**
  * What an upgrade does when the capacity preflight finds that its new cluster's first Pods do not
@@ -20,6 +20,38 @@ export type CapacityPolicy = 'wait' | 'fail' | 'shrinkFirst';
 
 /** Every capacity policy. */
 export const CAPACITY_POLICIES: readonly CapacityPolicy[] = ['wait', 'fail', 'shrinkFirst'];
+
+/**
+ * The capacity policies of a RoleBasedGroup rule's rayshift executor: what a rollout whose first
+ * round does not fit the cluster does (`wait`: start it and report it; `fail`: do not start it, until
+ * the template changes again), and one whose Pods stay Unschedulable past `surgeUnschedulableSeconds`
+ * (`wait`: report it and keep waiting; `fail`: roll every coordinated role back). `shrinkFirst`, the
+ * RayService's upgrade without a surge, has no RoleBasedGroup counterpart.
+ */
+export type RbgCapacityPolicy = Extract<CapacityPolicy, 'wait' | 'fail'>;
+
+/** Every capacity policy of a RoleBasedGroup rule. */
+export const RBG_CAPACITY_POLICIES: readonly RbgCapacityPolicy[] = ['wait', 'fail'];
+
+/**
+ * The defaults of the scheduler watch, one home for the RayService (`RAY_SERVICE_DEFAULTS`) and a
+ * RoleBasedGroup rule (`RBG_EXECUTOR_DEFAULTS`): `wait` is what an upgrade did before the watch
+ * existed, and 120 s leaves a node autoscaler time to add a node before a surge is reported.
+ */
+export const SURGE_WATCH_DEFAULTS = {
+  capacityPolicy: 'wait' as RbgCapacityPolicy,
+  surgeUnschedulableSeconds: 120,
+} as const;
+
+/**
+ * The check of a `surgeUnschedulableSeconds` at `at`: an integer from 1 to 2147483647 (int32,
+ * the CRD's type) when set.
+ */
+export function checkSurgeUnschedulableSeconds(problems: ProblemList, at: string, value: unknown): void {
+  if (value !== undefined && (!isInteger(value) || value < 1 || value > INT32_MAX)) {
+    problems.error(at, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(value)}`);
+  }
+}
 
 /** The warning every `shrinkFirst` service gets: what it trades, with the service's own numbers. */
 export function shrinkFirstNote(maxSurgePercent: number): string {

@@ -222,5 +222,36 @@ export const ROUTER_RULE_LABEL = 'rayshift.dev/router-rule';
 export const RBG_V1ALPHA2_POD_LABELS = { group: 'rbg.workloads.x-k8s.io/group-name', role: 'rbg.workloads.x-k8s.io/role-name' } as const;
 /** RBG v1alpha1's labels on every pod of a role (`GetCommonLabelsFromRole`, RBG v0.6.0/v0.7.0). */
 export const RBG_V1ALPHA1_POD_LABELS = { group: 'rolebasedgroup.workloads.x-k8s.io/name', role: 'rolebasedgroup.workloads.x-k8s.io/role' } as const;
+/** The labels RBG puts on every Pod of `group` (by its API version): its group's name and its role's. */
+export function rbgPodLabels(group: { readonly apiVersion?: unknown }): { readonly group: string; readonly role: string } {
+  return String(group.apiVersion).endsWith('/v1alpha1') ? RBG_V1ALPHA1_POD_LABELS : RBG_V1ALPHA2_POD_LABELS;
+}
+/** The name of a role's workload, whatever its kind: `<group>-<role>`. */
+export function rbgWorkloadName(group: string, role: string): string {
+  return `${group}-${role}`;
+}
+/**
+ * The ordinal of a workload's replica named `<workload>-<ordinal>`, or undefined for any other name.
+ * With `ofPod`, a replica's Pod named so with a suffix counts too (`<workload>-<ordinal>-<more>`: a
+ * leader/worker instance's workers, a components instance's Pods, RBG v0.6.0–v0.8.0-alpha.5).
+ */
+export function ordinalOf(workload: string, name: unknown, ofPod = false): number | undefined {
+  const text = String(name);
+  const rest = text.startsWith(`${workload}-`) ? text.slice(workload.length + 1) : '';
+  const digits = ofPod ? rest.split('-')[0] : rest;
+  return /^\d{1,9}$/.test(digits) ? Number(digits) : undefined;
+}
 /** Pod annotation sglang-router's Kubernetes discovery reads a prefill's bootstrap port from (its `bootstrap_port_annotation` default, 0.3.2). */
 export const SGLANG_BOOTSTRAP_PORT_ANNOTATION = 'sglang.ai/bootstrap-port';
+/**
+ * RBG v1alpha2's update type (`rolloutStrategy.rollingUpdate.type`, v0.7.0 and v0.8.0-alpha.5) that
+ * replaces a role's Pods instead of updating them in place (the default, `InPlaceIfPossible`).
+ */
+export const RBG_RECREATE_POD_UPDATE = 'RecreatePod';
+/**
+ * RBG's role annotation choosing how a RoleInstanceSet keeps its instances (`role-instance-pattern`,
+ * v0.7.0 and v0.8.0-alpha.5), and the value whose reconciler honors `RBG_RECREATE_POD_UPDATE` on
+ * v0.7.0: its default, `Stateful`, updates in place whatever the type says (v0.8.0-alpha.5 honors it in both).
+ */
+export const RBG_INSTANCE_PATTERN_ANNOTATION = 'rbg.workloads.x-k8s.io/role-instance-pattern';
+export const RBG_STATELESS_PATTERN = 'Stateless';

@@ -1,5 +1,5 @@
 import { ResolvedAnalysis, UpgradeAnalysis, resolveUpgradeAnalysis, validateUpgradeAnalysis } from './analysis';
-import { assertCapacityPolicy, checkCapacityPolicy, type CapacityPolicy } from './capacity-policy';
+import { SURGE_WATCH_DEFAULTS, assertCapacityPolicy, checkCapacityPolicy, checkSurgeUnschedulableSeconds, type CapacityPolicy } from './capacity-policy';
 import { INITIALIZING_TIMEOUT_ANNOTATION, initializingTimeoutProblem } from './initializing-timeout';
 import { dns1035LabelProblem, dns1123SubdomainProblem } from './names';
 import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
@@ -113,8 +113,8 @@ export const RAY_SERVICE_DEFAULTS = {
   rayClusterDeletionDelaySeconds: 60,
   progressDeadlineSeconds: 600,
   routeKind: 'HTTP' as RouteKind,
-  capacityPolicy: 'wait' as CapacityPolicy,
-  surgeUnschedulableSeconds: 120,
+  capacityPolicy: SURGE_WATCH_DEFAULTS.capacityPolicy as CapacityPolicy,
+  surgeUnschedulableSeconds: SURGE_WATCH_DEFAULTS.surgeUnschedulableSeconds,
 } as const;
 
 /** Longest RayService name: KubeRay appends `-xxxxx` to name clusters, which must stay within 53 characters. */
@@ -293,10 +293,7 @@ function checkExtensions(problems: ProblemList, ext: unknown, options: Record<st
   if (deadline !== undefined && (!isInteger(deadline) || deadline < 1 || deadline > INT32_MAX)) {
     problems.error(`${at}.progressDeadlineSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(deadline)}`);
   }
-  const bound = ext.surgeUnschedulableSeconds;
-  if (bound !== undefined && (!isInteger(bound) || bound < 1 || bound > INT32_MAX)) {
-    problems.error(`${at}.surgeUnschedulableSeconds`, `must be an integer from 1 to ${INT32_MAX} (int32); got ${show(bound)}`);
-  }
+  checkSurgeUnschedulableSeconds(problems, `${at}.surgeUnschedulableSeconds`, ext.surgeUnschedulableSeconds);
   if (ext.paused !== undefined && typeof ext.paused !== 'boolean') {
     problems.error(`${at}.paused`, `must be true or false; got ${show(ext.paused)}`);
   }

@@ -1,9 +1,10 @@
 /**
  * The options a rayshift executor (`operator`, `pulumi`) runs a RoleBasedGroup rollout with, as
  * the group's `rayshift.dev/coordination` annotation carries them: their defaults and the checks
- * of the whole annotation (a CoordinatedPolicy `spec` plus rayshift's deadline settings, release
+ * of the whole annotation (a CoordinatedPolicy `spec` plus rayshift's deadline and scheduler-watch settings, release
  * waves, router, warmup and analysis). The engine resolves a checked annotation into rules (`readCoordination`).
  */
+import { SURGE_WATCH_DEFAULTS } from './capacity-policy';
 import { ProblemList, ValidationResult, show } from './problem';
 import { JsonObject, asArray, asObject } from './read';
 import { COORDINATION_ANNOTATION, checkExecutorSettings, validateCoordinatedPolicy } from './rbg';
@@ -17,6 +18,10 @@ export const RBG_EXECUTOR_DEFAULTS = {
   progressDeadlineSeconds: 600,
   /** Stop where the roles stand at the deadline rather than return them to the old revision. */
   rollbackOnDeadline: false,
+  /** Start a rollout whose first round does not fit, and keep waiting for capacity when Pods of the rule's roles stay Unschedulable (the RayService's default). */
+  capacityPolicy: SURGE_WATCH_DEFAULTS.capacityPolicy,
+  /** Seconds a Pod may stay Unschedulable before it is reported (the RayService's default). */
+  surgeUnschedulableSeconds: SURGE_WATCH_DEFAULTS.surgeUnschedulableSeconds,
 } as const;
 
 /** The roles named by the annotation's rolling-update rules, each once, in order of appearance. */

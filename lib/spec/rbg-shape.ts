@@ -1,8 +1,9 @@
 /**
  * What a RoleBasedGroup role runs per replica (instance): its Pods and their extended resources
  * (accelerators), and the surge replicas its rolling update may add, for the cost `rayshift plan`
- * shows. Pods are counted with `podExtendedResources` (lib/spec/raycluster.ts), the one home of
- * accelerator counting.
+ * shows; its replica's Pod templates (`replicaPods`) for the capacity preflight of a rollout's
+ * first round too (lib/engine/capacity-demand.ts). Pods are counted with `podExtendedResources`
+ * (lib/spec/raycluster.ts), the one home of accelerator counting.
  */
 import { parsePercent } from './percent';
 import { ResourceCounts, podExtendedResources } from './raycluster';
@@ -26,30 +27,39 @@ function sum(into: Record<string, number>, r: ResourceCounts, times: number): vo
 /** A non-negative integer field, else its default (the CRDs default `size` to 1). */
 const count = (v: unknown, fallback: number) => (isInteger(v) && v >= 0 ? v : fallback);
 
+/** The Pods of one replica of a role made from one template. */
+export interface ReplicaPods {
+  /** The component's name (a `customComponentsPattern` role); absent for a role of one template. */
+  readonly component?: string;
+  /** Their Pod template, as the role writes it. */
+  readonly template: unknown;
+  /** How many Pods of one replica it makes. */
+  readonly pods: number;
+}
+
 /**
- * The shape of `role` in `group` (v1alpha1 or v1alpha2): the template inline or through
- * `templateRef` (`spec.roleTemplates`), sized by `leaderWorkerPattern.size`,
- * `leaderWorkerSet.size` or the components' sizes. Leader and worker template patches are not
- * applied: every Pod of an instance counts the base template's resources.
+ * The Pods of one replica of `role` in `group` (v1alpha1 or v1alpha2), per template: the template
+ * inline or through `templateRef` (`spec.roleTemplates`), sized by `leaderWorkerPattern.size`,
+ * `leaderWorkerSet.size` or each component's size. Leader and worker template patches are not
+ * applied: every Pod of an instance is the base template's.
  */
-export function roleShape(role: JsonObject, group: JsonObject): RoleShape {
+export function replicaPods(role: JsonObject, group: JsonObject): ReplicaPods[] {
   const templates = new Map(asArray(asObject(group.spec).roleTemplates).map((t) => [String(asObject(t).name), asObject(t).template]));
   const templateOf = (source: JsonObject) => source.template ?? templates.get(String(asObject(source.templateRef).name));
-  const perReplica: Record<string, number> = {};
-  let pods: number;
   const components = asArray(asObject(role.customComponentsPattern).components ?? role.components);
-  if (components.length > 0) {
-    pods = 0;
-    for (const c of components.map(asObject)) {
-      const size = count(c.size, 1);
-      pods += size;
-      sum(perReplica, podExtendedResources(c.template), size);
-    }
-  } else {
-    const leaderWorker = role.leaderWorkerPattern ?? role.leaderWorkerSet;
-    const source = asObject(role.standalonePattern ?? role.leaderWorkerPattern ?? role);
-    pods = leaderWorker === undefined ? 1 : count(asObject(leaderWorker).size, 1);
-    sum(perReplica, podExtendedResources(templateOf(source)), pods);
+  if (components.length > 0) return components.map(asObject).map((c) => ({ component: String(c.name), template: c.template, pods: count(c.size, 1) }));
+  const leaderWorker = role.leaderWorkerPattern ?? role.leaderWorkerSet;
+  const source = asObject(role.standalonePattern ?? role.leaderWorkerPattern ?? role);
+  return [{ template: templateOf(source), pods: leaderWorker === undefined ? 1 : count(asObject(leaderWorker).size, 1) }];
+}
+
+/** The shape of `role` in `group`: its replica's Pods (`replicaPods`) counted, and its surge. */
+export function roleShape(role: JsonObject, group: JsonObject): RoleShape {
+  const perReplica: Record<string, number> = {};
+  let pods = 0;
+  for (const p of replicaPods(role, group)) {
+    pods += p.pods;
+    sum(perReplica, podExtendedResources(p.template), p.pods);
   }
   const replicas = count(role.replicas, 1);
   const surge = roleRollingUpdate(role).maxSurge;

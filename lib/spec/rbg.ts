@@ -6,7 +6,8 @@
  */
 import { IntOrPercent } from './percent';
 import { dns1123LabelProblem } from './names';
-import { ProblemList, ValidationResult, show } from './problem';
+import { RBG_CAPACITY_POLICIES, checkSurgeUnschedulableSeconds, type RbgCapacityPolicy } from './capacity-policy';
+import { ProblemList, ValidationResult, checkOneOf, show } from './problem';
 import { PodTemplateJson } from './raycluster';
 import { JsonObject, asArray, asObject, isInteger, isObject } from './read';
 import { RBG_V1ALPHA1, RBG_V1ALPHA2, RbgRelease, RbgWorkloadKind, RestartPolicyConfig, checkRelease } from './rbg-releases';
@@ -28,6 +29,7 @@ export {
 } from './rbg-releases';
 export type { RbgRelease, RbgWorkloadKind, RestartPolicyConfig, RoleBasedGroupVersion } from './rbg-releases';
 export { BATCH_MODES } from './rbg-rules';
+export { RBG_CAPACITY_POLICIES, type RbgCapacityPolicy } from './capacity-policy';
 
 /** A role's own rolling-update settings (`rolloutStrategy.rollingUpdate`). */
 export interface RoleRollingUpdate {
@@ -122,6 +124,25 @@ export interface CoordinationRule {
    */
   readonly rollbackOnDeadline?: boolean;
   /**
+   * rayshift executors only: what the rollout does when the Pods of its first round do not fit the
+   * cluster (the capacity preflight, before the round is released), and once Pods of the rule's
+   * roles stay Unschedulable for `surgeUnschedulableSeconds` (the scheduler cannot place a new
+   * replica). `wait` starts the rollout anyway and reports it (status `capacity`, one
+   * `InsufficientCapacity` Event), and reports Unschedulable Pods (status `surgeUnschedulable`, one
+   * Event) while it keeps waiting for capacity, as a node autoscaler may add it; `fail` does not
+   * start a rollout whose first round does not fit (phase `Failed`, every role where it stands,
+   * until the template changes again), and returns every coordinated role to the revision it ran
+   * before the rollout once Pods stay Unschedulable, in tandem rollback rounds, instead of waiting
+   * for the progress deadline. @default "wait"
+   */
+  readonly capacityPolicy?: RbgCapacityPolicy;
+  /**
+   * rayshift executors only: seconds a Pod of the rule's roles may stay Unschedulable during the
+   * rollout before it is reported (and, under `capacityPolicy: fail`, rolled back), 1–2147483647.
+   * @default 120
+   */
+  readonly surgeUnschedulableSeconds?: number;
+  /**
    * rayshift executors only: version-matched routing of the rule's prefill and decode roles, one
    * router per release and a route between them (docs/rbg-coordination.md, *Version-matched
    * routing*). @default no router
@@ -151,7 +172,7 @@ export const EXECUTOR_LABEL = 'rayshift.dev/coordination-executor';
 /**
  * Annotation on a RoleBasedGroup with the rules a rayshift executor enforces: JSON
  * `{"policies": [...]}`, a CoordinatedPolicy `spec` whose rules may also carry
- * `progressDeadlineSeconds` and `rollbackOnDeadline`. Kept out of `spec.coordination` and out of a
+ * `progressDeadlineSeconds`, `rollbackOnDeadline`, `capacityPolicy` and `surgeUnschedulableSeconds`. Kept out of `spec.coordination` and out of a
  * CoordinatedPolicy so the upstream controller never coordinates the same roles a second time.
  */
 export const COORDINATION_ANNOTATION = 'rayshift.dev/coordination';
@@ -244,8 +265,9 @@ export function validateRoleBasedGroupModel(
 }
 
 /**
- * Checks a rule's rayshift-executor settings (`progressDeadlineSeconds`, `rollbackOnDeadline`):
- * well formed, and set only when a rayshift executor runs the rollout (upstream RBG has no deadline).
+ * Checks a rule's rayshift-executor settings (`progressDeadlineSeconds`, `rollbackOnDeadline`,
+ * `capacityPolicy`, `surgeUnschedulableSeconds`): well formed, and set only when a rayshift
+ * executor runs the rollout (upstream RBG has no deadline and does not watch the scheduler).
  */
 export function checkExecutorSettings(problems: ProblemList, at: string, rule: unknown, executor: RbgExecutor): void {
   const r = asObject(rule);
@@ -256,12 +278,17 @@ export function checkExecutorSettings(problems: ProblemList, at: string, rule: u
   if (r.rollbackOnDeadline !== undefined && typeof r.rollbackOnDeadline !== 'boolean') {
     problems.error(`${at}.rollbackOnDeadline`, `must be true or false; got ${show(r.rollbackOnDeadline)}`);
   }
+  checkOneOf(problems, `${at}.capacityPolicy`, r.capacityPolicy, RBG_CAPACITY_POLICIES, 'a capacity policy of a RoleBasedGroup rule');
+  checkSurgeUnschedulableSeconds(problems, `${at}.surgeUnschedulableSeconds`, r.surgeUnschedulableSeconds);
   if (executor !== 'rbg' && r.scaling !== undefined) {
     problems.error(`${at}.scaling`, `coordinated scaling is executed only by the upstream RBG controller; use executor "rbg" or drop it (executor is ${show(executor)})`);
   }
   if (executor === 'rbg') {
     for (const field of ['progressDeadlineSeconds', 'rollbackOnDeadline'] as const) {
       if (r[field] !== undefined) problems.error(`${at}.${field}`, `is enforced only by the rayshift executors (operator, pulumi); the upstream RBG controller has no progress deadline`);
+    }
+    for (const field of ['capacityPolicy', 'surgeUnschedulableSeconds'] as const) {
+      if (r[field] !== undefined) problems.error(`${at}.${field}`, `is enforced only by the rayshift executors (operator, pulumi); the upstream RBG controller does not watch whether the scheduler places the rollout's Pods`);
     }
   }
 }

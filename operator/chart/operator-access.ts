@@ -81,8 +81,8 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: '', resource: 'pods', verbs: ['list', 'watch', 'patch'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/head-serve-label.ts: labelHeadPods (merge patch of one label, the setHeadServeLabel step); operator.ts: Informer of head Pods; lib/runtime/rayservice/capacity.ts: listCapacity (bound Pods, spec.nodeName!=); lib/runtime/rayservice/observe.ts: observeSurge (the pending cluster\'s Pods); lib/runtime/rbg/statefulset-replicas.ts: readStatefulSetReplicas (a StatefulSet role\'s Pods, by its selector); lib/runtime/rbg/router-route.ts: observeRouterRoutes (a routed group\'s Pods, by RBG\'s group label)',
-    why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator); count the requests already bound to each node before an upgrade; read which of the new cluster\'s Pods the scheduler marks Unschedulable; count a StatefulSet role\'s replicas per ordinal and revision on the way back of a rollout (RBG v0.6.0 reports no updated-and-ready replicas); count a routed role\'s ready Pods per release, which its router can reach (RBG v0.7.0 counts a replica updated and ready before its Pod is replaced)',
+    by: 'lib/runtime/rayservice/head-serve-label.ts: labelHeadPods (merge patch of one label, the setHeadServeLabel step); operator.ts: Informer of head Pods; lib/runtime/capacity.ts: listCapacity (bound Pods, spec.nodeName!=); lib/runtime/rayservice/observe.ts: observeSurge (the pending cluster\'s Pods); lib/runtime/rbg/statefulset-replicas.ts: readStatefulSetReplicas (a StatefulSet role\'s Pods, by its selector); lib/runtime/rbg/router-route.ts: observeRouterRoutes (a routed group\'s Pods, by RBG\'s group label)',
+    why: 'keep the ray.io/serve label of head Pods (the chart\'s ValidatingAdmissionPolicy refuses any other change of a Pod by the operator); count the requests already bound to each node before an upgrade or a RoleBasedGroup rollout\'s first round; read which of the new cluster\'s Pods the scheduler marks Unschedulable; count a StatefulSet role\'s replicas per ordinal and revision on the way back of a rollout (RBG v0.6.0 reports no updated-and-ready replicas); count a routed role\'s ready Pods per release, which its router can reach (RBG v0.7.0 counts a replica updated and ready before its Pod is replaced)',
   },
   {
     group: '', resource: 'pods', verbs: ['delete'], scope: 'cluster',
@@ -91,12 +91,12 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
   },
   {
     group: '', resource: 'nodes', verbs: ['list'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/capacity.ts: listCapacity (the capacity preflight, only when a pass would start an upgrade)',
-    why: 'read node labels, taints and allocatable resources to tell whether an upgrade\'s new Pods fit before creating them',
+    by: 'lib/runtime/capacity.ts: listCapacity (the capacity preflight, only when a pass would start an upgrade or release a RoleBasedGroup rollout\'s first round)',
+    why: 'read node labels, taints and allocatable resources to tell whether an upgrade\'s new Pods (or a rollout\'s first round) fit before creating them',
   },
   ...(['resourcequotas', 'limitranges'] as const).map((resource): ApiAccess => ({
     group: '', resource, verbs: ['list'], scope: 'cluster',
-    by: 'lib/runtime/rayservice/capacity.ts: listCapacity (the capacity preflight, in the RayService\'s namespace)',
+    by: 'lib/runtime/capacity.ts: listCapacity (the capacity preflight, in the RayService\'s or RoleBasedGroup\'s namespace)',
     why: resource === 'resourcequotas' ? 'honour the namespace\'s quota (requests.nvidia.com/gpu, cpu, memory, pods) in the capacity preflight' : 'apply the namespace\'s default container requests in the capacity preflight',
   })),
   {

@@ -10,7 +10,7 @@ import { Testing } from 'cdk8s';
 import { roleBasedGroupFromKube } from '../../lib/apiserver/convert/rolebasedgroup';
 import { RoleBasedGroupSchema } from '../../lib/apiserver/gen/rayshift/v1/rolebasedgroup_pb';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
-import type { CoordinationAnalysisStatus, CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationAnalysisStatus, CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { STATUS_ANNOTATION } from '../../lib/spec/object-names';
 

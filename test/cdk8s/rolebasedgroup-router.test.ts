@@ -39,12 +39,22 @@ test('outside a rollout: the release on prefill and decode pods, one router over
   expect(meta(0)).toEqual({ labels: { 'rayshift.dev/router-revision': V1 }, annotations: { 'sglang.ai/bootstrap-port': '8998' } });
   expect(meta(1)).toEqual({ labels: { 'rayshift.dev/router-revision': V1 } });
   expect(meta(2)).toBeUndefined();
+  // The routed roles' Pods are replaced, not updated in place: sglang-router's discovery drops a Pod
+  // only at its deletion, so a Pod relabelled in place would stay in the old release's router. RBG
+  // v0.7.0 honors RecreatePod only in a Stateless RoleInstanceSet.
+  expect(g.spec.roles.map((r: any) => [r.rolloutStrategy, r.annotations])).toEqual([
+    [{ type: 'RollingUpdate', rollingUpdate: { type: 'RecreatePod' } }, { 'rbg.workloads.x-k8s.io/role-instance-pattern': 'Stateless' }],
+    [{ type: 'RollingUpdate', rollingUpdate: { type: 'RecreatePod' } }, { 'rbg.workloads.x-k8s.io/role-instance-pattern': 'Stateless' }],
+    [undefined, undefined],
+  ]);
   expect(JSON.parse(g.metadata.annotations['rayshift.dev/coordination']).policies[0].router).toEqual(router);
 
   const d = single(manifests, 'Deployment');
   expect(d.metadata.name).toBe(`pd-pd-router-${V1}`);
   const labels = { 'rayshift.dev/router-for': 'pd', 'rayshift.dev/router-rule': 'pd', 'rayshift.dev/router-revision': V1 };
   expect(d.spec.selector.matchLabels).toEqual(labels);
+  // The replicas are the operator's (scaled to 0 once the release's router is done): a re-apply must not carry them.
+  expect(d.spec.replicas).toBeUndefined();
   const c = d.spec.template.spec.containers[0];
   expect(d.spec.template.spec.serviceAccountName).toBe('pd-pd-router');
   expect([c.image, ...c.command, ...c.args]).toEqual([
@@ -54,6 +64,8 @@ test('outside a rollout: the release on prefill and decode pods, one router over
     '--decode-selector', 'rbg.workloads.x-k8s.io/group-name=pd', 'rbg.workloads.x-k8s.io/role-name=decode', `rayshift.dev/router-revision=${V1}`,
     '--host', '0.0.0.0', '--port', '30000',
   ]);
+  // Ready only with a healthy pair discovered (sglang-router's /readiness), not when it merely listens.
+  expect(c.readinessProbe).toEqual({ httpGet: { path: '/readiness', port: 30000 }, periodSeconds: 2 });
   const svc = single(manifests, 'Service');
   expect([svc.metadata.name, svc.spec.selector, svc.spec.ports]).toEqual([`pd-pd-router-${V1}`, labels, [{ name: 'http', port: 30000, targetPort: 30000, protocol: 'TCP' }]]);
   expect(single(manifests, 'Role').rules).toEqual([{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }]);
@@ -95,6 +107,8 @@ test('v1alpha1 pods are selected by RBG\'s v1alpha1 labels; ports and roles are 
   ]);
   expect(args.slice(args.indexOf('--service-discovery-port'), args.indexOf('--service-discovery-port') + 2)).toEqual(['--service-discovery-port', '8000']);
   expect(single(manifests, 'HTTPRoute').spec.rules[0].backendRefs[0].port).toBe(8080);
+  // v1alpha1 roles (StatefulSets on RBG v0.6/v0.7) replace their Pods anyway: no v1alpha2 update type.
+  expect(single(manifests, 'RoleBasedGroup').spec.roles.map((r: any) => [r.rolloutStrategy, r.annotations])).toEqual([[undefined, undefined], [undefined, undefined], [undefined, undefined]]);
 });
 
 test("synthesis fails naming the router's field, value and limit: a bad kind, a name too long for a Service", () => {

@@ -1,7 +1,7 @@
 /** The RoleBasedGroup view of `rayshift status rbg/NAME`, read from the executor's status annotation. */
 import { groupView, renderGroupLines, renderGroupScreen, rolloutFinished } from '../../lib/cli/rbg-status-view';
 import { Style } from '../../lib/cli/style';
-import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import type { RolloutStatusDocument } from '../../lib/runtime/rbg/status';
 
 const plain: Style = { red: (s) => s, yellow: (s) => s, green: (s) => s, dim: (s) => s, bold: (s) => s };
@@ -114,4 +114,19 @@ test('the screen and the log line show the router route\'s weight per release, o
   expect(renderGroupScreen(done, T, plain).join('\n')).toContain('route pd-pd-router: old 1a2b3c4d5e 0%, new 6f7a8b9c0d 100% (old router may go)');
   const missing = groupView(group({ observedGeneration: 4, coordinations: [coordination({ router: { route: 'pd-pd-router', releases: [], removeOld: false, problem: 'route pd-pd-router not found: render the rule\'s routers' } })] }));
   expect(renderGroupScreen(missing, T, plain).join('\n')).toContain('route pd-pd-router: no weights written: route pd-pd-router not found');
+});
+
+test('the screen shows the scheduler watch\'s record with the scheduler\'s message', () => {
+  const surgeUnschedulable = { pods: 1, roles: ['decode'], since: '2026-11-21T11:59:55.000Z', message: '0/2 nodes are available: 2 Insufficient nvidia.com/gpu.', boundExceeded: false };
+  const screen = renderGroupScreen(groupView(group({ observedGeneration: 4, coordinations: [coordination({ surgeUnschedulable })] })), T, plain).join('\n');
+  expect(screen).toContain('    1 Pod(s) of decode Unschedulable since 2026-11-21T11:59:55.000Z: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.');
+});
+
+test('the screen shows the first round\'s capacity preflight when it did not fit (red once the rollout was refused)', () => {
+  const capacity = { outcome: 'doesNotFit' as const, message: 'decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free', at: '2026-11-21T11:59:00.000Z' };
+  const line = '    first round did not fit (2026-11-21T11:59:00.000Z): decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free';
+  expect(renderGroupScreen(groupView(group({ observedGeneration: 4, coordinations: [coordination({ capacity })] })), T, plain)).toContain(line);
+  const refused = groupView(group({ observedGeneration: 4, coordinations: [coordination({ phase: 'Failed', reason: 'InsufficientCapacity', capacity })] }));
+  expect(renderGroupScreen(refused, T, plain)).toContain(line);
+  expect(rolloutFinished(refused)).toEqual({ done: true, failed: true });
 });

@@ -162,7 +162,7 @@ describe('reading the demand and the cluster', () => {
       [{ metadata: { name: 'kwok-gpu-0', labels: { gpu: 'a100' } }, spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] }, status: { allocatable: { 'nvidia.com/gpu': '4', pods: '110' } } }],
       [pod('old-w', 'kwok-gpu-0', 'svc-old'), pod('other', 'kwok-gpu-0', 'x'), pod('pending', undefined, 'x'), pod('done', 'kwok-gpu-0', 'x', 'Succeeded')],
       [{ metadata: { name: 'q' }, spec: { hard: { 'requests.nvidia.com/gpu': '8' } }, status: { hard: { 'requests.nvidia.com/gpu': '8' }, used: { 'requests.nvidia.com/gpu': '2' } } }],
-      'svc-old',
+      (p) => (p.metadata as { labels: Record<string, string> }).labels['ray.io/cluster'] === 'svc-old',
     );
     expect(picture).toEqual({
       nodes: [{ name: 'kwok-gpu-0', labels: { gpu: 'a100' }, taints: [{ key: 'k', effect: 'NoSchedule' }], allocatable: { 'nvidia.com/gpu': 4000, pods: 110000 } }],

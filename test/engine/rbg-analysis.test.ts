@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { resolveUpgradeAnalysis, type UpgradeAnalysis } from '../../lib/spec/analysis';
 import { analysedCoordinationStep } from '../../lib/engine/rbg-analysis';
 import { coordinationStep } from '../../lib/engine/rbg-coordination';
-import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import type { AnalysisMeasurement, AnalysisOverride } from '../../lib/engine/observation';
 import { MAX_ANALYSIS_VERDICTS } from '../../lib/engine/analysis-status';
 import { isVerdictEvent } from '../../lib/engine/analysis-gate';
@@ -42,6 +43,8 @@ function rule(desired: Record<string, number>, maxSkewPercent = 20): ExecutorRul
     roles: Object.entries(desired).map(([name, replicas]) => ({ name, replicas, partition: 0, maxUnavailable: Math.max(1, Math.floor(replicas / 5)) })),
     progressDeadlineSeconds: 600,
     rollbackOnDeadline: false,
+    capacityPolicy: 'wait',
+    surgeUnschedulableSeconds: 120,
   };
 }
 

@@ -5,7 +5,8 @@
  */
 import { holdWrites, ruleRevision } from '../../lib/engine/rbg-coordination';
 import { coordinationPass } from '../../lib/engine/rbg-coordination-pass';
-import type { CoordinationStatus, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { heldByWarmup, heldForWarmup, plannedWarmup, warmupGate, warmupPendingRules } from '../../lib/engine/rbg-warmup';
 import { resolveRolloutWarmup } from '../../lib/spec/rbg-warmup';
 import { prefillDecodeRule } from '../support/rbg-rules';

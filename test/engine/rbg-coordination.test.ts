@@ -1,7 +1,10 @@
 /** `coordinationStep`: the executor's decision for one coordination, pure (no API server). */
 import { coordinationStep } from '../../lib/engine/rbg-coordination';
-import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { nextRbgRound } from '../../lib/engine/rbg-rollout';
+import { needsRbgSurgeScheduling, ruleSurgeScheduling } from '../../lib/engine/rbg-surge-scheduling';
+import type { SurgeScheduling } from '../../lib/engine/surge-scheduling';
 
 const T0 = Date.parse('2026-11-21T10:00:00Z');
 
@@ -15,6 +18,8 @@ function rule(overrides: Partial<ExecutorRule> = {}): ExecutorRule {
     ],
     progressDeadlineSeconds: 60,
     rollbackOnDeadline: false,
+    capacityPolicy: 'wait',
+    surgeUnschedulableSeconds: 120,
     ...overrides,
   };
 }
@@ -430,6 +435,12 @@ describe('with a rollback possible, no role updates its last replica before ever
     expect(s.writes.find((w) => w.name === 'prefill')!.partition).toBe(0);
   });
 
+  test('with capacityPolicy fail (a surge Unschedulable past its bound rolls back): prefill keeps its last replica too', () => {
+    const r = { ...small(false), capacityPolicy: 'fail' as const };
+    const held = step(at(4, 1, [2, 2], 1), step(at(0, 0, [6, 3]), armed(r), T0 + 1, r).status, T0 + 2, r);
+    expect(held.writes.find((w) => w.name === 'prefill')!.partition).toBe(1);
+  });
+
   test('with rollbackOnDeadline: prefill keeps its last replica (partition 1) until decode has all but its last updated and every replica ready; then both go in one round', () => {
     const r = small(true);
     const first = step(at(0, 0, [6, 3]), armed(r), T0 + 1, r);
@@ -476,4 +487,97 @@ describe('a role whose workload ignores paused (RBG v0.6.0\'s StatefulSets) is h
       ['decode', 16, true],
     ]);
   });
+});
+
+describe('the scheduler watch (surgeUnschedulableSeconds, capacityPolicy)', () => {
+  const MSG = '0/3 nodes are available: 3 Insufficient nvidia.com/gpu.';
+  const decodeStuck: SurgeScheduling = { unschedulablePods: 2, since: T0 + 500, message: MSG, roles: ['decode'] };
+  /** One step that read the Pods: `unschedulable` those the scheduler could not place (undefined: none). */
+  const watched = (observed: Map<string, ObservedRole>, previous: CoordinationStatus, now: number, r: ExecutorRule, unschedulable?: SurgeScheduling) =>
+    coordinationStep({ rule: r, roles: observed, controllerCaughtUp: true, previous, now, scheduling: { unschedulable } });
+
+  test('wait: recorded at once, the executor woken at the bound, one Event once past it, then none; cleared when none is Unschedulable, and a new episode warns again', () => {
+    const r = rule({ progressDeadlineSeconds: 600, surgeUnschedulableSeconds: 30 });
+    const previous = progressingAt(T0, r);
+    const seen = watched(stuck(40), previous, T0 + 1_000, r, decodeStuck);
+    expect(seen.status).toMatchObject({ phase: 'Progressing', surgeUnschedulable: { pods: 2, roles: ['decode'], since: '2026-11-21T10:00:00.500Z', message: MSG, boundExceeded: false } });
+    expect(seen.wakeAt).toBe(T0 + 30_500);
+    expect(seen.events).toEqual([]);
+    expect(watched(stuck(40), seen.status, T0 + 30_499, r, decodeStuck).status.surgeUnschedulable!.boundExceeded).toBe(false);
+    const past = watched(stuck(40), seen.status, T0 + 30_500, r, decodeStuck);
+    expect(past.status).toMatchObject({ phase: 'Progressing', surgeUnschedulable: { boundExceeded: true } });
+    expect(past.events).toEqual([
+      { type: 'Warning', reason: 'SurgeUnschedulable', action: 'SurgeScheduling', message: `pd: 2 Pods of role decode Unschedulable for 30 s (surgeUnschedulableSeconds 30); the rollout waits for capacity (capacityPolicy wait): ${MSG}` },
+    ]);
+    // Past the bound the wake is the progress deadline's again; the rollout is held as before (decode has 2 of 20 down).
+    expect(past.wakeAt).toBe(T0 + 600_000);
+    expect(past.writes).toEqual([]);
+    const later = watched(stuck(40), past.status, T0 + 40_000, r, decodeStuck);
+    expect(later.events).toEqual([]);
+    expect(later.status.surgeUnschedulable!.boundExceeded).toBe(true);
+    // Placed: the record goes; decode still has replicas down, so the executor looks again after SURGE_RECHECK_MS.
+    const placed = watched(stuck(40), later.status, T0 + 41_000, r);
+    expect(placed.status.surgeUnschedulable).toBeUndefined();
+    expect(placed.wakeAt).toBe(T0 + 41_000 + 5_000);
+    const again = { ...decodeStuck, unschedulablePods: 1, since: T0 + 42_000 };
+    const second = watched(stuck(40), watched(stuck(40), placed.status, T0 + 42_000, r, again).status, T0 + 72_000, r, again);
+    expect(second.events.map((e) => [e.reason, e.message])).toEqual([['SurgeUnschedulable', `pd: 1 Pod of role decode Unschedulable for 30 s (surgeUnschedulableSeconds 30); the rollout waits for capacity (capacityPolicy wait): ${MSG}`]]);
+  });
+
+  test('fail: past the bound the way back starts in tandem (reason SurgeUnschedulable), exactly once', () => {
+    const r = rule({ progressDeadlineSeconds: 600, surgeUnschedulableSeconds: 30, capacityPolicy: 'fail' });
+    const seen = watched(stuck(40), progressingAt(T0, r), T0 + 1_000, r, decodeStuck);
+    expect(seen.status.phase).toBe('Progressing');
+    const failed = watched(stuck(40), seen.status, T0 + 30_500, r, decodeStuck);
+    const cause = `2 Pods of role decode Unschedulable for 30 s (surgeUnschedulableSeconds 30); rolled back (capacityPolicy fail): ${MSG}`;
+    expect(failed.status).toMatchObject({ phase: 'RollingBack', reason: 'SurgeUnschedulable', rollback: { cause, rounds: 1, startedAt: '2026-11-21T10:00:30.500Z' }, surgeUnschedulable: { pods: 2, boundExceeded: true } });
+    // The same first rollback round as at the deadline with rollbackOnDeadline (prefill returns its maxUnavailable, decode none).
+    expect(failed.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
+      ['prefill', 34, true],
+      ['decode', 18, true],
+    ]);
+    expect(failed.events.map((e) => e.reason)).toEqual(['SurgeUnschedulable', 'RollbackRound']);
+    expect(failed.events[0].message).toBe(`pd: 2 Pods of role decode Unschedulable for 30 s (surgeUnschedulableSeconds 30); returning every role to the revision before the rollout (capacityPolicy fail): ${MSG}`);
+    // Rolling back, the Pods still Unschedulable: no second start, no second Event, the record gone (the cause keeps it).
+    const next = watched(stuck(40), failed.status, T0 + 31_000, r, decodeStuck);
+    expect(next.status).toMatchObject({ phase: 'RollingBack', reason: 'SurgeUnschedulable', rollback: { cause, startedAt: '2026-11-21T10:00:30.500Z' } });
+    expect(next.status.surgeUnschedulable).toBeUndefined();
+    expect(next.events.map((e) => e.reason)).not.toContain('SurgeUnschedulable');
+  });
+
+  test('the Pods not read: nothing judged, no look again; read with none down: no look again either', () => {
+    const r = rule({ progressDeadlineSeconds: 600 });
+    const previous = progressingAt(T0, r);
+    const unread = step(stuck(40), previous, T0 + 1_000, r);
+    expect(unread.wakeAt).toBe(T0 + 600_000);
+    expect(unread.status.surgeUnschedulable).toBeUndefined();
+    const allReady = roles({
+      prefill: { desired: 40, updated: 10, ready: 40, partition: 30, maxUnavailable: 4, revision: 'v2' },
+      decode: { desired: 20, updated: 2, ready: 20, partition: 12, maxUnavailable: 2, revision: 'v2' },
+    });
+    const read = watched(allReady, previous, T0 + 1_000, r);
+    expect(read.status.phase).toBe('Progressing');
+    expect(read.wakeAt).toBe(T0 + 1_000 + 600_000);
+  });
+
+  test('the progress deadline comes first when both have passed', () => {
+    const r = rule({ surgeUnschedulableSeconds: 30, capacityPolicy: 'fail' });
+    const s = watched(stuck(40), progressingAt(T0, r), T0 + 60_000, r, decodeStuck);
+    expect(s.status).toMatchObject({ phase: 'Failed', reason: 'ProgressDeadlineExceeded' });
+    expect(s.events.map((e) => e.reason)).toEqual(['ProgressDeadlineExceeded']);
+  });
+});
+
+test('ruleSurgeScheduling: the rule\'s roles\' Unschedulable Pods as one (count, earliest time and its message, the roles); needsRbgSurgeScheduling: only while Progressing', () => {
+  const byRole = new Map([
+    ['prefill', { unschedulablePods: 1, since: T0 + 2_000, message: 'later' }],
+    ['decode', { unschedulablePods: 3, since: T0, message: 'first' }],
+    ['router', { unschedulablePods: 5, since: T0 - 1_000, message: 'not the rule\'s' }],
+  ]);
+  expect(ruleSurgeScheduling(byRole, ['prefill', 'decode'])).toEqual({ unschedulablePods: 4, since: T0, message: 'first', roles: ['prefill', 'decode'] });
+  expect(ruleSurgeScheduling(byRole, ['other'])).toBeUndefined();
+  const at = (phase: CoordinationStatus['phase']) => ({ phase }) as CoordinationStatus;
+  expect(needsRbgSurgeScheduling(undefined)).toBe(false);
+  expect(needsRbgSurgeScheduling([at('Complete'), at('RollingBack'), at('Failed'), at('RolledBack')])).toBe(false);
+  expect(needsRbgSurgeScheduling([at('Complete'), at('Progressing')])).toBe(true);
 });

@@ -28,13 +28,13 @@ const rolling = { name: 'pd-rollout', roles: ['prefill', 'decode'], rollingUpdat
 
 describe.each(['v1alpha1', 'v1alpha2'] as const)('executor operator, %s', (version) => {
   test('labels the group, puts the rules in the annotation and synthesizes no upstream coordination', () => {
-    const objects = synth({ version, executor: 'operator', coordination: [{ ...rolling, progressDeadlineSeconds: 300, rollbackOnDeadline: true }] });
+    const objects = synth({ version, executor: 'operator', coordination: [{ ...rolling, progressDeadlineSeconds: 300, rollbackOnDeadline: true, capacityPolicy: 'fail', surgeUnschedulableSeconds: 30 }] });
     expect(objects.map((o) => o.kind)).toEqual(['RoleBasedGroup']);
     const [group] = objects;
     expect(group.metadata.labels).toEqual({ [EXECUTOR_LABEL]: 'operator' });
     expect(group.spec.coordination).toBeUndefined();
     expect(JSON.parse(group.metadata.annotations[COORDINATION_ANNOTATION])).toEqual({
-      policies: [{ name: 'pd-rollout', roles: ['prefill', 'decode'], strategy: { rollingUpdate: rolling.rollingUpdate }, progressDeadlineSeconds: 300, rollbackOnDeadline: true }],
+      policies: [{ name: 'pd-rollout', roles: ['prefill', 'decode'], strategy: { rollingUpdate: rolling.rollingUpdate }, progressDeadlineSeconds: 300, rollbackOnDeadline: true, capacityPolicy: 'fail', surgeUnschedulableSeconds: 30 }],
     });
     expect(readCoordination(group)).toEqual({
       rules: [
@@ -47,6 +47,8 @@ describe.each(['v1alpha1', 'v1alpha2'] as const)('executor operator, %s', (versi
           ],
           progressDeadlineSeconds: 300,
           rollbackOnDeadline: true,
+          capacityPolicy: 'fail',
+          surgeUnschedulableSeconds: 30,
         },
       ],
     });
@@ -56,6 +58,13 @@ describe.each(['v1alpha1', 'v1alpha2'] as const)('executor operator, %s', (versi
 test('executor rbg (the default) keeps the CoordinatedPolicy and rejects the rayshift-only deadline', () => {
   expect(synth({ coordination: [rolling] }).map((o) => o.kind)).toEqual(['RoleBasedGroup', 'CoordinatedPolicy']);
   expect(() => synth({ coordination: [{ ...rolling, progressDeadlineSeconds: 60 }] })).toThrow(/progressDeadlineSeconds: is enforced only by the rayshift executors/);
+  expect(() => synth({ coordination: [{ ...rolling, capacityPolicy: 'fail' }] })).toThrow(/spec.coordination\[0\].capacityPolicy: is enforced only by the rayshift executors \(operator, pulumi\); the upstream RBG controller does not watch whether the scheduler places the rollout's Pods/);
+  expect(() => synth({ coordination: [{ ...rolling, surgeUnschedulableSeconds: 30 }] })).toThrow(/spec.coordination\[0\].surgeUnschedulableSeconds: is enforced only by the rayshift executors/);
+});
+
+test('rayshift executors check the scheduler watch\'s settings, naming the field, the value and what is allowed', () => {
+  expect(() => synth({ executor: 'operator', coordination: [{ ...rolling, capacityPolicy: 'shrinkFirst' as never }] })).toThrow(/spec.coordination\[0\].capacityPolicy: "shrinkFirst" is not a capacity policy of a RoleBasedGroup rule; allowed: wait, fail/);
+  expect(() => synth({ executor: 'pulumi', coordination: [{ ...rolling, surgeUnschedulableSeconds: 0 }] })).toThrow(/spec.coordination\[0\].surgeUnschedulableSeconds: must be an integer from 1 to 2147483647 \(int32\); got 0/);
 });
 
 test('rayshift executors refuse coordinated scaling, which only upstream executes', () => {
@@ -89,6 +98,9 @@ describe('readCoordination', () => {
         ],
         progressDeadlineSeconds: RBG_EXECUTOR_DEFAULTS.progressDeadlineSeconds,
         rollbackOnDeadline: false,
+        // The RayService's defaults (RAY_SERVICE_DEFAULTS), written out.
+        capacityPolicy: 'wait',
+        surgeUnschedulableSeconds: 120,
       },
     ]);
   });
@@ -98,6 +110,10 @@ describe('readCoordination', () => {
     ['an integer maxSkew', JSON.stringify({ policies: [{ name: 'r', roles: ['prefill', 'decode'], strategy: { rollingUpdate: { maxSkew: 5 } } }] }), /maxSkew: must be a percent string/],
     ['a zero deadline', JSON.stringify({ policies: [{ name: 'r', roles: ['prefill', 'decode'], strategy: { rollingUpdate: { maxSkew: '5%' } }, progressDeadlineSeconds: 0 }] }), /progressDeadlineSeconds: must be an integer ≥ 1/],
     ['no policies', JSON.stringify({}), /spec.policies: must list at least one rule/],
+    ['shrinkFirst', JSON.stringify({ policies: [{ name: 'r', roles: ['prefill', 'decode'], strategy: { rollingUpdate: {} }, capacityPolicy: 'shrinkFirst' }] }), /spec.policies\[0\].capacityPolicy: "shrinkFirst" is not a capacity policy of a RoleBasedGroup rule; allowed: wait, fail/],
+    ['a zero bound', JSON.stringify({ policies: [{ name: 'r', roles: ['prefill', 'decode'], strategy: { rollingUpdate: {} }, surgeUnschedulableSeconds: 0 }] }), /spec.policies\[0\].surgeUnschedulableSeconds: must be an integer from 1 to 2147483647 \(int32\); got 0/],
+    ['a fractional bound', JSON.stringify({ policies: [{ name: 'r', roles: ['prefill', 'decode'], strategy: { rollingUpdate: {} }, surgeUnschedulableSeconds: 1.5 }] }), /surgeUnschedulableSeconds: must be an integer from 1 to 2147483647 \(int32\); got 1.5/],
+    ['a bound past int32', JSON.stringify({ policies: [{ name: 'r', roles: ['prefill', 'decode'], strategy: { rollingUpdate: {} }, surgeUnschedulableSeconds: 2147483648 }] }), /surgeUnschedulableSeconds: must be an integer from 1 to 2147483647 \(int32\); got 2147483648/],
   ])('%s is a problem naming the field', (_what, text, message) => {
     const r = readCoordination(group(text));
     expect(r.rules).toBeUndefined();

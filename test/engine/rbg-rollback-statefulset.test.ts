@@ -8,7 +8,8 @@
  * before the Pods), which is the race that took the per-ordinal count back in aedb945.
  */
 import { coordinationStep, startRollback } from '../../lib/engine/rbg-coordination';
-import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole, RoleProgress } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStep, ExecutorRule, ObservedRole, RoleProgress } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { rollbackCounts } from '../../lib/engine/rbg-rollback';
 import type { KubeObject } from '../../lib/runtime/kube/types';
 import { statefulSetReplicas } from '../../lib/runtime/rbg/statefulset-replicas';
@@ -59,7 +60,7 @@ function role(name: string, index: number, desired: number, partition: number, p
 }
 
 function rule(sizes: Record<string, number>): ExecutorRule {
-  return { name: 'pd', maxSkewPercent: 50, roles: Object.entries(sizes).map(([name, replicas]) => ({ name, replicas, partition: 0, maxUnavailable: 1 })), progressDeadlineSeconds: 60, rollbackOnDeadline: true };
+  return { name: 'pd', maxSkewPercent: 50, roles: Object.entries(sizes).map(([name, replicas]) => ({ name, replicas, partition: 0, maxUnavailable: 1 })), progressDeadlineSeconds: 60, rollbackOnDeadline: true, capacityPolicy: 'wait', surgeUnschedulableSeconds: 120 };
 }
 
 function failed(r: ExecutorRule, roles: Map<string, ObservedRole>): CoordinationStatus {

@@ -7,7 +7,8 @@
  * later.
  */
 import { coordinationStep, startRollback } from '../../lib/engine/rbg-coordination';
-import type { CoordinationStatus, CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStep, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { planRoleBasedGroup } from '../../lib/engine/plan-rbg';
 
 const T0 = Date.parse('2026-11-29T02:00:00Z');
@@ -87,6 +88,8 @@ function rule(sizes: Record<string, { desired: number; maxUnavailable: number }>
     roles: Object.entries(sizes).map(([name, s]) => ({ name, replicas: s.desired, partition: 0, maxUnavailable: s.maxUnavailable })),
     progressDeadlineSeconds: 60,
     rollbackOnDeadline: true,
+    capacityPolicy: 'wait',
+    surgeUnschedulableSeconds: 120,
   };
 }
 

@@ -6,7 +6,8 @@
  * new release a share. Literal routes and counts in, literal partitions, reasons and weights out.
  */
 import { coordinationPass, type CoordinationPass } from '../../lib/engine/rbg-coordination-pass';
-import type { CoordinationStatus, ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { ExecutorRule, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import type { ObservedRouterRoute } from '../../lib/engine/rbg-router-step';
 import { resolveRouter } from '../../lib/spec/rbg-router';
 
@@ -22,6 +23,8 @@ function ruleOf(prefill: number, decode: number, maxSkewPercent = 50): ExecutorR
     ],
     progressDeadlineSeconds: 600,
     rollbackOnDeadline: false,
+    capacityPolicy: 'wait',
+    surgeUnschedulableSeconds: 120,
     router: resolveRouter({ kind: 'sglang', image: 'router:test', gateway: { name: 'gw' } }),
   };
 }

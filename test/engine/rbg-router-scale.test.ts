@@ -2,7 +2,7 @@
  * The old release's router after a routed rollout (lib/engine/rbg-router-scale.ts): literal route
  * steps, routes and Deployments in, literal scale actions and statuses out.
  */
-import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { routerScaleStep, type ObservedRouterDeployment } from '../../lib/engine/rbg-router-scale';
 import type { RouterStep } from '../../lib/engine/rbg-router-step';
 import type { JsonObject } from '../../lib/spec/read';

@@ -3,7 +3,8 @@
  * `coordinationPass`: literal routes in, literal weights and actions out.
  */
 import { coordinationPass } from '../../lib/engine/rbg-coordination-pass';
-import type { CoordinationStatus, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { routerStep, type ObservedRouterRoute } from '../../lib/engine/rbg-router-step';
 import { resolveRouter } from '../../lib/spec/rbg-router';
 import { prefillDecodeRule } from '../support/rbg-rules';

@@ -5,7 +5,8 @@
  */
 import { coordinationStep } from '../../lib/engine/rbg-coordination';
 import { coordinationPass } from '../../lib/engine/rbg-coordination-pass';
-import type { CoordinationStatus, ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { ObservedRole } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { RBG_ROLLBACK_ANNOTATION, rbgRollbackPatch, rbgRollbackRefusal, rbgRollbackRequestOf } from '../../lib/engine/rbg-steering';
 import { LAST_STEERING_ANNOTATION } from '../../lib/engine/steering';
 import { prefillDecodeRule } from '../support/rbg-rules';

@@ -6,7 +6,8 @@
  * step's `replaces` out.
  */
 import { coordinationStep } from '../../lib/engine/rbg-coordination';
-import type { CoordinationStatus, ObservedRole, ReplicaState } from '../../lib/engine/rbg-coordination-types';
+import type { ObservedRole, ReplicaState } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
 import { membersOf } from '../../lib/engine/rbg-members';
 import { strandedReplace } from '../../lib/engine/rbg-stranded';
 import { prefillDecodeRule } from '../support/rbg-rules';

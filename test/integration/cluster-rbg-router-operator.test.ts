@@ -21,23 +21,20 @@
  * `npm run controlplane:build`, `bash scripts/build-cluster.sh kwok rbg` and
  * `bash scripts/install-sglang-router.sh`.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { rbgRollbackPatch } from '../../lib/engine/rbg-steering';
 import { describeRouter } from '../../lib/runtime/rbg/status';
 import type { UpgradeAnalysis } from '../../lib/spec/analysis';
 import { DEPLOYMENT_TYPE, HTTPROUTE, RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
-import { RbgRolloutController } from '../../operator/rbg-controller';
-import { startTestCluster, TestCluster } from '../support/cluster';
-import { upstreamCrdFiles } from '../support/controlplane';
+import type { RbgRolloutController } from '../../operator/rbg-controller';
+import type { TestCluster } from '../support/cluster';
 import { eventReasons } from '../support/event-reasons';
 import { Proc, Supervisor } from '../support/processes';
 import { coordinationWhen, expectCurrentRevisionsRecorded, GroupContext } from '../support/rbg-operator-group';
 import { GroupState, WorkloadRecorder } from '../support/rbg-workload-recorder';
-import { requireSglangRouter, startSglangRouter } from '../support/sglang-router';
+import { RoutedGroupSuite, startRoutedGroupSuite } from '../support/routed-group-suite';
+import { startSglangRouter } from '../support/sglang-router';
 import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
 import { startStubPrometheus, StubPrometheus } from '../ui/support/stub-prometheus';
 import { waitFor } from '../support/wait-at-most';
@@ -48,42 +45,29 @@ const NS = 'default';
 const NAME = 'pd-routed';
 const ROUTE = `${NAME}-pd-router`;
 const REPLICAS = { prefill: 4, decode: 2 };
-const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
+let suite: RoutedGroupSuite;
 let cluster: TestCluster;
 let admin: KubeClient;
 let gitops: KubeClient;
-let controller: RbgRolloutController | undefined;
+let controller: RbgRolloutController;
 let ctx: GroupContext;
 let dir: string;
 let supervisor: Supervisor;
-const watches: { stop(): void }[] = [];
+let watches: { stop(): void }[];
 const routers: Proc[] = [];
 const workers: SimulatedWorker[] = [];
 const served: ServedPair[] = [];
 
 beforeAll(async () => {
-  requireSglangRouter();
-  const gatewayApi = (await upstreamCrdFiles()).filter((f) => f.includes('gateway.networking.k8s.io_'));
-  cluster = await startTestCluster({ rbg: true, nodes: 2, crds: gatewayApi });
-  admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-  gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
-  ctx = { cluster, admin, gitops, namespace: NS, watches };
-  controller = new RbgRolloutController({ client: admin, log: SILENT });
-  await controller.start();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-router-operator-'));
-  supervisor = new Supervisor(dir, 'RAYSHIFT_KEEP_SGLANG_ROUTER');
+  suite = await startRoutedGroupSuite('router-operator', NS);
+  ({ ctx, controller, dir, supervisor } = suite);
+  ({ cluster, admin, gitops, watches } = ctx);
 }, 300_000);
 
 afterAll(async () => {
   for (const proc of routers.splice(0)) await supervisor.kill(proc, 'SIGTERM', 5_000);
-  supervisor?.release();
   await Promise.all(workers.map((w) => w.close()));
-  for (const w of watches) w.stop();
-  await controller?.stop();
-  admin?.close();
-  gitops?.close();
-  await cluster?.stop();
-  if (dir && process.env.RAYSHIFT_KEEP_SGLANG_ROUTER !== '1') fs.rmSync(dir, { recursive: true, force: true });
+  await suite?.stop();
 }, 60_000);
 
 /** Everything the construct renders for group `name` (`replicas`, maxSkew `maxSkew`) at `image`, routed, and the release it makes. */
@@ -234,7 +218,7 @@ test('a rollback sends the new release nothing before any replica returns: the r
       // operator's status shows those counts: no workload event is left to wake a pass.
       const quiet = await coordinationWhen(ctx, name, 'the held round settled: the partitions\' replicas updated, all ready', (c) => c?.reason === 'WaitingForAnalysis' && c.roles.every((r) => r.updated === r.desired - r.partition && r.ready === r.desired));
       await recorder.until('the workloads at the settled counts', (s) => quiet.roles.every((r) => s[r.name]?.observed && s[r.name].partition === r.partition && s[r.name].updated === r.updated && s[r.name].ready === r.desired));
-      await controller!.idle();
+      await controller.idle();
       const settled = recorder.history.length;
       const rendered = v2.objects.find((o) => o.kind === 'HTTPRoute')!;
       const reset = await admin.apply(rendered, { force: true, fieldManager: 'argocd-controller' });
@@ -308,13 +292,13 @@ test('after the rollout the old release\'s router goes to 0 replicas; a rollout 
       if (typeof w === 'number') weights.push({ rv: Number(e.object.metadata.resourceVersion), weight: w });
     }));
 
-    // A rollout back to v1's templates (release v1 again, v2 the one rolled from), applied as Argo CD
-    // with `ignoreDifferences` on the Deployments' /spec/replicas (RespectIgnoreDifferences) would: without replicas.
+    // A rollout back to v1's templates (release v1 again, v2 the one rolled from), applied by server-side
+    // apply as rendered (as a GitOps sync or Pulumi would): the router Deployments carry no replicas.
     const back = synthesize('sglang:v1', v2.revision, name);
     expect(back.revision).toBe(v1.revision);
     for (const o of back.objects) {
-      const applied = o.kind === 'Deployment' ? { ...o, spec: Object.fromEntries(Object.entries(o.spec as object).filter(([k]) => k !== 'replicas')) } : o;
-      const out = await gitops.apply(applied as KubeObject, { force: true });
+      if (o.kind === 'Deployment') expect((o.spec as { replicas?: number }).replicas).toBeUndefined();
+      const out = await gitops.apply(o as KubeObject, { force: true });
       // The operator's scale took /spec/replicas over from the apply's manager: the apply leaves it at 0.
       if (o.metadata.name === v1Router) expect((out.spec as any).replicas ?? 0).toBe(0);
     }

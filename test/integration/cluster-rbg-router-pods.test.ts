@@ -9,52 +9,21 @@
  * and no router may fail one. Needs `npm run controlplane:build`,
  * `bash scripts/build-cluster.sh kwok rbg` and `bash scripts/install-sglang-router.sh`.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { KubeClient } from '../../lib/runtime/kube/client';
-import { RbgRolloutController } from '../../operator/rbg-controller';
-import { startTestCluster, TestCluster } from '../support/cluster';
-import { upstreamCrdFiles } from '../support/controlplane';
-import { Supervisor } from '../support/processes';
-import { GroupContext } from '../support/rbg-operator-group';
 import { routerRollout } from '../support/rbg-router-rollout';
-import { requireSglangRouter } from '../support/sglang-router';
+import { RoutedGroupSuite, startRoutedGroupSuite } from '../support/routed-group-suite';
 
-const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
-let cluster: TestCluster;
-let ctx: GroupContext;
-let controller: RbgRolloutController | undefined;
-let dir: string;
-let supervisor: Supervisor;
+let suite: RoutedGroupSuite;
 
 beforeAll(async () => {
-  requireSglangRouter();
-  const gatewayApi = (await upstreamCrdFiles()).filter((f) => f.includes('gateway.networking.k8s.io_'));
-  cluster = await startTestCluster({ rbg: true, nodes: 2, crds: gatewayApi });
-  const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-  const gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
-  ctx = { cluster, admin, gitops, namespace: 'default', watches: [] };
-  controller = new RbgRolloutController({ client: admin, log: SILENT });
-  await controller.start();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rayshift-router-pods-'));
-  supervisor = new Supervisor(dir, 'RAYSHIFT_KEEP_SGLANG_ROUTER');
+  suite = await startRoutedGroupSuite('router-pods', 'default');
 }, 300_000);
 
-afterAll(async () => {
-  supervisor?.release();
-  for (const w of ctx?.watches ?? []) w.stop();
-  await controller?.stop();
-  ctx?.admin.close();
-  ctx?.gitops.close();
-  await cluster?.stop();
-  if (dir && process.env.RAYSHIFT_KEEP_SGLANG_ROUTER !== '1') fs.rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => suite?.stop(), 60_000);
 
 test('40/20 under rayshift\'s routing: no request served by a mixed pair, none failed by either release\'s router', () =>
-  cluster.printLogsOnFailure(async () => {
+  suite.ctx.cluster.printLogsOnFailure(async () => {
     const shape = { name: 'pd40', namespace: 'default', replicas: { prefill: 40, decode: 20 }, maxSkew: '25%', maxUnavailable: '10%' };
-    const run = await routerRollout(ctx, cluster, supervisor, dir, shape, 'rayshift', 2);
+    const run = await routerRollout(suite.ctx, suite.ctx.cluster, suite.supervisor, suite.dir, shape, 'rayshift', 2);
     process.stdout.write(`routed 40/20 with the Pods' workers: weights ${run.weights}; ${run.result.statuses.length} requests (${run.result.sent.v2 ?? 0} to v2), ${run.mixed} by a mixed pair, failed ${JSON.stringify(run.result.failed)}; rollout ${run.wallMs} ms\n`);
     expect(run.mixed).toBe(0);
     // No router fails a request: each routed role keeps its last old replica until the route, as

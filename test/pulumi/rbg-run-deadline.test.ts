@@ -3,7 +3,7 @@
  * as the Pulumi run's deadline, never as the coordination's progress deadline, and, when a rollback
  * is under way, saying that it stops half done and the next `pulumi up` resumes it.
  */
-import type { CoordinationStatus, RoleRolloutStatus } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus, RoleRolloutStatus } from '../../lib/engine/rbg-coordination-status';
 import { runDeadlineMessage } from '../../lib/pulumi/rbg-rollout-operations';
 
 const INPUTS = { namespace: 'serving', name: 'pd', deadlineSeconds: 240 };

@@ -49,6 +49,10 @@ function releaseOf(ctx: GroupContext): ReleaseUnderTest {
 export interface Images {
   readonly default: string;
   readonly byRole?: Readonly<Record<string, string>>;
+  /** `nvidia.com/gpu` each replica asks for (its limit; a kwok Node advertises 8). @default none */
+  readonly gpus?: number;
+  /** Each replica Pod's `affinity`. @default none */
+  readonly affinity?: Readonly<Record<string, unknown>>;
 }
 
 /** The group as the construct synthesizes it with `executor: 'operator'` for `release` (no CoordinatedPolicy: RBG must not coordinate too). */
@@ -59,7 +63,16 @@ export function synthesizeOperatorGroup(namespace: string, name: string, images:
     version: release.version,
     rbgVersion: release.rbgVersion,
     executor: 'operator',
-    roles: Object.entries(replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image: images.byRole?.[role] ?? images.default }] } } })),
+    roles: Object.entries(replicas).map(([role, n]) => ({
+      name: role,
+      replicas: n,
+      template: {
+        spec: {
+          containers: [{ name: role, image: images.byRole?.[role] ?? images.default, ...(images.gpus !== undefined ? { resources: { limits: { 'nvidia.com/gpu': String(images.gpus) } } } : {}) }],
+          ...(images.affinity !== undefined ? { affinity: images.affinity } : {}),
+        },
+      },
+    })),
     coordination: [{ name: 'pd', roles: Object.keys(replicas), ...rule }],
   });
   const objects = Testing.synth(chart) as KubeObject[];
@@ -157,11 +170,12 @@ export class GroupUnderTest {
   }
 
   /**
-   * Creates the group at v1 and waits until every workload is ready and the operator armed the roles
-   * (paused; a StatefulSet, which ignores paused, held at partition = replicas).
+   * Creates the group at v1 (`sglang:v1`, or the images given) and waits until every workload is
+   * ready and the operator armed the roles (paused; a StatefulSet, which ignores paused, held at
+   * partition = replicas).
    */
-  async create(): Promise<void> {
-    await this.apply({ default: 'sglang:v1' });
+  async create(images: Images = { default: 'sglang:v1' }): Promise<void> {
+    await this.apply(images);
     const armed = await coordinationWhen(this.ctx, this.name, 'armed after the first revision', (c) => c?.phase === 'Complete');
     this.firstRevision = armed.revision;
     const held = (w: GroupState[string], n: number) => (this.honoursPaused ? w.paused : w.partition >= n);
@@ -258,9 +272,9 @@ export interface RbgOperatorCluster {
   stop(): Promise<void>;
 }
 
-/** Starts the test cluster with `rbg` and 2 Nodes and the operator's RBG controller on it. */
-export async function startRbgOperatorCluster(rbg: ClusterRbg): Promise<RbgOperatorCluster> {
-  const cluster = await startTestCluster({ rbg, nodes: 2 });
+/** Starts the test cluster with `rbg` and `nodes` kwok Nodes (8 GPUs each) and the operator's RBG controller on it. */
+export async function startRbgOperatorCluster(rbg: ClusterRbg, nodes = 2): Promise<RbgOperatorCluster> {
+  const cluster = await startTestCluster({ rbg, nodes });
   const admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
   const gitops = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'gitops' });
   const controller = new RbgRolloutController({ client: admin, log: { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined } });

@@ -13,6 +13,8 @@ export function prefillDecodeRule(overrides: Partial<ExecutorRule> & Pick<Execut
       { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 },
     ],
     rollbackOnDeadline: false,
+    capacityPolicy: 'wait',
+    surgeUnschedulableSeconds: 120,
     ...overrides,
   };
 }

@@ -6,15 +6,13 @@
  * network namespace and answers on 0.0.0.0:8265 (dashboard) and 0.0.0.0:8000 (`/-/healthz`) with the
  * simulated Serve dashboard of the cluster the request's local address belongs to
  * (`startServeFleetWhereNoRayRuns`, so Serve behaves as in every other suite). rayshift's operator
- * reaches the same dashboards through the fleet's address template. Needs root (`ip`).
- *
- * Pick a Pod network no other test on the machine routes (`startTestCluster({ podNetwork })`):
- * an address on this interface is local, so it would shadow another test's route to the same IP.
+ * reaches the same dashboards through the fleet's address template. Needs root (the interface,
+ * test/support/pod-ip-interface.ts, which says how to pick the Pod network).
  */
-import { execFileSync } from 'node:child_process';
 import * as http from 'node:http';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { POD } from '../../lib/spec/object-names';
+import { createPodIpInterface } from './pod-ip-interface';
 import { SimulatedServeFleet } from './simulated-controllers';
 
 /** Ports of a Ray head this answers on: the dashboard and Serve's HTTP proxy. */
@@ -27,22 +25,10 @@ export interface ServeFleetAtPodIps {
   stop(): Promise<void>;
 }
 
-function ip(...args: string[]): void {
-  execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
 /** Starts the servers and the head-Pod watch on `client`; `device` names the interface. */
 export async function startServeFleetAtPodIps(client: KubeClient, fleet: SimulatedServeFleet, device = 'rs-bench'): Promise<ServeFleetAtPodIps> {
   const base = new URL(fleet.template.replace('/{namespace}/{cluster}', ''));
-  try {
-    ip('link', 'del', device); // a previous run killed before its cleanup
-  } catch {
-    // none
-  }
-  // A veth pair, not a dummy link: this kernel has no dummy driver. Deleting one end removes both.
-  ip('link', 'add', device, 'type', 'veth', 'peer', 'name', `${device}-p`);
-  ip('link', 'set', device, 'up');
-  ip('link', 'set', `${device}-p`, 'up');
+  const iface = createPodIpInterface(device);
   const byIp = new Map<string, string>();
   const ipOfPod = new Map<string, string>();
 
@@ -68,11 +54,7 @@ export async function startServeFleetAtPodIps(client: KubeClient, fleet: Simulat
     if (addr === undefined) return;
     ipOfPod.delete(key);
     byIp.delete(addr);
-    try {
-      ip('addr', 'del', `${addr}/32`, 'dev', device);
-    } catch {
-      // already gone
-    }
+    iface.remove(addr);
   };
   const informer = client.watch(POD, '*', (e) => {
     const pod = e.object;
@@ -86,7 +68,7 @@ export async function startServeFleetAtPodIps(client: KubeClient, fleet: Simulat
     }
     if (ipOfPod.get(key) === podIP) return;
     unbind(key);
-    ip('addr', 'add', `${podIP}/32`, 'dev', device);
+    iface.add(podIP);
     ipOfPod.set(key, podIP);
     byIp.set(podIP, `${pod.metadata.namespace}/${labels['ray.io/cluster']}`);
   }, { resyncIntervalMs: 0 });
@@ -102,11 +84,7 @@ export async function startServeFleetAtPodIps(client: KubeClient, fleet: Simulat
           return closed;
         }),
       );
-      try {
-        ip('link', 'del', device);
-      } catch {
-        // gone
-      }
+      iface.close();
     },
   };
 }

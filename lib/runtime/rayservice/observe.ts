@@ -10,7 +10,7 @@ import { RayServiceSpec, type ResolvedUpgradeOptions } from '../../spec/rayservi
 import { needsCapacityPreflight } from '../../engine/capacity-policy';
 import { preflightUpgrade } from '../../engine/capacity-demand';
 import type { CapacityVerdict } from '../../engine/capacity-preflight';
-import { listCapacity } from './capacity';
+import { listCapacity } from '../capacity';
 import { needsSurgeScheduling, surgeSchedulingOf, type SurgeScheduling } from '../../engine/surge-scheduling';
 import { needsWorkerObservation, type ObservedWorkers } from '../../engine/worker-freeing';
 import type { ServeInstanceDetails } from '../serve/types';

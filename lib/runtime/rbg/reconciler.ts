@@ -16,12 +16,17 @@
  * router route's weights written before the patch (`router-route.ts`), so a rollback's 0 for the new
  * release lands before any replica returns; a lost race leaves weights that match what was observed.
  * A router that is to gain weight is scaled back before the route; an old release's router is
- * scaled to 0 after the patch recording its replicas (`rbg-router-scale.ts`).
+ * scaled to 0 after the patch recording its replicas (`rbg-router-scale.ts`). While a coordination
+ * is Progressing the pass reads the group's Pods (the same one list the routers count) and hands the
+ * coordinated roles' Unschedulable ones to the engine (`rbg-surge-scheduling.ts`), which may roll
+ * the rollout back under `capacityPolicy: fail`. A pass that may release a rollout's first round
+ * (`needsRbgCapacityPreflight`) lists the cluster's capacity (`listCapacity`, shared with the
+ * RayService) for the engine's preflight of that round (`rbg-capacity.ts`).
  */
-import { coordinationPass } from '../../engine/rbg-coordination-pass';
+import { coordinationPass, needsRbgCapacityPreflight } from '../../engine/rbg-coordination-pass';
 import { rbgRollbackRequestOf } from '../../engine/rbg-steering';
 import { ANALYSIS_OVERRIDE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
-import type { ExecutorRule, ObservedRole, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
+import type { ExecutorRule, ObservedRole, RbgCapacityReading, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
 import { readCoordination } from '../../engine/rbg-executor-rules';
 import { WarmupGateDecision, WarmupObservation, plannedWarmup, warmupGate, warmupPendingRules } from '../../engine/rbg-warmup';
 import { EXECUTOR_LABEL } from '../../spec/rbg';
@@ -41,10 +46,14 @@ import { observeWarmup, warmupObject } from './warmup';
 import { returnReplicas } from './return-replicas';
 import { mayStrand, replaceStranded, roleInstanceReplicas } from './stranded-replicas';
 import { carryPartitions } from './carry-partition';
-import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
+import { handOver } from './hand-over';
 import { workloadOf, workloadStatus } from './workloads';
 import { readStatefulSetReplicas } from './statefulset-replicas';
 import { observeRouterRoutes, scaleRouter, writeRouterWeights } from './router-route';
+import { groupPodsOnce, unschedulableByRole, type GroupPods } from './group-pods';
+import { needsRbgSurgeScheduling } from '../../engine/rbg-surge-scheduling';
+import type { SurgeScheduling } from '../../engine/surge-scheduling';
+import { listCapacity } from '../capacity';
 
 /** The Events of coordinated rollouts. */
 const RBG_EVENTS: EventSource = { controller: EVENT_CONTROLLER, action: 'CoordinatedRollout' };
@@ -144,7 +153,7 @@ export class RbgRolloutReconciler {
   async reconcile(namespace: string, name: string): Promise<RbgReconcileResult> {
     const group = await this.client.tryGet(this.type, name, namespace);
     if (!group || group.metadata.deletionTimestamp) return NOTHING;
-    if (group.metadata.labels?.[EXECUTOR_LABEL] !== this.executor) return { ...NOTHING, writes: await this.handOver(group) };
+    if (group.metadata.labels?.[EXECUTOR_LABEL] !== this.executor) return { ...NOTHING, writes: await handOver(this.client, this.type, group, this.log) };
     const key = `${namespace}/${name}`;
     const now = this.now();
     const generation = group.metadata.generation ?? 0;
@@ -170,8 +179,13 @@ export class RbgRolloutReconciler {
     const override = analysisOverrideOf(group.metadata.annotations?.[ANALYSIS_OVERRIDE_ANNOTATION]);
     const analysis = reading.analysis && { analysis: reading.analysis, namespace, group: name, ...(override ? { override } : {}), ...(measurements ? { measurements } : {}) };
     const rollback = rbgRollbackRequestOf(group.metadata.annotations);
-    const routes = await observeRouterRoutes(this.client, group, reading.rules);
-    const passOf = () => coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}), ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), routes, now });
+    // One list of the group's Pods per pass, for the routers and the scheduler watch alike.
+    const pods = groupPodsOnce(this.client, group);
+    const routes = await observeRouterRoutes(this.client, group, reading.rules, pods);
+    const scheduling = needsRbgSurgeScheduling(previous?.coordinations) ? await this.unschedulable(group, pods, coordinatedRoles, now) : undefined;
+    const gated = { previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}) };
+    const capacity = needsRbgCapacityPreflight({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, ...gated }) ? await this.capacity(group) : undefined;
+    const passOf = () => coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, ...gated, ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), routes, ...(scheduling ? { scheduling } : {}), ...(capacity ? { capacity } : {}), now });
     let pass = passOf();
     // The way back counts a StatefulSet role's Pods (statefulset-replicas.ts). They are read only when
     // a coordination rolls back (the pure pass is then decided again from them): on RBG v0.6.0 every
@@ -275,37 +289,31 @@ export class RbgRolloutReconciler {
   }
 
   /**
-   * Hands back a group that no longer names this executor (its label was removed or changed):
-   * unpauses the roles this executor coordinated (armed or stopped roles would otherwise never
-   * roll again) and removes the status annotation, in one guarded patch. Partitions are left as
-   * they are, but for a role held by its partition (a StatefulSet), whose arming partition goes.
-   * Returns the API writes made (0 when there is nothing to hand back). A lost write race is
-   * thrown, for the caller's retry.
+   * The coordinated roles' Unschedulable Pods by role, for the scheduler watch; undefined (nothing
+   * judged, the rollout goes on as without the watch) when the Pods cannot be listed, e.g. a Pulumi
+   * stack's kubeconfig without `list` on pods.
    */
-  private async handOver(group: KubeObject): Promise<number> {
-    const namespace = String(group.metadata.namespace);
-    const name = String(group.metadata.name);
-    const status = readRolloutStatus(group);
-    if (!status) return 0;
-    const reported = new Map(status.coordinations.flatMap((c) => c.roles.map((r) => [r.name, r] as const)));
-    const ops: JsonPatchOp[] = [];
-    asArray(asObject(group.spec).roles).forEach((value, index) => {
-      const role = asObject(value);
-      const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
-      if (!reported.has(String(role.name)) || ru.paused !== true) return;
-      ops.push({ op: 'test', path: `/spec/roles/${index}/name`, value: role.name }, { op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/paused`, value: false });
-      // A role held by its partition (its workload ignores paused) was armed at partition = replicas:
-      // unpausing it is lowering that to the partition its last rollout ended at (the user's floor).
-      const replicas = typeof role.replicas === 'number' ? role.replicas : 1;
-      if (!workloadHonoursPaused(roleWorkloadType(group.apiVersion, role).kind) && typeof ru.partition === 'number' && ru.partition >= replicas) {
-        const floor = reported.get(String(role.name))!.partition;
-        ops.push({ op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/partition`, value: floor < replicas ? floor : 0 });
-      }
-    });
-    ops.push({ op: 'remove', path: jsonPointer('metadata', 'annotations', STATUS_ANNOTATION) });
-    await this.client.patchJson(this.type, name, namespace, [{ op: 'test', path: '/metadata/resourceVersion', value: group.metadata.resourceVersion }, ...ops]);
-    this.log.info({ rbg: `${namespace}/${name}`, roles: [...reported.keys()] }, 'handed the group back to its new executor');
-    return 1;
+  private async unschedulable(group: KubeObject, pods: GroupPods, roles: readonly string[], now: number): Promise<Map<string, SurgeScheduling> | undefined> {
+    try {
+      return unschedulableByRole(group, await pods(), new Set(roles), now);
+    } catch (err) {
+      this.log.warn({ rbg: `${group.metadata.namespace}/${group.metadata.name}`, err: (err as Error).message }, 'scheduler watch skipped: the group\'s Pods could not be listed');
+      return undefined;
+    }
+  }
+
+  /**
+   * The cluster's capacity for the preflight of a rollout's first round, with the group as read;
+   * undefined (the round is released unchecked) when it cannot be listed, e.g. a Pulumi stack's
+   * kubeconfig without `list` on nodes.
+   */
+  private async capacity(group: KubeObject): Promise<RbgCapacityReading | undefined> {
+    try {
+      return { group, listed: await listCapacity(this.client, String(group.metadata.namespace)) };
+    } catch (err) {
+      this.log.warn({ rbg: `${group.metadata.namespace}/${group.metadata.name}`, err: (err as Error).message }, 'capacity preflight skipped: the cluster could not be read');
+      return undefined;
+    }
   }
 
   /** Writes role fields and the status annotation in one guarded patch, then the Events. */

@@ -15,15 +15,21 @@
  * the RoleInstanceSet carries `paused` (else it would update the instance forward again). The
  * RoleInstance's controller then brings its Pods to that spec; the RoleInstanceSet, paused, leaves
  * an existing instance at its revision.
+ *
+ * A RoleInstanceSet in RBG's Stateless pattern (routed roles) names its instances `<set>-<random>`:
+ * which of them go is the engine's choice by revision and readiness (`unorderedReturn`,
+ * lib/engine/rbg-unordered-return.ts, with what that set does read in RBG's source); the deletes and
+ * reverts are the same.
  */
 import type { RoleReturn } from '../../engine/rbg-coordination-types';
+import { unorderedReturn } from '../../engine/rbg-unordered-return';
 import { CONTROLLER_REVISION_LABEL, ROLE_INSTANCE_TYPE } from '../../spec/object-names';
 import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import { KubeApiError } from '../kube/errors';
 import { KnownTypes, KubeObject, ResourceType } from '../kube/types';
 import { deleteReplica } from './delete-replica';
-import { controlledReplicas, workloadOf, workloadStatus } from './workloads';
+import { controlledReplicas, controls, desiredReplicas, isStatelessSet, roleInstanceReady, sameRevision, statelessRevisionLabel, workloadOf, workloadStatus } from './workloads';
 
 /** apps/v1 ControllerRevision: a RoleInstanceSet's revisions of its template. */
 const CONTROLLER_REVISION_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'ControllerRevision', plural: 'controllerrevisions', namespaced: true };
@@ -48,9 +54,11 @@ const REPLICA_TYPES: Readonly<Record<string, ResourceType>> = { RoleInstanceSet:
  * revision label is the workload's update revision (the abandoned one), once the workload carries a
  * partition of at least `ret.below` (else a replica would come back on the abandoned revision), and
  * reverts in place those from `ret.below` up to `ret.revertBelow` (RoleInstances only); only
- * replicas the workload controls (its uid in their controller reference) are touched. Each delete
- * is guarded by the replica's uid and each revert by its resourceVersion, so a replica replaced
- * meanwhile stays. Nothing is done when the workload is not there yet, or is of a kind without ordinals.
+ * replicas the workload controls (its uid in their controller reference) are touched. On a
+ * Stateless RoleInstanceSet the replicas are the ones `unorderedReturn` names instead of ordinals.
+ * Each delete is guarded by the replica's uid and each revert by its resourceVersion, so a replica
+ * replaced meanwhile stays. Nothing is done when the workload is not there yet, or is of a kind
+ * without replicas it could recreate (a Deployment, a LeaderWorkerSet).
  */
 export async function returnReplicas(client: KubeClient, group: KubeObject, ret: RoleReturn): Promise<Returned> {
   const none: Returned = { deleted: 0, reverted: 0 };
@@ -66,18 +74,39 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   const current = status.currentRevision;
   const abandoned = status.updateRevision;
   if (abandoned === undefined || current === undefined || abandoned === current || (status.partition ?? -1) < ret.below) return none;
-  const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
-  // Only the replicas this workload controls (by uid): a same-named one of an earlier workload is not its to return.
-  const mine = controlledReplicas(workload, replicas.items).filter((x) => !x.replica.metadata.deletionTimestamp);
-  let deleted = 0;
-  for (const { replica } of mine.filter((x) => x.ordinal < ret.below)) if (await deleteReplica(client, replicaType, replica, namespace)) deleted++;
   // An unpaused RoleInstanceSet would update a reverted instance at or above its partition again.
   const paused = asObject(asObject(workload.spec).updateStrategy).paused === true;
-  const toRevert = replicaType === ROLE_INSTANCE_TYPE && paused ? mine.filter((x) => x.ordinal >= ret.below && x.ordinal < (ret.revertBelow ?? 0)) : [];
+  const stateless = isStatelessSet(workload);
+  let toDelete: KubeObject[];
+  let toRevert: KubeObject[];
+  if (stateless) {
+    // Its instances carry the revision's short hash (statelessRevisionLabel): all of the set's are
+    // listed (its selector), each compared as RBG compares them; the ones being deleted count as returned.
+    const selector = asObject(asObject(workload.spec).selector).matchLabels as Record<string, string> | undefined;
+    const listed = await client.list(replicaType, { namespace, ...(selector ? { labelSelector: selector } : {}) });
+    const mine = listed.items.filter((r) => controls(workload, r));
+    const onAbandoned = (r: KubeObject) => sameRevision(r.metadata.labels?.[CONTROLLER_REVISION_LABEL], abandoned);
+    const chosen = unorderedReturn(
+      mine.map((r) => ({ name: String(r.metadata.name), abandoned: onAbandoned(r), ready: roleInstanceReady(r), terminating: Boolean(r.metadata.deletionTimestamp) })),
+      desiredReplicas(workload),
+      paused ? ret : { below: ret.below },
+    );
+    toDelete = mine.filter((r) => chosen.remove.includes(String(r.metadata.name)));
+    toRevert = mine.filter((r) => chosen.revert.includes(String(r.metadata.name)));
+  } else {
+    const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
+    // Only the replicas this workload controls (by uid): a same-named one of an earlier workload is not its to return.
+    const mine = controlledReplicas(workload, replicas.items).filter((x) => !x.replica.metadata.deletionTimestamp);
+    toDelete = mine.filter((x) => x.ordinal < ret.below).map((x) => x.replica);
+    toRevert = replicaType === ROLE_INSTANCE_TYPE && paused ? mine.filter((x) => x.ordinal >= ret.below && x.ordinal < (ret.revertBelow ?? 0)).map((x) => x.replica) : [];
+  }
+  let deleted = 0;
+  for (const replica of toDelete) if (await deleteReplica(client, replicaType, replica, namespace)) deleted++;
   let reverted = 0;
   if (toRevert.length > 0) {
     const template = await revisionTemplate(client, current, namespace);
-    for (const { replica } of toRevert) if (await revertInstance(client, replica, current, template)) reverted++;
+    const label = stateless ? statelessRevisionLabel(current) : current;
+    for (const replica of toRevert) if (await revertInstance(client, replica, current, label, template)) reverted++;
   }
   return { deleted, reverted };
 }
@@ -92,16 +121,16 @@ async function revisionTemplate(client: KubeClient, name: string, namespace: str
 
 /**
  * Writes `template` (with the in-place readiness gate) into the RoleInstance `r` with the revision
- * label and in-place update state of `revision`; PUT guarded by the resourceVersion read. False when
- * the instance changed meanwhile (the next pass looks again).
+ * label `label` and the in-place update state of `revision`; PUT guarded by the resourceVersion read.
+ * False when the instance changed meanwhile (the next pass looks again).
  */
-async function revertInstance(client: KubeClient, r: KubeObject, revision: string, template: JsonObject): Promise<boolean> {
+async function revertInstance(client: KubeClient, r: KubeObject, revision: string, label: string, template: JsonObject): Promise<boolean> {
   const gates = asArray(template.readinessGates).map(asObject);
   const spec = { ...template, readinessGates: gates.some((g) => g.conditionType === IN_PLACE_READY_GATE) ? gates : [...gates, { conditionType: IN_PLACE_READY_GATE }] };
   const state = JSON.stringify({ revision, updateTimestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
   const next = {
     ...r,
-    metadata: { ...r.metadata, labels: { ...r.metadata.labels, [CONTROLLER_REVISION_LABEL]: revision }, annotations: { ...r.metadata.annotations, [IN_PLACE_UPDATE_STATE]: state } },
+    metadata: { ...r.metadata, labels: { ...r.metadata.labels, [CONTROLLER_REVISION_LABEL]: label }, annotations: { ...r.metadata.annotations, [IN_PLACE_UPDATE_STATE]: state } },
     spec,
   } as KubeObject;
   try {

@@ -6,13 +6,14 @@
  * The rule's router Deployments (labelled with its group and rule) are listed with the route, for the
  * engine's scale step (`routerScaleStep`), and scaled through the `scale` subresource
  * (`scaleRouter`), so a GitOps tool can ignore `/spec/replicas` of the rendered Deployment. The
- * routed roles' ready Pods are counted by release too: the weight rule never gives a release's router
- * more than its ready Pods can serve, whatever the workload's counts say.
+ * routed roles' ready Pods are counted by release too, from the pass's one list of the group's Pods
+ * (`group-pods.ts`): the weight rule never gives a release's router more than its ready Pods can
+ * serve, whatever the workload's counts say.
  */
 import type { ExecutorRule } from '../../engine/rbg-coordination-types';
 import type { ObservedRouterDeployment, ScaleRouterAction } from '../../engine/rbg-router-scale';
 import { routerRouteName, type ObservedRouterRoute, type SetRouterWeightsAction } from '../../engine/rbg-router-step';
-import { DEPLOYMENT_TYPE, HTTPROUTE, POD, RBG_V1ALPHA1_POD_LABELS, RBG_V1ALPHA2_POD_LABELS, ROUTER_FOR_LABEL, ROUTER_REVISION_LABEL, ROUTER_RULE_LABEL } from '../../spec/object-names';
+import { DEPLOYMENT_TYPE, HTTPROUTE, ROUTER_FOR_LABEL, ROUTER_REVISION_LABEL, ROUTER_RULE_LABEL, rbgPodLabels } from '../../spec/object-names';
 import type { JsonObject } from '../../spec/read';
 import type { KubeClient } from '../kube/client';
 import { isNotFound, isPatchConflict } from '../kube/errors';
@@ -21,9 +22,10 @@ import { recordEvents, type EventSource } from '../kube/events';
 import type { KubeObject } from '../kube/types';
 import { podReady } from '../kube/pod-ready';
 import { kubeRouteClient, writeRouteWeights } from '../route/weight-patch';
+import type { GroupPods } from './group-pods';
 
-/** Each routed rule's router route (`<group>-<rule>-router` in the group's namespace) as read, by rule name. */
-export async function observeRouterRoutes(client: KubeClient, group: KubeObject, rules: readonly ExecutorRule[]): Promise<Map<string, ObservedRouterRoute>> {
+/** Each routed rule's router route (`<group>-<rule>-router` in the group's namespace) as read, by rule name; `pods`, the pass's list of the group's Pods. */
+export async function observeRouterRoutes(client: KubeClient, group: KubeObject, rules: readonly ExecutorRule[], pods: GroupPods): Promise<Map<string, ObservedRouterRoute>> {
   const out = new Map<string, ObservedRouterRoute>();
   let readyPods: ReadonlyMap<string, ReadonlyMap<string, number>> | undefined;
   for (const rule of rules) {
@@ -37,24 +39,23 @@ export async function observeRouterRoutes(client: KubeClient, group: KubeObject,
     }
     const list = await client.list(DEPLOYMENT_TYPE, { namespace, labelSelector: { [ROUTER_FOR_LABEL]: String(group.metadata.name), [ROUTER_RULE_LABEL]: rule.name } });
     const deployments = new Map(list.items.map((d) => [String(d.metadata.name), routerDeployment(d)] as const));
-    // One list of the group's Pods serves every routed rule of the pass.
-    readyPods ??= await readyGroupPods(client, group);
+    // One count of the group's Pods serves every routed rule of the pass.
+    readyPods ??= readyGroupPods(group, await pods());
     out.set(rule.name, { name, route: route as unknown as JsonObject, deployments, readyPods });
   }
   return out;
 }
 
 /**
- * The Pods of `group` that a release's router can reach, per role and release: ready and not
- * terminating, by RBG's role label and their `rayshift.dev/router-revision` label ('' when absent).
- * Listed by the group label RBG puts on its Pods, one of those the routers' service discovery selects by.
+ * The Pods of `group` (`pods`, listed by RBG's group label) that a release's router can reach, per
+ * role and release: ready and not terminating, by RBG's role label and their
+ * `rayshift.dev/router-revision` label ('' when absent).
  */
-async function readyGroupPods(client: KubeClient, group: KubeObject): Promise<ReadonlyMap<string, ReadonlyMap<string, number>>> {
-  const labels = String(group.apiVersion).endsWith('/v1alpha1') ? RBG_V1ALPHA1_POD_LABELS : RBG_V1ALPHA2_POD_LABELS;
-  const pods = await client.list(POD, { namespace: String(group.metadata.namespace), labelSelector: { [labels.group]: String(group.metadata.name) } });
+function readyGroupPods(group: KubeObject, pods: readonly KubeObject[]): ReadonlyMap<string, ReadonlyMap<string, number>> {
+  const roleLabel = rbgPodLabels(group).role;
   const out = new Map<string, Map<string, number>>();
-  for (const pod of pods.items) {
-    const role = pod.metadata.labels?.[labels.role];
+  for (const pod of pods) {
+    const role = pod.metadata.labels?.[roleLabel];
     if (role === undefined || pod.metadata.deletionTimestamp || !podReady(pod)) continue;
     const byRelease = out.get(role) ?? new Map<string, number>();
     const revision = pod.metadata.labels?.[ROUTER_REVISION_LABEL] ?? '';

@@ -4,14 +4,14 @@
  * schema would prune foreign fields). One entry per coordination (`CoordinationStatus`, the
  * engine's), with one entry per role.
  */
-import type { CoordinationStatus } from '../../engine/rbg-coordination-types';
+import type { CoordinationCapacityStatus, CoordinationStatus, CoordinationSurgeStatus } from '../../engine/rbg-coordination-status';
 import type { WarmupGateStatus } from '../../engine/rbg-warmup';
 import type { RouterStatus } from '../../engine/rbg-router-step';
 import { asArray, asObject, isObject } from '../../spec/read';
 import { STATUS_ANNOTATION } from '../../spec/object-names';
 
 // The type's home is the engine; re-exported for readers of the status document.
-export type { CoordinationStatus } from '../../engine/rbg-coordination-types';
+export type { CoordinationStatus } from '../../engine/rbg-coordination-status';
 
 /** The whole annotation. */
 export interface RolloutStatusDocument {
@@ -44,7 +44,8 @@ export function readRolloutStatus(group: { metadata?: { annotations?: Record<str
 
 /**
  * One line per coordination, for logs and the CLI: `pd-rollout Progressing (round 3): prefill 12/40,
- * decode 6/20 updated; skew 0.0% ≤ 10%`; during and after a rollback, its rounds and each role's
+ * decode 6/20 updated; skew 0.0% ≤ 10%` (and the first round's preflight, `describeCapacity`, and
+ * the scheduler watch's record, `describeSurge`, when it has them); during and after a rollback, its rounds and each role's
  * replicas on the abandoned revision: `pd-rollout RollingBack (round 2, rollback round 1): prefill
  * 1/4, decode 1/2 on the abandoned revision; …`.
  */
@@ -56,7 +57,19 @@ export function describeCoordination(s: CoordinationStatus): string {
   const roles = s.roles.map((r) => `${r.name} ${r.updated}/${r.desired}`).join(', ');
   const blocking = s.blockingRole !== undefined ? `; blocked by ${s.blockingRole}` : '';
   const router = s.router ? `; ${describeRouter(s.router)}` : '';
-  return `${s.name} ${s.phase} (round ${s.rounds}): ${roles} updated; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%${blocking}${router}`;
+  const surge = s.surgeUnschedulable ? `; ${describeSurge(s.surgeUnschedulable)}` : '';
+  const capacity = s.capacity ? `; ${describeCapacity(s.capacity)}` : '';
+  return `${s.name} ${s.phase} (round ${s.rounds}): ${roles} updated; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%${blocking}${router}${capacity}${surge}`;
+}
+
+/** The first round's preflight when it did not fit: `first round did not fit (2026-11-30T10:00:01.000Z): decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free`. */
+export function describeCapacity(c: CoordinationCapacityStatus): string {
+  return `first round did not fit (${c.at}): ${c.message}`;
+}
+
+/** The scheduler watch's record: `2 Pod(s) of decode Unschedulable since 2026-11-30T10:00:02.000Z (past surgeUnschedulableSeconds)`. */
+export function describeSurge(u: CoordinationSurgeStatus): string {
+  return `${u.pods} Pod(s) of ${u.roles.join(', ') || 'the coordinated roles'} Unschedulable since ${u.since}${u.boundExceeded ? ' (past surgeUnschedulableSeconds)' : ''}`;
 }
 
 /**

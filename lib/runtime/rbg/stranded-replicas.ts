@@ -9,13 +9,16 @@ import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import type { KubeObject } from '../kube/types';
 import { deleteReplica } from './delete-replica';
-import { controlledReplicas, desiredReplicas, workloadOf, workloadStatus } from './workloads';
+import { controlledReplicas, desiredReplicas, isStatelessSet, roleInstanceReady, workloadOf, workloadStatus } from './workloads';
 
-/** RBG's condition of a ready RoleInstance (`RoleInstanceReady`, api/workloads/v1alpha2). */
-const ROLE_INSTANCE_READY = 'RoleInstanceReady';
-
-/** True when `set` (a RoleInstanceSet) says it is on one revision yet counts fewer replicas updated than it has. */
+/**
+ * True when `set` (a RoleInstanceSet) says it is on one revision yet counts fewer replicas updated
+ * than it has. Never for a Stateless set: with its update revision equal to its current one it
+ * updates the instances off it itself, down to its partition, whenever unpaused (RBG v0.7.0
+ * statelessmode/sync/helper.go:145-153, update.go:69-111), and its instances have no ordinals to name.
+ */
 export function mayStrand(set: KubeObject): boolean {
+  if (isStatelessSet(set)) return false;
   const status = workloadStatus(set as unknown as JsonObject);
   return status.updateRevision !== undefined && status.updateRevision === status.currentRevision && status.updatedReplicas !== undefined && status.updatedReplicas < desiredReplicas(set);
 }
@@ -37,7 +40,7 @@ export async function roleInstanceReplicas(client: KubeClient, set: KubeObject):
     .map(({ replica: instance, ordinal }) => ({
       ordinal,
       revision: instance.metadata.labels?.[CONTROLLER_REVISION_LABEL] === revision ? ('current' as const) : ('other' as const),
-      ready: asArray(asObject(instance.status).conditions).some((c) => asObject(c).type === ROLE_INSTANCE_READY && asObject(c).status === 'True'),
+      ready: roleInstanceReady(instance),
       terminating: Boolean(instance.metadata.deletionTimestamp),
     }))
     .sort((a, b) => a.ordinal - b.ordinal);

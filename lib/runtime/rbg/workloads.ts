@@ -3,8 +3,9 @@
  * `rbg.workloads.x-k8s.io/role-workload-type` annotation in v1alpha2 (default RoleInstanceSet) and
  * from `role.workload` in v1alpha1 (default StatefulSet).
  */
+import { RBG_INSTANCE_PATTERN_ANNOTATION, RBG_STATELESS_PATTERN, ordinalOf, rbgWorkloadName } from '../../spec/object-names';
 import { roleWorkloadType } from '../../spec/rbg-releases';
-import { JsonObject, asObject } from '../../spec/read';
+import { JsonObject, asArray, asObject } from '../../spec/read';
 import type { KubeObject, ResourceType } from '../kube/types';
 import type { WorkloadStatus } from './observe';
 
@@ -18,8 +19,7 @@ export interface WorkloadRef {
 
 /** The workload of `role` in `group` (`v1alpha1` or `v1alpha2` per the group's apiVersion). */
 export function workloadOf(group: JsonObject, role: JsonObject): WorkloadRef {
-  const name = `${String(asObject(group.metadata).name)}-${String(role.name)}`;
-  return { name, type: roleWorkloadType(group.apiVersion, role) };
+  return { name: rbgWorkloadName(String(asObject(group.metadata).name), String(role.name)), type: roleWorkloadType(group.apiVersion, role) };
 }
 
 /**
@@ -46,13 +46,6 @@ export function workloadStatus(workload: JsonObject): WorkloadStatus {
   };
 }
 
-/** The ordinal of a workload's replica named `<workload>-<ordinal>`, or undefined for any other name. */
-export function ordinalOf(workload: string, name: unknown): number | undefined {
-  const text = String(name);
-  const digits = text.startsWith(`${workload}-`) ? text.slice(workload.length + 1) : '';
-  return /^\d{1,9}$/.test(digits) ? Number(digits) : undefined;
-}
-
 /** A workload's `spec.replicas` (default 1). */
 export function desiredReplicas(workload: KubeObject): number {
   const size = asObject(workload.spec).replicas;
@@ -67,7 +60,42 @@ export function controlledReplicas(workload: KubeObject, items: readonly KubeObj
   const name = String(workload.metadata.name);
   return items.flatMap((replica) => {
     const ordinal = ordinalOf(name, replica.metadata.name);
-    const controlled = (replica.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === workload.metadata.uid);
-    return ordinal !== undefined && ordinal < below && controlled ? [{ replica, ordinal }] : [];
+    return ordinal !== undefined && ordinal < below && controls(workload, replica) ? [{ replica, ordinal }] : [];
   });
+}
+
+/** True when `workload`'s uid is in `replica`'s controller reference (a same-named replica of an earlier workload is not its). */
+export function controls(workload: KubeObject, replica: KubeObject): boolean {
+  return (replica.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === workload.metadata.uid);
+}
+
+/**
+ * True for a RoleInstanceSet in RBG's Stateless pattern (its `role-instance-pattern` annotation,
+ * copied from the role; v0.7.0 and v0.8.0-alpha.5): its RoleInstances are named
+ * `<set>-<random>`, without ordinals (lib/engine/rbg-unordered-return.ts).
+ */
+export function isStatelessSet(workload: KubeObject): boolean {
+  return workload.kind === 'RoleInstanceSet' && workload.metadata.annotations?.[RBG_INSTANCE_PATTERN_ANNOTATION] === RBG_STATELESS_PATTERN;
+}
+
+/**
+ * The `controller-revision-hash` label a Stateless RoleInstanceSet writes on its instances for the
+ * ControllerRevision `revision`: only its last `-` segment (RBG v0.7.0 and v0.8.0-alpha.5,
+ * statelessmode/utils/utils.go `WriteRevisionHash`, `GetShortHash`); the stateful pattern writes the name.
+ */
+export function statelessRevisionLabel(revision: string): string {
+  return revision.slice(revision.lastIndexOf('-') + 1);
+}
+
+/** True when a replica's revision label names `revision`, whole or by its last segment, as RBG compares them (`EqualToRevisionHash`). */
+export function sameRevision(label: string | undefined, revision: string): boolean {
+  return label !== undefined && (label === revision || statelessRevisionLabel(label) === statelessRevisionLabel(revision));
+}
+
+/** RBG's condition of a ready RoleInstance (`RoleInstanceReady`, api/workloads/v1alpha2). */
+const ROLE_INSTANCE_READY = 'RoleInstanceReady';
+
+/** True when a RoleInstance's `RoleInstanceReady` condition is True. */
+export function roleInstanceReady(instance: KubeObject): boolean {
+  return asArray(asObject(instance.status).conditions).some((c) => asObject(c).type === ROLE_INSTANCE_READY && asObject(c).status === 'True');
 }

@@ -4,7 +4,7 @@ import { buildEvent, microTime } from '../../../lib/runtime/kube/events';
 import { RbgRolloutMetrics } from '../../../lib/runtime/rbg/metrics';
 import { EVENT_CONTROLLER, STATUS_ANNOTATION } from '../../../lib/spec/object-names';
 import { roleWriteOps } from '../../../lib/runtime/rbg/reconciler';
-import type { CoordinationStatus } from '../../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../../lib/engine/rbg-coordination-status';
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from '../../../lib/runtime/rbg/status';
 
 const group = (roles: unknown[]) => ({ apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroup', metadata: { name: 'pd', namespace: 'serving', uid: 'u-1', resourceVersion: '42' }, spec: { roles } });
@@ -83,6 +83,20 @@ describe('status annotation', () => {
 
   test('describeCoordination says phase, round, per-role progress, skew and the blocking role', () => {
     expect(describeCoordination(coordination)).toBe('pd-rollout Progressing (round 3): prefill 12/40, decode 5/20 updated; skew 5.0% ≤ 10%; blocked by decode');
+  });
+
+  test('describeCoordination adds the scheduler watch\'s record when there is one', () => {
+    const surgeUnschedulable = { pods: 2, roles: ['decode'], since: '2026-11-30T10:00:02.000Z', message: '0/2 nodes are available', boundExceeded: true };
+    expect(describeCoordination({ ...coordination, surgeUnschedulable })).toBe(
+      'pd-rollout Progressing (round 3): prefill 12/40, decode 5/20 updated; skew 5.0% ≤ 10%; blocked by decode; 2 Pod(s) of decode Unschedulable since 2026-11-30T10:00:02.000Z (past surgeUnschedulableSeconds)',
+    );
+  });
+
+  test('describeCoordination adds the first round\'s capacity preflight when it did not fit', () => {
+    const capacity = { outcome: 'doesNotFit' as const, message: 'decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free', at: '2026-11-30T10:00:01.000Z' };
+    expect(describeCoordination({ ...coordination, phase: 'Failed', reason: 'InsufficientCapacity', rounds: 0, blockingRole: undefined, capacity })).toBe(
+      'pd-rollout Failed (round 0): prefill 12/40, decode 5/20 updated; skew 5.0% ≤ 10%; first round did not fit (2026-11-30T10:00:01.000Z): decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free',
+    );
   });
 });
 

@@ -1,6 +1,7 @@
 /** Reading a routed rule's route, router Deployments and routed Pods (lib/runtime/rbg/router-route.ts `observeRouterRoutes`). */
 import type { KubeClient } from '../../../lib/runtime/kube/client';
 import type { KubeObject } from '../../../lib/runtime/kube/types';
+import { groupPodsOnce } from '../../../lib/runtime/rbg/group-pods';
 import { observeRouterRoutes } from '../../../lib/runtime/rbg/router-route';
 import { resolveRouter } from '../../../lib/spec/rbg-router';
 import { prefillDecodeRule } from '../../support/rbg-rules';
@@ -41,7 +42,7 @@ test('counts each routed role\'s ready Pods by release, leaving out unready, ter
   ]);
   const group = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'RoleBasedGroup', metadata: { name: 'g', namespace: 'ns' } } as KubeObject;
   // Two routed rules over the same roles: the Pods are listed once for both.
-  const routes = await observeRouterRoutes(c, group, [rule, { ...rule, name: 'pd2' }]);
+  const routes = await observeRouterRoutes(c, group, [rule, { ...rule, name: 'pd2' }], groupPodsOnce(c, group));
   const readyPods = routes.get('pd')!.readyPods!;
   expect(Object.fromEntries([...readyPods].map(([role, byRelease]) => [role, Object.fromEntries(byRelease)]))).toEqual({ prefill: { new: 1, old: 2 }, decode: { '': 1, new: 1 } });
   expect(routes.get('pd2')!.readyPods).toBe(readyPods);
@@ -51,7 +52,7 @@ test('counts each routed role\'s ready Pods by release, leaving out unready, ter
 test('a v1alpha1 group\'s Pods are listed by its own group label', async () => {
   const { client: c, lists } = client([]);
   const group = { apiVersion: 'workloads.x-k8s.io/v1alpha1', kind: 'RoleBasedGroup', metadata: { name: 'g', namespace: 'ns' } } as KubeObject;
-  const routes = await observeRouterRoutes(c, group, [rule]);
+  const routes = await observeRouterRoutes(c, group, [rule], groupPodsOnce(c, group));
   expect(lists.filter((l) => l.startsWith('Pod'))).toEqual(['Pod {"rolebasedgroup.workloads.x-k8s.io/name":"g"}']);
   expect(routes.get('pd')!.readyPods!.size).toBe(0);
 });

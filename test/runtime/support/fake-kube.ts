@@ -105,12 +105,15 @@ export class FakeKube implements RayServiceKube {
     return o && (structuredClone(o) as T);
   }
 
+  /** Without a namespace, every namespace's objects (as the API server lists a namespaced type); of field selectors only `spec.nodeName!=` (bound Pods). */
   async list<T extends KubeObject = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
     const selector = opts.labelSelector ?? {};
     if (typeof selector === 'string') throw new Error('fake: string label selectors are not supported');
-    const prefix = `${type.apiVersion}/${type.kind}/${opts.namespace ?? ''}/`;
+    if (opts.fieldSelector !== undefined && opts.fieldSelector !== 'spec.nodeName!=') throw new Error(`fake: field selector ${opts.fieldSelector} is not supported`);
+    const bound = (o: KubeObject) => opts.fieldSelector === undefined || Boolean((o.spec as { nodeName?: string } | undefined)?.nodeName);
+    const prefix = opts.namespace === undefined ? `${type.apiVersion}/${type.kind}/` : `${type.apiVersion}/${type.kind}/${opts.namespace}/`;
     const items = [...this.objects.entries()]
-      .filter(([k, o]) => k.startsWith(prefix) && Object.entries(selector).every(([l, v]) => o.metadata.labels?.[l] === v))
+      .filter(([k, o]) => k.startsWith(prefix) && bound(o) && Object.entries(selector).every(([l, v]) => o.metadata.labels?.[l] === v))
       .map(([, o]) => structuredClone(o) as T);
     return { items, resourceVersion: String(this.rv) };
   }

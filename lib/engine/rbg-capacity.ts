@@ -1,0 +1,47 @@
+/**
+ * The capacity preflight of a RoleBasedGroup rollout (pure): the round that starts a rollout (the
+ * first to lower a partition for the new revision) is placed, before it is released, on the
+ * cluster the executor listed (`rbgRoundPreflight`, capacity-demand.ts, on `capacityPreflight`
+ * shared with the RayService). The round's own old Pods go first (a coordinated role has no
+ * surge), so a round that fits once they are gone fits. When it does not fit, the rule's
+ * `capacityPolicy` decides: `wait` releases the round as without the preflight, with the verdict
+ * in the coordination's `capacity` and one Warning Event `InsufficientCapacity`; `fail` releases
+ * nothing (every role stays paused where it stands), phase `Failed`, reason `InsufficientCapacity`,
+ * one Event, and the rollout is judged again only once the template changes again. The executor
+ * lists the capacity only for a pass that may release a first round (`needsRbgCapacityPreflight`,
+ * rbg-coordination-pass.ts); without it the round is released unchecked.
+ */
+import { rbgRoundPreflight } from './capacity-demand';
+import { CAPACITY_EVENT_ACTION, CAPACITY_EVENT_REASON } from './capacity-policy';
+import type { CoordinationStep, CoordinationStepInput, RolloutEvent } from './rbg-coordination-types';
+import type { CoordinationCapacityStatus } from './rbg-coordination-status';
+import { changed, roleStatus, type Member } from './rbg-members';
+
+/**
+ * `step`, the one that releases a rollout's first round (each role `partitions` names lowered to
+ * its partition there), under the preflight when the executor listed the capacity (see the file comment).
+ */
+export function preflightFirstRound(input: CoordinationStepInput, members: readonly Member[], step: CoordinationStep, partitions: ReadonlyMap<string, number>): CoordinationStep {
+  const { rule, now, capacity } = input;
+  const verdict = capacity && rbgRoundPreflight(capacity.group, partitions, capacity.listed);
+  if (verdict?.outcome !== 'doesNotFit') return step;
+  const record: CoordinationCapacityStatus = { outcome: 'doesNotFit', message: verdict.message ?? '', at: new Date(now).toISOString() };
+  const fail = rule.capacityPolicy === 'fail';
+  const what = fail ? 'rollout not started (capacityPolicy fail)' : "rollout started; its first round's new Pods wait for the scheduler until capacity is free (capacityPolicy wait)";
+  const event: RolloutEvent = { type: 'Warning', reason: CAPACITY_EVENT_REASON, action: CAPACITY_EVENT_ACTION, message: `${rule.name}: ${what}: ${record.message}` };
+  if (!fail) return { ...step, status: { ...step.status, capacity: record }, events: [...step.events, event] };
+  const { deadlineAt: _none, blockingRole: _who, ...rest } = step.status;
+  return {
+    status: {
+      ...rest,
+      phase: 'Failed',
+      reason: CAPACITY_EVENT_REASON,
+      message: `${what}: ${record.message}`,
+      rounds: 0,
+      capacity: record,
+      roles: members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, 'Stopped', 'not started: the first round does not fit')),
+    },
+    writes: members.flatMap((m) => changed(m, m.observed.partition ?? 0, true)),
+    events: [event],
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * The capacity preflight of a RoleBasedGroup rollout's first round (pure, fixed times): the demand
+ * of the round and the Pods it frees (`rbgRoundPreflight`), the policy in the coordination step
+ * (`preflightFirstRound` through `coordinationStep`), and when the executor lists the capacity
+ * (`needsRbgCapacityPreflight`).
+ */
+import type { ListedCapacity } from '../../lib/engine/capacity-demand';
+import { rbgRoundPreflight } from '../../lib/engine/capacity-demand';
+import { coordinationStep } from '../../lib/engine/rbg-coordination';
+import { needsRbgCapacityPreflight } from '../../lib/engine/rbg-coordination-pass';
+import type { CoordinationStep, ExecutorRule, ObservedRole, RbgCapacityReading } from '../../lib/engine/rbg-coordination-types';
+import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
+import type { WarmupGateDecision } from '../../lib/engine/rbg-warmup';
+
+const T0 = Date.parse('2026-11-30T10:00:00Z');
+const GROUP = 'rbg.workloads.x-k8s.io/group-name';
+const ROLE = 'rbg.workloads.x-k8s.io/role-name';
+const MISFIT = 'decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free';
+
+function rule(capacityPolicy: 'wait' | 'fail' = 'wait'): ExecutorRule {
+  return {
+    name: 'pd',
+    maxSkewPercent: 100,
+    roles: [
+      { name: 'prefill', replicas: 1, partition: 0, maxUnavailable: 1 },
+      { name: 'decode', replicas: 1, partition: 0, maxUnavailable: 1 },
+    ],
+    progressDeadlineSeconds: 600,
+    rollbackOnDeadline: false,
+    capacityPolicy,
+    surgeUnschedulableSeconds: 120,
+  };
+}
+
+/** Both roles at `revision`, one replica each: `armed` (paused, nothing updated) or every replica on it. */
+function roles(revision: string, armed: boolean): Map<string, ObservedRole> {
+  return new Map(
+    ['prefill', 'decode'].map((name, index) => [
+      name,
+      { name, index, desired: 1, partition: 0, maxUnavailable: 1, paused: true, revision, progress: { updatedReplicas: armed ? 0 : 1, readyReplicas: 1, source: 'group' as const } },
+    ]),
+  );
+}
+
+const gpuTemplate = (image: string, gpus: number) => ({ spec: { containers: [{ name: 'decode', image, resources: { limits: { 'nvidia.com/gpu': String(gpus) } } }] } });
+const cpuTemplate = (image: string) => ({ spec: { containers: [{ name: 'prefill', image, resources: { requests: { cpu: '1' } } }] } });
+
+/** The group as read after the template change: decode's new replica asks 4 GPUs. */
+const group = {
+  apiVersion: 'workloads.x-k8s.io/v1alpha2',
+  kind: 'RoleBasedGroup',
+  metadata: { name: 'pd', namespace: 'ns' },
+  spec: {
+    roles: [
+      { name: 'prefill', replicas: 1, standalonePattern: { template: cpuTemplate('v2') } },
+      { name: 'decode', replicas: 1, standalonePattern: { template: gpuTemplate('v2', 4) } },
+    ],
+  },
+};
+
+const node = (name: string, gpus: number) => ({ metadata: { name, labels: {} }, status: { allocatable: { cpu: '32', 'nvidia.com/gpu': String(gpus), pods: '110' } } });
+const pod = (name: string, namespace: string, labels: Record<string, string>, template: { spec: object }, nodeName = 'gpu-0') => ({
+  metadata: { name, namespace, labels },
+  spec: { ...template.spec, nodeName },
+  status: { phase: 'Running' },
+});
+const ofGroup = (role: string) => ({ [GROUP]: 'pd', [ROLE]: role });
+
+/**
+ * One 8-GPU Node with 1 GPU free: another namespace's filler holds the rest beside the group's own
+ * Pods, whose old decode replica holds `oldDecodeGpus` (freed by the round before its successor is created).
+ */
+function listed(oldDecodeGpus: number, nodes = [node('gpu-0', 8)]): ListedCapacity {
+  return {
+    nodes,
+    pods: [
+      pod('filler', 'other', {}, gpuTemplate('pause', 7 - oldDecodeGpus)),
+      pod('pd-prefill-0', 'ns', ofGroup('prefill'), cpuTemplate('v1')),
+      pod('pd-decode-0', 'ns', ofGroup('decode'), gpuTemplate('v1', oldDecodeGpus)),
+    ],
+    quotas: [],
+    limitRanges: [],
+  };
+}
+
+/** The rollout of v1 complete: what the step sees before the template change. */
+const complete = (r: ExecutorRule) => coordinationStep({ rule: r, roles: roles('v1', false), controllerCaughtUp: true, now: T0 - 60_000 }).status;
+
+function step(r: ExecutorRule, previous: CoordinationStatus, observed: Map<string, ObservedRole>, now: number, capacity?: RbgCapacityReading): CoordinationStep {
+  return coordinationStep({ rule: r, roles: observed, controllerCaughtUp: true, previous, now, ...(capacity ? { capacity } : {}) });
+}
+
+describe('the first round of a rollout, preflighted', () => {
+  test('fits once the Pods it replaces are gone (RBG takes a replica down before its successor): the round as without the preflight, nothing recorded', () => {
+    const r = rule();
+    const unchecked = step(r, complete(r), roles('v2', true), T0);
+    const checked = step(r, complete(r), roles('v2', true), T0, { group, listed: listed(3) });
+    expect(checked).toEqual(unchecked);
+    expect(checked.status).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
+    expect(checked.status.capacity).toBeUndefined();
+  });
+
+  test('wait: a round needing 4 GPUs with 1 free (2 once its old Pod is gone) is released, recorded, and reported by one Event; the record stays until the rollout completes', () => {
+    const r = rule('wait');
+    const unchecked = step(r, complete(r), roles('v2', true), T0);
+    const s = step(r, complete(r), roles('v2', true), T0, { group, listed: listed(1) });
+    expect(s.writes).toEqual(unchecked.writes);
+    expect(s.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
+      ['prefill', 0, false],
+      ['decode', 0, false],
+    ]);
+    expect(s.status).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1, capacity: { outcome: 'doesNotFit', message: MISFIT, at: '2026-11-30T10:00:00.000Z' } });
+    expect(s.events).toEqual([
+      unchecked.events[0],
+      { type: 'Warning', reason: 'InsufficientCapacity', action: 'CapacityPreflight', message: `pd: rollout started; its first round's new Pods wait for the scheduler until capacity is free (capacityPolicy wait): ${MISFIT}` },
+    ]);
+    // The next pass (round 1 written, its replicas not placed yet): the record is kept, no second Event, no second judgement.
+    const written = new Map([...roles('v2', true)].map(([n, o]) => [n, { ...o, paused: false }]));
+    const next = step(r, s.status, written, T0 + 1_000, { group, listed: listed(1) });
+    expect(next.status.capacity).toEqual(s.status.capacity);
+    expect(next.events).toEqual([]);
+    // Both roles on v2: Complete, and the record is gone.
+    const done = step(r, next.status, roles('v2', false), T0 + 2_000);
+    expect(done.status.phase).toBe('Complete');
+    expect(done.status.capacity).toBeUndefined();
+  });
+
+  test('fail: nothing released (both roles stay armed), Failed with reason InsufficientCapacity, one Event; the next pass neither judges nor warns again; a later template change is judged again', () => {
+    const r = rule('fail');
+    const s = step(r, complete(r), roles('v2', true), T0, { group, listed: listed(1) });
+    expect(s.writes).toEqual([]);
+    expect(s.status).toMatchObject({
+      phase: 'Failed',
+      reason: 'InsufficientCapacity',
+      message: `rollout not started (capacityPolicy fail): ${MISFIT}`,
+      rounds: 0,
+      capacity: { outcome: 'doesNotFit', message: MISFIT, at: '2026-11-30T10:00:00.000Z' },
+    });
+    expect(s.status.deadlineAt).toBeUndefined();
+    expect(s.status.roles.map((x) => [x.name, x.phase, x.partition, x.updated])).toEqual([
+      ['prefill', 'Stopped', 0, 0],
+      ['decode', 'Stopped', 0, 0],
+    ]);
+    expect(s.events).toEqual([{ type: 'Warning', reason: 'InsufficientCapacity', action: 'CapacityPreflight', message: `pd: rollout not started (capacityPolicy fail): ${MISFIT}` }]);
+
+    const again = step(r, s.status, roles('v2', true), T0 + 30_000, { group, listed: listed(1) });
+    expect(again.writes).toEqual([]);
+    expect(again.events).toEqual([]);
+    expect(again.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', capacity: s.status.capacity });
+    expect(needsRbgCapacityPreflight({ rules: [r], roles: roles('v2', true), controllerCaughtUp: true, previous: [again.status] })).toBe(false);
+
+    // A new template (v3): the executor lists again, and the new first round is judged again.
+    expect(needsRbgCapacityPreflight({ rules: [r], roles: roles('v3', true), controllerCaughtUp: true, previous: [again.status] })).toBe(true);
+    const v3 = step(r, again.status, roles('v3', true), T0 + 60_000, { group, listed: listed(1) });
+    expect(v3.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', capacity: { at: '2026-11-30T10:01:00.000Z' } });
+    expect(v3.events.map((e) => e.reason)).toEqual(['InsufficientCapacity']);
+    // Once it fits (GPUs freed elsewhere), the next template change starts the rollout, and nothing is recorded.
+    const v4 = step(r, v3.status, roles('v4', true), T0 + 90_000, { group, listed: listed(3) });
+    expect(v4.status).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
+    expect(v4.status.capacity).toBeUndefined();
+  });
+
+  test('no Node visible, or the capacity not listed: no verdict, the round is released unchecked', () => {
+    const r = rule('fail');
+    const unchecked = step(r, complete(r), roles('v2', true), T0);
+    expect(step(r, complete(r), roles('v2', true), T0, { group, listed: listed(1, []) })).toEqual(unchecked);
+    expect(unchecked.status.phase).toBe('Progressing');
+  });
+
+  test('only the round that starts the rollout is judged: a later round is not, whatever the capacity', () => {
+    const r: ExecutorRule = { ...rule('fail'), roles: [{ name: 'prefill', replicas: 2, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 }] };
+    const two = (updated: number, partition: number, paused: boolean, revision = 'v2') =>
+      new Map(['prefill', 'decode'].map((name, index) => [name, { name, index, desired: 2, partition, maxUnavailable: 1, paused, revision, progress: { updatedReplicas: updated, readyReplicas: 2, source: 'group' as const } }]));
+    const first = step(r, coordinationStep({ rule: r, roles: two(2, 0, true, 'v1'), controllerCaughtUp: true, now: T0 - 60_000 }).status, two(0, 0, true), T0);
+    expect(first.status.rounds).toBe(1);
+    const second = step(r, first.status, two(1, 1, false), T0 + 1_000, { group, listed: listed(1) });
+    expect(second.status).toMatchObject({ phase: 'Progressing', rounds: 2 });
+    expect(second.events.map((e) => e.reason)).toEqual(['RolloutRound']);
+  });
+});
+
+describe('rbgRoundPreflight: what a round asks and frees', () => {
+  test('LimitRange defaults apply to the new template', () => {
+    const limitRange = { spec: { limits: [{ type: 'Container', defaultRequest: { cpu: '2' } }] } };
+    const bare = { ...group, spec: { roles: [{ name: 'prefill', replicas: 1, standalonePattern: { template: { spec: { containers: [{ name: 'prefill', image: 'v2' }] } } } }] } };
+    const small = { metadata: { name: 'cpu-0' }, status: { allocatable: { cpu: '1', pods: '110' } } };
+    expect(rbgRoundPreflight(bare, new Map([['prefill', 0]]), { nodes: [small], pods: [], quotas: [], limitRanges: [limitRange] })).toEqual({
+      outcome: 'doesNotFit',
+      message: 'prefill: a Pod needs 2 cpu, more than any of the nodes matching {} has (largest: 1 allocatable)',
+    });
+  });
+
+  test('a leader/worker replica: each of its Pods is asked for, and the Pods at the moved ordinals (by name, group and role label, in the group\'s namespace) are freed, unless the role surges', () => {
+    const lws = { ...group, spec: { roles: [{ name: 'decode', replicas: 2, leaderWorkerPattern: { size: 2, template: gpuTemplate('v2', 2) } }] } };
+    const full = (ordinal1Namespace: string) => ({
+      nodes: [node('gpu-0', 8)],
+      pods: [
+        pod('pd-decode-0', 'ns', ofGroup('decode'), gpuTemplate('v1', 2)),
+        pod('pd-decode-0-1', 'ns', ofGroup('decode'), gpuTemplate('v1', 2)),
+        pod('pd-decode-1', ordinal1Namespace, ofGroup('decode'), gpuTemplate('v1', 2)),
+        pod('pd-decode-1-1', ordinal1Namespace, ofGroup('decode'), gpuTemplate('v1', 2)),
+      ],
+      quotas: [],
+      limitRanges: [],
+    });
+    const now = 'decode: needs 4 nvidia.com/gpu on nodes matching {}, 0 free';
+    // Partition 1 moves ordinal 1: its leader and worker go first, and their 4 GPUs hold the 2 new Pods.
+    expect(rbgRoundPreflight(lws, new Map([['decode', 1]]), full('ns'))).toEqual({ outcome: 'fitsAfterOldShrinks', message: now });
+    // The same names in another namespace are not the group's: nothing is freed.
+    expect(rbgRoundPreflight(lws, new Map([['decode', 1]]), full('elsewhere'))).toEqual({ outcome: 'doesNotFit', message: now });
+    // A role with its own maxSurge (a hand-written group): RBG may create the surge first, so nothing is freed either.
+    const surging = { ...lws, spec: { roles: [{ ...lws.spec.roles[0], rolloutStrategy: { rollingUpdate: { maxSurge: 1 } } }] } };
+    expect(rbgRoundPreflight(surging, new Map([['decode', 1]]), full('ns'))).toEqual({ outcome: 'doesNotFit', message: now });
+  });
+});
+
+test('needsRbgCapacityPreflight: only a pass that may release a first round, with the RBG controller caught up and no warmup holding it', () => {
+  const r = rule();
+  const done = complete(r);
+  const at = (v: Partial<CoordinationStatus>): CoordinationStatus => ({ ...done, revision: complete(r).revision, ...v });
+  const v2 = roles('v2', true);
+  const ask = (previous: CoordinationStatus[], caughtUp = true, gate?: { decision: WarmupGateDecision; pending: ExecutorRule[] }) =>
+    needsRbgCapacityPreflight({ rules: [r], roles: v2, controllerCaughtUp: caughtUp, previous, ...(gate ? { gate } : {}) });
+  expect(ask([done])).toBe(true);
+  expect(ask([done], false)).toBe(false);
+  expect(ask([])).toBe(false);
+  const started = step(r, done, v2, T0).status;
+  expect(ask([started])).toBe(false);
+  expect(ask([at({ revision: started.revision, phase: 'Progressing', rounds: 0 })])).toBe(true);
+  expect(ask([at({ revision: started.revision, phase: 'Failed', rounds: 0 })])).toBe(false);
+  const held = { decision: { open: false } as WarmupGateDecision, pending: [r] };
+  expect(ask([done], true, held)).toBe(false);
+  expect(ask([done], true, { ...held, decision: { open: true } as WarmupGateDecision })).toBe(true);
+});
