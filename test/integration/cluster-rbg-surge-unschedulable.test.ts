@@ -106,15 +106,13 @@ async function podGpus(name: string): Promise<Record<string, string>> {
 test('wait: the Unschedulable replica is recorded past the bound with the scheduler\'s message and one Event; once capacity is free the rollout completes and the record is gone', () =>
   cluster.printLogsOnFailure(async () => {
     const g = await rollIntoFullNode('pd-wait', 'filler-wait', { capacityPolicy: 'wait' });
-    const started = Date.now();
     const reported = await coordinationWhen(ctx, g.name, 'surgeUnschedulable past the bound', (c) => c?.surgeUnschedulable?.boundExceeded === true, 60_000);
-    const wall = Date.now() - started;
     expect(reported.phase).toBe('Progressing');
     expect(reported.surgeUnschedulable!.pods).toBeGreaterThanOrEqual(1);
     expect(reported.surgeUnschedulable!.message).toMatch(/Insufficient nvidia\.com\/gpu/);
     // The first round's preflight said so before the round was released.
     expect(reported.capacity).toMatchObject({ outcome: 'doesNotFit', message: expect.stringMatching(/needs \d+ nvidia\.com\/gpu on nodes matching \{\}, \d+ free/) });
-    process.stdout.write(`[cluster-rbg-surge-unschedulable] wait: reported ${wall} ms after the v2 apply: ${JSON.stringify(reported.surgeUnschedulable)}\n`);
+    process.stdout.write(`[cluster-rbg-surge-unschedulable] wait: reported ${JSON.stringify(reported.surgeUnschedulable)}\n`);
     await admin.delete(POD, 'filler-wait', NS);
     const done = await g.complete();
     expect(done.surgeUnschedulable).toBeUndefined();
@@ -142,16 +140,13 @@ test('fail, a first round that does not fit: the preflight releases nothing (Fai
 test('fail, a round the preflight passes but the scheduler cannot place (a Pod affinity): past the bound every role is rolled back in tandem (reason SurgeUnschedulable), RolledBack with every Pod on v1, long before the progress deadline', () =>
   cluster.printLogsOnFailure(async () => {
     const g = await rollIntoFullNode('pd-fail', 'filler-fail', { capacityPolicy: 'fail' }, V2_AFFINITY);
-    const started = Date.now();
+    // Rolled back by the scheduler watch, not the 600 s progress deadline: the reason and cause say which.
     const back = await coordinationWhen(ctx, g.name, 'RolledBack', (c) => c?.phase === 'RolledBack', 120_000);
-    const wall = Date.now() - started;
     expect(back.reason).toBe('SurgeUnschedulable');
     expect(back.rollback!.cause).toMatch(/Unschedulable for \d+ s \(surgeUnschedulableSeconds 5\); rolled back \(capacityPolicy fail\): .*pod affinity/);
     expect(back.capacity).toBeUndefined();
     expect(back.roles.map((r) => [r.name, r.replicasByRevision?.abandoned])).toEqual([['prefill', 0], ['decode', 0]]);
-    // Well inside the 600 s progress deadline.
-    expect(wall).toBeLessThan(120_000);
-    process.stdout.write(`[cluster-rbg-surge-unschedulable] fail: RolledBack ${wall} ms after the v2 apply, ${back.rollback!.rounds} rollback round(s)\n`);
+    process.stdout.write(`[cluster-rbg-surge-unschedulable] fail: RolledBack, ${back.rollback!.rounds} rollback round(s)\n`);
     // Every Pod of the group is back on the release of one GPU, and bound by the scheduler.
     await getWhen(cluster, podsPath(g.name), 'every Pod of pd-fail on v1 and bound', (body) => {
       const pods = ((body?.items ?? []) as any[]).filter((p) => !p.metadata.deletionTimestamp);
