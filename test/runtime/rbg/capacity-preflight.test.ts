@@ -5,45 +5,15 @@
  * armed with one `InsufficientCapacity` Event, and a list the API server refuses leaves the round
  * unchecked. No API server, fake clock.
  */
-import { KubeApiError, UnknownKindError } from '../../../lib/runtime/kube/errors';
 import type { KubeClient } from '../../../lib/runtime/kube/client';
-import type { ListOptions } from '../../../lib/runtime/kube/request-options';
-import type { KubeList, KubeObject, ResourceType } from '../../../lib/runtime/kube/types';
+import type { KubeObject } from '../../../lib/runtime/kube/types';
 import { RbgRolloutReconciler, type RbgReconcileLogger } from '../../../lib/runtime/rbg/reconciler';
 import { RBG_V1ALPHA2_TYPE } from '../../../lib/spec/object-names';
-import { FakeKube } from '../support/fake-kube';
+import type { FakeKube } from '../support/fake-kube';
+import { GROUP_LABEL, ROLE_LABEL, RbgFakeKube, changeRelease, coordinatedGroup, createdEvents, settle } from '../support/rbg-fake';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
-const GROUP_LABEL = 'rbg.workloads.x-k8s.io/group-name';
-const ROLE_LABEL = 'rbg.workloads.x-k8s.io/role-name';
 const MISFIT = 'prefill: needs 2 nvidia.com/gpu on nodes matching {}, 0 free';
-
-/** FakeKube with the discovery the reconciler asks (not RBG v0.8), a log of every list, and Node lists refused when `forbidNodes`. */
-class RbgFake extends FakeKube {
-  readonly lists: string[] = [];
-  forbidNodes = false;
-  async resolve(type: ResourceType): Promise<never> {
-    throw new UnknownKindError(type.apiVersion, type.kind);
-  }
-  override async list<T extends KubeObject = KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
-    this.lists.push(`${type.kind} ${opts.namespace ?? '*'}${opts.fieldSelector ? ` ${opts.fieldSelector}` : ''}${opts.labelSelector ? ` ${JSON.stringify(opts.labelSelector)}` : ''}`);
-    if (type.kind === 'Node' && this.forbidNodes) throw new KubeApiError({ statusCode: 403, message: 'nodes is forbidden', method: 'GET', path: '/api/v1/nodes' });
-    return super.list<T>(type, opts);
-  }
-}
-
-const template = (name: string, image: string) => ({ spec: { containers: [{ name, image, resources: { limits: { 'nvidia.com/gpu': image === 'v2' ? '2' : '1' } } }] } });
-const role = (name: string, replicas: number, image: string) => ({ name, replicas, standalonePattern: { template: template(name, image) } });
-
-function group(capacityPolicy: 'wait' | 'fail'): KubeObject {
-  const policies = [{ name: 'pd', roles: ['prefill', 'decode'], strategy: { rollingUpdate: { maxSkew: '100%', maxUnavailable: 1 } }, capacityPolicy }];
-  return {
-    apiVersion: RBG_V1ALPHA2_TYPE.apiVersion,
-    kind: 'RoleBasedGroup',
-    metadata: { name: 'pd', namespace: 'ns', labels: { 'rayshift.dev/coordination-executor': 'operator' }, annotations: { 'rayshift.dev/coordination': JSON.stringify({ policies }) } },
-    spec: { roles: [role('prefill', 2, 'v1'), role('decode', 1, 'v1')] },
-  };
-}
 
 /** One 8-GPU Node, full: a filler of another namespace holds 5 GPUs and the group's three v1 replicas one each. */
 function seedCluster(kube: FakeKube): void {
@@ -59,27 +29,18 @@ function seedCluster(kube: FakeKube): void {
   for (const [name, r] of [['pd-prefill-0', 'prefill'], ['pd-prefill-1', 'prefill'], ['pd-decode-0', 'decode']]) kube.seed(bound(name, 'ns', { [GROUP_LABEL]: 'pd', [ROLE_LABEL]: r }, 1));
 }
 
-/** RBG's controller catching up: the group's status observes its generation, with these counts per role. */
-function settle(kube: FakeKube, counts: Record<string, { updated: number; ready: number }>): void {
-  kube.mutate(RBG_V1ALPHA2_TYPE, 'pd', 'ns', (g) => ({
-    ...g,
-    status: { observedGeneration: g.metadata.generation, roleStatuses: Object.entries(counts).map(([name, c]) => ({ name, replicas: 0, updatedReplicas: c.updated, readyReplicas: c.ready })) },
-  }));
-}
-
 /** The new release: 2 GPUs per replica (the roles' rollout strategies, as the executor armed them, kept). */
 function toV2(kube: FakeKube): void {
-  kube.mutate(RBG_V1ALPHA2_TYPE, 'pd', 'ns', (g) => ({ ...g, spec: { roles: [role('prefill', 2, 'v2'), role('decode', 1, 'v2')].map((r, i) => ({ ...r, rolloutStrategy: (g.spec as { roles: { rolloutStrategy: unknown }[] }).roles[i].rolloutStrategy })) } }));
+  changeRelease(kube, 'v2');
   settle(kube, { prefill: { updated: 0, ready: 2 }, decode: { updated: 0, ready: 1 } });
 }
 
-const events = (kube: FakeKube) => kube.writes.filter((w) => w.verb === 'create' && w.kind === 'Event').map((w) => w.body as { reason: string; note: string; action: string });
 const roleWrites = (kube: FakeKube) => kube.writes.filter((w) => w.verb === 'patchJson' && JSON.stringify(w.body).includes('/rolloutStrategy'));
 const CAPACITY_LISTS = ['Node *', 'Pod * spec.nodeName!=', 'ResourceQuota ns', 'LimitRange ns'];
 
-async function armed(policy: 'wait' | 'fail', log?: RbgReconcileLogger): Promise<{ kube: RbgFake; reconciler: RbgRolloutReconciler; clock: { now: number } }> {
-  const kube = new RbgFake();
-  kube.seed(group(policy));
+async function armed(policy: 'wait' | 'fail', log?: RbgReconcileLogger): Promise<{ kube: RbgFakeKube; reconciler: RbgRolloutReconciler; clock: { now: number } }> {
+  const kube = new RbgFakeKube();
+  kube.seed(coordinatedGroup({ capacityPolicy: policy }));
   seedCluster(kube);
   settle(kube, { prefill: { updated: 2, ready: 2 }, decode: { updated: 1, ready: 1 } });
   const clock = { now: T0 };
@@ -106,13 +67,13 @@ test('fail: the capacity is listed once, in the pass that would release round 1;
     capacity: { outcome: 'doesNotFit', message: MISFIT, at: '2026-11-30T10:00:01.000Z' },
   });
   expect(roleWrites(kube)).toHaveLength(armedWrites);
-  expect(events(kube).filter((e) => e.reason === 'InsufficientCapacity')).toEqual([expect.objectContaining({ action: 'CapacityPreflight', note: `pd: rollout not started (capacityPolicy fail): ${MISFIT}` })]);
+  expect(createdEvents(kube).filter((e) => e.reason === 'InsufficientCapacity')).toEqual([expect.objectContaining({ action: 'CapacityPreflight', note: `pd: rollout not started (capacityPolicy fail): ${MISFIT}` })]);
 
   clock.now = T0 + 2_000;
   const again = await reconciler.reconcile('ns', 'pd');
   expect(kube.lists).toEqual(CAPACITY_LISTS);
   expect(again.status!.coordinations[0]).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity' });
-  expect(events(kube).filter((e) => e.reason === 'InsufficientCapacity')).toHaveLength(1);
+  expect(createdEvents(kube).filter((e) => e.reason === 'InsufficientCapacity')).toHaveLength(1);
   expect(roleWrites(kube)).toHaveLength(armedWrites);
 });
 
@@ -125,14 +86,14 @@ test('wait: round 1 is released with the record and one Event; the Progressing p
   // Without the last-replica hold, round 1 moves both prefill replicas (needs 4 GPUs, 2 freed) and decode's.
   const message = 'prefill: needs 4 nvidia.com/gpu on nodes matching {}, 0 free';
   expect(started.status!.coordinations[0]).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1, capacity: { outcome: 'doesNotFit', message } });
-  expect(events(kube).map((e) => e.reason)).toEqual(['RolloutRound', 'InsufficientCapacity']);
+  expect(createdEvents(kube).map((e) => e.reason)).toEqual(['RolloutRound', 'InsufficientCapacity']);
 
   settle(kube, { prefill: { updated: 0, ready: 2 }, decode: { updated: 0, ready: 1 } });
   clock.now = T0 + 2_000;
   const next = await reconciler.reconcile('ns', 'pd');
   expect(kube.lists).toEqual([...CAPACITY_LISTS, `Pod ns ${JSON.stringify({ [GROUP_LABEL]: 'pd' })}`]);
   expect(next.status!.coordinations[0].capacity).toEqual(started.status!.coordinations[0].capacity);
-  expect(events(kube).filter((e) => e.reason === 'InsufficientCapacity')).toHaveLength(1);
+  expect(createdEvents(kube).filter((e) => e.reason === 'InsufficientCapacity')).toHaveLength(1);
 });
 
 test('a list the API server refuses (no list on nodes): logged, and round 1 is released unchecked', async () => {
