@@ -22,7 +22,6 @@ import { routerStep, type ObservedRouterRoute, type SetRouterWeightsAction } fro
 import { routerScaleStep, type ScaleRouterAction } from './rbg-router-scale';
 import { heldByWarmup, heldForWarmup, type WarmupGateDecision } from './rbg-warmup';
 import { ruleSurgeScheduling } from './rbg-surge-scheduling';
-import type { SurgeScheduling } from './surge-scheduling';
 
 /** What a pass over a group sees. */
 export interface CoordinationPassInput {
@@ -42,10 +41,10 @@ export interface CoordinationPassInput {
   /** Each routed rule's router route as read, by rule name (rules with a `router`). */
   readonly routes?: ReadonlyMap<string, ObservedRouterRoute>;
   /**
-   * The coordinated roles' Unschedulable Pods by role (`surgeSchedulingOf` per role; a role without
-   * any is absent), when the executor read the group's Pods (`needsRbgSurgeScheduling`). Undefined: not read.
+   * The coordinated roles' Pods by role, as listed (`ruleSurgeScheduling` counts the Unschedulable
+   * ones), when the executor read the group's Pods (`needsRbgSurgeScheduling`). Undefined: not read.
    */
-  readonly scheduling?: ReadonlyMap<string, SurgeScheduling>;
+  readonly scheduling?: ReadonlyMap<string, readonly unknown[]>;
   /** The cluster's capacity and the group as read, when the executor listed it (`needsRbgCapacityPreflight`). Undefined: not listed. */
   readonly capacity?: RbgCapacityReading;
   /** Epoch ms. */
@@ -118,7 +117,9 @@ function ruleStep(input: CoordinationPassInput, rule: ExecutorRule): Coordinatio
   // A status written while the warmup held the rule describes no round: the rollout starts afresh.
   const observed = rule.router && input.routes?.get(rule.name);
   const routeHold = observed ? routeHoldOf(rule, roles, observed) : undefined;
-  const scheduling = input.scheduling && { scheduling: { unschedulable: ruleSurgeScheduling(input.scheduling, rule.roles.map((r) => r.name)) } };
+  // The rollout's start: the status's for this revision; a revision first seen now has created no Pod yet.
+  const startedAt = prior && prior.revision === ruleRevision(rule, roles) ? Date.parse(prior.startedAt) : now;
+  const scheduling = input.scheduling && { scheduling: { unschedulable: ruleSurgeScheduling(input.scheduling, rule.roles.map((r) => r.name), startedAt, now) } };
   const capacity = input.capacity && { capacity: input.capacity };
   const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now, ...(routeHold ? { routeHold } : {}), ...scheduling, ...capacity };
   if (prior && requested(input.rollback, prior) && prior.revision === ruleRevision(rule, roles)) return steeredRollback(step, prior, input.rollback!.cause);

@@ -1,13 +1,17 @@
 /**
  * Watching the real scheduler during a RoleBasedGroup's coordinated rollout (pure): the executor
- * reads the group's Pods while a coordination is `Progressing` (`needsRbgSurgeScheduling`), and
- * passes each coordinated role's Unschedulable ones (`surgeSchedulingOf`, as a RayService's pending
- * cluster's); a rule's step sees those of its own roles as one (`ruleSurgeScheduling`). What the
+ * reads the group's Pods while a coordination is `Progressing` (`needsRbgSurgeScheduling`) and
+ * passes each coordinated role's Pods; a rule's step sees the Unschedulable ones of its own roles
+ * as one (`ruleSurgeScheduling`, on `surgeSchedulingOf` as a RayService's pending cluster's), only
+ * those Unschedulable since its rollout started: a role's Pods are of both revisions, and an old
+ * one the scheduler could not place before is not the rollout's doing. (The scheduler's clock
+ * times the condition, the executor's the start: a skew only delays the watch, the progress
+ * deadline still applies.) What the
  * step does with them (the record, the wake, the one Event per episode, the rollback under
  * `capacityPolicy: fail`) is `rbg-coordination.ts`'s, on `judgeSurge` shared with the RayService.
  */
 import type { CoordinationStatus } from './rbg-coordination-status';
-import type { SurgeScheduling } from './surge-scheduling';
+import { surgeSchedulingOf, type SurgeScheduling } from './surge-scheduling';
 
 /**
  * Whether the executor should read the group's Pods for the next pass: a coordination is
@@ -19,13 +23,13 @@ export function needsRbgSurgeScheduling(previous: readonly CoordinationStatus[] 
 }
 
 /**
- * The Unschedulable Pods of `roles` among `byRole` (each role's, as `surgeSchedulingOf` read them)
- * as one: their count, the earliest time with that role's message, and the roles that have any.
- * Undefined when none has.
+ * The Pods of `roles` among `podsByRole` (each role's listed Pods) Unschedulable since `startedAt`
+ * (epoch ms, the rollout's start; `surgeSchedulingOf` at `now`), as one: their count, the earliest
+ * time with that role's message, and the roles that have any. Undefined when none has.
  */
-export function ruleSurgeScheduling(byRole: ReadonlyMap<string, SurgeScheduling>, roles: readonly string[]): SurgeScheduling | undefined {
+export function ruleSurgeScheduling(podsByRole: ReadonlyMap<string, readonly unknown[]>, roles: readonly string[], startedAt: number, now: number): SurgeScheduling | undefined {
   const seen = roles.flatMap((name) => {
-    const s = byRole.get(name);
+    const s = surgeSchedulingOf(podsByRole.get(name) ?? [], now, startedAt);
     return s === undefined ? [] : [{ name, ...s }];
   });
   if (seen.length === 0) return undefined;

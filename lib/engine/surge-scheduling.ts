@@ -57,8 +57,10 @@ export function needsSurgeScheduling(status: Partial<RayServiceStatus> | undefin
 /**
  * The Unschedulable Pods among `pods` (listed Pod objects), or undefined when there are none. A
  * condition without a readable `lastTransitionTime` counts from `now` (the executor's read time).
+ * With `notBefore` (epoch ms), a Pod Unschedulable since before then is not counted: it was so
+ * before the rollout started, which it cannot be charged to.
  */
-export function surgeSchedulingOf(pods: readonly unknown[], now: number): SurgeScheduling | undefined {
+export function surgeSchedulingOf(pods: readonly unknown[], now: number, notBefore = -Infinity): SurgeScheduling | undefined {
   let count = 0;
   let since = Infinity;
   let message = '';
@@ -67,9 +69,11 @@ export function surgeSchedulingOf(pods: readonly unknown[], now: number): SurgeS
     if (asObject(pod.metadata).deletionTimestamp !== undefined) continue;
     const c = asArray(asObject(pod.status).conditions).map(asObject).find((x) => x.type === 'PodScheduled');
     if (c === undefined || c.status !== 'False' || c.reason !== 'Unschedulable') continue;
-    count++;
     const parsed = Date.parse(String(c.lastTransitionTime));
     const at = Number.isFinite(parsed) ? parsed : now;
+    // Conditions carry whole seconds: a Pod Unschedulable in the rollout's first second reads as that second's start.
+    if (at < Math.floor(notBefore / 1000) * 1000) continue;
+    count++;
     if (at < since) {
       since = at;
       message = String(c.message ?? '').slice(0, SURGE_MESSAGE_MAX);

@@ -568,14 +568,23 @@ describe('the scheduler watch (surgeUnschedulableSeconds, capacityPolicy)', () =
   });
 });
 
-test('ruleSurgeScheduling: the rule\'s roles\' Unschedulable Pods as one (count, earliest time and its message, the roles); needsRbgSurgeScheduling: only while Progressing', () => {
-  const byRole = new Map([
-    ['prefill', { unschedulablePods: 1, since: T0 + 2_000, message: 'later' }],
-    ['decode', { unschedulablePods: 3, since: T0, message: 'first' }],
-    ['router', { unschedulablePods: 5, since: T0 - 1_000, message: 'not the rule\'s' }],
+test('ruleSurgeScheduling: the rule\'s roles\' Pods Unschedulable since the rollout started, as one (count, earliest time and its message, the roles); needsRbgSurgeScheduling: only while Progressing', () => {
+  /** A Pod whose PodScheduled condition is False/Unschedulable since `at` (whole seconds, as Kubernetes writes condition times). */
+  const pod = (at: number, message: string) => ({ status: { conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', lastTransitionTime: new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z'), message }] } });
+  const scheduled = { status: { conditions: [{ type: 'PodScheduled', status: 'True' }] } };
+  const started = T0 + 500;
+  const byRole = new Map<string, unknown[]>([
+    ['prefill', [pod(T0 + 2_000, 'later'), scheduled]],
+    // The rollout's first second: the condition reads T0, before `started`, and still counts.
+    ['decode', [pod(T0 + 700, 'first'), pod(T0 + 3_000, 'third'), pod(T0 + 4_000, 'fourth')]],
+    ['router', [pod(T0 + 1_000, 'not the rule\'s')]],
   ]);
-  expect(ruleSurgeScheduling(byRole, ['prefill', 'decode'])).toEqual({ unschedulablePods: 4, since: T0, message: 'first', roles: ['prefill', 'decode'] });
-  expect(ruleSurgeScheduling(byRole, ['other'])).toBeUndefined();
+  expect(ruleSurgeScheduling(byRole, ['prefill', 'decode'], started, T0 + 10_000)).toEqual({ unschedulablePods: 4, since: T0, message: 'first', roles: ['prefill', 'decode'] });
+  expect(ruleSurgeScheduling(byRole, ['other'], started, T0 + 10_000)).toBeUndefined();
+  // An old replica the scheduler could not place since before the rollout is not the rollout's: not counted.
+  const before = new Map<string, unknown[]>([['decode', [pod(T0 - 3_600_000, 'stuck for an hour'), pod(T0 + 3_000, 'the round\'s')]]]);
+  expect(ruleSurgeScheduling(before, ['decode'], started, T0 + 10_000)).toEqual({ unschedulablePods: 1, since: T0 + 3_000, message: 'the round\'s', roles: ['decode'] });
+  expect(ruleSurgeScheduling(new Map([['decode', [pod(T0 - 3_600_000, 'stuck for an hour')]]]), ['decode'], started, T0 + 10_000)).toBeUndefined();
   const at = (phase: CoordinationStatus['phase']) => ({ phase }) as CoordinationStatus;
   expect(needsRbgSurgeScheduling(undefined)).toBe(false);
   expect(needsRbgSurgeScheduling([at('Complete'), at('RollingBack'), at('Failed'), at('RolledBack')])).toBe(false);

@@ -1,10 +1,10 @@
 /**
  * The Pods of a RoleBasedGroup, listed by the group label RBG puts on every Pod of the group (one of
  * those the routers' service discovery selects by), at most once per pass whichever readers ask:
- * the routers' ready Pods per release (`router-route.ts`) and the coordinated roles' Unschedulable
- * Pods for the scheduler watch (`unschedulableByRole`). Read fresh from the API server, not a cache.
+ * the routers' ready Pods per release (`router-route.ts`) and the coordinated roles' Pods for the
+ * scheduler watch (`podsByRole`; the engine counts the Unschedulable ones). Read fresh from the API
+ * server, not a cache.
  */
-import { surgeSchedulingOf, type SurgeScheduling } from '../../engine/surge-scheduling';
 import { POD, rbgPodLabels } from '../../spec/object-names';
 import type { KubeClient } from '../kube/client';
 import type { KubeObject } from '../kube/types';
@@ -21,21 +21,16 @@ export function groupPodsOnce(client: KubeClient, group: KubeObject): GroupPods 
   };
 }
 
-/**
- * Each of `roles` with Pods the scheduler could not place (`surgeSchedulingOf` over its Pods among
- * `pods`, read at `now`), by role; a role without any is absent.
- */
-export function unschedulableByRole(group: KubeObject, pods: readonly KubeObject[], roles: ReadonlySet<string>, now: number): Map<string, SurgeScheduling> {
+/** The Pods among `pods` of each of `roles`, by RBG's role label; a role without any is absent. */
+export function podsByRole(group: KubeObject, pods: readonly KubeObject[], roles: ReadonlySet<string>): Map<string, KubeObject[]> {
   const label = rbgPodLabels(group).role;
   const byRole = new Map<string, KubeObject[]>();
   for (const pod of pods) {
     const role = pod.metadata.labels?.[label];
-    if (role !== undefined && roles.has(role)) byRole.set(role, [...(byRole.get(role) ?? []), pod]);
+    if (role === undefined || !roles.has(role)) continue;
+    const of = byRole.get(role);
+    if (of) of.push(pod);
+    else byRole.set(role, [pod]);
   }
-  const out = new Map<string, SurgeScheduling>();
-  for (const [role, of] of byRole) {
-    const seen = surgeSchedulingOf(of, now);
-    if (seen !== undefined) out.set(role, seen);
-  }
-  return out;
+  return byRole;
 }

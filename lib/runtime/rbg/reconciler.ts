@@ -50,9 +50,8 @@ import { handOver } from './hand-over';
 import { workloadOf, workloadStatus } from './workloads';
 import { readStatefulSetReplicas } from './statefulset-replicas';
 import { observeRouterRoutes, scaleRouter, writeRouterWeights } from './router-route';
-import { groupPodsOnce, unschedulableByRole, type GroupPods } from './group-pods';
+import { groupPodsOnce, podsByRole, type GroupPods } from './group-pods';
 import { needsRbgSurgeScheduling } from '../../engine/rbg-surge-scheduling';
-import type { SurgeScheduling } from '../../engine/surge-scheduling';
 import { listCapacity } from '../capacity';
 
 /** The Events of coordinated rollouts. */
@@ -182,7 +181,7 @@ export class RbgRolloutReconciler {
     // One list of the group's Pods per pass, for the routers and the scheduler watch alike.
     const pods = groupPodsOnce(this.client, group);
     const routes = await observeRouterRoutes(this.client, group, reading.rules, pods);
-    const scheduling = needsRbgSurgeScheduling(previous?.coordinations) ? await this.unschedulable(group, pods, coordinatedRoles, now) : undefined;
+    const scheduling = needsRbgSurgeScheduling(previous?.coordinations) ? await this.coordinatedPods(group, pods, coordinatedRoles) : undefined;
     const gated = { previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}) };
     const capacity = needsRbgCapacityPreflight({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, ...gated }) ? await this.capacity(group) : undefined;
     const passOf = () => coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, ...gated, ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), routes, ...(scheduling ? { scheduling } : {}), ...(capacity ? { capacity } : {}), now });
@@ -289,13 +288,13 @@ export class RbgRolloutReconciler {
   }
 
   /**
-   * The coordinated roles' Unschedulable Pods by role, for the scheduler watch; undefined (nothing
-   * judged, the rollout goes on as without the watch) when the Pods cannot be listed, e.g. a Pulumi
-   * stack's kubeconfig without `list` on pods.
+   * The coordinated roles' Pods by role, for the scheduler watch; undefined (nothing judged, the
+   * rollout goes on as without the watch) when the Pods cannot be listed, e.g. a Pulumi stack's
+   * kubeconfig without `list` on pods.
    */
-  private async unschedulable(group: KubeObject, pods: GroupPods, roles: readonly string[], now: number): Promise<Map<string, SurgeScheduling> | undefined> {
+  private async coordinatedPods(group: KubeObject, pods: GroupPods, roles: readonly string[]): Promise<Map<string, KubeObject[]> | undefined> {
     try {
-      return unschedulableByRole(group, await pods(), new Set(roles), now);
+      return podsByRole(group, await pods(), new Set(roles));
     } catch (err) {
       this.log.warn({ rbg: `${group.metadata.namespace}/${group.metadata.name}`, err: (err as Error).message }, 'scheduler watch skipped: the group\'s Pods could not be listed');
       return undefined;

@@ -6,7 +6,7 @@
  */
 import type { KubeClient } from '../../../lib/runtime/kube/client';
 import type { KubeObject } from '../../../lib/runtime/kube/types';
-import { groupPodsOnce, unschedulableByRole } from '../../../lib/runtime/rbg/group-pods';
+import { groupPodsOnce, podsByRole } from '../../../lib/runtime/rbg/group-pods';
 import { RbgRolloutReconciler } from '../../../lib/runtime/rbg/reconciler';
 import { readRolloutStatus } from '../../../lib/runtime/rbg/status';
 import { RBG_V1ALPHA2_TYPE } from '../../../lib/spec/object-names';
@@ -79,7 +79,7 @@ test('under capacityPolicy fail: Pods listed only while Progressing; recorded an
   expect(createdEvents(kube).filter((e) => e.reason === 'SurgeUnschedulable')).toHaveLength(1);
 });
 
-test('unschedulableByRole: each listed role\'s Unschedulable Pods, by RBG\'s role label; groupPodsOnce lists once', async () => {
+test('podsByRole: each listed role\'s Pods, by RBG\'s role label; groupPodsOnce lists once', async () => {
   const kube = new RbgFakeKube();
   const g = kube.seed(group());
   for (const p of [pod('a', 'pd', 'prefill', T0), pod('b', 'pd', 'prefill', T0 - 1_000), pod('c', 'pd', 'decode'), pod('d', 'pd', 'router', T0)]) kube.seed(p);
@@ -87,5 +87,6 @@ test('unschedulableByRole: each listed role\'s Unschedulable Pods, by RBG\'s rol
   const listed = await pods();
   expect(await pods()).toBe(listed);
   expect(kube.podListsByLabel).toHaveLength(1);
-  expect(unschedulableByRole(g, listed, new Set(['prefill', 'decode']), T0)).toEqual(new Map([['prefill', { unschedulablePods: 2, since: T0 - 1_000, message: SCHEDULER }]]));
+  const byRole = podsByRole(g, listed, new Set(['prefill', 'decode']));
+  expect([...byRole].map(([role, of]) => [role, of.map((p) => p.metadata.name)])).toEqual([['prefill', ['a', 'b']], ['decode', ['c']]]);
 });
