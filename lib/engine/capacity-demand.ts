@@ -11,7 +11,7 @@ import { clusterShape } from '../spec/raycluster';
 import { asArray, asObject, isInteger, isObject, type JsonObject } from '../spec/read';
 import type { ResolvedUpgradeOptions } from '../spec/rayservice';
 import { CLUSTER_LABEL, ordinalOf, rbgPodLabels, rbgWorkloadName } from '../spec/object-names';
-import { replicaPods, roleShape } from '../spec/rbg-shape';
+import { replicaPods, roleReplicasUnordered, roleShape } from '../spec/rbg-shape';
 import { capacityPreflight, type BoundPod, type CapacityNode, type CapacityPicture, type CapacityVerdict, type NodeRequirement, type NodeTerm, type PodGroupDemand, type PodPlacement, type PodToleration, type QuotaUsage, type ResourceAmounts } from './capacity-preflight';
 
 /** The objects the executor lists for a preflight, as the API server returned them. */
@@ -47,8 +47,10 @@ export function preflightUpgrade(cluster: unknown, opts: Pick<ResolvedUpgradeOpt
  * group and role labels) are releasable: a coordinated role has no `maxSurge`, so RBG takes a
  * replica's old Pod down before its successor is created, or updates it in place. A role that sets
  * one all the same (validation refuses it, a hand-written group may not have been validated) frees
- * nothing, since RBG may create its surge first; nor does a Pod without an ordinal (a Stateless
- * RoleInstanceSet's). Undefined when no Node is visible.
+ * nothing, since RBG may create its surge first. A Stateless RoleInstanceSet's replicas have no
+ * ordinals (`roleReplicasUnordered`; rayshift renders routed roles so) and its controller picks which
+ * to replace: as many of the role's Pods as the round moves replicas are releasable, the first by
+ * name; the scheduler watch still sees a pick that places differently. Undefined when no Node is visible.
  */
 export function rbgRoundPreflight(group: unknown, partitions: ReadonlyMap<string, number>, listed: ListedCapacity): CapacityVerdict | undefined {
   if (listed.nodes.length === 0) return undefined;
@@ -56,26 +58,39 @@ export function rbgRoundPreflight(group: unknown, partitions: ReadonlyMap<string
   const name = String(asObject(g.metadata).name);
   const namespace = asObject(g.metadata).namespace;
   const labels = rbgPodLabels(g);
-  /** The replicas whose old Pods the round frees, by role. */
-  const moved = new Map<string, { from: number; to: number }>();
+  /** The replicas whose old Pods the round frees, by role: by ordinal, or (`count` Pods) by name. */
+  const moved = new Map<string, { from: number; to: number; unordered?: { count: number } }>();
   const demand: PodGroupDemand[] = [];
   for (const role of asArray(asObject(g.spec).roles).map(asObject)) {
     const from = partitions.get(String(role.name));
     const to = isInteger(role.replicas) ? role.replicas : 1;
     if (from === undefined || from >= to) continue;
-    if (roleShape(role, g).maxSurge === 0) moved.set(String(role.name), { from, to });
+    const shape = roleShape(role, g);
+    if (shape.maxSurge === 0) moved.set(String(role.name), { from, to, ...(roleReplicasUnordered(role, g) ? { unordered: { count: (to - from) * shape.podsPerReplica } } : {}) });
     for (const p of replicaPods(role, g)) {
       const named = p.component === undefined ? String(role.name) : `${String(role.name)}/${p.component}`;
       demand.push({ name: named, pods: (to - from) * p.pods, requests: podRequests(p.template, listed.limitRanges), placement: podPlacement(p.template) });
     }
   }
-  const released = (p: JsonObject) => {
+  const roleOf = (p: JsonObject) => {
     const meta = asObject(p.metadata);
     const podLabels = asObject(meta.labels);
-    const role = String(podLabels[labels.role]);
-    const range = meta.namespace === namespace && podLabels[labels.group] === name ? moved.get(role) : undefined;
-    const ordinal = range && ordinalOf(rbgWorkloadName(name, role), meta.name, true);
-    return range !== undefined && ordinal !== undefined && ordinal >= range.from && ordinal < range.to;
+    return meta.namespace === namespace && podLabels[labels.group] === name ? String(podLabels[labels.role]) : undefined;
+  };
+  // An unordered role's releasable Pods: its first live ones by name, as many as the round moves.
+  const byName = new Set<string>();
+  for (const [role, range] of moved) {
+    if (range.unordered === undefined) continue;
+    const mine = listed.pods.map(asObject).filter((p) => roleOf(p) === role && asObject(p.metadata).deletionTimestamp === undefined).map((p) => String(asObject(p.metadata).name)).sort();
+    for (const n of mine.slice(0, range.unordered.count)) byName.add(n);
+  }
+  const released = (p: JsonObject) => {
+    const role = roleOf(p);
+    const range = role === undefined ? undefined : moved.get(role);
+    if (role === undefined || range === undefined) return false;
+    if (range.unordered !== undefined) return byName.has(String(asObject(p.metadata).name));
+    const ordinal = ordinalOf(rbgWorkloadName(name, role), asObject(p.metadata).name, true);
+    return ordinal !== undefined && ordinal >= range.from && ordinal < range.to;
   };
   return capacityPreflight(demand, capacityPictureOf(listed.nodes, listed.pods, listed.quotas, released));
 }

@@ -173,8 +173,8 @@ export function heldByWarmup(status: CoordinationStatus): boolean {
  * the warmup failed and `onFailure` is `Fail`).
  */
 export function heldForWarmup(rule: ExecutorRule, roles: ReadonlyMap<string, ObservedRole>, prior: CoordinationStatus, warmup: WarmupGateStatus): CoordinationStep {
-  // The previous rollout's first-round preflight says nothing of the revision being warmed.
-  const { deadlineAt: _deadline, blockingRole: _blocking, capacity: _judged, ...rest } = prior;
+  // The previous rollout's first-round preflight and scheduler watch say nothing of the revision being warmed.
+  const { deadlineAt: _deadline, blockingRole: _blocking, capacity: _judged, surgeUnschedulable: _watched, ...rest } = prior;
   const failed = warmup.phase === 'Failed';
   return { status: { ...rest, phase: failed ? 'Failed' : 'Progressing', reason: failed ? warmup.reason : 'WarmingImages', message: warmup.message }, writes: holdWrites(rule, roles), events: [] };
 }

@@ -254,4 +254,5 @@ export const RBG_RECREATE_POD_UPDATE = 'RecreatePod';
  * v0.7.0: its default, `Stateful`, updates in place whatever the type says (v0.8.0-alpha.5 honors it in both).
  */
 export const RBG_INSTANCE_PATTERN_ANNOTATION = 'rbg.workloads.x-k8s.io/role-instance-pattern';
+/** The `RBG_INSTANCE_PATTERN_ANNOTATION` value of a RoleInstanceSet whose instances are named without ordinals and replaced on update. */
 export const RBG_STATELESS_PATTERN = 'Stateless';

@@ -5,9 +5,11 @@
  * first round too (lib/engine/capacity-demand.ts). Pods are counted with `podExtendedResources`
  * (lib/spec/raycluster.ts), the one home of accelerator counting.
  */
+import { RBG_INSTANCE_PATTERN_ANNOTATION, RBG_STATELESS_PATTERN } from './object-names';
 import { parsePercent } from './percent';
 import { ResourceCounts, podExtendedResources } from './raycluster';
 import { JsonObject, asArray, asObject, isInteger } from './read';
+import { roleWorkloadType } from './rbg-releases';
 import { roleRollingUpdate } from './rbg-roles';
 
 /** One replica of a role, and the surge of its rolling update. */
@@ -51,6 +53,15 @@ export function replicaPods(role: JsonObject, group: JsonObject): ReplicaPods[] 
   const leaderWorker = role.leaderWorkerPattern ?? role.leaderWorkerSet;
   const source = asObject(role.standalonePattern ?? role.leaderWorkerPattern ?? role);
   return [{ template: templateOf(source), pods: leaderWorker === undefined ? 1 : count(asObject(leaderWorker).size, 1) }];
+}
+
+/**
+ * True when `role` of `group` runs as a Stateless RoleInstanceSet (v1alpha2, its role-instance-pattern
+ * annotation; how rayshift renders a routed role): its replicas have no ordinals, and which of them
+ * an update replaces is its controller's choice.
+ */
+export function roleReplicasUnordered(role: JsonObject, group: JsonObject): boolean {
+  return roleWorkloadType(group.apiVersion, role).kind === 'RoleInstanceSet' && asObject(role.annotations)[RBG_INSTANCE_PATTERN_ANNOTATION] === RBG_STATELESS_PATTERN;
 }
 
 /** The shape of `role` in `group`: its replica's Pods (`replicaPods`) counted, and its surge. */

@@ -212,6 +212,30 @@ describe('rbgRoundPreflight: what a round asks and frees', () => {
     const surging = { ...lws, spec: { roles: [{ ...lws.spec.roles[0], rolloutStrategy: { rollingUpdate: { maxSurge: 1 } } }] } };
     expect(rbgRoundPreflight(surging, new Map([['decode', 1]]), full('ns'))).toEqual({ outcome: 'doesNotFit', message: now });
   });
+
+  test('a Stateless RoleInstanceSet (a routed role): its replicas have no ordinals, so as many of its live Pods as the round moves are freed, the first by name', () => {
+    const stateless = { rolloutStrategy: { rollingUpdate: { type: 'RecreatePod' } }, annotations: { 'rbg.workloads.x-k8s.io/role-instance-pattern': 'Stateless' } };
+    const routed = { ...group, spec: { roles: [{ name: 'decode', replicas: 3, ...stateless, standalonePattern: { template: gpuTemplate('v2', 2) } }] } };
+    const terminating = { ...pod('pd-decode-aaaaa', 'ns', ofGroup('decode'), gpuTemplate('v1', 2)), metadata: { name: 'pd-decode-aaaaa', namespace: 'ns', labels: ofGroup('decode'), deletionTimestamp: '2026-11-30T09:59:00Z' } };
+    const full = {
+      // Two 4-GPU Nodes, full: three 2-GPU replicas and another namespace's 2-GPU filler; one replica is already going.
+      nodes: [node('gpu-0', 4), node('gpu-1', 4)],
+      pods: [
+        terminating,
+        pod('pd-decode-qx7rt', 'ns', ofGroup('decode'), gpuTemplate('v1', 2), 'gpu-0'),
+        pod('pd-decode-bk2zl', 'ns', ofGroup('decode'), gpuTemplate('v1', 2), 'gpu-1'),
+        pod('pd-decode-m4n8p', 'ns', ofGroup('decode'), gpuTemplate('v1', 2), 'gpu-1'),
+        pod('filler', 'other', {}, gpuTemplate('pause', 2), 'gpu-0'),
+      ],
+      quotas: [],
+      limitRanges: [],
+    };
+    // Partition 1 moves 2 replicas: 2 live Pods are freed (bk2zl and m4n8p, the first by name; not the terminating one), 4 GPUs of gpu-1 for 2 new Pods of 2.
+    expect(rbgRoundPreflight(routed, new Map([['decode', 1]]), full)).toMatchObject({ outcome: 'fitsAfterOldShrinks' });
+    // Without the Stateless pattern, the same names have no ordinals and nothing is freed.
+    const ordered = { ...routed, spec: { roles: [{ ...routed.spec.roles[0], annotations: {} }] } };
+    expect(rbgRoundPreflight(ordered, new Map([['decode', 1]]), full)).toMatchObject({ outcome: 'doesNotFit' });
+  });
 });
 
 test('needsRbgCapacityPreflight: only a pass that may release a first round, with the RBG controller caught up and no warmup holding it', () => {

@@ -115,7 +115,14 @@ describe('warmupPendingRules', () => {
 });
 
 describe('heldForWarmup and coordinationPass', () => {
-  const prior = { ...completeAt(ruleRevision(rule, atV1)), deadlineAt: new Date(T0).toISOString(), blockingRole: 'decode' };
+  const prior = {
+    ...completeAt(ruleRevision(rule, atV1)),
+    deadlineAt: new Date(T0).toISOString(),
+    blockingRole: 'decode',
+    // The previous rollout's preflight and scheduler watch.
+    capacity: { outcome: 'doesNotFit' as const, message: 'decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free', at: new Date(T0).toISOString() },
+    surgeUnschedulable: { pods: 1, roles: ['decode'], since: new Date(T0).toISOString(), message: '0/1 nodes are available', boundExceeded: true },
+  };
   const gateAt = (now: number, observedPhase?: string) =>
     warmupGate({ name: 'pd-warmup-x', revision: 'x', onFailure: 'Fail', timeoutSeconds: 900, now, ...(observedPhase ? { observed: { phase: observedPhase, desired: 2, succeeded: 0, failed: 0, active: 2 } } : {}) });
 
@@ -125,6 +132,8 @@ describe('heldForWarmup and coordinationPass', () => {
     expect([held.status.phase, held.status.reason, held.status.message, held.status.revision]).toEqual(['Progressing', 'WarmingImages', gate.status.message, prior.revision]);
     expect(held.status).not.toHaveProperty('deadlineAt');
     expect(held.status).not.toHaveProperty('blockingRole');
+    expect(held.status).not.toHaveProperty('capacity');
+    expect(held.status).not.toHaveProperty('surgeUnschedulable');
     expect(held.writes.every((x) => x.paused)).toBe(true);
     expect(held.writes.map((x) => x.name)).toEqual(['prefill', 'decode']);
     expect([heldByWarmup(held.status), heldByWarmup(prior)]).toEqual([true, false]);
