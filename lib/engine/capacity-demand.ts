@@ -8,9 +8,10 @@
  */
 import { parseQuantityMilli } from '../spec/quantity';
 import { clusterShape } from '../spec/raycluster';
-import { asArray, asObject, isInteger, isObject, type JsonObject } from '../spec/read';
+import { asArray, asObject, isObject, type JsonObject } from '../spec/read';
 import type { ResolvedUpgradeOptions } from '../spec/rayservice';
 import { CLUSTER_LABEL, ordinalOf, rbgPodLabels, rbgWorkloadName } from '../spec/object-names';
+import { roleReplicas } from '../spec/rbg-releases';
 import { replicaPods, roleReplicasUnordered, roleShape } from '../spec/rbg-shape';
 import { capacityPreflight, type BoundPod, type CapacityNode, type CapacityPicture, type CapacityVerdict, type NodeRequirement, type NodeTerm, type PodGroupDemand, type PodPlacement, type PodToleration, type QuotaUsage, type ResourceAmounts } from './capacity-preflight';
 
@@ -63,7 +64,7 @@ export function rbgRoundPreflight(group: unknown, partitions: ReadonlyMap<string
   const demand: PodGroupDemand[] = [];
   for (const role of asArray(asObject(g.spec).roles).map(asObject)) {
     const from = partitions.get(String(role.name));
-    const to = isInteger(role.replicas) ? role.replicas : 1;
+    const to = roleReplicas(role);
     if (from === undefined || from >= to) continue;
     const shape = roleShape(role, g);
     if (shape.maxSurge === 0) moved.set(String(role.name), { from, to, ...(roleReplicasUnordered(role, g) ? { unordered: { count: (to - from) * shape.podsPerReplica } } : {}) });

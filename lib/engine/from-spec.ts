@@ -4,6 +4,7 @@
  */
 import { IntOrPercent, parsePercent, resolvePartition } from '../spec/percent';
 import { JsonObject, asArray, asObject } from '../spec/read';
+import { roleReplicas } from '../spec/rbg-releases';
 import { roleShape } from '../spec/rbg-shape';
 import type { RbgCoordination, RbgPlanRole, RoleBasedGroupPlanInput } from './plan-rbg';
 
@@ -33,7 +34,7 @@ export function rbgPlanInputs(group: JsonObject, policy?: JsonObject, coordinati
       .map((n) => roles.get(String(n)))
       .filter((role): role is JsonObject => role !== undefined)
       .map((role) => {
-        const replicas = typeof role.replicas === 'number' ? role.replicas : 1;
+        const replicas = roleReplicas(role);
         return {
           name: String(role.name),
           replicas,

@@ -2,7 +2,8 @@
  * What a rayshift executor reports of one RoleBasedGroup coordination (pure types): its phase,
  * each role's rollout, the rollback, the scheduler watch's and the capacity preflight's records,
  * the analysis and the router, as written to the group's status annotation and read by the CLI,
- * the API server and the dashboard. The pass that decides it is rbg-coordination-types.ts's.
+ * the API server and the dashboard. The step that decides it is rbg-coordination.ts's
+ * (`coordinationStep`), run for every rule by rbg-coordination-pass.ts.
  */
 import type { AnalysisStatus } from './analysis-status';
 import type { CapacityOutcome } from './capacity-preflight';
@@ -96,6 +97,7 @@ export interface CoordinationSurgeStatus {
  * on the rollout's later statuses (but the `Complete` one); absent when it fit or was not run.
  */
 export interface CoordinationCapacityStatus {
+  /** The preflight's verdict: only a round that did not fit is recorded (readers tell this record from a RayService's by it). */
   readonly outcome: Extract<CapacityOutcome, 'doesNotFit'>;
   /** What did not fit, with what was free then (`decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free`). */
   readonly message: string;

@@ -173,7 +173,7 @@ export interface RolloutEvent {
   /** CamelCase reason: `RolloutRound`, `RolloutComplete`, `RoleUnavailable`, `ProgressDeadlineExceeded`, `SurgeUnschedulable`, `InsufficientCapacity`, `RollbackStarted`, `RollbackRound`, `RolledBack`, `StrandedReplicasReplaced`; an analysis verdict's `Analysis<phase>` (`isVerdictEvent`). */
   readonly reason: string;
   readonly message: string;
-  /** The Event's `action`, when it is not the recorder's own (the capacity preflight's `CapacityPreflight`). */
+  /** The Event's `action`, when it is not the recorder's own (the capacity preflight's `CapacityPreflight`, the scheduler watch's `SurgeScheduling`). */
   readonly action?: string;
 }
 

@@ -6,7 +6,7 @@
  */
 import { ResolvedAnalysis, UpgradeAnalysis, resolveUpgradeAnalysis } from '../spec/analysis';
 import { formatProblem } from '../spec/problem';
-import { COORDINATION_ANNOTATION } from '../spec/rbg';
+import { COORDINATION_ANNOTATION, RBG_CAPACITY_POLICIES, type RbgCapacityPolicy } from '../spec/rbg';
 import { RBG_EXECUTOR_DEFAULTS, rollingUpdateRoles, validateCoordinationAnnotation } from '../spec/rbg-executor';
 import { RouterOptions, resolveRouter } from '../spec/rbg-router';
 import { ResolvedRolloutWarmup, RolloutWarmup, resolveRolloutWarmup } from '../spec/rbg-warmup';
@@ -42,7 +42,7 @@ export function readCoordination(group: JsonObject): CoordinationReading {
       progressDeadlineSeconds: typeof rule.progressDeadlineSeconds === 'number' ? rule.progressDeadlineSeconds : RBG_EXECUTOR_DEFAULTS.progressDeadlineSeconds,
       rollbackOnDeadline: typeof rule.rollbackOnDeadline === 'boolean' ? rule.rollbackOnDeadline : RBG_EXECUTOR_DEFAULTS.rollbackOnDeadline,
       // Checked above: one of RBG_CAPACITY_POLICIES when set.
-      capacityPolicy: rule.capacityPolicy === 'fail' || rule.capacityPolicy === 'wait' ? rule.capacityPolicy : RBG_EXECUTOR_DEFAULTS.capacityPolicy,
+      capacityPolicy: (RBG_CAPACITY_POLICIES as readonly unknown[]).includes(rule.capacityPolicy) ? (rule.capacityPolicy as RbgCapacityPolicy) : RBG_EXECUTOR_DEFAULTS.capacityPolicy,
       surgeUnschedulableSeconds: typeof rule.surgeUnschedulableSeconds === 'number' ? rule.surgeUnschedulableSeconds : RBG_EXECUTOR_DEFAULTS.surgeUnschedulableSeconds,
       ...(Array.isArray(rule.waves) ? { waves: (rule.waves as string[][]).map((w) => w.filter((n) => input.roles.some((r) => r.name === n))) } : {}),
       ...(isObject(rule.router) ? { router: resolveRouter(rule.router as unknown as RouterOptions) } : {}),

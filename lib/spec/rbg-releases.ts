@@ -48,6 +48,11 @@ export interface RestartPolicyConfig {
 /** The `restartPolicyConfig.type` values. */
 export const RESTART_POLICY_TYPES = ['None', 'RecreateRoleInstanceOnPodRestart'] as const;
 
+/** A role's `replicas` as RBG reads it: a non-negative integer, else the CRDs' default, 1. */
+export function roleReplicas(role: JsonObject): number {
+  return isInteger(role.replicas) && role.replicas >= 0 ? role.replicas : 1;
+}
+
 /**
  * A wire role's workload: `role.workload` in v1alpha1 (default StatefulSet, the schema's default),
  * the role-workload-type annotation in v1alpha2 (default RoleInstanceSet; a value without `/` counts

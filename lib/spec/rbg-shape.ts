@@ -9,7 +9,7 @@ import { RBG_INSTANCE_PATTERN_ANNOTATION, RBG_STATELESS_PATTERN } from './object
 import { parsePercent } from './percent';
 import { ResourceCounts, podExtendedResources } from './raycluster';
 import { JsonObject, asArray, asObject, isInteger } from './read';
-import { roleWorkloadType } from './rbg-releases';
+import { roleReplicas, roleWorkloadType } from './rbg-releases';
 import { roleRollingUpdate } from './rbg-roles';
 
 /** One replica of a role, and the surge of its rolling update. */
@@ -72,7 +72,7 @@ export function roleShape(role: JsonObject, group: JsonObject): RoleShape {
     pods += p.pods;
     sum(perReplica, podExtendedResources(p.template), p.pods);
   }
-  const replicas = count(role.replicas, 1);
+  const replicas = roleReplicas(role);
   const surge = roleRollingUpdate(role).maxSurge;
   const percent = parsePercent(surge);
   const maxSurge = percent !== undefined ? Math.ceil((percent * replicas) / 100) : count(surge, 0);

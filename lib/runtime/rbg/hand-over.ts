@@ -6,6 +6,7 @@
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { RbgResourceType, STATUS_ANNOTATION } from '../../spec/object-names';
 import { asArray, asObject } from '../../spec/read';
+import { roleReplicas } from '../../spec/rbg-releases';
 import type { KubeClient } from '../kube/client';
 import { jsonPointer } from '../kube/json-pointer';
 import type { JsonPatchOp } from '../kube/request-options';
@@ -34,7 +35,7 @@ export async function handOver(client: KubeClient, type: RbgResourceType, group:
     ops.push({ op: 'test', path: `/spec/roles/${index}/name`, value: role.name }, { op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/paused`, value: false });
     // A role held by its partition (its workload ignores paused) was armed at partition = replicas:
     // unpausing it is lowering that to the partition its last rollout ended at (the user's floor).
-    const replicas = typeof role.replicas === 'number' ? role.replicas : 1;
+    const replicas = roleReplicas(role);
     if (!workloadHonoursPaused(roleWorkloadType(group.apiVersion, role).kind) && typeof ru.partition === 'number' && ru.partition >= replicas) {
       const floor = reported.get(String(role.name))!.partition;
       ops.push({ op: 'replace', path: `/spec/roles/${index}/rolloutStrategy/rollingUpdate/partition`, value: floor < replicas ? floor : 0 });

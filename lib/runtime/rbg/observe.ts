@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { IntOrPercent, resolvePartition } from '../../spec/percent';
 import { JsonObject, asArray, asObject, isInteger } from '../../spec/read';
 import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
+import { roleReplicas } from '../../spec/rbg-releases';
 import { resolveMaxUnavailable } from '../../engine/from-spec';
 import type { ObservedRole, ReplicaState, RoleProgress } from '../../engine/rbg-coordination-types';
 import { ROUTER_REVISION_LABEL } from '../../spec/object-names';
@@ -86,7 +87,7 @@ export function observeRoles(group: JsonObject, workloads: ReadonlyMap<string, W
   asArray(asObject(group.spec).roles).forEach((value, index) => {
     const role = asObject(value);
     const name = String(role.name);
-    const desired = isInteger(role.replicas) ? role.replicas : 1;
+    const desired = roleReplicas(role);
     const ru = asObject(asObject(role.rolloutStrategy).rollingUpdate);
     // The template is `template` (v1alpha1) or under the role's pattern (v1alpha2).
     const template = role.template ?? asObject(role.standalonePattern).template ?? asObject(role.leaderWorkerPattern).template;
