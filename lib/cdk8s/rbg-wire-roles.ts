@@ -24,8 +24,13 @@ function commonRoleFields(r: RoleSpec, annotations = r.annotations, recreatePods
   };
 }
 
-/** A v1alpha2 role: RoleInstanceSet unless the role-workload-type annotation names another workload; `recreatePods` for a routed role. */
-export function roleV1Alpha2(r: RoleSpec, recreatePods = false): Record<string, unknown> {
+/**
+ * A v1alpha2 role: RoleInstanceSet unless the role-workload-type annotation names another workload;
+ * `routed` for a routed role, which a RoleInstanceSet gets as a Stateless set with RecreatePod
+ * (another workload, a StatefulSet, replaces its Pods anyway and is left as given).
+ */
+export function roleV1Alpha2(r: RoleSpec, routed = false): Record<string, unknown> {
+  const recreatePods = routed && (r.workload === undefined || r.workload === 'RoleInstanceSet');
   const pattern =
     (r.leaderWorkerSize ?? 1) > 1
       ? { leaderWorkerPattern: { size: r.leaderWorkerSize, template: r.template, ...(r.restartPolicyConfig ? { restartPolicyConfig: r.restartPolicyConfig } : {}) } }

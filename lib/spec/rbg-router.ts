@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json';
 import type { ParentReference } from './gateway';
 import { dns1123SubdomainProblem } from './names';
+import { RBG_RECREATE_POD_UPDATE } from './object-names';
 import { ProblemList, show } from './problem';
 import { asArray, asObject, isInteger, isObject } from './read';
 
@@ -95,6 +96,11 @@ export interface RouterContext {
   readonly rollingUpdate: boolean;
   /** Who executes the rollout; only rayshift's executors move route weights. */
   readonly executor: string;
+  /**
+   * Each role's `rollingUpdate.type` as given, by name, where rayshift renders a routed role's with
+   * `RecreatePod` (v1alpha2); undefined where it leaves it (v1alpha1).
+   */
+  readonly roleUpdateTypes?: ReadonlyMap<string, unknown>;
 }
 
 /** Checks a rule's `router` at `at`, adding every problem (field, value, allowed range) to `problems`. */
@@ -121,6 +127,12 @@ export function checkRouter(problems: ProblemList, at: string, value: unknown, c
     }
   }
   if (names.prefill === names.decode) problems.error(`${at}.decode`, `${show(names.decode)} is also the prefill role; prefill and decode must be two roles`);
+  for (const field of ['prefill', 'decode'] as const) {
+    const type = ctx.roleUpdateTypes?.get(String(names[field]));
+    if (type !== undefined && type !== RBG_RECREATE_POD_UPDATE) {
+      problems.error(`${at}.${field}`, `role ${show(names[field])} sets rollingUpdate.type ${show(type)}; a routed role's Pods are replaced (${RBG_RECREATE_POD_UPDATE}), since a Pod updated in place would stay in its old release's router; allowed: unset or ${show(RBG_RECREATE_POD_UPDATE)}`);
+    }
+  }
   for (const field of ['port', 'workerPort', 'bootstrapPort'] as const) {
     const port = value[field];
     if (port !== undefined && (!isInteger(port) || port < 1 || port > 65535)) problems.error(`${at}.${field}`, `must be a port, an integer from 1 to 65535; got ${show(port)}`);

@@ -127,3 +127,13 @@ test('a CoordinatedPolicy (executor rbg) refuses a router rather than drop it', 
   new CoordinatedPolicy(chart, 'policy', { group, rules: [{ name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: {}, router }] });
   expect(synthError(chart)).toContain("rules[0].router: cannot be carried by a CoordinatedPolicy (RBG's controller moves no route weight between releases)");
 });
+
+test('a routed role on a StatefulSet (it replaces its Pods anyway) is rendered as given: no Stateless pattern, no RecreatePod', () => {
+  const [prefill, decode, gateway] = roles();
+  const { manifests } = synth({ roles: [prefill, { ...decode, workload: 'StatefulSet' }, gateway] });
+  const g = single(manifests, 'RoleBasedGroup');
+  expect(g.spec.roles[0].annotations).toEqual({ 'rbg.workloads.x-k8s.io/role-instance-pattern': 'Stateless' });
+  expect(g.spec.roles[1].annotations).toEqual({ 'rbg.workloads.x-k8s.io/role-workload-type': 'apps/v1/StatefulSet' });
+  expect(g.spec.roles[1].rolloutStrategy).toBeUndefined();
+});
+

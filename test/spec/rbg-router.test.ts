@@ -49,3 +49,14 @@ test('the router needs a rolling update and a rayshift executor', () => {
   expect(findings(router, 'operator', { scaling: { maxSkew: '10%' } }).filter((f) => f.includes('.router'))).toEqual(['spec.coordination[0].router: routes the releases of a rolling update; give the rule a rollingUpdate']);
   expect(findings('sglang')).toEqual(['spec.coordination[0].router: must be a mapping with kind, image and gateway; got "sglang"']);
 });
+
+test('a routed role whose rollingUpdate.type would update its Pods in place is refused, naming the role and the type (v1alpha2); RecreatePod or unset is accepted', () => {
+  const typed = (type: string): RoleSpec[] => [{ ...roles[0], rollingUpdate: { type } } as RoleSpec, roles[1]];
+  const errors = (rs: RoleSpec[], v1alpha1 = false) => validateRoleBasedGroupModel(rs, [rule(router)], v1alpha1, 'operator').errors.map((p) => `${p.path}: ${p.message}`);
+  expect(errors(typed('InPlaceIfPossible'))).toEqual([
+    'spec.coordination[0].router.prefill: role "prefill" sets rollingUpdate.type "InPlaceIfPossible"; a routed role\'s Pods are replaced (RecreatePod), since a Pod updated in place would stay in its old release\'s router; allowed: unset or "RecreatePod"',
+  ]);
+  expect(errors(typed('RecreatePod'))).toEqual([]);
+  expect(errors(roles)).toEqual([]);
+});
+
