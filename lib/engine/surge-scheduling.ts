@@ -113,8 +113,12 @@ export function judgeSurge(seen: SurgeScheduling, reportedBefore: boolean, bound
  * (surgeUnschedulableSeconds 60); <then>: <the scheduler's message>`, `subject` naming whose Pods.
  */
 export function surgeEventMessage(seen: SurgeScheduling, subject: string, boundSeconds: number, then: string, now: number): string {
-  const pods = `${seen.unschedulablePods} Pod${seen.unschedulablePods === 1 ? '' : 's'}`;
-  return `${pods} of ${subject} Unschedulable for ${Math.floor((now - seen.since) / 1000)} s (surgeUnschedulableSeconds ${boundSeconds}); ${then}: ${seen.message}`;
+  return `${podsInWords(seen.unschedulablePods)} of ${subject} Unschedulable for ${Math.floor((now - seen.since) / 1000)} s (surgeUnschedulableSeconds ${boundSeconds}); ${then}: ${seen.message}`;
+}
+
+/** `1 Pod`, `2 Pods`: the scheduler watch's count in its Events and status lines. */
+export function podsInWords(n: number): string {
+  return `${n} Pod${n === 1 ? '' : 's'}`;
 }
 
 /**

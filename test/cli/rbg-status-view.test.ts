@@ -119,7 +119,7 @@ test('the screen and the log line show the router route\'s weight per release, o
 test('the screen shows the scheduler watch\'s record with the scheduler\'s message', () => {
   const surgeUnschedulable = { pods: 1, roles: ['decode'], since: '2026-11-21T11:59:55.000Z', message: '0/2 nodes are available: 2 Insufficient nvidia.com/gpu.', boundExceeded: false };
   const screen = renderGroupScreen(groupView(group({ observedGeneration: 4, coordinations: [coordination({ surgeUnschedulable })] })), T, plain).join('\n');
-  expect(screen).toContain('    1 Pod(s) of decode Unschedulable since 2026-11-21T11:59:55.000Z: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.');
+  expect(screen).toContain('    1 Pod of decode Unschedulable since 2026-11-21T11:59:55.000Z: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu.');
 });
 
 test('the screen shows the first round\'s capacity preflight when it did not fit (red once the rollout was refused)', () => {

@@ -9,6 +9,7 @@ import type { WarmupGateStatus } from '../../engine/rbg-warmup';
 import type { RouterStatus } from '../../engine/rbg-router-step';
 import { asArray, asObject, isObject } from '../../spec/read';
 import { STATUS_ANNOTATION } from '../../spec/object-names';
+import { podsInWords } from '../../engine/surge-scheduling';
 
 // The type's home is the engine; re-exported for readers of the status document.
 export type { CoordinationStatus } from '../../engine/rbg-coordination-status';
@@ -67,9 +68,9 @@ export function describeCapacity(c: CoordinationCapacityStatus): string {
   return `first round did not fit (${c.at}): ${c.message}`;
 }
 
-/** The scheduler watch's record: `2 Pod(s) of decode Unschedulable since 2026-11-30T10:00:02.000Z (past surgeUnschedulableSeconds)`. */
+/** The scheduler watch's record: `2 Pods of decode Unschedulable since 2026-11-30T10:00:02.000Z (past surgeUnschedulableSeconds)`. */
 export function describeSurge(u: CoordinationSurgeStatus): string {
-  return `${u.pods} Pod(s) of ${u.roles.join(', ') || 'the coordinated roles'} Unschedulable since ${u.since}${u.boundExceeded ? ' (past surgeUnschedulableSeconds)' : ''}`;
+  return `${podsInWords(u.pods)} of ${u.roles.join(', ') || 'the coordinated roles'} Unschedulable since ${u.since}${u.boundExceeded ? ' (past surgeUnschedulableSeconds)' : ''}`;
 }
 
 /**

@@ -88,7 +88,7 @@ describe('status annotation', () => {
   test('describeCoordination adds the scheduler watch\'s record when there is one', () => {
     const surgeUnschedulable = { pods: 2, roles: ['decode'], since: '2026-11-30T10:00:02.000Z', message: '0/2 nodes are available', boundExceeded: true };
     expect(describeCoordination({ ...coordination, surgeUnschedulable })).toBe(
-      'pd-rollout Progressing (round 3): prefill 12/40, decode 5/20 updated; skew 5.0% ≤ 10%; blocked by decode; 2 Pod(s) of decode Unschedulable since 2026-11-30T10:00:02.000Z (past surgeUnschedulableSeconds)',
+      'pd-rollout Progressing (round 3): prefill 12/40, decode 5/20 updated; skew 5.0% ≤ 10%; blocked by decode; 2 Pods of decode Unschedulable since 2026-11-30T10:00:02.000Z (past surgeUnschedulableSeconds)',
     );
   });
 
