@@ -8,8 +8,8 @@
  * in the coordination's `capacity` and one Warning Event `InsufficientCapacity`; `fail` releases
  * nothing (every role stays paused where it stands), phase `Failed`, reason `InsufficientCapacity`,
  * one Event, and the rollout is judged again only once the template changes again. The executor
- * lists the capacity only for a pass that may release a first round (`needsRbgCapacityPreflight`,
- * rbg-coordination-pass.ts); without it the round is released unchecked.
+ * lists the capacity only for a pass that releases a first round (`releasesFirstRound`,
+ * rbg-coordination-pass.ts), decided again with it; without it the round is released unchecked.
  */
 import { rbgRoundPreflight } from './capacity-demand';
 import { CAPACITY_EVENT_ACTION, CAPACITY_EVENT_REASON } from './capacity-policy';

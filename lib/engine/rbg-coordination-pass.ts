@@ -7,8 +7,8 @@
  * read (`routeHoldOf`: the last old replicas wait for it), the pass decides the weights the route
  * should carry after that step (`routerStep`) and the scaling of its old release's router
  * (`routerScaleStep`); each step sees its roles' Unschedulable Pods when the executor read them
- * (`rbg-surge-scheduling.ts`), and the cluster's capacity when a rollout may start in the pass
- * (`needsRbgCapacityPreflight`; the preflight is `rbg-capacity.ts`'s). The runtime's reconciler
+ * (`rbg-surge-scheduling.ts`), and the cluster's capacity when a rollout starts in the pass
+ * (`releasesFirstRound`; the preflight is `rbg-capacity.ts`'s). The runtime's reconciler
  * observes the group, asks for this, and writes the result.
  */
 import type { MeasureAnalysisAction } from './actions';
@@ -45,7 +45,7 @@ export interface CoordinationPassInput {
    * ones), when the executor read the group's Pods (`needsRbgSurgeScheduling`). Undefined: not read.
    */
   readonly scheduling?: ReadonlyMap<string, readonly unknown[]>;
-  /** The cluster's capacity and the group as read, when the executor listed it (`needsRbgCapacityPreflight`). Undefined: not listed. */
+  /** The cluster's capacity and the group as read, when the executor listed it (`releasesFirstRound`). Undefined: not listed. */
   readonly capacity?: RbgCapacityReading;
   /** Epoch ms. */
   readonly now: number;
@@ -70,20 +70,13 @@ export interface CoordinationPass {
 }
 
 /**
- * Whether the executor should list the cluster's capacity for this pass (`capacity`): the RBG
- * controller has caught up with the group, and a rule's rollout may release its first round in it
- * (its roles' template revision differs from its status's, or its status is of that revision,
- * `Progressing`, with no round written) while no warmup holds it. A rule without a status (a group
- * seen for the first time) is not preflighted, nor is a rollout once refused (`Failed`) until its
- * template changes again.
+ * Whether `pass` releases a rollout's first round (a step that writes its round 1): the executor,
+ * having decided the pass without the cluster's capacity, lists it only then and decides the pass
+ * again with it (`capacity`), so the cluster is read once per rollout start and not on the passes
+ * that wait before it (a controller catching up, a role with a replica down, a warmup).
  */
-export function needsRbgCapacityPreflight(input: Pick<CoordinationPassInput, 'rules' | 'roles' | 'controllerCaughtUp' | 'previous' | 'gate'>): boolean {
-  const { rules, roles, previous, gate } = input;
-  return input.controllerCaughtUp && rules.some((rule) => {
-    const prior = previous.find((c) => c.name === rule.name);
-    if (prior === undefined || (gate && !gate.decision.open && gate.pending.includes(rule))) return false;
-    return prior.revision !== ruleRevision(rule, roles) || (prior.phase === 'Progressing' && prior.rounds === 0);
-  });
+export function releasesFirstRound(pass: CoordinationPass): boolean {
+  return pass.steps.some((s) => s.status.phase === 'Progressing' && s.status.rounds === 1 && s.events.some((e) => e.reason === ROUND_EVENT));
 }
 
 /** See the file comment. */

@@ -221,7 +221,7 @@ export interface CoordinationStepInput {
    */
   readonly scheduling?: { readonly unschedulable?: SurgeScheduling };
   /**
-   * The cluster's capacity as the executor listed it for this pass (`needsRbgCapacityPreflight`),
+   * The cluster's capacity as the executor listed it for this pass (`releasesFirstRound`),
    * with the group as read: the round that starts the rollout is preflighted against it. Undefined:
    * not listed, so no round is judged.
    */

@@ -2,15 +2,15 @@
  * The capacity preflight of a RoleBasedGroup rollout's first round (pure, fixed times): the demand
  * of the round and the Pods it frees (`rbgRoundPreflight`), the policy in the coordination step
  * (`preflightFirstRound` through `coordinationStep`), and when the executor lists the capacity
- * (`needsRbgCapacityPreflight`).
+ * (`releasesFirstRound`).
  */
 import type { ListedCapacity } from '../../lib/engine/capacity-demand';
 import { rbgRoundPreflight } from '../../lib/engine/capacity-demand';
 import { coordinationStep } from '../../lib/engine/rbg-coordination';
-import { needsRbgCapacityPreflight } from '../../lib/engine/rbg-coordination-pass';
+import { coordinationPass, releasesFirstRound } from '../../lib/engine/rbg-coordination-pass';
 import type { CoordinationStep, ExecutorRule, ObservedRole, RbgCapacityReading } from '../../lib/engine/rbg-coordination-types';
 import type { CoordinationStatus } from '../../lib/engine/rbg-coordination-status';
-import type { WarmupGateDecision } from '../../lib/engine/rbg-warmup';
+import { warmupGate, type WarmupGateDecision } from '../../lib/engine/rbg-warmup';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const GROUP = 'rbg.workloads.x-k8s.io/group-name';
@@ -147,10 +147,11 @@ describe('the first round of a rollout, preflighted', () => {
     expect(again.writes).toEqual([]);
     expect(again.events).toEqual([]);
     expect(again.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', capacity: s.status.capacity });
-    expect(needsRbgCapacityPreflight({ rules: [r], roles: roles('v2', true), controllerCaughtUp: true, previous: [again.status] })).toBe(false);
+    // Decided without the capacity, the refused rollout releases nothing: the executor lists nothing.
+    expect(releasesFirstRound(coordinationPass({ rules: [r], roles: roles('v2', true), controllerCaughtUp: true, previous: [again.status], now: T0 + 40_000 }))).toBe(false);
 
-    // A new template (v3): the executor lists again, and the new first round is judged again.
-    expect(needsRbgCapacityPreflight({ rules: [r], roles: roles('v3', true), controllerCaughtUp: true, previous: [again.status] })).toBe(true);
+    // A new template (v3): its first round would be released, so the executor lists, and it is judged again.
+    expect(releasesFirstRound(coordinationPass({ rules: [r], roles: roles('v3', true), controllerCaughtUp: true, previous: [again.status], now: T0 + 60_000 }))).toBe(true);
     const v3 = step(r, again.status, roles('v3', true), T0 + 60_000, { group, listed: listed(1) });
     expect(v3.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', capacity: { at: '2026-11-30T10:01:00.000Z' } });
     expect(v3.events.map((e) => e.reason)).toEqual(['InsufficientCapacity']);
@@ -238,21 +239,23 @@ describe('rbgRoundPreflight: what a round asks and frees', () => {
   });
 });
 
-test('needsRbgCapacityPreflight: only a pass that may release a first round, with the RBG controller caught up and no warmup holding it', () => {
+test('releasesFirstRound: only a pass whose step writes a rollout\'s round 1, with the RBG controller caught up and no warmup holding it', () => {
   const r = rule();
   const done = complete(r);
-  const at = (v: Partial<CoordinationStatus>): CoordinationStatus => ({ ...done, revision: complete(r).revision, ...v });
   const v2 = roles('v2', true);
-  const ask = (previous: CoordinationStatus[], caughtUp = true, gate?: { decision: WarmupGateDecision; pending: ExecutorRule[] }) =>
-    needsRbgCapacityPreflight({ rules: [r], roles: v2, controllerCaughtUp: caughtUp, previous, ...(gate ? { gate } : {}) });
-  expect(ask([done])).toBe(true);
-  expect(ask([done], false)).toBe(false);
-  expect(ask([])).toBe(false);
+  const pass = (previous: CoordinationStatus[], roleStates = v2, caughtUp = true, gate?: { decision: WarmupGateDecision; pending: ExecutorRule[] }) =>
+    coordinationPass({ rules: [r], roles: roleStates, controllerCaughtUp: caughtUp, previous, ...(gate ? { gate } : {}), now: T0 });
+  expect(releasesFirstRound(pass([done]))).toBe(true);
+  // RBG's controller has not caught up with the new template: no round yet.
+  expect(releasesFirstRound(pass([done], v2, false))).toBe(false);
+  // A group seen for the first time, every replica on its revision, is armed, not rolled.
+  expect(releasesFirstRound(pass([], roles('v1', false)))).toBe(false);
+  // Round 1 written: the next pass releases no first round.
   const started = step(r, done, v2, T0).status;
-  expect(ask([started])).toBe(false);
-  expect(ask([at({ revision: started.revision, phase: 'Progressing', rounds: 0 })])).toBe(true);
-  expect(ask([at({ revision: started.revision, phase: 'Failed', rounds: 0 })])).toBe(false);
-  const held = { decision: { open: false } as WarmupGateDecision, pending: [r] };
-  expect(ask([done], true, held)).toBe(false);
-  expect(ask([done], true, { ...held, decision: { open: true } as WarmupGateDecision })).toBe(true);
+  const written = new Map([...v2].map(([n, o]) => [n, { ...o, paused: false }]));
+  expect(releasesFirstRound(pass([started], written))).toBe(false);
+  // A warmup still running holds the rule; once it succeeded, the round goes.
+  const warmup = (phase: string) => ({ decision: warmupGate({ name: 'pd-warmup-x', revision: 'x', onFailure: 'Fail', timeoutSeconds: 900, now: T0, observed: { phase, desired: 2, succeeded: phase === 'Completed' ? 2 : 0, failed: 0, active: phase === 'Completed' ? 0 : 2 } }), pending: [r] });
+  expect(releasesFirstRound(pass([done], v2, true, warmup('Running')))).toBe(false);
+  expect(releasesFirstRound(pass([done], v2, true, warmup('Completed')))).toBe(true);
 });

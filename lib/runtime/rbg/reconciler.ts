@@ -18,12 +18,12 @@
  * A router that is to gain weight is scaled back before the route; an old release's router is
  * scaled to 0 after the patch recording its replicas (`rbg-router-scale.ts`). While a coordination
  * is Progressing the pass reads the group's Pods (the same one list the routers count) and hands the
- * coordinated roles' Unschedulable ones to the engine (`rbg-surge-scheduling.ts`), which may roll
- * the rollout back under `capacityPolicy: fail`. A pass that may release a rollout's first round
- * (`needsRbgCapacityPreflight`) lists the cluster's capacity (`listCapacity`, shared with the
- * RayService) for the engine's preflight of that round (`rbg-capacity.ts`).
+ * coordinated roles' Pods to the engine (`rbg-surge-scheduling.ts`), which may roll the rollout
+ * back under `capacityPolicy: fail`. A pass that releases a rollout's first round
+ * (`releasesFirstRound`) lists the cluster's capacity (`listCapacity`, shared with the RayService)
+ * and is decided again with it, for the engine's preflight of that round (`rbg-capacity.ts`).
  */
-import { coordinationPass, needsRbgCapacityPreflight } from '../../engine/rbg-coordination-pass';
+import { coordinationPass, releasesFirstRound } from '../../engine/rbg-coordination-pass';
 import { rbgRollbackRequestOf } from '../../engine/rbg-steering';
 import { ANALYSIS_OVERRIDE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
 import type { ExecutorRule, ObservedRole, RbgCapacityReading, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
@@ -183,9 +183,14 @@ export class RbgRolloutReconciler {
     const routes = await observeRouterRoutes(this.client, group, reading.rules, pods);
     const scheduling = needsRbgSurgeScheduling(previous?.coordinations) ? await this.coordinatedPods(group, pods, coordinatedRoles) : undefined;
     const gated = { previous: previous?.coordinations ?? [], ...(gate ? { gate } : {}) };
-    const capacity = needsRbgCapacityPreflight({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, ...gated }) ? await this.capacity(group) : undefined;
+    let capacity: RbgCapacityReading | undefined;
     const passOf = () => coordinationPass({ rules: reading.rules, roles, controllerCaughtUp: caughtUp, ...gated, ...(analysis ? { analysis } : {}), ...(rollback ? { rollback } : {}), routes, ...(scheduling ? { scheduling } : {}), ...(capacity ? { capacity } : {}), now });
     let pass = passOf();
+    // The cluster's capacity is read only for a pass that releases a rollout's first round, which is then decided again with it.
+    if (releasesFirstRound(pass)) {
+      capacity = await this.capacity(group);
+      if (capacity) pass = passOf();
+    }
     // The way back counts a StatefulSet role's Pods (statefulset-replicas.ts). They are read only when
     // a coordination rolls back (the pure pass is then decided again from them): on RBG v0.6.0 every
     // read before the pass's writes also delays carrying its partitions into the StatefulSets.

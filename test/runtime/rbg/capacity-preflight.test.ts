@@ -108,3 +108,18 @@ test('a list the API server refuses (no list on nodes): logged, and round 1 is r
   expect(started.status!.coordinations[0]).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
   expect(started.status!.coordinations[0].capacity).toBeUndefined();
 });
+
+test('the passes before the first round (RBG\'s controller has not caught up with the new template) list no capacity; the pass that releases it lists it once', async () => {
+  const { kube, reconciler, clock } = await armed('wait');
+  const capacityLists = () => kube.lists.filter((l) => CAPACITY_LISTS.includes(l));
+  changeRelease(kube, 'v2');
+  for (const at of [1_000, 6_000, 11_000]) {
+    clock.now = T0 + at;
+    expect((await reconciler.reconcile('ns', 'pd')).status!.coordinations[0].rounds).toBe(0);
+  }
+  expect(capacityLists()).toEqual([]);
+  settle(kube, { prefill: { updated: 0, ready: 2 }, decode: { updated: 0, ready: 1 } });
+  clock.now = T0 + 12_000;
+  expect((await reconciler.reconcile('ns', 'pd')).status!.coordinations[0]).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
+  expect(capacityLists()).toEqual(CAPACITY_LISTS);
+});
