@@ -110,12 +110,14 @@ function ruleStep(input: CoordinationPassInput, rule: ExecutorRule): Coordinatio
   // A status written while the warmup held the rule describes no round: the rollout starts afresh.
   const observed = rule.router && input.routes?.get(rule.name);
   const routeHold = observed ? routeHoldOf(rule, roles, observed) : undefined;
+  // The prior status is of the roles' revision (ruleRevision hashes every role's template: once per step).
+  const ofThisRevision = prior !== undefined && prior.revision === ruleRevision(rule, roles);
   // The rollout's start: the status's for this revision; a revision first seen now has created no Pod yet.
-  const startedAt = prior && prior.revision === ruleRevision(rule, roles) ? Date.parse(prior.startedAt) : now;
+  const startedAt = ofThisRevision ? Date.parse(prior.startedAt) : now;
   const scheduling = input.scheduling && { scheduling: { unschedulable: ruleSurgeScheduling(input.scheduling, rule.roles.map((r) => r.name), startedAt, now) } };
   const capacity = input.capacity && { capacity: input.capacity };
   const step = { rule, roles, controllerCaughtUp, previous: prior && heldByWarmup(prior) ? undefined : prior, now, ...(routeHold ? { routeHold } : {}), ...scheduling, ...capacity };
-  if (prior && requested(input.rollback, prior) && prior.revision === ruleRevision(rule, roles)) return steeredRollback(step, prior, input.rollback!.cause);
+  if (ofThisRevision && requested(input.rollback, prior)) return steeredRollback(step, prior, input.rollback!.cause);
   return input.analysis ? analysedCoordinationStep(step, input.analysis) : coordinationStep(step);
 }
 

@@ -64,6 +64,8 @@ export function surgeSchedulingOf(pods: readonly unknown[], now: number, notBefo
   let count = 0;
   let since = Infinity;
   let message = '';
+  // Conditions carry whole seconds: a Pod Unschedulable in the rollout's first second reads as that second's start.
+  const from = Math.floor(notBefore / 1000) * 1000;
   for (const p of pods) {
     const pod = asObject(p);
     if (asObject(pod.metadata).deletionTimestamp !== undefined) continue;
@@ -71,8 +73,7 @@ export function surgeSchedulingOf(pods: readonly unknown[], now: number, notBefo
     if (c === undefined || c.status !== 'False' || c.reason !== 'Unschedulable') continue;
     const parsed = Date.parse(String(c.lastTransitionTime));
     const at = Number.isFinite(parsed) ? parsed : now;
-    // Conditions carry whole seconds: a Pod Unschedulable in the rollout's first second reads as that second's start.
-    if (at < Math.floor(notBefore / 1000) * 1000) continue;
+    if (at < from) continue;
     count++;
     if (at < since) {
       since = at;
