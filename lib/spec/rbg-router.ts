@@ -100,7 +100,7 @@ export interface RouterContext {
    * Each role's `rollingUpdate.type` as given, by name, where rayshift renders a routed role's with
    * `RecreatePod` (v1alpha2); undefined where it leaves it (v1alpha1).
    */
-  readonly roleUpdateTypes?: ReadonlyMap<string, unknown>;
+  readonly roleUpdateTypes?: { readonly [role: string]: unknown };
 }
 
 /** Checks a rule's `router` at `at`, adding every problem (field, value, allowed range) to `problems`. */
@@ -128,7 +128,9 @@ export function checkRouter(problems: ProblemList, at: string, value: unknown, c
   }
   if (names.prefill === names.decode) problems.error(`${at}.decode`, `${show(names.decode)} is also the prefill role; prefill and decode must be two roles`);
   for (const field of ['prefill', 'decode'] as const) {
-    const type = ctx.roleUpdateTypes?.get(String(names[field]));
+    const types = ctx.roleUpdateTypes ?? {};
+    // Own keys only: a role may be named like an Object.prototype member ("constructor" is a DNS label).
+    const type = Object.prototype.hasOwnProperty.call(types, String(names[field])) ? types[String(names[field])] : undefined;
     if (type !== undefined && type !== RBG_RECREATE_POD_UPDATE) {
       problems.error(`${at}.${field}`, `role ${show(names[field])} sets rollingUpdate.type ${show(type)}; a routed role's Pods are replaced (${RBG_RECREATE_POD_UPDATE}), since a Pod updated in place would stay in its old release's router; allowed: unset or ${show(RBG_RECREATE_POD_UPDATE)}`);
     }

@@ -259,7 +259,7 @@ export function validateRoleBasedGroupModel(
   asArray(coordination).forEach((rule, i) => {
     checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor);
     const r = asObject(rule);
-    const roleUpdateTypes = v1alpha1 ? undefined : new Map([...byName].map(([name, role]) => [name, asObject(role.rollingUpdate).type]));
+    const roleUpdateTypes = v1alpha1 ? undefined : Object.fromEntries([...byName].map(([name, role]) => [name, asObject(role.rollingUpdate).type]));
     if (r.router !== undefined) checkRouter(problems, `spec.coordination[${i}].router`, r.router, { ruleRoles: asArray(r.roles), rollingUpdate: r.rollingUpdate !== undefined, executor, ...(roleUpdateTypes ? { roleUpdateTypes } : {}) });
   });
   return problems.result();

@@ -60,3 +60,11 @@ test('a routed role whose rollingUpdate.type would update its Pods in place is r
   expect(errors(roles)).toEqual([]);
 });
 
+
+test('a routed role named like an Object.prototype member ("constructor" is a DNS label) is read by its own rollingUpdate.type only', () => {
+  const named: RoleSpec[] = [{ ...roles[0], name: 'constructor' }, roles[1]];
+  const routed = { name: 'pd', roles: ['constructor', 'decode'], rollingUpdate: { maxSkew: '10%' }, router: { ...router, prefill: 'constructor' } } as CoordinationRule;
+  expect(validateRoleBasedGroupModel(named, [routed], false, 'operator').errors).toEqual([]);
+  const inPlace: RoleSpec[] = [{ ...named[0], rollingUpdate: { type: 'InPlaceIfPossible' } } as RoleSpec, roles[1]];
+  expect(validateRoleBasedGroupModel(inPlace, [routed], false, 'operator').errors.map((p) => p.path)).toEqual(['spec.coordination[0].router.prefill']);
+});
