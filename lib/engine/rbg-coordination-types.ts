@@ -152,6 +152,14 @@ export interface RoleReturn {
   readonly revertBelow?: number;
 }
 
+/** The replicas of one role a rollback round returns, by name (lib/engine/rbg-ordered-return.ts, rbg-unordered-return.ts). */
+export interface ReplicaReturn {
+  /** To delete (the workload recreates each from its current revision). */
+  readonly remove: readonly string[];
+  /** To revert in place to the current revision (only with `revertBelow`, on a workload that can keep them there). */
+  readonly revert: readonly string[];
+}
+
 /**
  * Replicas of a role to replace because its workload will never update them (rbg-stranded.ts): the
  * runtime deletes them, each guarded by its uid and still on a revision other than `revision`, and

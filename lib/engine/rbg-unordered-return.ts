@@ -31,7 +31,7 @@
  * Where the webhook caps the partition (`revertBelow`, RBG v0.8), the instances beyond
  * `desired − revertBelow` left on the abandoned revision are reverted in place instead.
  */
-import type { RoleReturn } from './rbg-coordination-types';
+import type { ReplicaReturn, RoleReturn } from './rbg-coordination-types';
 
 /** One replica of a role's workload without ordinals, as one list of them shows it. */
 export interface UnorderedReplica {
@@ -44,26 +44,19 @@ export interface UnorderedReplica {
   readonly terminating: boolean;
 }
 
-/** The replicas to return, by name. */
-export interface UnorderedReturn {
-  /** To delete (the workload recreates each from its current revision). */
-  readonly remove: readonly string[];
-  /** To revert in place to the current revision (only with `revertBelow`). */
-  readonly revert: readonly string[];
-}
-
 /**
  * The replicas of a role with `desired` replicas to return for `ret`: the live ones on the abandoned
  * revision beyond the `desired − ret.below` that may stay, not-ready first, then by name; of those
- * left, the ones beyond `desired − ret.revertBelow` are reverted instead.
+ * left, the ones beyond `desired − ret.revertBelow` are reverted instead, only when `revertable`
+ * (the set is paused: unpaused, it would update a reverted instance forward again).
  */
-export function unorderedReturn(replicas: readonly UnorderedReplica[], desired: number, ret: Pick<RoleReturn, 'below' | 'revertBelow'>): UnorderedReturn {
+export function unorderedReturn(replicas: readonly UnorderedReplica[], desired: number, ret: Pick<RoleReturn, 'below' | 'revertBelow'>, revertable: boolean): ReplicaReturn {
   const live = replicas
     .filter((r) => r.abandoned && !r.terminating)
     .slice()
     .sort((a, b) => Number(a.ready) - Number(b.ready) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const removeCount = Math.max(0, live.length - Math.max(0, desired - ret.below));
   const rest = live.slice(removeCount);
-  const revertCount = ret.revertBelow === undefined ? 0 : Math.max(0, rest.length - Math.max(0, desired - ret.revertBelow));
+  const revertCount = !revertable || ret.revertBelow === undefined ? 0 : Math.max(0, rest.length - Math.max(0, desired - ret.revertBelow));
   return { remove: live.slice(0, removeCount).map((r) => r.name), revert: rest.slice(0, revertCount).map((r) => r.name) };
 }

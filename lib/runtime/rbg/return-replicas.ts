@@ -16,12 +16,13 @@
  * RoleInstance's controller then brings its Pods to that spec; the RoleInstanceSet, paused, leaves
  * an existing instance at its revision.
  *
- * A RoleInstanceSet in RBG's Stateless pattern (routed roles) names its instances `<set>-<random>`:
- * which of them go is the engine's choice by revision and readiness (`unorderedReturn`,
- * lib/engine/rbg-unordered-return.ts, with what that set does read in RBG's source); the deletes and
- * reverts are the same.
+ * Which replicas go is the engine's choice: by ordinal (`orderedReturn`, lib/engine/rbg-ordered-return.ts);
+ * on a RoleInstanceSet in RBG's Stateless pattern (routed roles), which names its instances
+ * `<set>-<random>`, by revision and readiness (`unorderedReturn`, lib/engine/rbg-unordered-return.ts,
+ * with what that set does read in RBG's source); the deletes and reverts are the same.
  */
-import type { RoleReturn } from '../../engine/rbg-coordination-types';
+import type { ReplicaReturn, RoleReturn } from '../../engine/rbg-coordination-types';
+import { orderedReturn } from '../../engine/rbg-ordered-return';
 import { unorderedReturn } from '../../engine/rbg-unordered-return';
 import { CONTROLLER_REVISION_LABEL, ROLE_INSTANCE_TYPE } from '../../spec/object-names';
 import { JsonObject, asArray, asObject } from '../../spec/read';
@@ -74,32 +75,34 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   const current = status.currentRevision;
   const abandoned = status.updateRevision;
   if (abandoned === undefined || current === undefined || abandoned === current || (status.partition ?? -1) < ret.below) return none;
-  // An unpaused RoleInstanceSet would update a reverted instance at or above its partition again.
-  const paused = asObject(asObject(workload.spec).updateStrategy).paused === true;
   const stateless = isStatelessSet(workload);
-  let toDelete: KubeObject[];
-  let toRevert: KubeObject[];
+  // A reverted replica stays on the current revision only while its RoleInstanceSet is paused.
+  const revertable = replicaType === ROLE_INSTANCE_TYPE && asObject(asObject(workload.spec).updateStrategy).paused === true;
+  let mine: KubeObject[];
+  let chosen: ReplicaReturn;
   if (stateless) {
     // Its instances carry the revision's short hash (statelessRevisionLabel): all of the set's are
     // listed (its selector), each compared as RBG compares them; the ones being deleted count as returned.
     const selector = asObject(asObject(workload.spec).selector).matchLabels as Record<string, string> | undefined;
     const listed = await client.list(replicaType, { namespace, ...(selector ? { labelSelector: selector } : {}) });
-    const mine = listed.items.filter((r) => controls(workload, r));
+    mine = listed.items.filter((r) => controls(workload, r));
     const onAbandoned = (r: KubeObject) => sameRevision(r.metadata.labels?.[CONTROLLER_REVISION_LABEL], abandoned);
-    const chosen = unorderedReturn(
+    chosen = unorderedReturn(
       mine.map((r) => ({ name: String(r.metadata.name), abandoned: onAbandoned(r), ready: roleInstanceReady(r), terminating: Boolean(r.metadata.deletionTimestamp) })),
       desiredReplicas(workload),
-      paused ? ret : { below: ret.below },
+      ret,
+      revertable,
     );
-    toDelete = mine.filter((r) => chosen.remove.includes(String(r.metadata.name)));
-    toRevert = mine.filter((r) => chosen.revert.includes(String(r.metadata.name)));
   } else {
     const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
     // Only the replicas this workload controls (by uid): a same-named one of an earlier workload is not its to return.
-    const mine = controlledReplicas(workload, replicas.items).filter((x) => !x.replica.metadata.deletionTimestamp);
-    toDelete = mine.filter((x) => x.ordinal < ret.below).map((x) => x.replica);
-    toRevert = replicaType === ROLE_INSTANCE_TYPE && paused ? mine.filter((x) => x.ordinal >= ret.below && x.ordinal < (ret.revertBelow ?? 0)).map((x) => x.replica) : [];
+    const live = controlledReplicas(workload, replicas.items).filter((x) => !x.replica.metadata.deletionTimestamp);
+    mine = live.map((x) => x.replica);
+    chosen = orderedReturn(live.map((x) => ({ name: String(x.replica.metadata.name), ordinal: x.ordinal })), ret, revertable);
   }
+  const named = (names: readonly string[]) => names.map((n) => mine.find((r) => r.metadata.name === n)!);
+  const toDelete = named(chosen.remove);
+  const toRevert = named(chosen.revert);
   let deleted = 0;
   for (const replica of toDelete) if (await deleteReplica(client, replicaType, replica, namespace)) deleted++;
   let reverted = 0;
