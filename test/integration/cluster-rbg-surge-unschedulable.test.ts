@@ -14,6 +14,9 @@
  *     names the scheduler's message, and once the filler is gone the rollout completes by itself
  *     with the record cleared;
  *   - under `fail`, nothing is released: `Failed`, reason `InsufficientCapacity`, every Pod on v1;
+ * - a release of one GPU each, on the same full Node: the round fits only once its own old Pods are
+ *   gone (a coordinated role has no surge), which the preflight counts; under `fail` it is released
+ *   with no verdict and no Event, and the rollout completes;
  * - a release of one GPU each that requires a Pod affinity no Pod satisfies (the preflight places
  *   on node selectors, node affinity and tolerations, not on other Pods): the preflight passes and
  *   the scheduler marks the successor Unschedulable; under `fail` the coordination is rolled back
@@ -35,6 +38,8 @@ const RELEASE = RBG_RELEASES[0];
 const REPLICAS = { prefill: 2, decode: 1 };
 const V1 = { default: 'sglang:v1', gpus: 1 };
 const V2 = { default: 'sglang:v2', gpus: 2 };
+/** One GPU each, as v1 asks. */
+const V2_SAME = { default: 'sglang:v2', gpus: 1 };
 /** One GPU each, but each replica requires a Pod no one runs on its Node. */
 const V2_AFFINITY = {
   default: 'sglang:v2',
@@ -68,7 +73,7 @@ async function fill(name: string, gpus: number): Promise<void> {
 }
 
 /** The group at v1 (3 GPUs), the other 5 GPUs of the Node taken by filler `filler`, then `v2` applied. */
-async function rollIntoFullNode(name: string, filler: string, rule: Rule, v2: typeof V2 | typeof V2_AFFINITY = V2): Promise<GroupUnderTest> {
+async function rollIntoFullNode(name: string, filler: string, rule: Rule, v2: typeof V2 | typeof V2_SAME | typeof V2_AFFINITY = V2): Promise<GroupUnderTest> {
   const g = new GroupUnderTest(ctx, name, REPLICAS, { rollingUpdate: { maxSkew: '50%', maxUnavailable: 1 }, surgeUnschedulableSeconds: BOUND_SECONDS, ...rule });
   await g.create(V1);
   await fill(filler, 8 - 3);
@@ -135,6 +140,17 @@ test('fail, a first round that does not fit: the preflight releases nothing (Fai
     expect([reasons.filter((r) => r === 'InsufficientCapacity').length, reasons.filter((r) => r === 'SurgeUnschedulable').length]).toEqual([1, 0]);
     process.stdout.write(`[cluster-rbg-surge-unschedulable] fail, refused: ${refused.message}\n`);
     await clearNode(g.name, 'filler-refused');
+  }));
+
+test('fail, a release that fits once each round\'s own old Pods are gone (no GPU free before): the preflight passes, no verdict and no Event, and the rollout completes', () =>
+  cluster.printLogsOnFailure(async () => {
+    const g = await rollIntoFullNode('pd-fits', 'filler-fits', { capacityPolicy: 'fail' }, V2_SAME);
+    const done = await g.complete();
+    expect([done.phase, done.capacity, done.surgeUnschedulable]).toEqual(['Complete', undefined, undefined]);
+    expect(Object.values(await podGpus(g.name))).toEqual(['sglang:v2 1', 'sglang:v2 1', 'sglang:v2 1']);
+    const reasons = await groupEventReasons(g.name);
+    expect([reasons.filter((r) => r === 'InsufficientCapacity').length, reasons.filter((r) => r === 'SurgeUnschedulable').length]).toEqual([0, 0]);
+    await clearNode(g.name, 'filler-fits');
   }));
 
 test('fail, a round the preflight passes but the scheduler cannot place (a Pod affinity): past the bound every role is rolled back in tandem (reason SurgeUnschedulable), RolledBack with every Pod on v1, long before the progress deadline', () =>
