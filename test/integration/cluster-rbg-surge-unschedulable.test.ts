@@ -23,14 +23,21 @@
  *   in tandem (reason `SurgeUnschedulable`) and ends `RolledBack` with every Pod back on v1, long
  *   before the 600 s progress deadline.
  *
+ * The last two cases run the refusal and the scheduler watch under executor `pulumi`: the provider
+ * operations of `RoleBasedGroupRollout` (what its dynamic provider runs during `pulumi up`; no
+ * Pulumi CLI, as in cluster-pulumi-rbg-rollback.test.ts) drive the same reconciler, and `update`
+ * fails naming `InsufficientCapacity`, then `SurgeUnschedulable`.
+ *
  * Needs `npm run controlplane:build` and `bash scripts/build-cluster.sh kwok rbg`.
  */
+import * as fs from 'node:fs';
+import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KnownTypes } from '../../lib/runtime/kube/types';
 import { POD } from '../../lib/spec/object-names';
 import { getWhen, TestCluster } from '../support/cluster';
 import { RBG_RELEASES } from '../support/rbg-releases';
-import { coordinationWhen, GroupContext, GroupUnderTest, RbgOperatorCluster, Rule, startRbgOperatorCluster } from '../support/rbg-operator-group';
+import { coordinationWhen, GroupContext, GroupUnderTest, RbgOperatorCluster, Rule, startRbgOperatorCluster, synthesizeOperatorGroup } from '../support/rbg-operator-group';
 
 const NS = 'default';
 /** RBG v0.7.0: RoleInstanceSets. */
@@ -81,6 +88,27 @@ async function rollIntoFullNode(name: string, filler: string, rule: Rule, v2: ty
   return g;
 }
 
+/**
+ * Group `name` under executor `pulumi`: created at v1 (3 GPUs) and armed by the provider's `create`,
+ * the Node's other 5 GPUs taken by filler `filler`, then `v2` applied and rolled out by `update`:
+ * its error message (or `settled`).
+ */
+async function pulumiRollIntoFullNode(name: string, filler: string, rule: Rule, v2: typeof V2 | typeof V2_AFFINITY): Promise<string> {
+  const apply = (images: typeof V1 | typeof V2 | typeof V2_AFFINITY) =>
+    env.gitops.apply(synthesizeOperatorGroup(NS, name, images, REPLICAS, { rollingUpdate: { maxSkew: '50%', maxUnavailable: 1 }, surgeUnschedulableSeconds: BOUND_SECONDS, ...rule }, RELEASE, 'pulumi'), { force: true });
+  const inputs = (specHash: string): rollout.RbgRolloutInputs => ({ apiVersion: RELEASE.groupType.apiVersion, name, namespace: NS, specHash, deadlineSeconds: 240, pollMs: 100, kubeconfig: fs.readFileSync(cluster.cp.kubeconfigPath, 'utf8') });
+  const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  try {
+    await apply(V1);
+    await rollout.create({}, inputs('v1'));
+    await fill(filler, 8 - 3);
+    await apply(v2);
+    return await rollout.update({}, inputs('v2')).then(() => 'settled', (e: Error) => e.message);
+  } finally {
+    log.mockRestore();
+  }
+}
+
 /** Deletes group `name` and filler `filler` and waits for the group's Pods to go: the Node's GPUs are free for the next case. */
 async function clearNode(name: string, filler: string): Promise<void> {
   await admin.delete(POD, filler, NS, { ignoreNotFound: true });
@@ -97,6 +125,16 @@ async function groupEventReasons(name: string): Promise<string[]> {
 /** The API path listing group `name`'s Pods (RBG's v1alpha2 group label). */
 function podsPath(name: string): string {
   return `/api/v1/namespaces/${NS}/pods?labelSelector=${encodeURIComponent(`rbg.workloads.x-k8s.io/group-name=${name}`)}`;
+}
+
+/** Waits until every Pod of group `name` is back on the release of one GPU and bound by the scheduler. */
+async function everyPodOnV1AndBound(name: string): Promise<void> {
+  await getWhen(cluster, podsPath(name), `every Pod of ${name} on v1 and bound`, (body) => {
+    const pods = ((body?.items ?? []) as any[]).filter((p) => !p.metadata.deletionTimestamp);
+    const off = pods.filter((p) => p.spec.containers[0].image !== 'sglang:v1' || typeof p.spec.nodeName !== 'string');
+    return pods.length === 3 && off.length === 0 ? undefined : `${pods.length} Pods, not on v1 or not bound: ${off.map((p) => p.metadata.name).join(', ')}`;
+  });
+  expect(Object.values(await podGpus(name))).toEqual(['sglang:v1 1', 'sglang:v1 1', 'sglang:v1 1']);
 }
 
 /** The image and `nvidia.com/gpu` limit of each of the group's Pods (RBG's v1alpha2 group label), by Pod name. */
@@ -163,12 +201,26 @@ test('fail, a round the preflight passes but the scheduler cannot place (a Pod a
     expect(back.capacity).toBeUndefined();
     expect(back.roles.map((r) => [r.name, r.replicasByRevision?.abandoned])).toEqual([['prefill', 0], ['decode', 0]]);
     process.stdout.write(`[cluster-rbg-surge-unschedulable] fail: RolledBack, ${back.rollback!.rounds} rollback round(s)\n`);
-    // Every Pod of the group is back on the release of one GPU, and bound by the scheduler.
-    await getWhen(cluster, podsPath(g.name), 'every Pod of pd-fail on v1 and bound', (body) => {
-      const pods = ((body?.items ?? []) as any[]).filter((p) => !p.metadata.deletionTimestamp);
-      const off = pods.filter((p) => p.spec.containers[0].image !== 'sglang:v1' || typeof p.spec.nodeName !== 'string');
-      return pods.length === 3 && off.length === 0 ? undefined : `${pods.length} Pods, not on v1 or not bound: ${off.map((p) => p.metadata.name).join(', ')}`;
-    });
-    expect(Object.values(await podGpus(g.name))).toEqual(['sglang:v1 1', 'sglang:v1 1', 'sglang:v1 1']);
+    await everyPodOnV1AndBound(g.name);
     expect((await groupEventReasons(g.name)).filter((r) => r === 'SurgeUnschedulable')).toHaveLength(1);
+    await clearNode(g.name, 'filler-fail');
+  }));
+
+test('executor pulumi, fail, a first round that does not fit: `update` fails at once naming InsufficientCapacity and what does not fit; every Pod stays on v1', () =>
+  cluster.printLogsOnFailure(async () => {
+    const message = await pulumiRollIntoFullNode('pulumi-refused', 'filler-pulumi-refused', { capacityPolicy: 'fail' }, V2);
+    expect(message).toMatch(new RegExp(`^RoleBasedGroup ${NS}/pulumi-refused: InsufficientCapacity: pd Failed \\(round 0\\): `));
+    expect(message).toMatch(/needs \d+ nvidia\.com\/gpu on nodes matching \{\}, \d+ free/);
+    expect(Object.values(await podGpus('pulumi-refused'))).toEqual(['sglang:v1 1', 'sglang:v1 1', 'sglang:v1 1']);
+    expect((await groupEventReasons('pulumi-refused')).filter((r) => r === 'InsufficientCapacity')).toHaveLength(1);
+    await clearNode('pulumi-refused', 'filler-pulumi-refused');
+  }));
+
+test('executor pulumi, fail, a round the scheduler cannot place: past the bound `update` runs the rollback and fails naming SurgeUnschedulable, every Pod back on v1', () =>
+  cluster.printLogsOnFailure(async () => {
+    const message = await pulumiRollIntoFullNode('pulumi-fail', 'filler-pulumi-fail', { capacityPolicy: 'fail' }, V2_AFFINITY);
+    expect(message).toMatch(new RegExp(`^RoleBasedGroup ${NS}/pulumi-fail: SurgeUnschedulable: pd RolledBack \\(round \\d+, rollback round \\d+\\): prefill 0/2, decode 0/1 on the abandoned revision`));
+    await everyPodOnV1AndBound('pulumi-fail');
+    expect((await groupEventReasons('pulumi-fail')).filter((r) => r === 'SurgeUnschedulable')).toHaveLength(1);
+    await clearNode('pulumi-fail', 'filler-pulumi-fail');
   }));
