@@ -23,6 +23,7 @@ import { RBG_RELEASES } from '../support/rbg-releases';
 import { coordinationStatuses } from '../support/rbg-operator-group';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { SimulatedPodMetrics, VERSION_LABEL, startSimulatedPodMetrics } from '../support/simulated-pod-metrics';
+import { LARGE_PD, SMALL_PD, type PdShape } from '../support/rbg-pd-shapes';
 import { checkRolloutStates } from '../support/rbg-rollback-states';
 import { WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { readyPodReleases } from '../support/rbg-pod-releases';
@@ -31,22 +32,6 @@ import { rayshiftIn } from '../cli/cli-io';
 
 const NS = 'default';
 const SILENT = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined };
-/** A group's size and rolling-update bounds. */
-interface Shape {
-  readonly replicas: Readonly<Record<'prefill' | 'decode', number>>;
-  readonly maxSkewPercent: number;
-  /** Per role, a count. */
-  readonly maxUnavailable: Readonly<Record<string, number>>;
-}
-/**
- * 4 prefill / 2 decode at maxSkew 1%, one replica of each role at a time: rounds of 2 prefill and
- * 1 decode. A looser skew lets the first round release every replica (each workload's own
- * maxUnavailable paces it), and once every pod is updated RBG makes the new revision current:
- * nothing is left to gate or to roll back to.
- */
-const SMALL: Shape = { replicas: { prefill: 4, decode: 2 }, maxSkewPercent: 1, maxUnavailable: { prefill: 1, decode: 1 } };
-/** 40 prefill / 20 decode at maxSkew 10%, maxUnavailable 10% (4 prefill, 2 decode). */
-const LARGE: Shape = { replicas: { prefill: 40, decode: 20 }, maxSkewPercent: 10, maxUnavailable: { prefill: 4, decode: 2 } };
 /** The share of requests each release fails (simulated); v4 and v6 start failing when the test says so; v5 is good, and a person rolls it back. */
 const ERROR_RATIO: Record<string, number> = { v1: 0, v2: 0.001, v3: 0.4, v4: 0, v5: 0, v6: 0 };
 /** Releases whose gate measures only once an hour: the rollout waits for its analysis after its first round. */
@@ -109,7 +94,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
    * same share (`shape`), gated from v2 on; with `stuck`, ungated, decode's image unpullable and a
    * 20 s progress deadline with `rollbackOnDeadline`.
    */
-  function synthesize(name: string, tag: string, shape: Shape = SMALL, stuck = false): KubeObject {
+  function synthesize(name: string, tag: string, shape: PdShape = SMALL_PD, stuck = false): KubeObject {
     const chart = Testing.chart();
     new RoleBasedGroup(chart, 'g', {
       metadata: { name, namespace: NS },
@@ -121,7 +106,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
         replicas: n,
         template: { metadata: { labels: { [VERSION_LABEL]: tag } }, spec: { containers: [{ name: role, image: `sglang:${tag}${stuck && role === 'decode' ? '-unpullable' : ''}` }] } },
       })),
-      coordination: [{ name: 'pd', roles: Object.keys(shape.replicas), rollingUpdate: { maxSkew: `${shape.maxSkewPercent}%`, maxUnavailable: shape === SMALL ? 1 : '10%' }, ...(stuck ? { progressDeadlineSeconds: 20, rollbackOnDeadline: true } : { progressDeadlineSeconds: 180 }) }],
+      coordination: [{ name: 'pd', roles: Object.keys(shape.replicas), rollingUpdate: { maxSkew: `${shape.maxSkewPercent}%`, maxUnavailable: shape.maxUnavailableSpec }, ...(stuck ? { progressDeadlineSeconds: 20, rollbackOnDeadline: true } : { progressDeadlineSeconds: 180 }) }],
       ...(tag === 'v1' || stuck ? {} : { analysis: analysis(tag) }),
     });
     return (Testing.synth(chart) as KubeObject[])[0];
@@ -135,7 +120,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
   const podReleases = (name: string) => readyPodReleases(admin, NS, name);
 
   /** Creates the group at v1 and waits until the operator armed it and every pod serves v1. */
-  async function createAtV1(name: string, shape: Shape = SMALL): Promise<string> {
+  async function createAtV1(name: string, shape: PdShape = SMALL_PD): Promise<string> {
     await admin.apply(synthesize(name, 'v1', shape), { force: true });
     const armed = await until(name, 'armed at v1', (c) => c.phase === 'Complete');
     const all = shape.replicas.prefill + shape.replicas.decode;
@@ -166,7 +151,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
       expect(verdicts.length).toBeGreaterThanOrEqual(done.rounds);
       expect(done.analysis!.verdicts.every((v) => v.phase === 'Successful')).toBe(true);
       expect(verdicts[verdicts.length - 1]).toBe('100:Successful');
-      expect(await podReleases('good')).toEqual({ 'v2/v2': SMALL.replicas.prefill + SMALL.replicas.decode });
+      expect(await podReleases('good')).toEqual({ 'v2/v2': SMALL_PD.replicas.prefill + SMALL_PD.replicas.decode });
     }));
 
   /**
@@ -174,7 +159,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
    * person rolls it back): the rollback returns every replica to v1, every state of the workloads
    * from a watch within the skew check and maxUnavailable.
    */
-  async function rolledBack(name: string, tag: string, rounds: number | undefined, trigger: Trigger, shape: Shape = SMALL): Promise<void> {
+  async function rolledBack(name: string, tag: string, rounds: number | undefined, trigger: Trigger, shape: PdShape = SMALL_PD): Promise<void> {
     const replicas = shape.replicas;
     const first = await createAtV1(name, shape);
     const v1Revision = Object.fromEntries(await Promise.all(Object.keys(replicas).map(async (r) => [r, String(((await admin.get(release.workloadType, `${name}-${r}`, NS)).status as any)?.updateRevision)])));
@@ -247,17 +232,17 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
     cluster.printLogsOnFailure(() => rolledBack('late', 'v4', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v4 = 0.4) })));
 
   test('40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: a release that turns bad after its second round is rolled back in tandem the same way', () =>
-    cluster.printLogsOnFailure(() => rolledBack('late-large', 'v6', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v6 = 0.4) }, LARGE)), 300_000);
+    cluster.printLogsOnFailure(() => rolledBack('late-large', 'v6', 2, { by: 'gate', turnBad: () => (ERROR_RATIO.v6 = 0.4) }, LARGE_PD)), 300_000);
 
   test('a person\'s `rayshift rollback rbg/NAME` mid-rollout starts the same tandem rollback rounds: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
     cluster.printLogsOnFailure(() => rolledBack('steered', 'v5', 1, { by: 'verb' })));
 
   test('the verb at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: every replica returns to v1 in tandem rounds of at most 4 prefill and 2 decode', () =>
-    cluster.printLogsOnFailure(() => rolledBack('steered-large', 'v5', 1, { by: 'verb' }, LARGE)), 300_000);
+    cluster.printLogsOnFailure(() => rolledBack('steered-large', 'v5', 1, { by: 'verb' }, LARGE_PD)), 300_000);
 
   test('a decode image that cannot be pulled stalls the rollout; at the progress deadline `rollbackOnDeadline` rolls both roles back in tandem: every replica returns to v1, each state within maxSkew and maxUnavailable', () =>
     cluster.printLogsOnFailure(() => rolledBack('stuck', 'v7', undefined, { by: 'deadline' })));
 
   test('the deadline at 40 prefill / 20 decode, maxSkew 10%, maxUnavailable 10%: the same tandem rollback', () =>
-    cluster.printLogsOnFailure(() => rolledBack('stuck-large', 'v7', undefined, { by: 'deadline' }, LARGE)), 300_000);
+    cluster.printLogsOnFailure(() => rolledBack('stuck-large', 'v7', undefined, { by: 'deadline' }, LARGE_PD)), 300_000);
 });

@@ -55,14 +55,14 @@ export interface Images {
   readonly affinity?: Readonly<Record<string, unknown>>;
 }
 
-/** The group as the construct synthesizes it with `executor: 'operator'` for `release` (no CoordinatedPolicy: RBG must not coordinate too). */
-export function synthesizeOperatorGroup(namespace: string, name: string, images: Images, replicas: Record<string, number>, rule: Rule, release: ReleaseUnderTest = RBG_RELEASES[0]): KubeObject {
+/** The group as the construct synthesizes it with `executor` (default `'operator'`) for `release` (no CoordinatedPolicy: RBG must not coordinate too). */
+export function synthesizeOperatorGroup(namespace: string, name: string, images: Images, replicas: Record<string, number>, rule: Rule, release: ReleaseUnderTest = RBG_RELEASES[0], executor: 'operator' | 'pulumi' = 'operator'): KubeObject {
   const chart = Testing.chart();
   new RoleBasedGroup(chart, 'g', {
     metadata: { name, namespace },
     version: release.version,
     rbgVersion: release.rbgVersion,
-    executor: 'operator',
+    executor,
     roles: Object.entries(replicas).map(([role, n]) => ({
       name: role,
       replicas: n,
