@@ -10,6 +10,9 @@
  * one Event, and the rollout is judged again only once the template changes again. The executor
  * lists the capacity only for a pass that releases a first round (`releasesFirstRound`,
  * rbg-coordination-pass.ts), decided again with it; without it the round is released unchecked.
+ * Rollouts of several rules that start in one pass are placed together, in the rules' order: each
+ * rule's preflight places the first rounds the rules before it release (`releasedInPass`) with its
+ * own, so the later rule is the one refused (or recorded) when together they do not fit.
  */
 import { rbgRoundPreflight } from './capacity-demand';
 import { CAPACITY_EVENT_ACTION, CAPACITY_EVENT_REASON } from './capacity-policy';
@@ -23,7 +26,7 @@ import { changed, roleStatus, type Member } from './rbg-members';
  */
 export function preflightFirstRound(input: CoordinationStepInput, members: readonly Member[], step: CoordinationStep, partitions: ReadonlyMap<string, number>): CoordinationStep {
   const { rule, now, capacity } = input;
-  const verdict = capacity && rbgRoundPreflight(capacity.group, partitions, capacity.listed);
+  const verdict = capacity && rbgRoundPreflight(capacity.group, new Map([...(capacity.releasedInPass ?? []), ...partitions]), capacity.listed);
   if (verdict?.outcome !== 'doesNotFit') return step;
   const record: CoordinationCapacityStatus = { outcome: 'doesNotFit', message: verdict.message ?? '', at: new Date(now).toISOString() };
   const fail = rule.capacityPolicy === 'fail';

@@ -76,7 +76,12 @@ export interface CoordinationPass {
  * that wait before it (a controller catching up, a role with a replica down, a warmup).
  */
 export function releasesFirstRound(pass: CoordinationPass): boolean {
-  return pass.steps.some((s) => s.status.phase === 'Progressing' && s.status.rounds === 1 && s.events.some((e) => e.reason === ROUND_EVENT));
+  return pass.steps.some(releasesOwnFirstRound);
+}
+
+/** Whether `step` writes its rollout's round 1 (see `releasesFirstRound`). */
+function releasesOwnFirstRound(step: CoordinationStep): boolean {
+  return step.status.phase === 'Progressing' && step.status.rounds === 1 && step.events.some((e) => e.reason === ROUND_EVENT);
 }
 
 /** See the file comment. */
@@ -85,8 +90,11 @@ export function coordinationPass(input: CoordinationPassInput): CoordinationPass
   const routerWrites: SetRouterWeightsAction[] = [];
   const routerScalesBefore: ScaleRouterAction[] = [];
   const routerScalesAfter: ScaleRouterAction[] = [];
+  // The first rounds released so far in this pass, for the next rules' preflights (rbg-capacity.ts).
+  const releasedInPass = new Map<string, number>();
   const steps = rules.map((rule) => {
-    const step = ruleStep(input, rule);
+    const step = ruleStep(input.capacity && releasedInPass.size > 0 ? { ...input, capacity: { ...input.capacity, releasedInPass: new Map(releasedInPass) } } : input, rule);
+    if (releasesOwnFirstRound(step)) for (const w of step.writes) releasedInPass.set(w.name, w.partition);
     const observed = rule.router && input.routes?.get(rule.name);
     if (!observed) return step;
     const routed = routerStep(rule, roles, step.status, observed, step.lastRound);

@@ -242,6 +242,12 @@ export interface RbgCapacityReading {
   readonly group: unknown;
   /** The cluster's Nodes, bound Pods, and the group namespace's ResourceQuotas and LimitRanges. */
   readonly listed: ListedCapacity;
+  /**
+   * The first rounds that earlier rules release in the same pass, as each role's partition there
+   * (a role is in one rule only): a rule's preflight places them with its own, so two rollouts
+   * starting together are judged on the capacity they share. Undefined: none.
+   */
+  readonly releasedInPass?: ReadonlyMap<string, number>;
 }
 
 /** What a pass over one coordination decides. */

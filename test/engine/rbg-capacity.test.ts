@@ -259,3 +259,60 @@ test('releasesFirstRound: only a pass whose step writes a rollout\'s round 1, wi
   expect(releasesFirstRound(pass([done], v2, true, warmup('Running')))).toBe(false);
   expect(releasesFirstRound(pass([done], v2, true, warmup('Completed')))).toBe(true);
 });
+
+describe('two rules whose rollouts start in one pass: placed together, in the rules\' order', () => {
+  const ruleOf = (name: string, role: string, capacityPolicy: 'wait' | 'fail'): ExecutorRule => ({ ...rule(capacityPolicy), name, roles: [{ name: role, replicas: 1, partition: 0, maxUnavailable: 1 }] });
+  const observed = (revision: string, armed: boolean) =>
+    new Map(
+      ['a', 'b'].map((name, index) => [
+        name,
+        { name, index, desired: 1, partition: 0, maxUnavailable: 1, paused: true, revision, progress: { updatedReplicas: armed ? 0 : 1, readyReplicas: 1, source: 'group' as const } },
+      ]),
+    );
+  /** Roles a and b, one replica each; the new revision asks 2 GPUs for each, the old one none. */
+  const twoRoles = {
+    ...group,
+    spec: { roles: ['a', 'b'].map((name) => ({ name, replicas: 1, standalonePattern: { template: gpuTemplate('v2', 2) } })) },
+  };
+  /** One 8-GPU Node, 3 GPUs free: either rollout's first round fits alone, not both. */
+  const shared: ListedCapacity = {
+    nodes: [node('gpu-0', 8)],
+    pods: [pod('filler', 'other', {}, gpuTemplate('pause', 5)), pod('pd-a-0', 'ns', ofGroup('a'), cpuTemplate('v1')), pod('pd-b-0', 'ns', ofGroup('b'), cpuTemplate('v1'))],
+    quotas: [],
+    limitRanges: [],
+  };
+  const pass = (rules: ExecutorRule[]) =>
+    coordinationPass({
+      rules,
+      roles: observed('v2', true),
+      controllerCaughtUp: true,
+      previous: rules.map((r) => coordinationStep({ rule: r, roles: observed('v1', false), controllerCaughtUp: true, now: T0 - 60_000 }).status),
+      capacity: { group: twoRoles, listed: shared },
+      now: T0,
+    });
+
+  test('each alone fits', () => {
+    expect(pass([ruleOf('rb', 'b', 'fail')]).steps.map((s) => [s.status.phase, s.status.rounds, s.status.capacity])).toEqual([['Progressing', 1, undefined]]);
+    expect(pass([ruleOf('ra', 'a', 'fail')]).steps.map((s) => [s.status.phase, s.status.rounds, s.status.capacity])).toEqual([['Progressing', 1, undefined]]);
+  });
+
+  test('fail: the first rule\'s round is released; the second, which does not fit beside it, is refused naming what does not fit', () => {
+    const p = pass([ruleOf('ra', 'a', 'fail'), ruleOf('rb', 'b', 'fail')]);
+    expect(p.steps.map((s) => [s.status.name, s.status.phase, s.status.rounds])).toEqual([
+      ['ra', 'Progressing', 1],
+      ['rb', 'Failed', 0],
+    ]);
+    expect(p.steps[1].status).toMatchObject({ reason: 'InsufficientCapacity', capacity: { outcome: 'doesNotFit', message: 'b: needs 2 nvidia.com/gpu on nodes matching {}, 1 free' } });
+    expect(p.steps[1].writes).toEqual([]);
+    expect(p.rounds).toBe(1);
+  });
+
+  test('wait: both are released and only the second is recorded, with one Event', () => {
+    const p = pass([ruleOf('ra', 'a', 'wait'), ruleOf('rb', 'b', 'wait')]);
+    expect(p.steps.map((s) => [s.status.name, s.status.phase, s.status.rounds, s.status.capacity?.message])).toEqual([
+      ['ra', 'Progressing', 1, undefined],
+      ['rb', 'Progressing', 1, 'b: needs 2 nvidia.com/gpu on nodes matching {}, 1 free'],
+    ]);
+    expect(p.steps.flatMap((s) => s.events).filter((e) => e.reason === 'InsufficientCapacity')).toHaveLength(1);
+  });
+});
