@@ -13,6 +13,29 @@
 import type { RoleReplace } from './rbg-coordination-types';
 import type { Member } from './rbg-members';
 
+/** What `mayStrand` reads of a RoleInstanceSet. */
+export interface StrandableSet {
+  /** In RBG's Stateless pattern (`role-instance-pattern: Stateless`). */
+  readonly stateless: boolean;
+  readonly updateRevision?: string;
+  readonly currentRevision?: string;
+  readonly updatedReplicas?: number;
+  /** `spec.replicas`. */
+  readonly desired: number;
+}
+
+/**
+ * True when a RoleInstanceSet says it is on one revision yet counts fewer replicas updated than it
+ * has: the executor then lists its instances per ordinal for `strandedReplace`. Never for a
+ * Stateless set: with its update revision equal to its current one it updates the instances off it
+ * itself, down to its partition, whenever unpaused (RBG v0.7.0 statelessmode/sync/helper.go:145-153,
+ * update.go:69-111), and its instances have no ordinals to name.
+ */
+export function mayStrand(set: StrandableSet): boolean {
+  if (set.stateless) return false;
+  return set.updateRevision !== undefined && set.updateRevision === set.currentRevision && set.updatedReplicas !== undefined && set.updatedReplicas < set.desired;
+}
+
 /**
  * The replicas of `m` to replace in this pass, given the partition decided for it: none unless the
  * workload reports one list of its replicas (`progress.replicas`) and an update revision equal to its

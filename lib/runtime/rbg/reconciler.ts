@@ -44,7 +44,7 @@ import { EVENT_CONTROLLER, OPERATOR_EXECUTOR, RbgResourceType, STATUS_ANNOTATION
 import { RolloutStatusDocument, describeCoordination, readRolloutStatus } from './status';
 import { observeWarmup, warmupObject } from './warmup';
 import { returnReplicas } from './return-replicas';
-import { mayStrand, replaceStranded, roleInstanceReplicas } from './stranded-replicas';
+import { replaceStranded, roleInstanceReplicas, setMayStrand } from './stranded-replicas';
 import { carryPartitions } from './carry-partition';
 import { handOver } from './hand-over';
 import { workloadOf, workloadStatus } from './workloads';
@@ -367,7 +367,7 @@ export class RbgRolloutReconciler {
         }
         const w = await this.client.tryGet(ref.type, ref.name, namespace);
         // A RoleInstanceSet that will update none of its replicas left on another revision: they are listed for the engine to replace.
-        if (w) out.set(String(role.name), { ...workloadStatus(w as unknown as JsonObject), ...(ref.type.kind === 'RoleInstanceSet' && mayStrand(w) ? { replicas: await roleInstanceReplicas(this.client, w) } : {}) });
+        if (w) out.set(String(role.name), { ...workloadStatus(w as unknown as JsonObject), ...(ref.type.kind === 'RoleInstanceSet' && setMayStrand(w) ? { replicas: await roleInstanceReplicas(this.client, w) } : {}) });
       } catch (err) {
         if (!(err instanceof UnknownKindError)) throw err;
         this.unserved.add(kindKey);

@@ -1,9 +1,10 @@
 /**
  * The runtime half of replacing replicas a RoleInstanceSet will never update (lib/engine/rbg-stranded.ts):
- * reading its RoleInstances per ordinal when it reports its update revision equal to its current
- * one with fewer replicas updated than it has, and deleting the ones the engine names.
+ * reading its RoleInstances per ordinal when the engine's `mayStrand` says the set may strand some,
+ * and deleting the ones the engine names.
  */
 import type { ReplicaState, RoleReplace } from '../../engine/rbg-coordination-types';
+import { mayStrand } from '../../engine/rbg-stranded';
 import { CONTROLLER_REVISION_LABEL, ROLE_INSTANCE_TYPE } from '../../spec/object-names';
 import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
@@ -11,16 +12,10 @@ import type { KubeObject } from '../kube/types';
 import { deleteReplica } from './delete-replica';
 import { controlledReplicas, desiredReplicas, isStatelessSet, roleInstanceReady, workloadOf, workloadStatus } from './workloads';
 
-/**
- * True when `set` (a RoleInstanceSet) says it is on one revision yet counts fewer replicas updated
- * than it has. Never for a Stateless set: with its update revision equal to its current one it
- * updates the instances off it itself, down to its partition, whenever unpaused (RBG v0.7.0
- * statelessmode/sync/helper.go:145-153, update.go:69-111), and its instances have no ordinals to name.
- */
-export function mayStrand(set: KubeObject): boolean {
-  if (isStatelessSet(set)) return false;
+/** `mayStrand` (lib/engine/rbg-stranded.ts) of the RoleInstanceSet `set` as read. */
+export function setMayStrand(set: KubeObject): boolean {
   const status = workloadStatus(set as unknown as JsonObject);
-  return status.updateRevision !== undefined && status.updateRevision === status.currentRevision && status.updatedReplicas !== undefined && status.updatedReplicas < desiredReplicas(set);
+  return mayStrand({ stateless: isStatelessSet(set), ...status, desired: desiredReplicas(set) });
 }
 
 /** The RoleInstances `set` controls (found by its `spec.selector.matchLabels`), an ordinal below `below` only when given. */
@@ -59,7 +54,7 @@ export async function replaceStranded(client: KubeClient, group: KubeObject, rep
   if (ref.type.kind !== 'RoleInstanceSet') return 0;
   const namespace = String(group.metadata.namespace);
   const set = await client.tryGet(ref.type, ref.name, namespace);
-  if (!set || !mayStrand(set) || workloadStatus(set as unknown as JsonObject).updateRevision !== rep.revision) return 0;
+  if (!set || !setMayStrand(set) || workloadStatus(set as unknown as JsonObject).updateRevision !== rep.revision) return 0;
   let deleted = 0;
   for (const { replica: instance, ordinal } of await instancesOf(client, set)) {
     if (!rep.ordinals.includes(ordinal) || instance.metadata.deletionTimestamp || instance.metadata.labels?.[CONTROLLER_REVISION_LABEL] === rep.revision) continue;
