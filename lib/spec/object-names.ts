@@ -256,3 +256,20 @@ export const RBG_RECREATE_POD_UPDATE = 'RecreatePod';
 export const RBG_INSTANCE_PATTERN_ANNOTATION = 'rbg.workloads.x-k8s.io/role-instance-pattern';
 /** The `RBG_INSTANCE_PATTERN_ANNOTATION` value of a RoleInstanceSet whose instances are named without ordinals and replaced on update. */
 export const RBG_STATELESS_PATTERN = 'Stateless';
+
+/**
+ * The `controller-revision-hash` label a Stateless RoleInstanceSet writes on its instances for the
+ * ControllerRevision `revision`: only its last `-` segment (RBG v0.7.0 and v0.8.0-alpha.5,
+ * statelessmode/utils/utils.go `WriteRevisionHash`, `GetShortHash`); the stateful pattern writes the name.
+ */
+export function statelessRevisionLabel(revision: string): string {
+  return revision.slice(revision.lastIndexOf('-') + 1);
+}
+
+/** True when a replica's revision label names `revision`, whole or by its last segment, as RBG compares them (`EqualToRevisionHash`). */
+export function sameRevision(label: string | undefined, revision: string): boolean {
+  return label !== undefined && (label === revision || statelessRevisionLabel(label) === statelessRevisionLabel(revision));
+}
+
+/** RBG's condition of a ready RoleInstance (`RoleInstanceReady`, api/workloads/v1alpha2). */
+export const RBG_ROLE_INSTANCE_READY = 'RoleInstanceReady';

@@ -24,13 +24,13 @@
 import type { ReplicaReturn, RoleReturn } from '../../engine/rbg-coordination-types';
 import { orderedReturn } from '../../engine/rbg-ordered-return';
 import { unorderedReturn } from '../../engine/rbg-unordered-return';
-import { CONTROLLER_REVISION_LABEL, ROLE_INSTANCE_TYPE } from '../../spec/object-names';
+import { CONTROLLER_REVISION_LABEL, ROLE_INSTANCE_TYPE, sameRevision, statelessRevisionLabel } from '../../spec/object-names';
 import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import { KubeApiError } from '../kube/errors';
 import { KnownTypes, KubeObject, ResourceType } from '../kube/types';
 import { deleteReplica } from './delete-replica';
-import { controlledReplicas, controls, desiredReplicas, isStatelessSet, roleInstanceReady, sameRevision, statelessRevisionLabel, workloadOf, workloadStatus } from './workloads';
+import { controlledReplicas, controls, desiredReplicas, isStatelessSet, roleInstanceReady, workloadOf, workloadStatus } from './workloads';
 
 /** apps/v1 ControllerRevision: a RoleInstanceSet's revisions of its template. */
 const CONTROLLER_REVISION_TYPE: ResourceType = { apiVersion: 'apps/v1', kind: 'ControllerRevision', plural: 'controllerrevisions', namespaced: true };

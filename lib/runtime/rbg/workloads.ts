@@ -3,7 +3,7 @@
  * `rbg.workloads.x-k8s.io/role-workload-type` annotation in v1alpha2 (default RoleInstanceSet) and
  * from `role.workload` in v1alpha1 (default StatefulSet).
  */
-import { RBG_INSTANCE_PATTERN_ANNOTATION, RBG_STATELESS_PATTERN, ordinalOf, rbgWorkloadName } from '../../spec/object-names';
+import { RBG_INSTANCE_PATTERN_ANNOTATION, RBG_ROLE_INSTANCE_READY, RBG_STATELESS_PATTERN, ordinalOf, rbgWorkloadName } from '../../spec/object-names';
 import { roleWorkloadType } from '../../spec/rbg-releases';
 import { JsonObject, asArray, asObject } from '../../spec/read';
 import type { KubeObject, ResourceType } from '../kube/types';
@@ -78,24 +78,7 @@ export function isStatelessSet(workload: KubeObject): boolean {
   return workload.kind === 'RoleInstanceSet' && workload.metadata.annotations?.[RBG_INSTANCE_PATTERN_ANNOTATION] === RBG_STATELESS_PATTERN;
 }
 
-/**
- * The `controller-revision-hash` label a Stateless RoleInstanceSet writes on its instances for the
- * ControllerRevision `revision`: only its last `-` segment (RBG v0.7.0 and v0.8.0-alpha.5,
- * statelessmode/utils/utils.go `WriteRevisionHash`, `GetShortHash`); the stateful pattern writes the name.
- */
-export function statelessRevisionLabel(revision: string): string {
-  return revision.slice(revision.lastIndexOf('-') + 1);
-}
-
-/** True when a replica's revision label names `revision`, whole or by its last segment, as RBG compares them (`EqualToRevisionHash`). */
-export function sameRevision(label: string | undefined, revision: string): boolean {
-  return label !== undefined && (label === revision || statelessRevisionLabel(label) === statelessRevisionLabel(revision));
-}
-
-/** RBG's condition of a ready RoleInstance (`RoleInstanceReady`, api/workloads/v1alpha2). */
-const ROLE_INSTANCE_READY = 'RoleInstanceReady';
-
 /** True when a RoleInstance's `RoleInstanceReady` condition is True. */
 export function roleInstanceReady(instance: KubeObject): boolean {
-  return asArray(asObject(instance.status).conditions).some((c) => asObject(c).type === ROLE_INSTANCE_READY && asObject(c).status === 'True');
+  return asArray(asObject(instance.status).conditions).some((c) => asObject(c).type === RBG_ROLE_INSTANCE_READY && asObject(c).status === 'True');
 }
