@@ -93,7 +93,7 @@ export function coordinationPass(input: CoordinationPassInput): CoordinationPass
   // The first rounds released so far in this pass, for the next rules' preflights (rbg-capacity.ts).
   const releasedInPass = new Map<string, number>();
   const steps = rules.map((rule) => {
-    const step = ruleStep(input.capacity && releasedInPass.size > 0 ? { ...input, capacity: { ...input.capacity, releasedInPass: new Map(releasedInPass) } } : input, rule);
+    const step = ruleStep(input.capacity ? { ...input, capacity: { ...input.capacity, releasedInPass } } : input, rule);
     if (releasesOwnFirstRound(step)) for (const w of step.writes) releasedInPass.set(w.name, w.partition);
     const observed = rule.router && input.routes?.get(rule.name);
     if (!observed) return step;

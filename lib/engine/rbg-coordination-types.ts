@@ -245,7 +245,7 @@ export interface RbgCapacityReading {
   /**
    * The first rounds that earlier rules release in the same pass, as each role's partition there
    * (a role is in one rule only): a rule's preflight places them with its own, so two rollouts
-   * starting together are judged on the capacity they share. Undefined: none.
+   * starting together are judged on the capacity they share. Undefined or empty: none.
    */
   readonly releasedInPass?: ReadonlyMap<string, number>;
 }

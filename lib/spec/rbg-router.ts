@@ -127,10 +127,11 @@ export function checkRouter(problems: ProblemList, at: string, value: unknown, c
     }
   }
   if (names.prefill === names.decode) problems.error(`${at}.decode`, `${show(names.decode)} is also the prefill role; prefill and decode must be two roles`);
+  const types = ctx.roleUpdateTypes ?? {};
   for (const field of ['prefill', 'decode'] as const) {
-    const types = ctx.roleUpdateTypes ?? {};
+    const role = String(names[field]);
     // Own keys only: a role may be named like an Object.prototype member ("constructor" is a DNS label).
-    const type = Object.prototype.hasOwnProperty.call(types, String(names[field])) ? types[String(names[field])] : undefined;
+    const type = Object.prototype.hasOwnProperty.call(types, role) ? types[role] : undefined;
     if (type !== undefined && type !== RBG_RECREATE_POD_UPDATE) {
       problems.error(`${at}.${field}`, `role ${show(names[field])} sets rollingUpdate.type ${show(type)}; a routed role's Pods are replaced (${RBG_RECREATE_POD_UPDATE}), since a Pod updated in place would stay in its old release's router; allowed: unset or ${show(RBG_RECREATE_POD_UPDATE)}`);
     }

@@ -255,11 +255,12 @@ export function validateRoleBasedGroupModel(
   // Only upstream's inline v1alpha1 coordination is percent-only; rayshift's executors read counts too.
   checkRules(problems, 'spec.coordination', coordination, byName, v1alpha1 && executor === 'rbg');
   if (!RBG_EXECUTORS.includes(executor)) problems.error('executor', `${show(executor)} is not an executor; allowed: ${RBG_EXECUTORS.join(', ')}`);
+  // Each role's update type, for the routers' check (v1alpha2 only: rayshift leaves v1alpha1's as given).
+  const roleUpdateTypes = v1alpha1 ? undefined : Object.fromEntries([...byName].map(([name, role]) => [name, asObject(role.rollingUpdate).type]));
   // A list of mappings by the type; anything else a JavaScript caller passes is reported by checkRules.
   asArray(coordination).forEach((rule, i) => {
     checkExecutorSettings(problems, `spec.coordination[${i}]`, rule, executor);
     const r = asObject(rule);
-    const roleUpdateTypes = v1alpha1 ? undefined : Object.fromEntries([...byName].map(([name, role]) => [name, asObject(role.rollingUpdate).type]));
     if (r.router !== undefined) checkRouter(problems, `spec.coordination[${i}].router`, r.router, { ruleRoles: asArray(r.roles), rollingUpdate: r.rollingUpdate !== undefined, executor, ...(roleUpdateTypes ? { roleUpdateTypes } : {}) });
   });
   return problems.result();

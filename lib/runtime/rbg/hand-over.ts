@@ -3,10 +3,9 @@
  * `rayshift.dev/coordination-executor` label removed or changed): the roles it armed or stopped are
  * unpaused, so they roll again under their new executor, and its status annotation goes.
  */
-import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
+import { roleReplicas, roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { RbgResourceType, STATUS_ANNOTATION } from '../../spec/object-names';
 import { asArray, asObject } from '../../spec/read';
-import { roleReplicas } from '../../spec/rbg-releases';
 import type { KubeClient } from '../kube/client';
 import { jsonPointer } from '../kube/json-pointer';
 import type { JsonPatchOp } from '../kube/request-options';

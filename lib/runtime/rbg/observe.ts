@@ -7,8 +7,7 @@
 import { createHash } from 'node:crypto';
 import { IntOrPercent, resolvePartition } from '../../spec/percent';
 import { JsonObject, asArray, asObject, isInteger } from '../../spec/read';
-import { roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
-import { roleReplicas } from '../../spec/rbg-releases';
+import { roleReplicas, roleWorkloadType, workloadHonoursPaused } from '../../spec/rbg-releases';
 import { resolveMaxUnavailable } from '../../engine/from-spec';
 import type { ObservedRole, ReplicaState, RoleProgress } from '../../engine/rbg-coordination-types';
 import { ROUTER_REVISION_LABEL } from '../../spec/object-names';
