@@ -62,7 +62,7 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
       servingSpec: structuredClone(SERVING_SPEC_SCHEMA),
       capacity: {
         type: 'object',
-        description: 'The capacity preflight of the upgrade under way (or refused): fits, fitsAfterOldShrinks or doesNotFit, why, and whether the upgrade runs without a surge (shrinkFirst).',
+        description: 'The capacity preflight of the upgrade under way (or refused, or held): fits, fitsAfterOldShrinks, doesNotFit, or unknown (the cluster could not be read), why, and whether the upgrade runs without a surge (shrinkFirst).',
         properties: {
           outcome: { type: 'string', maxLength: 32 },
           message: { type: 'string', maxLength: 4096 },

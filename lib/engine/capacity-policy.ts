@@ -8,7 +8,15 @@
  * fits only once the old cluster's Pods are gone runs without a surge (`capacity.shrinkFirst`, the
  * old cluster gives back a step before the new one takes it); one that does not fit even then is
  * refused as under `fail`, since shrinking the old cluster would cost availability and free too little.
+ *
+ * When the executor could not read the cluster (`unread`), nothing is known of the fit: `wait`
+ * starts the upgrade (it would start one that does not fit too) with one Warning Event
+ * `CapacityUnknown`; `fail` and `shrinkFirst` hold it (phase Running, reason `CapacityUnknown`, one
+ * Event) and read again every `CAPACITY_REREAD_MS` until a read decides, since they promise not to
+ * create a surge that does not fit. The hold is not a refusal: a read that was only interrupted
+ * (an API server restarting) costs one retry.
  */
+import { isUnread } from './capacity-preflight';
 import type { EngineRun } from './engine-run';
 import type { ObservedCluster } from './observation';
 import { RAY_SERVICE_DEFAULTS } from '../spec/rayservice';
@@ -19,6 +27,17 @@ export const CAPACITY_EVENT_REASON = 'InsufficientCapacity';
 
 /** The `action` of that Event. */
 export const CAPACITY_EVENT_ACTION = 'CapacityPreflight';
+
+/** Reason of the Event (and, while an upgrade or rollout is held, of the status) when the cluster could not be read for a preflight. */
+export const CAPACITY_UNKNOWN_REASON = 'CapacityUnknown';
+
+/** How long a held upgrade or rollout waits before its preflight reads the cluster again (ms). */
+export const CAPACITY_REREAD_MS = 10_000;
+
+/** Whether `policy` holds an upgrade or rollout whose preflight could not read the cluster (see the file comment). */
+export function holdsWhenUnread(policy: string): boolean {
+  return policy !== 'wait';
+}
 
 /**
  * Whether the next engine run would start an upgrade, so the executor should read the cluster's
@@ -43,6 +62,7 @@ export function admitUpgrade(r: EngineRun): boolean {
     s.capacity = undefined;
     return true;
   }
+  if (isUnread(verdict)) return admitUnread(r, verdict.unread);
   s.capacity = { outcome: verdict.outcome, ...(verdict.message !== undefined ? { message: verdict.message } : {}), at: now };
   if (verdict.outcome === 'fits') return true;
   const policy = r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy;
@@ -62,5 +82,23 @@ export function admitUpgrade(r: EngineRun): boolean {
   s.reason = CAPACITY_EVENT_REASON;
   s.phase = 'Failed';
   s.rejectedSpecHash = r.obs.goalSpecHash;
+  return false;
+}
+
+/** `admitUpgrade` when the cluster could not be read: `wait` starts, `fail` and `shrinkFirst` hold and read again (one Event per hold). */
+function admitUnread(r: EngineRun, why: string): boolean {
+  const { s, now } = r;
+  const policy = r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy;
+  const held = holdsWhenUnread(policy);
+  const message = `the cluster could not be read: ${why}`;
+  const heldBefore = s.reason === CAPACITY_UNKNOWN_REASON;
+  s.capacity = { outcome: 'unknown', message, at: heldBefore && s.capacity ? s.capacity.at : now };
+  const what = held
+    ? `held (capacityPolicy ${policy} starts no surge it has not placed; the preflight reads the cluster again every ${CAPACITY_REREAD_MS / 1000} s)`
+    : 'started without a capacity preflight (capacityPolicy wait)';
+  if (!heldBefore) r.events.push({ type: 'Warning', reason: CAPACITY_UNKNOWN_REASON, action: CAPACITY_EVENT_ACTION, message: `upgrade ${what}: ${message}` });
+  if (!held) return true;
+  s.reason = CAPACITY_UNKNOWN_REASON;
+  r.wake(now + CAPACITY_REREAD_MS);
   return false;
 }

@@ -100,6 +100,23 @@ export interface CapacityVerdict {
   readonly message?: string;
 }
 
+/**
+ * The executor could not list what the preflight reads (a kubeconfig without `list` on nodes, the
+ * API server restarting): nothing is known of the fit, and the capacity policy decides
+ * (capacity-policy.ts). `unread` is the failure as the API answered it.
+ */
+export interface CapacityUnread {
+  readonly unread: string;
+}
+
+/** Whether the executor could not read the cluster for a preflight. */
+export function isUnread<T extends object>(reading: T | CapacityUnread): reading is CapacityUnread {
+  return 'unread' in reading;
+}
+
+/** What a status records of a preflight: its outcome, or `unknown` when the cluster could not be read. */
+export type CapacityRecordOutcome = CapacityOutcome | 'unknown';
+
 /** Taint effects that keep a Pod without a matching toleration off the node. */
 const BLOCKING_EFFECTS = new Set(['NoSchedule', 'NoExecute']);
 

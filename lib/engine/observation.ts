@@ -3,7 +3,7 @@
  * executor can read from the Kubernetes API or the Ray dashboard.
  */
 import type { MeasuredValues } from './analysis-judgement';
-import type { CapacityVerdict } from './capacity-preflight';
+import type { CapacityUnread, CapacityVerdict } from './capacity-preflight';
 import type { RayServiceStatus } from './status';
 import type { WorkerFloor } from './actions';
 import type { SurgeScheduling } from './surge-scheduling';
@@ -115,10 +115,11 @@ export interface RayServiceObservation {
   readonly measurements?: readonly AnalysisMeasurement[];
   /**
    * The capacity preflight of the upgrade this run would start (`capacityPreflight` over the goal
-   * spec's first Pods and the cluster as listed), when `needsCapacityPreflight` asked for it and
-   * the executor could read the cluster; `undefined`: the upgrade starts without one.
+   * spec's first Pods and the cluster as listed), when `needsCapacityPreflight` asked for it;
+   * `unread` when the executor could not list the cluster (the policy decides, capacity-policy.ts);
+   * `undefined`: none was asked for, and the upgrade starts without one.
    */
-  readonly capacity?: CapacityVerdict;
+  readonly capacity?: CapacityVerdict | CapacityUnread;
   /**
    * The pending cluster's Unschedulable Pods (`surgeSchedulingOf` over its listed Pods), when
    * `needsSurgeScheduling` asked for them and there are some; `undefined`: none (or not read).

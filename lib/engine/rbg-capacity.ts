@@ -13,9 +13,15 @@
  * Rollouts of several rules that start in one pass are placed together, in the rules' order: each
  * rule's preflight places the first rounds the rules before it release (`releasedInPass`) with its
  * own, so the later rule is the one refused (or recorded) when together they do not fit.
+ * When the executor could not list the cluster (`unread`), `wait` releases the round with one
+ * Warning Event `CapacityUnknown`, and `fail` holds it: nothing is released, phase `Progressing`,
+ * reason `CapacityUnknown`, one Event per hold, and the pass asks for the capacity again after
+ * `CAPACITY_REREAD_MS`. A held round is no progress, so a hold that outlasts the progress deadline
+ * ends as any stall does (`ProgressDeadlineExceeded`, the record kept).
  */
 import { rbgRoundPreflight } from './capacity-demand';
-import { CAPACITY_EVENT_ACTION, CAPACITY_EVENT_REASON } from './capacity-policy';
+import { isUnread } from './capacity-preflight';
+import { CAPACITY_EVENT_ACTION, CAPACITY_EVENT_REASON, CAPACITY_REREAD_MS, CAPACITY_UNKNOWN_REASON } from './capacity-policy';
 import type { CoordinationStep, CoordinationStepInput, RolloutEvent } from './rbg-coordination-types';
 import type { CoordinationCapacityStatus } from './rbg-coordination-status';
 import { changed, roleStatus, type Member } from './rbg-members';
@@ -26,6 +32,7 @@ import { changed, roleStatus, type Member } from './rbg-members';
  */
 export function preflightFirstRound(input: CoordinationStepInput, members: readonly Member[], step: CoordinationStep, partitions: ReadonlyMap<string, number>): CoordinationStep {
   const { rule, now, capacity } = input;
+  if (capacity && isUnread(capacity)) return unreadFirstRound(input, members, step, capacity.unread);
   const verdict = capacity && rbgRoundPreflight(capacity.group, new Map([...(capacity.releasedInPass ?? []), ...partitions]), capacity.listed);
   if (verdict?.outcome !== 'doesNotFit') return step;
   const record: CoordinationCapacityStatus = { outcome: 'doesNotFit', message: verdict.message ?? '', at: new Date(now).toISOString() };
@@ -46,5 +53,35 @@ export function preflightFirstRound(input: CoordinationStepInput, members: reado
     },
     writes: members.flatMap((m) => changed(m, m.observed.partition ?? 0, true)),
     events: [event],
+  };
+}
+
+/** `preflightFirstRound` when the cluster could not be read: `wait` releases the round, `fail` holds it (see the file comment). */
+function unreadFirstRound(input: CoordinationStepInput, members: readonly Member[], step: CoordinationStep, why: string): CoordinationStep {
+  const { rule, now, previous } = input;
+  const heldBefore = previous?.revision === step.status.revision && previous.reason === CAPACITY_UNKNOWN_REASON;
+  const message = `the cluster could not be read: ${why}`;
+  const record: CoordinationCapacityStatus = { outcome: 'unknown', message, at: heldBefore && previous.capacity ? previous.capacity.at : new Date(now).toISOString() };
+  const fail = rule.capacityPolicy === 'fail';
+  const what = fail
+    ? `rollout held (capacityPolicy fail releases no round it has not placed; the preflight reads the cluster again every ${CAPACITY_REREAD_MS / 1000} s)`
+    : 'rollout started without a capacity preflight (capacityPolicy wait)';
+  const events: RolloutEvent[] = heldBefore ? [] : [{ type: 'Warning', reason: CAPACITY_UNKNOWN_REASON, action: CAPACITY_EVENT_ACTION, message: `${rule.name}: ${what}: ${message}` }];
+  if (!fail) return { ...step, status: { ...step.status, capacity: record }, events: [...step.events, ...events] };
+  // A held round is no progress (coordination's `releasesHeld`): the deadline counts from the rollout's start.
+  const deadlineAt = Date.parse(step.status.lastProgressAt) + rule.progressDeadlineSeconds * 1000;
+  const { blockingRole: _who, ...rest } = step.status;
+  return {
+    status: {
+      ...rest,
+      reason: CAPACITY_UNKNOWN_REASON,
+      message: `${what}: ${message}`,
+      rounds: 0,
+      capacity: record,
+      roles: members.map((m) => roleStatus(m, members, m.observed.partition ?? 0, 'WaitingForCapacity', 'held before the first round: the cluster could not be read for its capacity preflight')),
+    },
+    writes: members.flatMap((m) => changed(m, m.observed.partition ?? 0, true)),
+    events,
+    wakeAt: Math.min(deadlineAt, now + CAPACITY_REREAD_MS),
   };
 }

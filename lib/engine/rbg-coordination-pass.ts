@@ -12,6 +12,7 @@
  * observes the group, asks for this, and writes the result.
  */
 import type { MeasureAnalysisAction } from './actions';
+import { isUnread } from './capacity-preflight';
 import { analysedCoordinationStep, type GroupAnalysisInput } from './rbg-analysis';
 import { coordinationStep, ruleRevision, startRollback } from './rbg-coordination';
 import { ROUND_EVENT, type CoordinationStep, type CoordinationStepInput, type ExecutorRule, type ObservedRole, type RbgCapacityReading, type RolloutEvent } from './rbg-coordination-types';
@@ -45,7 +46,7 @@ export interface CoordinationPassInput {
    * ones), when the executor read the group's Pods (`needsRbgSurgeScheduling`). Undefined: not read.
    */
   readonly scheduling?: ReadonlyMap<string, readonly unknown[]>;
-  /** The cluster's capacity and the group as read, when the executor listed it (`releasesFirstRound`). Undefined: not listed. */
+  /** The cluster's capacity and the group as read, when the executor listed it (`releasesFirstRound`); `unread` when it could not. Undefined: not listed. */
   readonly capacity?: RbgCapacityReading;
   /** Epoch ms. */
   readonly now: number;
@@ -93,7 +94,7 @@ export function coordinationPass(input: CoordinationPassInput): CoordinationPass
   // The first rounds released so far in this pass, for the next rules' preflights (rbg-capacity.ts).
   const releasedInPass = new Map<string, number>();
   const steps = rules.map((rule) => {
-    const step = ruleStep(input.capacity ? { ...input, capacity: { ...input.capacity, releasedInPass } } : input, rule);
+    const step = ruleStep(input.capacity && !isUnread(input.capacity) ? { ...input, capacity: { ...input.capacity, releasedInPass } } : input, rule);
     if (releasesOwnFirstRound(step)) for (const w of step.writes) releasedInPass.set(w.name, w.partition);
     const observed = rule.router && input.routes?.get(rule.name);
     if (!observed) return step;

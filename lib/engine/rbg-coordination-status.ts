@@ -6,7 +6,7 @@
  * (`coordinationStep`), run for every rule by rbg-coordination-pass.ts.
  */
 import type { AnalysisStatus } from './analysis-status';
-import type { CapacityOutcome } from './capacity-preflight';
+import type { CapacityRecordOutcome } from './capacity-preflight';
 import type { RouterStatus } from './rbg-router-step';
 
 /** Where a coordination stands. */
@@ -24,6 +24,8 @@ export type RolePhase =
   | 'Unavailable'
   /** An AffinityScheduling batch role waiting for the waves before it to be updated and ready. */
   | 'WaitingForBatch'
+  /** Held before the rollout's first round: its capacity preflight could not read the cluster (`capacityPolicy: fail`). */
+  | 'WaitingForCapacity'
   /** Stopped by the progress deadline. */
   | 'Stopped'
   /** Being returned to the revision before the rollout, round by round. */
@@ -93,13 +95,14 @@ export interface CoordinationSurgeStatus {
 }
 
 /**
- * The capacity preflight of a rollout's first round (`rbg-capacity.ts`) when it did not fit: kept
- * on the rollout's later statuses (but the `Complete` one); absent when it fit or was not run.
+ * The capacity preflight of a rollout's first round (`rbg-capacity.ts`) when it did not fit or could
+ * not read the cluster: kept on the rollout's later statuses (but the `Complete` one); absent when it
+ * fit or was not run.
  */
 export interface CoordinationCapacityStatus {
-  /** The preflight's verdict: only a round that did not fit is recorded (readers tell this record from a RayService's by it). */
-  readonly outcome: Extract<CapacityOutcome, 'doesNotFit'>;
-  /** What did not fit, with what was free then (`decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free`). */
+  /** The preflight's verdict: only a round that did not fit, or was not placed, is recorded (readers tell this record from a RayService's by it). */
+  readonly outcome: Extract<CapacityRecordOutcome, 'doesNotFit' | 'unknown'>;
+  /** What did not fit, with what was free then (`decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free`), or why the cluster could not be read. */
   readonly message: string;
   /** When the preflight ran (ISO time). */
   readonly at: string;
@@ -109,7 +112,7 @@ export interface CoordinationCapacityStatus {
 export interface CoordinationStatus {
   readonly name: string;
   readonly phase: CoordinationPhase;
-  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `WaitingForRoute`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`, `SurgeUnschedulable` (a rollback under `capacityPolicy: fail`), `InsufficientCapacity` (a first round refused under `capacityPolicy: fail`); with an analysis `WaitingForAnalysis`, `AnalysisFailed`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
+  /** CamelCase reason (`RoundWritten`, `WaitingForRoles`, `WaitingForBatch`, `WaitingForController`, `WaitingForRoute`, `RoleUnavailable`, `RolloutComplete`, `ProgressDeadlineExceeded`, `SurgeUnschedulable` (a rollback under `capacityPolicy: fail`), `InsufficientCapacity` (a first round refused under `capacityPolicy: fail`), `CapacityUnknown` (a first round held under `capacityPolicy: fail` while the cluster cannot be read); with an analysis `WaitingForAnalysis`, `AnalysisFailed`; before the first round of a warmed revision `WarmingImages`, `WarmupFailed`, `WarmupTimedOut`). */
   readonly reason: string;
   readonly message: string;
   /** Hash of the coordinated roles' templates this rollout moves them to. */

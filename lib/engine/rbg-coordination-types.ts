@@ -9,6 +9,7 @@ import type { RbgCapacityPolicy } from '../spec/capacity-policy';
 import type { ResolvedRouterOptions } from '../spec/rbg-router';
 import type { MeasureAnalysisAction } from './actions';
 import type { ListedCapacity } from './capacity-demand';
+import type { CapacityUnread } from './capacity-preflight';
 import type { RbgPlanRole } from './plan-rbg';
 import type { CoordinationStatus } from './rbg-coordination-status';
 import type { RouteHold } from './rbg-router-hold';
@@ -230,14 +231,18 @@ export interface CoordinationStepInput {
   readonly scheduling?: { readonly unschedulable?: SurgeScheduling };
   /**
    * The cluster's capacity as the executor listed it for this pass (`releasesFirstRound`),
-   * with the group as read: the round that starts the rollout is preflighted against it. Undefined:
-   * not listed, so no round is judged.
+   * with the group as read: the round that starts the rollout is preflighted against it; `unread`
+   * when it could not be listed (the rule's policy decides, rbg-capacity.ts). Undefined: not
+   * listed, so no round is judged.
    */
   readonly capacity?: RbgCapacityReading;
 }
 
-/** What the executor read for a preflight of a RoleBasedGroup round. */
-export interface RbgCapacityReading {
+/** What the executor read for a preflight of a RoleBasedGroup round, or why it could not (`unread`). */
+export type RbgCapacityReading = RbgCapacityListed | CapacityUnread;
+
+/** The cluster as the executor listed it for a preflight of a RoleBasedGroup round. */
+export interface RbgCapacityListed {
   /** The group as read: its roles' templates are the new revision's. */
   readonly group: unknown;
   /** The cluster's Nodes, bound Pods, and the group namespace's ResourceQuotas and LimitRanges. */

@@ -37,6 +37,7 @@ import { ROUND_EVENT, STRANDED_EVENT, type CoordinationStep, type CoordinationSt
 import type { CoordinationStatus, CoordinationSurgeStatus, RoleRolloutStatus } from './rbg-coordination-status';
 import { blockingRole, changed, describeRole, membersOf, phaseOf, reasonOf, revisionRecorded, roleStatus, settled, skewOf, summary, type Member } from './rbg-members';
 import { preflightFirstRound } from './rbg-capacity';
+import { CAPACITY_UNKNOWN_REASON } from './capacity-policy';
 import { rollbackStep } from './rbg-rollback';
 import { holdLastForRoute, routeHoldReason } from './rbg-router-hold';
 import { nextRbgRound } from './rbg-rollout';
@@ -169,7 +170,9 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
   if (input.rollbackPossible || rule.rollbackOnDeadline || rule.capacityPolicy === 'fail') holdLastReplicas(decided, released);
   const routeHeld = holdLastForRoute(decided, released, input.routeHold);
   const lowered = released.filter((m) => decided.get(m.state.name)!.partition < (m.state.currentPartition ?? m.state.desired));
-  const progressed = newRollout || mark > (prior?.progressMark ?? -1) || lowered.length > 0 || hold?.measured === true;
+  // A first round held because the cluster could not be read for its preflight was not released: lowering it again is no progress.
+  const releasesHeld = prior?.reason === CAPACITY_UNKNOWN_REASON;
+  const progressed = newRollout || mark > (prior?.progressMark ?? -1) || (lowered.length > 0 && !releasesHeld) || hold?.measured === true;
   const lastProgressAt = progressed ? iso(now) : prior!.lastProgressAt;
   const rounds = (prior?.rounds ?? 0) + (lowered.length > 0 ? 1 : 0);
   const holdUnreleased = unreleased.flatMap((m) => changed(m, m.observed.partition ?? 0, true));

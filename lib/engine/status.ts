@@ -4,7 +4,7 @@
  */
 import type { UpgradeStrategyType } from '../spec/rayservice';
 import type { AnalysisStatus } from './analysis-status';
-import type { CapacityOutcome } from './capacity-preflight';
+import type { CapacityRecordOutcome } from './capacity-preflight';
 import type { FreeingRecord } from './worker-freeing';
 import type { SurgeUnschedulableRecord } from './surge-scheduling';
 
@@ -61,12 +61,14 @@ export type RayServiceReason =
   | 'RollbackDeadlineExceeded'
   /** `capacityPolicy: fail` refused the upgrade: its first Pods do not fit the cluster (`capacity` says why). */
   | 'InsufficientCapacity'
+  /** `capacityPolicy: fail` or `shrinkFirst` holds the upgrade: the cluster could not be read for its preflight, which runs again (`capacity` says why). */
+  | 'CapacityUnknown'
   | RollbackReason;
 
 /** The capacity preflight run when the upgrade started (or was refused). */
 export interface CapacityRecord {
-  readonly outcome: CapacityOutcome;
-  /** What did not fit then; absent when it fit. */
+  readonly outcome: CapacityRecordOutcome;
+  /** What did not fit then, or why the cluster could not be read; absent when it fit. */
   readonly message?: string;
   /** When the preflight ran (epoch ms). */
   readonly at: number;
@@ -134,9 +136,13 @@ export function describeStatus(s: RayServiceStatus): string {
   return `${s.phase}/${s.reason}: ${clusters}`;
 }
 
-/** True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion, and the last pass carried out no action. */
+/**
+ * True when nothing is left to do: one cluster serves, nothing is pending or scheduled for deletion,
+ * no upgrade waits for its preflight to read the cluster (`CapacityUnknown`), and the last pass
+ * carried out no action.
+ */
 export function isSettled(status: RayServiceStatus, actionsCarriedOut: number): boolean {
-  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
+  return actionsCarriedOut === 0 && status.phase !== 'Initializing' && status.reason !== 'CapacityUnknown' && status.activeClusterName !== undefined && status.pendingClusterName === undefined && status.deletions.length === 0;
 }
 
 /** True when the engine gave the goal spec (its cluster hash `goalSpecHash`) up: it stays rejected until the spec changes. */

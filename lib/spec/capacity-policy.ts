@@ -15,6 +15,9 @@ import { INT32_MAX, isInteger } from './read';
  * gives back `maxSurgePercent` of its capacity before the new one takes it, so the service runs at
  * 100 − maxSurgePercent during each step (it trades availability for accelerators); when they do
  * not fit even then, it refuses the upgrade as `fail` does. A surge that fits runs as usual under every policy.
+ * When the executor cannot read the cluster for the preflight (no `list` on nodes, pods, resourcequotas
+ * or limitranges), `wait` starts the upgrade with a Warning Event, and `fail` and `shrinkFirst` hold it
+ * (reason `CapacityUnknown`) and read again until a read decides.
  */
 export type CapacityPolicy = 'wait' | 'fail' | 'shrinkFirst';
 
@@ -25,7 +28,9 @@ export const CAPACITY_POLICIES: readonly CapacityPolicy[] = ['wait', 'fail', 'sh
  * The capacity policies of a RoleBasedGroup rule's rayshift executor: what a rollout whose first
  * round does not fit the cluster does (`wait`: start it and report it; `fail`: do not start it, until
  * the template changes again), and one whose Pods stay Unschedulable past `surgeUnschedulableSeconds`
- * (`wait`: report it and keep waiting; `fail`: roll every coordinated role back). `shrinkFirst`, the
+ * (`wait`: report it and keep waiting; `fail`: roll every coordinated role back). When the cluster
+ * cannot be read for the preflight, `wait` releases the round with a Warning Event and `fail` holds it
+ * (reason `CapacityUnknown`) and reads again. `shrinkFirst`, the
  * RayService's upgrade without a surge, has no RoleBasedGroup counterpart.
  */
 export type RbgCapacityPolicy = Extract<CapacityPolicy, 'wait' | 'fail'>;

@@ -3,7 +3,7 @@
  * whose goal spec differs from its active cluster's, with the preflight's verdict observed.
  */
 import { needsCapacityPreflight } from '../../lib/engine/capacity-policy';
-import type { CapacityVerdict } from '../../lib/engine/capacity-preflight';
+import type { CapacityUnread, CapacityVerdict } from '../../lib/engine/capacity-preflight';
 import type { RayServiceObservation } from '../../lib/engine/observation';
 import { nextRayService } from '../../lib/engine/rayservice-engine';
 import { isGoalGivenUp, isSettled, type RayServiceStatus } from '../../lib/engine/status';
@@ -15,10 +15,10 @@ const steady: RayServiceStatus = {
   activeWeight: 100, pendingWeight: 0, trafficConfirmed: true, deletions: [],
 };
 const active = { name: 'svc-aaaaa', specHash: 'old', headReady: true, targetCapacity: 100, appsRunning: true, readyReplicas: 4, targetReplicas: 4 };
-const obs = (capacity: CapacityVerdict | undefined, status: RayServiceStatus = steady, goal = 'new'): RayServiceObservation => ({
+const obs = (capacity: CapacityVerdict | CapacityUnread | undefined, status: RayServiceStatus = steady, goal = 'new'): RayServiceObservation => ({
   name: 'svc', goalSpecHash: goal, clusters: [active], route: { backends: [{ cluster: 'svc-aaaaa', weight: 100 }], ready: true }, servingCluster: 'svc-aaaaa', status, ...(capacity ? { capacity } : {}),
 });
-const opts = (capacityPolicy?: 'wait' | 'fail'): ResolvedUpgradeOptions => ({
+const opts = (capacityPolicy?: 'wait' | 'fail' | 'shrinkFirst'): ResolvedUpgradeOptions => ({
   strategy: 'NewClusterWithIncrementalUpgrade', maxSurgePercent: 50, stepSizePercent: 25, intervalSeconds: 1,
   rayClusterDeletionDelaySeconds: 0, progressDeadlineSeconds: 600, ...(capacityPolicy ? { capacityPolicy } : {}),
 });
@@ -78,6 +78,36 @@ test('fitsAfterOldShrinks is a misfit under wait and fail, and names shrinkFirst
   const refused = nextRayService(obs({ outcome: 'fitsAfterOldShrinks', message: 'x' }), opts('fail'), NOW);
   expect(refused.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity' });
   expect(refused.actions).toEqual([]);
+});
+
+test('the cluster could not be read, wait: the upgrade starts as unchecked, with an unknown record and one CapacityUnknown Event', () => {
+  const d = nextRayService(obs({ unread: 'nodes is forbidden' }), opts(), NOW);
+  const unchecked = nextRayService(obs(undefined), opts(), NOW);
+  expect(d.actions).toEqual(unchecked.actions);
+  expect(d.status.capacity).toEqual({ outcome: 'unknown', message: 'the cluster could not be read: nodes is forbidden', at: NOW });
+  expect(d.events).toEqual([{ type: 'Warning', reason: 'CapacityUnknown', action: 'CapacityPreflight', message: 'upgrade started without a capacity preflight (capacityPolicy wait): the cluster could not be read: nodes is forbidden' }]);
+});
+
+test.each(['fail', 'shrinkFirst'] as const)('the cluster could not be read, %s: held (not refused), one Event, read again in 10 s; not settled; a read that fits starts it', (policy) => {
+  const d = nextRayService(obs({ unread: 'nodes is forbidden' }), opts(policy), NOW);
+  expect(d.actions).toEqual([]);
+  expect(d.status).toMatchObject({ phase: 'Running', reason: 'CapacityUnknown', capacity: { outcome: 'unknown', message: 'the cluster could not be read: nodes is forbidden', at: NOW } });
+  expect(d.status.pendingClusterName).toBeUndefined();
+  expect(d.status.rejectedSpecHash).toBeUndefined();
+  expect(d.events).toEqual([{ type: 'Warning', reason: 'CapacityUnknown', action: 'CapacityPreflight', message: `upgrade held (capacityPolicy ${policy} starts no surge it has not placed; the preflight reads the cluster again every 10 s): the cluster could not be read: nodes is forbidden` }]);
+  expect(d.nextStepAt).toBe(NOW + 10_000);
+  // A Pulumi update waits on (isSettled), and the executor reads the cluster again.
+  expect(isSettled(d.status, 0)).toBe(false);
+  expect(isGoalGivenUp(d.status, 'new')).toBe(false);
+  expect(needsCapacityPreflight(d.status, 'new', [active], 'NewClusterWithIncrementalUpgrade')).toBe(true);
+  // Still unreadable: no second Event, the record's time kept.
+  const again = nextRayService(obs({ unread: 'nodes is forbidden' }, d.status), opts(policy), NOW + 10_000);
+  expect(again.events).toEqual([]);
+  expect(again.status).toMatchObject({ phase: 'Running', reason: 'CapacityUnknown', capacity: { at: NOW } });
+  // A read that fits: the upgrade starts, the record replaced.
+  const started = nextRayService(obs({ outcome: 'fits' }, again.status), opts(policy), NOW + 20_000);
+  expect(started.status).toMatchObject({ phase: 'Upgrading', reason: 'CreatingCluster', pendingSpecHash: 'new', capacity: { outcome: 'fits', at: NOW + 20_000 } });
+  expect(started.actions.map((a) => a.type)).toEqual(['createPendingCluster']);
 });
 
 test('no preflight observed: the upgrade starts as before', () => {

@@ -168,6 +168,62 @@ describe('the first round of a rollout, preflighted', () => {
     expect(unchecked.status.phase).toBe('Progressing');
   });
 
+  test('the cluster could not be read, wait: the round is released as unchecked, with an unknown record and one CapacityUnknown Event', () => {
+    const r = rule('wait');
+    const unchecked = step(r, complete(r), roles('v2', true), T0);
+    const s = step(r, complete(r), roles('v2', true), T0, { unread: 'nodes is forbidden' });
+    expect(s.writes).toEqual(unchecked.writes);
+    expect(s.status).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1, capacity: { outcome: 'unknown', message: 'the cluster could not be read: nodes is forbidden', at: '2026-11-30T10:00:00.000Z' } });
+    expect(s.events).toEqual([
+      unchecked.events[0],
+      { type: 'Warning', reason: 'CapacityUnknown', action: 'CapacityPreflight', message: 'pd: rollout started without a capacity preflight (capacityPolicy wait): the cluster could not be read: nodes is forbidden' },
+    ]);
+  });
+
+  test('the cluster could not be read, fail: nothing released, held (Progressing, CapacityUnknown) with one Event, read again in 10 s; a read that fits releases the round; the hold is no progress, so the deadline ends it', () => {
+    const r = rule('fail');
+    const held = step(r, complete(r), roles('v2', true), T0, { unread: 'nodes is forbidden' });
+    // Both roles stay armed where they stand (paused at partition 0): no write changes a partition or unpauses one.
+    expect(held.writes).toEqual([]);
+    expect(held.status).toMatchObject({
+      phase: 'Progressing',
+      reason: 'CapacityUnknown',
+      message: 'rollout held (capacityPolicy fail releases no round it has not placed; the preflight reads the cluster again every 10 s): the cluster could not be read: nodes is forbidden',
+      rounds: 0,
+      lastProgressAt: '2026-11-30T10:00:00.000Z',
+      deadlineAt: '2026-11-30T10:10:00.000Z',
+      capacity: { outcome: 'unknown', message: 'the cluster could not be read: nodes is forbidden', at: '2026-11-30T10:00:00.000Z' },
+    });
+    expect(held.status.roles.map((x) => [x.name, x.phase, x.partition])).toEqual([
+      ['prefill', 'WaitingForCapacity', 0],
+      ['decode', 'WaitingForCapacity', 0],
+    ]);
+    expect(held.events).toEqual([{ type: 'Warning', reason: 'CapacityUnknown', action: 'CapacityPreflight', message: `pd: ${held.status.message}` }]);
+    expect(held.wakeAt).toBe(T0 + 10_000);
+    // The executor is asked for the capacity again.
+    expect(releasesFirstRound(coordinationPass({ rules: [r], roles: roles('v2', true), controllerCaughtUp: true, previous: [held.status], now: T0 + 10_000 }))).toBe(true);
+
+    // Still unreadable: held, no second Event, the record and the deadline as they were.
+    const again = step(r, held.status, roles('v2', true), T0 + 10_000, { unread: 'nodes is forbidden' });
+    expect(again.events).toEqual([]);
+    expect(again.writes).toEqual([]);
+    expect(again.status).toMatchObject({ reason: 'CapacityUnknown', lastProgressAt: '2026-11-30T10:00:00.000Z', deadlineAt: '2026-11-30T10:10:00.000Z', capacity: held.status.capacity });
+    expect(again.wakeAt).toBe(T0 + 20_000);
+
+    // A read that fits releases round 1.
+    const released = step(r, again.status, roles('v2', true), T0 + 20_000, { group, listed: listed(3) });
+    expect(released.status).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
+    expect(released.writes.map((w) => [w.name, w.partition, w.paused])).toEqual([
+      ['prefill', 0, false],
+      ['decode', 0, false],
+    ]);
+
+    // Unreadable until the progress deadline: it ends as any stall does, nothing released.
+    const late = step(r, again.status, roles('v2', true), T0 + 600_000, { unread: 'nodes is forbidden' });
+    expect(late.status).toMatchObject({ phase: 'Failed', reason: 'ProgressDeadlineExceeded', capacity: held.status.capacity });
+    expect(late.writes).toEqual([]);
+  });
+
   test('only the round that starts the rollout is judged: a later round is not, whatever the capacity', () => {
     const r: ExecutorRule = { ...rule('fail'), roles: [{ name: 'prefill', replicas: 2, partition: 0, maxUnavailable: 1 }, { name: 'decode', replicas: 2, partition: 0, maxUnavailable: 1 }] };
     const two = (updated: number, partition: number, paused: boolean, revision = 'v2') =>

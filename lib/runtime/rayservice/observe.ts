@@ -9,7 +9,7 @@ import { RayServiceStatus } from '../../engine/status';
 import { RayServiceSpec, type ResolvedUpgradeOptions } from '../../spec/rayservice';
 import { needsCapacityPreflight } from '../../engine/capacity-policy';
 import { preflightUpgrade } from '../../engine/capacity-demand';
-import type { CapacityVerdict } from '../../engine/capacity-preflight';
+import type { CapacityUnread, CapacityVerdict } from '../../engine/capacity-preflight';
 import { listCapacity } from '../capacity';
 import { needsSurgeScheduling, surgeSchedulingOf, type SurgeScheduling } from '../../engine/surge-scheduling';
 import { needsWorkerObservation, type ObservedWorkers } from '../../engine/worker-freeing';
@@ -135,13 +135,13 @@ export class RayServiceObserver {
     }
   }
 
-  /** The preflight of the upgrade to `spec`; undefined (the upgrade starts unchecked, as before) when the cluster cannot be read. */
-  private async observeCapacity(namespace: string, name: string, spec: RayServiceSpec, options: ResolvedUpgradeOptions, active: string | undefined): Promise<CapacityVerdict | undefined> {
+  /** The preflight of the upgrade to `spec` (undefined when no Node is visible); `unread` (the capacity policy decides) when the cluster cannot be read. */
+  private async observeCapacity(namespace: string, name: string, spec: RayServiceSpec, options: ResolvedUpgradeOptions, active: string | undefined): Promise<CapacityVerdict | CapacityUnread | undefined> {
     try {
       return preflightUpgrade(spec.rayClusterConfig, options, await listCapacity(this.client, namespace), active);
     } catch (err) {
-      this.log.warn({ rayservice: `${namespace}/${name}`, err: (err as Error).message }, 'capacity preflight skipped: the cluster could not be read');
-      return undefined;
+      this.log.warn({ rayservice: `${namespace}/${name}`, err: (err as Error).message }, 'capacity preflight: the cluster could not be read');
+      return { unread: (err as Error).message };
     }
   }
 

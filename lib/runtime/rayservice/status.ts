@@ -2,9 +2,9 @@
 import type { CapacityRecord, RayServiceStatus } from '../../engine/status';
 import { describeStatus } from '../../engine/status';
 import type { ObservedCluster } from '../../engine/observation';
-import type { CapacityOutcome } from '../../engine/capacity-preflight';
+import type { CapacityRecordOutcome } from '../../engine/capacity-preflight';
 import { serveReplicasOf, type SideReplicas } from '../../engine/rayservice-pass';
-import { Condition, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
+import { Condition, ConditionStatus, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
 
 /** A timestamp as the API stores it, with millisecond precision kept. */
 export function isoTime(ms: number | undefined): string | undefined {
@@ -36,8 +36,13 @@ export function storedServeReplicas(status: Record<string, unknown>): SideReplic
 /** The condition that carries the capacity preflight of the upgrade under way (or refused). */
 export const CAPACITY_CONDITION = 'CapacityFits';
 
-/** The condition reason of each preflight outcome. */
-const CAPACITY_REASONS: Readonly<Record<CapacityOutcome, string>> = { fits: 'Fits', fitsAfterOldShrinks: 'FitsAfterOldShrinks', doesNotFit: 'DoesNotFit' };
+/** The condition status and reason of each preflight outcome (`Unknown`: the cluster could not be read). */
+const CAPACITY_CONDITIONS: Readonly<Record<CapacityRecordOutcome, { status: ConditionStatus; reason: string }>> = {
+  fits: { status: 'True', reason: 'Fits' },
+  fitsAfterOldShrinks: { status: 'False', reason: 'FitsAfterOldShrinks' },
+  doesNotFit: { status: 'False', reason: 'DoesNotFit' },
+  unknown: { status: 'Unknown', reason: 'ClusterUnread' },
+};
 
 /**
  * The status subresource body: KubeRay's field names (`activeServiceStatus`, `pendingServiceStatus`
@@ -63,7 +68,7 @@ export function renderStatus(engine: RayServiceStatus, generation: number, previ
   const capacity = engine.capacity;
   const surge = engine.surgeUnschedulable;
   conditions = capacity
-    ? mergeConditions(conditions, [{ type: CAPACITY_CONDITION, status: capacity.outcome === 'fits' ? 'True' : 'False', reason: CAPACITY_REASONS[capacity.outcome], message: capacity.message ?? 'the upgrade\'s first Pods fit the cluster', observedGeneration: generation }], now)
+    ? mergeConditions(conditions, [{ type: CAPACITY_CONDITION, ...CAPACITY_CONDITIONS[capacity.outcome], message: capacity.message ?? 'the upgrade\'s first Pods fit the cluster', observedGeneration: generation }], now)
     : removeCondition(conditions, CAPACITY_CONDITION);
   return {
     observedGeneration: generation,

@@ -189,7 +189,7 @@ export class RbgRolloutReconciler {
     // The cluster's capacity is read only for a pass that releases a rollout's first round, which is then decided again with it.
     if (releasesFirstRound(pass)) {
       capacity = await this.capacity(group);
-      if (capacity) pass = passOf();
+      pass = passOf();
     }
     // The way back counts a StatefulSet role's Pods (statefulset-replicas.ts). They are read only when
     // a coordination rolls back (the pure pass is then decided again from them): on RBG v0.6.0 every
@@ -308,15 +308,15 @@ export class RbgRolloutReconciler {
 
   /**
    * The cluster's capacity for the preflight of a rollout's first round, with the group as read;
-   * undefined (the round is released unchecked) when it cannot be listed, e.g. a Pulumi stack's
-   * kubeconfig without `list` on nodes.
+   * `unread` (the rule's policy decides) when it cannot be listed, e.g. a Pulumi stack's kubeconfig
+   * without `list` on nodes.
    */
-  private async capacity(group: KubeObject): Promise<RbgCapacityReading | undefined> {
+  private async capacity(group: KubeObject): Promise<RbgCapacityReading> {
     try {
       return { group, listed: await listCapacity(this.client, String(group.metadata.namespace)) };
     } catch (err) {
-      this.log.warn({ rbg: `${group.metadata.namespace}/${group.metadata.name}`, err: (err as Error).message }, 'capacity preflight skipped: the cluster could not be read');
-      return undefined;
+      this.log.warn({ rbg: `${group.metadata.namespace}/${group.metadata.name}`, err: (err as Error).message }, 'capacity preflight: the cluster could not be read');
+      return { unread: (err as Error).message };
     }
   }
 

@@ -2,8 +2,8 @@
  * The RBG reconciler's capacity preflight over an in-memory API (FakeKube): the cluster's capacity
  * (Nodes, bound Pods, the namespace's ResourceQuotas and LimitRanges) is listed only in the pass
  * that may release a rollout's first round, a misfit under `capacityPolicy: fail` leaves every role
- * armed with one `InsufficientCapacity` Event, and a list the API server refuses leaves the round
- * unchecked. No API server, fake clock.
+ * armed with one `InsufficientCapacity` Event, and a list the API server refuses holds the round
+ * under `fail` (released unchecked under `wait`), with one `CapacityUnknown` Event. No API server, fake clock.
  */
 import type { KubeClient } from '../../../lib/runtime/kube/client';
 import type { KubeObject } from '../../../lib/runtime/kube/types';
@@ -96,17 +96,43 @@ test('wait: round 1 is released with the record and one Event; the Progressing p
   expect(createdEvents(kube).filter((e) => e.reason === 'InsufficientCapacity')).toHaveLength(1);
 });
 
-test('a list the API server refuses (no list on nodes): logged, and round 1 is released unchecked', async () => {
+test('a list the API server refuses (no list on nodes), fail: logged, round 1 held with one CapacityUnknown Event and read again 10 s later; judged once the list answers', async () => {
   const warnings: string[] = [];
   const log: RbgReconcileLogger = { info: () => undefined, debug: () => undefined, warn: (_obj, msg) => warnings.push(msg) };
   const { kube, reconciler, clock } = await armed('fail', log);
   kube.forbidNodes = true;
   toV2(kube);
   clock.now = T0 + 1_000;
+  const writesBefore = roleWrites(kube).length;
+  const held = await reconciler.reconcile('ns', 'pd');
+  expect(warnings).toEqual(['capacity preflight: the cluster could not be read']);
+  expect(held.status!.coordinations[0]).toMatchObject({ phase: 'Progressing', reason: 'CapacityUnknown', rounds: 0, capacity: { outcome: 'unknown' } });
+  expect(held.status!.coordinations[0].capacity!.message).toContain('nodes is forbidden');
+  expect(held.requeueAt).toBe(T0 + 11_000);
+  expect(roleWrites(kube).length).toBe(writesBefore);
+  expect(createdEvents(kube).map((e) => e.reason)).toEqual(['CapacityUnknown']);
+
+  clock.now = T0 + 11_000;
+  expect((await reconciler.reconcile('ns', 'pd')).status!.coordinations[0]).toMatchObject({ reason: 'CapacityUnknown', rounds: 0 });
+  expect(createdEvents(kube).map((e) => e.reason)).toEqual(['CapacityUnknown']);
+
+  kube.forbidNodes = false;
+  clock.now = T0 + 21_000;
+  const judged = await reconciler.reconcile('ns', 'pd');
+  // The cluster as seeded has no room for v2: once read, the preflight refuses it as it would have at once.
+  expect(judged.status!.coordinations[0]).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', rounds: 0, capacity: { outcome: 'doesNotFit', message: MISFIT } });
+  expect(roleWrites(kube).length).toBe(writesBefore);
+  expect(createdEvents(kube).map((e) => e.reason)).toEqual(['CapacityUnknown', 'InsufficientCapacity']);
+});
+
+test('a list the API server refuses, wait: round 1 is released as unchecked, with one CapacityUnknown Event', async () => {
+  const { kube, reconciler, clock } = await armed('wait');
+  kube.forbidNodes = true;
+  toV2(kube);
+  clock.now = T0 + 1_000;
   const started = await reconciler.reconcile('ns', 'pd');
-  expect(warnings).toEqual(['capacity preflight skipped: the cluster could not be read']);
-  expect(started.status!.coordinations[0]).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1 });
-  expect(started.status!.coordinations[0].capacity).toBeUndefined();
+  expect(started.status!.coordinations[0]).toMatchObject({ phase: 'Progressing', reason: 'RoundWritten', rounds: 1, capacity: { outcome: 'unknown' } });
+  expect(createdEvents(kube).map((e) => e.reason)).toEqual(['RolloutRound', 'CapacityUnknown']);
 });
 
 test('the passes before the first round (RBG\'s controller has not caught up with the new template) list no capacity; the pass that releases it lists it once', async () => {
