@@ -63,9 +63,9 @@ export function describeCoordination(s: CoordinationStatus): string {
   return `${s.name} ${s.phase} (round ${s.rounds}): ${roles} updated; skew ${s.skewPercent.toFixed(1)}% ≤ ${s.maxSkewPercent}%${blocking}${router}${capacity}${surge}`;
 }
 
-/** The first round's preflight when it did not fit: `first round did not fit (2026-11-30T10:00:01.000Z): decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free`. */
+/** The first round's preflight when it did not fit (`first round did not fit (2026-11-30T10:00:01.000Z): decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free`) or could not read the cluster (`first round not placed (…): the cluster could not be read: …`). */
 export function describeCapacity(c: CoordinationCapacityStatus): string {
-  return `first round did not fit (${c.at}): ${c.message}`;
+  return c.outcome === 'unknown' ? `first round not placed (${c.at}): ${c.message}` : `first round did not fit (${c.at}): ${c.message}`;
 }
 
 /** The scheduler watch's record: `2 Pods of decode Unschedulable since 2026-11-30T10:00:02.000Z (past surgeUnschedulableSeconds)`. */

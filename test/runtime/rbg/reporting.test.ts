@@ -98,6 +98,13 @@ describe('status annotation', () => {
       'pd-rollout Failed (round 0): prefill 12/40, decode 5/20 updated; skew 5.0% ≤ 10%; first round did not fit (2026-11-30T10:00:01.000Z): decode: needs 4 nvidia.com/gpu on nodes matching {}, 1 free',
     );
   });
+
+  test('describeCoordination says a first round held because the cluster could not be read was not placed', () => {
+    const capacity = { outcome: 'unknown' as const, message: 'the cluster could not be read: nodes is forbidden', at: '2026-11-30T10:00:01.000Z' };
+    expect(describeCoordination({ ...coordination, reason: 'CapacityUnknown', rounds: 0, blockingRole: undefined, capacity })).toBe(
+      'pd-rollout Progressing (round 0): prefill 12/40, decode 5/20 updated; skew 5.0% ≤ 10%; first round not placed (2026-11-30T10:00:01.000Z): the cluster could not be read: nodes is forbidden',
+    );
+  });
 });
 
 describe('RbgRolloutMetrics', () => {
