@@ -1,6 +1,6 @@
 /**
- * One reconcile pass of a RayService as the steps an executor carries out, in order: the engine's
- * actions, each with the objects it needs kept in place (the Gateway, the route, the per-cluster
+ * One reconcile pass of a RayService as the steps an executor carries out, in order: the decision's
+ * Events, the engine's actions, each with the objects it needs kept in place (the Gateway, the route, the per-cluster
  * serve Services, the Serve config a capacity PUT carries), then what every pass keeps (the Serve
  * config in place, the head Pods' serve label, spent steering cleared), and whether the status is
  * written now or held. The executor only carries the steps out (lib/runtime/rayservice/execute.ts).
@@ -154,7 +154,10 @@ export function persistChoice(decision: RayServiceDecision, clusters: readonly O
 export function planPass(decision: RayServiceDecision, obs: RayServiceObservation, spec: PassSpec): PassStep[] {
   const managed = routeManagedFor(spec.strategy, decision.status.upgradeStrategy);
   const applied = (name: string) => obs.clusters.find((c) => c.name === name)?.appliedServeConfig;
-  const steps: PassStep[] = [];
+  // The decision's Events first, right after the status that holds the decision: an action of the
+  // pass that fails (a Serve PUT timing out, a conflicting route patch) must not lose them, since the
+  // next pass, deciding from that status, does not decide them again.
+  const steps: PassStep[] = decision.events.length > 0 ? [{ type: 'recordEvents' }] : [];
   for (const action of decision.actions) {
     switch (action.type) {
       case 'createPendingCluster':
@@ -173,7 +176,6 @@ export function planPass(decision: RayServiceDecision, obs: RayServiceObservatio
         steps.push(action);
     }
   }
-  if (decision.events.length > 0) steps.push({ type: 'recordEvents' });
   const active = obs.clusters.find((c) => c.name === decision.status.activeClusterName);
   const serving = active && { headReady: active.headReady, targetCapacity: active.targetCapacity, appliedConfig: active.appliedServeConfig };
   const put = inPlaceServeConfig(decision, obs.goalSpecHash, serving, spec.serveConfig);

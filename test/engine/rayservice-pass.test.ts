@@ -64,7 +64,7 @@ test('a capacity step carries the frozen config to the active cluster and record
   expect(planPass(decision(MIGRATING, [up]), obs, { ...INCREMENTAL, serveConfig: '' }).filter((s) => s.type === 'putServeConfig')).toEqual([]);
 });
 
-test('a Serve config change alone is applied in place to the serving cluster; spent steering is cleared; events are recorded after the actions', () => {
+test('a Serve config change alone is applied in place to the serving cluster; spent steering is cleared; the decision\'s Events are recorded before the actions (a failing action must not lose them)', () => {
   const obs = observation([cluster('a', { appliedServeConfig: 'old', headProxyHealthy: false })], { controls: { abort: true, promoteNow: true } });
   const withEvent = { ...decision(RUNNING), events: [{ reason: 'AnalysisSucceeded', message: 'ok', type: 'Normal' as const }] } as unknown as RayServiceDecision;
   expect(planPass(withEvent, obs, INCREMENTAL)).toEqual([
@@ -73,6 +73,13 @@ test('a Serve config change alone is applied in place to the serving cluster; sp
     { type: 'setHeadServeLabel', cluster: 'a', value: 'false' },
     { type: 'clearSteering', annotations: ['rayshift.dev/abort', 'rayshift.dev/promote'] },
   ]);
+});
+
+test('a decision with Events and actions: the Events are recorded first, so an action that fails cannot lose them', () => {
+  const back: RayServiceAction = { type: 'setTargetCapacity', cluster: 'active', clusterName: 'a', percent: 100 };
+  const obs = observation([cluster('a', { appliedServeConfig: CONFIG })], { route: { backends: [], ready: true } });
+  const withEvent = { ...decision(MIGRATING, [back]), events: [{ reason: 'SurgeUnschedulable', message: 'rolling the upgrade back', type: 'Warning' as const }] } as unknown as RayServiceDecision;
+  expect(planPass(withEvent, obs, INCREMENTAL).map((s) => s.type)).toEqual(['recordEvents', 'putServeConfig', 'setHeadServeLabel']);
 });
 
 test('deletion moves the traffic home only on a route that exists, and ensures nothing', () => {

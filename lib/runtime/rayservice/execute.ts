@@ -97,7 +97,7 @@ export class RayServiceExecutor {
         await this.o.measured.measure(key, [step]);
         return 0;
       case 'recordEvents':
-        // After the status that holds them was written (or held, to be written with the next pass): each verdict's Event once.
+        // First in the pass, after the status that holds them was written (or held, to be written with the next pass): each verdict's Event once.
         return recordEvents(this.o.client, svc, t.decision.events, this.o.now(), RAYSERVICE_EVENTS, (err) => this.o.warn({ rayservice: key, err: (err as Error).message }, 'recording an Event failed'));
       case 'setHeadServeLabel':
         return labelHeadPods(this.o.client, this.o.reader, namespace, step.cluster, step.value);
