@@ -34,6 +34,14 @@ export const CAPACITY_UNKNOWN_REASON = 'CapacityUnknown';
 /** How long a held upgrade or rollout waits before its preflight reads the cluster again (ms). */
 export const CAPACITY_REREAD_MS = 10_000;
 
+/** The record's message (and the Event's cause) when the cluster could not be read for a preflight: `why` is the API's answer. */
+export function unreadMessage(why: string): string {
+  return `the cluster could not be read: ${why}`;
+}
+
+/** What a held upgrade or rollout waits for, in its Event and status. */
+export const REREAD_NOTE = `the preflight reads the cluster again every ${CAPACITY_REREAD_MS / 1000} s`;
+
 /** Whether `policy` holds an upgrade or rollout whose preflight could not read the cluster (see the file comment). */
 export function holdsWhenUnread(policy: string): boolean {
   return policy !== 'wait';
@@ -90,11 +98,11 @@ function admitUnread(r: EngineRun, why: string): boolean {
   const { s, now } = r;
   const policy = r.opts.capacityPolicy ?? RAY_SERVICE_DEFAULTS.capacityPolicy;
   const held = holdsWhenUnread(policy);
-  const message = `the cluster could not be read: ${why}`;
+  const message = unreadMessage(why);
   const heldBefore = s.reason === CAPACITY_UNKNOWN_REASON;
   s.capacity = { outcome: 'unknown', message, at: heldBefore && s.capacity ? s.capacity.at : now };
   const what = held
-    ? `held (capacityPolicy ${policy} starts no surge it has not placed; the preflight reads the cluster again every ${CAPACITY_REREAD_MS / 1000} s)`
+    ? `held (capacityPolicy ${policy} starts no surge it has not placed; ${REREAD_NOTE})`
     : 'started without a capacity preflight (capacityPolicy wait)';
   if (!heldBefore) r.events.push({ type: 'Warning', reason: CAPACITY_UNKNOWN_REASON, action: CAPACITY_EVENT_ACTION, message: `upgrade ${what}: ${message}` });
   if (!held) return true;

@@ -21,7 +21,7 @@
  */
 import { rbgRoundPreflight } from './capacity-demand';
 import { isUnread } from './capacity-preflight';
-import { CAPACITY_EVENT_ACTION, CAPACITY_EVENT_REASON, CAPACITY_REREAD_MS, CAPACITY_UNKNOWN_REASON, holdsWhenUnread } from './capacity-policy';
+import { CAPACITY_EVENT_ACTION, CAPACITY_EVENT_REASON, CAPACITY_REREAD_MS, CAPACITY_UNKNOWN_REASON, REREAD_NOTE, holdsWhenUnread, unreadMessage } from './capacity-policy';
 import type { CoordinationStep, CoordinationStepInput, RolloutEvent } from './rbg-coordination-types';
 import type { CoordinationCapacityStatus } from './rbg-coordination-status';
 import { changed, roleStatus, type Member } from './rbg-members';
@@ -60,11 +60,11 @@ export function preflightFirstRound(input: CoordinationStepInput, members: reado
 function unreadFirstRound(input: CoordinationStepInput, members: readonly Member[], step: CoordinationStep, why: string): CoordinationStep {
   const { rule, now, previous } = input;
   const heldBefore = previous?.revision === step.status.revision && previous.reason === CAPACITY_UNKNOWN_REASON;
-  const message = `the cluster could not be read: ${why}`;
+  const message = unreadMessage(why);
   const record: CoordinationCapacityStatus = { outcome: 'unknown', message, at: heldBefore && previous.capacity ? previous.capacity.at : new Date(now).toISOString() };
   const fail = holdsWhenUnread(rule.capacityPolicy);
   const what = fail
-    ? `rollout held (capacityPolicy fail releases no round it has not placed; the preflight reads the cluster again every ${CAPACITY_REREAD_MS / 1000} s)`
+    ? `rollout held (capacityPolicy fail releases no round it has not placed; ${REREAD_NOTE})`
     : 'rollout started without a capacity preflight (capacityPolicy wait)';
   const events: RolloutEvent[] = heldBefore ? [] : [{ type: 'Warning', reason: CAPACITY_UNKNOWN_REASON, action: CAPACITY_EVENT_ACTION, message: `${rule.name}: ${what}: ${message}` }];
   if (!fail) return { ...step, status: { ...step.status, capacity: record }, events: [...step.events, ...events] };
