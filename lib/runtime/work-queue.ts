@@ -47,6 +47,7 @@ export class WorkQueue {
   private timerAt = Infinity;
   private stopped = false;
   private idleWaiters: (() => void)[] = [];
+  private settleWaiters: { matches: (key: string) => boolean; resolve: () => void }[] = [];
   private readonly concurrency: number;
   private readonly now: () => number;
 
@@ -124,6 +125,15 @@ export class WorkQueue {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
+  /**
+   * Resolves once no key that `matches` is being reconciled; keys queued meanwhile still run (a
+   * caller that gives keys up keeps them out itself, e.g. a reconcile that skips keys it no longer owns).
+   */
+  settled(matches: (key: string) => boolean): Promise<void> {
+    if (![...this.active].some(matches)) return Promise.resolve();
+    return new Promise((resolve) => this.settleWaiters.push({ matches, resolve }));
+  }
+
   /** Stops taking work and cancels the timer; running reconciles finish. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -162,6 +172,11 @@ export class WorkQueue {
         this.enqueue(key, due);
       }
       this.pump();
+      if (this.settleWaiters.length > 0) {
+        const waiting = this.settleWaiters;
+        this.settleWaiters = waiting.filter((w) => [...this.active].some(w.matches));
+        for (const w of waiting) if (!this.settleWaiters.includes(w)) w.resolve();
+      }
       if (this.queued.size === 0 && this.active.size === 0) {
         const waiters = this.idleWaiters;
         this.idleWaiters = [];

@@ -183,4 +183,22 @@ describe('WorkQueue', () => {
     await jest.advanceTimersByTimeAsync(60_000);
     expect(seen).toEqual([]);
   });
+
+  test('settled resolves once the matching keys in flight are done, whatever else runs', async () => {
+    const gates = new Map([['shard-1/a', deferred()], ['shard-1/b', deferred()], ['shard-2/c', deferred()]]);
+    const q = new WorkQueue((k) => gates.get(k)!.promise, { concurrency: 3 });
+    for (const k of gates.keys()) q.add(k);
+    let settled = false;
+    const wait = q.settled((k) => k.startsWith('shard-1/')).then(() => (settled = true));
+    gates.get('shard-1/a')!.resolve();
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false); // shard-1/b still runs
+    gates.get('shard-1/b')!.resolve();
+    await wait;
+    expect(settled).toBe(true);
+    expect(q.size).toBe(1); // shard-2/c is still running
+    gates.get('shard-2/c')!.resolve();
+    await q.idle();
+    await expect(q.settled(() => true)).resolves.toBeUndefined(); // nothing runs: at once
+  });
 });
