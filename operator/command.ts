@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { PORT_RANGE, integerIn } from '../lib/cli/flag-parsers';
+import { MAX_SHARDS } from '../lib/spec/sharding';
 import type { RunOperatorOptions } from './run';
 
 /** Services the operator reconciles at once: each holds open requests to the API server and a Ray head. */
@@ -20,6 +21,7 @@ export function registerOperatorCommand(program: Command, exit: (code: number) =
     .option('--http-port <port>', 'port of /healthz, /readyz and /metrics (default: $RAYSHIFT_HTTP_PORT or 8080)', integerIn('--http-port', PORT_RANGE))
     .option('--leader-elect', 'campaign for a Lease before reconciling (for more than one replica)')
     .option('--lease-namespace <ns>', 'namespace of the Lease (default: $POD_NAMESPACE)')
+    .option('--shards <n>', `hash the services into n shards held by the replicas through one Lease each, so every replica works (default 1: leader election with --leader-elect)`, integerIn('--shards', { min: 1, max: MAX_SHARDS }))
     .option('--concurrency <n>', 'services reconciled at once (default 8)', integerIn('--concurrency', CONCURRENCY_RANGE))
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (opts: RunOperatorOptions) => {

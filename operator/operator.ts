@@ -21,6 +21,7 @@ import type { WorkQueue } from '../lib/runtime/work-queue';
 import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-service';
 import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
+import type { OwnedShards, ShardedController } from './shards';
 
 /** Options of an `Operator`. */
 export interface OperatorOptions {
@@ -36,10 +37,12 @@ export interface OperatorOptions {
   readonly log: ReconcileLogger & { error(obj: object, msg: string): void };
   /** Metrics. @default a fresh registry */
   readonly metrics?: OperatorMetrics;
+  /** The shards this replica works on (a sharded operator, operator/shards.ts). @default every service */
+  readonly shards?: OwnedShards;
 }
 
 /** See the file comment. */
-export class Operator {
+export class Operator implements ShardedController {
   /** Metrics of this operator. */
   readonly metrics: OperatorMetrics;
   private readonly reconciler: RayServiceReconciler;
@@ -49,8 +52,10 @@ export class Operator {
   private readonly reader: CachedObjectReader;
   private readonly routing: RoutingView;
   private synced = false;
+  private readonly shards?: OwnedShards;
 
   constructor(options: OperatorOptions) {
+    this.shards = options.shards;
     this.metrics = options.metrics ?? new OperatorMetrics();
     const c = options.client;
     const owned = { labelSelector: { [ORIGINATED_FROM_CRD]: ORIGINATED_FROM_RAYSERVICE } };
@@ -112,8 +117,26 @@ export class Operator {
     return this.queue.idle();
   }
 
+  /** Queues every service of `shard` (a sharded operator's replica now holds it). */
+  claim(shard: number): void {
+    if (!this.synced) return; // start() queues every service once synced
+    for (const s of this.services.list()) if (this.shardOfKey(this.keyOf(s)) === shard) this.queue.add(this.keyOf(s));
+  }
+
+  /** Resolves once no service of `shard` is being reconciled; its metrics are dropped (its next holder reports them). */
+  async drain(shard: number): Promise<void> {
+    await this.queue.settled((key) => this.shardOfKey(key) === shard);
+    for (const s of this.services.list()) if (this.shardOfKey(this.keyOf(s)) === shard) this.metrics.forget(String(s.metadata.namespace), String(s.metadata.name));
+  }
+
+  private shardOfKey(key: string): number | undefined {
+    const [namespace, name] = key.split('/');
+    return this.shards?.shardOf(namespace, name);
+  }
+
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/');
+    if (this.shards && !this.shards.owns(namespace, name)) return; // another replica's (or nobody's until a Lease moves)
     const end = this.metrics.reconcileSeconds.startTimer();
     const before = this.services.get(name, namespace);
     try {

@@ -26,6 +26,7 @@ import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
 import type { WorkQueue } from '../lib/runtime/work-queue';
 import { reconcileQueue } from './reconcile-queue';
+import type { OwnedShards, ShardedController } from './shards';
 
 /** Options of an `RbgRolloutController`. */
 export interface RbgRolloutControllerOptions {
@@ -41,10 +42,12 @@ export interface RbgRolloutControllerOptions {
   readonly apiVersion?: 'v1alpha1' | 'v1alpha2';
   /** Read the coordinated roles' workloads where the group's role status is stale. @default true */
   readonly readWorkloads?: boolean;
+  /** The shards this replica works on (a sharded operator, operator/shards.ts). @default every group */
+  readonly shards?: OwnedShards;
 }
 
 /** See the file comment. */
-export class RbgRolloutController {
+export class RbgRolloutController implements ShardedController {
   /** Metrics of this controller. */
   readonly metrics: RbgRolloutMetrics;
   private readonly queue: WorkQueue;
@@ -162,8 +165,29 @@ export class RbgRolloutController {
     this.queue.add(`${namespace}/${group}`);
   }
 
+  /** Queues every group of `shard` (a sharded operator's replica now holds it). */
+  claim(shard: number): void {
+    for (const g of this.informer?.list() ?? []) {
+      if (this.shardOfKey(`${g.metadata.namespace}/${g.metadata.name}`) === shard) this.queue.add(`${g.metadata.namespace}/${g.metadata.name}`);
+    }
+  }
+
+  /** Resolves once no group of `shard` is being reconciled; its metrics are dropped (its next holder reports them). */
+  async drain(shard: number): Promise<void> {
+    await this.queue.settled((key) => this.shardOfKey(key) === shard);
+    for (const g of this.informer?.list() ?? []) {
+      if (this.shardOfKey(`${g.metadata.namespace}/${g.metadata.name}`) === shard) this.metrics.forget(String(g.metadata.namespace), String(g.metadata.name));
+    }
+  }
+
+  private shardOfKey(key: string): number | undefined {
+    const [namespace, name] = key.split('/');
+    return this.options.shards?.shardOf(namespace, name);
+  }
+
   private async reconcile(key: string): Promise<void> {
     const [namespace, name] = key.split('/');
+    if (this.options.shards && !this.options.shards.owns(namespace, name)) return; // another replica's (or nobody's until a Lease moves)
     const result = await this.reconciler!.reconcile(namespace, name);
     if (result.status) {
       const deadlines = result.events.filter((e) => e.reason === 'ProgressDeadlineExceeded').length;

@@ -1,8 +1,8 @@
 /**
  * `rayshift operator`: runs the operator in a cluster (ServiceAccount) or outside one (kubeconfig).
  * Serves `/healthz`, `/readyz` and `/metrics` on one port, campaigns for leadership on a Lease when
- * asked, logs JSON lines (pino), and on SIGTERM/SIGINT stops watching, lets reconciles in flight
- * finish and releases the Lease.
+ * asked (or, sharded, holds the Leases of its shards: operator/shards.ts), logs JSON lines (pino),
+ * and on SIGTERM/SIGINT stops watching, lets reconciles in flight finish and releases its Leases.
  */
 import * as http from 'node:http';
 import * as os from 'node:os';
@@ -14,6 +14,8 @@ import { OperatorMetrics } from './metrics';
 import { RbgRolloutController } from './rbg-controller';
 import { RbgRolloutMetrics } from '../lib/runtime/rbg/metrics';
 import { Operator } from './operator';
+import { OperatorShards } from './shards';
+import { resolveSharding } from '../lib/spec/sharding';
 
 /** Options of `rayshift operator` (flags, with environment fallbacks used by the install chart). */
 export interface RunOperatorOptions {
@@ -27,6 +29,8 @@ export interface RunOperatorOptions {
   readonly leaderElect?: boolean;
   /** Lease namespace. @default $POD_NAMESPACE or the kubeconfig namespace */
   readonly leaseNamespace?: string;
+  /** Shards the services are hashed into; more than 1 shards the work across the replicas instead of electing a leader. @default 1 */
+  readonly shards?: number;
   /** Services reconciled at once. @default 8 */
   readonly concurrency?: number;
   /** Log level. @default "info" */
@@ -39,8 +43,12 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
   const client = opts.kubeconfig ? KubeClient.fromKubeconfig(opts.kubeconfig) : KubeClient.inCluster();
   const metrics = new OperatorMetrics();
   const resolver = opts.dashboardAddressTemplate ? templateDashboardResolver(opts.dashboardAddressTemplate) : defaultDashboardResolver();
-  const operator = new Operator({ client, resolver, log, metrics, concurrency: opts.concurrency });
-  const rbg = new RbgRolloutController({ client, log, metrics: new RbgRolloutMetrics(metrics.registry, metrics.verdicts), concurrency: opts.concurrency });
+  const identity = process.env.POD_NAME ?? `${os.hostname()}-${process.pid}`;
+  const leaseNamespace = opts.leaseNamespace ?? process.env.POD_NAMESPACE ?? client.namespace;
+  const leaseName = process.env.RAYSHIFT_LEASE_NAME ?? 'rayshift-operator-leader';
+  const shards = (opts.shards ?? 1) > 1 ? new OperatorShards(client, { namespace: leaseNamespace, prefix: leaseName, identity, sharding: resolveSharding({ shards: opts.shards }), log }) : undefined;
+  const operator = new Operator({ client, resolver, log, metrics, concurrency: opts.concurrency, shards });
+  const rbg = new RbgRolloutController({ client, log, metrics: new RbgRolloutMetrics(metrics.registry, metrics.verdicts), concurrency: opts.concurrency, shards });
   let ready = false;
   const server = http.createServer((req, res) => {
     if (req.url === '/healthz') res.writeHead(200).end('ok\n');
@@ -59,6 +67,7 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
   const shutdown = async (code: number, why: string) => {
     log.info({ why }, 'shutting down');
     ready = false;
+    await shards?.stop(); // drains and releases each shard while the controllers still run
     await operator.stop();
     await rbg.stop();
     await elector?.release();
@@ -69,19 +78,18 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
   process.once('SIGTERM', () => void shutdown(0, 'SIGTERM'));
   process.once('SIGINT', () => void shutdown(0, 'SIGINT'));
 
-  if (opts.leaderElect) {
-    const identity = process.env.POD_NAME ?? `${os.hostname()}-${process.pid}`;
-    elector = new LeaderElector(client, {
-      namespace: opts.leaseNamespace ?? process.env.POD_NAMESPACE ?? client.namespace,
-      name: process.env.RAYSHIFT_LEASE_NAME ?? 'rayshift-operator-leader',
-      identity,
-    });
+  if (opts.leaderElect && !shards) {
+    elector = new LeaderElector(client, { namespace: leaseNamespace, name: leaseName, identity });
     log.info({ identity }, 'campaigning for leadership');
     await elector.run(() => void shutdown(1, 'lost leadership'));
     log.info({ identity }, 'leading');
   }
   await operator.start();
   await rbg.start();
+  if (shards) {
+    log.info({ identity, shards: opts.shards }, 'holding shards');
+    await shards.start([operator, rbg]);
+  }
   ready = true;
   log.info({}, 'watches synced; reconciling');
   return done;

@@ -15,7 +15,7 @@
 export type ApiVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
 
 /** Calls made only when an option of the chart says the operator needs them. */
-export type AccessCondition = 'rayTokenAuth';
+export type AccessCondition = 'rayTokenAuth' | 'shards';
 
 /** One resource the operator reaches, with the verbs it sends and where. */
 export interface ApiAccess {
@@ -181,11 +181,17 @@ export const OPERATOR_API_ACCESS: readonly ApiAccess[] = [
     by: 'lib/runtime/kube/leader-election.ts: tryAcquireOrRenew, release (resourceVersion-guarded replaces)',
     why: 'acquire, renew and release leadership of its own Lease',
   },
+  // Sharding (lib/runtime/kube/shard-leases.ts), in the operator's namespace, when the chart's `shards` is above 1.
+  {
+    group: 'coordination.k8s.io', resource: 'leases', verbs: ['list', 'update'], scope: 'operator-namespace', only: 'shards',
+    by: 'lib/runtime/kube/shard-leases.ts: list (by the lease-of label), hold, release (resourceVersion-guarded replaces)',
+    why: 'read the sharded operator\'s Leases in one list and take, renew and release its shard Leases and its replica\'s member Lease, named after the Pod (not known in advance, so not limited by name)',
+  },
 ];
 
 /** The access the chart grants with `options`: the table without what an unset option leaves out. */
-export function grantedAccess(options: { rayTokenAuth?: boolean } = {}): ApiAccess[] {
-  return OPERATOR_API_ACCESS.filter((a) => a.only === undefined || (a.only === 'rayTokenAuth' && options.rayTokenAuth === true));
+export function grantedAccess(options: { rayTokenAuth?: boolean; shards?: boolean } = {}): ApiAccess[] {
+  return OPERATOR_API_ACCESS.filter((a) => a.only === undefined || options[a.only] === true);
 }
 
 /** `group/resource[/subresource]`, as RBAC rules and the audit log's objectRef name a resource. */

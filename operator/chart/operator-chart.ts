@@ -12,7 +12,8 @@ import { componentDeployment, RAYSHIFT_IMAGE } from './component-deployment';
 import { ValidatedObject } from '../../lib/cdk8s/validated-object';
 import { generatedRayshiftRayServiceCrd } from '../../lib/crds/generated-crd';
 import { rayshiftRayServiceCrd } from '../../lib/crds/rayshift-crd';
-import { ProblemList, ValidationResult } from '../../lib/spec/problem';
+import { ProblemList, ValidationResult, formatProblem } from '../../lib/spec/problem';
+import { validateSharding } from '../../lib/spec/sharding';
 import { JsonObject, asArray, asObject } from '../../lib/spec/read';
 import { RAYSHIFT_API_VERSION } from '../../lib/spec/rayservice';
 import { ApiAccess, accessResource, grantedAccess } from './operator-access';
@@ -60,8 +61,15 @@ export interface OperatorChartProps extends ChartProps {
   readonly image?: string;
   /** Image pull policy. @default "IfNotPresent" */
   readonly imagePullPolicy?: string;
-  /** Replicas; one leads, the others stand by. @default 2 */
+  /** Replicas; with one shard one leads and the others stand by. @default 2 */
   readonly replicas?: number;
+  /**
+   * Shards the services and groups are hashed into (`rayshift operator --shards`). Above 1 every
+   * replica works, on the shards it holds through one Lease each (docs/sharding.md); use several
+   * per replica (e.g. 4 × replicas) so that a replica joining or leaving moves small parts.
+   * @default 1 (leader election: one replica works)
+   */
+  readonly shards?: number;
   /**
    * Grant `get` on these Secrets only (by name, in any namespace), for RayClusters with Ray token
    * auth: each such cluster must name one of them in `authOptions.secretName`. @default no Secrets
@@ -99,9 +107,9 @@ export function operatorClusterRules(opts: { rayTokenAuth?: RayTokenAuth } = {})
     .map((a) => ruleOf(a, { lease: OPERATOR_LEASE_NAME, rayTokenAuthSecrets: secrets }));
 }
 
-/** Rules in the operator's own namespace, from the access table: the leader-election Lease only. */
-export function operatorNamespaceRules(leaseName = OPERATOR_LEASE_NAME): JustifiedRule[] {
-  return grantedAccess()
+/** Rules in the operator's own namespace, from the access table: the leader-election Lease, and a sharded operator's Leases. */
+export function operatorNamespaceRules(leaseName = OPERATOR_LEASE_NAME, opts: { shards?: number } = {}): JustifiedRule[] {
+  return grantedAccess({ shards: (opts.shards ?? 1) > 1 })
     .filter((a) => a.scope === 'operator-namespace')
     .map((a) => ruleOf(a, { lease: leaseName, rayTokenAuthSecrets: [] }));
 }
@@ -189,7 +197,7 @@ export class OperatorChart extends Chart {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
       subjects: [subject],
     });
-    const nsRules = operatorNamespaceRules();
+    const nsRules = operatorNamespaceRules(OPERATOR_LEASE_NAME, { shards: props.shards });
     this.role = new k8s.KubeRole(this, 'LeaderElectionRole', {
       metadata: { name: `${OPERATOR_NAME}-leader-election`, namespace, labels },
       rules: nsRules.map((r) => r.rule),
@@ -228,7 +236,7 @@ export class OperatorChart extends Chart {
           name: 'operator',
           image: props.image ?? RAYSHIFT_IMAGE,
           imagePullPolicy: props.imagePullPolicy ?? 'IfNotPresent',
-          args: ['operator', '--leader-elect', ...(props.extraArgs ?? [])],
+          args: ['operator', '--leader-elect', ...((props.shards ?? 1) > 1 ? ['--shards', String(props.shards)] : []), ...(props.extraArgs ?? [])],
           env: [
             { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
             { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
@@ -255,7 +263,7 @@ export class OperatorChart extends Chart {
       volumes: [{ name: 'tmp', emptyDir: { sizeLimit: k8s.Quantity.fromString('64Mi') } }],
     });
 
-    Node.of(this).addValidation({ validate: () => rbacProblems([...clusterRules, ...nsRules]) });
+    Node.of(this).addValidation({ validate: () => [...rbacProblems([...clusterRules, ...nsRules]), ...validateSharding({ shards: props.shards }).errors.map(formatProblem)] });
     if (props.apiServer) {
       new ApiServer(this, 'ApiServer', { ...props.apiServer, namespace, image: props.image, imagePullPolicy: props.imagePullPolicy });
     }

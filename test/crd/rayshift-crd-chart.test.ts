@@ -224,6 +224,18 @@ describe('RBAC', () => {
     expect(one(objs, 'ClusterRole').rules.some((r: any) => r.resources.includes('leases'))).toBe(false);
   });
 
+  test('sharded (shards above 1): every replica runs with --shards, and may list and update the Leases of its namespace', () => {
+    const objs = synth({ replicas: 3, shards: 12 });
+    expect(one(objs, 'Deployment').spec.template.spec.containers[0].args).toEqual(['operator', '--leader-elect', '--shards', '12']);
+    expect(one(objs, 'Role').rules).toEqual([
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [OPERATOR_LEASE_NAME], verbs: ['get', 'update'] },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list', 'update'] },
+    ]);
+    expect(one(synth({ shards: 1 }), 'Deployment').spec.template.spec.containers[0].args).toEqual(['operator', '--leader-elect']);
+    expect(() => synth({ shards: 0 })).toThrow('shards: must be an integer from 1 to 256; got 0');
+  });
+
   test('the bindings bind the ServiceAccount to the roles', () => {
     const objs = synth();
     const subject = { kind: 'ServiceAccount', name: 'rayshift-operator', namespace: 'rayshift-system' };

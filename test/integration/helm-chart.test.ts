@@ -54,11 +54,11 @@ test('the defaults render the cdk8s chart without props: image ghcr.io/rayshift/
 });
 
 test.each([
-  ['classic', ['ray-token-a', 'ray-token-b'], true],
-  ['constrained', [], true],
-  ['classic', [], false],
-  ['constrained', ['ray-token-a'], false],
-] as const)('every value renders as the same cdk8s prop (API server impersonation %s, token Secrets %j, dashboard %s)', (impersonation, secrets, dashboard) => {
+  ['classic', ['ray-token-a', 'ray-token-b'], true, 12],
+  ['constrained', [], true, 1],
+  ['classic', [], false, 4],
+  ['constrained', ['ray-token-a'], false, 1],
+] as const)('every value renders as the same cdk8s prop (API server impersonation %s, token Secrets %j, dashboard %s, shards %i)', (impersonation, secrets, dashboard, shards) => {
   const resources = { requests: { cpu: '250m', memory: '200Mi' }, limits: { cpu: '2', memory: '1Gi' } };
   const apiResources = { requests: { cpu: '50m', memory: '100M' }, limits: { cpu: '1', memory: '300M' } };
   const q = k8s.Quantity.fromString;
@@ -66,6 +66,7 @@ test.each([
   const docs = template({
     image: { repository: 'registry.example/team/rayshift', tag: '9.9.9-rc.1', pullPolicy: 'Always' },
     replicas: 3,
+    shards,
     resources,
     extraArgs,
     rbac: { rayTokenAuthSecrets: secrets },
@@ -75,6 +76,7 @@ test.each([
     image: 'registry.example/team/rayshift:9.9.9-rc.1',
     imagePullPolicy: 'Always',
     replicas: 3,
+    shards,
     resources: { requests: { cpu: q('250m'), memory: q('200Mi') }, limits: { cpu: q('2'), memory: q('1Gi') } },
     extraArgs,
     ...(secrets.length > 0 ? { rayTokenAuth: { secretNames: secrets } } : {}),
@@ -108,6 +110,7 @@ test('bad values fail, naming the value', () => {
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.enabled=true'])).toContain('apiServer.tlsSecretName: the name of a kubernetes.io/tls Secret is required when apiServer.enabled is true');
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.impersonation=sudo'])).toContain("at '/apiServer/impersonation': value must be one of 'classic', 'constrained'");
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'replicas=0'])).toContain("at '/replicas': minimum: got 0, want 1");
+  expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'shards=0'])).toContain("at '/shards': minimum: got 0, want 1");
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'apiServer.port=70000'])).toContain("at '/apiServer/port': maximum: got 70,000, want 65,535");
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'image.pullPolicy=Sometimes'])).toContain("at '/image/pullPolicy': value must be one of 'Always', 'IfNotPresent', 'Never'");
   expect(helm.fail(['template', 'x', CHART_DIR, '--set', 'replica=3'])).toContain("additional properties 'replica' not allowed");
