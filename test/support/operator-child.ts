@@ -20,10 +20,15 @@ export interface ChildOperator {
   synced(): boolean;
 }
 
-/** Starts `rayshift operator --kubeconfig <kubeconfig>` with dashboards at `dashboardTemplate`, metrics on a free port, and `extraArgs`. */
-export function spawnOperatorChild(kubeconfig: string, dashboardTemplate: string, extraArgs: readonly string[] = []): ChildOperator {
+/**
+ * Starts `rayshift operator --kubeconfig <kubeconfig>` with dashboards at `dashboardTemplate`, metrics
+ * on a free port, and `extraArgs`; `env` is added to this process's environment (e.g. the `POD_NAME`
+ * the chart sets, the replica's identity).
+ */
+export function spawnOperatorChild(kubeconfig: string, dashboardTemplate: string, extraArgs: readonly string[] = [], env: Record<string, string> = {}): ChildOperator {
   const proc = spawn(process.execPath, [path.join(ROOT, 'bin', 'rayshift.js'), 'operator', '--kubeconfig', kubeconfig, '--dashboard-address-template', dashboardTemplate, '--http-port', '0', ...extraArgs], {
     cwd: ROOT,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
