@@ -21,7 +21,7 @@ import type { WorkQueue } from '../lib/runtime/work-queue';
 import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-service';
 import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
-import type { OwnedShards, ShardedController } from './shards';
+import { OwnedShards, ShardedController, keysInShard, shardOfKey } from './shards';
 
 /** Options of an `Operator`. */
 export interface OperatorOptions {
@@ -119,19 +119,16 @@ export class Operator implements ShardedController {
 
   /** Queues every service of `shard` (a sharded operator's replica now holds it). */
   claim(shard: number): void {
-    if (!this.synced) return; // start() queues every service once synced
-    for (const s of this.services.list()) if (this.shardOfKey(this.keyOf(s)) === shard) this.queue.add(this.keyOf(s));
+    if (!this.synced || !this.shards) return; // start() queues every service once synced
+    for (const key of keysInShard(this.shards, this.services.list(), shard)) this.queue.add(key);
   }
 
   /** Resolves once no service of `shard` is being reconciled; its metrics are dropped (its next holder reports them). */
   async drain(shard: number): Promise<void> {
-    await this.queue.settled((key) => this.shardOfKey(key) === shard);
-    for (const s of this.services.list()) if (this.shardOfKey(this.keyOf(s)) === shard) this.metrics.forget(String(s.metadata.namespace), String(s.metadata.name));
-  }
-
-  private shardOfKey(key: string): number | undefined {
-    const [namespace, name] = key.split('/');
-    return this.shards?.shardOf(namespace, name);
+    const shards = this.shards;
+    if (!shards) return;
+    await this.queue.settled((key) => shardOfKey(shards, key) === shard);
+    for (const key of keysInShard(shards, this.services.list(), shard)) this.metrics.forget(...(key.split('/') as [string, string]));
   }
 
   private async reconcile(key: string): Promise<void> {

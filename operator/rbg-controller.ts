@@ -26,7 +26,7 @@ import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
 import type { WorkQueue } from '../lib/runtime/work-queue';
 import { reconcileQueue } from './reconcile-queue';
-import type { OwnedShards, ShardedController } from './shards';
+import { OwnedShards, ShardedController, keysInShard, shardOfKey } from './shards';
 
 /** Options of an `RbgRolloutController`. */
 export interface RbgRolloutControllerOptions {
@@ -167,22 +167,16 @@ export class RbgRolloutController implements ShardedController {
 
   /** Queues every group of `shard` (a sharded operator's replica now holds it). */
   claim(shard: number): void {
-    for (const g of this.informer?.list() ?? []) {
-      if (this.shardOfKey(`${g.metadata.namespace}/${g.metadata.name}`) === shard) this.queue.add(`${g.metadata.namespace}/${g.metadata.name}`);
-    }
+    if (!this.options.shards) return;
+    for (const key of keysInShard(this.options.shards, this.informer?.list() ?? [], shard)) this.queue.add(key);
   }
 
   /** Resolves once no group of `shard` is being reconciled; its metrics are dropped (its next holder reports them). */
   async drain(shard: number): Promise<void> {
-    await this.queue.settled((key) => this.shardOfKey(key) === shard);
-    for (const g of this.informer?.list() ?? []) {
-      if (this.shardOfKey(`${g.metadata.namespace}/${g.metadata.name}`) === shard) this.metrics.forget(String(g.metadata.namespace), String(g.metadata.name));
-    }
-  }
-
-  private shardOfKey(key: string): number | undefined {
-    const [namespace, name] = key.split('/');
-    return this.options.shards?.shardOf(namespace, name);
+    const shards = this.options.shards;
+    if (!shards) return;
+    await this.queue.settled((key) => shardOfKey(shards, key) === shard);
+    for (const key of keysInShard(shards, this.informer?.list() ?? [], shard)) this.metrics.forget(...(key.split('/') as [string, string]));
   }
 
   private async reconcile(key: string): Promise<void> {

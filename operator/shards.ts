@@ -8,6 +8,7 @@
 import { shardOf } from '../lib/engine/shards';
 import type { KubeClient } from '../lib/runtime/kube/client';
 import { ShardLeases } from '../lib/runtime/kube/shard-leases';
+import type { KubeObject } from '../lib/runtime/kube/types';
 
 /** Which objects a controller of this replica may work on now. */
 export interface OwnedShards {
@@ -23,6 +24,17 @@ export interface ShardedController {
   claim(shard: number): void;
   /** Resolves once no reconcile of an object of `shard` is in flight (the replica no longer owns it). */
   drain(shard: number): Promise<void>;
+}
+
+/** The shard of a work queue key `namespace/name`. */
+export function shardOfKey(shards: OwnedShards, key: string): number {
+  const [namespace, name] = key.split('/');
+  return shards.shardOf(namespace, name);
+}
+
+/** The work queue keys (`namespace/name`) of the `objects` in `shard`. */
+export function keysInShard(shards: OwnedShards, objects: readonly KubeObject[], shard: number): string[] {
+  return objects.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).filter((key) => shardOfKey(shards, key) === shard);
 }
 
 /** Options of `OperatorShards`. */
