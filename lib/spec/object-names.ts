@@ -276,11 +276,11 @@ export const RBG_ROLE_INSTANCE_READY = 'RoleInstanceReady';
 
 // Sharding of the operator's replicas (lib/spec/sharding.ts, lib/runtime/kube/shard-leases.ts).
 
-/** Label of every Lease of a sharded operator: the operator's Lease name prefix (`--lease-name`), so one list reads them all. */
+/** Label of every Lease of a sharded operator: the operator's Lease name (`RAYSHIFT_LEASE_NAME`), their names' prefix, so one list reads them all. */
 export const LEASE_OF_LABEL = 'rayshift.dev/lease-of';
 /** Label of a sharded operator's Leases: `member` (one per replica, its liveness) or `shard`. */
 export const LEASE_ROLE_LABEL = 'rayshift.dev/lease-role';
-/** Label of a shard Lease, and of each RayService and RoleBasedGroup a sharded operator works on: the shard's number. */
+/** Label of a shard Lease: the shard's number. */
 export const SHARD_LABEL = 'rayshift.dev/shard';
 /** The Lease whose holder works on shard `shard` of the operator `prefix`. */
 export function shardLeaseName(prefix: string, shard: number): string {

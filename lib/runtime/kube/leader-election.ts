@@ -4,8 +4,10 @@
  * `onLost`) when a renewal has not succeeded within the lease duration. Optimistic concurrency
  * on the Lease's resourceVersion makes two candidates' writes exclusive.
  */
+import { leaseHeld } from '../../engine/shards';
 import { KubeClient } from './client';
-import { isConflict, isNotFound } from './errors';
+import { isNotFound } from './errors';
+import { holdLease, leaseHolder, leaseView, releaseLease } from './lease-holder';
 import { KnownTypes, KubeObject } from './types';
 
 const LEASE = KnownTypes.Lease;
@@ -95,48 +97,19 @@ export class LeaderElector {
     if (!this.leading) return;
     this.leading = false;
     const lease = await this.client.tryGet(LEASE, this.name, this.options.namespace);
-    if (lease && (lease.spec as { holderIdentity?: string }).holderIdentity === this.options.identity) {
-      await this.client.update({ ...lease, spec: { ...(lease.spec as object), holderIdentity: '', leaseDurationSeconds: 1 } }).catch(() => undefined);
-    }
+    if (lease && leaseHolder(lease) === this.options.identity) await releaseLease(this.client, lease).catch(() => undefined);
   }
 
   private async tryAcquireOrRenew(): Promise<boolean> {
-    const now = new Date();
-    const micro = now.toISOString().replace('Z', '000Z');
+    const now = Date.now();
     let lease: KubeObject | undefined;
     try {
       lease = await this.client.tryGet(LEASE, this.name, this.options.namespace);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    if (!lease) {
-      await this.client.create({
-        apiVersion: LEASE.apiVersion,
-        kind: LEASE.kind,
-        metadata: { name: this.name, namespace: this.options.namespace },
-        spec: { holderIdentity: this.options.identity, leaseDurationSeconds: this.duration, acquireTime: micro, renewTime: micro, leaseTransitions: 0 },
-      });
-      return true;
-    }
-    const spec = lease.spec as { holderIdentity?: string; renewTime?: string; leaseDurationSeconds?: number; leaseTransitions?: number; acquireTime?: string };
-    const mine = spec.holderIdentity === this.options.identity;
-    const expired = !spec.holderIdentity || !spec.renewTime || Date.parse(spec.renewTime) + (spec.leaseDurationSeconds ?? this.duration) * 1000 < now.getTime();
-    if (!mine && !expired) return false;
-    try {
-      await this.client.update({
-        ...lease,
-        spec: {
-          ...spec,
-          holderIdentity: this.options.identity,
-          leaseDurationSeconds: this.duration,
-          renewTime: micro,
-          ...(mine ? {} : { acquireTime: micro, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
-        },
-      });
-      return true;
-    } catch (err) {
-      if (isConflict(err)) return false;
-      throw err;
-    }
+    // Another candidate's Lease is taken only once it expired.
+    if (lease && leaseHolder(lease) !== this.options.identity && leaseHeld(leaseView(lease, this.duration), now)) return false;
+    return holdLease(this.client, lease, { namespace: this.options.namespace, name: this.name, identity: this.options.identity, durationSeconds: this.duration }, now);
   }
 }

@@ -10,7 +10,8 @@
 import { LeaseView, leaseHeld, liveMembers, shardMoves, workUntil } from '../../engine/shards';
 import { LEASE_OF_LABEL, LEASE_ROLE_LABEL, SHARD_LABEL, memberLeaseName, shardLeaseName } from '../../spec/object-names';
 import { KubeClient } from './client';
-import { isConflict, isStatus } from './errors';
+import { isConflict } from './errors';
+import { holdLease, leaseHolder, leaseView, releaseLease } from './lease-holder';
 import { KnownTypes, KubeObject } from './types';
 
 const LEASE = KnownTypes.Lease;
@@ -37,14 +38,6 @@ export interface ShardLeasesOptions {
   readonly onError?: (err: unknown) => void;
   /** The clock. @default Date.now */
   readonly now?: () => number;
-}
-
-interface Spec {
-  holderIdentity?: string;
-  renewTime?: string;
-  acquireTime?: string;
-  leaseDurationSeconds?: number;
-  leaseTransitions?: number;
 }
 
 /** See the file comment. */
@@ -130,8 +123,8 @@ export class ShardLeases {
     const shardViews = new Map<number, LeaseView>();
     for (const lease of leases.values()) {
       const labels = lease.metadata.labels ?? {};
-      if (labels[LEASE_ROLE_LABEL] === 'member') members.push(viewOf(lease));
-      else if (labels[LEASE_ROLE_LABEL] === 'shard') shardViews.set(Number(labels[SHARD_LABEL]), viewOf(lease));
+      if (labels[LEASE_ROLE_LABEL] === 'member') members.push(leaseView(lease, 1));
+      else if (labels[LEASE_ROLE_LABEL] === 'shard') shardViews.set(Number(labels[SHARD_LABEL]), leaseView(lease, 1));
     }
     const moves = shardMoves(o.identity, liveMembers(members, startedAt), shardViews, o.shards, startedAt);
     for (const shard of moves.release) await this.release(shard, leases.get(shardLeaseName(o.prefix, shard)));
@@ -153,66 +146,28 @@ export class ShardLeases {
     }
   }
 
-  /** Takes or renews the Lease `name` (creating it); false when another replica won the write. */
-  private async hold(name: string, labels: Record<string, string>, lease: KubeObject | undefined): Promise<boolean> {
+  /** Takes or renews the Lease `name` (creating it with `labels`); false when another replica won the write. */
+  private hold(name: string, labels: Record<string, string>, lease: KubeObject | undefined): Promise<boolean> {
     const o = this.options;
-    const micro = microTime(this.now());
-    try {
-      if (!lease) {
-        await this.client.create({
-          apiVersion: LEASE.apiVersion,
-          kind: LEASE.kind,
-          metadata: { name, namespace: o.namespace, labels: { [LEASE_OF_LABEL]: o.prefix, ...labels } },
-          spec: { holderIdentity: o.identity, leaseDurationSeconds: o.leaseDurationSeconds, acquireTime: micro, renewTime: micro, leaseTransitions: 0 },
-        });
-        return true;
-      }
-      const spec = (lease.spec ?? {}) as Spec;
-      const mine = spec.holderIdentity === o.identity;
-      await this.write(lease, {
-        holderIdentity: o.identity,
-        leaseDurationSeconds: o.leaseDurationSeconds,
-        renewTime: micro,
-        ...(mine ? {} : { acquireTime: micro, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
-      });
-      return true;
-    } catch (err) {
-      if (isStatus(err, 409)) return false; // another replica wrote first: Conflict, or AlreadyExists for a create
-      throw err;
-    }
+    return holdLease(this.client, lease, { namespace: o.namespace, name, identity: o.identity, durationSeconds: o.leaseDurationSeconds, labels: { [LEASE_OF_LABEL]: o.prefix, ...labels } }, this.now());
   }
 
   /** Gives `shard` up: no new work, the work in flight drained, then its Lease released (if still this replica's). */
   private async release(shard: number, lease: KubeObject | undefined): Promise<void> {
     this.renewed.delete(shard);
     await this.options.drain(shard);
-    if (lease && (lease.spec as Spec | undefined)?.holderIdentity === this.options.identity) await this.giveUp(lease);
+    if (lease && leaseHolder(lease) === this.options.identity) await this.giveUp(lease);
   }
 
   /** Releases `lease` (holder cleared, expiring at once); one another replica wrote meanwhile is not its to release. */
   private async giveUp(lease: KubeObject): Promise<void> {
-    await this.write(lease, { holderIdentity: '', leaseDurationSeconds: 1 }).catch((err) => {
+    await releaseLease(this.client, lease).catch((err) => {
       if (!isConflict(err)) this.options.onError?.(err);
     });
-  }
-
-  /** A resourceVersion-guarded replace of `lease`'s spec with `changes`. */
-  private async write(lease: KubeObject, changes: Spec): Promise<void> {
-    await this.client.update({ ...lease, spec: { ...(lease.spec as object), ...changes } });
   }
 
   private async list(): Promise<Map<string, KubeObject>> {
     const list = await this.client.list(LEASE, { namespace: this.options.namespace, labelSelector: { [LEASE_OF_LABEL]: this.options.prefix } });
     return new Map(list.items.map((l) => [String(l.metadata.name), l]));
   }
-}
-
-function viewOf(lease: KubeObject): LeaseView {
-  const spec = (lease.spec ?? {}) as Spec;
-  return { holder: spec.holderIdentity, renewedAt: spec.renewTime === undefined ? undefined : Date.parse(spec.renewTime), durationSeconds: spec.leaseDurationSeconds ?? 1 };
-}
-
-/** A MicroTime as the API server stores it (microseconds). */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace('Z', '000Z');
 }
