@@ -63,7 +63,7 @@ build_one() (
   case "$tool" in
     kwok)
       # `go install pkg@version` builds with kwok's own go.mod/go.sum (no replace lines there).
-      GOBIN="$tmp" go install -p "$jobs" -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$version" \
+      GOBIN="$tmp" proxy_retry go install -p "$jobs" -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$version" \
         || fail "go install of kwok $version failed (see the output above; is the Go module proxy reachable?)"
       ;;
     rbg | rbg-v06 | rbg-v08 | kuberay)
@@ -75,11 +75,11 @@ build_one() (
         # The shared tree has no vendor/, and upstream's go.sum lacks entries a build needs:
         # -mod=mod adds them to the copy (checked against sum.golang.org), versions stay as pinned.
         V=sigs.k8s.io/rbgs/version
-        (cd "$src" && GOFLAGS="${GOFLAGS/-mod=readonly/} -mod=mod" go build -p "$jobs" -trimpath \
+        (cd "$src" && GOFLAGS="${GOFLAGS/-mod=readonly/} -mod=mod" proxy_retry go build -p "$jobs" -trimpath \
           -ldflags "-s -w -X $V.Version=$version -X $V.BuildDate=1970-01-01T00:00:00Z" -o "$out" ./cmd/rbgs) \
           || fail "go build of rbgs failed (see the compiler output above)"
       else
-        (cd "$src" && go build -p "$jobs" -trimpath -ldflags "-s -w" -o "$out" .) \
+        (cd "$src" && proxy_retry go build -p "$jobs" -trimpath -ldflags "-s -w" -o "$out" .) \
           || fail "go build of kuberay-operator failed (see the compiler output above)"
       fi
       ;;

@@ -31,7 +31,7 @@ trap 'untick; [[ -n "$tmp" ]] && rm -rf "$tmp"' EXIT
 log "downloading modules (go mod download)"
 tick "downloading modules"
 t0=$SECONDS
-(cd "$mod" && go mod download) || fail "go mod download failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
+(cd "$mod" && proxy_retry go mod download) || fail "go mod download failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
 untick
 log "modules ready in $((SECONDS - t0))s"
 
@@ -45,7 +45,7 @@ t0=$SECONDS
 pkgs=()
 for p in "${programs[@]}"; do pkgs+=("./cmd/$p"); done
 # -o into a folder: each main package's executable is named after its folder.
-(cd "$mod" && go build -p "$jobs" -trimpath -tags selinux,notest,grpcnotrace -ldflags "$ldflags" \
+(cd "$mod" && proxy_retry go build -p "$jobs" -trimpath -tags selinux,notest,grpcnotrace -ldflags "$ldflags" \
   -o "$tmp/" "${pkgs[@]}") || fail "go build failed (see the compiler output above)"
 untick
 for p in "${programs[@]}"; do

@@ -37,7 +37,7 @@ cp "$mod/go.mod" "$mod/go.sum" "$src/"
 log "downloading modules"
 tick "downloading modules"
 t0=$SECONDS
-(cd "$src" && go list -deps "$upstream/cmd/helm" >/dev/null) \
+(cd "$src" && proxy_retry go list -deps "$upstream/cmd/helm" >/dev/null) \
   || fail "downloading Helm's modules failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
 # The Kubernetes version helm lint and helm template assume without a cluster follows the client-go
 # it is built with, as upstream's Makefile derives it (client-go v0.N.x is Kubernetes 1.N).
@@ -57,7 +57,7 @@ ldflags="-s -w -X $V.version=$version -X $V.metadata= -X $V.gitCommit= -X $V.git
 for p in $upstream/pkg/lint/rules $upstream/pkg/chartutil; do
   ldflags+=" -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$k8s_minor"
 done
-(cd "$src" && go build -p "$jobs" -trimpath -ldflags "$ldflags" -o "$tmp/helm" "$upstream/cmd/helm") \
+(cd "$src" && proxy_retry go build -p "$jobs" -trimpath -ldflags "$ldflags" -o "$tmp/helm" "$upstream/cmd/helm") \
   || fail "go build of helm failed (see the compiler output above)"
 untick
 log "built helm in $((SECONDS - t0))s ($(du -h "$tmp/helm" | cut -f1))"

@@ -33,7 +33,7 @@ trap 'untick; [[ -n "$tmp" ]] && rm -rf "$tmp"' EXIT
 
 log "downloading modules (go mod download)"
 t0=$SECONDS
-(cd "$mod" && go mod download) || fail "go mod download failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
+(cd "$mod" && proxy_retry go mod download) || fail "go mod download failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
 log "modules ready in $((SECONDS - t0))s"
 
 ldflags="$(k8s_ldflags "$release")"
@@ -43,7 +43,7 @@ chmod 755 "$tmp"
 log "building kubectl"
 tick "building"
 t0=$SECONDS
-(cd "$mod" && go build -p "$jobs" -trimpath -ldflags "$ldflags" -o "$tmp/kubectl" ./cmd/kubectl) \
+(cd "$mod" && proxy_retry go build -p "$jobs" -trimpath -ldflags "$ldflags" -o "$tmp/kubectl" ./cmd/kubectl) \
   || fail "go build failed (see the compiler output above)"
 untick
 log "built kubectl in $((SECONDS - t0))s ($(du -h "$tmp/kubectl" | cut -f1))"

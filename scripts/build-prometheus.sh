@@ -42,13 +42,13 @@ cp "$mod/go.mod" "$mod/go.sum" "$src/"
 log "downloading modules"
 tick "downloading modules"
 t0=$SECONDS
-(cd "$src" && go mod download "$upstream") \
+(cd "$src" && proxy_retry go mod download "$upstream") \
   || fail "go mod download of $upstream failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
 upstream_dir="$(cd "$src" && go list -m -f '{{.Dir}}' "$upstream")" || fail "cannot find $upstream in the module cache"
 release="$(cat "$upstream_dir/VERSION")" || fail "no VERSION file in $upstream_dir"
 # Downloads only the modules that provide packages of the program with these tags (not the whole
 # module graph, which has every service discovery's SDK).
-(cd "$src" && go list -tags "$build_tags" -deps "$upstream/cmd/prometheus" >/dev/null) \
+(cd "$src" && proxy_retry go list -tags "$build_tags" -deps "$upstream/cmd/prometheus" >/dev/null) \
   || fail "downloading Prometheus's modules failed"
 untick
 log "sources ready in $((SECONDS - t0))s"
@@ -60,7 +60,7 @@ tick "building prometheus"
 t0=$SECONDS
 # Flags as in upstream's .promu.yml, but the tags (netgo is implied by CGO_ENABLED=0).
 V=github.com/prometheus/common/version
-(cd "$src" && go build -p "$jobs" -trimpath -tags "$build_tags" \
+(cd "$src" && proxy_retry go build -p "$jobs" -trimpath -tags "$build_tags" \
   -ldflags "-s -w -X $V.Version=$release -X $V.Revision=$version -X $V.Branch=rayshift-tests -X $V.BuildUser=rayshift -X $V.BuildDate=19700101-00:00:00" \
   -o "$tmp/prometheus" "$upstream/cmd/prometheus") || fail "go build of prometheus failed (see the compiler output above)"
 untick

@@ -15,6 +15,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/lib/go-proxy-retry.sh"
 venv=
 if [[ "${1:-}" == "--venv" ]]; then venv="${2:?--venv needs a folder}"; fi
 tag=pulumi-sdk
@@ -39,7 +40,7 @@ if [[ ! -x "$generator" ]]; then
   cp "$cli_mod/go.sum" "$wrapper" "$work/"
   log "building the Python SDK generator (pkg/v3/codegen/python $version)"
   (cd "$work" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS="${GOFLAGS:-} -mod=readonly" \
-    go build -p "${RAYSHIFT_BUILD_JOBS:-2}" -trimpath -tags osusergo,grpcnotrace -o "$work/python-sdkgen" .) \
+    proxy_retry go build -p "${RAYSHIFT_BUILD_JOBS:-2}" -trimpath -tags osusergo,grpcnotrace -o "$work/python-sdkgen" .) \
     || fail "go build of the Python SDK generator failed (see the compiler output above)"
   mv "$work/python-sdkgen" "$generator"
   log "built $generator"

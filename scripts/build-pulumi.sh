@@ -75,9 +75,9 @@ tick "downloading modules"
 t0=$SECONDS
 cli_module=github.com/pulumi/pulumi/pkg/v3
 k8s_module=github.com/pulumi/pulumi-kubernetes/provider/v4
-(cd "$src/cli" && go mod download "$cli_module" github.com/pulumi/pulumi/sdk/v3) \
+(cd "$src/cli" && proxy_retry go mod download "$cli_module" github.com/pulumi/pulumi/sdk/v3) \
   || fail "go mod download of $cli_module failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
-(cd "$src/kubernetes" && go mod download "$k8s_module") \
+(cd "$src/kubernetes" && proxy_retry go mod download "$k8s_module") \
   || fail "go mod download of $k8s_module failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
 cli_version="$(required_version "$src/cli" "$cli_module")"
 copy_main "$(module_dir "$src/cli" "$cli_module")/cmd/pulumi" "$src/cli/cmd/pulumi"
@@ -87,11 +87,11 @@ copy_main "$(module_dir "$src/kubernetes" "$k8s_module")/cmd/pulumi-resource-kub
 # main.go embeds schema-embed.json and terraform-mapping-embed.json, which upstream generates
 # (and does not ship): generate.go stamps the version into the schema and compacts both files.
 log "  generating the embedded schema of $k8s_module $k8s_version"
-(cd "$k8s_main" && VERSION="${k8s_version#v}" go run -trimpath generate.go) || fail "go run generate.go for the Kubernetes provider failed"
+(cd "$k8s_main" && VERSION="${k8s_version#v}" proxy_retry go run -trimpath generate.go) || fail "go run generate.go for the Kubernetes provider failed"
 # Downloads only the modules that provide packages of the two programs: the full module graph
 # names versions that the proxy does not serve.
-(cd "$src/cli" && go list -deps ./cmd/pulumi >/dev/null) || fail "downloading the CLI's modules failed"
-(cd "$src/kubernetes" && go list -deps ./cmd/pulumi-resource-kubernetes >/dev/null) \
+(cd "$src/cli" && proxy_retry go list -deps ./cmd/pulumi >/dev/null) || fail "downloading the CLI's modules failed"
+(cd "$src/kubernetes" && proxy_retry go list -deps ./cmd/pulumi-resource-kubernetes >/dev/null) \
   || fail "downloading the Kubernetes provider's modules failed"
 
 # The language hosts' source (below sdk/ of the tag): the shared tree, else a sparse clone of their
@@ -117,7 +117,7 @@ build() {
   local name=$1 wrapper=$2 pkg=$3 ldflags=$4 tags=${5:-} t0=$SECONDS
   log "building $name"
   tick "building $name"
-  (cd "$src/$wrapper" && go build -p "$jobs" -trimpath ${tags:+-tags "$tags"} -ldflags "$ldflags" -o "$tmp/$name" "$pkg") \
+  (cd "$src/$wrapper" && proxy_retry go build -p "$jobs" -trimpath ${tags:+-tags "$tags"} -ldflags "$ldflags" -o "$tmp/$name" "$pkg") \
     || fail "go build of $name failed (see the compiler output above)"
   untick
   log "built $name in $((SECONDS - t0))s ($(du -h "$tmp/$name" | cut -f1))"

@@ -38,7 +38,7 @@ cp -r "$mod/ext" "$src/ext"
 log "downloading modules"
 tick "downloading modules"
 t0=$SECONDS
-(cd "$src" && go mod download "$upstream") \
+(cd "$src" && proxy_retry go mod download "$upstream") \
   || fail "go mod download of $upstream failed (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
 upstream_dir="$(cd "$src" && go list -m -f '{{.Dir}}' "$upstream")" || fail "cannot find $upstream in the module cache"
 mkdir -p "$src/cmd/traefik"
@@ -48,7 +48,7 @@ for f in "$upstream_dir"/cmd/traefik/*.go; do
 done
 chmod -R u+w "$src"
 # Downloads only the modules that provide packages of the program (not the whole module graph).
-(cd "$src" && go list -deps ./cmd/traefik >/dev/null) || fail "downloading Traefik's modules failed"
+(cd "$src" && proxy_retry go list -deps ./cmd/traefik >/dev/null) || fail "downloading Traefik's modules failed"
 untick
 log "sources ready in $((SECONDS - t0))s"
 
@@ -59,7 +59,7 @@ tick "building traefik"
 t0=$SECONDS
 # Flags as in upstream's Makefile (`binary` target).
 V=$upstream/pkg/version
-(cd "$src" && go build -p "$jobs" -trimpath \
+(cd "$src" && proxy_retry go build -p "$jobs" -trimpath \
   -ldflags "-s -w -X $V.Version=$version -X $V.Codename=rayshift-e2e -X $V.BuildDate=1970-01-01T00:00:00Z" \
   -o "$tmp/traefik" ./cmd/traefik) || fail "go build of traefik failed (see the compiler output above)"
 untick

@@ -4,8 +4,10 @@
 #   bin       the cache's bin folder (from the tool's bin-dir script)
 #   programs  the executables that must be in $bin (array)
 # It defines log, fail, have_all, tick/untick (a progress line every minute of a long step),
-# use_cache_or_lock and k8s_ldflags, and exports the build settings every build uses.
+# use_cache_or_lock and k8s_ldflags, and exports the build settings every build uses; with
+# go-proxy-retry.sh, proxy_retry for the go commands that fetch modules.
 # shellcheck shell=bash
+source "$(dirname "${BASH_SOURCE[0]}")/go-proxy-retry.sh"
 
 start=$SECONDS
 log() { printf '[%s %4ds] %s\n' "$tag" "$((SECONDS - start))" "$*" >&2; }
