@@ -21,7 +21,7 @@ import type { WorkQueue } from '../lib/runtime/work-queue';
 import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-service';
 import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
-import { OwnedShards, ShardedController, keysInShard, shardOfKey } from './shards';
+import { OwnedShards, ShardedController, keysInShard, ownerRecord, shardOfKey } from './shards';
 
 /** Options of an `Operator`. */
 export interface OperatorOptions {
@@ -39,6 +39,8 @@ export interface OperatorOptions {
   readonly metrics?: OperatorMetrics;
   /** The shards this replica works on (a sharded operator, operator/shards.ts). @default every service */
   readonly shards?: OwnedShards;
+  /** This replica's identity (its Pod name), recorded as `status.owner` of the services it works on. @default none recorded */
+  readonly identity?: string;
 }
 
 /** See the file comment. */
@@ -87,6 +89,7 @@ export class Operator implements ShardedController {
       log: options.log,
       reader,
       watchDriven: true,
+      ownerOf: ownerRecord(options.identity, options.shards),
     });
     this.queue = reconcileQueue((key) => this.reconcile(key), { concurrency: options.concurrency ?? 8, errors: this.metrics.errors, log: options.log, keyField: 'rayservice', reachability: options.client.reachability });
   }

@@ -26,7 +26,7 @@ import { readRolloutStatus } from '../lib/runtime/rbg/status';
 import { WARMUP_GROUP_LABEL, WARMUP_TYPE } from '../lib/spec/object-names';
 import type { WorkQueue } from '../lib/runtime/work-queue';
 import { reconcileQueue } from './reconcile-queue';
-import { OwnedShards, ShardedController, keysInShard, shardOfKey } from './shards';
+import { OwnedShards, ShardedController, keysInShard, ownerRecord, shardOfKey } from './shards';
 
 /** Options of an `RbgRolloutController`. */
 export interface RbgRolloutControllerOptions {
@@ -44,6 +44,8 @@ export interface RbgRolloutControllerOptions {
   readonly readWorkloads?: boolean;
   /** The shards this replica works on (a sharded operator, operator/shards.ts). @default every group */
   readonly shards?: OwnedShards;
+  /** This replica's identity (its Pod name), recorded as the `owner` of the status documents of the groups it works on. @default none recorded */
+  readonly identity?: string;
 }
 
 /** See the file comment. */
@@ -76,7 +78,7 @@ export class RbgRolloutController implements ShardedController {
       this.options.log.info({}, 'RoleBasedGroups are not served (RBG not installed); the RBG controller stays idle');
       return;
     }
-    this.reconciler = new RbgRolloutReconciler({ client: this.options.client, type, log: this.options.log, readWorkloads: this.options.readWorkloads });
+    this.reconciler = new RbgRolloutReconciler({ client: this.options.client, type, log: this.options.log, readWorkloads: this.options.readWorkloads, ownerOf: ownerRecord(this.options.identity, this.options.shards) });
     this.informer = this.options.client.watch(type, '*', (e) => this.onGroup(e), { labelSelector: { [EXECUTOR_LABEL]: OPERATOR_EXECUTOR } });
     await this.informer.waitForSync();
     if (await this.serves(WARMUP_TYPE)) {

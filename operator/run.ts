@@ -47,8 +47,8 @@ export async function runOperator(opts: RunOperatorOptions): Promise<number> {
   const leaseNamespace = opts.leaseNamespace ?? process.env.POD_NAMESPACE ?? client.namespace;
   const leaseName = process.env.RAYSHIFT_LEASE_NAME ?? 'rayshift-operator-leader';
   const shards = (opts.shards ?? 1) > 1 ? new OperatorShards(client, { namespace: leaseNamespace, prefix: leaseName, identity, sharding: resolveSharding({ shards: opts.shards }), log }) : undefined;
-  const operator = new Operator({ client, resolver, log, metrics, concurrency: opts.concurrency, shards });
-  const rbg = new RbgRolloutController({ client, log, metrics: new RbgRolloutMetrics(metrics.registry, metrics.verdicts), concurrency: opts.concurrency, shards });
+  const operator = new Operator({ client, resolver, log, metrics, concurrency: opts.concurrency, shards, identity });
+  const rbg = new RbgRolloutController({ client, log, metrics: new RbgRolloutMetrics(metrics.registry, metrics.verdicts), concurrency: opts.concurrency, shards, identity });
   let ready = false;
   const server = http.createServer((req, res) => {
     if (req.url === '/healthz') res.writeHead(200).end('ok\n');

@@ -5,7 +5,7 @@
  * the start of its reconcile, queues a shard's objects when the replica gains it (`claim`), and lets
  * the shard's reconciles in flight finish before the replica gives it up (`drain`).
  */
-import { shardOf } from '../lib/engine/shards';
+import { shardOf, type ObjectOwner } from '../lib/engine/shards';
 import type { KubeClient } from '../lib/runtime/kube/client';
 import { ShardLeases } from '../lib/runtime/kube/shard-leases';
 import type { KubeObject } from '../lib/runtime/kube/types';
@@ -35,6 +35,15 @@ export function shardOfKey(shards: OwnedShards, key: string): number {
 /** The work queue keys (`namespace/name`) of the `objects` in `shard`. */
 export function keysInShard(shards: OwnedShards, objects: readonly KubeObject[], shard: number): string[] {
   return objects.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).filter((key) => shardOfKey(shards, key) === shard);
+}
+
+/**
+ * The owner a replica records in the status of each object it works on: its identity and, when the
+ * operator is sharded, the object's shard (none without an identity).
+ */
+export function ownerRecord(identity: string | undefined, shards: OwnedShards | undefined): (namespace: string, name: string) => ObjectOwner | undefined {
+  if (identity === undefined) return () => undefined;
+  return (namespace, name) => (shards ? { replica: identity, shard: shards.shardOf(namespace, name) } : { replica: identity });
 }
 
 /** Options of `OperatorShards`. */

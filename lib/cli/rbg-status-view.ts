@@ -7,6 +7,7 @@
  */
 import type { WarmupGateStatus } from '../engine/rbg-warmup';
 import type { CoordinationStatus } from '../engine/rbg-coordination-status';
+import { describeOwner, type ObjectOwner } from '../engine/shards';
 import { describeCapacity, describeCoordination, describeRouter, describeSurge, describeWarmup, readRolloutStatus } from '../runtime/rbg/status';
 import { analysisLines, analysisSummary } from './analysis-view';
 import { bar } from './status-view';
@@ -22,6 +23,8 @@ export interface GroupView {
   readonly coordinations: readonly CoordinationStatus[];
   /** The warmup of the latest warmed revision (RBG v0.8). */
   readonly warmup?: WarmupGateStatus;
+  /** The operator replica working on the group, when one recorded itself. */
+  readonly owner?: ObjectOwner;
 }
 
 /** Reads the view from a RoleBasedGroup object (its `rayshift.dev/rollout-status` annotation). */
@@ -35,6 +38,7 @@ export function groupView(obj: { metadata: { namespace?: string; name?: string; 
     ...(doc?.invalid !== undefined ? { invalid: doc.invalid } : {}),
     coordinations: doc?.coordinations ?? [],
     ...(doc?.warmup ? { warmup: doc.warmup } : {}),
+    ...(doc?.owner ? { owner: doc.owner } : {}),
   };
 }
 
@@ -44,7 +48,7 @@ function pad(s: string, n: number): string {
 
 /** The full screen for a terminal, one string per line. */
 export function renderGroupScreen(v: GroupView, now: number, style: Style, barWidth = 30): string[] {
-  const lines = [style.bold(`RoleBasedGroup ${v.namespace}/${v.name}`)];
+  const lines = [`${style.bold(`RoleBasedGroup ${v.namespace}/${v.name}`)}${v.owner ? style.dim(`  (${describeOwner(v.owner)})`) : ''}`];
   if (v.invalid !== undefined) lines.push(style.red(`  coordination not run: ${v.invalid}`));
   if (v.coordinations.length === 0 && v.invalid === undefined) lines.push('  no rollout status yet (is the group labelled for the rayshift executor?)');
   if (v.warmup) {

@@ -8,6 +8,7 @@
 import { nextTrafficStepAt, type ServiceView } from '../runtime/rayservice/progress';
 import { analysisLines, analysisSummary } from './analysis-view';
 import { formatDuration } from '../engine/plan-text';
+import { describeOwner } from '../engine/shards';
 import { Style } from './style';
 
 /** The view's fields of a RayService object (shared with the API server's upgrade status). */
@@ -26,7 +27,7 @@ function pad(s: string, n: number): string {
 /** The full screen for a terminal, one string per line. */
 export function renderServiceScreen(v: ServiceView, now: number, style: Style, barWidth = 30): string[] {
   const e = v.engine;
-  const head = `${style.bold(`RayService ${v.namespace}/${v.name}`)}  ${e ? `${e.phase} (${e.reason})` : 'no status yet'}${v.executor === 'kuberay' ? '  executed by KubeRay' : ''}`;
+  const head = `${style.bold(`RayService ${v.namespace}/${v.name}`)}  ${e ? `${e.phase} (${e.reason})` : 'no status yet'}${v.executor === 'kuberay' ? '  executed by KubeRay' : ''}${v.owner ? style.dim(`  (${describeOwner(v.owner)})`) : ''}`;
   const lines = [head];
   if (v.generation !== undefined && v.observedGeneration !== undefined && v.observedGeneration < v.generation) {
     lines.push(style.yellow(`  spec generation ${v.generation} not observed yet (status is of generation ${v.observedGeneration})`));

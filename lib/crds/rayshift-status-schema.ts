@@ -31,7 +31,7 @@ function serviceStatusSchema(side: string, applicationStatuses: JsonObject | und
  * same (`activeServiceStatus` / `pendingServiceStatus` with `rayClusterName`, `targetCapacity`,
  * `trafficRoutedPercent`, `lastTrafficMigratedTime`, `applicationStatuses`; `conditions`,
  * `numServeEndpoints`, `lastUpdateTime`, `observedGeneration`), plus rayshift's `phase`, `reason`,
- * `message`, `nextStepAt`, `engineState` (the engine's state, persisted verbatim) and `servingSpec`
+ * `message`, `nextStepAt`, `owner` (the operator replica and shard), `engineState` (the engine's state, persisted verbatim) and `servingSpec`
  * (what a rollback restores). `conditions` and `applicationStatuses` reuse the upstream CRD's
  * schemas when it has them.
  */
@@ -79,6 +79,14 @@ export function rayshiftStatusSchema(upstreamStatus: JsonObject = {}): JsonObjec
           },
         },
       },
+      owner: {
+        type: 'object',
+        description: "The operator replica working on the service (its Pod name) and, when the operator is sharded (--shards), the service's shard; written with each status change, so a replica taking over a shard names itself at its first status write.",
+        properties: {
+          replica: { type: 'string', maxLength: 253 },
+          shard: { type: 'integer', format: 'int32', minimum: 0 },
+        },
+      },
       surgeUnschedulable: {
         type: 'object',
         description: "The new cluster's Pods the scheduler marks Unschedulable while the upgrade runs: how many, since when, the scheduler's message, and whether surgeUnschedulableSeconds has passed.",
@@ -121,5 +129,6 @@ export const RAYSHIFT_PRINTER_COLUMNS: readonly JsonObject[] = [
   { name: 'Pending Weight', type: 'integer', jsonPath: '.status.pendingServiceStatus.trafficRoutedPercent', description: 'Percent of traffic routed to the pending cluster.' },
   { name: 'Active Capacity', type: 'integer', jsonPath: '.status.activeServiceStatus.targetCapacity', description: 'Serve target_capacity of the active cluster.' },
   { name: 'Pending Capacity', type: 'integer', jsonPath: '.status.pendingServiceStatus.targetCapacity', description: 'Serve target_capacity of the pending cluster.' },
+  { name: 'Owner', type: 'string', jsonPath: '.status.owner.replica', priority: 1, description: 'The operator replica working on the service (kubectl get -o wide).' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];

@@ -115,3 +115,26 @@ export function shardMoves(self: string, members: readonly string[], shardLeases
 export function workUntil(renewedAt: number, durationSeconds: number, renewMs: number): number {
   return renewedAt + durationSeconds * 1000 - renewMs;
 }
+
+/**
+ * The operator replica that works on an object, as its status shows it (`status.owner` of a
+ * RayService, `owner` of a RoleBasedGroup's status document): the replica's identity (its Pod name)
+ * and, when the operator is sharded, the object's shard.
+ */
+export interface ObjectOwner {
+  readonly replica: string;
+  readonly shard?: number;
+}
+
+/** The owner record stored at `value` (a status field), if it names a replica; a shard only when it is a non-negative integer. */
+export function storedOwner(value: unknown): ObjectOwner | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { replica, shard } = value as Record<string, unknown>;
+  if (typeof replica !== 'string') return undefined;
+  return { replica, ...(typeof shard === 'number' && Number.isInteger(shard) && shard >= 0 ? { shard } : {}) };
+}
+
+/** The owner as status screens print it: `replica rayshift-operator-7d9f-x2k4p, shard 5`. */
+export function describeOwner(owner: ObjectOwner): string {
+  return `replica ${owner.replica}${owner.shard !== undefined ? `, shard ${owner.shard}` : ''}`;
+}

@@ -130,3 +130,9 @@ test('the screen shows the first round\'s capacity preflight when it did not fit
   expect(renderGroupScreen(refused, T, plain)).toContain(line);
   expect(rolloutFinished(refused)).toEqual({ done: true, failed: true });
 });
+
+test('the screen names the operator replica working on the group, and its shard', () => {
+  const v = groupView(group({ observedGeneration: 4, coordinations: [coordination()], owner: { replica: 'rayshift-operator-1', shard: 6 } }));
+  expect(renderGroupScreen(v, T, plain, 10)[0]).toBe('RoleBasedGroup pd/pd-inference  (replica rayshift-operator-1, shard 6)');
+  expect(renderGroupScreen(groupView(group({ observedGeneration: 4, coordinations: [coordination()] })), T, plain, 10)[0]).toBe('RoleBasedGroup pd/pd-inference');
+});

@@ -123,3 +123,10 @@ describe("KubeRay's own RayService (ray.io/v1, executor kuberay): the view reads
     expect(serviceView({ ...obj(engine()), apiVersion: 'rayshift.dev/v1alpha1' }).engine).toEqual(engine());
   });
 });
+
+test('the screen names the operator replica working on the service, and its shard', () => {
+  const o = obj(engine());
+  const owned = { ...o, status: { ...o.status, owner: { replica: 'rayshift-operator-7d9f-x2k4p', shard: 5 } } };
+  expect(renderServiceScreen(serviceView(owned), T, plain, 10)[0]).toBe('RayService serving/llm  Upgrading (Migrating)  (replica rayshift-operator-7d9f-x2k4p, shard 5)');
+  expect(renderServiceScreen(serviceView(o), T, plain, 10)[0]).toBe('RayService serving/llm  Upgrading (Migrating)');
+});

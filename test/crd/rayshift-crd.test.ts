@@ -40,7 +40,7 @@ describe('status schema', () => {
     };
     walk(status, 'status');
     expect(Object.keys(status.properties).sort()).toEqual(
-      ['activeServiceStatus', 'capacity', 'conditions', 'engineState', 'lastUpdateTime', 'message', 'nextStepAt', 'numServeEndpoints', 'observedGeneration', 'pendingServiceStatus', 'phase', 'reason', 'servingSpec', 'surgeUnschedulable'].sort(),
+      ['activeServiceStatus', 'capacity', 'conditions', 'engineState', 'lastUpdateTime', 'message', 'nextStepAt', 'numServeEndpoints', 'observedGeneration', 'owner', 'pendingServiceStatus', 'phase', 'reason', 'servingSpec', 'surgeUnschedulable'].sort(),
     );
     expect(Object.keys(status.properties.activeServiceStatus.properties)).toEqual(['rayClusterName', 'targetCapacity', 'trafficRoutedPercent', 'lastTrafficMigratedTime', 'readyReplicas', 'targetReplicas']);
   });
@@ -51,7 +51,7 @@ describe('status schema', () => {
     expect(crd.spec.names).toMatchObject({ kind: 'RayService', plural: 'rayservices', shortNames: ['rsrs'] });
     const v = crd.spec.versions[0];
     expect(v).toMatchObject({ name: 'v1alpha1', served: true, storage: true, subresources: { status: {} } });
-    expect(v.additionalPrinterColumns.map((c: any) => c.name)).toEqual(['Phase', 'Active', 'Pending', 'Active Weight', 'Pending Weight', 'Active Capacity', 'Pending Capacity', 'Age']);
+    expect(v.additionalPrinterColumns.map((c: any) => c.name)).toEqual(['Phase', 'Active', 'Pending', 'Active Weight', 'Pending Weight', 'Active Capacity', 'Pending Capacity', 'Owner', 'Age']);
   });
 
   test('an upstream CRD without v1 is refused', () => {

@@ -1,4 +1,4 @@
-import { desiredShards, leaseHeld, liveMembers, shardMoves, shardOf, workUntil } from '../../lib/engine/shards';
+import { describeOwner, desiredShards, leaseHeld, liveMembers, shardMoves, shardOf, storedOwner, workUntil } from '../../lib/engine/shards';
 
 // Expected values computed apart from the code under test (FNV-1a 32 and MurmurHash3's finalizer
 // written out in Python from their definitions), so a change of hash fails here before it moves
@@ -91,5 +91,25 @@ describe('shardMoves', () => {
 
   it('holds every shard when it is the only member', () => {
     expect(shardMoves('replica-a', ['replica-a'], new Map([[2, expired('replica-b')]]), 4, now)).toEqual({ acquire: [0, 1, 2, 3], renew: [], release: [] });
+  });
+});
+
+describe('owner records', () => {
+  test('storedOwner reads a replica and a non-negative integer shard, and nothing else', () => {
+    expect(storedOwner({ replica: 'rayshift-operator-0', shard: 5 })).toEqual({ replica: 'rayshift-operator-0', shard: 5 });
+    expect(storedOwner({ replica: 'rayshift-operator-0' })).toEqual({ replica: 'rayshift-operator-0' });
+    expect(storedOwner({ replica: 'r', shard: -1 })).toEqual({ replica: 'r' });
+    expect(storedOwner({ replica: 'r', shard: 1.5 })).toEqual({ replica: 'r' });
+    expect(storedOwner({ replica: 'r', shard: '2' })).toEqual({ replica: 'r' });
+    expect(storedOwner({ shard: 2 })).toBeUndefined();
+    expect(storedOwner('replica-a')).toBeUndefined();
+    expect(storedOwner(null)).toBeUndefined();
+    expect(storedOwner(undefined)).toBeUndefined();
+  });
+
+  test('describeOwner names the replica, and the shard when there is one', () => {
+    expect(describeOwner({ replica: 'rayshift-operator-7d9f-x2k4p', shard: 5 })).toBe('replica rayshift-operator-7d9f-x2k4p, shard 5');
+    expect(describeOwner({ replica: 'rayshift-operator-0', shard: 0 })).toBe('replica rayshift-operator-0, shard 0');
+    expect(describeOwner({ replica: 'rayshift-operator-0' })).toBe('replica rayshift-operator-0');
   });
 });

@@ -4,7 +4,8 @@
  * six services upgrading at once, and one of them is SIGKILLed while its services are mid-upgrade.
  * Every upgrade completes with exactly the traffic steps the rules give (none skipped, none
  * repeated), each replica stepped only the services of the shards it held, and the killed replica's
- * shards moved to the replicas the hashing names once their Leases expired.
+ * shards moved to the replicas the hashing names once their Leases expired; each service's
+ * `status.owner` names the replica that holds its shard at the end.
  *
  * Needs `npm run build` (the children run build/).
  */
@@ -22,6 +23,8 @@ const SERVICES = ['svc-0', 'svc-1', 'svc-2', 'svc-3', 'svc-4', 'svc-5'];
 // shards a: [6], b: [3, 4, 5], c: [0, 1, 2, 7]; without b: a: [4, 6], c: [0, 1, 2, 3, 5, 7].
 const OWNER = { 'svc-0': 'c', 'svc-1': 'b', 'svc-2': 'b', 'svc-3': 'c', 'svc-4': 'a', 'svc-5': 'c' } as Record<string, string>;
 const OWNER_WITHOUT_B: Record<string, string> = { ...OWNER, 'svc-1': 'c', 'svc-2': 'a' };
+// Each service's shard, FNV-1a of namespace/name modulo 8 (the same Python).
+const SHARD: Record<string, number> = { 'svc-0': 2, 'svc-1': 5, 'svc-2': 4, 'svc-3': 7, 'svc-4': 6, 'svc-5': 1 };
 
 let env: OperatorEnv;
 const children = new Map<string, ChildOperator>();
@@ -103,6 +106,12 @@ test('three replicas share six upgrades; one is SIGKILLed mid-upgrade and its se
   // maxSurge 50, step 25 from the rules: 25 and 50 onto the new cluster's half, 75 and 100 after the old one gave up its half.
   for (const n of SERVICES) expect({ n, weights: recordedPendingWeights(recorders[n].history, (await state(n)).activeClusterName as string) }).toEqual({ n, weights: [0, 25, 50, 75, 100] });
   expect(await shardHolders(env.admin)).toEqual({ 0: 'replica-c', 1: 'replica-c', 2: 'replica-c', 3: 'replica-c', 4: 'replica-a', 5: 'replica-c', 6: 'replica-a', 7: 'replica-c' });
+  // status.owner names the replica holding each service's shard now (b's services: their new
+  // holders, which rewrote the status at their first pass), and the shard.
+  for (const n of SERVICES) {
+    const status = (await env.admin.tryGet(RAYSHIFT_RAYSERVICE, n, NS))?.status as { owner?: unknown } | undefined;
+    expect({ n, owner: status?.owner }).toEqual({ n, owner: { replica: `replica-${OWNER_WITHOUT_B[n]}`, shard: SHARD[n] } });
+  }
 
   // Each replica stepped only services of its shards: b before it died, a and c theirs and, after,
   // b's (svc-1 was mid-upgrade when b died, so c finished it; svc-2 goes to a if it had steps left).

@@ -87,6 +87,7 @@ describe('installing the CRD', () => {
       ['Pending Weight', '.status.pendingServiceStatus.trafficRoutedPercent'],
       ['Active Capacity', '.status.activeServiceStatus.targetCapacity'],
       ['Pending Capacity', '.status.pendingServiceStatus.targetCapacity'],
+      ['Owner', '.status.owner.replica'],
       ['Age', '.metadata.creationTimestamp'],
     ]);
     expect(v.additionalPrinterColumns.length).toBe(RAYSHIFT_PRINTER_COLUMNS.length);
@@ -246,6 +247,7 @@ describe('status', () => {
       },
       conditions: [{ type: 'UpgradeInProgress', status: 'True', reason: 'BothActivePendingClustersExist', message: '', lastTransitionTime: '2026-01-01T11:59:00Z', observedGeneration: 1 }],
       engineState: { phase: 'Upgrading', activeWeight: 75, pendingWeight: 25, scheduledDeletions: [] },
+      owner: { replica: 'rayshift-operator-7d9f-x2k4p', shard: 5 },
       somethingElse: 'pruned',
     };
     const w = await cp.request('PATCH', `${RS}/observed/status`, { status }, { contentType: 'application/merge-patch+json' });
@@ -265,7 +267,9 @@ describe('status', () => {
     const table = await cp.request('GET', `${RS}/observed`, undefined, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
     expect(table.status).toBe(200);
     const names = table.body.columnDefinitions.map((c: any) => c.name);
-    expect(names).toEqual(['Name', 'Phase', 'Active', 'Pending', 'Active Weight', 'Pending Weight', 'Active Capacity', 'Pending Capacity', 'Age']);
-    expect(table.body.rows[0].cells.slice(0, 8)).toEqual(['observed', 'Upgrading', 'observed-aaaaa', 'observed-bbbbb', 75, 25, 80, 40]);
+    expect(names).toEqual(['Name', 'Phase', 'Active', 'Pending', 'Active Weight', 'Pending Weight', 'Active Capacity', 'Pending Capacity', 'Owner', 'Age']);
+    // Owner has priority 1: kubectl shows it with -o wide only.
+    expect(table.body.columnDefinitions.find((c: any) => c.name === 'Owner').priority).toBe(1);
+    expect(table.body.rows[0].cells.slice(0, 9)).toEqual(['observed', 'Upgrading', 'observed-aaaaa', 'observed-bbbbb', 75, 25, 80, 40, 'rayshift-operator-7d9f-x2k4p']);
   });
 });

@@ -7,7 +7,7 @@
 import { KubeApiError } from '../../lib/runtime/kube/errors';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { FINALIZER, HTTPROUTE, RAYCLUSTER, RAYSHIFT_RAYSERVICE, SERVE_CONFIG_ANNOTATION } from '../../lib/spec/object-names';
-import { RayServiceReconciler, ReconcileResult } from '../../lib/runtime/rayservice/reconciler';
+import { RayServiceReconciler, RayServiceReconcilerOptions, ReconcileResult } from '../../lib/runtime/rayservice/reconciler';
 import * as rayServiceSpec from '../../lib/spec/rayservice';
 import { rayService } from '../support/operator-env';
 import { FakeKube, FakeWrite } from './support/fake-kube';
@@ -27,11 +27,11 @@ interface Pass {
 }
 
 /** A reconciler over fakes, with a clock the test moves. */
-function world() {
+function world(ownerOf?: RayServiceReconcilerOptions['ownerOf']) {
   const kube = new FakeKube();
   const serve = new FakeServe();
   const clock = { now: T0 };
-  const reconciler = new RayServiceReconciler({ client: kube, serve, now: () => clock.now });
+  const reconciler = new RayServiceReconciler({ client: kube, serve, now: () => clock.now, ...(ownerOf ? { ownerOf } : {}) });
   const pass = async (): Promise<Pass> => {
     const from = kube.writes.length;
     const res = await reconciler.reconcile(NS, NAME);
@@ -301,4 +301,32 @@ test('the spec is validated again only when it (or the annotations) changed: pas
   } finally {
     validate.mockRestore();
   }
+});
+
+test('status.owner names the replica working on the service: every status write carries it, and a replica taking over rewrites the status once', async () => {
+  let replica = 'replica-a';
+  const asked: string[] = [];
+  const w = world((namespace, name) => {
+    asked.push(`${namespace}/${name}`);
+    return { replica, shard: 3 };
+  });
+  await bringUp(w);
+  expect((w.svc().status as Record<string, unknown>).owner).toEqual({ replica: 'replica-a', shard: 3 });
+  expect(asked).toContain(`${NS}/${NAME}`);
+  const steady = await w.pass();
+  expect(steady.log).toEqual([]);
+
+  replica = 'replica-b'; // replica-a died; replica-b holds shard 3 now
+  const takeover = await w.pass();
+  expect(takeover.log).toEqual(['applyStatus RayService/svc']);
+  expect((w.svc().status as Record<string, unknown>).owner).toEqual({ replica: 'replica-b', shard: 3 });
+  expect(engineState(w.svc())).toMatchObject({ phase: 'Running' });
+  const after = await w.pass();
+  expect(after.log).toEqual([]);
+});
+
+test('without an owner (the Pulumi provider, a test), the status has no owner field', async () => {
+  const w = world();
+  await bringUp(w);
+  expect(w.svc().status).not.toHaveProperty('owner');
 });

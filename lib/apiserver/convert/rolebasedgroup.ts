@@ -89,5 +89,6 @@ export function roleBasedGroupFromKube(group: KubeObject, policy: KubeObject | u
     roles,
     coordination: coordination(group, policy, roles),
     conditions: conditionsOf(group.status),
+    owner: readRolloutStatus(group)?.owner,
   });
 }

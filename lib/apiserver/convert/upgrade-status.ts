@@ -16,6 +16,7 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { trafficStepProgress } from '../../engine/plan-rayservice';
 import { resolveUpgradeOptions } from '../../spec/rayservice';
 import type { KubeObject } from '../../runtime/kube/types';
+import { storedOwner } from '../../engine/shards';
 import { isPaused, STEERING_VERBS, steeringRefusal, steeringStateOf } from '../../engine/steering';
 import { nextTrafficStepAt, serviceView, statusSide } from '../../runtime/rayservice/progress';
 import type { RayServiceSpec } from '../../spec/rayservice';
@@ -111,6 +112,7 @@ export function upgradeStatusOf(obj: KubeObject): UpgradeStatus {
     executorStatus: isObject(obj.status) ? (obj.status as ProtoJsonObject) : undefined,
     analysis: upgradeAnalysisOf(status.engineState),
     steering: rayshift ? steeringOf(obj) : [],
+    owner: rayshift ? storedOwner(status.owner) : undefined,
   });
 }
 

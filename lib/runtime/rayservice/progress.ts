@@ -6,6 +6,7 @@
  */
 import { nextTrafficStepDue } from '../../engine/incremental-upgrade';
 import type { RayServiceStatus } from '../../engine/status';
+import { storedOwner, type ObjectOwner } from '../../engine/shards';
 import { asArray, asObject } from '../../spec/read';
 import { KnownTypes } from '../kube/types';
 
@@ -21,6 +22,8 @@ export interface ServiceView {
   readonly message?: string;
   readonly intervalSeconds?: number;
   readonly conditions: ReadonlyArray<{ type: string; status: string; reason?: string }>;
+  /** The operator replica working on the service (`status.owner`), when one recorded itself. */
+  readonly owner?: ObjectOwner;
 }
 
 /** One side (`activeServiceStatus` or `pendingServiceStatus`) of a RayService status, with KubeRay's defaults. */
@@ -87,6 +90,7 @@ export function serviceView(obj: { apiVersion?: string; metadata: { namespace?: 
     message: typeof status.message === 'string' ? status.message : undefined,
     intervalSeconds: typeof options.intervalSeconds === 'number' ? options.intervalSeconds : undefined,
     conditions: asArray(status.conditions).map(asObject).map((c) => ({ type: String(c.type), status: String(c.status), ...(typeof c.reason === 'string' ? { reason: c.reason } : {}) })),
+    ...(storedOwner(status.owner) ? { owner: storedOwner(status.owner) } : {}),
   };
 }
 

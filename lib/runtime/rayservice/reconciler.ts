@@ -12,6 +12,7 @@ import { nextRayService, RayServiceDecision } from '../../engine/rayservice-engi
 import { PassSpec, finalizationSteps, persistChoice, planPass } from '../../engine/rayservice-pass';
 import { routeManagedFor } from '../../engine/route-convergence';
 import { RayServiceStatus } from '../../engine/status';
+import type { ObjectOwner } from '../../engine/shards';
 import { canonicalJson } from '../../spec/canonical-json';
 import { finalizationActions, nextAttentionAt, trafficStepDueAt } from '../../engine/pass-rules';
 import { RayServiceSpec, validateRayService } from '../../spec/rayservice';
@@ -76,6 +77,8 @@ export interface RayServiceReconcilerOptions {
    * @default false (run again at once after any action)
    */
   readonly watchDriven?: boolean;
+  /** The replica working on a service, recorded in every status write (`status.owner`; an operator). @default none recorded */
+  readonly ownerOf?: (namespace: string, name: string) => ObjectOwner | undefined;
 }
 
 const SILENT: ReconcileLogger = { info: () => undefined, warn: () => undefined, debug: () => undefined };
@@ -96,6 +99,7 @@ export class RayServiceReconciler {
   private readonly reader: ObjectReader;
   private readonly store: RayServiceStore;
   private readonly watchDriven: boolean;
+  private readonly ownerOf: (namespace: string, name: string) => ObjectOwner | undefined;
   private readonly unwritten = new Map<string, UnwrittenStatus>();
   /** The engine status this process last wrote (or found stored and unchanged), per service. */
   private readonly written = new Map<string, string>();
@@ -118,6 +122,7 @@ export class RayServiceReconciler {
     this.reader = options.reader ?? apiReader(options.client);
     this.store = options.store ?? rayshiftServiceStore(options.client, this.reader);
     this.watchDriven = options.watchDriven ?? false;
+    this.ownerOf = options.ownerOf ?? (() => undefined);
     this.measured = new PendingMeasurements(this.now, (key, action, error) => this.log.warn({ rayservice: key, metric: action.metric, run: action.runId, error }, 'analysis query failed'));
     this.observer = new RayServiceObserver({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, log: this.log, now: this.now });
     this.executor = new RayServiceExecutor({ client: this.client, serve: this.serve, reader: this.reader, store: this.store, measured: this.measured, now: this.now, warn: (obj, msg) => this.log.warn(obj, msg) });
@@ -216,8 +221,12 @@ export class RayServiceReconciler {
   }
 
   /** Writes the status subresource when it differs from what is stored; true when it wrote. */
-  private async writeStatus(svc: KubeObject, status: Record<string, unknown>): Promise<boolean> {
+  private async writeStatus(svc: KubeObject, body: Record<string, unknown>): Promise<boolean> {
     const current = asObject(svc.status);
+    // Every write names the replica (server-side apply drops an omitted field); a replica taking
+    // over a shard rewrites the status once, at its first pass that persists.
+    const owner = this.ownerOf(String(svc.metadata.namespace), String(svc.metadata.name));
+    const status = owner ? { ...body, owner } : body;
     if (sameStatus(current, status)) return false;
     return this.store.writeStatus(svc, { ...status, lastUpdateTime: new Date(this.now()).toISOString() });
   }

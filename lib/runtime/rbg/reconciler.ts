@@ -28,6 +28,7 @@ import { rbgRollbackRequestOf } from '../../engine/rbg-steering';
 import { ANALYSIS_OVERRIDE_ANNOTATION, analysisOverrideOf } from '../../engine/steering';
 import type { ExecutorRule, ObservedRole, RbgCapacityReading, RoleWrite, RolloutEvent } from '../../engine/rbg-coordination-types';
 import { readCoordination } from '../../engine/rbg-executor-rules';
+import type { ObjectOwner } from '../../engine/shards';
 import { WarmupGateDecision, WarmupObservation, plannedWarmup, warmupGate, warmupPendingRules } from '../../engine/rbg-warmup';
 import { EXECUTOR_LABEL } from '../../spec/rbg';
 import type { ResolvedRolloutWarmup } from '../../spec/rbg-warmup';
@@ -78,6 +79,8 @@ export interface RbgRolloutReconcilerOptions {
   readonly now?: () => number;
   /** Logger. @default silent */
   readonly log?: RbgReconcileLogger;
+  /** The replica working on a group, recorded in its status document (`owner`; an operator). @default none recorded */
+  readonly ownerOf?: (namespace: string, name: string) => ObjectOwner | undefined;
 }
 
 /** What a pass did. */
@@ -113,6 +116,7 @@ export class RbgRolloutReconciler {
   private readonly readWorkloads: boolean;
   private readonly now: () => number;
   private readonly log: RbgReconcileLogger;
+  private readonly ownerOf: (namespace: string, name: string) => ObjectOwner | undefined;
   /** Workload kinds the API server does not serve (their CRD is not installed), skipped from then on. */
   private readonly unserved = new Set<string>();
   /** Whether the cluster's RBG release refuses a partition ≥ replicas (see `webhookCapsPartition`); asked once. */
@@ -127,6 +131,7 @@ export class RbgRolloutReconciler {
     this.readWorkloads = options.readWorkloads ?? true;
     this.now = options.now ?? Date.now;
     this.log = options.log ?? SILENT;
+    this.ownerOf = options.ownerOf ?? (() => undefined);
     this.measured = new PendingMeasurements(this.now, (key, action, error) => this.log.warn({ rbg: key, metric: action.metric, run: action.runId, error }, 'analysis query failed'));
   }
 
@@ -328,6 +333,9 @@ export class RbgRolloutReconciler {
     // Role writes change the spec, so the patch raises the generation by one: the document
     // describes the group as it will be after this patch, which is what readers compare against.
     if (ops.length > 0) doc = { ...doc, observedGeneration: doc.observedGeneration + 1 };
+    // A replica taking over the group's shard names itself in the next patch it writes.
+    const owner = this.ownerOf(namespace, name);
+    if (owner) doc = { ...doc, owner };
     const text = JSON.stringify(doc);
     if (group.metadata.annotations?.[STATUS_ANNOTATION] !== text) {
       ops.push(group.metadata.annotations ? { op: 'add', path: jsonPointer('metadata', 'annotations', STATUS_ANNOTATION), value: text } : { op: 'add', path: '/metadata/annotations', value: { [STATUS_ANNOTATION]: text } });

@@ -7,6 +7,7 @@
 import type { CoordinationCapacityStatus, CoordinationStatus, CoordinationSurgeStatus } from '../../engine/rbg-coordination-status';
 import type { WarmupGateStatus } from '../../engine/rbg-warmup';
 import type { RouterStatus } from '../../engine/rbg-router-step';
+import { storedOwner, type ObjectOwner } from '../../engine/shards';
 import { asArray, asObject, isObject } from '../../spec/read';
 import { STATUS_ANNOTATION } from '../../spec/object-names';
 import { podsInWords } from '../../engine/surge-scheduling';
@@ -23,6 +24,8 @@ export interface RolloutStatusDocument {
   readonly coordinations: readonly CoordinationStatus[];
   /** The warmup of the latest warmed revision (RBG v0.8, the coordination's `warmup` option). */
   readonly warmup?: WarmupGateStatus;
+  /** The operator replica that wrote the document (and the group's shard, sharded). */
+  readonly owner?: ObjectOwner;
 }
 
 /** The status document on a group, if it carries a readable one. */
@@ -37,6 +40,7 @@ export function readRolloutStatus(group: { metadata?: { annotations?: Record<str
       ...(typeof doc.invalid === 'string' ? { invalid: doc.invalid } : {}),
       coordinations: asArray(doc.coordinations).map(asObject) as unknown as CoordinationStatus[],
       ...(isObject(doc.warmup) ? { warmup: doc.warmup as unknown as WarmupGateStatus } : {}),
+      ...(storedOwner(doc.owner) ? { owner: storedOwner(doc.owner) } : {}),
     };
   } catch {
     return undefined;
@@ -90,3 +94,4 @@ export function describeRouter(r: RouterStatus): string {
 export function describeWarmup(w: WarmupGateStatus): string {
   return `warmup ${w.name} ${w.phase}: ${w.message}`;
 }
+

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/common.proto.
  */
 export const file_rayshift_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChhyYXlzaGlmdC92MS9jb21tb24ucHJvdG8SC3JheXNoaWZ0LnYxIqEBCglDb25kaXRpb24SDAoEdHlwZRgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSOAoUbGFzdF90cmFuc2l0aW9uX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhsKE29ic2VydmVkX2dlbmVyYXRpb24YBiABKAMqUQoIRXhlY3V0b3ISGAoURVhFQ1VUT1JfVU5TUEVDSUZJRUQQABIVChFFWEVDVVRPUl9PUEVSQVRPUhABEhQKEEVYRUNVVE9SX0tVQkVSQVkQAmIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChhyYXlzaGlmdC92MS9jb21tb24ucHJvdG8SC3JheXNoaWZ0LnYxIqEBCglDb25kaXRpb24SDAoEdHlwZRgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkSOAoUbGFzdF90cmFuc2l0aW9uX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhsKE29ic2VydmVkX2dlbmVyYXRpb24YBiABKAMiNgoFT3duZXISDwoHcmVwbGljYRgBIAEoCRISCgVzaGFyZBgCIAEoBUgAiAEBQggKBl9zaGFyZCpRCghFeGVjdXRvchIYChRFWEVDVVRPUl9VTlNQRUNJRklFRBAAEhUKEUVYRUNVVE9SX09QRVJBVE9SEAESFAoQRVhFQ1VUT1JfS1VCRVJBWRACYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * A Kubernetes-style condition (`status.conditions[]`).
@@ -120,6 +120,55 @@ export type ConditionJson = {
  */
 export const ConditionSchema: GenMessage<Condition, {jsonType: ConditionJson}> = /*@__PURE__*/
   messageDesc(file_rayshift_v1_common, 0);
+
+/**
+ * The rayshift operator replica working on an object, as the object's status names it.
+ *
+ * @generated from message rayshift.v1.Owner
+ */
+export type Owner = Message<"rayshift.v1.Owner"> & {
+  /**
+   * The replica's identity (its Pod name).
+   *
+   * @generated from field: string replica = 1;
+   */
+  replica: string;
+
+  /**
+   * The object's shard, when the operator is sharded (`rayshift operator --shards`).
+   *
+   * @generated from field: optional int32 shard = 2;
+   */
+  shard?: number | undefined;
+};
+
+/**
+ * The rayshift operator replica working on an object, as the object's status names it.
+ *
+ * @generated from message rayshift.v1.Owner
+ */
+export type OwnerJson = {
+  /**
+   * The replica's identity (its Pod name).
+   *
+   * @generated from field: string replica = 1;
+   */
+  replica?: string;
+
+  /**
+   * The object's shard, when the operator is sharded (`rayshift operator --shards`).
+   *
+   * @generated from field: optional int32 shard = 2;
+   */
+  shard?: number;
+};
+
+/**
+ * Describes the message rayshift.v1.Owner.
+ * Use `create(OwnerSchema)` to create a new message.
+ */
+export const OwnerSchema: GenMessage<Owner, {jsonType: OwnerJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_common, 1);
 
 /**
  * Who executes a RayService's upgrades, which decides its Kubernetes kind.
