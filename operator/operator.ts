@@ -21,6 +21,7 @@ import type { WorkQueue } from '../lib/runtime/work-queue';
 import { RoutingView, controllingServiceKey, serviceOfHeadPod, serviceOfServeEndpoints } from './event-service';
 import { reconcileQueue } from './reconcile-queue';
 import { OperatorMetrics } from './metrics';
+import { ConnectionPool } from '../lib/runtime/net/connection-pool';
 import { OwnedShards, ShardedController, keysInShard, ownerRecord, shardOfKey } from './shards';
 
 /** Options of an `Operator`. */
@@ -55,6 +56,7 @@ export class Operator implements ShardedController {
   private readonly routing: RoutingView;
   private synced = false;
   private readonly shards?: OwnedShards;
+  private readonly dashboards = new ConnectionPool();
 
   constructor(options: OperatorOptions) {
     this.shards = options.shards;
@@ -84,7 +86,8 @@ export class Operator implements ShardedController {
     this.reconciler = new RayServiceReconciler({
       client: c,
       // Clusters with Ray token auth get their token from KubeRay's Secret (needs the chart's `rayTokenAuth`).
-      serve: new ServeDashboardClient({ resolver: options.resolver, token: kubeRayTokenSource(reader) }),
+      // One pool of keep-alive connections to the dashboards for every pass (lib/runtime/net/connection-pool.ts).
+      serve: new ServeDashboardClient({ resolver: options.resolver, token: kubeRayTokenSource(reader), pool: this.dashboards }),
       capacityPollMs: options.capacityPollMs,
       log: options.log,
       reader,
@@ -113,6 +116,7 @@ export class Operator implements ShardedController {
   async stop(): Promise<void> {
     for (const i of this.informers) i.stop();
     await this.queue.stop();
+    this.dashboards.close();
   }
 
   /** Resolves when no reconcile is queued or running (tests, shutdown). */

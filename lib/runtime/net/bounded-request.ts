@@ -46,7 +46,14 @@ export class BoundedRequestError extends Error {
   }
 }
 
-/** Sends one request to `url` under `r`'s bounds; rejects with a `BoundedRequestError`. */
+/** Errors of a connection the server closed while it sat idle in a pool. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE']);
+
+/**
+ * Sends one request to `url` under `r`'s bounds; rejects with a `BoundedRequestError`. A request
+ * that went out on a pooled connection the server had closed (reset before any answer) is sent once
+ * more on a new connection, within the same time bound.
+ */
 export function boundedRequest(url: URL, r: BoundedRequest): Promise<BoundedAnswer> {
   return new Promise<BoundedAnswer>((resolve, reject) => {
     if (r.signal?.aborted) {
@@ -65,6 +72,7 @@ export function boundedRequest(url: URL, r: BoundedRequest): Promise<BoundedAnsw
     };
     let settled = false;
     let failure: BoundedRequestError | undefined;
+    let req: http.ClientRequest;
     const finish = (err: BoundedRequestError | undefined, value?: BoundedAnswer): void => {
       if (settled) return;
       settled = true;
@@ -73,24 +81,38 @@ export function boundedRequest(url: URL, r: BoundedRequest): Promise<BoundedAnsw
       if (err !== undefined) reject(err);
       else resolve(value as BoundedAnswer);
     };
-    const req = (url.protocol === 'https:' ? https : http).request(options, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > r.maxBodyBytes) {
-          failure = new BoundedRequestError('too-large', `answered ${res.statusCode} with a body over ${r.maxBodyBytes} bytes`, res.statusCode);
-          req.destroy(failure);
+    const send = (resend: boolean): void => {
+      let answered = false;
+      req = (url.protocol === 'https:' ? https : http).request(options, (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > r.maxBodyBytes) {
+            failure = new BoundedRequestError('too-large', `answered ${res.statusCode} with a body over ${r.maxBodyBytes} bytes`, res.statusCode);
+            req.destroy(failure);
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => {
+          const location = res.headers.location;
+          finish(undefined, { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ...(location !== undefined ? { location } : {}) });
+        });
+        res.on('error', (err) => finish(failure ?? new BoundedRequestError('network', `failed while reading the answer: ${err.message}`, undefined, err)));
+      });
+      const sent = req;
+      sent.on('error', (err) => {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (!resend && !answered && failure === undefined && !settled && sent.reusedSocket && code !== undefined && STALE_CONNECTION.has(code)) {
+          send(true);
           return;
         }
-        chunks.push(chunk);
+        finish(failure ?? new BoundedRequestError('network', `failed: ${code ?? err.message}`, undefined, err));
       });
-      res.on('end', () => {
-        const location = res.headers.location;
-        finish(undefined, { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), ...(location !== undefined ? { location } : {}) });
-      });
-      res.on('error', (err) => finish(failure ?? new BoundedRequestError('network', `failed while reading the answer: ${err.message}`, undefined, err)));
-    });
+      sent.end(r.body);
+    };
     const timer = setTimeout(() => {
       failure = new BoundedRequestError('timeout', `got no complete answer within ${r.timeoutMs} ms`);
       req.destroy(failure);
@@ -100,10 +122,6 @@ export function boundedRequest(url: URL, r: BoundedRequest): Promise<BoundedAnsw
       req.destroy(failure);
     };
     r.signal?.addEventListener('abort', onAbort, { once: true });
-    req.on('error', (err) => {
-      const code = (err as NodeJS.ErrnoException).code;
-      finish(failure ?? new BoundedRequestError('network', `failed: ${code ?? err.message}`, undefined, err));
-    });
-    req.end(r.body);
+    send(false);
   });
 }

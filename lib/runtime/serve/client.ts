@@ -15,6 +15,7 @@ import type * as http from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { JsonObject, isObject } from '../../spec/read';
 import { BoundedAnswer, BoundedRequestError, boundedRequest } from '../net/bounded-request';
+import type { ConnectionPool } from '../net/connection-pool';
 import { ClusterRef, ServeApiError, ServeApiErrorKind } from './errors';
 import { CapacityReadiness, evaluateCapacityReadiness } from './readiness';
 import { DashboardResolver, defaultDashboardResolver } from './resolver';
@@ -46,8 +47,8 @@ export interface ServeDashboardClientOptions {
   readonly timeoutMs?: number;
   /** CA bundle for `https:` dashboards. */
   readonly ca?: string | Buffer;
-  /** HTTP agent (e.g. keep-alive); by default every request uses its own connection. */
-  readonly agent?: http.Agent;
+  /** Keep-alive connections to the dashboards (an operator's, shared by its passes). @default none: every request opens its own connection */
+  readonly pool?: ConnectionPool;
 }
 
 /** Per-call options. */
@@ -102,7 +103,7 @@ export class ServeDashboardClient {
   private readonly token?: TokenSource;
   private readonly timeoutMs: number;
   private readonly ca?: string | Buffer;
-  private readonly agent?: http.Agent;
+  private readonly pool?: ConnectionPool;
 
   /** Creates a client; nothing is sent until a method is called. */
   constructor(options: ServeDashboardClientOptions = {}) {
@@ -114,7 +115,7 @@ export class ServeDashboardClient {
     if (options.token !== undefined) this.token = options.token;
     this.timeoutMs = timeout;
     if (options.ca !== undefined) this.ca = options.ca;
-    if (options.agent !== undefined) this.agent = options.agent;
+    if (options.pool !== undefined) this.pool = options.pool;
   }
 
   /** The dashboard base address the client will use for `cluster` (validated; nothing is sent). */
@@ -264,7 +265,7 @@ export class ServeDashboardClient {
 
     let answer: RawAnswer;
     try {
-      answer = await boundedRequest(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), timeoutMs, maxBodyBytes: MAX_BODY_BYTES, ...(this.agent !== undefined ? { agent: this.agent } : {}), ...(this.ca !== undefined ? { ca: this.ca } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
+      answer = await boundedRequest(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}), timeoutMs, maxBodyBytes: MAX_BODY_BYTES, ...(this.pool !== undefined ? { agent: this.pool.agentFor(url) } : {}), ...(this.ca !== undefined ? { ca: this.ca } : {}), ...(options.signal !== undefined ? { signal: options.signal } : {}) });
     } catch (err) {
       const e = err as BoundedRequestError;
       const kind: ServeApiErrorKind = e.kind === 'too-large' ? 'invalid-response' : e.kind;
