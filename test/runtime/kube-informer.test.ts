@@ -131,6 +131,42 @@ describe('Informer', () => {
     expect(w2.aborted).toBe(true);
   });
 
+  test('lists by namespace and labels follow every change: add, relabel, delete and relist', async () => {
+    const { t, start } = setup();
+    const labelled = (name: string, rv: string, labels: Record<string, string>, namespace = 'ns'): KubeObject => ({ ...cm(name, rv), metadata: { name, namespace, resourceVersion: rv, labels } });
+    t.state = { rv: '10', items: [labelled('a', '1', { app: 'x', tier: 'head' }), labelled('b', '2', { app: 'y' }), labelled('c', '3', { app: 'x' })] };
+    const inf = start();
+    await inf.waitForSync(1_000);
+    const names = (labels?: Record<string, string>, namespace = 'ns') => inf.list(namespace, labels).map((o) => o.metadata.name).sort();
+    expect(names({ app: 'x' })).toEqual(['a', 'c']);
+    expect(names({ app: 'x', tier: 'head' })).toEqual(['a']);
+    expect(names({ app: 'z' })).toEqual([]);
+    expect(names()).toEqual(['a', 'b', 'c']);
+
+    const w = await t.watch(1);
+    w.send('MODIFIED', labelled('c', '11', { app: 'y' })); // relabelled out of app=x
+    w.send('ADDED', labelled('d', '12', { app: 'x', tier: 'head' }));
+    w.send('ADDED', labelled('e', '13', { app: 'x' }, 'other'));
+    w.send('DELETED', labelled('a', '14', { app: 'x', tier: 'head' }));
+    await inf.idle();
+    expect(names({ app: 'x' })).toEqual(['d']);
+    expect(names({ app: 'y' })).toEqual(['b', 'c']);
+    expect(names({ tier: 'head', app: 'x' })).toEqual(['d']);
+    expect(names({ app: 'x' }, 'other')).toEqual(['e']);
+    expect(names()).toEqual(['b', 'c', 'd']);
+    expect(inf.list(undefined, { app: 'x' }).map((o) => o.metadata.name).sort()).toEqual(['d', 'e']);
+
+    // A relist replaces the cache, and the indexes with it.
+    t.state = { rv: '50', items: [labelled('b', '2', { app: 'x' }), labelled('f', '45', { app: 'y' })] };
+    w.send('ERROR', { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410, message: 'too old resource version' });
+    await t.watch(2);
+    await inf.idle();
+    expect(names({ app: 'x' })).toEqual(['b']);
+    expect(names({ app: 'y' })).toEqual(['f']);
+    expect(names({ app: 'x' }, 'other')).toEqual([]);
+    await inf.stop();
+  });
+
   test('an ERROR 410 event relists and reports only the differences', async () => {
     const { t, show, start } = setup();
     t.state = { rv: '10', items: [cm('same', '1'), cm('changed', '2'), cm('gone', '3')] };

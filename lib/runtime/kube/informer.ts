@@ -25,6 +25,7 @@ import { BackoffOptions, backoffDelay } from './retry';
 import type { StreamHandle } from './transport';
 import type { InformerEvent, InformerHandler, InformerOptions, InformerStats } from './informer-options';
 import { ALL_NAMESPACES, KubeObject, ResourceType, objectKey } from './types';
+import { CacheIndex, hasLabels } from './cache-index';
 
 // The shapes callers name, beside the informer that uses them.
 export type { InformerEventType, InformerEvent, InformerHandler, KubeLogger, InformerOptions, InformerStats } from './informer-options';
@@ -41,6 +42,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #handler?: InformerHandler<T>;
   readonly #opts: InformerOptions;
   #cache = new Map<string, T>();
+  readonly #index = new CacheIndex();
   #rv: string | undefined;
   #synced = false;
   #syncWaiters: Array<() => void> = [];
@@ -134,10 +136,18 @@ export class Informer<T extends KubeObject = KubeObject> {
     return this.#cache.get(namespace ? `${namespace}/${name}` : name);
   }
 
-  /** The cached objects, optionally of one namespace. */
-  list(namespace?: string): T[] {
-    const all = [...this.#cache.values()];
-    return namespace ? all.filter((o) => o.metadata.namespace === namespace) : all;
+  /** The cached objects, optionally of one namespace and carrying every label of `labels` (indexed: `CacheIndex`). */
+  list(namespace?: string, labels?: Readonly<Record<string, string>>): T[] {
+    if (!namespace) {
+      const all = [...this.#cache.values()];
+      return labels ? all.filter((o) => hasLabels(o, labels)) : all;
+    }
+    const out: T[] = [];
+    for (const k of this.#index.candidates(namespace, labels)) {
+      const o = this.#cache.get(k);
+      if (o && (!labels || hasLabels(o, labels))) out.push(o);
+    }
+    return out;
   }
 
   /** Number of cached objects. */
@@ -226,6 +236,8 @@ export class Informer<T extends KubeObject = KubeObject> {
       if (!fresh.has(k)) events.push({ type: 'delete', object: old, oldObject: old, relist: true });
     }
     this.#cache = fresh;
+    this.#index.clear();
+    for (const [k, o] of fresh) this.#index.add(k, o);
     this.#rv = list.resourceVersion;
     this.stats.lists++;
     this.stats.events += events.length;
@@ -294,6 +306,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       if (rv) this.#rv = rv;
       if (!old) return;
       this.#cache.delete(k);
+      this.#index.remove(k, old);
       this.#emit({ type: 'delete', object: obj, oldObject: old });
       return;
     }
@@ -301,6 +314,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     if (rv) this.#rv = rv;
     if (old && old.metadata.resourceVersion === rv) return; // already known: never report it again
     this.#cache.set(k, obj);
+    if (old) this.#index.remove(k, old);
+    this.#index.add(k, obj);
     this.#emit(old ? { type: 'update', object: obj, oldObject: old } : { type: 'add', object: obj });
   }
 

@@ -10,6 +10,7 @@
 import { KubeClient } from './client';
 import { Informer } from './informer';
 import { KubeObject, ResourceType } from './types';
+import { hasLabels } from './cache-index';
 
 /** Reads of a reconciler, plus the bookkeeping of its own writes. */
 export interface ObjectReader {
@@ -59,12 +60,6 @@ function newer(a: string | undefined, b: string | undefined): boolean {
   return a.length !== b.length ? a.length > b.length : a > b;
 }
 
-function hasLabels(o: KubeObject, labels: Readonly<Record<string, string>>): boolean {
-  const own = o.metadata.labels ?? {};
-  for (const k in labels) if (own[k] !== labels[k]) return false;
-  return true;
-}
-
 /**
  * Reads from informers for the types it was given (falling back to the API server for others),
  * merged with this process' own writes. Informers must be synced before the first read.
@@ -89,7 +84,9 @@ export class CachedObjectReader implements ObjectReader {
   async list(type: ResourceType, namespace: string, labels: Readonly<Record<string, string>>): Promise<KubeObject[]> {
     const informer = this.informers.get(typeKey(type));
     if (!informer) return (await this.client.list(type, { namespace, labelSelector: labels })).items;
-    const names = new Set(informer.list(namespace).map((o) => String(o.metadata.name)));
+    // The cache's candidates come from its label index; own writes may carry other labels, so every
+    // merged object is checked again below.
+    const names = new Set(informer.list(namespace, labels).map((o) => String(o.metadata.name)));
     const prefix = `${typeKey(type)}/${namespace}/`;
     for (const key of this.own.keys()) if (key.startsWith(prefix)) names.add(key.slice(prefix.length));
     const out: KubeObject[] = [];
