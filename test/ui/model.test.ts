@@ -6,7 +6,7 @@ import { planRayService } from '../../lib/engine/plan-rayservice';
 import type { UpgradePlanJson, UpgradeStatusJson } from '../../ui/src/api-types';
 import { ApiError } from '../../ui/src/api-error';
 import { STEERING_VERBS } from '../../ui/src/api-types';
-import { appendSample, eventsNewestFirst, formatCountdown, lastSteering, phaseLabel, planDipText, projection, replicasText, sampleOf, spokenCountdown, verbLabel, verbRefusal } from '../../ui/src/model';
+import { appendSample, eventsNewestFirst, formatCountdown, lastSteering, ownerText, phaseLabel, planDipText, projection, replicasText, sampleOf, spokenCountdown, verbLabel, verbRefusal } from '../../ui/src/model';
 import { readEventStream } from '../../ui/src/sse';
 
 const T0 = Date.parse('2026-11-21T12:00:00.000Z');
@@ -177,4 +177,13 @@ describe('readEventStream', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ code: 16, message: 'token expired' });
   });
+});
+
+test('the owner reads replica and shard from the status, shard 0 included; nothing without a replica', () => {
+  expect(ownerText({ owner: { replica: 'rayshift-operator-1', shard: 3 } } as UpgradeStatusJson)).toBe('replica rayshift-operator-1, shard 3');
+  expect(ownerText({ owner: { replica: 'rayshift-operator-1', shard: 0 } } as UpgradeStatusJson)).toBe('replica rayshift-operator-1, shard 0');
+  expect(ownerText({ owner: { replica: 'rayshift-operator-1' } } as UpgradeStatusJson)).toBe('replica rayshift-operator-1');
+  expect(ownerText({ owner: {} } as UpgradeStatusJson)).toBeUndefined();
+  expect(ownerText({} as UpgradeStatusJson)).toBeUndefined();
+  expect(ownerText(undefined)).toBeUndefined();
 });

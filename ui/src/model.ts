@@ -7,6 +7,7 @@
  */
 import { dipText } from '../../lib/engine/plan-text';
 import { lastSteeringOf, type SteeringRecord } from '../../lib/engine/steering';
+import { describeOwner } from '../../lib/engine/shards';
 import type { ClusterSideJson, RayServiceEventJson, RayServiceJson, SteeringVerb, UpgradePlanJson, UpgradeStatusJson } from './api-types';
 
 /** Both weights and both target capacities at one instant (epoch ms). */
@@ -73,6 +74,12 @@ export function replicasText(side: ClusterSideJson | undefined): string {
   const target = side?.targetReplicas;
   if (ready === undefined && target === undefined) return '—';
   return `${ready ?? '—'}/${target ?? '—'}`;
+}
+
+/** Which operator replica works on the service, as the status names it (`replica …, shard …`), or undefined when none recorded itself. */
+export function ownerText(u: UpgradeStatusJson | undefined): string | undefined {
+  const replica = u?.owner?.replica;
+  return replica ? describeOwner({ replica, ...(u?.owner?.shard !== undefined ? { shard: u.owner.shard } : {}) }) : undefined;
 }
 
 /** Events newest first (the API lists them oldest first). */

@@ -25,7 +25,7 @@ import { AnalysisPanel } from '../components/AnalysisPanel';
 import { EventsPanel } from '../components/EventsPanel';
 import { RolloutChart } from '../components/RolloutChart';
 import { Bar, ColumnHeadings, Conditions, Countdown, PhaseBadge } from '../components/small';
-import { inFlight, lastSteering, planDipText, projection, replicasText, sampleOf, timeOf, verbLabel, verbRefusal, type Sample } from '../model';
+import { inFlight, lastSteering, ownerText, planDipText, projection, replicasText, sampleOf, timeOf, verbLabel, verbRefusal, type Sample } from '../model';
 import { historyOf, record } from '../store';
 
 const VERB_HELP: Record<SteeringVerb, string> = {
@@ -160,6 +160,7 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
   const steering = lastSteering(svc);
   const analysis = status?.analysis;
   const dip = planDipText(plan);
+  const owner = ownerText(status);
 
   return (
     <main id="main" tabIndex={-1}>
@@ -181,6 +182,11 @@ export function RolloutPage({ namespace, name }: { namespace: string; name: stri
         {status?.reason && <strong>{status.reason}</strong>} {status?.message}
         {status && status.totalSteps ? ` — traffic step ${status.step ?? 0} of ${status.totalSteps}` : ''}
       </p>
+      {owner && (
+        <p class="owner" data-testid="owner">
+          Worked on by {owner}
+        </p>
+      )}
       <div class="rollout-grid">
         <section aria-labelledby="chart-heading" class={analysis ? 'panel' : 'panel wide'}>
           <h2 id="chart-heading">Traffic and capacity</h2>
