@@ -13,10 +13,10 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 
 /** Idle time after which the pool closes a connection, ms. */
-export const IDLE_MS = 4_000;
+const IDLE_MS = 4_000;
 
 /** Connections open at once to one host (a dashboard); calls beyond wait for one. */
-export const MAX_SOCKETS_PER_HOST = 4;
+const MAX_SOCKETS_PER_HOST = 4;
 
 const OPTIONS = { keepAlive: true, maxSockets: MAX_SOCKETS_PER_HOST, maxFreeSockets: MAX_SOCKETS_PER_HOST, timeout: IDLE_MS, scheduling: 'lifo' } as const;
 

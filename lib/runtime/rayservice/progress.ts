@@ -80,6 +80,7 @@ export function serviceView(obj: { apiVersion?: string; metadata: { namespace?: 
   const status = asObject(obj.status);
   const kuberay = obj.apiVersion === KnownTypes.RayService.apiVersion;
   const options = asObject(asObject(asObject(obj.spec).upgradeStrategy).clusterUpgradeOptions);
+  const owner = storedOwner(status.owner);
   return {
     namespace: String(obj.metadata.namespace ?? ''),
     name: String(obj.metadata.name ?? ''),
@@ -90,7 +91,7 @@ export function serviceView(obj: { apiVersion?: string; metadata: { namespace?: 
     message: typeof status.message === 'string' ? status.message : undefined,
     intervalSeconds: typeof options.intervalSeconds === 'number' ? options.intervalSeconds : undefined,
     conditions: asArray(status.conditions).map(asObject).map((c) => ({ type: String(c.type), status: String(c.status), ...(typeof c.reason === 'string' ? { reason: c.reason } : {}) })),
-    ...(storedOwner(status.owner) ? { owner: storedOwner(status.owner) } : {}),
+    ...(owner ? { owner } : {}),
   };
 }
 

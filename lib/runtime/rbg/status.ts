@@ -35,12 +35,13 @@ export function readRolloutStatus(group: { metadata?: { annotations?: Record<str
   try {
     const doc = JSON.parse(text) as unknown;
     if (!isObject(doc) || !Array.isArray(doc.coordinations)) return undefined;
+    const owner = storedOwner(doc.owner);
     return {
       observedGeneration: Number(doc.observedGeneration ?? 0),
       ...(typeof doc.invalid === 'string' ? { invalid: doc.invalid } : {}),
       coordinations: asArray(doc.coordinations).map(asObject) as unknown as CoordinationStatus[],
       ...(isObject(doc.warmup) ? { warmup: doc.warmup as unknown as WarmupGateStatus } : {}),
-      ...(storedOwner(doc.owner) ? { owner: storedOwner(doc.owner) } : {}),
+      ...(owner ? { owner } : {}),
     };
   } catch {
     return undefined;
@@ -94,4 +95,3 @@ export function describeRouter(r: RouterStatus): string {
 export function describeWarmup(w: WarmupGateStatus): string {
   return `warmup ${w.name} ${w.phase}: ${w.message}`;
 }
-
