@@ -72,11 +72,8 @@ export class ShardLeases {
     await this.renewOnce();
   }
 
-  /**
-   * One renewal: the member Lease, then the shard moves of the engine. Exposed for tests that step
-   * it themselves; the timer calls it every `renewMs` after `start`.
-   */
-  renewOnce(): Promise<void> {
+  /** One renewal: the member Lease, then the shard moves of the engine; the next is scheduled `renewMs` after it ends. */
+  private renewOnce(): Promise<void> {
     this.running = this.running.then(() => this.renew()).catch((err) => this.options.onError?.(err));
     return this.running.finally(() => this.schedule());
   }
