@@ -71,12 +71,14 @@ export interface AttentionInput {
   readonly now: number;
   /** The traffic step interval, ms. */
   readonly intervalMs: number;
-  /** The pass kept its status in memory (`statusWrite` said `hold`) instead of writing it. */
+  /** The pass kept a step's confirmation in memory (`statusWrite` said `hold`) instead of writing it. */
   readonly held: boolean;
   /** Watch events of the objects the actions write wake the service (an operator). */
   readonly watchDriven: boolean;
   /** Poll period while waiting on Serve, ms. */
   readonly pollMs: number;
+  /** When a held change of the Serve replicas the status shows is due to be written (`PersistChoice.until`). */
+  readonly replicasDueAt?: number;
 }
 
 /**
@@ -86,7 +88,8 @@ export interface AttentionInput {
  * the route's wake-up, whichever is first. The route's wake-up: after a weight change, one
  * interval after the grace (the Gateway's acknowledgement normally wakes the service first, and the
  * step then due one interval later replaces this); while a route wait is held in memory, at the end
- * of its grace, so that it is written if it outlasts it.
+ * of its grace, so that it is written if it outlasts it. A held change of the replicas shown is
+ * written at its due time at the latest.
  */
 export function nextAttentionAt(decision: RayServiceDecision, input: AttentionInput): number | undefined {
   const { now } = input;
@@ -99,9 +102,8 @@ export function nextAttentionAt(decision: RayServiceDecision, input: AttentionIn
   const reason = decision.status.reason;
   const polled = WAITING_ON_SERVE.has(reason) || (!input.watchDriven && reason === 'WaitingForRoute');
   const poll = polled ? now + input.pollMs : routeWake;
-  const due = decision.nextStepAt;
-  if (due === undefined) return poll;
-  return poll === undefined ? due : Math.min(due, poll);
+  const wakes = [decision.nextStepAt, poll, input.replicasDueAt].filter((t): t is number => t !== undefined);
+  return wakes.length === 0 ? undefined : Math.min(...wakes);
 }
 
 /**

@@ -115,12 +115,27 @@ export interface PersistInput {
   readonly storedReplicas: SideReplicas;
   /** The pass's time (epoch ms). */
   readonly now: number;
+  /** When the stored status was written (its `lastUpdateTime`, epoch ms); undefined when unknown. */
+  readonly lastWriteAt?: number;
+  /** The status the pass would write differs from the stored one only in the Serve replicas it shows. */
+  readonly onlyReplicasDiffer: boolean;
 }
 
-/** A pass: write the status now or hold it, then carry out `steps` in order. */
-export interface PassPlan {
+/**
+ * How long after a status write a change of only the Serve replicas the status shows waits for the
+ * next write (the replicas are shown to people, never read back by a decision): during an upgrade
+ * each capacity step changes both sides' replicas several times within a second or two, and a
+ * write per change was the larger part of the operator's status writes (issue 37).
+ */
+export const REPLICAS_REFRESH_MS = 5_000;
+
+/** Whether a pass writes its status now or holds it in memory, and why. */
+export interface PersistChoice {
   readonly status: 'write' | 'hold';
-  readonly steps: readonly PassStep[];
+  /** The hold keeps a step's confirmation (`statusWrite`'s rule), not only a change of the replicas shown. */
+  readonly confirmationHeld: boolean;
+  /** When a held change of the replicas shown is written at the latest (epoch ms). */
+  readonly until?: number;
 }
 
 /** A cluster's Serve replicas as `ready/target`, when its head is ready (before, Serve's 0/0 means "unknown"). */
@@ -140,14 +155,21 @@ function sideReplicas(status: RayServiceStatus, clusters: readonly ObservedClust
 }
 
 /**
- * Whether the pass writes its status now: `statusWrite`'s rule, except that a change of either
- * side's Serve replicas is written even in a pass that would hold a confirmation (the replicas are
- * in the status for the user to watch).
+ * Whether the pass writes its status now: `statusWrite`'s rule, except for the Serve replicas the
+ * status shows. A change of either side's replicas is written even in a pass that would hold a
+ * confirmation (the replicas are in the status for people to watch), and a status whose only
+ * change is the replicas is written too; both at most once per `REPLICAS_REFRESH_MS` after the
+ * stored status was written, otherwise held `until` then (the next write carries them sooner).
  */
-export function persistChoice(decision: RayServiceDecision, clusters: readonly ObservedCluster[], input: PersistInput): 'write' | 'hold' {
-  if (statusWrite(decision, input.stored, input.storedIsOwn, input.now) === 'write') return 'write';
+export function persistChoice(decision: RayServiceDecision, clusters: readonly ObservedCluster[], input: PersistInput): PersistChoice {
+  const write: PersistChoice = { status: 'write', confirmationHeld: false };
+  const refreshed = (confirmationHeld: boolean): PersistChoice => {
+    const until = input.lastWriteAt === undefined ? undefined : input.lastWriteAt + REPLICAS_REFRESH_MS;
+    return until !== undefined && input.now < until ? { status: 'hold', confirmationHeld, until } : write;
+  };
+  if (statusWrite(decision, input.stored, input.storedIsOwn, input.now) === 'write') return input.onlyReplicasDiffer ? refreshed(false) : write;
   const now = sideReplicas(decision.status, clusters);
-  return now.active === input.storedReplicas.active && now.pending === input.storedReplicas.pending ? 'hold' : 'write';
+  return now.active === input.storedReplicas.active && now.pending === input.storedReplicas.pending ? { status: 'hold', confirmationHeld: true } : refreshed(true);
 }
 
 /** The steps of a pass (see the file comment), in the order they are carried out. */

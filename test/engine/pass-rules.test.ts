@@ -92,6 +92,12 @@ describe('nextAttentionAt', () => {
     expect(nextAttentionAt(decision(routeWait, [], NOW + 600_000), { ...attention, watchDriven: false })).toBe(NOW + 1_000);
     expect(nextAttentionAt(decision(routeWait, [], NOW + 600_000), attention)).toBe(NOW + 600_000);
   });
+  test('a held change of the replicas shown wakes the service at its due time, unless something else comes first', () => {
+    const running = { ...MIGRATING, reason: 'WaitingForInterval' as const };
+    expect(nextAttentionAt(decision(running), { ...attention, replicasDueAt: NOW + 4_000 })).toBe(NOW + 4_000);
+    expect(nextAttentionAt(decision(running, [], NOW + 30_000), { ...attention, replicasDueAt: NOW + 4_000 })).toBe(NOW + 4_000);
+    expect(nextAttentionAt(decision(running, [], NOW + 2_000), { ...attention, replicasDueAt: NOW + 4_000 })).toBe(NOW + 2_000);
+  });
 });
 
 describe('trafficStepDueAt', () => {

@@ -179,6 +179,33 @@ test("each side's Serve replicas are in the status; a change of them alone is wr
   expect(sides()).toEqual([`${active} 4/4`, `${pending} 1/2`]);
 });
 
+test('a change of only the Serve replicas shown is written at most once per 5 s after the last status write: the pass that sees it early writes nothing and asks to run again then', async () => {
+  const w = world();
+  const active = await bringUp(w);
+  await w.pass();
+  const shown = () => {
+    const st = w.svc().status as Record<string, Record<string, unknown>>;
+    return `${String(st.activeServiceStatus.readyReplicas)}/${String(st.activeServiceStatus.targetReplicas)} at ${String(st.lastUpdateTime)}`;
+  };
+  expect(shown()).toBe('4/4 at 2026-01-01T00:00:00.000Z');
+  w.serve.setStarting(NS, active, 1); // a replica of the serving cluster restarts
+  w.clock.now = T0 + 1_000;
+  const early = await w.pass();
+  expect(early.log).toEqual([]);
+  expect(early.res.requeueAt).toBe(T0 + 5_000);
+  expect(shown()).toBe('4/4 at 2026-01-01T00:00:00.000Z');
+  w.clock.now = T0 + 5_000;
+  const due = await w.pass();
+  expect(due.log).toEqual([`applyStatus RayService/${NAME}`]);
+  expect(shown()).toBe('3/4 at 2026-01-01T00:00:05.000Z');
+  // Long after that write, the next change is written by the pass that sees it.
+  w.serve.setStarting(NS, active, 0);
+  w.clock.now = T0 + 60_000;
+  const later = await w.pass();
+  expect(later.log).toEqual([`applyStatus RayService/${NAME}`]);
+  expect(shown()).toBe('4/4 at 2026-01-01T00:01:00.000Z');
+});
+
 test('once the interval is up one traffic step writes the route weights and the status once, the status carrying the held confirmation', async () => {
   const w = world();
   const { active, pending } = await firstTrafficStep(w);

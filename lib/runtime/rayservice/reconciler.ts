@@ -28,7 +28,7 @@ import { RoutePlanError } from '../route/weight-patch';
 import { RayServiceKube, RayServiceServe } from './ports';
 import { PendingMeasurements } from '../prometheus/measure';
 import { FINALIZER, serviceRouteName } from '../../spec/object-names';
-import { renderInvalidStatus, renderStatus, storedServeReplicas } from './status';
+import { differsOnlyInServeReplicas, lastUpdateTimeOf, renderInvalidStatus, renderStatus, sameStatus, storedServeReplicas } from './status';
 import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';
 import { RayServiceExecutor } from './execute';
 
@@ -166,11 +166,18 @@ export class RayServiceReconciler {
     // Decide.
     const decision = nextRayService({ ...observation, status: previous, ...(measurements ? { measurements } : {}) }, options, now);
     const steps = planPass(decision, observation, passSpecOf(spec, options.strategy));
-    const persist = persistChoice(decision, observation.clusters, { stored, storedIsOwn: this.written.get(key) === basis, storedReplicas: storedServeReplicas(status), now });
-    // Persist.
     const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
     const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now), observation.clusters), servingSpec);
-    if (persist === 'hold') {
+    const persist = persistChoice(decision, observation.clusters, {
+      stored,
+      storedIsOwn: this.written.get(key) === basis,
+      storedReplicas: storedServeReplicas(status),
+      now,
+      lastWriteAt: lastUpdateTimeOf(status),
+      onlyReplicasDiffer: differsOnlyInServeReplicas(status, this.withOwner(svc, body)),
+    });
+    // Persist.
+    if (persist.status === 'hold') {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {
       this.unwritten.delete(key);
@@ -187,7 +194,7 @@ export class RayServiceReconciler {
     }
     if (decision.actions.length > 0) this.log.info({ rayservice: key, actions: decision.actions, phase: decision.status.phase, reason: decision.status.reason }, 'step');
     const intervalMs = options.intervalSeconds * 1000;
-    const requeueAt = nextAttentionAt(decision, { now, intervalMs, held: persist === 'hold', watchDriven: this.watchDriven, pollMs: this.pollMs });
+    const requeueAt = nextAttentionAt(decision, { now, intervalMs, held: persist.confirmationHeld, watchDriven: this.watchDriven, pollMs: this.pollMs, ...(persist.until !== undefined ? { replicasDueAt: persist.until } : {}) });
     const dueAt = trafficStepDueAt(previous, decision.actions, intervalMs);
     return { requeueAt, status: decision.status, actions: decision.actions, writes, ...(decision.events.length > 0 ? { events: decision.events } : {}), ...(dueAt !== undefined ? { trafficStepDueAt: dueAt } : {}) };
   }
@@ -223,12 +230,19 @@ export class RayServiceReconciler {
   /** Writes the status subresource when it differs from what is stored; true when it wrote. */
   private async writeStatus(svc: KubeObject, body: Record<string, unknown>): Promise<boolean> {
     const current = asObject(svc.status);
-    // Every write names the replica (server-side apply drops an omitted field); a replica taking
-    // over a shard rewrites the status once, at its first pass that persists.
-    const owner = this.ownerOf(String(svc.metadata.namespace), String(svc.metadata.name));
-    const status = owner ? { ...body, owner } : body;
+    const status = this.withOwner(svc, body);
     if (sameStatus(current, status)) return false;
     return this.store.writeStatus(svc, { ...status, lastUpdateTime: new Date(this.now()).toISOString() });
+  }
+
+  /**
+   * `body` naming the replica that writes it: every write names it (server-side apply drops an
+   * omitted field), so a replica taking over a shard rewrites the status once, at its first pass
+   * that persists.
+   */
+  private withOwner(svc: KubeObject, body: Record<string, unknown>): Record<string, unknown> {
+    const owner = this.ownerOf(String(svc.metadata.namespace), String(svc.metadata.name));
+    return owner ? { ...body, owner } : body;
   }
 
   /** Deletion: carry out the engine's finalization actions, then release the finalizer. */
@@ -261,10 +275,3 @@ function withServingSpec(body: Record<string, unknown>, record: ServingSpec | un
   return record ? { ...body, [SERVING_SPEC_FIELD]: record } : body;
 }
 
-/**
- * Status equality as JSON, ignoring key order (the API server returns keys sorted) and
- * `lastUpdateTime` (it changes on every write), so an unchanged status is never rewritten.
- */
-function sameStatus(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  return canonicalJson({ ...a, lastUpdateTime: undefined }) === canonicalJson({ ...b, lastUpdateTime: undefined });
-}

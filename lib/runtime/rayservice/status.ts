@@ -4,6 +4,7 @@ import { describeStatus } from '../../engine/status';
 import type { ObservedCluster } from '../../engine/observation';
 import type { CapacityRecordOutcome } from '../../engine/capacity-preflight';
 import { serveReplicasOf, type SideReplicas } from '../../engine/rayservice-pass';
+import { canonicalJson } from '../../spec/canonical-json';
 import { Condition, ConditionStatus, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
 
 /** A timestamp as the API stores it, with millisecond precision kept. */
@@ -31,6 +32,35 @@ export function storedServeReplicas(status: Record<string, unknown>): SideReplic
   const active = side(status.activeServiceStatus);
   const pending = side(status.pendingServiceStatus);
   return { ...(active !== undefined ? { active } : {}), ...(pending !== undefined ? { pending } : {}) };
+}
+
+/**
+ * Status equality as JSON, ignoring key order (the API server returns keys sorted) and
+ * `lastUpdateTime` (it changes on every write), so an unchanged status is never rewritten.
+ */
+export function sameStatus(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  return canonicalJson({ ...a, lastUpdateTime: undefined }) === canonicalJson({ ...b, lastUpdateTime: undefined });
+}
+
+/** `status` without the Serve replicas each side shows. */
+function withoutServeReplicas(status: Record<string, unknown>): Record<string, unknown> {
+  const side = (v: unknown) => {
+    if (v === null || typeof v !== 'object') return v;
+    const { readyReplicas: _ready, targetReplicas: _target, ...rest } = v as Record<string, unknown>;
+    return rest;
+  };
+  return { ...status, activeServiceStatus: side(status.activeServiceStatus), pendingServiceStatus: side(status.pendingServiceStatus) };
+}
+
+/** Whether `next` differs from the stored `current` and only in the Serve replicas each side shows (`persistChoice` writes those at most once per refresh). */
+export function differsOnlyInServeReplicas(current: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  return !sameStatus(current, next) && sameStatus(withoutServeReplicas(current), withoutServeReplicas(next));
+}
+
+/** The stored status's `lastUpdateTime` (epoch ms), or undefined when it has none or it does not parse. */
+export function lastUpdateTimeOf(status: Record<string, unknown>): number | undefined {
+  const at = typeof status.lastUpdateTime === 'string' ? Date.parse(status.lastUpdateTime) : NaN;
+  return Number.isNaN(at) ? undefined : at;
 }
 
 /** The condition that carries the capacity preflight of the upgrade under way (or refused). */
