@@ -7,7 +7,7 @@
  */
 import { RayServiceAction, SetTrafficWeightsAction } from './actions';
 import { RayServiceDecision } from './rayservice-engine';
-import { RayServiceReason, RayServiceStatus } from './status';
+import { RayServiceStatus, WAITING_ON_SERVE } from './status';
 import { canonicalJson } from '../spec/canonical-json';
 import { stepDueAfter } from './incremental-upgrade';
 
@@ -18,8 +18,6 @@ import { stepDueAfter } from './incremental-upgrade';
 export const ROUTE_CONFIRMATION_GRACE_MS = 5_000;
 /** Engine fields a confirmation between two steps changes; alone, they are kept in memory until the next write. */
 const CONFIRMATION_FIELDS = new Set(['trafficConfirmed', 'lastTrafficMigratedTime', 'lastProgressTime', 'reason', 'nextStepAt']);
-/** Waits on Serve (and on worker Pods, which the operator does not watch): the service is polled. */
-const WAITING_ON_SERVE = new Set<RayServiceReason>(['CreatingCluster', 'WaitingForHead', 'WaitingForCapacity', 'FreeingWorkers']);
 /** Actions whose effect arrives as a watch event of an object the operator watches. */
 const WATCHABLE_ACTIONS = new Set<RayServiceAction['type']>(['createPendingCluster', 'setTrafficWeights', 'promote', 'deleteCluster']);
 

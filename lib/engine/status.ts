@@ -65,6 +65,13 @@ export type RayServiceReason =
   | 'CapacityUnknown'
   | RollbackReason;
 
+/**
+ * The reasons of an upgrade waiting on Serve or on the Pods behind it (worker Pods, which the
+ * operator does not watch): the service is polled, and the pending cluster's Pods are read for the
+ * scheduler's verdict (`needsSurgeScheduling`).
+ */
+export const WAITING_ON_SERVE: ReadonlySet<RayServiceReason> = new Set<RayServiceReason>(['CreatingCluster', 'WaitingForHead', 'WaitingForCapacity', 'FreeingWorkers']);
+
 /** The capacity preflight run when the upgrade started (or was refused). */
 export interface CapacityRecord {
   readonly outcome: CapacityRecordOutcome;

@@ -119,3 +119,12 @@ test('fail (blue/green): the pending cluster is dropped and its spec rejected on
   expect(past.status.surgeUnschedulable).toBeUndefined();
   expect(past.actions.map((a) => a.type)).toContain('deleteCluster');
 });
+
+test('the pending cluster\'s Pods are read while the upgrade waits on it, or while a record of Unschedulable Pods stands; not between steps, nor without a pending cluster', () => {
+  const base = { activeClusterName: 'svc-a', pendingClusterName: 'svc-b' } as const;
+  for (const reason of ['CreatingCluster', 'WaitingForHead', 'WaitingForCapacity', 'FreeingWorkers'] as const) expect(needsSurgeScheduling({ ...base, reason })).toBe(true);
+  for (const reason of ['Migrating', 'WaitingForInterval', 'WaitingForRoute', 'WaitingForAnalysis', 'DrainingTraffic'] as const) expect(needsSurgeScheduling({ ...base, reason })).toBe(false);
+  expect(needsSurgeScheduling({ ...base, reason: 'WaitingForInterval', surgeUnschedulable: { pods: 1, since: NOW, message: SCHEDULER, boundExceeded: false } })).toBe(true);
+  expect(needsSurgeScheduling({ activeClusterName: 'svc-a', reason: 'WaitingForCapacity' })).toBe(false);
+  expect(needsSurgeScheduling(undefined)).toBe(false);
+});

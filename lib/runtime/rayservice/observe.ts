@@ -80,7 +80,7 @@ export class RayServiceObserver {
    * the route object as read (`routeObject`: a weight patch plans against it first). The route is
    * read when `routeManaged` (`routeManagedFor` of the spec's and the stored status' strategies);
    * the cluster's capacity when the engine's next run would start an upgrade (`needsCapacityPreflight`);
-   * the pending cluster's Pods while one exists (`needsSurgeScheduling`).
+   * the pending cluster's Pods while the upgrade waits on that cluster or Unschedulable Pods are on record (`needsSurgeScheduling`).
    */
   async observe(svc: KubeObject, spec: RayServiceSpec, routeManaged: boolean, options: ResolvedUpgradeOptions): Promise<RayServiceObservation & { routeObject?: KubeObject }> {
     const namespace = String(svc.metadata.namespace);
