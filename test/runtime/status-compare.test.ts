@@ -1,9 +1,9 @@
 /**
  * Comparing a rendered RayService status with the stored one (lib/runtime/rayservice/status.ts):
- * what counts as unchanged, what counts as a change of only the Serve replicas shown (written at
- * most once per refresh), and the stored write time the refresh counts from.
+ * what counts as unchanged, what counts as the same but for the Serve replicas shown (a change of
+ * only those is written at most once per refresh), and the stored write time the refresh counts from.
  */
-import { differsOnlyInServeReplicas, lastUpdateTimeOf, sameStatus } from '../../lib/runtime/rayservice/status';
+import { lastUpdateTimeOf, sameStatus, sameStatusButServeReplicas } from '../../lib/runtime/rayservice/status';
 
 const STORED = {
   phase: 'Upgrading',
@@ -15,21 +15,23 @@ const STORED = {
 test('key order and lastUpdateTime do not make a status differ', () => {
   const reordered = { pendingServiceStatus: STORED.pendingServiceStatus, activeServiceStatus: STORED.activeServiceStatus, phase: 'Upgrading', lastUpdateTime: '2026-01-01T00:09:00.000Z' };
   expect(sameStatus(STORED, reordered)).toBe(true);
-  expect(differsOnlyInServeReplicas(STORED, reordered)).toBe(false);
+  expect(sameStatusButServeReplicas(STORED, reordered)).toBe(true);
 });
 
-test('a change of either side\'s ready or target replicas, or a side\'s replicas appearing, is a change of only the replicas shown', () => {
-  expect(differsOnlyInServeReplicas(STORED, { ...STORED, pendingServiceStatus: { ...STORED.pendingServiceStatus, readyReplicas: 1 } })).toBe(true);
-  expect(differsOnlyInServeReplicas(STORED, { ...STORED, activeServiceStatus: { ...STORED.activeServiceStatus, targetReplicas: 3 } })).toBe(true);
+test('a change of either side\'s ready or target replicas, or a side\'s replicas appearing, is the same status but for the replicas shown', () => {
+  const fewerReady = { ...STORED, pendingServiceStatus: { ...STORED.pendingServiceStatus, readyReplicas: 1 } };
+  expect(sameStatus(STORED, fewerReady)).toBe(false);
+  expect(sameStatusButServeReplicas(STORED, fewerReady)).toBe(true);
+  expect(sameStatusButServeReplicas(STORED, { ...STORED, activeServiceStatus: { ...STORED.activeServiceStatus, targetReplicas: 3 } })).toBe(true);
   const { readyReplicas: _r, targetReplicas: _t, ...pendingUnread } = STORED.pendingServiceStatus;
-  expect(differsOnlyInServeReplicas({ ...STORED, pendingServiceStatus: pendingUnread }, STORED)).toBe(true);
+  expect(sameStatusButServeReplicas({ ...STORED, pendingServiceStatus: pendingUnread }, STORED)).toBe(true);
 });
 
 test('any other change, alone or beside the replicas, is not', () => {
   const weights = { ...STORED, activeServiceStatus: { ...STORED.activeServiceStatus, trafficRoutedPercent: 50, readyReplicas: 3 } };
-  expect(differsOnlyInServeReplicas(STORED, weights)).toBe(false);
-  expect(differsOnlyInServeReplicas(STORED, { ...STORED, phase: 'Running' })).toBe(false);
-  expect(differsOnlyInServeReplicas(STORED, { ...STORED, owner: { replica: 'rayshift-0' } })).toBe(false);
+  expect(sameStatusButServeReplicas(STORED, weights)).toBe(false);
+  expect(sameStatusButServeReplicas(STORED, { ...STORED, phase: 'Running' })).toBe(false);
+  expect(sameStatusButServeReplicas(STORED, { ...STORED, owner: { replica: 'rayshift-0' } })).toBe(false);
 });
 
 test('the stored write time is lastUpdateTime in epoch ms; missing or malformed, it is unknown', () => {

@@ -28,7 +28,7 @@ import { RoutePlanError } from '../route/weight-patch';
 import { RayServiceKube, RayServiceServe } from './ports';
 import { PendingMeasurements } from '../prometheus/measure';
 import { FINALIZER, serviceRouteName } from '../../spec/object-names';
-import { differsOnlyInServeReplicas, lastUpdateTimeOf, renderInvalidStatus, renderStatus, sameStatus, storedServeReplicas } from './status';
+import { lastUpdateTimeOf, renderInvalidStatus, renderStatus, sameStatus, sameStatusButServeReplicas, storedServeReplicas } from './status';
 import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';
 import { RayServiceExecutor } from './execute';
 
@@ -168,20 +168,22 @@ export class RayServiceReconciler {
     const steps = planPass(decision, observation, passSpecOf(spec, options.strategy));
     const servingSpec = nextServingSpec(status, spec, decision.status, observation.goalSpecHash, observation.clusters);
     const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now), observation.clusters), servingSpec);
+    const next = this.withOwner(svc, body);
+    const unchanged = sameStatus(status, next);
     const persist = persistChoice(decision, observation.clusters, {
       stored,
       storedIsOwn: this.written.get(key) === basis,
       storedReplicas: storedServeReplicas(status),
       now,
       lastWriteAt: lastUpdateTimeOf(status),
-      onlyReplicasDiffer: differsOnlyInServeReplicas(status, this.withOwner(svc, body)),
+      onlyReplicasDiffer: !unchanged && sameStatusButServeReplicas(status, next),
     });
     // Persist.
     if (persist.status === 'hold') {
       this.unwritten.set(key, { basis, status: decision.status });
     } else {
       this.unwritten.delete(key);
-      if (await this.writeStatus(svc, body)) writes++;
+      if (!unchanged && (await this.store.writeStatus(svc, stamped(next, now)))) writes++;
       this.written.set(key, canonicalJson(decision.status));
     }
     // Execute.
@@ -229,10 +231,9 @@ export class RayServiceReconciler {
 
   /** Writes the status subresource when it differs from what is stored; true when it wrote. */
   private async writeStatus(svc: KubeObject, body: Record<string, unknown>): Promise<boolean> {
-    const current = asObject(svc.status);
     const status = this.withOwner(svc, body);
-    if (sameStatus(current, status)) return false;
-    return this.store.writeStatus(svc, { ...status, lastUpdateTime: new Date(this.now()).toISOString() });
+    if (sameStatus(asObject(svc.status), status)) return false;
+    return this.store.writeStatus(svc, stamped(status, this.now()));
   }
 
   /**
@@ -268,6 +269,11 @@ export class RayServiceReconciler {
 /** What the pass plan reads of the spec. */
 function passSpecOf(spec: RayServiceSpec, strategy: UpgradeStrategyType): PassSpec {
   return { strategy, userGateway: spec.rayshift?.gatewayRef !== undefined, serveConfig: spec.serveConfigV2 ?? '', excludeHeadPodFromServeSvc: spec.excludeHeadPodFromServeSvc === true };
+}
+
+/** `status` with the time of its write (`lastUpdateTime`, which `sameStatus` ignores and the replicas' refresh counts from). */
+function stamped(status: Record<string, unknown>, now: number): Record<string, unknown> {
+  return { ...status, lastUpdateTime: new Date(now).toISOString() };
 }
 
 /** `body` with the serving-spec record; every status write carries it, as server-side apply drops an omitted field. */

@@ -52,9 +52,9 @@ function withoutServeReplicas(status: Record<string, unknown>): Record<string, u
   return { ...status, activeServiceStatus: side(status.activeServiceStatus), pendingServiceStatus: side(status.pendingServiceStatus) };
 }
 
-/** Whether `next` differs from the stored `current` and only in the Serve replicas each side shows (`persistChoice` writes those at most once per refresh). */
-export function differsOnlyInServeReplicas(current: Record<string, unknown>, next: Record<string, unknown>): boolean {
-  return !sameStatus(current, next) && sameStatus(withoutServeReplicas(current), withoutServeReplicas(next));
+/** `sameStatus` but for the Serve replicas each side shows: what differs, if anything, is only those (`persistChoice` writes them at most once per refresh). */
+export function sameStatusButServeReplicas(current: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  return sameStatus(withoutServeReplicas(current), withoutServeReplicas(next));
 }
 
 /** The stored status's `lastUpdateTime` (epoch ms), or undefined when it has none or it does not parse. */
