@@ -151,6 +151,11 @@ export interface RoleReturn {
    * the webhook admits puts them below it). Undefined: none.
    */
   readonly revertBelow?: number;
+  /**
+   * The role's maxUnavailable (a count; 0 is read as 1): a Ready replica is returned only while the
+   * role's replicas down, as the list the return reads shows them, stay within it (rbg-return-budget.ts).
+   */
+  readonly maxUnavailable: number;
 }
 
 /** The replicas of one role a rollback round returns, by name (lib/engine/rbg-ordered-return.ts, rbg-unordered-return.ts). */

@@ -18,7 +18,8 @@
  *    more replicas at once than its `maxUnavailable` leaves room for;
  * 2. once the workload carries that partition, replaces the replicas below it that still run the
  *    abandoned revision (`returns`: the runtime deletes them; the workload recreates them from its
- *    current revision). A RoleInstanceSet in RBG's Stateless pattern (routed roles) has no
+ *    current revision), a Ready one only while the role's replicas down stay within its
+ *    `maxUnavailable` (rbg-return-budget.ts). A RoleInstanceSet in RBG's Stateless pattern (routed roles) has no
  *    ordinals but counts its partition the same way: at most `desired − partition` of its instances
  *    stay on the abandoned revision, the others are returned, not-ready first (rbg-unordered-return.ts).
  *
@@ -118,7 +119,7 @@ export function rollbackStep(input: CoordinationStepInput, from: CoordinationSta
     const upTo = m.observed.partitionBelowReplicas && unchanged && carried >= written(m.observed, target) ? target : m.partition;
     const below = written(m.observed, upTo);
     if (m.observed.desired - m.abandoned! >= upTo || carried < below) return [];
-    return [{ name: m.observed.name, index: m.observed.index, below, ...(upTo > below ? { revertBelow: upTo } : {}) }];
+    return [{ name: m.observed.name, index: m.observed.index, below, ...(upTo > below ? { revertBelow: upTo } : {}), maxUnavailable: m.rule.maxUnavailable }];
   });
   const next = rounds + (raised.length > 0 ? 1 : 0);
   const moves = raised.map((m) => `${m.observed.name} partition ${m.partition}→${targets.get(m.observed.name)} (${m.abandoned}/${m.observed.desired} on the abandoned revision)`);

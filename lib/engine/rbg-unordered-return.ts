@@ -29,9 +29,11 @@
  * under maxUnavailable assumes: `nextRollbackPartitions`). An instance being deleted is on its way
  * back and counts as returned, so a pass that runs again before the set refilled it returns no more.
  * Where the webhook caps the partition (`revertBelow`, RBG v0.8), the instances beyond
- * `desired − revertBelow` left on the abandoned revision are reverted in place instead.
+ * `desired − revertBelow` left on the abandoned revision are reverted in place instead. A Ready
+ * instance is returned only within the role's `maxUnavailable` (`withinUnavailable`, rbg-return-budget.ts).
  */
 import type { ReplicaReturn, RoleReturn } from './rbg-coordination-types';
+import { withinUnavailable } from './rbg-return-budget';
 
 /** One replica of a role's workload without ordinals, as one list of them shows it. */
 export interface UnorderedReplica {
@@ -48,9 +50,11 @@ export interface UnorderedReplica {
  * The replicas of a role with `desired` replicas to return for `ret`: the live ones on the abandoned
  * revision beyond the `desired − ret.below` that may stay, not-ready first, then by name; of those
  * left, the ones beyond `desired − ret.revertBelow` are reverted instead, only when `revertable`
- * (the set is paused: unpaused, it would update a reverted instance forward again).
+ * (the set is paused: unpaused, it would update a reverted instance forward again); the Ready ones
+ * only while the role's replicas down (`desired` less its live Ready instances) stay within
+ * `ret.maxUnavailable`.
  */
-export function unorderedReturn(replicas: readonly UnorderedReplica[], desired: number, ret: Pick<RoleReturn, 'below' | 'revertBelow'>, revertable: boolean): ReplicaReturn {
+export function unorderedReturn(replicas: readonly UnorderedReplica[], desired: number, ret: Pick<RoleReturn, 'below' | 'revertBelow' | 'maxUnavailable'>, revertable: boolean): ReplicaReturn {
   const live = replicas
     .filter((r) => r.abandoned && !r.terminating)
     .slice()
@@ -58,5 +62,6 @@ export function unorderedReturn(replicas: readonly UnorderedReplica[], desired: 
   const removeCount = Math.max(0, live.length - Math.max(0, desired - ret.below));
   const rest = live.slice(removeCount);
   const revertCount = !revertable || ret.revertBelow === undefined ? 0 : Math.max(0, rest.length - Math.max(0, desired - ret.revertBelow));
-  return { remove: live.slice(0, removeCount).map((r) => r.name), revert: rest.slice(0, revertCount).map((r) => r.name) };
+  const up = replicas.filter((r) => r.ready && !r.terminating).length;
+  return withinUnavailable(live.slice(0, removeCount), rest.slice(0, revertCount), Math.max(0, desired - up), ret.maxUnavailable);
 }

@@ -112,7 +112,7 @@ describe('coordinationPass with a rollback request', () => {
     const next = coordinationPass({ rules: [rule], roles: landed, controllerCaughtUp: true, previous: [started.status], rollback: { revisions: [prior.revision], cause: 'rollback requested' }, now: T0 + 2000 }).steps[0];
     expect(next.status).toMatchObject({ phase: 'RollingBack', rollback: { rounds: 1 } });
     expect(next.events).toEqual([]);
-    expect(next.returns).toEqual([{ name: 'prefill', index: 0, below: 3 }, { name: 'decode', index: 1, below: 2 }]);
+    expect(next.returns?.map(({ name, index, below }) => ({ name, index, below }))).toEqual([{ name: 'prefill', index: 0, below: 3 }, { name: 'decode', index: 1, below: 2 }]);
   });
 
   test('a new template (another revision) is a new rollout, which the request in place does not roll back', () => {

@@ -29,6 +29,7 @@ import { JsonObject, asArray, asObject } from '../../spec/read';
 import { KubeClient } from '../kube/client';
 import { KubeApiError } from '../kube/errors';
 import { KnownTypes, KubeObject, ResourceType } from '../kube/types';
+import { podReady } from '../kube/pod-ready';
 import { deleteReplica } from './delete-replica';
 import { controlledReplicas, controls, desiredReplicas, isStatelessSet, roleInstanceReady, workloadOf, workloadStatus } from './workloads';
 
@@ -51,8 +52,10 @@ export interface Returned {
 const REPLICA_TYPES: Readonly<Record<string, ResourceType>> = { RoleInstanceSet: ROLE_INSTANCE_TYPE, StatefulSet: KnownTypes.Pod };
 
 /**
- * Deletes every replica of the role `ret` names whose ordinal is below `ret.below` and whose
- * revision label is the workload's update revision (the abandoned one), once the workload carries a
+ * Deletes the replicas of the role `ret` names whose ordinal is below `ret.below` and whose
+ * revision label is the workload's update revision (the abandoned one), a Ready one only within the
+ * role's `ret.maxUnavailable` as the same list of its replicas shows them (the rest wait for a later
+ * pass), once the workload carries a
  * partition of at least `ret.below` (else a replica would come back on the abandoned revision), and
  * reverts in place those from `ret.below` up to `ret.revertBelow` (RoleInstances only); only
  * replicas the workload controls (its uid in their controller reference) are touched. On a
@@ -78,27 +81,35 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   const stateless = isStatelessSet(workload);
   // A reverted replica stays on the current revision only while its RoleInstanceSet is paused.
   const revertable = replicaType === ROLE_INSTANCE_TYPE && asObject(asObject(workload.spec).updateStrategy).paused === true;
+  // Every replica the workload controls, from one list (its selector): the ones a return may take
+  // down are counted against the ones down in that same list.
+  const selector = asObject(asObject(workload.spec).selector).matchLabels as Record<string, string> | undefined;
+  const listed = await client.list(replicaType, { namespace, ...(selector ? { labelSelector: selector } : {}) });
+  const ready = (r: KubeObject) => (replicaType === ROLE_INSTANCE_TYPE ? roleInstanceReady(r) : podReady(r));
+  const terminating = (r: KubeObject) => Boolean(r.metadata.deletionTimestamp);
   let mine: KubeObject[];
   let chosen: ReplicaReturn;
   if (stateless) {
-    // Its instances carry the revision's short hash (statelessRevisionLabel): all of the set's are
-    // listed (its selector), each compared as RBG compares them; the ones being deleted count as returned.
-    const selector = asObject(asObject(workload.spec).selector).matchLabels as Record<string, string> | undefined;
-    const listed = await client.list(replicaType, { namespace, ...(selector ? { labelSelector: selector } : {}) });
+    // Its instances carry the revision's short hash (statelessRevisionLabel), each compared as RBG
+    // compares them; the ones being deleted count as returned.
     mine = listed.items.filter((r) => controls(workload, r));
     const onAbandoned = (r: KubeObject) => sameRevision(r.metadata.labels?.[CONTROLLER_REVISION_LABEL], abandoned);
     chosen = unorderedReturn(
-      mine.map((r) => ({ name: String(r.metadata.name), abandoned: onAbandoned(r), ready: roleInstanceReady(r), terminating: Boolean(r.metadata.deletionTimestamp) })),
+      mine.map((r) => ({ name: String(r.metadata.name), abandoned: onAbandoned(r), ready: ready(r), terminating: terminating(r) })),
       desiredReplicas(workload),
       ret,
       revertable,
     );
   } else {
-    const replicas = await client.list(replicaType, { namespace, labelSelector: { [CONTROLLER_REVISION_LABEL]: abandoned } });
     // Only the replicas this workload controls (by uid): a same-named one of an earlier workload is not its to return.
-    const live = controlledReplicas(workload, replicas.items).filter((x) => !x.replica.metadata.deletionTimestamp);
-    mine = live.map((x) => x.replica);
-    chosen = orderedReturn(live.map((x) => ({ name: String(x.replica.metadata.name), ordinal: x.ordinal })), ret, revertable);
+    const controlled = controlledReplicas(workload, listed.items);
+    mine = controlled.map((x) => x.replica);
+    chosen = orderedReturn(
+      controlled.map(({ replica: r, ordinal }) => ({ name: String(r.metadata.name), ordinal, abandoned: r.metadata.labels?.[CONTROLLER_REVISION_LABEL] === abandoned, ready: ready(r), terminating: terminating(r) })),
+      desiredReplicas(workload),
+      ret,
+      revertable,
+    );
   }
   const named = (names: readonly string[]) => names.map((n) => mine.find((r) => r.metadata.name === n)!);
   const toDelete = named(chosen.remove);

@@ -76,7 +76,7 @@ const group: KubeObject = { apiVersion: 'workloads.x-k8s.io/v1alpha2', kind: 'Ro
 
 test('RBG v0.8, decode paused at partition 1 of 2: ordinal 0 is deleted (uid-guarded) and ordinal 1 reverted in place to the current revision, as RBG writes an in-place update', async () => {
   const api = new FakeApi(true);
-  const result = await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2 });
+  const result = await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2, maxUnavailable: 2 });
   expect(result).toEqual({ deleted: 1, reverted: 1 });
   expect(api.writes.map((w) => [w.method, w.path])).toEqual([
     ['DELETE', `/apis/workloads.x-k8s.io/v1alpha2/namespaces/${NS}/roleinstances/pd-decode-0`],
@@ -91,21 +91,27 @@ test('RBG v0.8, decode paused at partition 1 of 2: ordinal 0 is deleted (uid-gua
 
 test('an unpaused RoleInstanceSet would update a reverted instance forward again: nothing is reverted until it carries paused', async () => {
   const api = new FakeApi(false);
-  const result = await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2 });
+  const result = await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2, maxUnavailable: 2 });
   expect(result).toEqual({ deleted: 1, reverted: 0 });
   expect(api.writes.map((w) => w.method)).toEqual(['DELETE']);
 });
 
 test('without revertBelow (RBG v0.6.0, v0.7.0) only the ordinals below the partition are returned, by deleting them', async () => {
   const api = new FakeApi(true);
-  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1 })).toEqual({ deleted: 1, reverted: 0 });
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, maxUnavailable: 2 })).toEqual({ deleted: 1, reverted: 0 });
   expect(api.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([['DELETE', 'pd-decode-0']]);
 });
 
 test('a replica controlled by an earlier RoleInstanceSet of the same name (another uid) is neither deleted nor reverted', async () => {
   const api = new FakeApi(true, 0);
-  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2 })).toEqual({ deleted: 0, reverted: 1 });
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2, maxUnavailable: 2 })).toEqual({ deleted: 0, reverted: 1 });
   expect(api.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([['PUT', 'pd-decode-1']]);
+});
+
+test('under maxUnavailable 1 with both instances Ready, one pass deletes ordinal 0 and leaves the revert of ordinal 1 for a later pass', async () => {
+  const api = new FakeApi(true);
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2, maxUnavailable: 1 })).toEqual({ deleted: 1, reverted: 0 });
+  expect(api.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([['DELETE', 'pd-decode-0']]);
 });
 
 // A Stateless RoleInstanceSet (routed roles) names its instances with 5 random characters from
@@ -119,14 +125,14 @@ const STATELESS = [
 
 test('Stateless set, decode at partition 1 of 2, both instances abandoned: one is deleted (the not-ready one, uid-guarded), by revision and readiness, not by ordinal', async () => {
   const api = new FakeApi(true, undefined, STATELESS);
-  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1 })).toEqual({ deleted: 1, reverted: 0 });
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, maxUnavailable: 2 })).toEqual({ deleted: 1, reverted: 0 });
   expect(api.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([['DELETE', 'pd-decode-24567']]);
   expect(api.writes[0].body).toMatchObject({ preconditions: { uid: 'uid-1' }, propagationPolicy: 'Foreground' });
 });
 
 test('Stateless set with a capped partition (RBG v0.8), paused: the not-ready instance deleted, the other reverted in place; unpaused, nothing reverted', async () => {
   const paused = new FakeApi(true, undefined, STATELESS);
-  expect(await returnReplicas(new KubeClient(paused), group, { name: 'decode', index: 1, below: 1, revertBelow: 2 })).toEqual({ deleted: 1, reverted: 1 });
+  expect(await returnReplicas(new KubeClient(paused), group, { name: 'decode', index: 1, below: 1, revertBelow: 2, maxUnavailable: 2 })).toEqual({ deleted: 1, reverted: 1 });
   expect(paused.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([
     ['DELETE', 'pd-decode-24567'],
     ['PUT', 'pd-decode-x7k2q'],
@@ -134,13 +140,13 @@ test('Stateless set with a capped partition (RBG v0.8), paused: the not-ready in
   // The revision label as the set itself writes it: the short hash.
   expect(paused.writes[1].body.metadata.labels).toMatchObject({ 'controller-revision-hash': 'old' });
   const unpaused = new FakeApi(false, undefined, STATELESS);
-  expect(await returnReplicas(new KubeClient(unpaused), group, { name: 'decode', index: 1, below: 1, revertBelow: 2 })).toEqual({ deleted: 1, reverted: 0 });
+  expect(await returnReplicas(new KubeClient(unpaused), group, { name: 'decode', index: 1, below: 1, revertBelow: 2, maxUnavailable: 2 })).toEqual({ deleted: 1, reverted: 0 });
 });
 
 test('Stateless set: an instance another RoleInstanceSet controls (another uid) is not chosen', async () => {
   const api = new FakeApi(true, 1, STATELESS);
   // Of the two only x7k2q is this set's: 1 of 2 may stay on the abandoned revision, so nothing goes.
-  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1 })).toEqual({ deleted: 0, reverted: 0 });
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, maxUnavailable: 2 })).toEqual({ deleted: 0, reverted: 0 });
   expect(api.writes).toEqual([]);
 });
 
@@ -150,8 +156,8 @@ test('Stateless set: an instance on the previous revision (label `old`) is never
     { id: 'x7k2q', ready: true, label: 'new' },
   ]);
   // Partition 1 of 2: at most 1 may stay on the abandoned revision, and only 1 is: nothing goes, the not-ready old one neither.
-  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1 })).toEqual({ deleted: 0, reverted: 0 });
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, maxUnavailable: 2 })).toEqual({ deleted: 0, reverted: 0 });
   // With the capped partition (round 2 of 2), x7k2q is reverted.
-  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2 })).toEqual({ deleted: 0, reverted: 1 });
+  expect(await returnReplicas(new KubeClient(api), group, { name: 'decode', index: 1, below: 1, revertBelow: 2, maxUnavailable: 2 })).toEqual({ deleted: 0, reverted: 1 });
   expect(api.writes.map((w) => [w.method, w.path.split('/').pop()])).toEqual([['PUT', 'pd-decode-x7k2q']]);
 });
