@@ -99,20 +99,14 @@ export interface PassSpec {
   readonly excludeHeadPodFromServeSvc: boolean;
 }
 
-/** Each side's Serve replicas as `ready/target` (absent: not shown, its head is not ready). */
-export interface SideReplicas {
-  readonly active?: string;
-  readonly pending?: string;
-}
-
 /** What the status-write choice reads besides the decision. */
 export interface PersistInput {
   /** The engine status stored before the pass. */
   readonly stored: RayServiceStatus | undefined;
   /** The stored status is the one this process wrote last. */
   readonly storedIsOwn: boolean;
-  /** Each side's Serve replicas as the stored status shows them. */
-  readonly storedReplicas: SideReplicas;
+  /** The status the pass would write shows other Serve replicas on either side than the stored one. */
+  readonly replicasDiffer: boolean;
   /** The pass's time (epoch ms). */
   readonly now: number;
   /** When the stored status was written (its `lastUpdateTime`, epoch ms); undefined when unknown. */
@@ -144,16 +138,6 @@ export function serveReplicasOf(name: string | undefined, clusters: readonly Obs
   return c && { readyReplicas: c.readyReplicas, targetReplicas: c.targetReplicas };
 }
 
-function sideReplicas(status: RayServiceStatus, clusters: readonly ObservedCluster[]): SideReplicas {
-  const text = (name: string | undefined) => {
-    const r = serveReplicasOf(name, clusters);
-    return r && `${r.readyReplicas}/${r.targetReplicas}`;
-  };
-  const active = text(status.activeClusterName);
-  const pending = status.pendingClusterName === undefined ? undefined : text(status.pendingClusterName);
-  return { ...(active !== undefined ? { active } : {}), ...(pending !== undefined ? { pending } : {}) };
-}
-
 /**
  * Whether the pass writes its status now: `statusWrite`'s rule, except for the Serve replicas the
  * status shows. A change of either side's replicas is written even in a pass that would hold a
@@ -161,15 +145,14 @@ function sideReplicas(status: RayServiceStatus, clusters: readonly ObservedClust
  * change is the replicas is written too; both at most once per `REPLICAS_REFRESH_MS` after the
  * stored status was written, otherwise held `until` then (the next write carries them sooner).
  */
-export function persistChoice(decision: RayServiceDecision, clusters: readonly ObservedCluster[], input: PersistInput): PersistChoice {
+export function persistChoice(decision: RayServiceDecision, input: PersistInput): PersistChoice {
   const write: PersistChoice = { status: 'write', confirmationHeld: false };
   const refreshed = (confirmationHeld: boolean): PersistChoice => {
     const until = input.lastWriteAt === undefined ? undefined : input.lastWriteAt + REPLICAS_REFRESH_MS;
     return until !== undefined && input.now < until ? { status: 'hold', confirmationHeld, until } : write;
   };
   if (statusWrite(decision, input.stored, input.storedIsOwn, input.now) === 'write') return input.onlyReplicasDiffer ? refreshed(false) : write;
-  const now = sideReplicas(decision.status, clusters);
-  return now.active === input.storedReplicas.active && now.pending === input.storedReplicas.pending ? { status: 'hold', confirmationHeld: true } : refreshed(true);
+  return input.replicasDiffer ? refreshed(true) : { status: 'hold', confirmationHeld: true };
 }
 
 /** The steps of a pass (see the file comment), in the order they are carried out. */

@@ -90,33 +90,32 @@ test('deletion moves the traffic home only on a route that exists, and ensures n
 
 describe('persistChoice', () => {
   const confirmed: RayServiceStatus = { ...MIGRATING, reason: 'WaitingForInterval', trafficConfirmed: true, lastTrafficMigratedTime: NOW };
-  const clusters = [cluster('a', { readyReplicas: 4, targetReplicas: 4 }), cluster('b')];
-  const input = { stored: MIGRATING, storedIsOwn: true, storedReplicas: { active: '4/4', pending: '2/2' }, now: NOW, onlyReplicasDiffer: false };
+  const input = { stored: MIGRATING, storedIsOwn: true, replicasDiffer: false, now: NOW, onlyReplicasDiffer: false };
   const WRITE = { status: 'write', confirmationHeld: false };
 
   test('a confirmation alone is held, as pass-rules says', () => {
-    expect(persistChoice(decision(confirmed), clusters, input)).toEqual({ status: 'hold', confirmationHeld: true });
+    expect(persistChoice(decision(confirmed), input)).toEqual({ status: 'hold', confirmationHeld: true });
   });
 
   test("a change of either side's Serve replicas is written even then, when the stored status is older than the refresh or its time unknown", () => {
-    expect(persistChoice(decision(confirmed), clusters, { ...input, storedReplicas: { active: '4/4', pending: '1/2' } })).toEqual(WRITE);
-    expect(persistChoice(decision(confirmed), [cluster('a', { readyReplicas: 4, targetReplicas: 4 }), cluster('b', { headReady: false })], input)).toEqual(WRITE);
-    expect(persistChoice(decision(confirmed), clusters, { ...input, storedReplicas: { active: '4/4', pending: '1/2' }, lastWriteAt: NOW - 5_000 })).toEqual(WRITE);
+    expect(persistChoice(decision(confirmed), { ...input, replicasDiffer: true })).toEqual(WRITE);
+    expect(persistChoice(decision(confirmed), { ...input, replicasDiffer: true, lastWriteAt: NOW - 5_000 })).toEqual(WRITE);
   });
 
   test('within 5 s of the last write, a replica change waits with the held confirmation until 5 s after that write', () => {
-    expect(persistChoice(decision(confirmed), clusters, { ...input, storedReplicas: { active: '4/4', pending: '1/2' }, lastWriteAt: NOW - 4_999 })).toEqual({ status: 'hold', confirmationHeld: true, until: NOW + 1 });
+    expect(persistChoice(decision(confirmed), { ...input, replicasDiffer: true, lastWriteAt: NOW - 4_999 })).toEqual({ status: 'hold', confirmationHeld: true, until: NOW + 1 });
   });
 
   test('a status whose only change is the replicas shown waits until 5 s after the last write; any other change is written at once', () => {
     const unchanged = decision(MIGRATING);
-    expect(persistChoice(unchanged, clusters, { ...input, onlyReplicasDiffer: true, lastWriteAt: NOW - 1_000 })).toEqual({ status: 'hold', confirmationHeld: false, until: NOW + 4_000 });
-    expect(persistChoice(unchanged, clusters, { ...input, onlyReplicasDiffer: true, lastWriteAt: NOW - 6_000 })).toEqual(WRITE);
-    expect(persistChoice(unchanged, clusters, { ...input, onlyReplicasDiffer: true })).toEqual(WRITE);
-    expect(persistChoice(decision({ ...MIGRATING, activeWeight: 50, pendingWeight: 50 }), clusters, { ...input, lastWriteAt: NOW - 1_000 })).toEqual(WRITE);
+    const replicasOnly = { ...input, replicasDiffer: true, onlyReplicasDiffer: true };
+    expect(persistChoice(unchanged, { ...replicasOnly, lastWriteAt: NOW - 1_000 })).toEqual({ status: 'hold', confirmationHeld: false, until: NOW + 4_000 });
+    expect(persistChoice(unchanged, { ...replicasOnly, lastWriteAt: NOW - 6_000 })).toEqual(WRITE);
+    expect(persistChoice(unchanged, replicasOnly)).toEqual(WRITE);
+    expect(persistChoice(decision({ ...MIGRATING, activeWeight: 50, pendingWeight: 50 }), { ...input, lastWriteAt: NOW - 1_000 })).toEqual(WRITE);
   });
 
   test('a status this process did not write is written', () => {
-    expect(persistChoice(decision(confirmed), clusters, { ...input, storedIsOwn: false })).toEqual(WRITE);
+    expect(persistChoice(decision(confirmed), { ...input, storedIsOwn: false })).toEqual(WRITE);
   });
 });

@@ -3,7 +3,7 @@
  * what counts as unchanged, what counts as the same but for the Serve replicas shown (a change of
  * only those is written at most once per refresh), and the stored write time the refresh counts from.
  */
-import { lastUpdateTimeOf, sameStatus, sameStatusButServeReplicas } from '../../lib/runtime/rayservice/status';
+import { lastUpdateTimeOf, sameStatus, sameStatusButServeReplicas, serveReplicasDiffer } from '../../lib/runtime/rayservice/status';
 
 const STORED = {
   phase: 'Upgrading',
@@ -32,6 +32,17 @@ test('any other change, alone or beside the replicas, is not', () => {
   expect(sameStatusButServeReplicas(STORED, weights)).toBe(false);
   expect(sameStatusButServeReplicas(STORED, { ...STORED, phase: 'Running' })).toBe(false);
   expect(sameStatusButServeReplicas(STORED, { ...STORED, owner: { replica: 'rayshift-0' } })).toBe(false);
+});
+
+test('serveReplicasDiffer: either side\'s ready or target replicas changed, shown or no longer shown; nothing else counts', () => {
+  expect(serveReplicasDiffer(STORED, { ...STORED, phase: 'Running', lastUpdateTime: 'later' })).toBe(false);
+  expect(serveReplicasDiffer(STORED, { ...STORED, pendingServiceStatus: { ...STORED.pendingServiceStatus, readyReplicas: 1 } })).toBe(true);
+  expect(serveReplicasDiffer(STORED, { ...STORED, activeServiceStatus: { ...STORED.activeServiceStatus, targetReplicas: 5 } })).toBe(true);
+  // The pending head not ready: its replicas are no longer shown.
+  const { readyReplicas: _r, targetReplicas: _t, ...pendingUnread } = STORED.pendingServiceStatus;
+  expect(serveReplicasDiffer(STORED, { ...STORED, pendingServiceStatus: pendingUnread })).toBe(true);
+  // Ready 1 of 2 on one side is not 2 of 1 on the other.
+  expect(serveReplicasDiffer({ activeServiceStatus: { readyReplicas: 1, targetReplicas: 2 } }, { pendingServiceStatus: { readyReplicas: 1, targetReplicas: 2 } })).toBe(true);
 });
 
 test('the stored write time is lastUpdateTime in epoch ms; missing or malformed, it is unknown', () => {

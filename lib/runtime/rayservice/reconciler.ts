@@ -28,7 +28,7 @@ import { RoutePlanError } from '../route/weight-patch';
 import { RayServiceKube, RayServiceServe } from './ports';
 import { PendingMeasurements } from '../prometheus/measure';
 import { FINALIZER, serviceRouteName } from '../../spec/object-names';
-import { lastUpdateTimeOf, renderInvalidStatus, renderStatus, sameStatus, sameStatusButServeReplicas, storedServeReplicas } from './status';
+import { lastUpdateTimeOf, renderInvalidStatus, renderStatus, sameStatus, sameStatusButServeReplicas, serveReplicasDiffer } from './status';
 import { SERVING_SPEC_FIELD, ServingSpec, nextServingSpec, servingSpecIn } from './serving-spec';
 import { RayServiceExecutor } from './execute';
 
@@ -170,10 +170,10 @@ export class RayServiceReconciler {
     const body = withServingSpec(renderStatus(decision.status, generation, conditions, new Date(now), observation.clusters), servingSpec);
     const next = this.withOwner(svc, body);
     const unchanged = sameStatus(status, next);
-    const persist = persistChoice(decision, observation.clusters, {
+    const persist = persistChoice(decision, {
       stored,
       storedIsOwn: this.written.get(key) === basis,
-      storedReplicas: storedServeReplicas(status),
+      replicasDiffer: serveReplicasDiffer(status, next),
       now,
       lastWriteAt: lastUpdateTimeOf(status),
       onlyReplicasDiffer: !unchanged && sameStatusButServeReplicas(status, next),

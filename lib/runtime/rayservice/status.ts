@@ -3,7 +3,7 @@ import type { CapacityRecord, RayServiceStatus } from '../../engine/status';
 import { describeStatus } from '../../engine/status';
 import type { ObservedCluster } from '../../engine/observation';
 import type { CapacityRecordOutcome } from '../../engine/capacity-preflight';
-import { serveReplicasOf, type SideReplicas } from '../../engine/rayservice-pass';
+import { serveReplicasOf } from '../../engine/rayservice-pass';
 import { canonicalJson } from '../../spec/canonical-json';
 import { Condition, ConditionStatus, ConditionUpdate, mergeConditions, removeCondition } from '../kube/conditions';
 
@@ -23,15 +23,18 @@ function sideStatus(name: string | undefined, capacity: number, weight: number, 
   };
 }
 
-/** Each side's Serve replicas as a stored status shows them (what `persistChoice` compares the pass's with). */
-export function storedServeReplicas(status: Record<string, unknown>): SideReplicas {
+/** Each side's Serve replicas as a status shows them (`ready/target`; absent: not shown). */
+function serveReplicasShown(status: Record<string, unknown>): string {
   const side = (v: unknown) => {
     const s = (v ?? {}) as Record<string, unknown>;
-    return typeof s.readyReplicas === 'number' && typeof s.targetReplicas === 'number' ? `${s.readyReplicas}/${s.targetReplicas}` : undefined;
+    return typeof s.readyReplicas === 'number' && typeof s.targetReplicas === 'number' ? `${s.readyReplicas}/${s.targetReplicas}` : '-';
   };
-  const active = side(status.activeServiceStatus);
-  const pending = side(status.pendingServiceStatus);
-  return { ...(active !== undefined ? { active } : {}), ...(pending !== undefined ? { pending } : {}) };
+  return `${side(status.activeServiceStatus)} ${side(status.pendingServiceStatus)}`;
+}
+
+/** The two statuses show other Serve replicas on either side (`persistChoice`'s `replicasDiffer`). */
+export function serveReplicasDiffer(current: Record<string, unknown>, next: Record<string, unknown>): boolean {
+  return serveReplicasShown(current) !== serveReplicasShown(next);
 }
 
 /**
