@@ -4,6 +4,7 @@
  */
 import { RBG_PLAN_MAX_ROUNDS, zeroSkewRolloutProblem } from '../spec/rbg-rules';
 import type { RoleShape } from '../spec/rbg-shape';
+import type { RbgRelease } from '../spec/rbg-releases';
 import { PlanPeak, PlanUsage, addUsage, NO_USAGE, scaleResources, usagePeaks } from './plan-cost';
 import { smallestAchievableSkewPercent } from './rbg-bound';
 import { progressSkewPercent, type RbgRoleState } from './rbg-roles';
@@ -249,7 +250,7 @@ function planRounds(input: RoleBasedGroupPlanInput): Omit<RoleBasedGroupPlan, 's
 function planControllerRounds(input: RoleBasedGroupPlanInput, initial: RbgRoleState[]): Omit<RoleBasedGroupPlan, 'skew' | 'peak'> {
   let roles = initial;
   const rounds: RbgPlanRound[] = [];
-  let partitions = upstreamPartitions(input.maxSkewPercent, roles.map((r) => ({ ...r, updatedReplicas: r.desired })));
+  let partitions = upstreamPartitions(input.maxSkewPercent, roles.map((r) => ({ ...r, updatedReplicas: r.desired })), 'v0.7');
   let maxSkew = 0;
   for (let i = 0; i <= RBG_PLAN_MAX_ROUNDS; i++) {
     const written = partitions;
@@ -262,7 +263,7 @@ function planControllerRounds(input: RoleBasedGroupPlanInput, initial: RbgRoleSt
     const moved = next.some((r, k) => r.updatedReplicas !== roles[k].updatedReplicas);
     roles = next;
     maxSkew = Math.max(maxSkew, progressSkewPercent(roles));
-    partitions = upstreamPartitions(input.maxSkewPercent, roles);
+    partitions = upstreamPartitions(input.maxSkewPercent, roles, 'v0.7');
     if (!moved && roles.every((r) => partitions[r.name] === written[r.name])) {
       const complete = roles.every((r) => r.updatedReplicas >= r.desired - Math.min(r.partition, r.desired));
       return { kind: 'RoleBasedGroup', name: input.name, coordination: 'controller', rounds, maxSkewPercentObserved: maxSkew, complete };
@@ -275,7 +276,7 @@ function parallelPartitions(maxSkewPercent: number, roles: readonly RbgRoleState
   return Object.fromEntries(nextRbgRound(maxSkewPercent, roles).roles.map((r) => [r.name, r.partition]));
 }
 
-function upstreamPartitions(maxSkewPercent: number, roles: readonly RbgRoleState[]): Record<string, number> {
-  const targets = upstreamRollingTargets(maxSkewPercent, roles);
+function upstreamPartitions(maxSkewPercent: number, roles: readonly RbgRoleState[], release?: RbgRelease): Record<string, number> {
+  const targets = upstreamRollingTargets(maxSkewPercent, roles, release);
   return Object.fromEntries(roles.map((r) => [r.name, upstreamPartition(r, targets?.get(r.name) ?? r.desired)]));
 }

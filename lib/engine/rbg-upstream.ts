@@ -4,6 +4,7 @@
  * Only the slowest role advances per round. Ties between equal progress sort the larger role as
  * slowest as upstream does, then by name (upstream leaves that order to Go's map iteration).
  */
+import type { RbgRelease } from '../spec/rbg-releases';
 import { coordinationUpdatedReplicasBound } from './rbg-bound';
 import { progressOf, type RbgRoleState } from './rbg-roles';
 
@@ -24,8 +25,13 @@ export function fastestAndSlowestRole(roles: readonly RbgRoleState[]): { fastest
 /**
  * Upstream's next rolling target (updated replicas) per role: every role keeps its updated count
  * except the slowest, which moves to `min(U + step, upper + 1)`. Undefined when not coordinated.
+ * `release` picks the step's rules: a step that works out to 0 advances the slowest role by one
+ * while it has replicas left to update only from v0.8.0-alpha.5 (rolebasedgroup_controller.go:1415-1417);
+ * v0.6.0 (:1033-1037) and v0.7.0 (:1310-1315) keep it at 0 unless the fastest role is all ready (seen
+ * on v0.7.0's real controller: prefill 5, decode 3 at maxSkew 20 %, partition 2 written again where
+ * the v0.8 rule gives 1).
  */
-export function upstreamRollingTargets(maxSkewPercent: number, roles: readonly RbgRoleState[]): Map<string, number> | undefined {
+export function upstreamRollingTargets(maxSkewPercent: number, roles: readonly RbgRoleState[], release: RbgRelease = 'v0.8'): Map<string, number> | undefined {
   const pair = fastestAndSlowestRole(roles);
   if (pair === undefined) return undefined;
   const { fastest, slowest } = pair;
@@ -35,7 +41,7 @@ export function upstreamRollingTargets(maxSkewPercent: number, roles: readonly R
   const [lower, upper] = coordinationUpdatedReplicasBound(maxSkewPercent, fastest.updatedReplicas, fastest.desired, slowest.desired);
   const balance = (lower + upper + 1) >> 1;
   let step = Math.max(Math.max(balance - slowest.updatedReplicas, 0), maxSkewAbs >> 1);
-  if (step === 0 && slowest.updatedReplicas < slowest.desired) step = 1;
+  if (release === 'v0.8' && step === 0 && slowest.updatedReplicas < slowest.desired) step = 1;
   if (fastest.readyReplicas === fastest.desired) step = Math.max(step, 1);
   targets.set(slowest.name, Math.min(slowest.updatedReplicas + step, upper + 1));
   return targets;

@@ -85,6 +85,16 @@ describe('upstream traces (rbg.md §3.2)', () => {
   it('10p/2d at 10%', () => {
     expect(trace(10, [role('prefill', 10), role('decode', 2)])).toEqual(['0/0', '1/0', '1/1', '5/1', '6/1', '6/2', '10/2']);
   });
+  it("a step that works out to 0 advances the slowest role by one only from v0.8.0-alpha.5; v0.6.0's and v0.7.0's stays 0 while the fastest role is not all ready", () => {
+    // Seen on v0.7.0's real controller (cluster-rbg-coordinated, 5p/3d at 20 %): prefill 3/5 updated, decode 2/3 updated and 2 ready.
+    const roles = [role('prefill', 5, 3), role('decode', 3, 2, { readyReplicas: 2 })];
+    expect(upstreamRollingTargets(20, roles, 'v0.7')!.get('prefill')).toBe(3);
+    expect(upstreamRollingTargets(20, roles, 'v0.6')!.get('prefill')).toBe(3);
+    expect(upstreamRollingTargets(20, roles, 'v0.8')!.get('prefill')).toBe(4);
+    // Decode all ready: every release steps by one.
+    const ready = [role('prefill', 5, 3), role('decode', 3, 2)];
+    expect(upstreamRollingTargets(20, ready, 'v0.7')!.get('prefill')).toBe(4);
+  });
   it('makes progress when no role is ready (1,1) at 10%', () => {
     const roles = [role('p', 1, 0, { readyReplicas: 0 }), role('d', 1, 0, { readyReplicas: 0 })];
     const targets = upstreamRollingTargets(10, roles)!;

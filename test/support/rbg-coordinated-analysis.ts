@@ -63,7 +63,8 @@ export function stepFrom(state: GroupState, c: CoordinatedCase, reading: 'rbg' |
     const read = reading === 'rbg' ? (!w.observed && w.reported ? w.reported : w) : { updated: updatedOnNew(state, name, v1Revision), ready: w.ready };
     return { name, desired: c.replicas[name], updatedReplicas: read.updated, readyReplicas: read.ready, maxUnavailable: c.maxUnavailable, partition: Math.min(c.partition ?? 0, c.replicas[name]) };
   });
-  const targets = upstreamRollingTargets(c.maxSkewPercent, roles);
+  // The test cluster runs RBG v0.7.0: its step's rules.
+  const targets = upstreamRollingTargets(c.maxSkewPercent, roles, 'v0.7');
   return Object.fromEntries(roles.map((r) => [r.name, upstreamPartition(r, targets?.get(r.name) ?? r.desired)]));
 }
 
