@@ -8,4 +8,6 @@ module rayshift.dev/test/traefik
 
 go 1.26.0
 
-require sigs.k8s.io/gateway-api v1.5.1
+require (
+	sigs.k8s.io/gateway-api v1.5.1
+)
