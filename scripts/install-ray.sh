@@ -24,7 +24,7 @@ python="${RAYSHIFT_PYTHON:-python3}"
 command -v "$python" >/dev/null || fail "'$python' is not on PATH (Python 3.10-3.13 is needed for the pinned ray wheels)"
 stamp_value="$( { "$python" --version 2>&1; cat "$requirements" "$proto_dir/$proto"; } | sha256sum | cut -c1-16)"
 
-if [[ -x "$venv/bin/ray" && -f "$venv/.rayshift-stamp" && "$(cat "$venv/.rayshift-stamp")" == "$stamp_value" ]]; then
+if pip_venv_current "$venv" "$stamp_value" "$venv/bin/ray"; then
   log "venv is up to date, nothing to install: $venv"
   echo "$venv/bin"
   exit 0

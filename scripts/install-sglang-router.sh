@@ -20,7 +20,7 @@ python="${RAYSHIFT_PYTHON:-python3}"
 command -v "$python" >/dev/null || fail "'$python' is not on PATH"
 stamp_value="$( { "$python" --version 2>&1; cat "$requirements"; } | sha256sum | cut -c1-16)"
 
-if [[ -x "$venv/bin/python" && -f "$venv/.rayshift-stamp" && "$(cat "$venv/.rayshift-stamp")" == "$stamp_value" ]]; then
+if pip_venv_current "$venv" "$stamp_value" "$venv/bin/python"; then
   log "venv is up to date, nothing to install: $venv"
   echo "$venv/bin"
   exit 0

@@ -48,7 +48,7 @@ fi
 python="${RAYSHIFT_PYTHON:-python3}"
 command -v "$python" >/dev/null || fail "'$python' is not on PATH"
 stamp_value="$(sha256sum "$requirements" | cut -c1-16)"
-if [[ -x "$bin/traefik" && -f "$venv/.rayshift-stamp" && "$(cat "$venv/.rayshift-stamp")" == "$stamp_value" ]]; then
+if pip_venv_current "$venv" "$stamp_value" "$bin/traefik"; then
   log "venv is up to date, nothing to install: $venv"
   echo "$bin"
   exit 0

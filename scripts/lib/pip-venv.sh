@@ -3,8 +3,15 @@
 #   pip_venv_install PYTHON VENV REQUIREMENTS
 # creates VENV with PYTHON when it has no interpreter, holds VENV.lock (fd 9) for the rest of the
 # script, removes the stamp (`.rayshift-stamp`, written by the caller once everything works) and
-# installs REQUIREMENTS.
+# installs REQUIREMENTS; and
+#   pip_venv_current VENV STAMP PROGRAM
+# which is true when PROGRAM is executable and VENV's stamp is STAMP (nothing to install).
 # shellcheck shell=bash
+
+pip_venv_current() {
+  local venv=$1 stamp=$2 program=$3
+  [[ -x "$program" && -f "$venv/.rayshift-stamp" && "$(cat "$venv/.rayshift-stamp")" == "$stamp" ]]
+}
 
 pip_venv_install() {
   local python=$1 venv=$2 requirements=$3

