@@ -239,6 +239,9 @@ function planRounds(input: RoleBasedGroupPlanInput): Omit<RoleBasedGroupPlan, 's
   throw new RangeError(`plan of RoleBasedGroup ${input.name} did not finish within ${RBG_PLAN_MAX_ROUNDS} rounds (maxSkewPercent ${input.maxSkewPercent}); allowed: rollouts of at most ${RBG_PLAN_MAX_ROUNDS} rounds`);
 }
 
+/** The release whose controller `planControllerRounds` plans (its step's rules, `upstreamRollingTargets`). */
+const CONTROLLER_PLAN_RELEASE: RbgRelease = 'v0.7';
+
 /**
  * RBG v0.7.0's controller as it runs: it takes upstream's step on every status change of a
  * workload, and its first step, written with the new template, reads statuses that still count
@@ -250,7 +253,7 @@ function planRounds(input: RoleBasedGroupPlanInput): Omit<RoleBasedGroupPlan, 's
 function planControllerRounds(input: RoleBasedGroupPlanInput, initial: RbgRoleState[]): Omit<RoleBasedGroupPlan, 'skew' | 'peak'> {
   let roles = initial;
   const rounds: RbgPlanRound[] = [];
-  let partitions = upstreamPartitions(input.maxSkewPercent, roles.map((r) => ({ ...r, updatedReplicas: r.desired })), 'v0.7');
+  let partitions = upstreamPartitions(input.maxSkewPercent, roles.map((r) => ({ ...r, updatedReplicas: r.desired })), CONTROLLER_PLAN_RELEASE);
   let maxSkew = 0;
   for (let i = 0; i <= RBG_PLAN_MAX_ROUNDS; i++) {
     const written = partitions;
@@ -263,7 +266,7 @@ function planControllerRounds(input: RoleBasedGroupPlanInput, initial: RbgRoleSt
     const moved = next.some((r, k) => r.updatedReplicas !== roles[k].updatedReplicas);
     roles = next;
     maxSkew = Math.max(maxSkew, progressSkewPercent(roles));
-    partitions = upstreamPartitions(input.maxSkewPercent, roles, 'v0.7');
+    partitions = upstreamPartitions(input.maxSkewPercent, roles, CONTROLLER_PLAN_RELEASE);
     if (!moved && roles.every((r) => partitions[r.name] === written[r.name])) {
       const complete = roles.every((r) => r.updatedReplicas >= r.desired - Math.min(r.partition, r.desired));
       return { kind: 'RoleBasedGroup', name: input.name, coordination: 'controller', rounds, maxSkewPercentObserved: maxSkew, complete };

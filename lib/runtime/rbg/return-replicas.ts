@@ -85,8 +85,13 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
   // down are counted against the ones down in that same list.
   const selector = asObject(asObject(workload.spec).selector).matchLabels as Record<string, string> | undefined;
   const listed = await client.list(replicaType, { namespace, ...(selector ? { labelSelector: selector } : {}) });
-  const ready = (r: KubeObject) => (replicaType === ROLE_INSTANCE_TYPE ? roleInstanceReady(r) : podReady(r));
-  const terminating = (r: KubeObject) => Boolean(r.metadata.deletionTimestamp);
+  // One replica as the engine's choice reads it, with whether it runs the abandoned revision.
+  const state = (r: KubeObject, onAbandoned: boolean) => ({
+    name: String(r.metadata.name),
+    abandoned: onAbandoned,
+    ready: replicaType === ROLE_INSTANCE_TYPE ? roleInstanceReady(r) : podReady(r),
+    terminating: Boolean(r.metadata.deletionTimestamp),
+  });
   let mine: KubeObject[];
   let chosen: ReplicaReturn;
   if (stateless) {
@@ -95,7 +100,7 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
     mine = listed.items.filter((r) => controls(workload, r));
     const onAbandoned = (r: KubeObject) => sameRevision(r.metadata.labels?.[CONTROLLER_REVISION_LABEL], abandoned);
     chosen = unorderedReturn(
-      mine.map((r) => ({ name: String(r.metadata.name), abandoned: onAbandoned(r), ready: ready(r), terminating: terminating(r) })),
+      mine.map((r) => state(r, onAbandoned(r))),
       desiredReplicas(workload),
       ret,
       revertable,
@@ -105,7 +110,7 @@ export async function returnReplicas(client: KubeClient, group: KubeObject, ret:
     const controlled = controlledReplicas(workload, listed.items);
     mine = controlled.map((x) => x.replica);
     chosen = orderedReturn(
-      controlled.map(({ replica: r, ordinal }) => ({ name: String(r.metadata.name), ordinal, abandoned: r.metadata.labels?.[CONTROLLER_REVISION_LABEL] === abandoned, ready: ready(r), terminating: terminating(r) })),
+      controlled.map(({ replica: r, ordinal }) => ({ ...state(r, r.metadata.labels?.[CONTROLLER_REVISION_LABEL] === abandoned), ordinal })),
       desiredReplicas(workload),
       ret,
       revertable,
