@@ -98,3 +98,16 @@ test('a routed rule carries its router route\'s weight per release, over REST JS
   expect(fromBinary(RoleBasedGroupSchema, toBinary(RoleBasedGroupSchema, g))).toEqual(g);
   expect(roleBasedGroupFromKube(group(ROLLING_BACK), undefined).coordination[0].router).toBeUndefined();
 });
+
+test('a routed rule carries the old routers scaled to 0 and the routers its route waits for', () => {
+  const releases = [{ revision: '1a2b3c4d5e', service: 'pd-pd-router-1a2b3c4d5e', weight: 0, current: false }, { revision: '6f7a8b9c0d', service: 'pd-pd-router-6f7a8b9c0d', weight: 100, current: true }];
+  const router = { route: 'pd-pd-router', removeOld: true, releases, scaledDown: [{ deployment: 'pd-pd-router-1a2b3c4d5e', replicas: 2 }], waitingForRouter: ['pd-pd-router-9e8d7c6b5a'] };
+  const g = roleBasedGroupFromKube(group({ ...ROLLING_BACK, router }), undefined);
+  expect(g.coordination[0].router?.scaledDown.map((d) => [d.deployment, d.replicas])).toEqual([['pd-pd-router-1a2b3c4d5e', 2]]);
+  expect(g.coordination[0].router?.waitingForRouter).toEqual(['pd-pd-router-9e8d7c6b5a']);
+  const json = toJson(RoleBasedGroupSchema, g) as any;
+  expect(json.coordination[0].router).toMatchObject({ scaledDown: [{ deployment: 'pd-pd-router-1a2b3c4d5e', replicas: 2 }], waitingForRouter: ['pd-pd-router-9e8d7c6b5a'] });
+  expect(fromBinary(RoleBasedGroupSchema, toBinary(RoleBasedGroupSchema, g))).toEqual(g);
+  const before = roleBasedGroupFromKube(group({ ...ROLLING_BACK, router: { route: 'pd-pd-router', removeOld: false, releases } }), undefined);
+  expect([before.coordination[0].router?.scaledDown, before.coordination[0].router?.waitingForRouter]).toEqual([[], []]);
+});

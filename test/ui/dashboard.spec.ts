@@ -414,6 +414,50 @@ test('the RoleBasedGroup page shows a routed rule\'s route and each release\'s r
   await checkAccessibility(alice);
 }, 120_000);
 
+test('the RoleBasedGroup page shows the old router scaled to 0 after a routed rollout, and a route held until a scaled-back router is ready', async () => {
+  const chart = Testing.chart();
+  const sglang = (role: string) => ({ spec: { containers: [{ name: role, image: 'sglang:2' }] } });
+  const router = { kind: 'sglang' as const, image: 'lmsysorg/sglang:v0.5.5', gateway: { name: 'inference' } };
+  new RoleBasedGroup(chart, 'g', {
+    metadata: { name: 'pd-after', namespace: TEAM_A },
+    executor: 'operator',
+    roles: ['prefill', 'decode', 'p2', 'd2'].map((name) => ({ name, replicas: 2, template: sglang(name) })),
+    coordination: [
+      { name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '50%' }, router },
+      { name: 'pd2', roles: ['p2', 'd2'], rollingUpdate: { maxSkew: '50%' }, router: { ...router, prefill: 'p2', decode: 'd2' } },
+    ],
+  });
+  const group = (Testing.synth(chart) as KubeObject[]).find((o) => o.kind === 'RoleBasedGroup')!;
+  // What rayshift's executor writes (no executor runs here): rule pd's rollout complete and its old
+  // router scaled to 0; rule pd2 rolling back to a release whose router was scaled back and is not
+  // ready yet, so the route as read is kept.
+  const role = (name: string, updated: number) => ({ name, desired: 2, updated, ready: 2, partition: 2 - updated, skewPercent: 0, phase: 'Progressing', reason: '' });
+  const coordination = (name: string, roles: string[], phase: string, router: object) => ({
+    name, phase, reason: '', message: '', revision: '0123456789abcdef', rounds: 2, skewPercent: 0, maxSkewPercent: 50,
+    startedAt: '2026-11-29T06:00:00.000Z', lastProgressAt: '2026-11-29T06:00:00.000Z', progressMark: 3, roles: roles.map((r) => role(r, 2)), router,
+  });
+  const releases = (route: string) => [
+    { revision: '1a2b3c4d5e', service: `${route}-1a2b3c4d5e`, weight: 0, current: false },
+    { revision: '6f7a8b9c0d', service: `${route}-6f7a8b9c0d`, weight: 100, current: true },
+  ];
+  const done = { route: 'pd-after-pd-router', removeOld: true, releases: releases('pd-after-pd-router'), scaledDown: [{ deployment: 'pd-after-pd-router-1a2b3c4d5e', replicas: 2 }] };
+  const held = { route: 'pd-after-pd2-router', removeOld: false, releases: releases('pd-after-pd2-router'), waitingForRouter: ['pd-after-pd2-router-1a2b3c4d5e'] };
+  const doc = { observedGeneration: 1, coordinations: [coordination('pd', ['prefill', 'decode'], 'Complete', done), coordination('pd2', ['p2', 'd2'], 'RollingBack', held)] };
+  await env.api.admin.create({ ...group, metadata: { ...group.metadata, annotations: { ...group.metadata.annotations, [STATUS_ANNOTATION]: JSON.stringify(doc) } } });
+
+  await alice.goto(`${env.dashboard.url}#/`);
+  await alice.getByTestId('rbg-list').getByRole('link', { name: 'pd-after' }).click();
+  const first = alice.locator('[data-testid=rbg-router][data-route=pd-after-pd-router]');
+  const scaled = first.getByTestId('rbg-router-scaled-down');
+  await scaled.getByText('pd-after-pd-router-1a2b3c4d5e (was 2)').waitFor();
+  await expect(scaled.locator('[data-deployment]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-deployment'), e.getAttribute('data-replicas')]))).resolves.toEqual([['pd-after-pd-router-1a2b3c4d5e', '2']]);
+  await expect(first.getByTestId('rbg-router-waiting').count()).resolves.toBe(0);
+  const second = alice.locator('[data-testid=rbg-router][data-route=pd-after-pd2-router]');
+  await second.getByTestId('rbg-router-waiting').getByText('pd-after-pd2-router-1a2b3c4d5e', { exact: false }).waitFor();
+  await expect(second.getByTestId('rbg-router-scaled-down').count()).resolves.toBe(0);
+  await checkAccessibility(alice);
+}, 120_000);
+
 test('the API server serves the dashboard under /ui/ itself, and the page works against it directly', async () => {
   const index = await env.api.rest('GET', '/ui/');
   expect(index.status).toBe(200);

@@ -11,6 +11,7 @@
 import { create } from '@bufbuild/protobuf';
 import { rbgPlanInputs } from '../../engine/from-spec';
 import { readCoordination } from '../../engine/rbg-executor-rules';
+import type { RouterStatus } from '../../engine/rbg-router-step';
 import type { KubeObject } from '../../runtime/kube/types';
 import { readRolloutStatus } from '../../runtime/rbg/status';
 import { asArray, asObject, type JsonObject } from '../../spec/read';
@@ -38,6 +39,18 @@ function roleStatuses(group: KubeObject): ReportedRole[] {
 function rulesOf(group: KubeObject, policy: KubeObject | undefined): { rule: string; maxSkewPercent: number; roles: readonly { name: string; replicas: number }[] }[] {
   const executed = readCoordination(group as unknown as JsonObject).rules ?? [];
   return executed.length > 0 ? executed.map((r) => ({ rule: r.name, maxSkewPercent: r.maxSkewPercent, roles: r.roles })) : rbgPlanInputs(group, policy);
+}
+
+/** The router route as the executor recorded it: each release's weight, the routers scaled to 0 and those the route waits for. */
+function routerFrom(r: RouterStatus) {
+  return {
+    route: r.route,
+    releases: r.releases.map((x) => ({ ...x })),
+    removeOld: r.removeOld,
+    problem: r.problem ?? '',
+    scaledDown: (r.scaledDown ?? []).map((d) => ({ deployment: d.deployment, replicas: d.replicas })),
+    waitingForRouter: [...(r.waitingForRouter ?? [])],
+  };
 }
 
 /**
@@ -73,7 +86,7 @@ function coordination(group: KubeObject, policy: KubeObject | undefined, roles: 
       ...(analysis ? { analysis } : {}),
       ...(status ? { phase: status.phase, reason: status.reason, message: status.message, rounds: status.rounds, conditions: conditionsOf(status) } : {}),
       ...(status?.rollback ? { rollback: status.rollback } : {}),
-      ...(status?.router ? { router: { route: status.router.route, releases: status.router.releases.map((r) => ({ ...r })), removeOld: status.router.removeOld, problem: status.router.problem ?? '' } } : {}),
+      ...(status?.router ? { router: routerFrom(status.router) } : {}),
     };
   });
 }

@@ -1,8 +1,9 @@
 /**
  * A routed coordination's route (version-matched prefill/decode routing): each release's router
  * and its weight on the route, as rayshift's executor last wrote them (`CoordinationProgress.router`),
- * the new release marked; that the old router may go once it carries nothing for good; or why no
- * weight could be written.
+ * the new release marked; that the old router may go once it carries nothing for good; the old
+ * routers scaled to 0 after the rollout and those the route waits for; or why no weight could be
+ * written.
  */
 import type { CoordinationRouterJson } from '../../../lib/apiserver/gen/rayshift/v1/rolebasedgroup_pb';
 import { Bar, ColumnHeadings } from './small';
@@ -16,6 +17,22 @@ export function RbgRouter({ rule, router }: { rule: string; router: Coordination
         Route <strong>{router.route}</strong> between the releases' routers
         {router.removeOld && <span class="ok"> (every replica is new and ready: the old router may go)</span>}
       </p>
+      {(router.scaledDown ?? []).length > 0 && (
+        <p data-testid="rbg-router-scaled-down">
+          Scaled to 0 after the rollout:{' '}
+          {(router.scaledDown ?? []).map((d, i) => (
+            <span key={d.deployment} data-deployment={d.deployment} data-replicas={d.replicas ?? 0}>
+              {i > 0 && ', '}
+              {d.deployment} (was {d.replicas ?? 0})
+            </span>
+          ))}
+        </p>
+      )}
+      {(router.waitingForRouter ?? []).length > 0 && (
+        <p class="warn" data-testid="rbg-router-waiting">
+          Weights held until these routers are ready: {(router.waitingForRouter ?? []).join(', ')}
+        </p>
+      )}
       {router.problem && (
         <p class="warn" data-testid="rbg-router-problem">
           No weight written: {router.problem}

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file rayshift/v1/rolebasedgroup.proto.
  */
 export const file_rayshift_v1_rolebasedgroup: GenFile = /*@__PURE__*/
-  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiVwoaU3RlZXJSb2xlQmFzZWRHcm91cFJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEg4KBnJlYXNvbhgDIAEoCSJeCgpSb2xlU3RhdHVzEgwKBG5hbWUYASABKAkSEAoIcmVwbGljYXMYAiABKAUSFgoOcmVhZHlfcmVwbGljYXMYAyABKAUSGAoQdXBkYXRlZF9yZXBsaWNhcxgEIAEoBSKZAQoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAESDQoFcGhhc2UYAyABKAkSEQoJcGFydGl0aW9uGAQgASgFEhoKEmFiYW5kb25lZF9yZXBsaWNhcxgFIAEoBRIZChFwcmV2aW91c19yZXBsaWNhcxgGIAEoBSJJChRDb29yZGluYXRpb25Sb2xsYmFjaxINCgVjYXVzZRgBIAEoCRIOCgZyb3VuZHMYAiABKAUSEgoKc3RhcnRlZF9hdBgDIAEoCSJZChNSb3V0ZXJSZWxlYXNlV2VpZ2h0EhAKCHJldmlzaW9uGAEgASgJEg8KB3NlcnZpY2UYAiABKAkSDgoGd2VpZ2h0GAMgASgFEg8KB2N1cnJlbnQYBCABKAgifAoSQ29vcmRpbmF0aW9uUm91dGVyEg0KBXJvdXRlGAEgASgJEjIKCHJlbGVhc2VzGAIgAygLMiAucmF5c2hpZnQudjEuUm91dGVyUmVsZWFzZVdlaWdodBISCgpyZW1vdmVfb2xkGAMgASgIEg8KB3Byb2JsZW0YBCABKAkioQMKFENvb3JkaW5hdGlvblByb2dyZXNzEgwKBHJ1bGUYASABKAkSGAoQbWF4X3NrZXdfcGVyY2VudBgCIAEoARIUCgxza2V3X3BlcmNlbnQYAyABKAESFAoMd2l0aGluX2JvdW5kGAQgASgIEjMKBXJvbGVzGAUgAygLMiQucmF5c2hpZnQudjEuQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSLgoIYW5hbHlzaXMYBiABKAsyHC5yYXlzaGlmdC52MS5VcGdyYWRlQW5hbHlzaXMSDQoFcGhhc2UYByABKAkSDgoGcmVhc29uGAggASgJEg8KB21lc3NhZ2UYCSABKAkSDgoGcm91bmRzGAogASgFEjMKCHJvbGxiYWNrGAsgASgLMiEucmF5c2hpZnQudjEuQ29vcmRpbmF0aW9uUm9sbGJhY2sSKgoKY29uZGl0aW9ucxgMIAMoCzIWLnJheXNoaWZ0LnYxLkNvbmRpdGlvbhIvCgZyb3V0ZXIYDSABKAsyHy5yYXlzaGlmdC52MS5Db29yZGluYXRpb25Sb3V0ZXIihAIKDlJvbGVCYXNlZEdyb3VwEgwKBG5hbWUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEhMKC2FwaV92ZXJzaW9uGAMgASgJEgwKBGV0YWcYBCABKAkSJgoFcm9sZXMYBSADKAsyFy5yYXlzaGlmdC52MS5Sb2xlU3RhdHVzEjcKDGNvb3JkaW5hdGlvbhgGIAMoCzIhLnJheXNoaWZ0LnYxLkNvb3JkaW5hdGlvblByb2dyZXNzEioKCmNvbmRpdGlvbnMYByADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24SIQoFb3duZXIYCCABKAsyEi5yYXlzaGlmdC52MS5Pd25lciJFChhHZXRSb2xlQmFzZWRHcm91cFJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECIjQKGkxpc3RSb2xlQmFzZWRHcm91cHNSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECIlUKG0xpc3RSb2xlQmFzZWRHcm91cHNSZXNwb25zZRI2ChFyb2xlX2Jhc2VkX2dyb3VwcxgBIAMoCzIbLnJheXNoaWZ0LnYxLlJvbGVCYXNlZEdyb3VwMqMEChVSb2xlQmFzZWRHcm91cFNlcnZpY2USowEKEUdldFJvbGVCYXNlZEdyb3VwEiUucmF5c2hpZnQudjEuR2V0Um9sZUJhc2VkR3JvdXBSZXF1ZXN0GhsucmF5c2hpZnQudjEuUm9sZUJhc2VkR3JvdXAiSpACAYLT5JMCQRI/L2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yb2xlYmFzZWRncm91cHMve25hbWV9Eq0BChNMaXN0Um9sZUJhc2VkR3JvdXBzEicucmF5c2hpZnQudjEuTGlzdFJvbGVCYXNlZEdyb3Vwc1JlcXVlc3QaKC5yYXlzaGlmdC52MS5MaXN0Um9sZUJhc2VkR3JvdXBzUmVzcG9uc2UiQ5ACAYLT5JMCOhI4L2FwaXMvcmF5c2hpZnQvdjEvbmFtZXNwYWNlcy97bmFtZXNwYWNlfS9yb2xlYmFzZWRncm91cHMSswEKFlJvbGxiYWNrUm9sZUJhc2VkR3JvdXASJy5yYXlzaGlmdC52MS5TdGVlclJvbGVCYXNlZEdyb3VwUmVxdWVzdBobLnJheXNoaWZ0LnYxLlJvbGVCYXNlZEdyb3VwIlOC0+STAk06ASoiSC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzL3tuYW1lfTpyb2xsYmFja2IGcHJvdG8z", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
+  fileDesc("CiByYXlzaGlmdC92MS9yb2xlYmFzZWRncm91cC5wcm90bxILcmF5c2hpZnQudjEiVwoaU3RlZXJSb2xlQmFzZWRHcm91cFJlcXVlc3QSFgoJbmFtZXNwYWNlGAEgASgJQgPgQQISEQoEbmFtZRgCIAEoCUID4EECEg4KBnJlYXNvbhgDIAEoCSJeCgpSb2xlU3RhdHVzEgwKBG5hbWUYASABKAkSEAoIcmVwbGljYXMYAiABKAUSFgoOcmVhZHlfcmVwbGljYXMYAyABKAUSGAoQdXBkYXRlZF9yZXBsaWNhcxgEIAEoBSKZAQoXQ29vcmRpbmF0ZWRSb2xlUHJvZ3Jlc3MSDAoEcm9sZRgBIAEoCRIXCg91cGRhdGVkX3BlcmNlbnQYAiABKAESDQoFcGhhc2UYAyABKAkSEQoJcGFydGl0aW9uGAQgASgFEhoKEmFiYW5kb25lZF9yZXBsaWNhcxgFIAEoBRIZChFwcmV2aW91c19yZXBsaWNhcxgGIAEoBSJJChRDb29yZGluYXRpb25Sb2xsYmFjaxINCgVjYXVzZRgBIAEoCRIOCgZyb3VuZHMYAiABKAUSEgoKc3RhcnRlZF9hdBgDIAEoCSJZChNSb3V0ZXJSZWxlYXNlV2VpZ2h0EhAKCHJldmlzaW9uGAEgASgJEg8KB3NlcnZpY2UYAiABKAkSDgoGd2VpZ2h0GAMgASgFEg8KB2N1cnJlbnQYBCABKAgizAEKEkNvb3JkaW5hdGlvblJvdXRlchINCgVyb3V0ZRgBIAEoCRIyCghyZWxlYXNlcxgCIAMoCzIgLnJheXNoaWZ0LnYxLlJvdXRlclJlbGVhc2VXZWlnaHQSEgoKcmVtb3ZlX29sZBgDIAEoCBIPCgdwcm9ibGVtGAQgASgJEjIKC3NjYWxlZF9kb3duGAUgAygLMh0ucmF5c2hpZnQudjEuU2NhbGVkRG93blJvdXRlchIaChJ3YWl0aW5nX2Zvcl9yb3V0ZXIYBiADKAkiOAoQU2NhbGVkRG93blJvdXRlchISCgpkZXBsb3ltZW50GAEgASgJEhAKCHJlcGxpY2FzGAIgASgFIqEDChRDb29yZGluYXRpb25Qcm9ncmVzcxIMCgRydWxlGAEgASgJEhgKEG1heF9za2V3X3BlcmNlbnQYAiABKAESFAoMc2tld19wZXJjZW50GAMgASgBEhQKDHdpdGhpbl9ib3VuZBgEIAEoCBIzCgVyb2xlcxgFIAMoCzIkLnJheXNoaWZ0LnYxLkNvb3JkaW5hdGVkUm9sZVByb2dyZXNzEi4KCGFuYWx5c2lzGAYgASgLMhwucmF5c2hpZnQudjEuVXBncmFkZUFuYWx5c2lzEg0KBXBoYXNlGAcgASgJEg4KBnJlYXNvbhgIIAEoCRIPCgdtZXNzYWdlGAkgASgJEg4KBnJvdW5kcxgKIAEoBRIzCghyb2xsYmFjaxgLIAEoCzIhLnJheXNoaWZ0LnYxLkNvb3JkaW5hdGlvblJvbGxiYWNrEioKCmNvbmRpdGlvbnMYDCADKAsyFi5yYXlzaGlmdC52MS5Db25kaXRpb24SLwoGcm91dGVyGA0gASgLMh8ucmF5c2hpZnQudjEuQ29vcmRpbmF0aW9uUm91dGVyIoQCCg5Sb2xlQmFzZWRHcm91cBIMCgRuYW1lGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRITCgthcGlfdmVyc2lvbhgDIAEoCRIMCgRldGFnGAQgASgJEiYKBXJvbGVzGAUgAygLMhcucmF5c2hpZnQudjEuUm9sZVN0YXR1cxI3Cgxjb29yZGluYXRpb24YBiADKAsyIS5yYXlzaGlmdC52MS5Db29yZGluYXRpb25Qcm9ncmVzcxIqCgpjb25kaXRpb25zGAcgAygLMhYucmF5c2hpZnQudjEuQ29uZGl0aW9uEiEKBW93bmVyGAggASgLMhIucmF5c2hpZnQudjEuT3duZXIiRQoYR2V0Um9sZUJhc2VkR3JvdXBSZXF1ZXN0EhYKCW5hbWVzcGFjZRgBIAEoCUID4EECEhEKBG5hbWUYAiABKAlCA+BBAiI0ChpMaXN0Um9sZUJhc2VkR3JvdXBzUmVxdWVzdBIWCgluYW1lc3BhY2UYASABKAlCA+BBAiJVChtMaXN0Um9sZUJhc2VkR3JvdXBzUmVzcG9uc2USNgoRcm9sZV9iYXNlZF9ncm91cHMYASADKAsyGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cDKjBAoVUm9sZUJhc2VkR3JvdXBTZXJ2aWNlEqMBChFHZXRSb2xlQmFzZWRHcm91cBIlLnJheXNoaWZ0LnYxLkdldFJvbGVCYXNlZEdyb3VwUmVxdWVzdBobLnJheXNoaWZ0LnYxLlJvbGVCYXNlZEdyb3VwIkqQAgGC0+STAkESPy9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzL3tuYW1lfRKtAQoTTGlzdFJvbGVCYXNlZEdyb3VwcxInLnJheXNoaWZ0LnYxLkxpc3RSb2xlQmFzZWRHcm91cHNSZXF1ZXN0GigucmF5c2hpZnQudjEuTGlzdFJvbGVCYXNlZEdyb3Vwc1Jlc3BvbnNlIkOQAgGC0+STAjoSOC9hcGlzL3JheXNoaWZ0L3YxL25hbWVzcGFjZXMve25hbWVzcGFjZX0vcm9sZWJhc2VkZ3JvdXBzErMBChZSb2xsYmFja1JvbGVCYXNlZEdyb3VwEicucmF5c2hpZnQudjEuU3RlZXJSb2xlQmFzZWRHcm91cFJlcXVlc3QaGy5yYXlzaGlmdC52MS5Sb2xlQmFzZWRHcm91cCJTgtPkkwJNOgEqIkgvYXBpcy9yYXlzaGlmdC92MS9uYW1lc3BhY2VzL3tuYW1lc3BhY2V9L3JvbGViYXNlZGdyb3Vwcy97bmFtZX06cm9sbGJhY2tiBnByb3RvMw", [file_google_api_annotations, file_google_api_field_behavior, file_rayshift_v1_common, file_rayshift_v1_upgrade]);
 
 /**
  * A steering verb's request on a RoleBasedGroup.
@@ -438,6 +438,22 @@ export type CoordinationRouter = Message<"rayshift.v1.CoordinationRouter"> & {
    * @generated from field: string problem = 4;
    */
   problem: string;
+
+  /**
+   * The older releases' router Deployments scaled to 0 once the rollout completed, each with the
+   * replicas it gets back before weight moves to it again.
+   *
+   * @generated from field: repeated rayshift.v1.ScaledDownRouter scaled_down = 5;
+   */
+  scaledDown: ScaledDownRouter[];
+
+  /**
+   * Router Deployments the route waits for (scaled back, not yet ready): the weights shown are the
+   * route's as read until they are.
+   *
+   * @generated from field: repeated string waiting_for_router = 6;
+   */
+  waitingForRouter: string[];
 };
 
 /**
@@ -473,6 +489,22 @@ export type CoordinationRouterJson = {
    * @generated from field: string problem = 4;
    */
   problem?: string;
+
+  /**
+   * The older releases' router Deployments scaled to 0 once the rollout completed, each with the
+   * replicas it gets back before weight moves to it again.
+   *
+   * @generated from field: repeated rayshift.v1.ScaledDownRouter scaled_down = 5;
+   */
+  scaledDown?: ScaledDownRouterJson[];
+
+  /**
+   * Router Deployments the route waits for (scaled back, not yet ready): the weights shown are the
+   * route's as read until they are.
+   *
+   * @generated from field: repeated string waiting_for_router = 6;
+   */
+  waitingForRouter?: string[];
 };
 
 /**
@@ -481,6 +513,55 @@ export type CoordinationRouterJson = {
  */
 export const CoordinationRouterSchema: GenMessage<CoordinationRouter, {jsonType: CoordinationRouterJson}> = /*@__PURE__*/
   messageDesc(file_rayshift_v1_rolebasedgroup, 5);
+
+/**
+ * A release's router Deployment that rayshift scaled to 0 after a routed rollout.
+ *
+ * @generated from message rayshift.v1.ScaledDownRouter
+ */
+export type ScaledDownRouter = Message<"rayshift.v1.ScaledDownRouter"> & {
+  /**
+   * The Deployment's name.
+   *
+   * @generated from field: string deployment = 1;
+   */
+  deployment: string;
+
+  /**
+   * Its replicas before it was scaled to 0, restored before weight moves to it again.
+   *
+   * @generated from field: int32 replicas = 2;
+   */
+  replicas: number;
+};
+
+/**
+ * A release's router Deployment that rayshift scaled to 0 after a routed rollout.
+ *
+ * @generated from message rayshift.v1.ScaledDownRouter
+ */
+export type ScaledDownRouterJson = {
+  /**
+   * The Deployment's name.
+   *
+   * @generated from field: string deployment = 1;
+   */
+  deployment?: string;
+
+  /**
+   * Its replicas before it was scaled to 0, restored before weight moves to it again.
+   *
+   * @generated from field: int32 replicas = 2;
+   */
+  replicas?: number;
+};
+
+/**
+ * Describes the message rayshift.v1.ScaledDownRouter.
+ * Use `create(ScaledDownRouterSchema)` to create a new message.
+ */
+export const ScaledDownRouterSchema: GenMessage<ScaledDownRouter, {jsonType: ScaledDownRouterJson}> = /*@__PURE__*/
+  messageDesc(file_rayshift_v1_rolebasedgroup, 6);
 
 /**
  * Progress of one coordination rule (roles kept at the same new-version ratio).
@@ -687,7 +768,7 @@ export type CoordinationProgressJson = {
  * Use `create(CoordinationProgressSchema)` to create a new message.
  */
 export const CoordinationProgressSchema: GenMessage<CoordinationProgress, {jsonType: CoordinationProgressJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 6);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 7);
 
 /**
  * A RoleBasedGroup's status.
@@ -822,7 +903,7 @@ export type RoleBasedGroupJson = {
  * Use `create(RoleBasedGroupSchema)` to create a new message.
  */
 export const RoleBasedGroupSchema: GenMessage<RoleBasedGroup, {jsonType: RoleBasedGroupJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 7);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 8);
 
 /**
  * GetRoleBasedGroup's request.
@@ -871,7 +952,7 @@ export type GetRoleBasedGroupRequestJson = {
  * Use `create(GetRoleBasedGroupRequestSchema)` to create a new message.
  */
 export const GetRoleBasedGroupRequestSchema: GenMessage<GetRoleBasedGroupRequest, {jsonType: GetRoleBasedGroupRequestJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 8);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 9);
 
 /**
  * ListRoleBasedGroups' request.
@@ -906,7 +987,7 @@ export type ListRoleBasedGroupsRequestJson = {
  * Use `create(ListRoleBasedGroupsRequestSchema)` to create a new message.
  */
 export const ListRoleBasedGroupsRequestSchema: GenMessage<ListRoleBasedGroupsRequest, {jsonType: ListRoleBasedGroupsRequestJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 9);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 10);
 
 /**
  * The groups of a namespace.
@@ -941,7 +1022,7 @@ export type ListRoleBasedGroupsResponseJson = {
  * Use `create(ListRoleBasedGroupsResponseSchema)` to create a new message.
  */
 export const ListRoleBasedGroupsResponseSchema: GenMessage<ListRoleBasedGroupsResponse, {jsonType: ListRoleBasedGroupsResponseJson}> = /*@__PURE__*/
-  messageDesc(file_rayshift_v1_rolebasedgroup, 10);
+  messageDesc(file_rayshift_v1_rolebasedgroup, 11);
 
 /**
  * RoleBasedGroups, read as the caller; the rollback steering verb of rollouts rayshift's executor runs.
