@@ -23,17 +23,23 @@ export class RbgRolloutMetrics {
   readonly deadlines: Counter;
   /** Failed reconcile passes (each retried with backoff). */
   readonly errors: Counter;
+  /** Seconds each coordination's new-revision replicas have been Unschedulable (0 when none are), computed at scrape time. */
+  readonly surgeUnschedulable: Gauge;
   /** The last status recorded per group, to remove exactly its series when it goes. */
   private readonly last = new Map<string, RolloutStatusDocument>();
+  /** Since when (epoch ms, 0: not Unschedulable) each coordination's surge has had Unschedulable Pods, by its labels' key. */
+  private readonly unschedulableSince = new Map<string, { labels: { namespace: string; name: string; coordination: string }; since: number }>();
 
   /**
    * `registry`: where the series are registered; `verdicts`: the analysis verdict counter, each
    * coordination's verdicts counted once under `resource="RoleBasedGroup"` (pass the operator's, which
-   * counts the RayServices' in the same registry).
+   * counts the RayServices' in the same registry); `now`: the clock the surge gauge is computed with
+   * at each scrape.
    */
   constructor(
     readonly registry: Registry = new Registry(),
     private readonly verdicts: AnalysisVerdictMetric = new AnalysisVerdictMetric(registry),
+    now: () => number = Date.now,
   ) {
     const registers = [registry];
     const roleLabels = ['namespace', 'name', 'coordination', 'role'];
@@ -45,6 +51,16 @@ export class RbgRolloutMetrics {
     this.rounds = new Counter({ name: 'rayshift_rbg_rounds_total', help: 'Coordinated rollout rounds written', labelNames: ['namespace', 'name'], registers });
     this.deadlines = new Counter({ name: 'rayshift_rbg_progress_deadline_exceeded_total', help: 'Coordinations stopped by their progress deadline', labelNames: ['namespace', 'name'], registers });
     this.errors = new Counter({ name: 'rayshift_rbg_reconcile_errors_total', help: 'Failed RoleBasedGroup reconcile passes', registers });
+    const since = this.unschedulableSince;
+    this.surgeUnschedulable = new Gauge({
+      name: 'rayshift_rbg_surge_unschedulable_seconds',
+      help: 'Seconds the new-revision replicas of a coordinated rollout have had Pods the scheduler marks Unschedulable (0: none)',
+      labelNames: ['namespace', 'name', 'coordination'],
+      registers,
+      collect() {
+        for (const s of since.values()) this.set(s.labels, s.since === 0 ? 0 : Math.max(0, (now() - s.since) / 1000));
+      },
+    });
   }
 
   /** Records a group's status after a pass (each new analysis verdict counted once), and the rounds and deadline Events of the pass. */
@@ -52,6 +68,8 @@ export class RbgRolloutMetrics {
     this.last.set(`${namespace}/${name}`, doc);
     for (const c of doc.coordinations) {
       this.skew.set({ namespace, name, coordination: c.name }, c.skewPercent);
+      const surge = c.surgeUnschedulable ? Date.parse(c.surgeUnschedulable.since) : 0;
+      this.unschedulableSince.set(surgeKey(namespace, name, c.name), { labels: { namespace, name, coordination: c.name }, since: Number.isFinite(surge) ? surge : 0 });
       if (c.analysis !== undefined) this.verdicts.observe(verdictKey(namespace, name, c.name), { resource: 'RoleBasedGroup', namespace, name }, c.analysis.verdicts);
       for (const p of PHASES) this.phase.set({ namespace, name, coordination: c.name, phase: p }, p === c.phase ? 1 : 0);
       for (const r of c.roles) {
@@ -73,11 +91,18 @@ export class RbgRolloutMetrics {
     this.deadlines.remove({ namespace, name });
     for (const c of doc?.coordinations ?? []) {
       this.skew.remove({ namespace, name, coordination: c.name });
+      this.unschedulableSince.delete(surgeKey(namespace, name, c.name));
+      this.surgeUnschedulable.remove({ namespace, name, coordination: c.name });
       this.verdicts.forget(verdictKey(namespace, name, c.name));
       for (const p of PHASES) this.phase.remove({ namespace, name, coordination: c.name, phase: p });
       for (const r of c.roles) for (const g of [this.updated, this.ready, this.partition]) g.remove({ namespace, name, coordination: c.name, role: r.name });
     }
   }
+}
+
+/** The surge gauge's key of one coordination. */
+function surgeKey(namespace: string, name: string, coordination: string): string {
+  return `${namespace}/${name}/${coordination}`;
 }
 
 /** The verdict counter's key of one coordination's analysis. */

@@ -123,4 +123,20 @@ describe('RbgRolloutMetrics', () => {
     expect(after).not.toContain('name="pd"');
     expect(after).toContain('rayshift_rbg_phase{namespace="serving",name="other",coordination="pd-rollout",phase="Complete"} 1');
   });
+
+  test('rayshift_rbg_surge_unschedulable_seconds: the seconds since the surge became Unschedulable at scrape time, 0 once it is not, gone with the group', async () => {
+    const registry = new Registry();
+    let now = Date.parse('2026-11-30T10:00:12.500Z');
+    const m = new RbgRolloutMetrics(registry, undefined, () => now);
+    const surgeUnschedulable = { pods: 2, roles: ['decode'], since: '2026-11-30T10:00:02.000Z', message: '0/2 nodes are available', boundExceeded: false };
+    m.observe('serving', 'pd', { observedGeneration: 1, coordinations: [{ ...coordination, surgeUnschedulable }] }, { rounds: 0, deadlines: 0 });
+    const series = 'rayshift_rbg_surge_unschedulable_seconds{namespace="serving",name="pd",coordination="pd-rollout"}';
+    expect(await registry.metrics()).toContain(`${series} 10.5`);
+    now += 30_000;
+    expect(await registry.metrics()).toContain(`${series} 40.5`);
+    m.observe('serving', 'pd', { observedGeneration: 1, coordinations: [coordination] }, { rounds: 0, deadlines: 0 });
+    expect(await registry.metrics()).toContain(`${series} 0`);
+    m.forget('serving', 'pd');
+    expect(await registry.metrics()).not.toContain('rayshift_rbg_surge_unschedulable_seconds{');
+  });
 });
