@@ -247,6 +247,27 @@ describe('rbgRoundPreflight: what a round asks and frees', () => {
     });
   });
 
+  test('a ResourceQuota on requests.nvidia.com/gpu decides where the nodes have room: the old replica\'s GPUs count as given back, others\' do not', () => {
+    // One 16-GPU Node, so only the quota can refuse; the old decode replica holds 1 GPU of it.
+    const withQuota = (used: number): ListedCapacity => ({
+      nodes: [node('gpu-0', 16)],
+      pods: [pod('pd-prefill-0', 'ns', ofGroup('prefill'), cpuTemplate('v1')), pod('pd-decode-0', 'ns', ofGroup('decode'), gpuTemplate('v1', 1))],
+      quotas: [{ metadata: { name: 'gpus', namespace: 'ns' }, spec: { hard: { 'requests.nvidia.com/gpu': '4' } }, status: { hard: { 'requests.nvidia.com/gpu': '4' }, used: { 'requests.nvidia.com/gpu': String(used) } } }],
+      limitRanges: [],
+    });
+    const moves = new Map([['decode', 0]]);
+    // Used 1, the old replica's own: 4 more fit once it goes.
+    expect(rbgRoundPreflight(group, moves, withQuota(1))).toEqual({ outcome: 'fitsAfterOldShrinks', message: 'needs 4 requests.nvidia.com/gpu in ResourceQuota gpus, 3 free (hard 4, used 1)' });
+    // Used 2, one of them another Pod's: 1 + 4 > 4 even after the old replica goes.
+    const misfit = 'needs 4 requests.nvidia.com/gpu in ResourceQuota gpus, 2 free (hard 4, used 2)';
+    expect(rbgRoundPreflight(group, moves, withQuota(2))).toEqual({ outcome: 'doesNotFit', message: misfit });
+    // Under fail the rollout is refused naming the quota, as for a node misfit.
+    const r = rule('fail');
+    const refused = step(r, complete(r), roles('v2', true), T0, { group, listed: withQuota(2) });
+    expect(refused.writes).toEqual([]);
+    expect(refused.status).toMatchObject({ phase: 'Failed', reason: 'InsufficientCapacity', message: `rollout not started (capacityPolicy fail): ${misfit}` });
+  });
+
   test('a leader/worker replica: each of its Pods is asked for, and the Pods at the moved ordinals (by name, group and role label, in the group\'s namespace) are freed, unless the role surges', () => {
     const lws = { ...group, spec: { roles: [{ name: 'decode', replicas: 2, leaderWorkerPattern: { size: 2, template: gpuTemplate('v2', 2) } }] } };
     const full = (ordinal1Namespace: string) => ({
