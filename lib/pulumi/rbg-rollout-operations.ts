@@ -32,12 +32,17 @@ export interface RbgRolloutOutputs extends Omit<RbgRolloutInputs, 'kubeconfig'> 
 /**
  * True when the RBG controller carried the group's spec at `generation` (`specCarried`, from the
  * reconciler's pass: RBG v0.6.0 writes a group's `status.observedGeneration` only when a role's
- * replica counts change, so the group's own status cannot tell) and every coordination is complete
- * with every role updated and ready.
+ * replica counts change, so the group's own status cannot tell), every coordination is complete
+ * with every role updated and ready, and the pass wrote nothing (`passWrites`): the engine had no
+ * action left. A routed rollout's old router is scaled to 0 only once the route as read sends it
+ * nothing (rbg-router-scale.ts); the route hold normally has it so before the completing pass, which
+ * then scales it, but a run that ended on a pass that still wrote would leave whatever the next pass
+ * decides to the next `pulumi up`.
  */
-export function rolloutComplete(generation: number, doc: RolloutStatusDocument | undefined, specCarried: boolean): boolean {
+export function rolloutComplete(generation: number, doc: RolloutStatusDocument | undefined, specCarried: boolean, passWrites: number): boolean {
   return (
     specCarried &&
+    passWrites === 0 &&
     doc !== undefined &&
     doc.invalid === undefined &&
     doc.observedGeneration >= generation &&
@@ -89,7 +94,7 @@ async function follow(client: KubeClient, inputs: RbgRolloutInputs): Promise<Rbg
       }
       const group = await client.tryGet(type, inputs.name, inputs.namespace);
       if (!group) throw new Error(`RoleBasedGroup ${inputs.namespace}/${inputs.name} does not exist`);
-      if (rolloutComplete(group.metadata.generation ?? 0, doc, result.specCarried === true)) {
+      if (rolloutComplete(group.metadata.generation ?? 0, doc, result.specCarried === true, result.writes)) {
         const { kubeconfig: _secret, ...shape } = inputs;
         return { settled: true, result: { ...shape, roundsLastRun: rounds } };
       }

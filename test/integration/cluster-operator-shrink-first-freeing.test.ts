@@ -101,9 +101,17 @@ test('shrinkFirst frees the old cluster\'s idle workers before each take: a step
     const unschedulable = new Set<string>();
     const holding = new Map<string, { node: string; gpus: number }>();
     const peak = new Map<string, number>();
+    // The GPUs every live Pod asks for, bound or still Pending: binding alone is the scheduler's
+    // guarantee; what the upgrade must never do is ask for more than the Nodes have.
+    const asking = new Map<string, number>();
+    let peakAsked = 0;
     const pods = env.admin.watch(POD, ns, (e) => {
       const pod = e.object;
       const name = String(pod.metadata.name);
+      const phase = (pod.status as { phase?: string } | undefined)?.phase;
+      if (e.type === 'delete' || phase === 'Succeeded' || phase === 'Failed') asking.delete(name);
+      else asking.set(name, gpusOf(pod));
+      peakAsked = Math.max(peakAsked, [...asking.values()].reduce((a, b) => a + b, 0));
       if ((pod.status as any)?.conditions?.some((c: any) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable')) unschedulable.add(name);
       // A Pod holds its requests on its Node from binding until it is gone, terminating included.
       const node = (pod.spec as any)?.nodeName as string | undefined;
@@ -127,6 +135,7 @@ test('shrinkFirst frees the old cluster\'s idle workers before each take: a step
       const promoted = (await state()).activeClusterName as string;
       expect([...unschedulable]).toEqual([]);
       for (const [node, gpus] of allocatable) expect(peak.get(node) ?? 0).toBeLessThanOrEqual(gpus);
+      expect(peakAsked).toBeLessThanOrEqual([...allocatable.values()].reduce((a, b) => a + b, 0));
 
       // Freed by name: old workers, each gone now.
       const freed = (await env.admin.list(KnownTypes.Event, { namespace: ns })).items.filter((e: any) => e.reason === 'WorkersFreed') as any[];
@@ -141,7 +150,7 @@ test('shrinkFirst frees the old cluster\'s idle workers before each take: a step
       const newWorkers = (await workersOf(promoted)).map((p) => String(p.metadata.name));
       expect(new Set(replicasOf(promoted).map((r) => r.split('@')[1]))).toEqual(new Set(newWorkers));
       expect(newWorkers).toHaveLength(REPLICAS);
-      process.stdout.write(`shrinkFirst freeing: promoted ${took} ms after the spec change; ${freed.length} WorkersFreed Event(s) naming ${named.length} Pod(s); peak GPUs bound per Node ${JSON.stringify(Object.fromEntries(peak))}; autoscaler stand-in wrote ${autoscaler.writes.length} patches, held ${autoscaler.heldForDeletes()} launch(es) for pending deletes\n`);
+      process.stdout.write(`shrinkFirst freeing: promoted ${took} ms after the spec change; ${freed.length} WorkersFreed Event(s) naming ${named.length} Pod(s); peak GPUs bound per Node ${JSON.stringify(Object.fromEntries(peak))}, asked by live Pods ${peakAsked}; autoscaler stand-in wrote ${autoscaler.writes.length} patches, held ${autoscaler.heldForDeletes()} launch(es) for pending deletes\n`);
     } finally {
       await pods.stop();
     }

@@ -32,7 +32,7 @@ import type { TestCluster } from '../support/cluster';
 import { eventReasons } from '../support/event-reasons';
 import { Proc, Supervisor } from '../support/processes';
 import { coordinationWhen, expectCurrentRevisionsRecorded, GroupContext } from '../support/rbg-operator-group';
-import { GroupState, WorkloadRecorder } from '../support/rbg-workload-recorder';
+import { WorkloadRecorder } from '../support/rbg-workload-recorder';
 import { RoutedGroupSuite, startRoutedGroupSuite } from '../support/routed-group-suite';
 import { startSglangRouter } from '../support/sglang-router';
 import { ServedPair, SimulatedWorker, startSimulatedDecode, startSimulatedPrefill } from '../support/simulated-pd-worker';
@@ -40,6 +40,7 @@ import { startStubPrometheus, StubPrometheus } from '../ui/support/stub-promethe
 import { waitFor } from '../support/wait-at-most';
 import { backendWeights } from '../support/route-weights';
 import { followRouteWeight, startLoad, synthesizeRoutedGroup } from '../support/rbg-routed-group';
+import { allowedNewWeight } from '../support/rbg-router-coverage';
 
 const NS = 'default';
 const NAME = 'pd-routed';
@@ -74,26 +75,6 @@ afterAll(async () => {
 function synthesize(image: string, previousRevision?: string, name = NAME, replicas: Record<string, number> = REPLICAS, maxSkew = '50%', analysis?: UpgradeAnalysis): { objects: KubeObject[]; revision: string } {
   const { objects, revision } = synthesizeRoutedGroup({ name, namespace: NS, replicas, maxSkew, analysis }, image, previousRevision);
   return { objects, revision: revision! };
-}
-
-/**
- * The new-release weight the rule allows for a recorded state: the slowest role's share of replicas
- * surely both new and ready, rounded down; 100 once no replica is left on the old release (its
- * router has no worker then), or once some role has no ready replica left on it (its router can
- * make no pair then).
- */
-function allowed(s: GroupState, v1: Record<string, string>): number {
-  const onNew = (role: string) => (s[role].updateRevision === v1[role] ? 0 : s[role].updated);
-  if (Object.entries(REPLICAS).every(([role, desired]) => onNew(role) >= desired)) return 100;
-  const readyNew = (role: string, desired: number) => Math.max(0, Math.min(onNew(role), s[role].ready - (desired - onNew(role))));
-  // Replicas surely old and ready: ready ones beyond every new replica (the counts name no ready-new figure).
-  const readyOld = (role: string, desired: number) => Math.max(0, Math.min(s[role].ready - onNew(role), desired - onNew(role)));
-  if (Object.entries(REPLICAS).some(([role, desired]) => readyOld(role, desired) === 0)) return 100;
-  // The route hold: a role down to its last old replica (held for the route) with every other one new
-  // and ready, and a ready new replica in each role: the old release may get 0 before its last go.
-  const atLast = Object.entries(REPLICAS).some(([role, desired]) => onNew(role) >= desired - 1 && readyNew(role, desired) >= desired - 1);
-  if (atLast && Object.entries(REPLICAS).every(([role, desired]) => readyNew(role, desired) >= 1)) return 100;
-  return Math.min(...Object.entries(REPLICAS).map(([role, desired]) => Math.floor((100 * readyNew(role, desired)) / desired)));
 }
 
 test('the operator moves the router route with the ready new-release replicas, round by round, and no request is served by a mixed pair', () =>
@@ -162,7 +143,7 @@ test('the operator moves the router route with the ready new-release replicas, r
     expect(seq.slice(seq.indexOf(100))).toEqual([100]);
     // Every weight written was covered by new-release replicas recorded ready before it arrived.
     for (const { weight, mark: states } of weights) {
-      const best = Math.max(0, ...recorder.history.slice(from, states).map((s) => allowed(s, v1Revision)));
+      const best = Math.max(0, ...recorder.history.slice(from, states).map((s) => allowedNewWeight(s, v1Revision, REPLICAS)));
       expect({ weight, coveredBy: best >= weight }).toEqual({ weight, coveredBy: true });
     }
     expect(await events).toEqual(expect.arrayContaining(['RouterWeights', 'RolloutComplete']));

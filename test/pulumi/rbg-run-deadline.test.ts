@@ -1,10 +1,11 @@
 /**
- * The error of a `RoleBasedGroupRollout` run whose own deadline (`deadlineSeconds`) passes: named
- * as the Pulumi run's deadline, never as the coordination's progress deadline, and, when a rollback
- * is under way, saying that it stops half done and the next `pulumi up` resumes it.
+ * When a `RoleBasedGroupRollout` run ends (`rolloutComplete`: complete, carried, and nothing left
+ * to write), and the error of a run whose own deadline (`deadlineSeconds`) passes: named as the
+ * Pulumi run's deadline, never as the coordination's progress deadline, and, when a rollback is
+ * under way, saying that it stops half done and the next `pulumi up` resumes it.
  */
 import type { CoordinationStatus, RoleRolloutStatus } from '../../lib/engine/rbg-coordination-status';
-import { runDeadlineMessage } from '../../lib/pulumi/rbg-rollout-operations';
+import { rolloutComplete, runDeadlineMessage } from '../../lib/pulumi/rbg-rollout-operations';
 
 const INPUTS = { namespace: 'serving', name: 'pd', deadlineSeconds: 240 };
 
@@ -37,5 +38,23 @@ describe('runDeadlineMessage', () => {
 
   test('before the first status: says so', () => {
     expect(runDeadlineMessage(INPUTS, undefined)).toBe("RoleBasedGroup serving/pd: the Pulumi run's deadline (deadlineSeconds 240) passed before the rollout completed: no status yet");
+  });
+});
+
+describe('rolloutComplete', () => {
+  const done = { observedGeneration: 3, coordinations: [{ ...coordination('Complete', [role('prefill', 4, 4, 0), role('decode', 2, 2, 0)]) }] };
+  test('complete, carried and a pass with nothing left to write: the run ends', () => {
+    expect(rolloutComplete(3, done, true, 0)).toBe(true);
+  });
+  test('the pass that completes a routed rollout, or scales its old router to 0, wrote: the run takes one more pass', () => {
+    expect(rolloutComplete(3, done, true, 1)).toBe(false);
+    expect(rolloutComplete(3, done, true, 2)).toBe(false);
+  });
+  test('not carried, an older generation, a role not ready, or no status: the run goes on', () => {
+    expect(rolloutComplete(3, done, false, 0)).toBe(false);
+    expect(rolloutComplete(4, done, true, 0)).toBe(false);
+    const notReady = { ...done, coordinations: [{ ...done.coordinations[0], roles: [{ ...role('prefill', 4, 4, 0), ready: 3 }, role('decode', 2, 2, 0)] }] };
+    expect(rolloutComplete(3, notReady, true, 0)).toBe(false);
+    expect(rolloutComplete(3, undefined, true, 0)).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A routed prefill/decode RoleBasedGroup under rayshift's operator and the traffic through it, as
+ * A routed prefill/decode RoleBasedGroup under rayshift's operator (or `pulumi up`) and the traffic through it, as
  * the router suites and bench/rbg-router-mixed.bench.ts drive it: the construct's objects for one
  * release, the live new-release weight of the rendered HTTPRoute, and a bounded client that sends
  * one request at a time per lane to the router a SIMULATED Gateway picks. Test support, not the
@@ -23,10 +23,12 @@ export interface RoutedGroupShape {
   readonly maxSkew?: string;
   readonly maxUnavailable?: IntOrPercent;
   readonly analysis?: UpgradeAnalysis;
+  /** Who runs the rollout. @default 'operator' */
+  readonly executor?: 'operator' | 'pulumi';
 }
 
 /**
- * Everything the construct renders for `shape` at `image` (executor `operator`, rule `pd` with an
+ * Everything the construct renders for `shape` at `image` (rule `pd` with an
  * sglang router), `withRouter` false for the same group without it; and the release it makes.
  */
 export function synthesizeRoutedGroup(shape: RoutedGroupShape, image: string, previousRevision?: string, withRouter = true): { objects: KubeObject[]; revision: string | undefined } {
@@ -34,7 +36,7 @@ export function synthesizeRoutedGroup(shape: RoutedGroupShape, image: string, pr
   const router = { kind: 'sglang' as const, image: 'sglang-router:0.3.2', gateway: { name: 'inference' }, ...(previousRevision ? { previousRevision } : {}) };
   const group = new RoleBasedGroup(chart, 'g', {
     metadata: { name: shape.name, namespace: shape.namespace },
-    executor: 'operator',
+    executor: shape.executor ?? 'operator',
     roles: Object.entries(shape.replicas).map(([role, n]) => ({ name: role, replicas: n, template: { spec: { containers: [{ name: role, image }] } } })),
     coordination: [
       {
