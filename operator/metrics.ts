@@ -2,6 +2,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { RayServicePhase, RayServiceStatus } from '../lib/engine/status';
 import { AnalysisVerdictMetric } from '../lib/runtime/analysis-verdict-metric';
+import { SecondsSinceGauge } from '../lib/runtime/seconds-since-gauge';
 
 /** Every phase, each a series of the phase gauge. */
 const RAYSERVICE_PHASES: readonly RayServicePhase[] = ['Initializing', 'Running', 'Upgrading', 'Paused', 'RollingBack', 'Failed'];
@@ -42,24 +43,18 @@ export class OperatorMetrics {
   readonly measured = new Gauge({ name: 'rayshift_analysis_measured_value', help: 'Last value an analysis metric measured for the new cluster of a RayService', labelNames: ['namespace', 'name', 'kind', 'metric'], registers: [this.registry] });
   /** The `measured` series set per service, to drop with it. */
   private readonly measuredSeries = new Map<string, Set<string>>();
-  /** Since when (epoch ms) each service's pending cluster has had Unschedulable Pods, by `namespace/name`. */
-  private readonly unschedulableSince = new Map<string, { namespace: string; name: string; since: number }>();
   /** Seconds the surge of each service has been Unschedulable (0 when it is not), computed at scrape time. */
-  readonly surgeUnschedulable: Gauge;
+  readonly surgeUnschedulable: SecondsSinceGauge<'namespace' | 'name'>;
 
   /** `now`: the clock the surge gauge is computed with at each scrape. */
-  constructor(private readonly now: () => number = Date.now) {
-    const since = this.unschedulableSince;
-    const clock = this.now;
-    this.surgeUnschedulable = new Gauge({
-      name: 'rayshift_surge_unschedulable_seconds',
-      help: 'Seconds the new cluster of a RayService upgrade has had Pods the scheduler marks Unschedulable (0: none)',
-      labelNames: ['namespace', 'name'],
-      registers: [this.registry],
-      collect() {
-        for (const s of since.values()) this.set({ namespace: s.namespace, name: s.name }, s.since === 0 ? 0 : Math.max(0, (clock() - s.since) / 1000));
-      },
-    });
+  constructor(now: () => number = Date.now) {
+    this.surgeUnschedulable = new SecondsSinceGauge(
+      'rayshift_surge_unschedulable_seconds',
+      'Seconds the new cluster of a RayService upgrade has had Pods the scheduler marks Unschedulable (0: none)',
+      ['namespace', 'name'],
+      this.registry,
+      now,
+    );
   }
 
   /** Records a service's status after a pass. */
@@ -69,7 +64,7 @@ export class OperatorMetrics {
     this.capacity.set({ namespace, name, side: 'active' }, s.activeTargetCapacity);
     this.capacity.set({ namespace, name, side: 'pending' }, s.pendingTargetCapacity);
     for (const p of RAYSERVICE_PHASES) this.phase.set({ namespace, name, phase: p }, p === s.phase ? 1 : 0);
-    this.unschedulableSince.set(`${namespace}/${name}`, { namespace, name, since: s.surgeUnschedulable?.since ?? 0 });
+    this.surgeUnschedulable.record({ namespace, name }, s.surgeUnschedulable?.since);
     this.observeAnalysis(namespace, name, s);
   }
 
@@ -94,7 +89,6 @@ export class OperatorMetrics {
     }
     for (const p of RAYSERVICE_PHASES) this.phase.remove({ namespace, name, phase: p });
     const key = `${namespace}/${name}`;
-    this.unschedulableSince.delete(key);
     this.surgeUnschedulable.remove({ namespace, name });
     this.verdicts.forget(`RayService/${key}`);
     for (const series of this.measuredSeries.get(key) ?? []) {

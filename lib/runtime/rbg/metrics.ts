@@ -1,6 +1,7 @@
 /** Prometheus metrics of RoleBasedGroup coordinated rollouts (prom-client), registered in a given registry. */
 import { Counter, Gauge, Registry } from 'prom-client';
 import { AnalysisVerdictMetric } from '../analysis-verdict-metric';
+import { SecondsSinceGauge } from '../seconds-since-gauge';
 import type { RolloutStatusDocument } from './status';
 
 const PHASES = ['Progressing', 'Complete', 'Failed', 'RollingBack', 'RolledBack'] as const;
@@ -24,11 +25,9 @@ export class RbgRolloutMetrics {
   /** Failed reconcile passes (each retried with backoff). */
   readonly errors: Counter;
   /** Seconds each coordination's new-revision replicas have been Unschedulable (0 when none are), computed at scrape time. */
-  readonly surgeUnschedulable: Gauge;
+  readonly surgeUnschedulable: SecondsSinceGauge<'namespace' | 'name' | 'coordination'>;
   /** The last status recorded per group, to remove exactly its series when it goes. */
   private readonly last = new Map<string, RolloutStatusDocument>();
-  /** Since when (epoch ms, 0: not Unschedulable) each coordination's surge has had Unschedulable Pods, by its labels' key. */
-  private readonly unschedulableSince = new Map<string, { labels: { namespace: string; name: string; coordination: string }; since: number }>();
 
   /**
    * `registry`: where the series are registered; `verdicts`: the analysis verdict counter, each
@@ -51,16 +50,13 @@ export class RbgRolloutMetrics {
     this.rounds = new Counter({ name: 'rayshift_rbg_rounds_total', help: 'Coordinated rollout rounds written', labelNames: ['namespace', 'name'], registers });
     this.deadlines = new Counter({ name: 'rayshift_rbg_progress_deadline_exceeded_total', help: 'Coordinations stopped by their progress deadline', labelNames: ['namespace', 'name'], registers });
     this.errors = new Counter({ name: 'rayshift_rbg_reconcile_errors_total', help: 'Failed RoleBasedGroup reconcile passes', registers });
-    const since = this.unschedulableSince;
-    this.surgeUnschedulable = new Gauge({
-      name: 'rayshift_rbg_surge_unschedulable_seconds',
-      help: 'Seconds the new-revision replicas of a coordinated rollout have had Pods the scheduler marks Unschedulable (0: none)',
-      labelNames: ['namespace', 'name', 'coordination'],
-      registers,
-      collect() {
-        for (const s of since.values()) this.set(s.labels, s.since === 0 ? 0 : Math.max(0, (now() - s.since) / 1000));
-      },
-    });
+    this.surgeUnschedulable = new SecondsSinceGauge(
+      'rayshift_rbg_surge_unschedulable_seconds',
+      'Seconds the new-revision replicas of a coordinated rollout have had Pods the scheduler marks Unschedulable (0: none)',
+      ['namespace', 'name', 'coordination'],
+      registry,
+      now,
+    );
   }
 
   /** Records a group's status after a pass (each new analysis verdict counted once), and the rounds and deadline Events of the pass. */
@@ -68,8 +64,7 @@ export class RbgRolloutMetrics {
     this.last.set(`${namespace}/${name}`, doc);
     for (const c of doc.coordinations) {
       this.skew.set({ namespace, name, coordination: c.name }, c.skewPercent);
-      const surge = c.surgeUnschedulable ? Date.parse(c.surgeUnschedulable.since) : 0;
-      this.unschedulableSince.set(surgeKey(namespace, name, c.name), { labels: { namespace, name, coordination: c.name }, since: Number.isFinite(surge) ? surge : 0 });
+      this.surgeUnschedulable.record({ namespace, name, coordination: c.name }, c.surgeUnschedulable ? Date.parse(c.surgeUnschedulable.since) : undefined);
       if (c.analysis !== undefined) this.verdicts.observe(verdictKey(namespace, name, c.name), { resource: 'RoleBasedGroup', namespace, name }, c.analysis.verdicts);
       for (const p of PHASES) this.phase.set({ namespace, name, coordination: c.name, phase: p }, p === c.phase ? 1 : 0);
       for (const r of c.roles) {
@@ -91,18 +86,12 @@ export class RbgRolloutMetrics {
     this.deadlines.remove({ namespace, name });
     for (const c of doc?.coordinations ?? []) {
       this.skew.remove({ namespace, name, coordination: c.name });
-      this.unschedulableSince.delete(surgeKey(namespace, name, c.name));
       this.surgeUnschedulable.remove({ namespace, name, coordination: c.name });
       this.verdicts.forget(verdictKey(namespace, name, c.name));
       for (const p of PHASES) this.phase.remove({ namespace, name, coordination: c.name, phase: p });
       for (const r of c.roles) for (const g of [this.updated, this.ready, this.partition]) g.remove({ namespace, name, coordination: c.name, role: r.name });
     }
   }
-}
-
-/** The surge gauge's key of one coordination. */
-function surgeKey(namespace: string, name: string, coordination: string): string {
-  return `${namespace}/${name}/${coordination}`;
 }
 
 /** The verdict counter's key of one coordination's analysis. */
