@@ -40,7 +40,7 @@ import { startStubPrometheus, StubPrometheus } from '../ui/support/stub-promethe
 import { waitFor } from '../support/wait-at-most';
 import { backendWeights } from '../support/route-weights';
 import { followRouteWeight, startLoad, synthesizeRoutedGroup } from '../support/rbg-routed-group';
-import { allowedNewWeight } from '../support/rbg-router-coverage';
+import { expectRouteWeightsCovered } from '../support/rbg-router-coverage';
 
 const NS = 'default';
 const NAME = 'pd-routed';
@@ -136,16 +136,7 @@ test('the operator moves the router route with the ready new-release replicas, r
     // routed role has no ready old replica, and with 2 decodes that can come before any new prefill
     // is ready (stop 44's pre-check went 0 → 100). Coverage below holds either way; the splits of a
     // 40/20 rollout are printed by cluster-rbg-router-pods and measured by bench/rbg-router-mixed.
-    const seq = weights.map((w) => w.weight);
-    expect(seq[0]).toBe(0);
-    expect(seq[seq.length - 1]).toBe(100);
-    // Once at 100 it stays: no replica is left on the old release for a share of its router to reach.
-    expect(seq.slice(seq.indexOf(100))).toEqual([100]);
-    // Every weight written was covered by new-release replicas recorded ready before it arrived.
-    for (const { weight, mark: states } of weights) {
-      const best = Math.max(0, ...recorder.history.slice(from, states).map((s) => allowedNewWeight(s, v1Revision, REPLICAS)));
-      expect({ weight, coveredBy: best >= weight }).toEqual({ weight, coveredBy: true });
-    }
+    const seq = expectRouteWeightsCovered(weights, recorder.history, from, v1Revision, REPLICAS);
     expect(await events).toEqual(expect.arrayContaining(['RouterWeights', 'RolloutComplete']));
     const mixed = served.filter((p) => p.prefillRelease !== p.decodeRelease).length;
     process.stdout.write(`routed 4/2 rollout under the operator: new-release weights ${seq.join(' → ')}; ${statuses.length} requests (${sent.v1} to v1, ${sent.v2} to v2), ${statuses.filter((s) => s !== 200).length} failed, ${mixed} by a mixed pair; rollout ${wallMs} ms\n`);

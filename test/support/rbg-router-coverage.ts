@@ -1,7 +1,7 @@
 /**
  * The new-release weight the version-matched routing rule allows for one recorded state of a routed
- * group's workloads, computed here from the recorded counts (not by the engine): the check of every
- * suite that watches an executor move a router route (the operator's, `pulumi up`'s). Test
+ * group's workloads, computed here from the recorded counts (not by the engine), and the check of
+ * every suite that watches an executor move a router route (the operator's, `pulumi up`'s). Test
  * support, not the package's API.
  */
 import type { GroupState } from './rbg-workload-recorder';
@@ -12,7 +12,7 @@ import type { GroupState } from './rbg-workload-recorder';
  * ready, rounded down; 100 once no replica is left on the old release (its router has no worker
  * then), or once some role has no ready replica left on it (its router can make no pair then).
  */
-export function allowedNewWeight(s: GroupState, v1: Readonly<Record<string, string>>, replicas: Readonly<Record<string, number>>): number {
+function allowedNewWeight(s: GroupState, v1: Readonly<Record<string, string>>, replicas: Readonly<Record<string, number>>): number {
   const roles = Object.entries(replicas);
   const onNew = (role: string) => (s[role].updateRevision === v1[role] ? 0 : s[role].updated);
   if (roles.every(([role, desired]) => onNew(role) >= desired)) return 100;
@@ -25,4 +25,28 @@ export function allowedNewWeight(s: GroupState, v1: Readonly<Record<string, stri
   const atLast = roles.some(([role, desired]) => onNew(role) >= desired - 1 && readyNew(role, desired) >= desired - 1);
   if (atLast && roles.every(([role, desired]) => readyNew(role, desired) >= 1)) return 100;
   return Math.min(...roles.map(([role, desired]) => Math.floor((100 * readyNew(role, desired)) / desired)));
+}
+
+/**
+ * Checks the new-release weights a route's watch saw, each with the count of workload states
+ * recorded when it arrived (`mark`): from 0 to 100, never falling from 100 (no replica is left on
+ * the old release for a share of its router to reach), and each covered by new-release replicas of
+ * a state recorded ready since `from`, before it arrived. Returns the weights in order.
+ */
+export function expectRouteWeightsCovered(
+  weights: readonly { readonly weight: number; readonly mark: number }[],
+  history: readonly GroupState[],
+  from: number,
+  v1: Readonly<Record<string, string>>,
+  replicas: Readonly<Record<string, number>>,
+): number[] {
+  const seq = weights.map((w) => w.weight);
+  expect(seq[0]).toBe(0);
+  expect(seq[seq.length - 1]).toBe(100);
+  expect(seq.slice(seq.indexOf(100))).toEqual([100]);
+  for (const { weight, mark } of weights) {
+    const best = Math.max(0, ...history.slice(from, mark).map((s) => allowedNewWeight(s, v1, replicas)));
+    expect({ weight, coveredBy: best >= weight }).toEqual({ weight, coveredBy: true });
+  }
+  return seq;
 }

@@ -366,34 +366,49 @@ test('the RoleBasedGroup page shows the way back as the way forward: rollback ro
   await checkAccessibility(alice);
 }, 120_000);
 
-test('the RoleBasedGroup page shows a routed rule\'s route and each release\'s router weight, and why none was written', async () => {
+/** A rule's status as rayshift's executor writes it for `routedGroupWithStatus`: its phase, how many of each role's 2 replicas are updated, and its router route. */
+interface RoutedRuleStatus {
+  readonly phase: string;
+  readonly updated: number;
+  readonly router: object;
+}
+
+/**
+ * Creates group `name` as the construct renders it, with two routed rules (pd: prefill and decode;
+ * pd2: p2 and d2, 2 replicas each) and the status rayshift's executor would have written for them
+ * (no executor runs here).
+ */
+async function routedGroupWithStatus(name: string, pd: RoutedRuleStatus, pd2: RoutedRuleStatus): Promise<void> {
   const chart = Testing.chart();
   const sglang = (role: string) => ({ spec: { containers: [{ name: role, image: 'sglang:2' }] } });
   const router = { kind: 'sglang' as const, image: 'lmsysorg/sglang:v0.5.5', gateway: { name: 'inference' } };
   new RoleBasedGroup(chart, 'g', {
-    metadata: { name: 'pd-routed', namespace: TEAM_A },
+    metadata: { name, namespace: TEAM_A },
     executor: 'operator',
-    roles: ['prefill', 'decode', 'p2', 'd2'].map((name) => ({ name, replicas: 2, template: sglang(name) })),
+    roles: ['prefill', 'decode', 'p2', 'd2'].map((role) => ({ name: role, replicas: 2, template: sglang(role) })),
     coordination: [
       { name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '50%' }, router },
       { name: 'pd2', roles: ['p2', 'd2'], rollingUpdate: { maxSkew: '50%' }, router: { ...router, prefill: 'p2', decode: 'd2' } },
     ],
   });
   const group = (Testing.synth(chart) as KubeObject[]).find((o) => o.kind === 'RoleBasedGroup')!;
-  // The statuses rayshift's executor writes mid-rollout (no executor runs here): one rule's route
-  // split 75 / 25 after its routers' releases, the other's route not found.
-  const role = (name: string, updated: number) => ({ name, desired: 2, updated, ready: 2, partition: 2 - updated, skewPercent: 0, phase: 'Progressing', reason: '' });
-  const coordination = (name: string, roles: string[], router: object) => ({
-    name, phase: 'Progressing', reason: 'RoundWritten', message: 'round 1 written', revision: '0123456789abcdef', rounds: 1, skewPercent: 0, maxSkewPercent: 50,
-    startedAt: '2026-11-29T06:00:00.000Z', lastProgressAt: '2026-11-29T06:00:00.000Z', progressMark: 3, roles: roles.map((r) => role(r, 1)), router,
+  const role = (role: string, updated: number) => ({ name: role, desired: 2, updated, ready: 2, partition: 2 - updated, skewPercent: 0, phase: 'Progressing', reason: '' });
+  const coordination = (rule: string, roles: string[], s: RoutedRuleStatus) => ({
+    name: rule, phase: s.phase, reason: 'RoundWritten', message: `round ${s.updated} written`, revision: '0123456789abcdef', rounds: s.updated, skewPercent: 0, maxSkewPercent: 50,
+    startedAt: '2026-11-29T06:00:00.000Z', lastProgressAt: '2026-11-29T06:00:00.000Z', progressMark: 3, roles: roles.map((r) => role(r, s.updated)), router: s.router,
   });
+  const doc = { observedGeneration: 1, coordinations: [coordination('pd', ['prefill', 'decode'], pd), coordination('pd2', ['p2', 'd2'], pd2)] };
+  await env.api.admin.create({ ...group, metadata: { ...group.metadata, annotations: { ...group.metadata.annotations, [STATUS_ANNOTATION]: JSON.stringify(doc) } } });
+}
+
+test('the RoleBasedGroup page shows a routed rule\'s route and each release\'s router weight, and why none was written', async () => {
+  // Mid-rollout: one rule's route split 75 / 25 after its routers' releases, the other's route not found.
   const split = { route: 'pd-routed-pd-router', removeOld: false, releases: [
     { revision: '1a2b3c4d5e', service: 'pd-routed-pd-router-1a2b3c4d5e', weight: 75, current: false },
     { revision: '6f7a8b9c0d', service: 'pd-routed-pd-router-6f7a8b9c0d', weight: 25, current: true },
   ] };
   const missing = { route: 'pd-routed-pd2-router', removeOld: false, releases: [], problem: 'route pd-routed-pd2-router not found' };
-  const doc = { observedGeneration: 1, coordinations: [coordination('pd', ['prefill', 'decode'], split), coordination('pd2', ['p2', 'd2'], missing)] };
-  await env.api.admin.create({ ...group, metadata: { ...group.metadata, annotations: { ...group.metadata.annotations, [STATUS_ANNOTATION]: JSON.stringify(doc) } } });
+  await routedGroupWithStatus('pd-routed', { phase: 'Progressing', updated: 1, router: split }, { phase: 'Progressing', updated: 1, router: missing });
 
   await alice.goto(`${env.dashboard.url}#/`);
   await alice.getByTestId('rbg-list').getByRole('link', { name: 'pd-routed' }).click();
@@ -415,35 +430,15 @@ test('the RoleBasedGroup page shows a routed rule\'s route and each release\'s r
 }, 120_000);
 
 test('the RoleBasedGroup page shows the old router scaled to 0 after a routed rollout, and a route held until a scaled-back router is ready', async () => {
-  const chart = Testing.chart();
-  const sglang = (role: string) => ({ spec: { containers: [{ name: role, image: 'sglang:2' }] } });
-  const router = { kind: 'sglang' as const, image: 'lmsysorg/sglang:v0.5.5', gateway: { name: 'inference' } };
-  new RoleBasedGroup(chart, 'g', {
-    metadata: { name: 'pd-after', namespace: TEAM_A },
-    executor: 'operator',
-    roles: ['prefill', 'decode', 'p2', 'd2'].map((name) => ({ name, replicas: 2, template: sglang(name) })),
-    coordination: [
-      { name: 'pd', roles: ['prefill', 'decode'], rollingUpdate: { maxSkew: '50%' }, router },
-      { name: 'pd2', roles: ['p2', 'd2'], rollingUpdate: { maxSkew: '50%' }, router: { ...router, prefill: 'p2', decode: 'd2' } },
-    ],
-  });
-  const group = (Testing.synth(chart) as KubeObject[]).find((o) => o.kind === 'RoleBasedGroup')!;
-  // What rayshift's executor writes (no executor runs here): rule pd's rollout complete and its old
-  // router scaled to 0; rule pd2 rolling back to a release whose router was scaled back and is not
-  // ready yet, so the route as read is kept.
-  const role = (name: string, updated: number) => ({ name, desired: 2, updated, ready: 2, partition: 2 - updated, skewPercent: 0, phase: 'Progressing', reason: '' });
-  const coordination = (name: string, roles: string[], phase: string, router: object) => ({
-    name, phase, reason: '', message: '', revision: '0123456789abcdef', rounds: 2, skewPercent: 0, maxSkewPercent: 50,
-    startedAt: '2026-11-29T06:00:00.000Z', lastProgressAt: '2026-11-29T06:00:00.000Z', progressMark: 3, roles: roles.map((r) => role(r, 2)), router,
-  });
+  // Rule pd's rollout complete and its old router scaled to 0; rule pd2 rolling back to a release
+  // whose router was scaled back and is not ready yet, so the route as read is kept.
   const releases = (route: string) => [
     { revision: '1a2b3c4d5e', service: `${route}-1a2b3c4d5e`, weight: 0, current: false },
     { revision: '6f7a8b9c0d', service: `${route}-6f7a8b9c0d`, weight: 100, current: true },
   ];
   const done = { route: 'pd-after-pd-router', removeOld: true, releases: releases('pd-after-pd-router'), scaledDown: [{ deployment: 'pd-after-pd-router-1a2b3c4d5e', replicas: 2 }] };
   const held = { route: 'pd-after-pd2-router', removeOld: false, releases: releases('pd-after-pd2-router'), waitingForRouter: ['pd-after-pd2-router-1a2b3c4d5e'] };
-  const doc = { observedGeneration: 1, coordinations: [coordination('pd', ['prefill', 'decode'], 'Complete', done), coordination('pd2', ['p2', 'd2'], 'RollingBack', held)] };
-  await env.api.admin.create({ ...group, metadata: { ...group.metadata, annotations: { ...group.metadata.annotations, [STATUS_ANNOTATION]: JSON.stringify(doc) } } });
+  await routedGroupWithStatus('pd-after', { phase: 'Complete', updated: 2, router: done }, { phase: 'RollingBack', updated: 2, router: held });
 
   await alice.goto(`${env.dashboard.url}#/`);
   await alice.getByTestId('rbg-list').getByRole('link', { name: 'pd-after' }).click();

@@ -11,16 +11,18 @@ import { Bar, ColumnHeadings } from './small';
 /** The route of one routed rule and each release's weight on it. */
 export function RbgRouter({ rule, router }: { rule: string; router: CoordinationRouterJson }) {
   const releases = router.releases ?? [];
+  const scaledDown = router.scaledDown ?? [];
+  const waiting = router.waitingForRouter ?? [];
   return (
     <div class="router" data-testid="rbg-router" data-route={router.route} data-remove-old={router.removeOld ? 'true' : 'false'}>
       <p>
         Route <strong>{router.route}</strong> between the releases' routers
         {router.removeOld && <span class="ok"> (every replica is new and ready: the old router may go)</span>}
       </p>
-      {(router.scaledDown ?? []).length > 0 && (
+      {scaledDown.length > 0 && (
         <p data-testid="rbg-router-scaled-down">
           Scaled to 0 after the rollout:{' '}
-          {(router.scaledDown ?? []).map((d, i) => (
+          {scaledDown.map((d, i) => (
             <span key={d.deployment} data-deployment={d.deployment} data-replicas={d.replicas ?? 0}>
               {i > 0 && ', '}
               {d.deployment} (was {d.replicas ?? 0})
@@ -28,9 +30,9 @@ export function RbgRouter({ rule, router }: { rule: string; router: Coordination
           ))}
         </p>
       )}
-      {(router.waitingForRouter ?? []).length > 0 && (
+      {waiting.length > 0 && (
         <p class="warn" data-testid="rbg-router-waiting">
-          Weights held until these routers are ready: {(router.waitingForRouter ?? []).join(', ')}
+          Weights held until these routers are ready: {waiting.join(', ')}
         </p>
       )}
       {router.problem && (
