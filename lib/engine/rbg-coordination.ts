@@ -193,11 +193,14 @@ function decideStep(input: CoordinationStepInput): CoordinationStep {
       lastProgressAt,
       roles: members.map((m) => roleStatus(m, members, decided.get(m.state.name)!.partition, 'Complete', 'at its final partition')),
     };
-    const finished = prior?.phase === 'Progressing' && rounds > 0;
+    // Any rollout seen Progressing ends with an Event, also one that needed no round (a template
+    // applied again mid-rollout, whose stranded replicas were replaced); a group first seen complete does not.
+    const finished = prior?.phase === 'Progressing';
+    const after = rounds > 0 ? `after ${rounds} round(s)` : 'with no partition round';
     return {
       status,
       writes: members.flatMap((m) => changed(m, decided.get(m.state.name)!.partition, true)),
-      events: finished ? [{ type: 'Normal', reason: 'RolloutComplete', message: `${rule.name}: ${summary(members)} after ${rounds} round(s)` }] : [],
+      events: finished ? [{ type: 'Normal', reason: 'RolloutComplete', message: `${rule.name}: ${summary(members)} ${after}` }] : [],
     };
   }
 

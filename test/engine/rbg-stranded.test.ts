@@ -78,4 +78,8 @@ test('a coordination with a stranded replica names it for replacement, says so i
   const done = coordinationStep({ rule, roles: observed([]), controllerCaughtUp: true, previous: step.status, now: T0 + 5000 });
   expect(done.replaces).toBeUndefined();
   expect(done.status.phase).toBe('Complete');
+  // No partition round was written (the set's revision is the one armed), yet the rollout that ran ends with an Event.
+  expect(done.status.rounds).toBe(0);
+  expect(done.events.map((e) => e.reason)).toEqual(['RolloutComplete']);
+  expect(done.events[0].message).toContain('with no partition round');
 });

@@ -77,7 +77,7 @@ describe.each(RBG_RELEASES.filter((r) => r.workloadType === ROLE_INSTANCE_SET_TY
         off.push(...instances.filter((i) => i.metadata.labels?.[CONTROLLER_REVISION_LABEL] !== revision).map((i) => String(i.metadata.name)));
       }
       expect(off).toEqual([]);
-      expect(await events).toEqual(expect.arrayContaining(['StrandedReplicasReplaced']));
+      expect(await events).toEqual(expect.arrayContaining(['StrandedReplicasReplaced', 'RolloutComplete']));
       // No more than maxUnavailable replicas of a role down at once while they were replaced.
       const states = recorder.since(from);
       const worst = Object.fromEntries(Object.entries(REPLICAS).map(([r, n]) => [r, Math.max(...states.map((s) => n - s[r].ready))]));
