@@ -2,8 +2,9 @@
  * Real Ray heads for the end-to-end tests: `ray start --head --block` from the pinned virtualenv
  * (scripts/install-ray.sh), with usage stats off and an explicit `RAY_AUTH_MODE`, each in its own
  * network namespace (netns.ts: default Ray ports, an ordinary IPv4 address), where the simulated pod
- * network (pod-network.ts) adds a Pod's IP. Each head is stopped through its own process group
- * (SIGTERM, then SIGKILL), never `ray stop`, which would kill every Ray process on the machine.
+ * network (pod-network.ts) adds a Pod's IP. Each head is stopped by SIGKILL to its own process group,
+ * then awaited until no process of its session is left, never `ray stop`, which would kill every Ray
+ * process on the machine.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -170,12 +171,15 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
         // group gone
       }
     };
-    if (exited === undefined) {
-      // Ray drains for up to 30 s on SIGTERM before it stops its processes.
-      group('SIGTERM');
-      await waitAtMost(exit, 35_000);
-    }
+    // SIGKILL at once: on SIGTERM Ray drained for 34 s (measured, every head of every end-to-end
+    // file, at teardown where nothing reads it). Ray's processes share the head's process group but
+    // its workers (Serve's controller, proxy and replicas) each have one of their own in the head's
+    // session; they exit once their raylet is gone, which is awaited so that none outlives the head.
     group('SIGKILL');
+    await waitAtMost(exit, 10_000);
+    await waitFor(() => sessionMembers(pid).length === 0 || `still running: ${sessionMembers(pid).join(', ')}`, `the processes of Ray head ${label} to exit`, { timeoutMs: 30_000, everyMs: 100 }).catch((e: Error) =>
+      process.stderr.write(`[ray-head] ${e.message}\n`),
+    );
     netns.remove();
   };
 
@@ -241,4 +245,23 @@ export async function resetServe(head: RayHead, timeoutMs = 120_000): Promise<vo
     const empty = (o: object | undefined) => o === undefined || o === null || Object.keys(o).length === 0;
     return (got.status === 200 && empty(body.applications) && empty(body.proxies) && empty(body.controller_info)) || `still running: ${got.body.slice(0, 200)}`;
   }, `Serve to be reset on head ${head.label}`, { timeoutMs, everyMs: 1000, retryErrors: true });
+}
+
+/** The live processes of session `sid` (`pid comm`), from /proc: a zombie has exited and is not one. */
+function sessionMembers(sid: number): string[] {
+  const members: string[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // exited while listed
+    }
+    // pid (comm) state ppid pgrp session …: comm may hold spaces and parentheses, so split after its last ')'.
+    const close = stat.lastIndexOf(')');
+    const [state, , , session] = stat.slice(close + 2).split(' ');
+    if (Number(session) === sid && state !== 'Z') members.push(`${entry} ${stat.slice(stat.indexOf('(') + 1, close)}`);
+  }
+  return members;
 }
