@@ -52,6 +52,12 @@ use_cache_or_lock() {
   export GOTOOLCHAIN=local   # fail on a too-new 'go' line instead of downloading a toolchain
   export CGO_ENABLED=0       # static binaries, like upstream release builds
   export GOFLAGS="${GOFLAGS:-} -mod=readonly"  # go.mod/go.sum are pinned; never rewrite them during a build
+  # The compiler and linker collect garbage less often: measured on 2 December 2026 (2 cores, an
+  # empty GOCACHE each time), CPU of `go build -p 2` fell 14-20 % at GOGC=400 (k8s.io/api/...: 101
+  # and 87 s at 100, 79 and 75 s at 400; std and cmd: 222 and 236 s, 190 and 205 s), the largest
+  # compiler's memory rose from 0.5 to 0.76 GB. GOMEMLIMIT caps a process where a link would grow
+  # past it. Neither is part of a build's cache key: a warm GOCACHE stays warm.
+  export GOGC="${GOGC:-400}" GOMEMLIMIT="${GOMEMLIMIT:-4GiB}"
   jobs="${RAYSHIFT_BUILD_JOBS:-2}"
 }
 
