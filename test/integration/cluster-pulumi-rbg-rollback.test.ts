@@ -16,14 +16,14 @@
  * state within maxSkew and maxUnavailable. Needs `npm run controlplane:build`,
  * `bash scripts/build-cluster.sh kwok rbg rbg-v06 rbg-v08` and `npm run prometheus:build`.
  */
-import * as fs from 'node:fs';
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { CoordinationStatus, readRolloutStatus } from '../../lib/runtime/rbg/status';
-import { clusterStartTimeoutMs, startTestCluster, TestCluster } from '../support/cluster';
+import { clusterStartTimeoutMs, TestCluster } from '../support/cluster';
+import { PulumiRbgCluster, startPulumiRbgCluster } from '../support/pulumi-rbg-cluster';
 import { RunningPrometheus, startPrometheus } from '../support/prometheus';
 import { LARGE_PD, SMALL_PD, type PdShape } from '../support/rbg-pd-shapes';
 import { checkRolloutStates } from '../support/rbg-rollback-states';
@@ -54,6 +54,7 @@ const CASES: Record<Trigger, { readonly tags: readonly [small: string, large: st
 };
 
 describe.each(RBG_RELEASES)('RBG $name', (release) => {
+  let env: PulumiRbgCluster;
   let cluster: TestCluster;
   let admin: KubeClient;
   let applier: KubeClient;
@@ -64,10 +65,8 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
   beforeAll(async () => {
     // The gate cases' releases start good again for each RBG release (one process runs them all).
     Object.assign(ERROR_RATIO, { v2: 0, v5: 0 });
-    cluster = await startTestCluster({ rbg: release.rbg, nodes: 2 });
-    admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-    applier = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'pulumi-kubernetes-test' });
-    kubeconfig = fs.readFileSync(cluster.cp.kubeconfigPath, 'utf8');
+    env = await startPulumiRbgCluster({ rbg: release.rbg, nodes: 2 });
+    ({ cluster, admin, applier, kubeconfig } = env);
     metrics = await startSimulatedPodMetrics(admin, { namespace: NS, requestsPerSecond: 20, errorRatio: (v) => ERROR_RATIO[v] ?? 0 });
     prometheus = await startPrometheus({ targets: { pods: [metrics.target] }, scrapeInterval: '500ms' });
   }, clusterStartTimeoutMs(release.rbg));
@@ -75,9 +74,7 @@ describe.each(RBG_RELEASES)('RBG $name', (release) => {
   afterAll(async () => {
     await prometheus?.stop();
     await metrics?.close();
-    admin?.close();
-    applier?.close();
-    await cluster?.stop();
+    await env?.stop();
   }, 60_000);
 
   /**

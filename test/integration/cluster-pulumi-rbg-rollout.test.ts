@@ -7,7 +7,6 @@
  * `@pulumi/kubernetes` does. Needs `npm run controlplane:build` and
  * `bash scripts/build-cluster.sh kwok rbg`.
  */
-import * as fs from 'node:fs';
 import { Testing } from 'cdk8s';
 import { RoleBasedGroup } from '../../lib/cdk8s/rolebasedgroup';
 import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
@@ -15,9 +14,11 @@ import { KubeClient } from '../../lib/runtime/kube/client';
 import { KubeObject } from '../../lib/runtime/kube/types';
 import { RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
-import { getWhen, startTestCluster, TestCluster } from '../support/cluster';
+import { getWhen, TestCluster } from '../support/cluster';
+import { PulumiRbgCluster, startPulumiRbgCluster } from '../support/pulumi-rbg-cluster';
 
 const NS = 'pulumi-rbg';
+let env: PulumiRbgCluster;
 let cluster: TestCluster;
 let admin: KubeClient;
 let applier: KubeClient;
@@ -25,17 +26,12 @@ let kubeconfig: string;
 const lines: string[] = [];
 
 beforeAll(async () => {
-  cluster = await startTestCluster({ rbg: true, nodes: 2 });
-  admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-  applier = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'pulumi-kubernetes-test' });
-  kubeconfig = fs.readFileSync(cluster.cp.kubeconfigPath, 'utf8');
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  env = await startPulumiRbgCluster({ rbg: true, nodes: 2 }, NS);
+  ({ cluster, admin, applier, kubeconfig } = env);
 }, 300_000);
 
 afterAll(async () => {
-  admin?.close();
-  applier?.close();
-  await cluster?.stop();
+  await env?.stop();
 }, 60_000);
 
 beforeEach(() => {

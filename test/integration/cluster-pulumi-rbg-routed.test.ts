@@ -12,12 +12,12 @@
  * sends it through real sglang-routers with the same reconciler. Needs `npm run controlplane:build`
  * and `bash scripts/build-cluster.sh kwok rbg`.
  */
-import * as fs from 'node:fs';
 import * as rollout from '../../lib/pulumi/rbg-rollout-operations';
 import { KubeClient } from '../../lib/runtime/kube/client';
 import { readRolloutStatus } from '../../lib/runtime/rbg/status';
 import { DEPLOYMENT_TYPE, RBG_V1ALPHA2_TYPE } from '../../lib/spec/object-names';
-import { startTestCluster, TestCluster } from '../support/cluster';
+import { TestCluster } from '../support/cluster';
+import { PulumiRbgCluster, startPulumiRbgCluster } from '../support/pulumi-rbg-cluster';
 import { upstreamCrdFiles } from '../support/controlplane';
 import { followRouteWeight, RoutedGroupShape, synthesizeRoutedGroup } from '../support/rbg-routed-group';
 import { expectRouteWeightsCovered } from '../support/rbg-router-coverage';
@@ -28,6 +28,7 @@ const NAME = 'pd';
 const ROUTE = `${NAME}-pd-router`;
 const REPLICAS = { prefill: 4, decode: 2 };
 const SHAPE: RoutedGroupShape = { name: NAME, namespace: NS, replicas: REPLICAS, executor: 'pulumi' };
+let env: PulumiRbgCluster;
 let cluster: TestCluster;
 let admin: KubeClient;
 let applier: KubeClient;
@@ -36,18 +37,13 @@ const watches: { stop(): void }[] = [];
 
 beforeAll(async () => {
   const gatewayApi = (await upstreamCrdFiles()).filter((f) => f.includes('gateway.networking.k8s.io_'));
-  cluster = await startTestCluster({ rbg: true, nodes: 2, crds: gatewayApi });
-  admin = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath);
-  applier = KubeClient.fromKubeconfig(cluster.cp.kubeconfigPath, { fieldManager: 'pulumi-kubernetes-test' });
-  kubeconfig = fs.readFileSync(cluster.cp.kubeconfigPath, 'utf8');
-  await admin.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
+  env = await startPulumiRbgCluster({ rbg: true, nodes: 2, crds: gatewayApi }, NS);
+  ({ cluster, admin, applier, kubeconfig } = env);
 }, 300_000);
 
 afterAll(async () => {
   for (const w of watches) w.stop();
-  admin?.close();
-  applier?.close();
-  await cluster?.stop();
+  await env?.stop();
 }, 60_000);
 
 beforeEach(() => jest.spyOn(console, 'log').mockImplementation(() => undefined));
