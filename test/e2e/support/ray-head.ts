@@ -177,9 +177,11 @@ async function startRayHeadOnce(options: RayHeadOptions): Promise<RayHead> {
     // session; they exit once their raylet is gone, which is awaited so that none outlives the head.
     group('SIGKILL');
     await waitAtMost(exit, 10_000);
-    await waitFor(() => sessionMembers(pid).length === 0 || `still running: ${sessionMembers(pid).join(', ')}`, `the processes of Ray head ${label} to exit`, { timeoutMs: 30_000, everyMs: 100 }).catch((e: Error) =>
-      process.stderr.write(`[ray-head] ${e.message}\n`),
-    );
+    const left = () => {
+      const members = sessionMembers(pid);
+      return members.length === 0 || `still running: ${members.join(', ')}`;
+    };
+    await waitFor(left, `the processes of Ray head ${label} to exit`, { timeoutMs: 30_000, everyMs: 100 }).catch((e: Error) => process.stderr.write(`[ray-head] ${e.message}\n`));
     netns.remove();
   };
 
